@@ -1,0 +1,40 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// Dependencies point inward (see docs/ARCHITECTURE.md):
+//   touchgesturectl -> Pipeline -> GestureConfig, GestureProtocol, TouchFrames -> GestureEngine
+// GestureEngine and TouchFrames use the standard library only.
+let package = Package(
+    name: "touchgestured",
+    products: [
+        .executable(name: "touchgesturectl", targets: ["touchgesturectl"]),
+        .library(name: "GestureEngine", targets: ["GestureEngine"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        .target(name: "GestureEngine"),
+        .target(name: "TouchFrames"),
+        .target(name: "GestureConfig", dependencies: ["GestureEngine", "TouchFrames"]),
+        .target(name: "GestureProtocol", dependencies: ["GestureEngine"]),
+        .target(name: "Pipeline", dependencies: ["GestureEngine", "TouchFrames", "GestureConfig", "GestureProtocol"]),
+        .executableTarget(
+            name: "touchgesturectl",
+            dependencies: [
+                "Pipeline", "GestureConfig", "TouchFrames", "GestureProtocol", "GestureEngine",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(name: "GestureEngineTests", dependencies: ["GestureEngine"]),
+        .testTarget(name: "TouchFramesTests", dependencies: ["TouchFrames"]),
+        .testTarget(name: "GestureConfigTests", dependencies: ["GestureConfig", "GestureEngine"]),
+        .testTarget(
+            name: "PipelineTests",
+            dependencies: ["Pipeline", "GestureConfig", "TouchFrames", "GestureProtocol", "GestureEngine"],
+            resources: [.copy("Fixtures")]
+        ),
+    ]
+)

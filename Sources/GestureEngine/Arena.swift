@@ -1,0 +1,77 @@
+/// The arena decides which of the competing gestures may fire.
+///
+/// **Rule:** a gesture that is ready fires only when no undecided gesture that outranks it (of its
+/// own round or an earlier one) is left, and when it fires, every undecided gesture of its round
+/// that may not run simultaneously with it is rejected.
+///
+/// **Invariant:** each member is accepted or rejected exactly once per round.
+///
+/// A *round* is one member's part in the arena, from when it is armed (at the touch-down that
+/// starts a sequence in its region) until it is decided. Most rounds last one sequence; a
+/// multi-tap that waits for its next tap, and a gesture waiting for that multi-tap to fail, carry
+/// their round into the next sequence, where the gestures armed afresh start a new round.
+/// "Outranks" comes from the `ArenaPolicy`: requires_failure_of, region nesting and priority,
+/// and finger count.
+struct Arena {
+    enum Decision: Equatable {
+        case undecided
+        case accepted
+        case rejected
+    }
+
+    /// Members in arming order (innermost region first within a sequence).
+    private(set) var members: [Int] = []
+    private var isMember: [Bool]
+    private(set) var decision: [Decision]
+    private(set) var round: [Int]
+
+    init(gestureCount n: Int) {
+        members.reserveCapacity(n)
+        isMember = [Bool](repeating: false, count: n)
+        decision = [Decision](repeating: .undecided, count: n)
+        round = [Int](repeating: 0, count: n)
+    }
+
+    var isEmpty: Bool { members.isEmpty }
+
+    func contains(_ g: Int) -> Bool { isMember[g] }
+
+    func isUndecided(_ g: Int) -> Bool { isMember[g] && decision[g] == .undecided }
+
+    /// Enters `g` for a new round.
+    mutating func arm(_ g: Int, round r: Int) {
+        if !isMember[g] {
+            isMember[g] = true
+            members.append(g)
+        }
+        decision[g] = .undecided
+        round[g] = r
+    }
+
+    mutating func decide(_ g: Int, _ d: Decision) {
+        // The invariant: only an undecided member is decided.
+        guard isMember[g], decision[g] == .undecided else { return }
+        decision[g] = d
+    }
+
+    /// May `g` fire now? Not while an undecided member of its round or an earlier one outranks it.
+    func isBlocked(_ g: Int, by policy: ArenaPolicy) -> Bool {
+        for o in members where o != g && decision[o] == .undecided && round[o] <= round[g] {
+            if policy.outranks(o, g) { return true }
+        }
+        return false
+    }
+
+    /// Does `winner`'s firing reject `o`? Yes if `o` is undecided, of its round, not simultaneous.
+    func loses(_ o: Int, to winner: Int, by policy: ArenaPolicy) -> Bool {
+        o != winner && isMember[o] && decision[o] == .undecided && round[o] == round[winner]
+            && !policy.simultaneous(winner, o)
+    }
+
+    var hasUndecided: Bool { members.contains { decision[$0] == .undecided } }
+
+    mutating func clear() {
+        for g in members { isMember[g] = false }
+        members.removeAll(keepingCapacity: true)
+    }
+}

@@ -1,0 +1,222 @@
+/// A region after compilation: its place in the nesting, and its gestures by index.
+public struct CompiledRegion: Sendable {
+    public let name: String
+    public let rect: PixelRect
+    /// The smallest region that contains this one; nil for a top-level region.
+    public let parent: Int?
+    public let depth: Int
+    public let drag: DragConstraints?
+    /// Indices into `CompiledConfiguration.gestures`.
+    public let gestures: [Int]
+}
+
+/// A gesture after compilation: its spec and the region it belongs to.
+public struct CompiledGesture: Sendable {
+    public let spec: GestureSpec
+    public let region: Int
+    /// `region/name`, unique across the configuration.
+    public let qualifiedName: String
+}
+
+/// The declarative arbitration policy, built once from the configuration: for every pair of
+/// gestures that can meet in one arena (one's region contains the other's, or they share one),
+/// whether one outranks the other (must fail before the other may fire) or both may run at once.
+public struct ArenaPolicy: Sendable {
+    public let count: Int
+    private let outranking: [Bool]
+    private let together: [Bool]
+
+    /// Why `a` outranks `b`, for logs and docs.
+    public enum Rank: String, Sendable {
+        case requiresFailure = "requires_failure_of"
+        case innerRegion = "inner region"
+        case highPriority = "priority high"
+        case moreFingers = "more fingers"
+    }
+    private let reasons: [Rank?]
+
+    init(count: Int, outranking: [Bool], together: [Bool], reasons: [Rank?]) {
+        self.count = count
+        self.outranking = outranking
+        self.together = together
+        self.reasons = reasons
+    }
+
+    /// `a` must fail before `b` may fire.
+    public func outranks(_ a: Int, _ b: Int) -> Bool { outranking[a * count + b] }
+    /// `a` and `b` may both be recognized; neither's success rejects the other.
+    public func simultaneous(_ a: Int, _ b: Int) -> Bool { together[a * count + b] }
+    public func rank(_ a: Int, over b: Int) -> Rank? { reasons[a * count + b] }
+}
+
+/// The configuration ready for the engine: regions nested, names resolved, policy built.
+/// Compilation is total: a name that resolves to nothing is ignored here (the config loader
+/// refuses it with its file and line before it gets this far).
+public struct CompiledConfiguration: Sendable {
+    public let screen: PixelRect
+    public let regions: [CompiledRegion]
+    public let gestures: [CompiledGesture]
+    public let policy: ArenaPolicy
+    /// For each region, the gestures of its path (itself, then each ancestor up to the top),
+    /// innermost first: the members of an arena whose sequence starts in that region.
+    let paths: [[Int]]
+    let source: EngineConfiguration
+
+    public init(_ config: EngineConfiguration) {
+        source = config
+        screen = config.screen
+        let rects = config.regions.map { $0.rect ?? config.screen }
+
+        // Nesting: the parent is the smallest other region containing this one; of two equal
+        // rectangles the one declared later is inside the one declared earlier.
+        var parents = [Int?](repeating: nil, count: rects.count)
+        for i in rects.indices {
+            var best: Int?
+            for j in rects.indices where j != i && rects[j].contains(rects[i]) {
+                let strictlyBigger = rects[j].area > rects[i].area
+                guard strictlyBigger || j < i else { continue }
+                if let b = best {
+                    if rects[j].area < rects[b].area || (rects[j].area == rects[b].area && j > b) { best = j }
+                } else {
+                    best = j
+                }
+            }
+            parents[i] = best
+        }
+        func depth(_ i: Int) -> Int {
+            var d = 0
+            var p = parents[i]
+            while let q = p, d <= rects.count {
+                d += 1
+                p = parents[q]
+            }
+            return d
+        }
+
+        var gestures: [CompiledGesture] = []
+        var regions: [CompiledRegion] = []
+        for (i, r) in config.regions.enumerated() {
+            var indices: [Int] = []
+            for g in r.gestures {
+                indices.append(gestures.count)
+                gestures.append(CompiledGesture(spec: g, region: i, qualifiedName: "\(r.name)/\(g.name)"))
+            }
+            regions.append(
+                CompiledRegion(
+                    name: r.name, rect: rects[i], parent: parents[i], depth: depth(i), drag: r.drag, gestures: indices))
+        }
+        self.regions = regions
+        self.gestures = gestures
+
+        var paths: [[Int]] = []
+        var ancestry: [[Int]] = []  // region path, innermost first
+        for i in regions.indices {
+            var chain = [i]
+            var p = regions[i].parent
+            while let q = p, chain.count <= regions.count {
+                chain.append(q)
+                p = regions[q].parent
+            }
+            ancestry.append(chain)
+            paths.append(chain.flatMap { regions[$0].gestures })
+        }
+        self.paths = paths
+        policy = Self.buildPolicy(regions: regions, gestures: gestures, ancestry: ancestry)
+    }
+
+    /// Resolves a rule's name: `name` within the region, or `region/name` anywhere.
+    public func resolve(_ name: String, from region: Int) -> Int? {
+        Self.resolve(name, from: region, regions: regions, gestures: gestures)
+    }
+
+    private static func resolve(
+        _ name: String, from region: Int, regions: [CompiledRegion], gestures: [CompiledGesture]
+    ) -> Int? {
+        if name.contains("/") { return gestures.firstIndex { $0.qualifiedName == name } }
+        return regions[region].gestures.first { gestures[$0].spec.name == name }
+    }
+
+    private static func buildPolicy(regions: [CompiledRegion], gestures: [CompiledGesture], ancestry: [[Int]])
+        -> ArenaPolicy
+    {
+        let n = gestures.count
+        var outranking = [Bool](repeating: false, count: n * n)
+        var together = [Bool](repeating: false, count: n * n)
+        var reasons = [ArenaPolicy.Rank?](repeating: nil, count: n * n)
+        func named(_ list: [String], from a: Int, contains b: Int) -> Bool {
+            list.contains { resolve($0, from: gestures[a].region, regions: regions, gestures: gestures) == b }
+        }
+        for a in 0..<n {
+            for b in 0..<n where a < b {
+                let ra = gestures[a].region, rb = gestures[b].region
+                // Only gestures on one path can meet in an arena.
+                let aOuter = ancestry[rb].contains(ra)
+                let bOuter = ancestry[ra].contains(rb)
+                guard aOuter || bOuter else { continue }
+                let sa = gestures[a].spec, sb = gestures[b].spec
+                func set(_ hi: Int, _ lo: Int, _ why: ArenaPolicy.Rank) {
+                    outranking[hi * n + lo] = true
+                    reasons[hi * n + lo] = why
+                }
+                if named(sa.simultaneousWith, from: a, contains: b) || named(sb.simultaneousWith, from: b, contains: a) {
+                    together[a * n + b] = true
+                    together[b * n + a] = true
+                } else if named(sa.requiresFailureOf, from: a, contains: b) {
+                    set(b, a, .requiresFailure)
+                } else if named(sb.requiresFailureOf, from: b, contains: a) {
+                    set(a, b, .requiresFailure)
+                } else if ra != rb {
+                    let (outer, inner) = aOuter ? (a, b) : (b, a)
+                    switch gestures[outer].spec.priority {
+                    case .high: set(outer, inner, .highPriority)
+                    case .simultaneous:
+                        together[a * n + b] = true
+                        together[b * n + a] = true
+                    case .normal: set(inner, outer, .innerRegion)
+                    }
+                } else if sa.minFingers > sb.maxFingers {
+                    set(a, b, .moreFingers)
+                } else if sb.minFingers > sa.maxFingers {
+                    set(b, a, .moreFingers)
+                }
+            }
+        }
+        return ArenaPolicy(count: n, outranking: outranking, together: together, reasons: reasons)
+    }
+
+    /// A cycle in the outranking relation (each must fail before the next may fire), as gesture
+    /// indices, or nil. A cycle would leave its members waiting on each other until the lift.
+    public func findCycle() -> [Int]? {
+        let n = gestures.count
+        var color = [UInt8](repeating: 0, count: n)  // 0 new, 1 on stack, 2 done
+        var stack: [Int] = []
+        func visit(_ a: Int) -> [Int]? {
+            color[a] = 1
+            stack.append(a)
+            for b in 0..<n where policy.outranks(a, b) {
+                if color[b] == 1 {
+                    let start = stack.firstIndex(of: b) ?? 0
+                    return Array(stack[start...]) + [b]
+                }
+                if color[b] == 0, let c = visit(b) { return c }
+            }
+            stack.removeLast()
+            color[a] = 2
+            return nil
+        }
+        for a in 0..<n where color[a] == 0 {
+            if let c = visit(a) { return c }
+        }
+        return nil
+    }
+
+    /// The innermost region containing `p` (the later-declared of equally deep ones).
+    public func hitTest(_ p: PixelPoint) -> Int? {
+        var best: Int?
+        for i in regions.indices where regions[i].rect.contains(p) {
+            if let b = best, regions[b].depth > regions[i].depth { continue }
+            best = i
+        }
+        return best
+    }
+}

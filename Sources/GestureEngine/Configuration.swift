@@ -1,0 +1,239 @@
+/// The gesture kinds the engine recognizes. Tap count and finger count are parameters.
+public enum GestureKind: String, CaseIterable, Hashable, Sendable {
+    case tap
+    case longPress = "long_press"
+    case pan
+    case swipe
+    case pinch
+    case edgeSwipe = "edge_swipe"
+
+    /// Discrete gestures are `recognized` once; continuous ones go began, changed, ended/cancelled.
+    public var isDiscrete: Bool { self == .tap || self == .swipe }
+}
+
+/// How a gesture ranks against the gestures of the regions nested inside its own region,
+/// after SwiftUI's `.gesture`, `.highPriorityGesture` and `.simultaneousGesture`.
+public enum Priority: String, CaseIterable, Hashable, Sendable {
+    /// The nested (inner) regions' gestures win over this one.
+    case normal
+    /// This gesture wins over the gestures of regions nested inside its region.
+    case high
+    /// This gesture and those of nested regions may both be recognized.
+    case simultaneous
+}
+
+/// The axis a pan is constrained to.
+public enum PanAxis: String, CaseIterable, Hashable, Sendable {
+    case free
+    case horizontal
+    case vertical
+}
+
+public enum SwipeDirection: String, CaseIterable, Hashable, Sendable {
+    case right, downRight = "down_right", down, downLeft = "down_left"
+    case left, upLeft = "up_left", up, upRight = "up_right"
+}
+
+public enum ScreenEdge: String, CaseIterable, Hashable, Sendable {
+    case left, right, top, bottom
+}
+
+/// Bounds for one axis of a region's drag offset, in pixels.
+public struct AxisConstraint: Hashable, Sendable {
+    public enum Mode: String, CaseIterable, Hashable, Sendable {
+        /// Beyond a bound the offset stops.
+        case clamp
+        /// Beyond a bound the excess is multiplied by `rubberBandFactor`.
+        case rubberBand = "rubber_band"
+        /// Beyond a bound the excess x becomes limit × (1 − e^(−x/limit)), limit = `rubberBandLimit`.
+        case rubberBandExp = "rubber_band_exp"
+    }
+    /// The least offset (px); `-infinity` for none. A pull-down-only drag has min 0.
+    public var min: Double = -.infinity
+    /// The greatest offset (px); `+infinity` for none.
+    public var max: Double = .infinity
+    public var mode: Mode = .clamp
+    /// Linear rubber band: the share of the excess that still moves. Default 0.3.
+    public var rubberBandFactor: Double = 0.3
+    /// Exponential rubber band: the most the offset can overshoot a bound (px). Default 100 px.
+    public var rubberBandLimit: Double = 100
+    /// Rest positions (px). On release the rest offset is the snap point nearest the
+    /// (projected) release offset; with none, the release offset clamped into bounds.
+    public var snapPoints: [Double] = []
+
+    public init(
+        min: Double = -.infinity, max: Double = .infinity, mode: Mode = .clamp, rubberBandFactor: Double = 0.3,
+        rubberBandLimit: Double = 100, snapPoints: [Double] = []
+    ) {
+        self.min = min
+        self.max = max
+        self.mode = mode
+        self.rubberBandFactor = rubberBandFactor
+        self.rubberBandLimit = rubberBandLimit
+        self.snapPoints = snapPoints
+    }
+
+    /// The offset shown for a raw (unconstrained) offset.
+    public func constrain(_ raw: Double) -> Double {
+        if raw > max { return max + excess(raw - max) }
+        if raw < min { return min - excess(min - raw) }
+        return raw
+    }
+
+    private func excess(_ x: Double) -> Double {
+        switch mode {
+        case .clamp: return 0
+        case .rubberBand: return x * rubberBandFactor
+        case .rubberBandExp:
+            guard rubberBandLimit > 0 else { return 0 }
+            return rubberBandLimit * (1 - (-x / rubberBandLimit).exponential)
+        }
+    }
+
+    /// Where the content comes to rest after a release at `offset` moving at `velocity` px/s,
+    /// projected over `projection`.
+    public func rest(offset: Double, velocity: Double, projection: Duration) -> Double {
+        let projected = offset + velocity * projection.secondsDouble
+        guard let first = snapPoints.first else { return Swift.min(Swift.max(projected, min), max) }
+        var best = first
+        for p in snapPoints where abs(p - projected) < abs(best - projected) { best = p }
+        return best
+    }
+}
+
+extension Double {
+    /// e^x by the standard library alone (GestureEngine imports no Glibc).
+    var exponential: Double {
+        // Range reduction: e^x = 2^k · e^r with |r| ≤ ln2/2, then a Taylor series for e^r.
+        if self.isNaN { return self }
+        if self > 709 { return .infinity }
+        if self < -745 { return 0 }
+        let ln2 = 0.693_147_180_559_945_3
+        let k = (self / ln2).rounded()
+        let r = self - k * ln2
+        var term = 1.0
+        var sum = 1.0
+        var n = 1.0
+        while n < 20 {
+            term *= r / n
+            sum += term
+            n += 1
+        }
+        return sum * Double(sign: .plus, exponent: Int(k), significand: 1)
+    }
+}
+
+/// A region's drag constraints: applied to the offset of that region's pans.
+public struct DragConstraints: Hashable, Sendable {
+    public var x: AxisConstraint?
+    public var y: AxisConstraint?
+    /// How far ahead (ms) the release velocity projects the offset before the nearest snap point
+    /// is chosen (UIScrollView-style projection). 0 turns projection off. Default 0.
+    public var projection: Duration = .zero
+    /// The rest offset before the first drag (px).
+    public var initial: PixelPoint = .zero
+
+    public init(
+        x: AxisConstraint? = nil, y: AxisConstraint? = nil, projection: Duration = .zero, initial: PixelPoint = .zero
+    ) {
+        self.x = x
+        self.y = y
+        self.projection = projection
+        self.initial = initial
+    }
+}
+
+/// One gesture of a region: a recognizer with its parameters and its rules against others.
+public struct GestureSpec: Hashable, Sendable {
+    /// The name rules refer to (unique within its region). Defaults to the kind's name.
+    public var name: String
+    public var kind: GestureKind
+    /// How many fingers: exactly for tap, long press, swipe, edge swipe; a range for pan and pinch.
+    public var minFingers: Int
+    public var maxFingers: Int
+    /// Taps in a row for a tap (1 single, 2 double, 3 triple).
+    public var tapCount: Int = 1
+    public var axis: PanAxis = .free
+    /// 4 or 8 sectors for a swipe's direction.
+    public var directionCount: Int = 4
+    /// Directions a swipe accepts (empty: all).
+    public var directions: Set<SwipeDirection> = []
+    /// Edges an edge swipe starts from (empty: all four).
+    public var edges: Set<ScreenEdge> = []
+    public var priority: Priority = .normal
+    /// Names of gestures (in this region, or `region/name`) that must fail before this one fires.
+    public var requiresFailureOf: [String] = []
+    /// Names of gestures (in this region, or `region/name`) this one may be recognized with.
+    public var simultaneousWith: [String] = []
+    public var thresholds: Thresholds = .standard
+
+    public init(
+        _ kind: GestureKind, name: String? = nil, fingers: Int = 1, maxFingers: Int? = nil, tapCount: Int = 1,
+        axis: PanAxis = .free, thresholds: Thresholds = .standard
+    ) {
+        self.kind = kind
+        self.name = name ?? kind.rawValue
+        self.minFingers = fingers
+        self.maxFingers = maxFingers ?? fingers
+        self.tapCount = tapCount
+        self.axis = axis
+        self.thresholds = thresholds
+    }
+}
+
+/// A named screen rectangle with its gestures. A region inside another is its child.
+public struct RegionSpec: Hashable, Sendable {
+    public var name: String
+    /// The rectangle in screen pixels; nil covers the whole screen.
+    public var rect: PixelRect?
+    public var gestures: [GestureSpec]
+    public var drag: DragConstraints?
+
+    public init(name: String, rect: PixelRect? = nil, gestures: [GestureSpec], drag: DragConstraints? = nil) {
+        self.name = name
+        self.rect = rect
+        self.gestures = gestures
+        self.drag = drag
+    }
+}
+
+/// Everything the engine needs: the screen's size and its regions.
+public struct EngineConfiguration: Hashable, Sendable {
+    /// The screen in pixels; edge swipes measure from its borders, regions default to it.
+    public var screen: PixelRect
+    public var regions: [RegionSpec]
+
+    public init(screen: PixelRect, regions: [RegionSpec]) {
+        self.screen = screen
+        self.regions = regions
+    }
+
+    /// The name of the built-in full-screen region; events from it carry no `region` field.
+    public static let screenRegionName = "screen"
+
+    /// The gestures of the built-in default: one full-screen region with tap (waiting for double
+    /// tap), double tap, long press, pan, swipe, pinch and edge swipes.
+    public static func standardGestures(thresholds: Thresholds = .standard) -> [GestureSpec] {
+        var doubleTap = GestureSpec(.tap, name: "double_tap", tapCount: 2, thresholds: thresholds)
+        doubleTap.tapCount = 2
+        var tap = GestureSpec(.tap, thresholds: thresholds)
+        tap.requiresFailureOf = ["double_tap"]
+        let longPress = GestureSpec(.longPress, thresholds: thresholds)
+        var pan = GestureSpec(.pan, thresholds: thresholds)
+        pan.requiresFailureOf = ["edge_swipe"]
+        pan.simultaneousWith = ["swipe"]
+        var swipe = GestureSpec(.swipe, thresholds: thresholds)
+        swipe.requiresFailureOf = ["edge_swipe"]
+        let pinch = GestureSpec(.pinch, fingers: 2, maxFingers: 5, thresholds: thresholds)
+        let edge = GestureSpec(.edgeSwipe, thresholds: thresholds)
+        return [doubleTap, tap, longPress, pan, swipe, pinch, edge]
+    }
+
+    /// The built-in default for a screen of the given size.
+    public static func standard(screen: PixelRect = PixelRect(x: 0, y: 0, width: 1920, height: 1080))
+        -> EngineConfiguration
+    {
+        EngineConfiguration(
+            screen: screen, regions: [RegionSpec(name: screenRegionName, gestures: standardGestures())])
+    }
+}

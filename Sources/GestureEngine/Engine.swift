@@ -1,0 +1,287 @@
+/// One recognizer transition, for `--verbose` logs and trace pictures:
+/// `tap#1 pressing --contactEnded--> waitingForNextTap`.
+public struct Transition: Sendable, CustomStringConvertible {
+    public var time: Timestamp
+    /// Index of the compiled gesture.
+    public var gesture: Int
+    public var from: StaticString
+    public var input: StaticString
+    public var to: StaticString
+    /// Why it failed or was rejected, when it did.
+    public var reason: FailReason?
+
+    public var description: String {
+        let why = reason.map { " (\($0))" } ?? ""
+        return "#\(gesture) \(from) --\(input)--> \(to)\(why)"
+    }
+}
+
+/// The gesture engine: frames and time in, gesture events out. Pure and deterministic: no
+/// clock, no I/O, no threads; the same input gives the same output.
+///
+/// Use: call `handle(_:into:)` for each frame and `advance(to:into:)` when `nextDeadline` passes
+/// (a replay calls it with each frame's time, a daemon arms a timer at `nextDeadline`). Events
+/// are appended to a caller-owned buffer, so a steady stream of frames allocates nothing.
+///
+/// One engine serves one touch surface: while a sequence is under way, frames from another
+/// device are ignored (a sequence never mixes devices).
+public struct Engine {
+    public private(set) var configuration: CompiledConfiguration
+    private var pending: CompiledConfiguration?
+    private var bank: RecognizerBank
+    private var arena: Arena
+    private var tracker = ContactTracker()
+
+    private var now = Timestamp.zero
+    private var sequence = 0
+    private var device: UInt32?
+    /// The sequence was cancelled (palm, lost events): frames are ignored until every finger lifts.
+    private var poisoned = false
+    private var nextID: UInt64 = 1
+    private var instance: [UInt64]
+    /// Per region: where its dragged content rests (px), for drag constraints.
+    private var rest: [PixelPoint]
+
+    /// When non-nil, every recognizer transition is appended here (the caller drains it).
+    public var transitionLog: [Transition]?
+
+    public init(configuration: EngineConfiguration) {
+        self.init(compiled: CompiledConfiguration(configuration))
+    }
+
+    public init(compiled: CompiledConfiguration) {
+        configuration = compiled
+        bank = RecognizerBank(compiled)
+        arena = Arena(gestureCount: compiled.gestures.count)
+        instance = [UInt64](repeating: 0, count: compiled.gestures.count)
+        rest = compiled.regions.map { $0.drag?.initial ?? .zero }
+    }
+
+    /// Replaces the configuration from the next sequence on (the current one finishes under the old).
+    public mutating func reconfigure(_ compiled: CompiledConfiguration) {
+        pending = compiled
+        applyPendingIfIdle()
+    }
+
+    /// The earliest time at which `advance(to:)` has something to do.
+    public var nextDeadline: Timestamp? {
+        var best: Timestamp?
+        for g in arena.members where isLive(g) {
+            if let d = bank.look(g).deadline, best == nil || d < best! { best = d }
+        }
+        return best
+    }
+
+    /// No gesture is under way or pending.
+    public var isIdle: Bool { arena.isEmpty && tracker.count == 0 }
+
+    // MARK: - Input
+
+    public mutating func handle(_ frame: TouchFrame, into out: inout [GestureEvent]) {
+        let time = max(frame.time, now)  // time never runs backwards inside the engine
+        advance(to: time, into: &out)
+        if let d = device, d != frame.device, tracker.count > 0 { return }
+        device = frame.device
+
+        if frame.discontinuity {
+            cancelSequence(at: time, because: .eventsLost, into: &out)
+            tracker.reset()
+            poisoned = !frame.contacts.isEmpty
+            finishIfDone()
+            return
+        }
+
+        var frame = frame
+        frame.time = time
+        let s = tracker.update(frame)
+        if s.hasPalm && !poisoned {
+            cancelSequence(at: time, because: .palm, into: &out)
+            poisoned = true
+        }
+        if poisoned {
+            if frame.contacts.isEmpty {
+                poisoned = false
+                finishIfDone()
+            }
+            return
+        }
+
+        if s.count > 0 && s.added == s.count {
+            beginSequence(s, into: &out)
+        } else {
+            for g in arena.members where isLive(g) { deliver(.frame(s), to: g, into: &out) }
+        }
+        resolve(at: time, into: &out)
+        finishIfDone()
+    }
+
+    /// Fires every deadline up to `time`, each at its own time, in order.
+    public mutating func advance(to time: Timestamp, into out: inout [GestureEvent]) {
+        var guardLoops = 0
+        while let d = nextDeadline, d <= time, guardLoops < 10_000 {
+            guardLoops += 1
+            now = max(now, d)
+            for g in arena.members where isLive(g) {
+                guard let gd = bank.look(g).deadline, gd <= d else { continue }
+                deliver(.deadline(d), to: g, into: &out)
+                // A recognizer must move past its deadline; one that does not is failed, not looped on.
+                if let again = bank.look(g).deadline, again <= d {
+                    reject(g, at: d, because: .invalidInput(state: bank.look(g).stateName, input: "deadline"), into: &out)
+                }
+            }
+            resolve(at: d, into: &out)
+            finishIfDone()
+        }
+        now = max(now, time)
+    }
+
+    /// Cancels the sequence: the device went away. Active gestures end `cancelled`.
+    public mutating func deviceRemoved(at time: Timestamp, into out: inout [GestureEvent]) {
+        advance(to: time, into: &out)
+        cancelSequence(at: max(time, now), because: .deviceRemoved, into: &out)
+        tracker.reset()
+        poisoned = false
+        device = nil
+        finishIfDone()
+    }
+
+    // MARK: - Sequence and arena
+
+    private func isLive(_ g: Int) -> Bool {
+        guard arena.contains(g) else { return false }
+        switch arena.decision[g] {
+        case .undecided: return true
+        case .accepted: return bank.look(g).status == .active
+        case .rejected: return false
+        }
+    }
+
+    private mutating func beginSequence(_ s: FrameSummary, into out: inout [GestureEvent]) {
+        sequence += 1
+        applyPendingIfIdle()
+        let region = configuration.hitTest(s.firstContact)
+        let path = region.map { configuration.paths[$0] } ?? []
+
+        // Members carried over from an earlier sequence (a multi-tap waiting for its next tap)
+        // see this touch-down first; those not on the new path cannot get it.
+        for g in arena.members where arena.isUndecided(g) {
+            if path.contains(g) {
+                deliver(.frame(s), to: g, into: &out)
+            } else {
+                reject(g, at: s.time, because: .outsideRegion, into: &out)
+            }
+        }
+        // What that decided fires now, so a gesture it frees can start a new round below.
+        resolve(at: s.time, into: &out)
+        // Everything else on the path starts a new round with this touch-down.
+        for g in path where !arena.isUndecided(g) {
+            bank.with(g, Reset())
+            arena.arm(g, round: sequence)
+            deliver(.frame(s), to: g, into: &out)
+        }
+    }
+
+    private mutating func deliver(_ input: RecognizerInput, to g: Int, into out: inout [GestureEvent]) {
+        let before = transitionLog == nil ? nil : bank.look(g).stateName
+        let emitted = bank.with(g, Handle(input: input))
+        let after = bank.look(g)
+        if let before { log(g, before, input.name, after.stateName, after.failure, at: input.time) }
+        emit(emitted, from: g, into: &out)
+        if after.status == .failed { arena.decide(g, .rejected) }
+    }
+
+    private mutating func resolve(at time: Timestamp, into out: inout [GestureEvent]) {
+        var changed = true
+        while changed {
+            changed = false
+            for g in arena.members where arena.isUndecided(g) && bank.look(g).status == .ready {
+                guard arena.isUndecided(g), !arena.isBlocked(g, by: configuration.policy) else { continue }
+                let before = transitionLog == nil ? nil : bank.look(g).stateName
+                arena.decide(g, .accepted)
+                instance[g] = nextID
+                nextID += 1
+                let emitted = bank.with(g, Accept(time: time))
+                if let before { log(g, before, "accepted", bank.look(g).stateName, nil, at: time) }
+                emit(emitted, from: g, into: &out)
+                for o in arena.members where arena.loses(o, to: g, by: configuration.policy) {
+                    reject(o, at: time, because: .lostTo(g), into: &out)
+                }
+                changed = true
+            }
+        }
+    }
+
+    private mutating func reject(_ g: Int, at time: Timestamp, because reason: FailReason, into out: inout [GestureEvent]) {
+        let before = transitionLog == nil ? nil : bank.look(g).stateName
+        let emitted = bank.with(g, Reject(time: time, reason: reason))
+        if let before { log(g, before, "rejected", bank.look(g).stateName, reason, at: time) }
+        emit(emitted, from: g, into: &out)
+        arena.decide(g, .rejected)
+    }
+
+    private mutating func cancelSequence(at time: Timestamp, because reason: FailReason, into out: inout [GestureEvent]) {
+        for g in arena.members where isLive(g) { reject(g, at: time, because: reason, into: &out) }
+    }
+
+    /// Closes the arena once every finger is up and every member is decided and done.
+    private mutating func finishIfDone() {
+        guard tracker.count == 0, !poisoned else { return }
+        for g in arena.members where isLive(g) { return }
+        arena.clear()
+        device = nil
+        applyPendingIfIdle()
+    }
+
+    private mutating func applyPendingIfIdle() {
+        guard let next = pending, arena.isEmpty else { return }
+        pending = nil
+        configuration = next
+        bank = RecognizerBank(next)
+        arena = Arena(gestureCount: next.gestures.count)
+        instance = [UInt64](repeating: 0, count: next.gestures.count)
+        rest = next.regions.map { $0.drag?.initial ?? .zero }
+    }
+
+    // MARK: - Output
+
+    private mutating func emit(_ e: Emissions, from g: Int, into out: inout [GestureEvent]) {
+        if let first = e.first { out.append(stamp(first, g)) }
+        if let second = e.second { out.append(stamp(second, g)) }
+    }
+
+    private mutating func stamp(_ event: GestureEvent, _ g: Int) -> GestureEvent {
+        var e = event
+        e.id = instance[g]
+        e.gesture = g
+        let r = configuration.gestures[g].region
+        if e.kind == .pan, let drag = configuration.regions[r].drag {
+            let raw = rest[r] + e.translation
+            let offset = PixelPoint(x: drag.x?.constrain(raw.x) ?? raw.x, y: drag.y?.constrain(raw.y) ?? raw.y)
+            e.offset = offset
+            switch e.phase {
+            case .ended:
+                let target = PixelPoint(
+                    x: drag.x?.rest(offset: offset.x, velocity: e.velocity.x, projection: drag.projection) ?? offset.x,
+                    y: drag.y?.rest(offset: offset.y, velocity: e.velocity.y, projection: drag.projection) ?? offset.y)
+                e.target = target
+                rest[r] = target
+            case .cancelled:
+                e.target = rest[r]
+            case .began, .changed, .recognized:
+                break
+            }
+        }
+        return e
+    }
+
+    private mutating func log(
+        _ g: Int, _ from: StaticString, _ input: StaticString, _ to: StaticString, _ reason: FailReason?,
+        at time: Timestamp
+    ) {
+        guard transitionLog != nil else { return }
+        let changed = from.description != to.description
+        guard changed || input.description == "accepted" || input.description == "rejected" else { return }
+        transitionLog!.append(
+            Transition(time: time, gesture: g, from: from, input: input, to: to, reason: to.description == "failed" ? reason : nil))
+    }
+}

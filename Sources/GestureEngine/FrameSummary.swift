@@ -1,0 +1,188 @@
+/// What every recognizer needs to know about one frame, computed once by the engine so that
+/// recognizers stay small values with no per-contact storage.
+///
+/// Motion is measured over the contacts present in both this frame and the previous one, so a
+/// finger landing or lifting never makes the centroid jump.
+struct FrameSummary {
+    var time: Timestamp
+    /// Fingers down after this frame (palms excluded).
+    var count = 0
+    /// Contacts that landed / lifted in this frame.
+    var added = 0
+    var removed = 0
+    /// Centroid of the fingers down (px); after the last lift, the centroid before it.
+    var centroid: PixelPoint = .zero
+    /// Motion of the centroid of the contacts common to this and the previous frame (px).
+    var delta: PixelPoint = .zero
+    /// Ratio of the common contacts' mean distance from their centroid, this frame over the last.
+    var spreadRatio: Double = 1
+    /// Mean distance of the fingers down from their centroid (mm).
+    var spread: Millimeters = 0
+    /// Change of angle (radians, clockwise on screen) of the line through the first two common contacts.
+    var rotationDelta: Double = 0
+    /// The farthest any finger down has travelled from where it landed (mm).
+    var maxTravel: Millimeters = 0
+    var scale: MillimetersPerPixel = .identity
+    /// A palm is on the glass.
+    var hasPalm = false
+    /// Position of the first contact of this frame (px); used to hit-test a new sequence.
+    var firstContact: PixelPoint = .zero
+
+    init(time: Timestamp) { self.time = time }
+}
+
+/// Follows the contacts of the current sequence and summarizes each frame. Two buffers are
+/// swapped frame by frame, so steady state allocates nothing.
+struct ContactTracker {
+    private struct Tracked {
+        var id: UInt32
+        var down: PixelPoint
+        var last: PixelPoint
+    }
+
+    private var current: [Tracked] = []
+    private var next: [Tracked] = []
+    private var lastCentroid: PixelPoint = .zero
+
+    init() {
+        current.reserveCapacity(32)
+        next.reserveCapacity(32)
+    }
+
+    var count: Int { current.count }
+
+    mutating func reset() {
+        current.removeAll(keepingCapacity: true)
+    }
+
+    mutating func update(_ frame: TouchFrame) -> FrameSummary {
+        var s = FrameSummary(time: frame.time)
+        s.scale = frame.scale
+        next.removeAll(keepingCapacity: true)
+
+        var common = 0
+        var prevSum = PixelPoint.zero
+        var curSum = PixelPoint.zero
+        var firstPrev = PixelPoint.zero, firstCur = PixelPoint.zero
+        var secondPrev = PixelPoint.zero, secondCur = PixelPoint.zero
+        var maxTravel = 0.0
+        var first = true
+        for c in frame.contacts {
+            if c.isPalm {
+                s.hasPalm = true
+                continue
+            }
+            if first {
+                s.firstContact = c.position
+                first = false
+            }
+            var down = c.position
+            if let i = indexOf(c.id) {
+                let prev = current[i].last
+                down = current[i].down
+                prevSum += prev
+                curSum += c.position
+                if common == 0 {
+                    firstPrev = prev
+                    firstCur = c.position
+                } else if common == 1 {
+                    secondPrev = prev
+                    secondCur = c.position
+                }
+                common += 1
+            } else {
+                s.added += 1
+            }
+            maxTravel = max(maxTravel, frame.scale.length(c.position - down).value)
+            next.append(Tracked(id: c.id, down: down, last: c.position))
+        }
+        s.count = next.count
+        s.removed = current.count - common
+        s.maxTravel = Millimeters(maxTravel)
+
+        if common > 0 {
+            let n = Double(common)
+            let prevC = prevSum * (1 / n)
+            let curC = curSum * (1 / n)
+            s.delta = curC - prevC
+            if common >= 2 {
+                let prevSpread = meanDistance(from: prevC, previous: true, filter: frame)
+                let curSpread = meanDistance(from: curC, previous: false, filter: frame)
+                if prevSpread > 0 && curSpread > 0 { s.spreadRatio = curSpread / prevSpread }
+                s.rotationDelta = angleBetween(secondPrev - firstPrev, secondCur - firstCur)
+            }
+        }
+
+        if s.count > 0 {
+            var sum = PixelPoint.zero
+            for t in next { sum += t.last }
+            lastCentroid = sum * (1 / Double(s.count))
+            var spread = 0.0
+            for t in next { spread += frame.scale.length(t.last - lastCentroid).value }
+            s.spread = Millimeters(spread / Double(s.count))
+        }
+        s.centroid = lastCentroid
+        swap(&current, &next)
+        return s
+    }
+
+    private func indexOf(_ id: UInt32) -> Int? {
+        for i in current.indices where current[i].id == id { return i }
+        return nil
+    }
+
+    /// Mean pixel distance from `center` of the contacts present in both frames, at their previous
+    /// or current positions. Called before the buffers swap: `current` is the previous frame.
+    private func meanDistance(from center: PixelPoint, previous: Bool, filter frame: TouchFrame) -> Double {
+        var sum = 0.0
+        var n = 0.0
+        for c in frame.contacts where !c.isPalm {
+            guard let i = indexOf(c.id) else { continue }
+            sum += ((previous ? current[i].last : c.position) - center).length
+            n += 1
+        }
+        return n > 0 ? sum / n : 0
+    }
+}
+
+/// The signed angle (radians) that turns `a` onto `b`; positive is clockwise on a y-down screen.
+func angleBetween(_ a: PixelPoint, _ b: PixelPoint) -> Double {
+    let cross = a.x * b.y - a.y * b.x
+    let dot = a.x * b.x + a.y * b.y
+    if cross == 0 && dot == 0 { return 0 }
+    return arcTangent2(cross, dot)
+}
+
+/// atan2 by the standard library alone (GestureEngine imports no Glibc; this also keeps output
+/// identical across libm versions).
+func arcTangent2(_ y: Double, _ x: Double) -> Double {
+    let pi = 3.141_592_653_589_793
+    if x == 0 { return y > 0 ? pi / 2 : (y < 0 ? -pi / 2 : 0) }
+    let base = arcTangent(y / x)
+    if x > 0 { return base }
+    return y >= 0 ? base + pi : base - pi
+}
+
+func arcTangent(_ v: Double) -> Double {
+    let pi = 3.141_592_653_589_793
+    if v.isNaN { return v }
+    if v > 1 { return pi / 2 - arcTangent(1 / v) }
+    if v < -1 { return -pi / 2 - arcTangent(1 / v) }
+    // Halve the angle twice: atan(x) = 2·atan(x / (1 + √(1 + x²))), then a short series.
+    var x = v
+    var factor = 1.0
+    for _ in 0..<2 {
+        x = x / (1 + (1 + x * x).squareRoot())
+        factor *= 2
+    }
+    let x2 = x * x
+    var term = x
+    var sum = x
+    var k = 1.0
+    while k < 12 {
+        term *= -x2
+        sum += term / (2 * k + 1)
+        k += 1
+    }
+    return sum * factor
+}

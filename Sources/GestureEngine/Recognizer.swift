@@ -1,0 +1,187 @@
+/// What a recognizer is told: a frame (summarized), or that one of its deadlines has come.
+enum RecognizerInput {
+    case frame(FrameSummary)
+    case deadline(Timestamp)
+
+    /// The input's name in transition logs and state diagrams.
+    var name: StaticString {
+        switch self {
+        case .frame(let s):
+            if s.added > 0 { return "contactBegan" }
+            if s.removed > 0 { return "contactEnded" }
+            return "contactMoved"
+        case .deadline: return "deadline"
+        }
+    }
+
+    var time: Timestamp {
+        switch self {
+        case .frame(let s): return s.time
+        case .deadline(let t): return t
+        }
+    }
+}
+
+/// Why a recognizer failed (or was cancelled); shown in logs and in `trace` pictures.
+public enum FailReason: Hashable, Sendable, CustomStringConvertible {
+    case moved
+    case heldTooLong
+    case tooManyFingers
+    case tooFewFingers
+    case liftedTooSoon
+    case waitedTooLong
+    case tooFarFromFirstTap
+    case wrongAxis
+    case tooShort
+    case tooSlow
+    case wrongDirection
+    case notAtEdge
+    /// The arena gave the sequence to another gesture (index into the compiled gestures).
+    case lostTo(Int)
+    /// A new sequence landed outside this gesture's region while it was waiting.
+    case outsideRegion
+    case palm
+    case deviceRemoved
+    case eventsLost
+    /// A recognizer was given an input its state cannot take (a bug, logged, never a trap).
+    case invalidInput(state: StaticString, input: StaticString)
+
+    public static func == (a: FailReason, b: FailReason) -> Bool { a.description == b.description }
+    public func hash(into h: inout Hasher) { h.combine(description) }
+
+    public var description: String {
+        switch self {
+        case .moved: return "moved too far"
+        case .heldTooLong: return "held too long"
+        case .tooManyFingers: return "too many fingers"
+        case .tooFewFingers: return "too few fingers"
+        case .liftedTooSoon: return "lifted too soon"
+        case .waitedTooLong: return "next tap too late"
+        case .tooFarFromFirstTap: return "next tap too far away"
+        case .wrongAxis: return "moved along the other axis"
+        case .tooShort: return "too short"
+        case .tooSlow: return "too slow"
+        case .wrongDirection: return "wrong direction"
+        case .notAtEdge: return "did not start at an edge"
+        case .lostTo(let g): return "lost to gesture #\(g)"
+        case .outsideRegion: return "next contact outside the region"
+        case .palm: return "palm"
+        case .deviceRemoved: return "device removed"
+        case .eventsLost: return "events lost"
+        case .invalidInput(let s, let i): return "invalid input \(i) in state \(s)"
+        }
+    }
+}
+
+/// How a recognizer stands, as the arena sees it. Derived from the recognizer's state.
+enum RecognizerStatus: Equatable {
+    /// Still deciding.
+    case possible
+    /// Wants to fire (begin or be recognized) and waits for the arena.
+    case ready
+    /// Accepted and still running (a continuous gesture between began and ended).
+    case active
+    /// Accepted and done.
+    case finished
+    case failed
+}
+
+/// What a recognizer returns: at most two events (a gesture accepted after its fingers lifted
+/// begins and ends at once). A value, so returning it allocates nothing.
+struct Emissions {
+    var first: GestureEvent?
+    var second: GestureEvent?
+    static let none = Emissions()
+    init(_ first: GestureEvent? = nil, _ second: GestureEvent? = nil) {
+        self.first = first
+        self.second = second
+    }
+}
+
+/// A recognizer is a value with a private state machine. It owns no timer and calls no one:
+/// it reports its deadline and returns what it emits; the engine and the arena do the rest.
+protocol Recognizer {
+    /// The current state's name, for transition logs.
+    var stateName: StaticString { get }
+    var status: RecognizerStatus { get }
+    /// When the recognizer must be told the time again, if ever.
+    var deadline: Timestamp? { get }
+    /// Why it failed, once it has.
+    var failure: FailReason? { get }
+    mutating func handle(_ input: RecognizerInput) -> Emissions
+    /// The arena lets a `ready` recognizer fire.
+    mutating func accept(at time: Timestamp) -> Emissions
+    /// The arena (or a palm, a removed device) ends it: an active gesture is cancelled.
+    mutating func reject(at time: Timestamp, because reason: FailReason) -> Emissions
+    /// Back to idle, for the next sequence.
+    mutating func reset()
+    /// Every transition the state machine can make: (from, input, to). State diagrams in
+    /// docs/diagrams are generated from these tables, and tests check the code keeps to them.
+    static var transitions: [(from: StaticString, input: StaticString, to: StaticString)] { get }
+}
+
+/// Least-squares velocity over a short horizon, in a fixed inline buffer (no heap).
+struct VelocityTracker {
+    private static let capacity = 20
+    private var times = InlineArray<20, Int64>(repeating: 0)
+    private var xs = InlineArray<20, Double>(repeating: 0)
+    private var ys = InlineArray<20, Double>(repeating: 0)
+    private var count = 0
+    private var head = 0  // index of the newest sample
+
+    /// Samples closer together than this replace the newest one, so 20 samples always span the
+    /// horizon even at a 1 kHz report rate (horizon / capacity).
+    private let minimumSpacing: Int64
+
+    init(horizon: Duration) {
+        minimumSpacing = max(1, horizon.nanosecondsClamped / Int64(Self.capacity))
+    }
+
+    mutating func reset() {
+        count = 0
+        head = 0
+    }
+
+    mutating func add(_ time: Timestamp, _ p: PixelPoint) {
+        if count > 1 && time.nanoseconds - times[head] < minimumSpacing {
+            times[head] = time.nanoseconds
+            xs[head] = p.x
+            ys[head] = p.y
+            return
+        }
+        head = (head + 1) % Self.capacity
+        times[head] = time.nanoseconds
+        xs[head] = p.x
+        ys[head] = p.y
+        count = min(count + 1, Self.capacity)
+    }
+
+    /// Velocity (px/s) at `now` from the samples no older than `horizon`; zero with fewer than two.
+    func velocity(at now: Timestamp, horizon: Duration) -> PixelPoint {
+        let oldest = now.nanoseconds - horizon.nanosecondsClamped
+        var n = 0.0, st = 0.0, sx = 0.0, sy = 0.0
+        var i = head
+        for _ in 0..<count {
+            if times[i] < oldest { break }
+            let t = Double(times[i] - now.nanoseconds) / 1e9
+            n += 1
+            st += t
+            sx += xs[i]
+            sy += ys[i]
+            i = (i - 1 + Self.capacity) % Self.capacity
+        }
+        guard n >= 2 else { return .zero }
+        let mt = st / n, mx = sx / n, my = sy / n
+        var stt = 0.0, stx = 0.0, sty = 0.0
+        i = head
+        for _ in 0..<Int(n) {
+            let t = Double(times[i] - now.nanoseconds) / 1e9 - mt
+            stt += t * t
+            stx += t * (xs[i] - mx)
+            sty += t * (ys[i] - my)
+            i = (i - 1 + Self.capacity) % Self.capacity
+        }
+        guard stt > 0 else { return .zero }
+        return PixelPoint(x: stx / stt, y: sty / stt)
+    }
+}

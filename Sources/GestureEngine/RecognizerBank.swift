@@ -1,0 +1,127 @@
+/// Something done to one recognizer whatever its type: the bank's single switch calls it on the
+/// recognizer in place, in its typed array, so nothing is boxed or copied.
+protocol RecognizerVisitor {
+    associatedtype Result
+    func visit<R: Recognizer>(_ r: inout R) -> Result
+}
+
+/// All recognizers of a configuration, one per compiled gesture, kept in arrays of their own
+/// type. Index `g` is the compiled gesture `g`.
+struct RecognizerBank {
+    private var kinds: [GestureKind] = []
+    private var slots: [Int] = []
+    private var taps: [TapRecognizer] = []
+    private var longPresses: [LongPressRecognizer] = []
+    private var pans: [PanRecognizer] = []
+    private var swipes: [SwipeRecognizer] = []
+    private var pinches: [PinchRecognizer] = []
+    private var edgeSwipes: [EdgeSwipeRecognizer] = []
+
+    init(_ config: CompiledConfiguration) {
+        for g in config.gestures {
+            let s = g.spec
+            kinds.append(s.kind)
+            switch s.kind {
+            case .tap:
+                slots.append(taps.count)
+                taps.append(TapRecognizer(fingers: s.minFingers, taps: max(1, s.tapCount), thresholds: s.thresholds))
+            case .longPress:
+                slots.append(longPresses.count)
+                longPresses.append(LongPressRecognizer(fingers: s.minFingers, thresholds: s.thresholds))
+            case .pan:
+                slots.append(pans.count)
+                pans.append(
+                    PanRecognizer(
+                        minFingers: s.minFingers, maxFingers: s.maxFingers, axis: s.axis, thresholds: s.thresholds))
+            case .swipe:
+                slots.append(swipes.count)
+                swipes.append(
+                    SwipeRecognizer(
+                        fingers: s.minFingers, directionCount: s.directionCount, directions: s.directions,
+                        thresholds: s.thresholds))
+            case .pinch:
+                slots.append(pinches.count)
+                pinches.append(
+                    PinchRecognizer(minFingers: s.minFingers, maxFingers: s.maxFingers, thresholds: s.thresholds))
+            case .edgeSwipe:
+                slots.append(edgeSwipes.count)
+                edgeSwipes.append(
+                    EdgeSwipeRecognizer(
+                        fingers: s.minFingers, edges: s.edges, screen: config.screen, thresholds: s.thresholds))
+            }
+        }
+    }
+
+    var count: Int { kinds.count }
+
+    @inline(__always)
+    mutating func with<V: RecognizerVisitor>(_ g: Int, _ v: V) -> V.Result {
+        let i = slots[g]
+        switch kinds[g] {
+        case .tap: return v.visit(&taps[i])
+        case .longPress: return v.visit(&longPresses[i])
+        case .pan: return v.visit(&pans[i])
+        case .swipe: return v.visit(&swipes[i])
+        case .pinch: return v.visit(&pinches[i])
+        case .edgeSwipe: return v.visit(&edgeSwipes[i])
+        }
+    }
+
+    /// A look at recognizer `g` without changing it.
+    func look(_ g: Int) -> Look.Seen {
+        let i = slots[g]
+        switch kinds[g] {
+        case .tap: return Look.seen(taps[i])
+        case .longPress: return Look.seen(longPresses[i])
+        case .pan: return Look.seen(pans[i])
+        case .swipe: return Look.seen(swipes[i])
+        case .pinch: return Look.seen(pinches[i])
+        case .edgeSwipe: return Look.seen(edgeSwipes[i])
+        }
+    }
+
+    /// The transition table of a kind's recognizer.
+    static func transitions(of kind: GestureKind) -> [(from: StaticString, input: StaticString, to: StaticString)] {
+        switch kind {
+        case .tap: return TapRecognizer.transitions
+        case .longPress: return LongPressRecognizer.transitions
+        case .pan: return PanRecognizer.transitions
+        case .swipe: return SwipeRecognizer.transitions
+        case .pinch: return PinchRecognizer.transitions
+        case .edgeSwipe: return EdgeSwipeRecognizer.transitions
+        }
+    }
+}
+
+struct Handle: RecognizerVisitor {
+    let input: RecognizerInput
+    func visit<R: Recognizer>(_ r: inout R) -> Emissions { r.handle(input) }
+}
+
+struct Accept: RecognizerVisitor {
+    let time: Timestamp
+    func visit<R: Recognizer>(_ r: inout R) -> Emissions { r.accept(at: time) }
+}
+
+struct Reject: RecognizerVisitor {
+    let time: Timestamp
+    let reason: FailReason
+    func visit<R: Recognizer>(_ r: inout R) -> Emissions { r.reject(at: time, because: reason) }
+}
+
+struct Reset: RecognizerVisitor {
+    func visit<R: Recognizer>(_ r: inout R) { r.reset() }
+}
+
+/// What the engine sees of a recognizer.
+enum Look {
+    struct Seen {
+        var stateName: StaticString
+        var status: RecognizerStatus
+        var deadline: Timestamp?
+        var failure: FailReason?
+    }
+    static func seen<R: Recognizer>(_ r: R) -> Seen {
+        Seen(stateName: r.stateName, status: r.status, deadline: r.deadline, failure: r.failure)
+    }
+}

@@ -1,0 +1,201 @@
+/// A drag that starts within `edgeBand` of a screen edge and moves inward. Continuous: begins
+/// after `edgeMinDistance` of inward travel, then reports translation until the lift.
+struct EdgeSwipeRecognizer: Recognizer {
+    let fingers: Int
+    /// Enabled edges as a bit set over `ScreenEdge.allCases`.
+    let edges: UInt8
+    let screen: PixelRect
+    let thresholds: Thresholds
+
+    private struct Drag {
+        var edge: ScreenEdge
+        var translation: PixelPoint
+        var position: PixelPoint
+        var fingers: Int
+    }
+
+    private enum State {
+        case idle
+        case tracking(Drag)
+        case ready(Drag)
+        case readyLifted(Drag)
+        case active(Drag)
+        case ended
+        case failed(FailReason)
+    }
+
+    private var state = State.idle
+
+    init(fingers: Int, edges: Set<ScreenEdge>, screen: PixelRect, thresholds: Thresholds) {
+        self.fingers = fingers
+        var mask: UInt8 = 0
+        for (i, e) in ScreenEdge.allCases.enumerated() where edges.isEmpty || edges.contains(e) {
+            mask |= 1 << UInt8(i)
+        }
+        self.edges = mask
+        self.screen = screen
+        self.thresholds = thresholds
+    }
+
+    static let transitions: [(from: StaticString, input: StaticString, to: StaticString)] = [
+        ("idle", "contactBegan", "tracking"), ("idle", "contactBegan", "failed"),
+        ("tracking", "contactBegan", "tracking"), ("tracking", "contactBegan", "failed"),
+        ("tracking", "contactBegan", "ready"),
+        ("tracking", "contactMoved", "tracking"), ("tracking", "contactMoved", "ready"),
+        ("tracking", "contactMoved", "failed"), ("tracking", "contactEnded", "failed"),
+        ("tracking", "contactEnded", "tracking"), ("tracking", "contactEnded", "ready"),
+        ("ready", "contactBegan", "ready"), ("ready", "contactMoved", "ready"), ("ready", "contactEnded", "ready"),
+        ("ready", "contactEnded", "readyLifted"), ("ready", "accepted", "active"), ("readyLifted", "accepted", "ended"),
+        ("active", "contactBegan", "active"), ("active", "contactMoved", "active"),
+        ("active", "contactEnded", "active"), ("active", "contactEnded", "ended"),
+        ("idle", "rejected", "failed"), ("tracking", "rejected", "failed"), ("ready", "rejected", "failed"),
+        ("readyLifted", "rejected", "failed"), ("active", "rejected", "failed"),
+    ]
+
+    var stateName: StaticString {
+        switch state {
+        case .idle: return "idle"
+        case .tracking: return "tracking"
+        case .ready: return "ready"
+        case .readyLifted: return "readyLifted"
+        case .active: return "active"
+        case .ended: return "ended"
+        case .failed: return "failed"
+        }
+    }
+
+    var status: RecognizerStatus {
+        switch state {
+        case .idle, .tracking: return .possible
+        case .ready, .readyLifted: return .ready
+        case .active: return .active
+        case .ended: return .finished
+        case .failed: return .failed
+        }
+    }
+
+    var failure: FailReason? {
+        if case .failed(let r) = state { return r }
+        return nil
+    }
+
+    var deadline: Timestamp? { nil }
+
+    mutating func reset() { state = .idle }
+
+    /// The enabled edge nearest to `p`, if `p` lies within the edge band of it.
+    private func edge(at p: PixelPoint, _ scale: MillimetersPerPixel) -> ScreenEdge? {
+        var best: ScreenEdge?
+        var bestDistance = thresholds.edgeBand.value
+        for (i, e) in ScreenEdge.allCases.enumerated() where edges & (1 << UInt8(i)) != 0 {
+            let d: Double
+            switch e {
+            case .left: d = (p.x - screen.x) * scale.x
+            case .right: d = (screen.x + screen.width - p.x) * scale.x
+            case .top: d = (p.y - screen.y) * scale.y
+            case .bottom: d = (screen.y + screen.height - p.y) * scale.y
+            }
+            if d <= bestDistance {
+                best = e
+                bestDistance = d
+            }
+        }
+        return best
+    }
+
+    /// Travel (mm) inward from the edge and along it.
+    private func inwardAndAlong(_ d: Drag, _ scale: MillimetersPerPixel) -> (inward: Double, along: Double) {
+        let h = scale.horizontal(d.translation).value, v = scale.vertical(d.translation).value
+        switch d.edge {
+        case .left: return (h, v)
+        case .right: return (-h, v)
+        case .top: return (v, h)
+        case .bottom: return (-v, h)
+        }
+    }
+
+    private func event(_ phase: GesturePhase, _ time: Timestamp, _ d: Drag) -> GestureEvent {
+        var e = GestureEvent(kind: .edgeSwipe, phase: phase, time: time, position: d.position)
+        e.fingers = d.fingers
+        e.translation = d.translation
+        e.edge = d.edge
+        return e
+    }
+
+    private func moved(_ d: Drag, _ s: FrameSummary) -> Drag {
+        var next = d
+        next.translation += s.delta
+        next.position = s.centroid
+        if s.count > 0 { next.fingers = s.count }
+        return next
+    }
+
+    mutating func handle(_ input: RecognizerInput) -> Emissions {
+        switch (state, input) {
+        case (.idle, .frame(let s)):
+            if s.count > fingers {
+                state = .failed(.tooManyFingers)
+            } else if s.count > 0 {
+                if let e = edge(at: s.firstContact, s.scale) {
+                    state = .tracking(Drag(edge: e, translation: .zero, position: s.centroid, fingers: s.count))
+                } else {
+                    state = .failed(.notAtEdge)
+                }
+            }
+        case (.tracking(let d0), .frame(let s)):
+            let d = moved(d0, s)
+            let (inward, along) = inwardAndAlong(d, s.scale)
+            let minimum = thresholds.edgeMinDistance.value
+            if s.count == 0 {
+                state = .failed(.liftedTooSoon)
+            } else if s.count > fingers {
+                state = .failed(.tooManyFingers)
+            } else if inward >= minimum && inward >= abs(along) && s.count == fingers {
+                state = .ready(d)
+            } else if abs(along) >= minimum || -inward >= minimum {
+                state = .failed(.wrongDirection)
+            } else {
+                state = .tracking(d)
+            }
+        case (.ready(let d0), .frame(let s)):
+            let d = moved(d0, s)
+            state = s.count == 0 ? .readyLifted(d) : .ready(d)
+        case (.active(let d0), .frame(let s)):
+            let d = moved(d0, s)
+            if s.count == 0 {
+                state = .ended
+                return Emissions(event(.ended, s.time, d))
+            }
+            state = .active(d)
+            if s.delta != .zero { return Emissions(event(.changed, s.time, d)) }
+        case (.readyLifted, .frame), (.ended, .frame), (.failed, .frame):
+            break
+        case (.idle, .deadline), (.tracking, .deadline), (.ready, .deadline), (.readyLifted, .deadline),
+            (.active, .deadline), (.ended, .deadline), (.failed, .deadline):
+            state = .failed(.invalidInput(state: stateName, input: input.name))
+        }
+        return .none
+    }
+
+    mutating func accept(at time: Timestamp) -> Emissions {
+        switch state {
+        case .ready(let d):
+            state = .active(d)
+            return Emissions(event(.began, time, d))
+        case .readyLifted(let d):
+            state = .ended
+            return Emissions(event(.began, time, d), event(.ended, time, d))
+        case .idle, .tracking, .active, .ended, .failed:
+            return .none
+        }
+    }
+
+    mutating func reject(at time: Timestamp, because reason: FailReason) -> Emissions {
+        if case .active(let d) = state {
+            state = .failed(reason)
+            return Emissions(event(.cancelled, time, d))
+        }
+        state = .failed(reason)
+        return .none
+    }
+}

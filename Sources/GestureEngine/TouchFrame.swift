@@ -1,0 +1,41 @@
+/// One finger from touch-down to lift. `id` is unique for the contact's whole life and never
+/// reused while the engine could still remember it (the frame decoder assigns it; a kernel
+/// tracking id is not unique enough).
+public struct Contact: Hashable, Sendable {
+    public var id: UInt32
+    /// Screen position in pixels, after calibration, rotation and output mapping.
+    public var position: PixelPoint
+    /// The panel reports this contact as a palm (ABS_MT_TOOL_TYPE = MT_TOOL_PALM).
+    public var isPalm: Bool
+
+    public init(id: UInt32, position: PixelPoint, isPalm: Bool = false) {
+        self.id = id
+        self.position = position
+        self.isPalm = isPalm
+    }
+}
+
+/// Everything a device reported between two SYN_REPORTs: every contact that is down, at one time.
+public struct TouchFrame: Sendable {
+    public var time: Timestamp
+    /// Which device the frame came from; a sequence never mixes devices.
+    public var device: UInt32
+    /// The contacts that are down after this frame. A contact missing from the next frame has lifted.
+    public var contacts: [Contact]
+    /// Millimetres per pixel for this device, so thresholds can be physical.
+    public var scale: MillimetersPerPixel
+    /// Events were lost before this frame (SYN_DROPPED without a resync): the engine cancels the
+    /// sequence rather than guess.
+    public var discontinuity: Bool
+
+    public init(
+        time: Timestamp, device: UInt32 = 0, contacts: [Contact], scale: MillimetersPerPixel,
+        discontinuity: Bool = false
+    ) {
+        self.time = time
+        self.device = device
+        self.contacts = contacts
+        self.scale = scale
+        self.discontinuity = discontinuity
+    }
+}
