@@ -161,10 +161,12 @@ public struct CompiledConfiguration: Sendable {
                 if named(sa.simultaneousWith, from: a, contains: b) || named(sb.simultaneousWith, from: b, contains: a) {
                     together[a * n + b] = true
                     together[b * n + a] = true
-                } else if named(sa.requiresFailureOf, from: a, contains: b) {
-                    set(b, a, .requiresFailure)
-                } else if named(sb.requiresFailureOf, from: b, contains: a) {
-                    set(a, b, .requiresFailure)
+                } else if named(sa.requiresFailureOf, from: a, contains: b)
+                    || named(sb.requiresFailureOf, from: b, contains: a)
+                {
+                    // Both directions are recorded, so a cycle shows in `findCycle()`.
+                    if named(sa.requiresFailureOf, from: a, contains: b) { set(b, a, .requiresFailure) }
+                    if named(sb.requiresFailureOf, from: b, contains: a) { set(a, b, .requiresFailure) }
                 } else if ra != rb {
                     let (outer, inner) = aOuter ? (a, b) : (b, a)
                     switch gestures[outer].spec.priority {
