@@ -3,7 +3,7 @@ import PackageDescription
 
 // Dependencies point inward (see docs/ARCHITECTURE.md):
 //   touchgesturectl -> Pipeline -> GestureConfig, GestureProtocol, TouchFrames -> GestureEngine
-// GestureEngine and TouchFrames use the standard library only.
+// GestureEngine and TouchFrames use the standard library only (TouchFrames builds on GestureEngine's types).
 let package = Package(
     name: "touchgestured",
     products: [
@@ -16,7 +16,7 @@ let package = Package(
     ],
     targets: [
         .target(name: "GestureEngine"),
-        .target(name: "TouchFrames"),
+        .target(name: "TouchFrames", dependencies: ["GestureEngine"]),
         .target(name: "GestureConfig", dependencies: ["GestureEngine", "TouchFrames"]),
         .target(name: "GestureProtocol", dependencies: ["GestureEngine"]),
         .target(name: "Pipeline", dependencies: ["GestureEngine", "TouchFrames", "GestureConfig", "GestureProtocol"]),
@@ -29,7 +29,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "GestureEngineTests", dependencies: ["GestureEngine"]),
-        .testTarget(name: "TouchFramesTests", dependencies: ["TouchFrames"]),
+        .testTarget(name: "TouchFramesTests", dependencies: ["TouchFrames", "GestureEngine"]),
         .testTarget(name: "GestureConfigTests", dependencies: ["GestureConfig", "GestureEngine"]),
         .testTarget(
             name: "PipelineTests",

@@ -1,0 +1,172 @@
+import GestureEngine
+
+/// A recording in evemu's text format (1.2/1.3): an optional description (`N:`, `I:`, `P:`,
+/// `B:`, `A:` lines) and events (`E: sec.usec type code value`). Type and code are hex, the value
+/// is decimal (leading zeros are not octal), the fraction of a second is a decimal fraction.
+public struct Recording: Sendable {
+    public var description: DeviceDescription?
+    public var events: [InputEvent]
+
+    public init(description: DeviceDescription?, events: [InputEvent]) {
+        self.description = description
+        self.events = events
+    }
+}
+
+/// A recording that cannot be read: where and why.
+public struct RecordingError: Error, CustomStringConvertible, Equatable {
+    public var file: String
+    public var line: Int
+    public var reason: String
+    public init(file: String, line: Int, reason: String) {
+        self.file = file
+        self.line = line
+        self.reason = reason
+    }
+    public var description: String { "\(file):\(line): \(reason)" }
+}
+
+public enum Evemu {
+    /// Parses an evemu recording. `file` names it in errors.
+    public static func parse(_ text: String, file: String) throws(RecordingError) -> Recording {
+        var desc: DeviceDescription?
+        var props: [UInt8] = []
+        var masks: [UInt16: [UInt8]] = [:]
+        var events: [InputEvent] = []
+        var lineNumber = 0
+        func fail(_ reason: String) -> RecordingError { RecordingError(file: file, line: lineNumber, reason: reason) }
+
+        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            lineNumber += 1
+            var line = Substring(rawLine)
+            if let hash = line.firstIndex(of: "#") { line = line[..<hash] }
+            line = line.drop { $0 == " " || $0 == "\t" || $0 == "\r" }
+            while let last = line.last, last == " " || last == "\t" || last == "\r" { line = line.dropLast() }
+            if line.isEmpty { continue }
+            guard line.count >= 2, line.dropFirst().first == ":" else {
+                throw fail("expected a line like 'E: 0.000000 0003 0035 100', found '\(line.prefix(40))'")
+            }
+            let tag = line.first!
+            let fields = line.dropFirst(2).split(whereSeparator: { $0 == " " || $0 == "\t" })
+            switch tag {
+            case "E":
+                guard fields.count == 4 else { throw fail("an event needs 4 fields (time type code value), found \(fields.count)") }
+                guard let time = parseTime(fields[0]) else { throw fail("bad event time '\(fields[0])'") }
+                guard let type = UInt16(fields[1], radix: 16), type <= Evdev.EV_MAX else {
+                    throw fail("bad event type '\(fields[1])' (hex, at most 1f)")
+                }
+                guard let code = UInt16(fields[2], radix: 16), code <= 0x2ff else {
+                    throw fail("bad event code '\(fields[2])' (hex, at most 2ff)")
+                }
+                guard let value = Int32(fields[3]) else { throw fail("bad event value '\(fields[3])' (decimal)") }
+                events.append(InputEvent(time: time, type: type, code: code, value: value))
+            case "N":
+                if desc == nil { desc = DeviceDescription(name: "") }
+                desc!.name = String(line.dropFirst(2).drop { $0 == " " })
+            case "I":
+                guard fields.count == 4, let ids = Optional(fields.compactMap { UInt16($0, radix: 16) }), ids.count == 4
+                else { throw fail("an id line needs 4 hex fields (bus vendor product version)") }
+                if desc == nil { desc = DeviceDescription(name: "") }
+                desc!.bustype = ids[0]
+                desc!.vendor = ids[1]
+                desc!.product = ids[2]
+                desc!.version = ids[3]
+            case "P":
+                let bytes = fields.compactMap { UInt8($0, radix: 16) }
+                guard bytes.count == fields.count else { throw fail("a property line holds hex bytes") }
+                props += bytes
+            case "B":
+                let bytes = fields.compactMap { UInt8($0, radix: 16) }
+                guard bytes.count == fields.count, bytes.count >= 1 else { throw fail("a bitmask line holds hex bytes") }
+                masks[UInt16(bytes[0]), default: []] += bytes.dropFirst()
+            case "A":
+                guard fields.count == 5 || fields.count == 6, let code = UInt16(fields[0], radix: 16), code <= Evdev.ABS_MAX else {
+                    throw fail("an axis line needs: code(hex) min max fuzz flat [resolution]")
+                }
+                let numbers = fields.dropFirst().compactMap { Int32($0) }
+                guard numbers.count == fields.count - 1 else { throw fail("axis values must be decimal integers") }
+                guard numbers[0] <= numbers[1] else { throw fail("axis \(fields[0]): minimum \(numbers[0]) above maximum \(numbers[1])") }
+                if desc == nil { desc = DeviceDescription(name: "") }
+                desc!.axes[code] = AbsAxis(
+                    minimum: numbers[0], maximum: numbers[1], fuzz: numbers[2], flat: numbers[3],
+                    resolution: numbers.count > 4 ? numbers[4] : 0)
+            case "L", "S":
+                continue  // LEDs and switches: not ours
+            default:
+                throw fail("unknown line type '\(tag):'")
+            }
+        }
+        if desc != nil {
+            for (i, byte) in props.enumerated() {
+                for bit in 0..<8 where byte & (1 << bit) != 0 { desc!.properties.insert(UInt16(i * 8 + bit)) }
+            }
+            for (type, bytes) in masks {
+                var set = Set<UInt16>()
+                for (i, byte) in bytes.enumerated() {
+                    for bit in 0..<8 where byte & (1 << bit) != 0 { set.insert(UInt16(i * 8 + bit)) }
+                }
+                desc!.codes[type] = set
+            }
+            // Axes declared with A: lines are supported even when a B: line for EV_ABS is missing.
+            for code in desc!.axes.keys { desc!.codes[Evdev.EV_ABS, default: []].insert(code) }
+        }
+        return Recording(description: desc, events: events)
+    }
+
+    /// "1350644052.895553" → a timestamp; the fraction is decimal (".5" is half a second).
+    static func parseTime(_ s: Substring) -> Timestamp? {
+        let parts = s.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count <= 2, let sec = Int64(parts[0]), sec >= 0 else { return nil }
+        var nanos: Int64 = 0
+        if parts.count == 2 {
+            let digits = parts[1]
+            guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+            let nine = String((digits + "000000000").prefix(9))
+            nanos = Int64(nine) ?? 0
+        }
+        guard sec < Int64.max / 2_000_000_000 else { return nil }
+        return Timestamp(nanoseconds: sec * 1_000_000_000 + nanos)
+    }
+
+    /// Writes a recording in evemu 1.3's format (a description, then events), readable by
+    /// `evemu-play` and by `parse`.
+    public static func format(_ recording: Recording) -> String {
+        var out = "# EVEMU 1.3\n"
+        if let d = recording.description {
+            out += "N: \(d.name)\n"
+            out += "I: \(hex(d.bustype, 4)) \(hex(d.vendor, 4)) \(hex(d.product, 4)) \(hex(d.version, 4))\n"
+            var propBytes = [UInt8](repeating: 0, count: 8)
+            for p in d.properties where p < 64 { propBytes[Int(p / 8)] |= 1 << (p % 8) }
+            out += "P: " + propBytes.map { hex($0, 2) }.joined(separator: " ") + "\n"
+            for type in d.codes.keys.sorted() {
+                let codes = d.codes[type]!
+                let top = Int(codes.max() ?? 0)
+                var bytes = [UInt8](repeating: 0, count: max(8, (top / 64 + 1) * 8))
+                for c in codes { bytes[Int(c / 8)] |= 1 << (c % 8) }
+                var i = 0
+                while i < bytes.count {
+                    out += "B: \(hex(UInt8(type), 2)) " + bytes[i..<(i + 8)].map { hex($0, 2) }.joined(separator: " ") + "\n"
+                    i += 8
+                }
+            }
+            for code in d.axes.keys.sorted() {
+                let a = d.axes[code]!
+                out += "A: \(hex(UInt8(code), 2)) \(a.minimum) \(a.maximum) \(a.fuzz) \(a.flat) \(a.resolution)\n"
+            }
+        }
+        let start = recording.events.first?.time.nanoseconds ?? 0
+        for e in recording.events {
+            let rel = e.time.nanoseconds - start
+            let sec = rel / 1_000_000_000
+            let usec = (rel % 1_000_000_000) / 1_000
+            let frac = String(usec)
+            out += "E: \(sec).\(String(repeating: "0", count: 6 - frac.count))\(frac) \(hex(e.type, 4)) \(hex(e.code, 4)) \(e.value)\n"
+        }
+        return out
+    }
+
+    private static func hex<T: BinaryInteger>(_ v: T, _ width: Int) -> String {
+        let s = String(v, radix: 16)
+        return String(repeating: "0", count: max(0, width - s.count)) + s
+    }
+}

@@ -1,0 +1,151 @@
+import GestureEngine
+
+/// Turns a device's evdev event stream into touch frames: multitouch protocol B (slots,
+/// tracking ids) or a single-touch panel (ABS_X/Y + BTN_TOUCH) as one contact. One frame per
+/// SYN_REPORT. Shared by `replay` and the live reader, so both see exactly the same frames.
+///
+/// Robust to what real panels send: events before the first SYN_REPORT update state silently;
+/// a slot without a position yet is left out until it has one; values outside the axis range
+/// are clamped; unknown codes are ignored; events for a slot beyond the device's slot count are
+/// dropped; after SYN_DROPPED everything up to the next SYN_REPORT is discarded and the next
+/// frame is marked as a discontinuity (the engine cancels rather than guess); a tracking id that
+/// replaces another in a slot without a lift is a lift plus a new contact.
+public struct FrameDecoder {
+    private struct Slot {
+        var trackingID: Int32 = -1
+        var contact: UInt32 = 0
+        var x: Int32 = 0
+        var y: Int32 = 0
+        var hasX = false
+        var hasY = false
+        var isPalm = false
+    }
+
+    public let description: DeviceDescription
+    public let geometry: ScreenGeometry
+    public let device: UInt32
+    private let multitouch: Bool
+    private var slots: [Slot]
+    private var slot = 0
+    private var nextContact: UInt32 = 1
+
+    // Single-touch state.
+    private var touching = false
+    private var single = Slot()
+
+    private var dropping = false
+    private var discontinuity = false
+    private var contacts: [Contact] = []
+
+    /// SYN_DROPPED events seen.
+    public private(set) var droppedCount = 0
+    /// Frames emitted.
+    public private(set) var frameCount = 0
+
+    /// Fails (returns nil) for a device that is no touchscreen (see `DeviceDescription.touchKind`).
+    public init?(description: DeviceDescription, geometry: GeometryConfiguration, device: UInt32 = 0) {
+        guard let kind = description.touchKind, let axes = description.positionAxes else { return nil }
+        self.description = description
+        self.geometry = ScreenGeometry(x: axes.x, y: axes.y, configuration: geometry)
+        self.device = device
+        multitouch = kind == .multitouch
+        slots = [Slot](repeating: Slot(), count: description.slotCount)
+        contacts.reserveCapacity(slots.count)
+    }
+
+    /// Feeds one event; returns a frame at SYN_REPORT.
+    public mutating func feed(_ e: InputEvent) -> TouchFrame? {
+        if e.type == Evdev.EV_SYN {
+            switch e.code {
+            case Evdev.SYN_REPORT:
+                if dropping {
+                    dropping = false
+                    discontinuity = true
+                }
+                return frame(at: e.time)
+            case Evdev.SYN_DROPPED:
+                dropping = true
+                droppedCount += 1
+                return nil
+            default:
+                return nil
+            }
+        }
+        if dropping { return nil }
+        if e.type == Evdev.EV_ABS {
+            if multitouch { mt(e) } else { st(e) }
+        } else if e.type == Evdev.EV_KEY && e.code == Evdev.BTN_TOUCH && !multitouch {
+            let down = e.value != 0
+            if down && !touching {
+                single.contact = nextContact
+                nextContact &+= 1
+            }
+            touching = down
+        }
+        return nil
+    }
+
+    private mutating func mt(_ e: InputEvent) {
+        switch e.code {
+        case Evdev.ABS_MT_SLOT:
+            slot = e.value >= 0 && Int(e.value) < slots.count ? Int(e.value) : -1
+        case Evdev.ABS_MT_TRACKING_ID:
+            guard slot >= 0 else { return }
+            if e.value < 0 {
+                slots[slot].trackingID = -1
+                slots[slot].isPalm = false
+            } else if slots[slot].trackingID != e.value {
+                // A new contact (or a new id replacing one whose lift was never sent).
+                slots[slot].trackingID = e.value
+                slots[slot].contact = nextContact
+                slots[slot].isPalm = false
+                nextContact &+= 1
+            }
+        case Evdev.ABS_MT_POSITION_X:
+            guard slot >= 0 else { return }
+            slots[slot].x = geometry.xAxis.clamp(e.value)
+            slots[slot].hasX = true
+        case Evdev.ABS_MT_POSITION_Y:
+            guard slot >= 0 else { return }
+            slots[slot].y = geometry.yAxis.clamp(e.value)
+            slots[slot].hasY = true
+        case Evdev.ABS_MT_TOOL_TYPE:
+            guard slot >= 0 else { return }
+            slots[slot].isPalm = e.value == Evdev.MT_TOOL_PALM
+        default:
+            return
+        }
+    }
+
+    private mutating func st(_ e: InputEvent) {
+        switch e.code {
+        case Evdev.ABS_X:
+            single.x = geometry.xAxis.clamp(e.value)
+            single.hasX = true
+        case Evdev.ABS_Y:
+            single.y = geometry.yAxis.clamp(e.value)
+            single.hasY = true
+        default:
+            return
+        }
+    }
+
+    private mutating func frame(at time: Timestamp) -> TouchFrame {
+        contacts.removeAll(keepingCapacity: true)
+        if multitouch {
+            for s in slots where s.trackingID >= 0 && s.hasX && s.hasY {
+                contacts.append(Contact(id: s.contact, position: geometry.map(x: s.x, y: s.y), isPalm: s.isPalm))
+            }
+        } else if touching && single.hasX && single.hasY {
+            contacts.append(Contact(id: single.contact, position: geometry.map(x: single.x, y: single.y)))
+        }
+        frameCount += 1
+        let f = TouchFrame(
+            time: time, device: device, contacts: contacts, scale: geometry.scale, discontinuity: discontinuity)
+        discontinuity = false
+        return f
+    }
+
+    /// The contacts of the last frame, by contact id (for tests and `devices`).
+    public var activeContacts: Int { multitouch ? slots.filter { $0.trackingID >= 0 }.count : (touching ? 1 : 0) }
+}

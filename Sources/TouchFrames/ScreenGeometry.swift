@@ -1,0 +1,114 @@
+import GestureEngine
+
+/// How a panel's device units land on the screen, as configured (`[screen]` and `[device]` in
+/// the config file).
+public struct GeometryConfiguration: Hashable, Sendable {
+    /// The screen in pixels.
+    public var screenWidth: Double = 1920
+    public var screenHeight: Double = 1080
+    /// Clockwise rotation of the panel relative to the screen: 0, 90, 180 or 270 degrees.
+    public var rotation: Int = 0
+    /// A 2×3 matrix in libinput's LIBINPUT_CALIBRATION_MATRIX convention, applied to normalized
+    /// device coordinates (0…1): x' = a·x + b·y + c, y' = d·x + e·y + f. Applied before rotation.
+    public var calibration: [Double] = [1, 0, 0, 0, 1, 0]
+    /// The part of the screen the panel covers (px); nil for the whole screen.
+    public var output: PixelRect?
+    /// Physical width and height (mm) of the panel's active area along its own X and Y axes,
+    /// used when the panel reports no axis resolution (most report 0).
+    public var widthMM: Double?
+    public var heightMM: Double?
+
+    public init() {}
+
+    /// Used when neither the axis resolution nor the configuration gives a size: a 15.6-inch 16:9
+    /// panel (344.2 × 193.6 mm), the most common kiosk size. Gestures still work on other sizes,
+    /// but thresholds then are off by the ratio of sizes: set `width_mm`/`height_mm`.
+    public static let defaultPanelSize = (width: 344.2, height: 193.6)
+
+    public var screen: PixelRect { PixelRect(x: 0, y: 0, width: screenWidth, height: screenHeight) }
+}
+
+/// The mapping from one device's units to screen pixels, and the millimetres a pixel spans.
+public struct ScreenGeometry: Sendable {
+    public let xAxis: AbsAxis
+    public let yAxis: AbsAxis
+    /// The affine map from normalized device coordinates (0…1) to screen pixels:
+    /// px = m0·u + m1·v + m2, py = m3·u + m4·v + m5.
+    private let m: (Double, Double, Double, Double, Double, Double)
+    public let scale: MillimetersPerPixel
+    /// Where the panel's physical size came from, for `devices` and logs.
+    public let sizeSource: SizeSource
+    public let sizeMM: (width: Double, height: Double)
+
+    public enum SizeSource: String, Sendable {
+        case resolution = "axis resolution"
+        case configuration = "configuration"
+        case fallback = "default panel size"
+    }
+
+    public init(x: AbsAxis, y: AbsAxis, configuration c: GeometryConfiguration) {
+        xAxis = x
+        yAxis = y
+        // Physical size: axis resolution, else the configuration, else the documented default.
+        if let w = x.lengthInMillimeters, let h = y.lengthInMillimeters, w > 0, h > 0 {
+            sizeMM = (w, h)
+            sizeSource = .resolution
+        } else if let w = c.widthMM, let h = c.heightMM, w > 0, h > 0 {
+            sizeMM = (w, h)
+            sizeSource = .configuration
+        } else {
+            sizeMM = GeometryConfiguration.defaultPanelSize
+            sizeSource = .fallback
+        }
+
+        let k = c.calibration.count == 6 ? c.calibration : [1, 0, 0, 0, 1, 0]
+        // Rotation as an affine map on the unit square, then onto the output rectangle.
+        let r: (Double, Double, Double, Double, Double, Double)
+        switch ((c.rotation % 360) + 360) % 360 {
+        case 90: r = (0, -1, 1, 1, 0, 0)  // (u, v) -> (1 - v, u)
+        case 180: r = (-1, 0, 1, 0, -1, 1)
+        case 270: r = (0, 1, 0, -1, 0, 1)  // (u, v) -> (v, 1 - u)
+        default: r = (1, 0, 0, 0, 1, 0)
+        }
+        let out = c.output ?? c.screen
+        // Compose: output ∘ rotation ∘ calibration.
+        let rc = compose(r, (k[0], k[1], k[2], k[3], k[4], k[5]))
+        m = compose((out.width, 0, out.x, 0, out.height, out.y), rc)
+
+        // mm per pixel: invert the linear part, then scale normalized units by the panel size.
+        let det = m.0 * m.4 - m.1 * m.3
+        if det != 0 && det.isFinite {
+            // Inverse linear part applied to screen unit vectors gives normalized (u, v) steps.
+            let ux = m.4 / det, vx = -m.3 / det  // for (1, 0)
+            let uy = -m.1 / det, vy = m.0 / det  // for (0, 1)
+            let sx = ((ux * sizeMM.width) * (ux * sizeMM.width) + (vx * sizeMM.height) * (vx * sizeMM.height)).squareRoot()
+            let sy = ((uy * sizeMM.width) * (uy * sizeMM.width) + (vy * sizeMM.height) * (vy * sizeMM.height)).squareRoot()
+            scale = MillimetersPerPixel(x: sx, y: sy)
+        } else {
+            scale = MillimetersPerPixel(x: sizeMM.width / max(1, out.width), y: sizeMM.height / max(1, out.height))
+        }
+    }
+
+    /// Device units to screen pixels. Values outside the axis range are clamped first.
+    @inline(__always)
+    public func map(x rawX: Int32, y rawY: Int32) -> PixelPoint {
+        let u = normalize(xAxis.clamp(rawX), xAxis)
+        let v = normalize(yAxis.clamp(rawY), yAxis)
+        return PixelPoint(x: m.0 * u + m.1 * v + m.2, y: m.3 * u + m.4 * v + m.5)
+    }
+
+    private func normalize(_ v: Int32, _ a: AbsAxis) -> Double {
+        let span = Double(Int64(a.maximum) - Int64(a.minimum))
+        return span > 0 ? Double(Int64(v) - Int64(a.minimum)) / span : 0
+    }
+}
+
+/// a ∘ b for 2×3 affine maps (apply b, then a).
+private func compose(
+    _ a: (Double, Double, Double, Double, Double, Double), _ b: (Double, Double, Double, Double, Double, Double)
+) -> (Double, Double, Double, Double, Double, Double) {
+    (
+        a.0 * b.0 + a.1 * b.3, a.0 * b.1 + a.1 * b.4, a.0 * b.2 + a.1 * b.5 + a.2,
+        a.3 * b.0 + a.4 * b.3, a.3 * b.1 + a.4 * b.4, a.3 * b.2 + a.4 * b.5 + a.5
+    )
+}
