@@ -148,7 +148,7 @@ public struct GestureSpec: Hashable, Sendable {
     /// The name rules refer to (unique within its region). Defaults to the kind's name.
     public var name: String
     public var kind: GestureKind
-    /// How many fingers: exactly for tap, long press, swipe, edge swipe; a range for pan and pinch.
+    /// How many fingers: exactly for tap, long press and edge swipe; a range for pan, swipe and pinch.
     public var minFingers: Int
     public var maxFingers: Int
     /// Taps in a row for a tap (1 single, 2 double, 3 triple).
@@ -212,17 +212,19 @@ public struct EngineConfiguration: Hashable, Sendable {
     public static let screenRegionName = "screen"
 
     /// The gestures of the built-in default: one full-screen region with tap (waiting for double
-    /// tap), double tap, long press, pan, swipe, pinch and edge swipes.
+    /// tap), double tap, long press, pan (1-5 fingers), swipe (1-5 fingers, with the pan), pinch
+    /// (2-5 fingers) and edge swipes. Pan and swipe report their finger count, so a kiosk can tell a
+    /// one-finger scroll from a four-finger drag without configuring anything.
     public static func standardGestures(thresholds: Thresholds = .standard) -> [GestureSpec] {
         var doubleTap = GestureSpec(.tap, name: "double_tap", tapCount: 2, thresholds: thresholds)
         doubleTap.tapCount = 2
         var tap = GestureSpec(.tap, thresholds: thresholds)
         tap.requiresFailureOf = ["double_tap"]
         let longPress = GestureSpec(.longPress, thresholds: thresholds)
-        var pan = GestureSpec(.pan, thresholds: thresholds)
+        var pan = GestureSpec(.pan, fingers: 1, maxFingers: 5, thresholds: thresholds)
         pan.requiresFailureOf = ["edge_swipe"]
         pan.simultaneousWith = ["swipe"]
-        var swipe = GestureSpec(.swipe, thresholds: thresholds)
+        var swipe = GestureSpec(.swipe, fingers: 1, maxFingers: 5, thresholds: thresholds)
         swipe.requiresFailureOf = ["edge_swipe"]
         let pinch = GestureSpec(.pinch, fingers: 2, maxFingers: 5, thresholds: thresholds)
         let edge = GestureSpec(.edgeSwipe, thresholds: thresholds)

@@ -37,7 +37,7 @@ struct RecognizerBank {
                 slots.append(swipes.count)
                 swipes.append(
                     SwipeRecognizer(
-                        fingers: s.minFingers, directionCount: s.directionCount, directions: s.directions,
+                        minFingers: s.minFingers, maxFingers: s.maxFingers, directionCount: s.directionCount, directions: s.directions,
                         thresholds: s.thresholds))
             case .pinch:
                 slots.append(pinches.count)

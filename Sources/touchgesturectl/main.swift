@@ -1,1 +1,154 @@
-print("x")
+import ArgumentParser
+import GestureConfig
+import GestureEngine
+import GestureProtocol
+import Logging
+import Pipeline
+import TouchFrames
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+@main
+struct TouchGestureCtl: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "touchgesturectl",
+        abstract: "Tools for touchgestured, the touchscreen gesture daemon.",
+        subcommands: [Replay.self, CheckConfig.self, Diagrams.self]
+    )
+}
+
+/// Logs to stderr, one line per message, in a form the journal keeps readable.
+func makeLogger(verbose: Bool) -> Logger {
+    LoggingSystem.bootstrap { label in
+        var h = StreamLogHandler.standardError(label: label)
+        h.logLevel = verbose ? .trace : .notice
+        return h
+    }
+    return Logger(label: "touchgesturectl")
+}
+
+func fail(_ message: String) -> ExitCode {
+    writeAll(2, Array("touchgesturectl: \(message)\n".utf8))
+    return ExitCode.failure
+}
+
+/// Loads `--config FILE`, or the built-in default.
+func loadConfiguration(_ path: String?) throws -> Configuration {
+    guard let path else { return .standard }
+    do {
+        let text = try readTextFile(path)
+        return try ConfigLoader.parse(text, file: path, extraSections: ["daemon"])
+    } catch let e as ConfigError {
+        throw fail(e.description)
+    } catch {
+        throw fail("\(error)")
+    }
+}
+
+/// Reads a recording, taking its description from `--device` when it has none of its own.
+func loadRecording(_ path: String, device: String?) throws -> (Recording, DeviceDescription) {
+    do {
+        let recording = try Evemu.parse(try readTextFile(path), file: path)
+        if let device {
+            let desc = try Evemu.parse(try readTextFile(device), file: device)
+            guard let d = desc.description else { throw fail("\(device): no device description (N:, A: lines)") }
+            return (recording, d)
+        }
+        guard let d = recording.description else {
+            throw fail("\(path): the recording has no device description; pass --device DESC (an evemu .desc file)")
+        }
+        return (recording, d)
+    } catch let e as RecordingError {
+        throw fail(e.description)
+    } catch let e as FileError {
+        throw fail(e.description)
+    }
+}
+
+struct Replay: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Replay evemu recordings through the frame decoder and gesture engine; print one JSON line per gesture event.",
+        discussion: """
+            The recording's own timestamps are the clock: deadlines (long press, double-tap window) fire \
+            between events at their exact time. The output is deterministic. Lines follow docs/PROTOCOL.md.
+            """
+    )
+
+    @Option(name: .long, help: "Configuration file (TOML); the built-in default without it.")
+    var config: String?
+
+    @Option(name: .long, help: "Device description (evemu .desc) for recordings that carry only events.")
+    var device: String?
+
+    @Flag(name: .shortAndLong, help: "Log every recognizer transition to stderr.")
+    var verbose = false
+
+    @Argument(help: "evemu recordings (.events), replayed one after another, each from a fresh engine.")
+    var recordings: [String]
+
+    func run() throws {
+        let log = makeLogger(verbose: verbose)
+        let configuration = try loadConfiguration(config)
+        for path in recordings {
+            let (recording, description) = try loadRecording(path, device: device)
+            var replayer: Replayer
+            do {
+                replayer = try Replayer(description: description, configuration: configuration)
+            } catch {
+                throw fail("\(path): \(error)")
+            }
+            if verbose {
+                replayer.tracing = true
+                let names = replayer.engine.configuration.gestures.map(\.qualifiedName)
+                replayer.onTransition = { t in
+                    log.trace("\(names[t.gesture])#\(t.gesture) \(t.from) --\(t.input)--> \(t.to)\(t.reason.map { " (\($0))" } ?? "")", metadata: ["time": "\(t.time.seconds)"])
+                }
+            }
+            for e in recording.events {
+                replayer.feed(e)
+                if replayer.writer.bytes.count > 1 << 16 {
+                    writeAll(1, replayer.writer.bytes)
+                    replayer.writer.reset()
+                }
+            }
+            replayer.advance(to: .distantFuture)
+            writeAll(1, replayer.writer.bytes)
+            if replayer.decoder.droppedCount > 0 {
+                log.notice("\(path): \(replayer.decoder.droppedCount) SYN_DROPPED in the recording; sequences cancelled there")
+            }
+        }
+    }
+}
+
+struct CheckConfig: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check-config",
+        abstract: "Check a configuration file; print FILE:LINE: reason and exit 1 when it would be refused."
+    )
+
+    @Argument(help: "The configuration file.")
+    var file: String
+
+    func run() throws {
+        let c = try loadConfiguration(file)
+        let compiled = CompiledConfiguration(c.engine)
+        var out = "\(file): ok: \(compiled.regions.count) region(s), \(compiled.gestures.count) gesture(s)\n"
+        for r in compiled.regions {
+            let parent = r.parent.map { " inside '\(compiled.regions[$0].name)'" } ?? ""
+            out += "  region '\(r.name)'\(parent): \(r.gestures.map { compiled.gestures[$0].spec.name }.joined(separator: ", "))\n"
+        }
+        writeAll(1, Array(out.utf8))
+    }
+}
+
+struct Diagrams: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print the recognizers' state diagrams (Mermaid), generated from their transition tables."
+    )
+
+    func run() throws {
+        writeAll(1, Array(StateDiagrams.document().utf8))
+    }
+}

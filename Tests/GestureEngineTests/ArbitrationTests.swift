@@ -223,7 +223,8 @@ import Testing
         let pinch = c.gestures.firstIndex { $0.spec.name == "pinch" }!
         let swipe = c.gestures.firstIndex { $0.spec.name == "swipe" }!
         #expect(c.policy.rank(double, over: tap) == .requiresFailure)
-        #expect(c.policy.rank(pinch, over: pan) == .moreFingers)
+        #expect(c.policy.rank(pinch, over: tap) == .moreFingers)
+        #expect(c.policy.rank(pinch, over: pan) == nil && c.policy.rank(pan, over: pinch) == nil)
         #expect(c.policy.simultaneous(pan, swipe))
         #expect(c.findCycle() == nil)
     }

@@ -126,7 +126,7 @@ struct EdgeSwipeRecognizer: Recognizer {
         var next = d
         next.translation += s.delta
         next.position = s.centroid
-        if s.count > 0 { next.fingers = s.count }
+        next.fingers = max(next.fingers, s.count)
         return next
     }
 

@@ -1,6 +1,6 @@
 /// A drag of `minFingers...maxFingers` fingers, optionally locked to one axis. Begins once the
-/// centroid has moved `panSlop`; reports translation (px, since the fingers landed) and
-/// least-squares velocity (px/s).
+/// centroid has moved `panSlop`; reports translation (px, since the fingers landed),
+/// least-squares velocity (px/s), and as `fingers` the most fingers down at once since it began.
 struct PanRecognizer: Recognizer {
     let minFingers: Int
     let maxFingers: Int
@@ -157,7 +157,7 @@ struct PanRecognizer: Recognizer {
             if s.count == 0 {
                 state = .readyLifted(translation: t, fingers: fingers, position: s.centroid, liftedAt: s.time)
             } else {
-                state = .ready(translation: t, fingers: s.count, position: s.centroid)
+                state = .ready(translation: t, fingers: max(fingers, s.count), position: s.centroid)
             }
         case (.active(let t0, let fingers, _), .frame(let s)):
             let t = t0 + s.delta
@@ -166,8 +166,9 @@ struct PanRecognizer: Recognizer {
                 state = .ended
                 return Emissions(event(.ended, s.time, t, fingers, s.centroid))
             }
-            state = .active(translation: t, fingers: s.count, position: s.centroid)
-            if project(s.delta) != .zero { return Emissions(event(.changed, s.time, t, s.count, s.centroid)) }
+            let most = max(fingers, s.count)
+            state = .active(translation: t, fingers: most, position: s.centroid)
+            if project(s.delta) != .zero { return Emissions(event(.changed, s.time, t, most, s.centroid)) }
         case (.readyLifted, .frame), (.ended, .frame), (.failed, .frame):
             break
         case (.idle, .deadline), (.ready, .deadline), (.readyLifted, .deadline), (.active, .deadline),

@@ -99,7 +99,7 @@ struct PinchRecognizer: Recognizer {
         next.scale *= s.spreadRatio
         next.rotation += s.rotationDelta
         next.position = s.centroid
-        if s.count > 0 { next.fingers = s.count }
+        next.fingers = max(next.fingers, s.count)
         return next
     }
 

@@ -1,8 +1,9 @@
-/// A quick flick of `fingers` fingers. Discrete: recognized at the lift when the centroid
+/// A quick flick of `minFingers...maxFingers` fingers (reported: the most down at once). Discrete: recognized at the lift when the centroid
 /// travelled `swipeMinDistance` and left the glass at `swipeMinVelocity` or faster, within
 /// `swipeMaxDuration` of touching down.
 struct SwipeRecognizer: Recognizer {
-    let fingers: Int
+    let minFingers: Int
+    let maxFingers: Int
     let directionCount: Int
     /// Accepted directions as a bit set over `SwipeDirection.allCases` (a value: no heap).
     let allowed: UInt8
@@ -11,7 +12,7 @@ struct SwipeRecognizer: Recognizer {
     private enum State {
         case idle
         case tracking(startAt: Timestamp, translation: PixelPoint, maxFingers: Int)
-        case ready(direction: SwipeDirection, speed: Double, position: PixelPoint)
+        case ready(direction: SwipeDirection, speed: Double, position: PixelPoint, fingers: Int)
         case recognized
         case failed(FailReason)
     }
@@ -21,8 +22,9 @@ struct SwipeRecognizer: Recognizer {
     private static let order: [SwipeDirection] = SwipeDirection.allCases
     private var tracker: VelocityTracker
 
-    init(fingers: Int, directionCount: Int, directions: Set<SwipeDirection>, thresholds: Thresholds) {
-        self.fingers = fingers
+    init(minFingers: Int, maxFingers: Int, directionCount: Int, directions: Set<SwipeDirection>, thresholds: Thresholds) {
+        self.minFingers = minFingers
+        self.maxFingers = max(minFingers, maxFingers)
         self.directionCount = directionCount == 8 ? 8 : 4
         var mask: UInt8 = 0
         for (i, d) in SwipeDirection.allCases.enumerated() where directions.isEmpty || directions.contains(d) {
@@ -89,7 +91,7 @@ struct SwipeRecognizer: Recognizer {
     mutating func handle(_ input: RecognizerInput) -> Emissions {
         switch (state, input) {
         case (.idle, .frame(let s)):
-            if s.count > fingers {
+            if s.count > maxFingers {
                 state = .failed(.tooManyFingers)
             } else if s.count > 0 {
                 tracker.reset()
@@ -99,7 +101,7 @@ struct SwipeRecognizer: Recognizer {
         case (.tracking(let startAt, let t0, let maxFingers), .frame(let s)):
             let t = t0 + s.delta
             tracker.add(s.time, t)
-            if s.count > fingers {
+            if s.count > maxFingers {
                 state = .failed(.tooManyFingers)
             } else if s.count > 0 {
                 state = .tracking(startAt: startAt, translation: t, maxFingers: max(maxFingers, s.count))
@@ -117,18 +119,18 @@ struct SwipeRecognizer: Recognizer {
     }
 
     private func release(_ t: PixelPoint, maxFingers: Int, at s: FrameSummary) -> State {
-        guard maxFingers == fingers else { return .failed(.tooFewFingers) }
+        guard maxFingers >= minFingers else { return .failed(.tooFewFingers) }
         guard s.scale.length(t) >= thresholds.swipeMinDistance else { return .failed(.tooShort) }
         let v = tracker.velocity(at: s.time, horizon: thresholds.velocityHorizon)
         guard s.scale.length(v).value >= thresholds.swipeMinVelocity else { return .failed(.tooSlow) }
         let d = Self.direction(of: t, sectors: directionCount)
         let bit = UInt8(Self.order.firstIndex(of: d) ?? 0)
         guard allowed & (1 << bit) != 0 else { return .failed(.wrongDirection) }
-        return .ready(direction: d, speed: v.length, position: s.centroid)
+        return .ready(direction: d, speed: v.length, position: s.centroid, fingers: maxFingers)
     }
 
     mutating func accept(at time: Timestamp) -> Emissions {
-        guard case .ready(let direction, let speed, let position) = state else { return .none }
+        guard case .ready(let direction, let speed, let position, let fingers) = state else { return .none }
         state = .recognized
         var e = GestureEvent(kind: .swipe, phase: .recognized, time: time, position: position)
         e.fingers = fingers

@@ -1,0 +1,376 @@
+import GestureEngine
+import TouchFrames
+
+/// Reads a configuration file's text. Every refusal names the file, the line and the reason:
+/// `kiosk.toml:12: unknown key 'slopp' in [[region.gesture]] (known: ...)`.
+public enum ConfigLoader {
+    /// Extra top-level sections owned by other parts (the daemon's `[daemon]`), passed through
+    /// unparsed so each part can read its own.
+    public static func parse(_ text: String, file: String, extraSections: Set<String> = []) throws(ConfigError)
+        -> Configuration
+    {
+        let root: TOMLTable
+        do {
+            root = try parseTOML(text)
+        } catch {
+            throw ConfigError(file: file, line: error.line, reason: error.reason)
+        }
+        var loader = Loader(file: file)
+        return try loader.load(root, extraSections: extraSections)
+    }
+}
+
+/// A table being read: typed getters that fail with the key's line.
+struct Scope {
+    let table: TOMLTable
+    let file: String
+    let name: String
+
+    func fail(_ key: String?, _ reason: String) -> ConfigError {
+        ConfigError(file: file, line: key.map { table.line(of: $0) } ?? table.line, reason: reason)
+    }
+
+    func checkKeys(_ allowed: [String]) throws(ConfigError) {
+        for k in table.keys where !allowed.contains(k) {
+            throw fail(k, "unknown key '\(k)' in \(name) (known: \(allowed.joined(separator: ", ")))")
+        }
+    }
+
+    func value(_ key: String) throws(ConfigError) -> TOMLValue? {
+        switch table[key] {
+        case nil: return nil
+        case .value(let v): return v
+        case .table, .tables: throw fail(key, "'\(key)' in \(name) must be a value, not a table")
+        }
+    }
+
+    func number(_ key: String, atLeast low: Double? = nil, above: Double? = nil, allowInfinity: Bool = false)
+        throws(ConfigError) -> Double?
+    {
+        guard let v = try value(key) else { return nil }
+        guard let d = v.number else { throw fail(key, "'\(key)' must be a number, found \(v.typeName)") }
+        if d.isNaN { throw fail(key, "'\(key)' is NaN") }
+        if d.isInfinite && !allowInfinity { throw fail(key, "'\(key)' must be finite") }
+        if let low, d < low { throw fail(key, "'\(key)' must be at least \(format(low)), found \(format(d))") }
+        if let above, d <= above { throw fail(key, "'\(key)' must be more than \(format(above)), found \(format(d))") }
+        return d
+    }
+
+    func integer(_ key: String, in range: ClosedRange<Int>) throws(ConfigError) -> Int? {
+        guard let v = try value(key) else { return nil }
+        guard case .integer(let i) = v.kind else { throw fail(key, "'\(key)' must be an integer, found \(v.typeName)") }
+        guard range.contains(Int(i)) else {
+            throw fail(key, "'\(key)' must be from \(range.lowerBound) to \(range.upperBound), found \(i)")
+        }
+        return Int(i)
+    }
+
+    func string(_ key: String) throws(ConfigError) -> String? {
+        guard let v = try value(key) else { return nil }
+        guard case .string(let s) = v.kind else { throw fail(key, "'\(key)' must be a string, found \(v.typeName)") }
+        return s
+    }
+
+    func bool(_ key: String) throws(ConfigError) -> Bool? {
+        guard let v = try value(key) else { return nil }
+        guard case .bool(let b) = v.kind else { throw fail(key, "'\(key)' must be true or false, found \(v.typeName)") }
+        return b
+    }
+
+    func choice<E: RawRepresentable & CaseIterable>(_ key: String, _ type: E.Type) throws(ConfigError) -> E?
+    where E.RawValue == String {
+        guard let s = try string(key) else { return nil }
+        guard let e = E(rawValue: s) else {
+            throw fail(key, "'\(key)' must be one of \(E.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")), found \"\(s)\"")
+        }
+        return e
+    }
+
+    func strings(_ key: String) throws(ConfigError) -> [String]? {
+        guard let v = try value(key) else { return nil }
+        guard case .array(let items) = v.kind else { throw fail(key, "'\(key)' must be an array of strings") }
+        var out: [String] = []
+        for item in items {
+            guard case .string(let s) = item.kind else { throw fail(key, "'\(key)' must hold strings only, found \(item.typeName)") }
+            out.append(s)
+        }
+        return out
+    }
+
+    func numbers(_ key: String, count: Int? = nil) throws(ConfigError) -> [Double]? {
+        guard let v = try value(key) else { return nil }
+        guard case .array(let items) = v.kind else { throw fail(key, "'\(key)' must be an array of numbers") }
+        var out: [Double] = []
+        for item in items {
+            guard let d = item.number else { throw fail(key, "'\(key)' must hold numbers only, found \(item.typeName)") }
+            guard d.isFinite else { throw fail(key, "'\(key)' must hold finite numbers") }
+            out.append(d)
+        }
+        if let count, out.count != count { throw fail(key, "'\(key)' must hold \(count) numbers, found \(out.count)") }
+        return out
+    }
+
+    func subtable(_ key: String) throws(ConfigError) -> Scope? {
+        switch table[key] {
+        case nil: return nil
+        case .table(let t): return Scope(table: t, file: file, name: "[\(name.trimmingBrackets).\(key)]")
+        case .value, .tables: throw fail(key, "'\(key)' in \(name) must be a table")
+        }
+    }
+
+    func subtables(_ key: String, label: String) throws(ConfigError) -> [Scope] {
+        switch table[key] {
+        case nil: return []
+        case .tables(let list): return list.map { Scope(table: $0, file: file, name: label) }
+        case .table(let t): return [Scope(table: t, file: file, name: label)]
+        case .value: throw fail(key, "'\(key)' must be an array of tables ([[\(key)]])")
+        }
+    }
+}
+
+extension String {
+    var trimmingBrackets: String { String(self.drop { $0 == "[" }.reversed().drop { $0 == "]" }.reversed()) }
+}
+
+func format(_ d: Double) -> String {
+    d == d.rounded() && abs(d) < 1e15 ? String(Int64(d)) : String(d)
+}
+
+private struct Loader {
+    let file: String
+    /// Lines of each gesture's rules, for errors found after compiling.
+    var ruleLines: [[(header: Int, requires: Int?, simultaneous: Int?)]] = []
+
+    init(file: String) { self.file = file }
+
+    mutating func load(_ root: TOMLTable, extraSections: Set<String>) throws(ConfigError) -> Configuration {
+        let top = Scope(table: root, file: file, name: "the top level")
+        try top.checkKeys(["screen", "device", "thresholds", "region"] + extraSections.sorted())
+
+        var geometry = GeometryConfiguration()
+        if let screen = try top.subtable("screen") {
+            try screen.checkKeys(["width", "height"])
+            geometry.screenWidth = try screen.number("width", above: 0) ?? geometry.screenWidth
+            geometry.screenHeight = try screen.number("height", above: 0) ?? geometry.screenHeight
+        }
+        if let device = try top.subtable("device") {
+            try device.checkKeys(["rotation", "calibration", "width_mm", "height_mm", "output"])
+            if let r = try device.integer("rotation", in: 0...270) {
+                guard [0, 90, 180, 270].contains(r) else { throw device.fail("rotation", "'rotation' must be 0, 90, 180 or 270, found \(r)") }
+                geometry.rotation = r
+            }
+            geometry.calibration = try device.numbers("calibration", count: 6) ?? geometry.calibration
+            geometry.widthMM = try device.number("width_mm", above: 0)
+            geometry.heightMM = try device.number("height_mm", above: 0)
+            if (geometry.widthMM == nil) != (geometry.heightMM == nil) {
+                throw device.fail(geometry.widthMM == nil ? "height_mm" : "width_mm", "set both 'width_mm' and 'height_mm', or neither")
+            }
+            if let o = try device.numbers("output", count: 4) {
+                guard o[2] > 0 && o[3] > 0 else { throw device.fail("output", "'output' width and height must be more than 0") }
+                geometry.output = PixelRect(x: o[0], y: o[1], width: o[2], height: o[3])
+            }
+        }
+
+        var thresholds = Thresholds.standard
+        if let t = try top.subtable("thresholds") {
+            try t.checkKeys(ThresholdKey.all.map(\.key))
+            try readThresholds(t, into: &thresholds)
+        }
+
+        let screen = geometry.screen
+        var regions: [RegionSpec] = []
+        let regionScopes = try top.subtables("region", label: "[[region]]")
+        for r in regionScopes {
+            regions.append(try readRegion(r, thresholds: thresholds, screen: screen, existing: regions))
+        }
+        if regionScopes.isEmpty {
+            regions = [RegionSpec(name: EngineConfiguration.screenRegionName, gestures: EngineConfiguration.standardGestures(thresholds: thresholds))]
+            ruleLines = [regions[0].gestures.map { _ in (header: 1, requires: nil, simultaneous: nil) }]
+        }
+        let engine = EngineConfiguration(screen: screen, regions: regions)
+        try checkRules(engine, regionScopes)
+        return Configuration(engine: engine, geometry: geometry, source: file)
+    }
+
+    func readThresholds(_ s: Scope, into t: inout Thresholds) throws(ConfigError) {
+        for key in ThresholdKey.all {
+            let positive = key.key == "velocity_horizon"
+            if let v = try s.number(key.key, atLeast: positive ? nil : 0, above: positive ? 0 : nil) { key.set(&t, v) }
+        }
+    }
+
+    mutating func readRegion(_ r: Scope, thresholds: Thresholds, screen: PixelRect, existing: [RegionSpec])
+        throws(ConfigError) -> RegionSpec
+    {
+        try r.checkKeys(["name", "rect", "priority", "standard_gestures", "gesture", "drag"])
+        guard let name = try r.string("name") else { throw r.fail(nil, "a [[region]] needs a 'name'") }
+        guard !name.isEmpty, !name.contains("/") else { throw r.fail("name", "a region name must be non-empty and hold no '/'") }
+        if existing.contains(where: { $0.name == name }) { throw r.fail("name", "region '\(name)' is defined twice") }
+        var rect: PixelRect?
+        if let v = try r.numbers("rect", count: 4) {
+            guard v[2] > 0 && v[3] > 0 else { throw r.fail("rect", "'rect' is [x, y, width, height] with width and height more than 0") }
+            rect = PixelRect(x: v[0], y: v[1], width: v[2], height: v[3])
+        }
+        let priority = try r.choice("priority", Priority.self) ?? .normal
+
+        var gestures: [GestureSpec] = []
+        var lines: [(header: Int, requires: Int?, simultaneous: Int?)] = []
+        if try r.bool("standard_gestures") == true {
+            for var g in EngineConfiguration.standardGestures(thresholds: thresholds) {
+                g.priority = priority
+                gestures.append(g)
+                lines.append((r.table.line(of: "standard_gestures"), nil, nil))
+            }
+        }
+        let scopes = try r.subtables("gesture", label: "[[region.gesture]] of region '\(name)'")
+        for g in scopes {
+            let spec = try readGesture(g, thresholds: thresholds, priority: priority)
+            if let i = gestures.firstIndex(where: { $0.name == spec.name }) {
+                if lines[i].requires == nil && lines[i].header == r.table.line(of: "standard_gestures") {
+                    // A gesture of the standard set is replaced by one of the same name.
+                    gestures[i] = spec
+                    lines[i] = (g.table.line, g.table.lines["requires_failure_of"], g.table.lines["simultaneous_with"])
+                    continue
+                }
+                throw g.fail("name", "gesture '\(spec.name)' is defined twice in region '\(name)'")
+            }
+            gestures.append(spec)
+            lines.append((g.table.line, g.table.lines["requires_failure_of"], g.table.lines["simultaneous_with"]))
+        }
+        ruleLines.append(lines)
+        var drag: DragConstraints?
+        if let d = try r.subtable("drag") { drag = try readDrag(d) }
+        return RegionSpec(name: name, rect: rect, gestures: gestures, drag: drag)
+    }
+
+    func readGesture(_ g: Scope, thresholds: Thresholds, priority: Priority) throws(ConfigError) -> GestureSpec {
+        guard let kind = try g.choice("kind", GestureKind.self) else {
+            throw g.fail(nil, "a gesture needs a 'kind' (\(GestureKind.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
+        var allowed = ["kind", "name", "priority", "requires_failure_of", "simultaneous_with"] + ThresholdKey.all.map(\.key)
+        switch kind {
+        case .tap: allowed += ["fingers", "count"]
+        case .longPress, .edgeSwipe: allowed += ["fingers"]
+        case .pan: allowed += ["fingers", "min_fingers", "max_fingers", "axis"]
+        case .pinch: allowed += ["min_fingers", "max_fingers"]
+        case .swipe: allowed += ["fingers", "min_fingers", "max_fingers", "sectors", "directions"]
+        }
+        if kind == .edgeSwipe { allowed.append("edges") }
+        for k in g.table.keys where !allowed.contains(k) {
+            if ["fingers", "min_fingers", "max_fingers", "count", "axis", "sectors", "directions", "edges"].contains(k) {
+                throw g.fail(k, "'\(k)' does not apply to a \(kind.rawValue)")
+            }
+        }
+        try g.checkKeys(allowed)
+
+        var t = thresholds
+        try readThresholds(g, into: &t)
+        let name = try g.string("name") ?? kind.rawValue
+        guard !name.isEmpty, !name.contains("/") else { throw g.fail("name", "a gesture name must be non-empty and hold no '/'") }
+        let fingers = try g.integer("fingers", in: 1...10)
+        let minF = try g.integer("min_fingers", in: 1...10) ?? fingers ?? (kind == .pinch ? 2 : 1)
+        let maxF = try g.integer("max_fingers", in: 1...10) ?? fingers ?? (kind == .pinch ? 5 : minF)
+        if kind == .pinch && minF < 2 { throw g.fail("min_fingers", "a pinch needs at least 2 fingers") }
+        if minF > maxF { throw g.fail("max_fingers", "'max_fingers' (\(maxF)) is less than 'min_fingers' (\(minF))") }
+
+        var spec = GestureSpec(kind, name: name, fingers: minF, maxFingers: maxF, thresholds: t)
+        spec.priority = try g.choice("priority", Priority.self) ?? priority
+        spec.tapCount = try g.integer("count", in: 1...5) ?? 1
+        spec.axis = try g.choice("axis", PanAxis.self) ?? .free
+        if let sectors = try g.integer("sectors", in: 4...8) {
+            guard sectors == 4 || sectors == 8 else { throw g.fail("sectors", "'sectors' must be 4 or 8, found \(sectors)") }
+            spec.directionCount = sectors
+        }
+        if let dirs = try g.strings("directions") {
+            for d in dirs {
+                guard let dir = SwipeDirection(rawValue: d) else {
+                    throw g.fail("directions", "unknown direction \"\(d)\" (\(SwipeDirection.allCases.map(\.rawValue).joined(separator: ", ")))")
+                }
+                if spec.directionCount == 4 && d.contains("_") {
+                    if g.table["sectors"] == nil { spec.directionCount = 8 } else {
+                        throw g.fail("directions", "\"\(d)\" is a diagonal: set 'sectors = 8'")
+                    }
+                }
+                spec.directions.insert(dir)
+            }
+        }
+        if let edges = try g.strings("edges") {
+            for e in edges {
+                guard let edge = ScreenEdge(rawValue: e) else {
+                    throw g.fail("edges", "unknown edge \"\(e)\" (left, right, top, bottom)")
+                }
+                spec.edges.insert(edge)
+            }
+        }
+        spec.requiresFailureOf = try g.strings("requires_failure_of") ?? []
+        spec.simultaneousWith = try g.strings("simultaneous_with") ?? []
+        return spec
+    }
+
+    func readDrag(_ d: Scope) throws(ConfigError) -> DragConstraints {
+        try d.checkKeys(["x", "y", "projection", "initial"])
+        var drag = DragConstraints()
+        for axis in ["x", "y"] {
+            guard let a = try d.subtable(axis) else { continue }
+            try a.checkKeys(["min", "max", "mode", "factor", "limit", "snap"])
+            var c = AxisConstraint()
+            c.min = try a.number("min", allowInfinity: true) ?? -.infinity
+            c.max = try a.number("max", allowInfinity: true) ?? .infinity
+            if c.min > c.max { throw a.fail("max", "'max' (\(format(c.max))) is less than 'min' (\(format(c.min)))") }
+            c.mode = try a.choice("mode", AxisConstraint.Mode.self) ?? .clamp
+            if let f = try a.number("factor", atLeast: 0) {
+                guard f <= 1 else { throw a.fail("factor", "'factor' must be from 0 to 1, found \(format(f))") }
+                c.rubberBandFactor = f
+            }
+            c.rubberBandLimit = try a.number("limit", above: 0) ?? c.rubberBandLimit
+            c.snapPoints = try a.numbers("snap") ?? []
+            if axis == "x" { drag.x = c } else { drag.y = c }
+        }
+        if let p = try d.number("projection", atLeast: 0) { drag.projection = .nanoseconds(Int64(p * 1e6)) }
+        if let i = try d.numbers("initial", count: 2) { drag.initial = PixelPoint(x: i[0], y: i[1]) }
+        return drag
+    }
+
+    /// Names in rules must resolve; require-failure must not go round in a circle.
+    func checkRules(_ engine: EngineConfiguration, _ scopes: [Scope]) throws(ConfigError) {
+        let compiled = CompiledConfiguration(engine)
+        func fail(_ line: Int?, _ fallback: Int, _ reason: String) -> ConfigError {
+            ConfigError(file: file, line: line ?? fallback, reason: reason)
+        }
+        for (ri, region) in engine.regions.enumerated() {
+            for (gi, g) in region.gestures.enumerated() {
+                let lines = ri < ruleLines.count && gi < ruleLines[ri].count ? ruleLines[ri][gi] : (header: 1, requires: nil, simultaneous: nil)
+                let me = compiled.regions[ri].gestures[gi]
+                for (list, key, line) in [
+                    (g.requiresFailureOf, "requires_failure_of", lines.requires),
+                    (g.simultaneousWith, "simultaneous_with", lines.simultaneous),
+                ] {
+                    for name in list {
+                        guard let other = compiled.resolve(name, from: ri) else {
+                            let known = region.gestures.map(\.name).joined(separator: ", ")
+                            throw fail(line, lines.header, "unknown gesture '\(name)' in \(key) of '\(region.name)/\(g.name)' (region '\(region.name)' has: \(known); name another region's as region/name)")
+                        }
+                        if other == me { throw fail(line, lines.header, "'\(region.name)/\(g.name)' names itself in \(key)") }
+                    }
+                }
+            }
+        }
+        if let cycle = compiled.findCycle() {
+            let names = cycle.map { compiled.gestures[$0].qualifiedName }
+            var why: [String] = []
+            for (a, b) in zip(cycle, cycle.dropFirst()) {
+                why.append(compiled.policy.rank(a, over: b)?.rawValue ?? "?")
+            }
+            // Name the line of a requires_failure_of that takes part, else the first gesture's header.
+            func lines(of g: Int) -> (header: Int, requires: Int?, simultaneous: Int?) {
+                let r = compiled.gestures[g].region
+                guard let i = compiled.regions[r].gestures.firstIndex(of: g), r < ruleLines.count, i < ruleLines[r].count
+                else { return (header: 1, requires: nil, simultaneous: nil) }
+                return ruleLines[r][i]
+            }
+            let lines = cycle.map(lines(of:)).first { $0.requires != nil } ?? lines(of: cycle[0])
+            throw fail(lines.requires, lines.header,
+                "rule cycle: \(names.joined(separator: " → ")) (each must fail before the next may fire: \(why.joined(separator: ", ")))")
+        }
+    }
+}

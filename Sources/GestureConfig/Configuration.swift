@@ -1,0 +1,80 @@
+import GestureEngine
+import TouchFrames
+
+/// Everything a config file says: the engine's regions and gestures, and the geometry that maps
+/// panels to the screen. docs/CONFIG.md documents every key.
+public struct Configuration: Sendable {
+    public var engine: EngineConfiguration
+    public var geometry: GeometryConfiguration
+    /// Where it came from (a path, or "built-in").
+    public var source: String
+
+    public init(engine: EngineConfiguration, geometry: GeometryConfiguration, source: String) {
+        self.engine = engine
+        self.geometry = geometry
+        self.source = source
+    }
+
+    /// The built-in default: a 1920×1080 screen, one full-screen region with tap (waiting for
+    /// double tap), double tap, long press, pan, swipe, pinch and edge swipes.
+    public static var standard: Configuration {
+        let g = GeometryConfiguration()
+        return Configuration(engine: .standard(screen: g.screen), geometry: g, source: "built-in")
+    }
+}
+
+/// A configuration that cannot be used: file, line and reason.
+public struct ConfigError: Error, CustomStringConvertible, Equatable {
+    public var file: String
+    public var line: Int
+    public var reason: String
+    public init(file: String, line: Int, reason: String) {
+        self.file = file
+        self.line = line
+        self.reason = reason
+    }
+    public var description: String { "\(file):\(line): \(reason)" }
+}
+
+/// The unit of a threshold key, for parsing and for docs.
+public enum ThresholdUnit: String, Sendable {
+    case millimeters = "mm"
+    case milliseconds = "ms"
+    case millimetersPerSecond = "mm/s"
+    case degrees = "degrees"
+}
+
+/// One threshold as a config key: its name, unit, and how to read and write it.
+public struct ThresholdKey: Sendable {
+    public let key: String
+    public let unit: ThresholdUnit
+    let get: @Sendable (Thresholds) -> Double
+    let set: @Sendable (inout Thresholds, Double) -> Void
+
+    static func mm(_ key: String, _ kp: WritableKeyPath<Thresholds, Millimeters> & Sendable) -> ThresholdKey {
+        ThresholdKey(key: key, unit: .millimeters, get: { $0[keyPath: kp].value }, set: { $0[keyPath: kp] = Millimeters($1) })
+    }
+    static func ms(_ key: String, _ kp: WritableKeyPath<Thresholds, Duration> & Sendable) -> ThresholdKey {
+        ThresholdKey(
+            key: key, unit: .milliseconds, get: { $0[keyPath: kp].milliseconds },
+            set: { $0[keyPath: kp] = .nanoseconds(Int64(($1 * 1e6).rounded())) })
+    }
+    static func plain(_ key: String, _ unit: ThresholdUnit, _ kp: WritableKeyPath<Thresholds, Double> & Sendable) -> ThresholdKey {
+        ThresholdKey(key: key, unit: unit, get: { $0[keyPath: kp] }, set: { $0[keyPath: kp] = $1 })
+    }
+
+    /// Every threshold, in the order docs/CONFIG.md lists them.
+    public static let all: [ThresholdKey] = [
+        .mm("tap_slop", \.tapSlop), .ms("tap_max_duration", \.tapMaxDuration),
+        .ms("multi_tap_interval", \.multiTapInterval), .mm("multi_tap_slop", \.multiTapSlop),
+        .ms("long_press_duration", \.longPressDuration), .mm("long_press_tolerance", \.longPressTolerance),
+        .mm("pan_slop", \.panSlop), .mm("axis_lock_threshold", \.axisLockThreshold),
+        .ms("finger_settle", \.fingerSettle), .mm("swipe_min_distance", \.swipeMinDistance),
+        .plain("swipe_min_velocity", .millimetersPerSecond, \.swipeMinVelocity),
+        .ms("swipe_max_duration", \.swipeMaxDuration), .ms("velocity_horizon", \.velocityHorizon),
+        .mm("pinch_slop", \.pinchSlop), .plain("rotation_slop", .degrees, \.rotationSlop),
+        .mm("edge_band", \.edgeBand), .mm("edge_min_distance", \.edgeMinDistance),
+    ]
+
+    static func named(_ key: String) -> ThresholdKey? { all.first { $0.key == key } }
+}

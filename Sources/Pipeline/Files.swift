@@ -1,0 +1,47 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Reading a whole text file, with the errno text on failure.
+public struct FileError: Error, CustomStringConvertible {
+    public var path: String
+    public var reason: String
+    public var description: String { "\(path): \(reason)" }
+}
+
+public func readTextFile(_ path: String) throws(FileError) -> String {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { throw FileError(path: path, reason: String(cString: strerror(errno))) }
+    defer { close(fd) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n < 0 {
+            if errno == EINTR { continue }
+            throw FileError(path: path, reason: String(cString: strerror(errno)))
+        }
+        if n == 0 { break }
+        bytes += chunk[0..<n]
+        if bytes.count > 256 << 20 { throw FileError(path: path, reason: "larger than 256 MiB") }
+    }
+    guard let text = String(validating: bytes, as: UTF8.self) else {
+        throw FileError(path: path, reason: "not UTF-8 text")
+    }
+    return text
+}
+
+/// Writes all of `bytes` to a file descriptor (stdout for the CLI).
+public func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
+    var offset = 0
+    while offset < bytes.count {
+        let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+        if n < 0 {
+            if errno == EINTR { continue }
+            return
+        }
+        offset += n
+    }
+}

@@ -1,0 +1,98 @@
+import GestureConfig
+import GestureEngine
+import GestureProtocol
+import TouchFrames
+
+/// The whole offline pipeline, the same one the daemon runs on live input: evdev events →
+/// frame decoder → engine (deadlines fired between events at their exact time) → JSON lines.
+public struct Replayer {
+    public private(set) var engine: Engine
+    public private(set) var decoder: FrameDecoder
+    private let encoder: GestureLineEncoder
+    private var events: [GestureEvent] = []
+    /// Output lines, appended; the caller drains `writer.bytes`.
+    public var writer = JSONLineWriter()
+    /// Receives each recognizer transition when set (for `--verbose` and `trace`).
+    public var onTransition: ((Transition) -> Void)?
+    /// Receives each engine event as it is encoded (for `trace`).
+    public var onEvent: ((GestureEvent) -> Void)?
+    /// Receives each frame (for `trace`).
+    public var onFrame: ((TouchFrame) -> Void)?
+
+    public enum SetupError: Error, CustomStringConvertible {
+        case notATouchscreen(String)
+        public var description: String {
+            switch self {
+            case .notATouchscreen(let name):
+                return "'\(name)' is not a touchscreen (no ABS_MT_POSITION_X/Y, nor ABS_X/Y with BTN_TOUCH)"
+            }
+        }
+    }
+
+    public init(description: DeviceDescription, configuration: Configuration, device: UInt32 = 0) throws(SetupError) {
+        guard let decoder = FrameDecoder(description: description, geometry: configuration.geometry, device: device) else {
+            throw .notATouchscreen(description.name)
+        }
+        self.decoder = decoder
+        let compiled = CompiledConfiguration(configuration.engine)
+        engine = Engine(compiled: compiled)
+        encoder = GestureLineEncoder(configuration: compiled)
+        events.reserveCapacity(64)
+    }
+
+    public var tracing: Bool {
+        get { engine.transitionLog != nil }
+        set { engine.transitionLog = newValue ? [] : nil }
+    }
+
+    /// Feeds one event; lines for any gestures it completes are appended to `writer`.
+    public mutating func feed(_ e: InputEvent) {
+        guard let frame = decoder.feed(e) else { return }
+        onFrame?(frame)
+        engine.handle(frame, into: &events)
+        flush()
+    }
+
+    /// Fires deadlines up to `time` (the daemon's timer, or the end of a recording).
+    public mutating func advance(to time: Timestamp) {
+        engine.advance(to: time, into: &events)
+        flush()
+    }
+
+    /// The device went away: active gestures are cancelled.
+    public mutating func deviceRemoved(at time: Timestamp) {
+        engine.deviceRemoved(at: time, into: &events)
+        flush()
+    }
+
+    private mutating func flush() {
+        if let log = engine.transitionLog, !log.isEmpty {
+            if let f = onTransition { for t in log { f(t) } }
+            engine.transitionLog!.removeAll(keepingCapacity: true)
+        }
+        for e in events {
+            onEvent?(e)
+            encoder.encode(e, into: &writer)
+        }
+        events.removeAll(keepingCapacity: true)
+    }
+
+    /// Replays a whole recording and returns its lines; every deadline left after the last
+    /// event fires (a tap waiting for a double tap is still reported).
+    public static func run(
+        _ recording: Recording, description: DeviceDescription, configuration: Configuration,
+        onTransition: ((Transition) -> Void)? = nil
+    ) throws(SetupError) -> String {
+        var r = try Replayer(description: description, configuration: configuration)
+        if let onTransition {
+            r.tracing = true
+            r.onTransition = onTransition
+        }
+        for e in recording.events { r.feed(e) }
+        r.advance(to: .distantFuture)
+        return String(decoding: r.writer.bytes, as: UTF8.self)
+    }
+
+    /// The name of a compiled gesture (for logs).
+    public func gestureName(_ g: Int) -> String { engine.configuration.gestures[g].qualifiedName }
+}
