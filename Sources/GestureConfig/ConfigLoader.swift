@@ -32,7 +32,7 @@ struct Scope {
 
     func checkKeys(_ allowed: [String]) throws(ConfigError) {
         for k in table.keys where !allowed.contains(k) {
-            throw fail(k, "unknown key '\(k)' in \(name) (known: \(allowed.joined(separator: ", ")))")
+            throw fail(k, "unknown key '\(k)' in \(name.isEmpty ? "the top level" : name) (known: \(allowed.joined(separator: ", ")))")
         }
     }
 
@@ -40,7 +40,7 @@ struct Scope {
         switch table[key] {
         case nil: return nil
         case .value(let v): return v
-        case .table, .tables: throw fail(key, "'\(key)' in \(name) must be a value, not a table")
+        case .table, .tables: throw fail(key, "'\(key)' in \(name.isEmpty ? "the top level" : name) must be a value, not a table")
         }
     }
 
@@ -113,8 +113,9 @@ struct Scope {
     func subtable(_ key: String) throws(ConfigError) -> Scope? {
         switch table[key] {
         case nil: return nil
-        case .table(let t): return Scope(table: t, file: file, name: "[\(name.trimmingBrackets).\(key)]")
-        case .value, .tables: throw fail(key, "'\(key)' in \(name) must be a table")
+        case .table(let t):
+            return Scope(table: t, file: file, name: name.isEmpty ? "[\(key)]" : "[\(name.trimmingBrackets).\(key)]")
+        case .value, .tables: throw fail(key, "'\(key)' in \(name.isEmpty ? "the top level" : name) must be a table")
         }
     }
 
@@ -123,7 +124,17 @@ struct Scope {
         case nil: return []
         case .tables(let list): return list.map { Scope(table: $0, file: file, name: label) }
         case .table(let t): return [Scope(table: t, file: file, name: label)]
-        case .value: throw fail(key, "'\(key)' must be an array of tables ([[\(key)]])")
+        case .value(let v):
+            // An array of inline tables: gesture = [{ kind = "tap" }, ...]
+            if case .array(let items) = v.kind {
+                var out: [Scope] = []
+                for item in items {
+                    guard case .table(let t) = item.kind else { break }
+                    out.append(Scope(table: t, file: file, name: label))
+                }
+                if out.count == items.count { return out }
+            }
+            throw fail(key, "'\(key)' must be an array of tables ([[\(key)]])")
         }
     }
 }
@@ -144,7 +155,7 @@ private struct Loader {
     init(file: String) { self.file = file }
 
     mutating func load(_ root: TOMLTable, extraSections: Set<String>) throws(ConfigError) -> Configuration {
-        let top = Scope(table: root, file: file, name: "the top level")
+        let top = Scope(table: root, file: file, name: "")
         try top.checkKeys(["screen", "device", "thresholds", "region"] + extraSections.sorted())
 
         var geometry = GeometryConfiguration()

@@ -1,0 +1,174 @@
+import GestureEngine
+import Testing
+
+@testable import GestureConfig
+
+let examplesDirectory: String = {
+    // Tests/GestureConfigTests/ConfigTests.swift -> the package root.
+    var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
+    parts.removeLast(3)
+    return parts.joined(separator: "/") + "/examples"
+}()
+
+func readFile(_ path: String) -> String? {
+    guard let f = fopen(path, "r") else { return nil }
+    defer { fclose(f) }
+    var out = ""
+    var buf = [CChar](repeating: 0, count: 4096)
+    while fgets(&buf, Int32(buf.count), f) != nil { out += String(cString: buf) }
+    return out
+}
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+@Suite struct ConfigTests {
+    @Test func noRegions_givesTheStandardGestures_withTheFilesThresholds() throws {
+        let c = try ConfigLoader.parse("[thresholds]\ntap_slop = 4.5\nlong_press_duration = 650\n", file: "k.toml")
+        #expect(c.engine.regions.count == 1)
+        #expect(c.engine.regions[0].name == "screen")
+        #expect(c.engine.regions[0].gestures.map(\.name) == ["double_tap", "tap", "long_press", "pan", "swipe", "pinch", "edge_swipe"])
+        #expect(c.engine.regions[0].gestures.allSatisfy { $0.thresholds.tapSlop == 4.5 })
+        #expect(c.engine.regions[0].gestures[2].thresholds.longPressDuration == .milliseconds(650))
+    }
+
+    @Test func emptyFile_isTheBuiltInDefault() throws {
+        let c = try ConfigLoader.parse("# nothing\n", file: "empty.toml")
+        #expect(c.engine == Configuration.standard.engine)
+        #expect(c.geometry == Configuration.standard.geometry)
+    }
+
+    @Test func fullFile_readsEveryPart() throws {
+        let text = """
+            [screen]
+            width = 1280
+            height = 800
+
+            [device]
+            rotation = 90
+            calibration = [1, 0, 0, 0, -1, 1]
+            width_mm = 217
+            height_mm = 136
+            output = [0, 0, 1280, 800]
+
+            [[region]]
+            name = "list"
+            priority = "high"
+
+              [[region.gesture]]
+              kind = "pan"
+              name = "scroll"
+              axis = "vertical"
+              min_fingers = 1
+              max_fingers = 2
+              pan_slop = 5
+
+              [[region.gesture]]
+              kind = "swipe"
+              directions = ["up_left", "down"]
+              simultaneous_with = ["scroll"]
+              requires_failure_of = ["row/slide"]
+
+              [region.drag]
+              projection = 200
+              initial = [0, 100]
+
+              [region.drag.y]
+              min = 0
+              max = inf
+              mode = "rubber_band"
+              factor = 0.5
+              snap = [0, 200, 400]
+
+            [[region]]
+            name = "row"
+            rect = [0, 100, 1280, 80]
+            gesture = [{ kind = "pan", name = "slide", axis = "horizontal" }, { kind = "tap", count = 2, fingers = 1 }]
+            """
+        let c = try ConfigLoader.parse(text, file: "full.toml")
+        #expect(c.geometry.screenWidth == 1280 && c.geometry.rotation == 90 && c.geometry.widthMM == 217)
+        #expect(c.geometry.calibration == [1, 0, 0, 0, -1, 1])
+        let list = c.engine.regions[0]
+        #expect(list.gestures[0].axis == .vertical && list.gestures[0].maxFingers == 2)
+        #expect(list.gestures[0].priority == .high)
+        #expect(list.gestures[0].thresholds.panSlop == 5)
+        #expect(list.gestures[1].directionCount == 8 && list.gestures[1].directions == [.upLeft, .down])
+        #expect(list.drag?.y?.max == .infinity && list.drag?.y?.snapPoints == [0, 200, 400])
+        #expect(list.drag?.projection == .milliseconds(200) && list.drag?.initial == PixelPoint(x: 0, y: 100))
+        let row = c.engine.regions[1]
+        #expect(row.rect == PixelRect(x: 0, y: 100, width: 1280, height: 80))
+        #expect(row.gestures.map(\.name) == ["slide", "tap"])
+        #expect(row.gestures[1].tapCount == 2 && row.gestures[1].minFingers == 1)
+    }
+
+    @Test(arguments: ["bottom-sheet", "swipeable-rows", "photo-viewer", "kiosk-admin"])
+    func examples_load(name: String) throws {
+        let path = "\(examplesDirectory)/\(name).toml"
+        let text = try #require(readFile(path))
+        let c = try ConfigLoader.parse(text, file: path)
+        #expect(!c.engine.regions.isEmpty)
+    }
+
+    static let refusals: [(String, Int, String)] = [
+        // A cycle through implicit ranks: slide must fail before swipe (rule), swipe before tap
+        // (high priority), the two-finger tap before slide (more fingers).
+        ("[[region]]\nname = 'list'\npriority = 'high'\n[[region.gesture]]\nkind = 'swipe'\nrequires_failure_of = ['row/slide']\n[[region]]\nname = 'row'\nrect = [0, 0, 10, 10]\ngesture = [{ kind = 'pan', name = 'slide' }, { kind = 'tap', fingers = 2 }]",
+            6, "rule cycle: "),
+        ("colour = 1", 1, "unknown key 'colour' in the top level"),
+        ("[screen]\nwidth = \"big\"", 2, "'width' must be a number, found a string"),
+        ("[screen]\n\nheight = -5", 3, "'height' must be more than 0"),
+        ("[thresholds]\ntap_slop = nan", 2, "'tap_slop' is NaN"),
+        ("[thresholds]\npan_slop = -1", 2, "'pan_slop' must be at least 0"),
+        ("[thresholds]\ntap_slopp = 1", 2, "unknown key 'tap_slopp' in [thresholds]"),
+        ("[[region]]\nname = 'a'\n[[region.gesture]]\nkind = 'tap'\nslopp = 1", 5, "unknown key 'slopp'"),
+        ("[[region]]\nname = 'a'\n[[region.gesture]]\nkind = 'pan'\ncount = 2", 5, "'count' does not apply to a pan"),
+        ("[[region]]\nname = 'a'\n[[region.gesture]]\nkind = 'wiggle'", 4, "'kind' must be one of"),
+        ("[[region]]\nname = 'a'\n[[region.gesture]]\nname = 'x'", 3, "a gesture needs a 'kind'"),
+        ("[[region]]\nname = 'a'\n[[region.gesture]]\nkind = 'tap'\nrequires_failure_of = ['nope']", 5,
+            "unknown gesture 'nope' in requires_failure_of of 'a/tap'"),
+        ("[[region]]\nname = 'a'\n[[region.gesture]]\nkind = 'tap'\nsimultaneous_with = ['tap']", 5, "names itself"),
+        ("[[region]]\nname = 'a'\n[[region.gesture]]\nkind = 'tap'\nname = 'x'\nrequires_failure_of = ['y']\n[[region.gesture]]\nkind = 'pan'\nname = 'y'\nrequires_failure_of = ['x']",
+            6, "rule cycle: "),
+        ("[[region]]\nname = 'a'\n[[region]]\nname = 'a'", 4, "region 'a' is defined twice"),
+        ("[[region]]\nname = 'a'\nrect = [0, 0, 0, 10]", 3, "width and height more than 0"),
+        ("[[region]]\nrect = [0, 0, 10, 10]", 1, "a [[region]] needs a 'name'"),
+        ("[[region]]\nname = 'a'\n[[region.gesture]]\nkind = 'tap'\n[[region.gesture]]\nkind = 'tap'", 5, "gesture 'tap' is defined twice"),
+        ("[device]\nrotation = 45", 2, "'rotation' must be 0, 90, 180 or 270"),
+        ("[device]\ncalibration = [1, 0, 0]", 2, "'calibration' must hold 6 numbers"),
+        ("[device]\nwidth_mm = 100", 2, "set both 'width_mm' and 'height_mm'"),
+        ("[[region]]\nname = 'a'\n[[region.gesture]]\nkind = 'pan'\naxis = 'diagonal'", 5, "'axis' must be one of \"free\", \"horizontal\", \"vertical\""),
+        ("[[region]]\nname = 'a'\n[[region.gesture]]\nkind = 'pinch'\nmin_fingers = 1", 5, "a pinch needs at least 2 fingers"),
+        ("[[region]]\nname = 'a'\n[region.drag.y]\nmin = 5\nmax = 1", 5, "'max' (1) is less than 'min' (5)"),
+        ("[[region]]\nname = 'a'\n[region.drag.y]\nmode = 'bouncy'", 4, "'mode' must be one of"),
+        ("a = ", 1, "expected a value"),
+        ("a = 1\na = 2", 2, "key 'a' is defined twice"),
+        ("[screen]\nwidth = 1920\n[screen]", 3, "table 'screen' is defined twice"),
+        ("when = 1979-05-27", 1, "dates and times are not supported"),
+        ("s = \"\"\"\nmulti\"\"\"", 1, "multi-line strings are not supported"),
+        ("s = \"open", 1, "unterminated string"),
+        ("x = [1, 2", 1, "expected ',' or ']'"),
+        ("[screen\nwidth = 1", 1, "expected ']'"),
+    ]
+
+    @Test(arguments: refusals)
+    func badConfig_isRefusedWithFileLineAndReason(text: String, line: Int, reason: String) {
+        #expect {
+            _ = try ConfigLoader.parse(text, file: "kiosk.toml")
+        } throws: { error in
+            guard let e = error as? ConfigError else { return false }
+            let ok = e.file == "kiosk.toml" && e.line == line && e.reason.contains(reason)
+            if !ok { print("got \(e)") }
+            return ok
+        }
+    }
+
+    @Test func errorDescription_isFileColonLineColonReason() {
+        let e = ConfigError(file: "/etc/touchgestured.toml", line: 12, reason: "unknown key 'x'")
+        #expect(e.description == "/etc/touchgestured.toml:12: unknown key 'x'")
+    }
+
+    @Test func extraSections_arePassedThrough() throws {
+        _ = try ConfigLoader.parse("[daemon]\nsocket = '/tmp/x'\n", file: "k.toml", extraSections: ["daemon"])
+    }
+}
