@@ -34,7 +34,7 @@ let package = Package(
         .testTarget(
             name: "PipelineTests",
             dependencies: ["Pipeline", "GestureConfig", "TouchFrames", "GestureProtocol", "GestureEngine"],
-            resources: [.copy("Fixtures")]
+            exclude: ["Fixtures"]
         ),
     ]
 )

@@ -216,6 +216,24 @@ import Testing
         #expect(t.event("swipe", .recognized)?.direction == expected)
     }
 
+    @Test func swipe_twoFingerFlick_isASwipeWithTwoFingers() {
+        var t = Timeline()
+        t.down([(1, (400, 500)), (2, (460, 500))])
+        t.dragAll(by: (0, 80), over: .milliseconds(100))
+        t.upAll()
+        let swipe = t.event("swipe", .recognized)
+        #expect(swipe?.fingers == 2)
+        #expect(swipe?.direction == .down)
+    }
+
+    @Test func swipe_sixFingers_isTooMany() {
+        var t = Timeline()
+        t.down((1...6).map { (UInt32($0), (Double($0) * 50 + 200, 500.0)) })
+        t.dragAll(by: (0, 80), over: .milliseconds(100))
+        t.upAll()
+        #expect(t.event("swipe", .recognized) == nil)
+    }
+
     @Test func swipe_eightDirections_diagonal() {
         var s = GestureSpec(.swipe)
         s.directionCount = 8

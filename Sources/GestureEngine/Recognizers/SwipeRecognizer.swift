@@ -11,7 +11,7 @@ struct SwipeRecognizer: Recognizer {
 
     private enum State {
         case idle
-        case tracking(startAt: Timestamp, translation: PixelPoint, maxFingers: Int)
+        case tracking(startAt: Timestamp, translation: PixelPoint, mostFingers: Int)
         case ready(direction: SwipeDirection, speed: Double, position: PixelPoint, fingers: Int)
         case recognized
         case failed(FailReason)
@@ -96,17 +96,17 @@ struct SwipeRecognizer: Recognizer {
             } else if s.count > 0 {
                 tracker.reset()
                 tracker.add(s.time, .zero)
-                state = .tracking(startAt: s.time, translation: .zero, maxFingers: s.count)
+                state = .tracking(startAt: s.time, translation: .zero, mostFingers: s.count)
             }
-        case (.tracking(let startAt, let t0, let maxFingers), .frame(let s)):
+        case (.tracking(let startAt, let t0, let most), .frame(let s)):
             let t = t0 + s.delta
             tracker.add(s.time, t)
             if s.count > maxFingers {
                 state = .failed(.tooManyFingers)
             } else if s.count > 0 {
-                state = .tracking(startAt: startAt, translation: t, maxFingers: max(maxFingers, s.count))
+                state = .tracking(startAt: startAt, translation: t, mostFingers: max(most, s.count))
             } else {
-                state = release(t, maxFingers: maxFingers, at: s)
+                state = release(t, mostFingers: most, at: s)
             }
         case (.tracking, .deadline):
             state = .failed(.tooSlow)
@@ -118,15 +118,15 @@ struct SwipeRecognizer: Recognizer {
         return .none
     }
 
-    private func release(_ t: PixelPoint, maxFingers: Int, at s: FrameSummary) -> State {
-        guard maxFingers >= minFingers else { return .failed(.tooFewFingers) }
+    private func release(_ t: PixelPoint, mostFingers: Int, at s: FrameSummary) -> State {
+        guard mostFingers >= minFingers else { return .failed(.tooFewFingers) }
         guard s.scale.length(t) >= thresholds.swipeMinDistance else { return .failed(.tooShort) }
         let v = tracker.velocity(at: s.time, horizon: thresholds.velocityHorizon)
         guard s.scale.length(v).value >= thresholds.swipeMinVelocity else { return .failed(.tooSlow) }
         let d = Self.direction(of: t, sectors: directionCount)
         let bit = UInt8(Self.order.firstIndex(of: d) ?? 0)
         guard allowed & (1 << bit) != 0 else { return .failed(.wrongDirection) }
-        return .ready(direction: d, speed: v.length, position: s.centroid, fingers: maxFingers)
+        return .ready(direction: d, speed: v.length, position: s.centroid, fingers: mostFingers)
     }
 
     mutating func accept(at time: Timestamp) -> Emissions {

@@ -1,0 +1,251 @@
+import Foundation
+import GestureConfig
+import GestureEngine
+import Pipeline
+import Testing
+import TouchFrames
+
+/// Paths relative to the package root (tests read files in place, no bundle resources).
+enum Paths {
+    static let root: String = {
+        var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
+        parts.removeLast(3)
+        return parts.joined(separator: "/")
+    }()
+    static let fixtures = root + "/Tests/PipelineTests/Fixtures"
+    static let examples = root + "/examples"
+    /// The shared real-panel recordings, beside the checkout (CI has them there).
+    static let shared = root + "/../shared/recordings"
+    static var sharedPresent: Bool { FileManager.default.fileExists(atPath: shared + "/README.md") }
+    static let binary = root + "/.build/debug/touchgesturectl"
+}
+
+func read(_ path: String) throws -> String { try String(contentsOfFile: path, encoding: .utf8) }
+
+func configuration(_ file: String?) throws -> Configuration {
+    guard let file else { return .standard }
+    let path = Paths.examples + "/" + file
+    return try ConfigLoader.parse(try read(path), file: path)
+}
+
+/// Set UPDATE_FIXTURES=1 to rewrite the fixtures and golden outputs after a deliberate change.
+let updating = ProcessInfo.processInfo.environment["UPDATE_FIXTURES"] == "1"
+
+struct Line: Decodable, Equatable {
+    var type: String
+    var gesture: String
+    var phase: String
+    var fingers: Int
+    var name: String?
+    var direction: String?
+    var count: Int?
+    var dx: Double?
+    var dy: Double?
+    var edge: String?
+}
+
+func lines(_ ndjson: String) throws -> [Line] {
+    try ndjson.split(separator: "\n").map { try JSONDecoder().decode(Line.self, from: Data($0.utf8)) }
+}
+
+@Suite struct GoldenReplayTests {
+    @Test(arguments: Scenarios.all.map(\.name))
+    func syntheticRecording_replaysToItsGoldenOutput(name: String) throws {
+        let scenario = Scenarios.all.first { $0.name == name }!
+        var synth = Synth()
+        scenario.build(&synth)
+        let eventsPath = "\(Paths.fixtures)/\(name).events"
+        let goldenPath = "\(Paths.fixtures)/\(name).ndjson"
+        let output = try Replayer.run(synth.recording, description: Synth.panel, configuration: try configuration(scenario.config))
+        if updating {
+            try FileManager.default.createDirectory(atPath: Paths.fixtures, withIntermediateDirectories: true)
+            try synth.text.write(toFile: eventsPath, atomically: true, encoding: .utf8)
+            try output.write(toFile: goldenPath, atomically: true, encoding: .utf8)
+        }
+        // The committed recording is what the generator makes (the fixtures cannot drift)...
+        #expect(try read(eventsPath) == synth.text)
+        // ...and replaying the committed file gives the golden lines, byte for byte.
+        let recording = try Evemu.parse(try read(eventsPath), file: eventsPath)
+        let replayed = try Replayer.run(recording, description: recording.description!, configuration: try configuration(scenario.config))
+        #expect(replayed == (try read(goldenPath)))
+        #expect(!replayed.isEmpty)
+    }
+
+    @Test func tourRecording_isTheDemo() throws {
+        let path = Paths.examples + "/recordings/tour.events"
+        let synth = Scenarios.tour()
+        if updating {
+            try FileManager.default.createDirectory(atPath: Paths.examples + "/recordings", withIntermediateDirectories: true)
+            try synth.text.write(toFile: path, atomically: true, encoding: .utf8)
+        }
+        #expect(try read(path) == synth.text)
+        let out = try lines(try Replayer.run(synth.recording, description: Synth.panel, configuration: .standard))
+        let kinds = Set(out.map(\.gesture))
+        #expect(kinds == ["tap", "long_press", "pan", "swipe", "pinch", "edge_swipe"])
+    }
+
+    @Test func goldenScenarios_sayWhatTheirNamesSay() throws {
+        func run(_ name: String) throws -> [Line] { try lines(try read("\(Paths.fixtures)/\(name).ndjson")) }
+        #expect(try run("tap").map(\.gesture) == ["tap"])
+        #expect(try run("double-tap").map { $0.name ?? $0.gesture } == ["double_tap"])
+        let press = try run("long-press-then-move")
+        #expect(press.first?.gesture == "long_press" && press.first?.phase == "began")
+        #expect(!press.contains { $0.gesture == "pan" })
+        let fling = try run("fling-left")
+        #expect(fling.contains { $0.gesture == "swipe" && $0.direction == "left" })
+        let pinch = try run("pinch-out-and-turn")
+        #expect(pinch.first?.gesture == "pinch" && !pinch.contains { $0.gesture == "pan" })
+        let four = try run("four-finger-drag-down")
+        #expect(four.last?.gesture == "pan" || four.last?.gesture == "swipe")
+        #expect(four.filter { $0.gesture == "pan" }.last?.fingers == 4)
+        #expect(four.filter { $0.gesture == "pan" }.last.map { ($0.dy ?? 0) > 390 } == true)
+        let edge = try run("edge-swipe-from-left")
+        #expect(edge.first?.gesture == "edge_swipe" && edge.first?.edge == "left")
+        let dropped = try run("syn-dropped-mid-pan")
+        #expect(dropped.filter { $0.gesture == "pan" }.last?.phase == "cancelled")
+        #expect(dropped.last?.gesture == "tap")  // the next sequence works
+        #expect(try run("palm-cancels-pan").last?.phase == "cancelled")
+        #expect(try run("bottom-sheet-handle").allSatisfy { $0.name == "drag" })
+        #expect(try run("bottom-sheet-content").allSatisfy { $0.name == "scroll" })
+        #expect(try run("swipeable-row").allSatisfy { $0.name == "slide" })
+        let list = try run("swipeable-row-scrolls-list")
+        #expect(list.contains { $0.name == "scroll" } && list.contains { $0.name == "fling" })
+        #expect(!list.contains { $0.name == "slide" })
+        let photo = try run("photo-select-and-move")
+        #expect(photo.first?.name == "select" && photo.contains { $0.name == "move" })
+        #expect(photo.last?.name == "zoom")
+    }
+}
+
+@Suite struct RealPanelTests {
+    func replay(_ file: String, device: String? = nil) throws -> [Line]? {
+        guard Paths.sharedPresent else {
+            print("skipping: \(Paths.shared) is absent (real-panel recordings live beside the checkout)")
+            return nil
+        }
+        let recording = try Evemu.parse(try read("\(Paths.shared)/\(file)"), file: file)
+        let description: DeviceDescription
+        if let device {
+            description = try Evemu.parse(try read("\(Paths.shared)/\(device)"), file: device).description!
+        } else {
+            description = recording.description!
+        }
+        return try lines(try Replayer.run(recording, description: description, configuration: .standard))
+    }
+
+    /// EP0430M09 is mounted upside down: its "down" recordings move up the screen without a calibration.
+    @Test(arguments: [
+        ("ep0430m09.1-finger-drag-up-down.events", 1), ("ep0430m09.2-finger-scroll-down.events", 2),
+        ("ep0430m09.4-finger-drag-down.events", 4),
+    ])
+    func ep0430m09_drags_arePansWithTheirFingerCount_andNoTaps(file: String, fingers: Int) throws {
+        guard let out = try replay(file) else { return }
+        let pans = out.filter { $0.gesture == "pan" }
+        #expect(pans.first?.phase == "began")
+        #expect(pans.last?.phase == "ended")
+        #expect(pans.last?.fingers == fingers)
+        #expect(!out.contains { $0.gesture == "tap" || $0.gesture == "long_press" || $0.gesture == "pinch" })
+        if fingers > 1 {
+            // "down" as labelled is up on screen (dy < 0), and mostly vertical.
+            #expect((pans.last?.dy ?? 0) < -200)
+            #expect(abs(pans.last?.dx ?? 0) < abs(pans.last?.dy ?? 0) / 3)
+        }
+    }
+
+    @Test func ep0430m09_withTheFlipCalibration_downIsDown() throws {
+        guard Paths.sharedPresent else { return }
+        let path = "\(Paths.shared)/ep0430m09.4-finger-drag-down.events"
+        let recording = try Evemu.parse(try read(path), file: path)
+        let config = try ConfigLoader.parse("[device]\ncalibration = [1, 0, 0, 0, -1, 1]\n", file: "flip.toml")
+        let out = try lines(try Replayer.run(recording, description: recording.description!, configuration: config))
+        #expect((out.filter { $0.gesture == "pan" }.last?.dy ?? 0) > 200)
+    }
+
+    @Test func ep0430m09_twoFingersTouchAndRelease_makeNoMovementGesture() throws {
+        guard let out = try replay("ep0430m09.2-fingers-touch-release.events") else { return }
+        #expect(!out.contains { ["pan", "swipe", "pinch", "edge_swipe"].contains($0.gesture) })
+    }
+
+    @Test(arguments: ["quanta-optical.events", "quanta-optical.touch-hover.events", "quanta-optical.touch-on-left.events"])
+    func quanta_eventsOnly_withTheDescription_replayBalanced(file: String) throws {
+        guard let out = try replay(file, device: "quanta-optical.desc") else { return }
+        #expect(!out.isEmpty)
+        // Every continuous gesture that began also ended.
+        #expect(out.filter { $0.phase == "began" }.count == out.filter { $0.phase == "ended" || $0.phase == "cancelled" }.count)
+    }
+}
+
+/// The real binary, as a user runs it.
+@Suite struct CommandLineTests {
+    func run(_ args: [String]) throws -> (status: Int32, out: String, err: String) {
+        #expect(FileManager.default.isExecutableFile(atPath: Paths.binary), "build first: swift build")
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Paths.binary)
+        p.arguments = args
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+    }
+
+    @Test func replay_printsTheGoldenLines_deterministically() throws {
+        let fixture = "\(Paths.fixtures)/fling-left.events"
+        let a = try run(["replay", fixture])
+        let b = try run(["replay", fixture])
+        #expect(a.status == 0)
+        #expect(a.out == (try read("\(Paths.fixtures)/fling-left.ndjson")))
+        #expect(a.out == b.out)
+    }
+
+    @Test func replay_withAConfig_andEventsOnlyWithDevice() throws {
+        let r = try run(["replay", "--config", Paths.examples + "/bottom-sheet.toml", "\(Paths.fixtures)/bottom-sheet-handle.events"])
+        #expect(r.status == 0)
+        #expect(r.out == (try read("\(Paths.fixtures)/bottom-sheet-handle.ndjson")))
+        guard Paths.sharedPresent else { return }
+        let q = try run(["replay", "--device", Paths.shared + "/quanta-optical.desc", Paths.shared + "/quanta-optical.touch-on-left.events"])
+        #expect(q.status == 0 && q.out.contains("\"long_press\""))
+    }
+
+    @Test func replay_malformedRecording_exitsWithFileLineReason() throws {
+        let path = NSTemporaryDirectory() + "/broken-\(getpid()).events"
+        try "N: x\nA: 35 0 100 0 0 0\nE: 0.1 0003 0035 12\nE: 0.2 zz 0 0\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let r = try run(["replay", path])
+        #expect(r.status != 0)
+        #expect(r.err.contains("\(path):4: bad event type 'zz'"))
+        #expect(r.out.isEmpty)
+    }
+
+    @Test func replay_eventsOnlyWithoutDevice_saysSo() throws {
+        guard Paths.sharedPresent else { return }
+        let r = try run(["replay", Paths.shared + "/quanta-optical.events"])
+        #expect(r.status != 0 && r.err.contains("--device"))
+    }
+
+    @Test func badConfig_isRefusedWithFileLineReason() throws {
+        let path = NSTemporaryDirectory() + "/bad-\(getpid()).toml"
+        try "[screen]\nwidth = 1920\n\n[thresholds]\ntap_slop = -2\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let r = try run(["replay", "--config", path, "\(Paths.fixtures)/tap.events"])
+        #expect(r.status != 0)
+        #expect(r.err.contains("\(path):5: 'tap_slop' must be at least 0"))
+        let c = try run(["check-config", path])
+        #expect(c.status != 0 && c.err.contains("\(path):5:"))
+    }
+
+    @Test func verbose_logsRecognizerTransitions() throws {
+        let r = try run(["replay", "--verbose", "\(Paths.fixtures)/double-tap.events"])
+        #expect(r.status == 0)
+        #expect(r.err.contains("screen/double_tap#0 pressing --contactEnded--> waitingForNextTap"))
+        #expect(r.err.contains("screen/tap#1 ready --rejected--> failed (lost to gesture #0)"))
+    }
+
+    @Test func diagrams_matchTheCommittedDocument() throws {
+        let r = try run(["diagrams"])
+        #expect(r.status == 0)
+        if updating { try r.out.write(toFile: Paths.root + "/docs/STATE-MACHINES.md", atomically: true, encoding: .utf8) }
+        #expect(r.out == (try read(Paths.root + "/docs/STATE-MACHINES.md")), "regenerate: touchgesturectl diagrams > docs/STATE-MACHINES.md")
+    }
+}
