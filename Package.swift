@@ -1,6 +1,8 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+import class Foundation.ProcessInfo
+
 // Dependencies point inward (see docs/ARCHITECTURE.md):
 //   touchgesturectl -> Pipeline -> GestureConfig, GestureProtocol, TouchFrames -> GestureEngine
 // GestureEngine and TouchFrames use the standard library only (TouchFrames builds on GestureEngine's types).
@@ -38,3 +40,17 @@ let package = Package(
         ),
     ]
 )
+
+// Benchmarks (ordo-one/benchmark) are built only on request, so CI's `swift test` does not pay
+// for them: TOUCHGESTURED_BENCHMARKS=1 swift package benchmark (see docs/BENCHMARKS.md).
+if ProcessInfo.processInfo.environment["TOUCHGESTURED_BENCHMARKS"] == "1" {
+    package.dependencies.append(
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]))
+    package.targets.append(
+        .executableTarget(
+            name: "EngineBenchmark",
+            dependencies: [.product(name: "Benchmark", package: "benchmark"), "GestureEngine"],
+            path: "Benchmarks/EngineBenchmark",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ))
+}

@@ -85,6 +85,9 @@ struct Replay: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Log every recognizer transition to stderr.")
     var verbose = false
 
+    @Flag(help: "Print a human-readable line per gesture instead of JSON ('changed' events are left out).")
+    var pretty = false
+
     @Argument(help: "evemu recordings (.events), replayed one after another, each from a fresh engine.")
     var recordings: [String]
 
@@ -106,15 +109,22 @@ struct Replay: ParsableCommand {
                     log.trace("\(names[t.gesture])#\(t.gesture) \(t.from) --\(t.input)--> \(t.to)\(t.reason.map { " (\($0))" } ?? "")", metadata: ["time": "\(t.time.seconds)"])
                 }
             }
+            if pretty {
+                let names = replayer.engine.configuration.gestures.map(\.qualifiedName)
+                replayer.onEvent = { e in
+                    if e.phase != .changed { writeAll(1, Array(prettyLine(e, name: names[e.gesture]).utf8)) }
+                }
+            }
             for e in recording.events {
                 replayer.feed(e)
+                if pretty { replayer.writer.reset() }
                 if replayer.writer.bytes.count > 1 << 16 {
                     writeAll(1, replayer.writer.bytes)
                     replayer.writer.reset()
                 }
             }
             replayer.advance(to: .distantFuture)
-            writeAll(1, replayer.writer.bytes)
+            if !pretty { writeAll(1, replayer.writer.bytes) }
             if replayer.decoder.droppedCount > 0 {
                 log.notice("\(path): \(replayer.decoder.droppedCount) SYN_DROPPED in the recording; sequences cancelled there")
             }
@@ -151,4 +161,30 @@ struct Diagrams: ParsableCommand {
     func run() throws {
         writeAll(1, Array(StateDiagrams.document().utf8))
     }
+}
+
+/// "  2.630s  long_press began        #3  1 finger   at (700, 500)"
+func prettyLine(_ e: GestureEvent, name: String) -> String {
+    func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s + " " : s + String(repeating: " ", count: n - s.count) }
+    func num(_ v: Double) -> String { String(Int(v.rounded())) }
+    let short = name.hasPrefix("screen/") ? String(name.dropFirst(7)) : name
+    var s = pad(String(format3(e.time.seconds)) + "s", 10) + pad(short + " " + e.phase.rawValue, 32)
+    s += pad("#\(e.id)", 5) + pad("\(e.fingers) finger" + (e.fingers == 1 ? "" : "s"), 10)
+    s += "at (\(num(e.position.x)), \(num(e.position.y)))"
+    switch e.kind {
+    case .tap: s += "  count \(e.count)"
+    case .pan: s += "  moved (\(num(e.translation.x)), \(num(e.translation.y))) px"
+        if let t = e.target { s += "  rests at (\(num(t.x)), \(num(t.y)))" }
+    case .swipe: s += "  \(e.direction?.rawValue ?? "?") at \(num(e.speed)) px/s"
+    case .pinch: s += "  scale \(format3(e.scale))  rotation \(num(e.rotation))°"
+    case .edgeSwipe: s += "  from the \(e.edge?.rawValue ?? "?") edge"
+    case .longPress: break
+    }
+    return s + "\n"
+}
+
+func format3(_ v: Double) -> String {
+    let m = Int((v * 1000).rounded())
+    let frac = String(abs(m) % 1000)
+    return (m < 0 ? "-" : "") + String(abs(m) / 1000) + "." + String(repeating: "0", count: 3 - frac.count) + frac
 }

@@ -172,3 +172,29 @@ func readFile(_ path: String) -> String? {
         _ = try ConfigLoader.parse("[daemon]\nsocket = '/tmp/x'\n", file: "k.toml", extraSections: ["daemon"])
     }
 }
+
+/// docs/CONFIG.md names every threshold with its unit and default; docs/PROTOCOL.md every kind.
+@Suite struct DocsTests {
+    static let docs: String = {
+        var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
+        parts.removeLast(3)
+        return parts.joined(separator: "/") + "/docs"
+    }()
+
+    @Test func configDoc_listsEveryThresholdWithItsUnitAndDefault() throws {
+        let doc = try #require(readFile(Self.docs + "/CONFIG.md"))
+        for key in ThresholdKey.all {
+            let value = key.get(.standard)
+            let shown = value == value.rounded() ? String(Int(value)) : String(value)
+            #expect(doc.contains("| `\(key.key)` | \(key.unit.rawValue) | \(shown) |"), "CONFIG.md: \(key.key) \(key.unit.rawValue) \(shown)")
+        }
+    }
+
+    @Test func protocolDoc_namesEveryKindPhaseAndDirection() throws {
+        let doc = try #require(readFile(Self.docs + "/PROTOCOL.md"))
+        for k in GestureKind.allCases { #expect(doc.contains("`\(k.rawValue)`"), "PROTOCOL.md: \(k.rawValue)") }
+        for p in ["began", "changed", "ended", "cancelled", "recognized"] { #expect(doc.contains("`\(p)`")) }
+        for d in SwipeDirection.allCases { #expect(doc.contains("`\(d.rawValue)`"), "PROTOCOL.md: \(d.rawValue)") }
+        for e in ScreenEdge.allCases { #expect(doc.contains("`\(e.rawValue)`")) }
+    }
+}
