@@ -13,9 +13,18 @@ let benchmarks: @Sendable () -> Void = {
         maxIterations: 1_000_000
     )
 
+    // The default config, and one whose pan and pinch take up to 10 fingers (with the default,
+    // more than 5 fingers fail every recognizer at once and the engine has little left to do).
+    var wide = EngineConfiguration.standard()
+    for i in wide.regions[0].gestures.indices where [.pan, .pinch, .swipe].contains(wide.regions[0].gestures[i].kind) {
+        wide.regions[0].gestures[i].maxFingers = 10
+    }
+    let configs: [(String, EngineConfiguration)] = [("default", .standard()), ("up to 10 fingers", wide)]
+
+    for (label, config) in configs {
     for contacts in [1, 2, 5, 10] {
-        Benchmark("engine frame, \(contacts) contacts") { benchmark in
-            var engine = Engine(configuration: .standard())
+        Benchmark("engine frame, \(contacts) contacts, \(label)") { benchmark in
+            var engine = Engine(configuration: config)
             var events: [GestureEvent] = []
             events.reserveCapacity(256)
             var frame = TouchFrame(
@@ -43,5 +52,6 @@ let benchmarks: @Sendable () -> Void = {
             benchmark.stopMeasurement()
             blackHole(events.count)
         }
+    }
     }
 }
