@@ -24,17 +24,7 @@ public struct Configuration: Sendable {
 }
 
 /// A configuration that cannot be used: file, line and reason.
-public struct ConfigError: Error, CustomStringConvertible, Equatable {
-    public var file: String
-    public var line: Int
-    public var reason: String
-    public init(file: String, line: Int, reason: String) {
-        self.file = file
-        self.line = line
-        self.reason = reason
-    }
-    public var description: String { "\(file):\(line): \(reason)" }
-}
+public typealias ConfigError = FileLineError
 
 /// The unit of a threshold key, for parsing and for docs.
 public enum ThresholdUnit: String, Sendable {

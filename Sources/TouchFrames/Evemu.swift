@@ -13,8 +13,9 @@ public struct Recording: Sendable {
     }
 }
 
-/// A recording that cannot be read: where and why.
-public struct RecordingError: Error, CustomStringConvertible, Equatable {
+/// A text file (a recording, a configuration) that cannot be used: where and why. Printed as
+/// `FILE:LINE: reason`, the form editors and compilers use.
+public struct FileLineError: Error, CustomStringConvertible, Equatable {
     public var file: String
     public var line: Int
     public var reason: String
@@ -25,6 +26,9 @@ public struct RecordingError: Error, CustomStringConvertible, Equatable {
     }
     public var description: String { "\(file):\(line): \(reason)" }
 }
+
+/// A recording that cannot be read.
+public typealias RecordingError = FileLineError
 
 public enum Evemu {
     /// Parses an evemu recording. `file` names it in errors.

@@ -14,17 +14,7 @@ struct EdgeSwipeRecognizer: Recognizer {
         var fingers: Int
     }
 
-    private enum State {
-        case idle
-        case tracking(Drag)
-        case ready(Drag)
-        case readyLifted(Drag)
-        case active(Drag)
-        case ended
-        case failed(FailReason)
-    }
-
-    private var state = State.idle
+    private var state = ContinuousLifecycle<Drag, Drag>.idle
 
     init(fingers: Int, edges: Set<ScreenEdge>, screen: PixelRect, thresholds: Thresholds) {
         self.fingers = fingers
@@ -37,47 +27,19 @@ struct EdgeSwipeRecognizer: Recognizer {
         self.thresholds = thresholds
     }
 
-    static let transitions: [(from: StaticString, input: StaticString, to: StaticString)] = [
-        ("idle", "contactBegan", "tracking"), ("idle", "contactBegan", "failed"),
-        ("tracking", "contactBegan", "tracking"), ("tracking", "contactBegan", "failed"),
-        ("tracking", "contactBegan", "ready"),
-        ("tracking", "contactMoved", "tracking"), ("tracking", "contactMoved", "ready"),
-        ("tracking", "contactMoved", "failed"), ("tracking", "contactEnded", "failed"),
-        ("tracking", "contactEnded", "tracking"), ("tracking", "contactEnded", "ready"),
-        ("ready", "contactBegan", "ready"), ("ready", "contactMoved", "ready"), ("ready", "contactEnded", "ready"),
-        ("ready", "contactEnded", "readyLifted"), ("ready", "accepted", "active"), ("readyLifted", "accepted", "ended"),
-        ("active", "contactBegan", "active"), ("active", "contactMoved", "active"),
-        ("active", "contactEnded", "active"), ("active", "contactEnded", "ended"),
-        ("idle", "rejected", "failed"), ("tracking", "rejected", "failed"), ("ready", "rejected", "failed"),
-        ("readyLifted", "rejected", "failed"), ("active", "rejected", "failed"),
-    ]
+    static let transitions: [(from: StaticString, input: StaticString, to: StaticString)] =
+        [
+            ("idle", "contactBegan", "tracking"), ("idle", "contactBegan", "failed"),
+            ("tracking", "contactBegan", "tracking"), ("tracking", "contactBegan", "failed"),
+            ("tracking", "contactBegan", "ready"),
+            ("tracking", "contactMoved", "tracking"), ("tracking", "contactMoved", "ready"),
+            ("tracking", "contactMoved", "failed"), ("tracking", "contactEnded", "failed"),
+            ("tracking", "contactEnded", "tracking"), ("tracking", "contactEnded", "ready"),
+        ] + ContinuousLifecycle<Drag, Drag>.sharedTransitions(tracking: "tracking")
 
-    var stateName: StaticString {
-        switch state {
-        case .idle: return "idle"
-        case .tracking: return "tracking"
-        case .ready: return "ready"
-        case .readyLifted: return "readyLifted"
-        case .active: return "active"
-        case .ended: return "ended"
-        case .failed: return "failed"
-        }
-    }
-
-    var status: RecognizerStatus {
-        switch state {
-        case .idle, .tracking: return .possible
-        case .ready, .readyLifted: return .ready
-        case .active: return .active
-        case .ended: return .finished
-        case .failed: return .failed
-        }
-    }
-
-    var failure: FailReason? {
-        if case .failed(let r) = state { return r }
-        return nil
-    }
+    var stateName: StaticString { state.name(tracking: "tracking") }
+    var status: RecognizerStatus { state.status }
+    var failure: FailReason? { state.failure }
 
     var deadline: Timestamp? { nil }
 
@@ -114,7 +76,7 @@ struct EdgeSwipeRecognizer: Recognizer {
         }
     }
 
-    private func event(_ phase: GesturePhase, _ time: Timestamp, _ d: Drag) -> GestureEvent {
+    private func event(_ phase: GesturePhase, _ time: Timestamp, _ d: Drag, _: Timestamp? = nil) -> GestureEvent {
         var e = GestureEvent(kind: .edgeSwipe, phase: phase, time: time, position: d.position)
         e.fingers = d.fingers
         e.translation = d.translation
@@ -159,7 +121,7 @@ struct EdgeSwipeRecognizer: Recognizer {
             }
         case (.ready(let d0), .frame(let s)):
             let d = moved(d0, s)
-            state = s.count == 0 ? .readyLifted(d) : .ready(d)
+            state = s.count == 0 ? .readyLifted(d, liftedAt: s.time) : .ready(d)
         case (.active(let d0), .frame(let s)):
             let d = moved(d0, s)
             if s.count == 0 {
@@ -177,25 +139,9 @@ struct EdgeSwipeRecognizer: Recognizer {
         return .none
     }
 
-    mutating func accept(at time: Timestamp) -> Emissions {
-        switch state {
-        case .ready(let d):
-            state = .active(d)
-            return Emissions(event(.began, time, d))
-        case .readyLifted(let d):
-            state = .ended
-            return Emissions(event(.began, time, d), event(.ended, time, d))
-        case .idle, .tracking, .active, .ended, .failed:
-            return .none
-        }
-    }
+    mutating func accept(at time: Timestamp) -> Emissions { state.accept(at: time, event) }
 
     mutating func reject(at time: Timestamp, because reason: FailReason) -> Emissions {
-        if case .active(let d) = state {
-            state = .failed(reason)
-            return Emissions(event(.cancelled, time, d))
-        }
-        state = .failed(reason)
-        return .none
+        state.reject(at: time, because: reason, event)
     }
 }

@@ -7,17 +7,21 @@ struct PanRecognizer: Recognizer {
     let axis: PanAxis
     let thresholds: Thresholds
 
-    private enum State {
-        case idle
-        case tracking(startAt: Timestamp, translation: PixelPoint, fingers: Int)
-        case ready(translation: PixelPoint, fingers: Int, position: PixelPoint)
-        case readyLifted(translation: PixelPoint, fingers: Int, position: PixelPoint, liftedAt: Timestamp)
-        case active(translation: PixelPoint, fingers: Int, position: PixelPoint)
-        case ended
-        case failed(FailReason)
+    /// While deciding: when it started, how far the centroid moved, how many fingers are down now.
+    struct Tracking {
+        var startAt: Timestamp
+        var translation: PixelPoint
+        var fingers: Int
     }
 
-    private var state = State.idle
+    /// Once past the slop: translation, the most fingers so far, the centroid.
+    struct Drag {
+        var translation: PixelPoint
+        var fingers: Int
+        var position: PixelPoint
+    }
+
+    private var state = ContinuousLifecycle<Tracking, Drag>.idle
     private var tracker: VelocityTracker
 
     init(minFingers: Int, maxFingers: Int, axis: PanAxis, thresholds: Thresholds) {
@@ -28,53 +32,22 @@ struct PanRecognizer: Recognizer {
         tracker = VelocityTracker(horizon: thresholds.velocityHorizon)
     }
 
-    static let transitions: [(from: StaticString, input: StaticString, to: StaticString)] = [
-        ("idle", "contactBegan", "tracking"), ("idle", "contactBegan", "failed"),
-        ("tracking", "contactBegan", "tracking"), ("tracking", "contactBegan", "ready"),
-        ("tracking", "contactBegan", "failed"), ("tracking", "contactMoved", "tracking"),
-        ("tracking", "contactMoved", "ready"), ("tracking", "contactMoved", "failed"),
-        ("tracking", "contactEnded", "tracking"), ("tracking", "contactEnded", "ready"),
-        ("tracking", "contactEnded", "failed"), ("tracking", "deadline", "failed"),
-        ("ready", "contactBegan", "ready"), ("ready", "contactMoved", "ready"), ("ready", "contactEnded", "ready"),
-        ("ready", "contactEnded", "readyLifted"),
-        ("ready", "accepted", "active"), ("readyLifted", "accepted", "ended"),
-        ("active", "contactBegan", "active"), ("active", "contactMoved", "active"),
-        ("active", "contactEnded", "active"), ("active", "contactEnded", "ended"),
-        ("idle", "rejected", "failed"), ("tracking", "rejected", "failed"), ("ready", "rejected", "failed"),
-        ("readyLifted", "rejected", "failed"), ("active", "rejected", "failed"),
-    ]
+    static let transitions: [(from: StaticString, input: StaticString, to: StaticString)] =
+        [
+            ("idle", "contactBegan", "tracking"), ("idle", "contactBegan", "failed"),
+            ("tracking", "contactBegan", "tracking"), ("tracking", "contactBegan", "ready"),
+            ("tracking", "contactBegan", "failed"), ("tracking", "contactMoved", "tracking"),
+            ("tracking", "contactMoved", "ready"), ("tracking", "contactMoved", "failed"),
+            ("tracking", "contactEnded", "tracking"), ("tracking", "contactEnded", "ready"),
+            ("tracking", "contactEnded", "failed"), ("tracking", "deadline", "failed"),
+        ] + ContinuousLifecycle<Tracking, Drag>.sharedTransitions(tracking: "tracking")
 
-    var stateName: StaticString {
-        switch state {
-        case .idle: return "idle"
-        case .tracking: return "tracking"
-        case .ready: return "ready"
-        case .readyLifted: return "readyLifted"
-        case .active: return "active"
-        case .ended: return "ended"
-        case .failed: return "failed"
-        }
-    }
-
-    var status: RecognizerStatus {
-        switch state {
-        case .idle, .tracking: return .possible
-        case .ready, .readyLifted: return .ready
-        case .active: return .active
-        case .ended: return .finished
-        case .failed: return .failed
-        }
-    }
-
-    var failure: FailReason? {
-        if case .failed(let r) = state { return r }
-        return nil
-    }
+    var stateName: StaticString { state.name(tracking: "tracking") }
+    var status: RecognizerStatus { state.status }
+    var failure: FailReason? { state.failure }
 
     var deadline: Timestamp? {
-        if case .tracking(let startAt, _, let fingers) = state, fingers < minFingers {
-            return startAt + thresholds.fingerSettle
-        }
+        if case .tracking(let t) = state, t.fingers < minFingers { return t.startAt + thresholds.fingerSettle }
         return nil
     }
 
@@ -92,14 +65,12 @@ struct PanRecognizer: Recognizer {
         }
     }
 
-    private func event(
-        _ phase: GesturePhase, _ time: Timestamp, _ t: PixelPoint, _ fingers: Int, _ position: PixelPoint,
-        velocityAt: Timestamp? = nil
-    ) -> GestureEvent {
-        var e = GestureEvent(kind: .pan, phase: phase, time: time, position: position)
-        e.fingers = fingers
-        e.translation = project(t)
-        e.velocity = project(tracker.velocity(at: velocityAt ?? time, horizon: thresholds.velocityHorizon))
+    /// Velocity is taken at the lift when the arena let the pan go only after it.
+    private func event(_ phase: GesturePhase, _ time: Timestamp, _ d: Drag, _ liftedAt: Timestamp? = nil) -> GestureEvent {
+        var e = GestureEvent(kind: .pan, phase: phase, time: time, position: d.position)
+        e.fingers = d.fingers
+        e.translation = project(d.translation)
+        e.velocity = project(tracker.velocity(at: liftedAt ?? time, horizon: thresholds.velocityHorizon))
         e.axis = axis
         return e
     }
@@ -128,47 +99,51 @@ struct PanRecognizer: Recognizer {
             } else if s.count > 0 {
                 tracker.reset()
                 tracker.add(s.time, .zero)
-                state = .tracking(startAt: s.time, translation: .zero, fingers: s.count)
+                state = .tracking(Tracking(startAt: s.time, translation: .zero, fingers: s.count))
             }
-        case (.tracking(let startAt, let t0, _), .frame(let s)):
-            let t = t0 + s.delta
-            tracker.add(s.time, t)
-            let settled = s.time >= startAt + thresholds.fingerSettle
+        case (.tracking(var k), .frame(let s)):
+            k.translation += s.delta
+            k.fingers = s.count
+            tracker.add(s.time, k.translation)
             if s.count == 0 {
                 state = .failed(.liftedTooSoon)
             } else if s.count > maxFingers {
                 state = .failed(.tooManyFingers)
-            } else if movedAlongOtherAxis(t, s.scale) {
+            } else if movedAlongOtherAxis(k.translation, s.scale) {
                 state = .failed(.wrongAxis)
             } else if s.count < minFingers {
-                state = settled ? .failed(.tooFewFingers) : .tracking(startAt: startAt, translation: t, fingers: s.count)
-            } else if travel(t, s.scale) >= thresholds.panSlop
-                && (axis == .free || s.scale.length(t) >= thresholds.axisLockThreshold)
+                state = s.time >= k.startAt + thresholds.fingerSettle ? .failed(.tooFewFingers) : .tracking(k)
+            } else if travel(k.translation, s.scale) >= thresholds.panSlop
+                && (axis == .free || s.scale.length(k.translation) >= thresholds.axisLockThreshold)
             {
-                state = .ready(translation: t, fingers: s.count, position: s.centroid)
+                state = .ready(Drag(translation: k.translation, fingers: s.count, position: s.centroid))
             } else {
-                state = .tracking(startAt: startAt, translation: t, fingers: s.count)
+                state = .tracking(k)
             }
         case (.tracking, .deadline):
             state = .failed(.tooFewFingers)
-        case (.ready(let t0, let fingers, _), .frame(let s)):
-            let t = t0 + s.delta
-            tracker.add(s.time, t)
+        case (.ready(var d), .frame(let s)):
+            d.translation += s.delta
+            tracker.add(s.time, d.translation)
             if s.count == 0 {
-                state = .readyLifted(translation: t, fingers: fingers, position: s.centroid, liftedAt: s.time)
+                d.position = s.centroid
+                state = .readyLifted(d, liftedAt: s.time)
             } else {
-                state = .ready(translation: t, fingers: max(fingers, s.count), position: s.centroid)
+                d.fingers = max(d.fingers, s.count)
+                d.position = s.centroid
+                state = .ready(d)
             }
-        case (.active(let t0, let fingers, _), .frame(let s)):
-            let t = t0 + s.delta
-            tracker.add(s.time, t)
+        case (.active(var d), .frame(let s)):
+            d.translation += s.delta
+            d.position = s.centroid
+            tracker.add(s.time, d.translation)
             if s.count < minFingers {
                 state = .ended
-                return Emissions(event(.ended, s.time, t, fingers, s.centroid))
+                return Emissions(event(.ended, s.time, d))
             }
-            let most = max(fingers, s.count)
-            state = .active(translation: t, fingers: most, position: s.centroid)
-            if project(s.delta) != .zero { return Emissions(event(.changed, s.time, t, most, s.centroid)) }
+            d.fingers = max(d.fingers, s.count)
+            state = .active(d)
+            if project(s.delta) != .zero { return Emissions(event(.changed, s.time, d)) }
         case (.readyLifted, .frame), (.ended, .frame), (.failed, .frame):
             break
         case (.idle, .deadline), (.ready, .deadline), (.readyLifted, .deadline), (.active, .deadline),
@@ -178,27 +153,9 @@ struct PanRecognizer: Recognizer {
         return .none
     }
 
-    mutating func accept(at time: Timestamp) -> Emissions {
-        switch state {
-        case .ready(let t, let fingers, let position):
-            state = .active(translation: t, fingers: fingers, position: position)
-            return Emissions(event(.began, time, t, fingers, position))
-        case .readyLifted(let t, let fingers, let position, let liftedAt):
-            state = .ended
-            return Emissions(
-                event(.began, time, t, fingers, position, velocityAt: liftedAt),
-                event(.ended, time, t, fingers, position, velocityAt: liftedAt))
-        case .idle, .tracking, .active, .ended, .failed:
-            return .none
-        }
-    }
+    mutating func accept(at time: Timestamp) -> Emissions { state.accept(at: time, event) }
 
     mutating func reject(at time: Timestamp, because reason: FailReason) -> Emissions {
-        if case .active(let t, let fingers, let position) = state {
-            state = .failed(reason)
-            return Emissions(event(.cancelled, time, t, fingers, position))
-        }
-        state = .failed(reason)
-        return .none
+        state.reject(at: time, because: reason, event)
     }
 }

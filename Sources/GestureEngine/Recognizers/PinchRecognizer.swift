@@ -6,24 +6,20 @@ struct PinchRecognizer: Recognizer {
     let maxFingers: Int
     let thresholds: Thresholds
 
-    private struct Shape {
+    struct Shape {
         var scale: Double = 1
         var rotation: Double = 0  // radians
         var fingers: Int = 0
         var position: PixelPoint = .zero
     }
 
-    private enum State {
-        case idle
-        case tracking(startAt: Timestamp, shape: Shape)
-        case ready(Shape)
-        case readyLifted(Shape)
-        case active(Shape)
-        case ended
-        case failed(FailReason)
+    /// While deciding: when it started, and the shape so far.
+    struct Tracking {
+        var startAt: Timestamp
+        var shape: Shape
     }
 
-    private var state = State.idle
+    private var state = ContinuousLifecycle<Tracking, Shape>.idle
 
     init(minFingers: Int, maxFingers: Int, thresholds: Thresholds) {
         self.minFingers = max(2, minFingers)
@@ -31,54 +27,24 @@ struct PinchRecognizer: Recognizer {
         self.thresholds = thresholds
     }
 
-    static let transitions: [(from: StaticString, input: StaticString, to: StaticString)] = [
-        ("idle", "contactBegan", "tracking"), ("idle", "contactBegan", "failed"),
-        ("tracking", "contactBegan", "tracking"), ("tracking", "contactBegan", "failed"),
-        ("tracking", "contactBegan", "ready"),
-        ("tracking", "contactMoved", "tracking"), ("tracking", "contactMoved", "ready"),
-        ("tracking", "contactMoved", "failed"),
-        ("tracking", "contactEnded", "tracking"), ("tracking", "contactEnded", "ready"),
-        ("tracking", "contactEnded", "failed"),
-        ("tracking", "deadline", "failed"),
-        ("ready", "contactBegan", "ready"), ("ready", "contactMoved", "ready"), ("ready", "contactEnded", "ready"),
-        ("ready", "contactEnded", "readyLifted"), ("ready", "accepted", "active"), ("readyLifted", "accepted", "ended"),
-        ("active", "contactBegan", "active"), ("active", "contactMoved", "active"),
-        ("active", "contactEnded", "active"), ("active", "contactEnded", "ended"),
-        ("idle", "rejected", "failed"), ("tracking", "rejected", "failed"), ("ready", "rejected", "failed"),
-        ("readyLifted", "rejected", "failed"), ("active", "rejected", "failed"),
-    ]
+    static let transitions: [(from: StaticString, input: StaticString, to: StaticString)] =
+        [
+            ("idle", "contactBegan", "tracking"), ("idle", "contactBegan", "failed"),
+            ("tracking", "contactBegan", "tracking"), ("tracking", "contactBegan", "failed"),
+            ("tracking", "contactBegan", "ready"),
+            ("tracking", "contactMoved", "tracking"), ("tracking", "contactMoved", "ready"),
+            ("tracking", "contactMoved", "failed"),
+            ("tracking", "contactEnded", "tracking"), ("tracking", "contactEnded", "ready"),
+            ("tracking", "contactEnded", "failed"),
+            ("tracking", "deadline", "failed"),
+        ] + ContinuousLifecycle<Tracking, Shape>.sharedTransitions(tracking: "tracking")
 
-    var stateName: StaticString {
-        switch state {
-        case .idle: return "idle"
-        case .tracking: return "tracking"
-        case .ready: return "ready"
-        case .readyLifted: return "readyLifted"
-        case .active: return "active"
-        case .ended: return "ended"
-        case .failed: return "failed"
-        }
-    }
-
-    var status: RecognizerStatus {
-        switch state {
-        case .idle, .tracking: return .possible
-        case .ready, .readyLifted: return .ready
-        case .active: return .active
-        case .ended: return .finished
-        case .failed: return .failed
-        }
-    }
-
-    var failure: FailReason? {
-        if case .failed(let r) = state { return r }
-        return nil
-    }
+    var stateName: StaticString { state.name(tracking: "tracking") }
+    var status: RecognizerStatus { state.status }
+    var failure: FailReason? { state.failure }
 
     var deadline: Timestamp? {
-        if case .tracking(let startAt, let shape) = state, shape.fingers < minFingers {
-            return startAt + thresholds.fingerSettle
-        }
+        if case .tracking(let k) = state, k.shape.fingers < minFingers { return k.startAt + thresholds.fingerSettle }
         return nil
     }
 
@@ -86,7 +52,7 @@ struct PinchRecognizer: Recognizer {
 
     private static let degreesPerRadian = 57.295_779_513_082_32
 
-    private func event(_ phase: GesturePhase, _ time: Timestamp, _ shape: Shape) -> GestureEvent {
+    private func event(_ phase: GesturePhase, _ time: Timestamp, _ shape: Shape, _: Timestamp? = nil) -> GestureEvent {
         var e = GestureEvent(kind: .pinch, phase: phase, time: time, position: shape.position)
         e.fingers = shape.fingers
         e.scale = shape.scale
@@ -109,31 +75,30 @@ struct PinchRecognizer: Recognizer {
             if s.count > maxFingers {
                 state = .failed(.tooManyFingers)
             } else if s.count > 0 {
-                state = .tracking(startAt: s.time, shape: updated(Shape(), s))
+                state = .tracking(Tracking(startAt: s.time, shape: updated(Shape(), s)))
             }
-        case (.tracking(let startAt, let shape0), .frame(let s)):
-            let shape = updated(shape0, s)
+        case (.tracking(var k), .frame(let s)):
+            k.shape = updated(k.shape, s)
             if s.count == 0 {
                 state = .failed(.liftedTooSoon)
             } else if s.count > maxFingers {
                 state = .failed(.tooManyFingers)
             } else if s.count < minFingers {
-                state = s.time >= startAt + thresholds.fingerSettle
-                    ? .failed(.tooFewFingers) : .tracking(startAt: startAt, shape: shape)
+                state = s.time >= k.startAt + thresholds.fingerSettle ? .failed(.tooFewFingers) : .tracking(k)
             } else {
-                let spanChange = s.spread.value * abs(1 - 1 / shape.scale)
-                let turned = abs(shape.rotation) * Self.degreesPerRadian
+                let spanChange = s.spread.value * abs(1 - 1 / k.shape.scale)
+                let turned = abs(k.shape.rotation) * Self.degreesPerRadian
                 if spanChange >= thresholds.pinchSlop.value || turned >= thresholds.rotationSlop {
-                    state = .ready(shape)
+                    state = .ready(k.shape)
                 } else {
-                    state = .tracking(startAt: startAt, shape: shape)
+                    state = .tracking(k)
                 }
             }
         case (.tracking, .deadline):
             state = .failed(.tooFewFingers)
         case (.ready(let shape0), .frame(let s)):
             let shape = updated(shape0, s)
-            state = s.count < minFingers ? .readyLifted(shape) : .ready(shape)
+            state = s.count < minFingers ? .readyLifted(shape, liftedAt: s.time) : .ready(shape)
         case (.active(let shape0), .frame(let s)):
             let shape = updated(shape0, s)
             if s.count < minFingers {
@@ -153,25 +118,9 @@ struct PinchRecognizer: Recognizer {
         return .none
     }
 
-    mutating func accept(at time: Timestamp) -> Emissions {
-        switch state {
-        case .ready(let shape):
-            state = .active(shape)
-            return Emissions(event(.began, time, shape))
-        case .readyLifted(let shape):
-            state = .ended
-            return Emissions(event(.began, time, shape), event(.ended, time, shape))
-        case .idle, .tracking, .active, .ended, .failed:
-            return .none
-        }
-    }
+    mutating func accept(at time: Timestamp) -> Emissions { state.accept(at: time, event) }
 
     mutating func reject(at time: Timestamp, because reason: FailReason) -> Emissions {
-        if case .active(let shape) = state {
-            state = .failed(reason)
-            return Emissions(event(.cancelled, time, shape))
-        }
-        state = .failed(reason)
-        return .none
+        state.reject(at: time, because: reason, event)
     }
 }
