@@ -4,7 +4,7 @@ import PackageDescription
 import class Foundation.ProcessInfo
 
 // Dependencies point inward (see docs/ARCHITECTURE.md):
-//   touchgesturectl -> Pipeline -> GestureConfig, GestureProtocol, TouchFrames -> GestureEngine
+//   touchgesturectl -> Trace -> Pipeline -> GestureConfig, GestureProtocol, TouchFrames -> GestureEngine
 // GestureEngine and TouchFrames use the standard library only (TouchFrames builds on GestureEngine's types).
 let package = Package(
     name: "touchgestured",
@@ -22,10 +22,11 @@ let package = Package(
         .target(name: "GestureConfig", dependencies: ["GestureEngine", "TouchFrames"]),
         .target(name: "GestureProtocol", dependencies: ["GestureEngine"]),
         .target(name: "Pipeline", dependencies: ["GestureEngine", "TouchFrames", "GestureConfig", "GestureProtocol"]),
+        .target(name: "Trace", dependencies: ["Pipeline", "GestureConfig", "TouchFrames", "GestureEngine"]),
         .executableTarget(
             name: "touchgesturectl",
             dependencies: [
-                "Pipeline", "GestureConfig", "TouchFrames", "GestureProtocol", "GestureEngine",
+                "Pipeline", "GestureConfig", "TouchFrames", "GestureProtocol", "GestureEngine", "Trace",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -35,7 +36,7 @@ let package = Package(
         .testTarget(name: "GestureConfigTests", dependencies: ["GestureConfig", "GestureEngine"]),
         .testTarget(
             name: "PipelineTests",
-            dependencies: ["Pipeline", "GestureConfig", "TouchFrames", "GestureProtocol", "GestureEngine"],
+            dependencies: ["Pipeline", "GestureConfig", "TouchFrames", "GestureProtocol", "GestureEngine", "Trace"],
             exclude: ["Fixtures"]
         ),
     ]

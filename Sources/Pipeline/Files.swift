@@ -45,3 +45,37 @@ public func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
         offset += n
     }
 }
+
+/// Writes a whole text file (created with mode 0644, replaced if present).
+public func writeTextFile(_ path: String, _ text: String) throws(FileError) {
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    guard fd >= 0 else { throw FileError(path: path, reason: String(cString: strerror(errno))) }
+    defer { close(fd) }
+    let bytes = Array(text.utf8)
+    var offset = 0
+    while offset < bytes.count {
+        let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+        if n < 0 {
+            if errno == EINTR { continue }
+            throw FileError(path: path, reason: String(cString: strerror(errno)))
+        }
+        offset += n
+    }
+}
+
+/// Runs a program (looked up in PATH) with arguments and waits; returns its exit status, or nil
+/// when it could not be started (not installed).
+public func runProgram(_ argv: [String]) -> Int32? {
+    var pid: pid_t = 0
+    var cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+    defer { for p in cArgs { free(p) } }
+    let rc = posix_spawnp(&pid, argv[0], nil, nil, &cArgs, environ)
+    guard rc == 0 else { return nil }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 {
+        if errno != EINTR { return nil }
+    }
+    // WIFEXITED / WEXITSTATUS are macros: decode the wait status by hand.
+    if status & 0x7f == 0 { return (status >> 8) & 0xff }
+    return 128 + (status & 0x7f)
+}

@@ -4,6 +4,7 @@ import GestureEngine
 import GestureProtocol
 import Logging
 import Pipeline
+import Trace
 import TouchFrames
 
 #if canImport(Glibc)
@@ -15,7 +16,7 @@ struct TouchGestureCtl: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "touchgesturectl",
         abstract: "Tools for touchgestured, the touchscreen gesture daemon.",
-        subcommands: [Replay.self, CheckConfig.self, Diagrams.self]
+        subcommands: [Replay.self, TraceCommand.self, CheckConfig.self, Diagrams.self]
     )
 }
 
@@ -187,4 +188,58 @@ func format3(_ v: Double) -> String {
     let m = Int((v * 1000).rounded())
     let frac = String(abs(m) % 1000)
     return (m < 0 ? "-" : "") + String(abs(m) / 1000) + "." + String(repeating: "0", count: 3 - frac.count) + frac
+}
+
+struct TraceCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "trace",
+        abstract: "Draw a recording with what the engine recognized: paths, regions, gestures, the arena's decisions, each recognizer's state over time.",
+        discussion: """
+            Writes an SVG, or a PNG when OUT ends in .png or --png is given (rendered by rsvg-convert, \
+            from Debian's librsvg2-bin). Uses the same replay path as `replay`. Deterministic.
+            """
+    )
+
+    @Option(name: .long, help: "Configuration file (TOML); the built-in default without it.")
+    var config: String?
+
+    @Option(name: .long, help: "Device description (evemu .desc) for recordings that carry only events.")
+    var device: String?
+
+    @Option(name: .shortAndLong, help: "Output file (.svg or .png).")
+    var output: String
+
+    @Flag(help: "Write a PNG (also chosen by an output name ending in .png).")
+    var png = false
+
+    @Argument(help: "The evemu recording.")
+    var recording: String
+
+    func run() throws {
+        let configuration = try loadConfiguration(config)
+        let (rec, description) = try loadRecording(recording, device: device)
+        let trace: TraceRecording
+        do {
+            trace = try TraceRecording.record(rec, description: description, configuration: configuration)
+        } catch {
+            throw fail("\(recording): \(error)")
+        }
+        let svg = TraceSVG.render(trace)
+        let wantsPNG = png || output.hasSuffix(".png")
+        do {
+            if !wantsPNG {
+                try writeTextFile(output, svg)
+                return
+            }
+            let temporary = output + ".svg.tmp"
+            try writeTextFile(temporary, svg)
+            defer { unlink(temporary) }
+            guard let status = runProgram(["rsvg-convert", "--format=png", "--background-color=white", "-o", output, temporary]) else {
+                throw fail("rsvg-convert is not installed (apt-get install librsvg2-bin), or write the SVG with -o OUT.svg")
+            }
+            guard status == 0 else { throw fail("rsvg-convert failed with status \(status)") }
+        } catch let e as FileError {
+            throw fail(e.description)
+        }
+    }
 }

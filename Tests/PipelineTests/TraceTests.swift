@@ -1,0 +1,126 @@
+import Foundation
+import GestureConfig
+import GestureEngine
+import Pipeline
+import Testing
+import Trace
+import TouchFrames
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
+
+/// `touchgesturectl trace`: golden SVGs, well-formed XML, PNG size, every shared recording.
+@Suite struct TraceTests {
+    static let goldens: [(name: String, fixture: String, config: String?)] = [
+        ("tap-vs-double-tap", "double-tap", nil),
+        ("single-tap-waits", "tap", nil),
+        ("row-slides", "swipeable-row", "swipeable-rows.toml"),
+        ("row-vs-scroll", "swipeable-row-scrolls-list", "swipeable-rows.toml"),
+        ("sheet-snaps", "bottom-sheet-handle", "bottom-sheet.toml"),
+        ("photo-select-move-zoom", "photo-select-and-move", "photo-viewer.toml"),
+    ]
+
+    static func svg(fixture: String, config: String?) throws -> String {
+        let path = "\(Paths.fixtures)/\(fixture).events"
+        let recording = try Evemu.parse(try read(path), file: path)
+        let trace = try TraceRecording.record(recording, description: recording.description!, configuration: try configuration(config))
+        return TraceSVG.render(trace)
+    }
+
+    static func wellFormed(_ svg: String) -> Bool {
+        let parser = XMLParser(data: Data(svg.utf8))
+        return parser.parse()
+    }
+
+    @Test(arguments: goldens.map(\.name))
+    func golden(name: String) throws {
+        let g = Self.goldens.first { $0.name == name }!
+        let out = try Self.svg(fixture: g.fixture, config: g.config)
+        let path = "\(Paths.fixtures)/trace/\(name).svg"
+        if updating {
+            try FileManager.default.createDirectory(atPath: "\(Paths.fixtures)/trace", withIntermediateDirectories: true)
+            try out.write(toFile: path, atomically: true, encoding: .utf8)
+        }
+        #expect(out == (try read(path)), "regenerate with UPDATE_FIXTURES=1 after a deliberate change, and look at it")
+        #expect(Self.wellFormed(out))
+        // Deterministic.
+        #expect(out == (try Self.svg(fixture: g.fixture, config: g.config)))
+    }
+
+    @Test func picture_explainsTheArenasDecisions() throws {
+        // Tap vs double tap: the single tap waited (ready) and lost to the double tap.
+        let dt = try Self.svg(fixture: "double-tap", config: nil)
+        #expect(dt.contains("double_tap ×2 · 1 finger"))
+        #expect(dt.contains("<title>tap failed: lost to double_tap</title>"))
+        #expect(dt.contains("<title>tap ready "))  // the wait is drawn as a segment
+        // Axis lock: the row's pan failed because the drag went along the other axis.
+        let rows = try Self.svg(fixture: "swipeable-row-scrolls-list", config: "swipeable-rows.toml")
+        #expect(rows.contains("row/slide: moved along the other axis"))
+        #expect(rows.contains("list/scroll ended"))
+        // The sheet: where it comes to rest.
+        let sheet = try Self.svg(fixture: "bottom-sheet-handle", config: "bottom-sheet.toml")
+        #expect(sheet.contains("→ rests at (0, 300)"))
+        // Regions are drawn with their names.
+        #expect(sheet.contains(">sheet</text>") && sheet.contains(">content</text>"))
+    }
+
+    @Test(arguments: [
+        ("ep0430m09.1-finger-drag-up-down.events", nil), ("ep0430m09.2-finger-scroll-down.events", nil),
+        ("ep0430m09.2-fingers-touch-release.events", nil), ("ep0430m09.4-finger-drag-down.events", nil),
+        ("quanta-optical.events", "quanta-optical.desc"), ("quanta-optical.touch-hover.events", "quanta-optical.desc"),
+        ("quanta-optical.touch-on-left.events", "quanta-optical.desc"),
+    ] as [(String, String?)])
+    func everySharedRecording_draws(file: String, device: String?) throws {
+        guard Paths.sharedPresent else {
+            print("skipping: \(Paths.shared) is absent")
+            return
+        }
+        let recording = try Evemu.parse(try read("\(Paths.shared)/\(file)"), file: file)
+        let description = try device.map { try Evemu.parse(try read("\(Paths.shared)/\($0)"), file: $0).description! }
+            ?? recording.description!
+        let trace = try TraceRecording.record(recording, description: description, configuration: .standard)
+        let svg = TraceSVG.render(trace)
+        #expect(Self.wellFormed(svg))
+        #expect(svg.contains(description.name))
+        #expect(!trace.paths.isEmpty && !trace.sequences.isEmpty)
+    }
+
+    @Test func png_rendersAtTheSVGsSize() throws {
+        let hasRenderer = ["/usr/bin/rsvg-convert", "/usr/local/bin/rsvg-convert"].contains { FileManager.default.isExecutableFile(atPath: $0) }
+        if !hasRenderer {
+            // CI installs librsvg2-bin (scripts/install-deps): there the PNG must be tested.
+            #expect(ProcessInfo.processInfo.environment["CI"] == nil, "rsvg-convert missing in CI")
+            return
+        }
+        let out = NSTemporaryDirectory() + "/trace-\(getpid()).png"
+        let r = try CommandLineTests().run(["trace", "-o", out, "\(Paths.fixtures)/double-tap.events"])
+        #expect(r.status == 0, "\(r.err)")
+        let png = try Data(contentsOf: URL(fileURLWithPath: out))
+        #expect(png.prefix(8) == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
+        func be32(_ at: Int) -> Int { png[at..<(at + 4)].reduce(0) { $0 << 8 | Int($1) } }
+        let svg = try Self.svg(fixture: "double-tap", config: nil)
+        let width = Int(svg.firstMatch(of: /width="(\d+)\.0"/)!.1)!
+        let height = Int(svg.firstMatch(of: /height="(\d+)\.\d"/)!.1)!
+        #expect(be32(16) == width)
+        #expect(be32(20) == height)
+    }
+
+    @Test func svgOutput_fromTheCLI_equalsTheLibrary() throws {
+        let out = NSTemporaryDirectory() + "/trace-\(getpid()).svg"
+        let r = try CommandLineTests().run(["trace", "--config", Paths.examples + "/bottom-sheet.toml", "-o", out, "\(Paths.fixtures)/bottom-sheet-handle.events"])
+        #expect(r.status == 0)
+        #expect(try read(out) == (try Self.svg(fixture: "bottom-sheet-handle", config: "bottom-sheet.toml")))
+    }
+
+    @Test func readmePicture_isCurrent() throws {
+        // docs/trace-photo-viewer.png is `trace --config examples/photo-viewer.toml
+        // Fixtures/photo-select-and-move.events`: its size must be the current layout's.
+        let png = try Data(contentsOf: URL(fileURLWithPath: Paths.root + "/docs/trace-photo-viewer.png"))
+        func be32(_ at: Int) -> Int { png[at..<(at + 4)].reduce(0) { $0 << 8 | Int($1) } }
+        let svg = try read("\(Paths.fixtures)/trace/photo-select-move-zoom.svg")
+        let height = Double(svg.firstMatch(of: /height="([\d.]+)"/)!.1)!
+        #expect(be32(16) == 1200)
+        #expect(be32(20) == Int(height.rounded()))
+    }
+}
