@@ -9,6 +9,7 @@ import class Foundation.ProcessInfo
 let package = Package(
     name: "touchgestured",
     products: [
+        .executable(name: "touchgestured", targets: ["touchgestured"]),
         .executable(name: "touchgesturectl", targets: ["touchgesturectl"]),
         .library(name: "GestureEngine", targets: ["GestureEngine"]),
     ],
@@ -22,11 +23,23 @@ let package = Package(
         .target(name: "GestureConfig", dependencies: ["GestureEngine", "TouchFrames"]),
         .target(name: "GestureProtocol", dependencies: ["GestureEngine"]),
         .target(name: "Pipeline", dependencies: ["GestureEngine", "TouchFrames", "GestureConfig", "GestureProtocol"]),
+        .target(name: "CLinux"),
+        .target(
+            name: "Daemon",
+            dependencies: [
+                "CLinux", "Pipeline", "GestureConfig", "GestureProtocol", "GestureEngine", "TouchFrames",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "touchgestured",
+            dependencies: ["Daemon", "GestureConfig", .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log")]
+        ),
         .target(name: "Trace", dependencies: ["Pipeline", "GestureConfig", "TouchFrames", "GestureEngine"]),
         .executableTarget(
             name: "touchgesturectl",
             dependencies: [
-                "Pipeline", "GestureConfig", "TouchFrames", "GestureProtocol", "GestureEngine", "Trace",
+                "Pipeline", "GestureConfig", "TouchFrames", "GestureProtocol", "GestureEngine", "Trace", "CLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

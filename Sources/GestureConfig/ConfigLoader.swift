@@ -6,9 +6,7 @@ import TouchFrames
 public enum ConfigLoader {
     /// Extra top-level sections owned by other parts (the daemon's `[daemon]`), passed through
     /// unparsed so each part can read its own.
-    public static func parse(_ text: String, file: String, extraSections: Set<String> = []) throws(ConfigError)
-        -> Configuration
-    {
+    public static func parse(_ text: String, file: String) throws(ConfigError) -> Configuration {
         let root: TOMLTable
         do {
             root = try parseTOML(text)
@@ -16,7 +14,28 @@ public enum ConfigLoader {
             throw ConfigError(file: file, line: error.line, reason: error.reason)
         }
         var loader = Loader(file: file)
-        return try loader.load(root, extraSections: extraSections)
+        return try loader.load(root)
+    }
+
+    /// Regions sent by a client (`set_regions`), in the `[[region]]` schema, added to `base`.
+    /// Refused like a config file's (`file` names the client), and also when a name clashes
+    /// with a region already there.
+    public static func clientRegions(_ tables: [TOMLTable], base: Configuration, file: String) throws(ConfigError)
+        -> [RegionSpec]
+    {
+        var loader = Loader(file: file)
+        loader.ruleLines = base.engine.regions.map { r in r.gestures.map { _ in (header: 1, requires: nil, simultaneous: nil) } }
+        var regions = base.engine.regions
+        var added: [RegionSpec] = []
+        let thresholds = base.engine.regions.first?.gestures.first?.thresholds ?? .standard
+        for t in tables {
+            let scope = Scope(table: t, file: file, name: "a region")
+            let r = try loader.readRegion(scope, thresholds: thresholds, screen: base.engine.screen, existing: regions)
+            regions.append(r)
+            added.append(r)
+        }
+        try loader.checkRules(EngineConfiguration(screen: base.engine.screen, regions: regions), [])
+        return added
     }
 }
 
@@ -147,16 +166,18 @@ func format(_ d: Double) -> String {
     d == d.rounded() && abs(d) < 1e15 ? String(Int64(d)) : String(d)
 }
 
-private struct Loader {
+struct Loader {
     let file: String
     /// Lines of each gesture's rules, for errors found after compiling.
     var ruleLines: [[(header: Int, requires: Int?, simultaneous: Int?)]] = []
 
     init(file: String) { self.file = file }
 
-    mutating func load(_ root: TOMLTable, extraSections: Set<String>) throws(ConfigError) -> Configuration {
+    mutating func load(_ root: TOMLTable) throws(ConfigError) -> Configuration {
         let top = Scope(table: root, file: file, name: "")
-        try top.checkKeys(["screen", "device", "thresholds", "region"] + extraSections.sorted())
+        try top.checkKeys(["screen", "device", "thresholds", "region", "daemon"])
+        var daemon = DaemonSettings()
+        if let d = try top.subtable("daemon") { daemon = try readDaemon(d) }
 
         var geometry = GeometryConfiguration()
         if let screen = try top.subtable("screen") {
@@ -200,7 +221,40 @@ private struct Loader {
         }
         let engine = EngineConfiguration(screen: screen, regions: regions)
         try checkRules(engine, regionScopes)
-        return Configuration(engine: engine, geometry: geometry, source: file)
+        var c = Configuration(engine: engine, geometry: geometry, source: file)
+        c.daemon = daemon
+        return c
+    }
+
+    func readDaemon(_ d: Scope) throws(ConfigError) -> DaemonSettings {
+        try d.checkKeys(["socket", "group", "max_clients", "max_line_bytes", "output_buffer_bytes", "set_regions", "set_regions_uids", "set_regions_gids"])
+        var s = DaemonSettings()
+        if let path = try d.string("socket") {
+            guard path.hasPrefix("/"), path.utf8.count < 108 else { throw d.fail("socket", "'socket' must be an absolute path shorter than 108 bytes") }
+            s.socket = path
+        }
+        if let g = try d.string("group") {
+            guard !g.isEmpty else { throw d.fail("group", "'group' must not be empty") }
+            s.group = g
+        }
+        s.maxClients = try d.integer("max_clients", in: 1...1024) ?? s.maxClients
+        s.maxLineBytes = try d.integer("max_line_bytes", in: 1024...(1 << 20)) ?? s.maxLineBytes
+        s.outputBufferBytes = try d.integer("output_buffer_bytes", in: 4096...(16 << 20)) ?? s.outputBufferBytes
+        let who = try d.string("set_regions") ?? "all"
+        let uids = try d.numbers("set_regions_uids")
+        let gids = try d.numbers("set_regions_gids")
+        switch who {
+        case "all":
+            if uids != nil || gids != nil { s.setRegions = .only(uids: Set((uids ?? []).map { UInt32($0) }), gids: Set((gids ?? []).map { UInt32($0) })) }
+        case "none": s.setRegions = .nobody
+        default: throw d.fail("set_regions", "'set_regions' must be \"all\" or \"none\" (restrict with set_regions_uids / set_regions_gids)")
+        }
+        for (key, list) in [("set_regions_uids", uids), ("set_regions_gids", gids)] {
+            for v in list ?? [] where v < 0 || v != v.rounded() || v > 4_294_967_294 {
+                throw d.fail(key, "'\(key)' must hold user or group ids (whole numbers)")
+            }
+        }
+        return s
     }
 
     func readThresholds(_ s: Scope, into t: inout Thresholds) throws(ConfigError) {

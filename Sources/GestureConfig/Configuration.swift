@@ -6,6 +6,7 @@ import TouchFrames
 public struct Configuration: Sendable {
     public var engine: EngineConfiguration
     public var geometry: GeometryConfiguration
+    public var daemon = DaemonSettings()
     /// Where it came from (a path, or "built-in").
     public var source: String
 
@@ -20,6 +21,37 @@ public struct Configuration: Sendable {
     public static var standard: Configuration {
         let g = GeometryConfiguration()
         return Configuration(engine: .standard(screen: g.screen), geometry: g, source: "built-in")
+    }
+}
+
+/// The daemon's own keys, `[daemon]`.
+public struct DaemonSettings: Hashable, Sendable {
+    /// The listening socket's path (unless systemd passes one). Default /run/touchgestured/gestures.sock.
+    public var socket = "/run/touchgestured/gestures.sock"
+    /// The socket's group (mode 0660): members may connect. Nil keeps the daemon's group.
+    public var group: String?
+    /// Clients at once; more are turned away with an error line. Default 64.
+    public var maxClients = 64
+    /// The longest request line (bytes); a longer one gets an error and the connection is closed. Default 65536.
+    public var maxLineBytes = 65_536
+    /// Bytes queued for one client before it is disconnected as too slow. Default 262144.
+    public var outputBufferBytes = 262_144
+    /// Who may send `set_regions`.
+    public enum RegionPolicy: Hashable, Sendable {
+        case everyone
+        case nobody
+        case only(uids: Set<UInt32>, gids: Set<UInt32>)
+    }
+    public var setRegions = RegionPolicy.everyone
+
+    public init() {}
+
+    public func maySetRegions(uid: UInt32, gid: UInt32) -> Bool {
+        switch setRegions {
+        case .everyone: return true
+        case .nobody: return false
+        case .only(let uids, let gids): return uid == 0 || uids.contains(uid) || gids.contains(gid)
+        }
     }
 }
 

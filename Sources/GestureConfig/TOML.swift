@@ -24,13 +24,13 @@ public final class TOMLTable {
     var sealed = false
     var isInline = false
 
-    init(line: Int) { self.line = line }
+    public init(line: Int) { self.line = line }
 
     public subscript(_ key: String) -> Node? { nodes[key] }
 
     public func line(of key: String) -> Int { lines[key] ?? line }
 
-    func set(_ key: String, _ node: Node, line: Int) {
+    public func set(_ key: String, _ node: Node, line: Int) {
         if nodes[key] == nil { keys.append(key) }
         nodes[key] = node
         lines[key] = line
@@ -38,6 +38,11 @@ public final class TOMLTable {
 }
 
 public struct TOMLValue {
+    public init(kind: Kind, line: Int) {
+        self.kind = kind
+        self.line = line
+    }
+
     public enum Kind {
         case string(String)
         case integer(Int64)

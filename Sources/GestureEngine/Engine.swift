@@ -42,6 +42,10 @@ public struct Engine {
     /// Per region: where its dragged content rests (px), for drag constraints.
     private var rest: [PixelPoint]
 
+    /// Counts configurations applied: events are indexed into `configuration`, so whoever names
+    /// them must re-read it when this changes.
+    public private(set) var configurationGeneration = 0
+
     /// When non-nil, every recognizer transition is appended here (the caller drains it).
     public var transitionLog: [Transition]?
 
@@ -236,6 +240,7 @@ public struct Engine {
         guard let next = pending, arena.isEmpty else { return }
         pending = nil
         configuration = next
+        configurationGeneration += 1
         bank = RecognizerBank(next)
         arena = Arena(gestureCount: next.gestures.count)
         instance = [UInt64](repeating: 0, count: next.gestures.count)
@@ -253,6 +258,7 @@ public struct Engine {
         var e = event
         e.id = instance[g]
         e.gesture = g
+        e.generation = configurationGeneration
         let r = configuration.gestures[g].region
         if e.kind == .pan, let drag = configuration.regions[r].drag {
             let raw = rest[r] + e.translation

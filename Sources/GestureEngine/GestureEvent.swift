@@ -10,8 +10,10 @@ public struct GestureEvent: Hashable, Sendable {
     public var phase: GesturePhase
     /// Unique per gesture instance: every event of one pan carries the pan's id.
     public var id: UInt64 = 0
-    /// Index of the gesture in `CompiledConfiguration.gestures` (its name and region).
+    /// Index of the gesture in `CompiledConfiguration.gestures` (its name and region), of the
+    /// configuration numbered `generation` (see `Engine.configurationGeneration`).
     public var gesture: Int = 0
+    public var generation: Int = 0
     public var fingers: Int = 0
     public var time: Timestamp
     /// Centroid of the gesture's fingers, screen pixels.

@@ -24,6 +24,11 @@ public struct GestureLineEncoder {
         self = GestureLineEncoder(configuration: configuration)
     }
 
+    /// The region an event belongs to, as lines name it (nil: the default `screen` region).
+    public func region(of e: GestureEvent) -> String? {
+        e.gesture < regions.count ? regions[e.gesture] : nil
+    }
+
     /// Appends one line (with its newline) for `e`.
     public func encode(_ e: GestureEvent, into w: inout JSONLineWriter) {
         w.beginObject()

@@ -145,3 +145,41 @@ public struct JSONLineWriter {
         bytes.append(UInt8(ascii: "\""))
     }
 }
+
+extension JSONLineWriter {
+    /// Writes any JSON value (numbers that are whole print without decimals).
+    public mutating func value(_ v: JSONValue) {
+        switch v {
+        case .null: raw("null")
+        case .bool(let b): raw(b ? "true" : "false")
+        case .number(let d):
+            if d == d.rounded() && abs(d) < 9e15 { integer(Int64(d)) } else { fixed(d, decimals: 6) }
+        case .string(let s): string(s)
+        case .array(let items):
+            bytes.append(UInt8(ascii: "["))
+            for (i, item) in items.enumerated() {
+                if i > 0 { bytes.append(UInt8(ascii: ",")) }
+                value(item)
+            }
+            bytes.append(UInt8(ascii: "]"))
+        case .object(let members):
+            bytes.append(UInt8(ascii: "{"))
+            for (i, (k, item)) in members.enumerated() {
+                if i > 0 { bytes.append(UInt8(ascii: ",")) }
+                string(k)
+                bytes.append(UInt8(ascii: ":"))
+                value(item)
+            }
+            bytes.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// A key whose name is not a literal (a dynamic member name).
+    public mutating func key(dynamic k: String) {
+        key("")
+        // key("") wrote `"":`; replace the empty name.
+        bytes.removeLast(3)
+        string(k)
+        bytes.append(UInt8(ascii: ":"))
+    }
+}

@@ -8,7 +8,10 @@ import TouchFrames
 public struct Replayer {
     public private(set) var engine: Engine
     public private(set) var decoder: FrameDecoder
-    private let encoder: GestureLineEncoder
+    private var encoder: GestureLineEncoder
+    private var encoderGeneration = 0
+    /// The encoder of the configuration before, for events emitted just before a switch.
+    private var previousEncoder: GestureLineEncoder?
     private var events: [GestureEvent] = []
     /// Output lines, appended; the caller drains `writer.bytes`.
     public var writer = JSONLineWriter()
@@ -16,6 +19,8 @@ public struct Replayer {
     public var onTransition: ((Transition) -> Void)?
     /// Receives each engine event as it is encoded (for `trace`).
     public var onEvent: ((GestureEvent) -> Void)?
+    /// Receives each encoded line with its event and region (the daemon's fan-out to clients).
+    public var onLine: ((GestureEvent, String?, ArraySlice<UInt8>) -> Void)?
     /// Receives each frame (for `trace`).
     public var onFrame: ((TouchFrame) -> Void)?
 
@@ -59,6 +64,11 @@ public struct Replayer {
         flush()
     }
 
+    /// A new configuration (a reload, a client's regions): applies from the next sequence.
+    public mutating func reconfigure(_ compiled: CompiledConfiguration) {
+        engine.reconfigure(compiled)
+    }
+
     /// The device went away: active gestures are cancelled.
     public mutating func deviceRemoved(at time: Timestamp) {
         engine.deviceRemoved(at: time, into: &events)
@@ -70,9 +80,17 @@ public struct Replayer {
             if let f = onTransition { for t in log { f(t) } }
             engine.transitionLog!.removeAll(keepingCapacity: true)
         }
+        if encoderGeneration != engine.configurationGeneration {
+            previousEncoder = encoder
+            encoder = GestureLineEncoder(configuration: engine.configuration)
+            encoderGeneration = engine.configurationGeneration
+        }
         for e in events {
             onEvent?(e)
-            encoder.encode(e, into: &writer)
+            let enc = e.generation == encoderGeneration ? encoder : (previousEncoder ?? encoder)
+            let start = writer.bytes.count
+            enc.encode(e, into: &writer)
+            onLine?(e, enc.region(of: e), writer.bytes[start...])
         }
         events.removeAll(keepingCapacity: true)
     }

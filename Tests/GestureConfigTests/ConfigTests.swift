@@ -168,8 +168,10 @@ func readFile(_ path: String) -> String? {
         #expect(e.description == "/etc/touchgestured.toml:12: unknown key 'x'")
     }
 
-    @Test func extraSections_arePassedThrough() throws {
-        _ = try ConfigLoader.parse("[daemon]\nsocket = '/tmp/x'\n", file: "k.toml", extraSections: ["daemon"])
+    @Test func daemonSection_isRead() throws {
+        let c = try ConfigLoader.parse("[daemon]\nsocket = '/tmp/x.sock'\nset_regions_uids = [1000]\n", file: "k.toml")
+        #expect(c.daemon.socket == "/tmp/x.sock")
+        #expect(c.daemon.maySetRegions(uid: 1000, gid: 5) && !c.daemon.maySetRegions(uid: 1001, gid: 5))
     }
 }
 

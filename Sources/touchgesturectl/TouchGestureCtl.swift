@@ -16,7 +16,10 @@ struct TouchGestureCtl: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "touchgesturectl",
         abstract: "Tools for touchgestured, the touchscreen gesture daemon.",
-        subcommands: [Replay.self, TraceCommand.self, CheckConfig.self, Diagrams.self]
+        subcommands: [
+            Replay.self, TraceCommand.self, Monitor.self, Ping.self, Stats.self, Devices.self, Regions.self,
+            CheckConfig.self, Diagrams.self,
+        ]
     )
 }
 
@@ -40,7 +43,7 @@ func loadConfiguration(_ path: String?) throws -> Configuration {
     guard let path else { return .standard }
     do {
         let text = try readTextFile(path)
-        return try ConfigLoader.parse(text, file: path, extraSections: ["daemon"])
+        return try ConfigLoader.parse(text, file: path)
     } catch let e as ConfigError {
         throw fail(e.description)
     } catch {

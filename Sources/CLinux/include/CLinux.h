@@ -1,0 +1,170 @@
+// Linux APIs that Swift's Glibc module does not expose (epoll, timerfd, signalfd, SO_PEERCRED),
+// or exposes awkwardly (struct epoll_event is packed on x86_64; prctl is variadic). Each helper
+// says why it exists. Headers only: every function is static inline.
+#ifndef CLINUX_H
+#define CLINUX_H
+
+// No _GNU_SOURCE: it would give glibc's structs (fd_set) other member names than Swift's Glibc
+// module sees, and the two modules would disagree.
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+// struct epoll_event is __attribute__((packed)) on x86_64: fill it here rather than from Swift.
+static inline int cl_epoll_ctl(int ep, int op, int fd, uint32_t events, uint64_t data) {
+    struct epoll_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.events = events;
+    ev.data.u64 = data;
+    return epoll_ctl(ep, op, fd, &ev);
+}
+
+// Waits and unpacks the events into two plain arrays.
+static inline int cl_epoll_wait(int ep, uint64_t *datas, uint32_t *events, int max, int timeout_ms) {
+    struct epoll_event evs[64];
+    if (max > 64) max = 64;
+    int n = epoll_wait(ep, evs, max, timeout_ms);
+    for (int i = 0; i < n; i++) {
+        datas[i] = evs[i].data.u64;
+        events[i] = evs[i].events;
+    }
+    return n;
+}
+
+static inline int cl_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+
+static const uint32_t CL_EPOLLIN = EPOLLIN;
+static const uint32_t CL_EPOLLOUT = EPOLLOUT;
+static const uint32_t CL_EPOLLERR = EPOLLERR;
+static const uint32_t CL_EPOLLHUP = EPOLLHUP;
+static const uint32_t CL_EPOLLRDHUP = EPOLLRDHUP;
+
+// The monotonic clock in nanoseconds (evdev timestamps use it too).
+static inline int64_t cl_monotonic_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static inline int cl_timerfd_create(void) {
+    return timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+}
+
+// Arms a timer at an absolute CLOCK_MONOTONIC time (ns); 0 disarms it.
+static inline int cl_timerfd_set_absolute(int fd, int64_t ns) {
+    struct itimerspec its;
+    memset(&its, 0, sizeof its);
+    if (ns > 0) {
+        its.it_value.tv_sec = ns / 1000000000LL;
+        its.it_value.tv_nsec = ns % 1000000000LL;
+    }
+    return timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+// A periodic timer (the systemd watchdog); 0 disarms it.
+static inline int cl_timerfd_set_interval(int fd, int64_t ns) {
+    struct itimerspec its;
+    memset(&its, 0, sizeof its);
+    its.it_value.tv_sec = ns / 1000000000LL;
+    its.it_value.tv_nsec = ns % 1000000000LL;
+    its.it_interval = its.it_value;
+    return timerfd_settime(fd, 0, &its, NULL);
+}
+
+static inline uint64_t cl_timerfd_read(int fd) {
+    uint64_t n = 0;
+    if (read(fd, &n, sizeof n) != sizeof n) return 0;
+    return n;
+}
+
+// Blocks SIGTERM, SIGINT and SIGHUP (they arrive on the returned signalfd) and ignores SIGPIPE
+// (a client that closed gets EPIPE from write instead).
+static inline int cl_signalfd_create(void) {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGHUP);
+    if (sigprocmask(SIG_BLOCK, &set, NULL) != 0) return -1;
+    signal(SIGPIPE, SIG_IGN);
+    return signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+}
+
+// The next signal's number, or 0 when none is pending.
+static inline int cl_signalfd_read(int fd) {
+    struct signalfd_siginfo si;
+    if (read(fd, &si, sizeof si) != sizeof si) return 0;
+    return (int)si.ssi_signo;
+}
+
+// SO_PEERCRED fills a struct ucred, which glibc declares only under _GNU_SOURCE; its layout is
+// the kernel's ABI (pid, uid, gid).
+struct cl_ucred { int32_t pid; uint32_t uid; uint32_t gid; };
+static inline int cl_peer_credentials(int fd, int32_t *pid, uint32_t *uid, uint32_t *gid) {
+    struct cl_ucred cred;
+    socklen_t len = sizeof cred;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) return -1;
+    *pid = cred.pid;
+    *uid = cred.uid;
+    *gid = cred.gid;
+    return 0;
+}
+
+// Fills a sockaddr_un; a leading '@' names an abstract socket (sd_notify's convention).
+// Returns the address length, or -1 when the path is too long.
+static inline int cl_unix_address(const char *path, struct sockaddr_un *addr) {
+    size_t n = strlen(path);
+    memset(addr, 0, sizeof *addr);
+    addr->sun_family = AF_UNIX;
+    if (n == 0 || n >= sizeof addr->sun_path) return -1;
+    memcpy(addr->sun_path, path, n);
+    if (path[0] == '@') addr->sun_path[0] = '\0';
+    return (int)(offsetof(struct sockaddr_un, sun_path) + n + (path[0] == '@' ? 0 : 1));
+}
+
+static inline int cl_bind_unix(int fd, const char *path) {
+    struct sockaddr_un addr;
+    int len = cl_unix_address(path, &addr);
+    if (len < 0) { errno = ENAMETOOLONG; return -1; }
+    return bind(fd, (struct sockaddr *)&addr, (socklen_t)len);
+}
+
+static inline int cl_connect_unix(int fd, const char *path) {
+    struct sockaddr_un addr;
+    int len = cl_unix_address(path, &addr);
+    if (len < 0) { errno = ENAMETOOLONG; return -1; }
+    return connect(fd, (struct sockaddr *)&addr, (socklen_t)len);
+}
+
+static inline ssize_t cl_sendto_unix(int fd, const void *buf, size_t n, const char *path) {
+    struct sockaddr_un addr;
+    int len = cl_unix_address(path, &addr);
+    if (len < 0) { errno = ENAMETOOLONG; return -1; }
+    return sendto(fd, buf, n, MSG_NOSIGNAL, (struct sockaddr *)&addr, (socklen_t)len);
+}
+
+// accept4 is declared only under _GNU_SOURCE, and accept's address argument is a transparent
+// union Swift cannot pass NULL to: accept here, then make the socket non-blocking and close-on-exec.
+static inline int cl_accept(int fd) {
+    int c = accept(fd, NULL, NULL);
+    if (c < 0) return c;
+    fcntl(c, F_SETFL, fcntl(c, F_GETFL) | O_NONBLOCK);
+    fcntl(c, F_SETFD, FD_CLOEXEC);
+    return c;
+}
+
+// prctl is variadic: Swift cannot call it.
+static inline int cl_set_process_name(const char *name) { return prctl(PR_SET_NAME, name, 0, 0, 0); }
+
+#endif

@@ -1,0 +1,101 @@
+import CLinux
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One thread, one epoll set. Handlers run when their fd is ready; `afterTurn` runs once per
+/// wake-up (the server coalesces its writes there). It waits without a timeout: with nothing
+/// ready it does not wake up at all (timers are timerfds in the same set).
+public final class EventLoop {
+    public typealias Handler = (_ events: UInt32) -> Void
+
+    private let epfd: Int32
+    private var handlers: [Int32: Handler] = [:]
+    private var running = false
+    /// Runs after the handlers of each wake-up.
+    public var afterTurn: (() -> Void)?
+    /// Wake-ups so far (for `stats` and the idle measurement).
+    public private(set) var wakeups = 0
+
+    public struct Failure: Error, CustomStringConvertible {
+        public var call: String
+        public var errno: Int32
+        public var description: String { "\(call): \(String(cString: strerror(errno)))" }
+    }
+
+    public init() throws(Failure) {
+        epfd = cl_epoll_create()
+        guard epfd >= 0 else { throw Failure(call: "epoll_create1", errno: errno) }
+    }
+
+    deinit { close(epfd) }
+
+    public func add(_ fd: Int32, events: UInt32 = CL_EPOLLIN, _ handler: @escaping Handler) throws(Failure) {
+        guard cl_epoll_ctl(epfd, EPOLL_CTL_ADD, fd, events, UInt64(UInt32(bitPattern: fd))) == 0 else {
+            throw Failure(call: "epoll_ctl(ADD, \(fd))", errno: errno)
+        }
+        handlers[fd] = handler
+    }
+
+    public func modify(_ fd: Int32, events: UInt32) {
+        _ = cl_epoll_ctl(epfd, EPOLL_CTL_MOD, fd, events, UInt64(UInt32(bitPattern: fd)))
+    }
+
+    /// Stops watching `fd` (the caller closes it).
+    public func remove(_ fd: Int32) {
+        _ = cl_epoll_ctl(epfd, EPOLL_CTL_DEL, fd, 0, 0)
+        handlers[fd] = nil
+    }
+
+    public func stop() { running = false }
+
+    public func run() {
+        running = true
+        var datas = [UInt64](repeating: 0, count: 64)
+        var events = [UInt32](repeating: 0, count: 64)
+        while running {
+            let n = cl_epoll_wait(epfd, &datas, &events, 64, -1)
+            if n < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            wakeups += 1
+            for i in 0..<Int(n) {
+                let fd = Int32(bitPattern: UInt32(truncatingIfNeeded: datas[i]))
+                // A handler may have removed this fd earlier in the same turn.
+                handlers[fd]?(events[i])
+            }
+            afterTurn?()
+        }
+    }
+}
+
+/// A timerfd armed at absolute CLOCK_MONOTONIC times.
+public final class DeadlineTimer {
+    public let fd: Int32
+    public private(set) var armedAt: Int64 = 0
+
+    public init() throws(EventLoop.Failure) {
+        fd = cl_timerfd_create()
+        guard fd >= 0 else { throw EventLoop.Failure(call: "timerfd_create", errno: errno) }
+    }
+
+    deinit { close(fd) }
+
+    /// Arms at `ns` (monotonic), or disarms with nil. Re-arming at the same time is free.
+    public func arm(at ns: Int64?) {
+        let target = ns.map { max($0, 1) } ?? 0
+        guard target != armedAt else { return }
+        armedAt = target
+        _ = cl_timerfd_set_absolute(fd, target)
+    }
+
+    /// Acknowledges an expiry (the fd is readable).
+    public func acknowledge() {
+        _ = cl_timerfd_read(fd)
+        armedAt = 0
+    }
+}
+
+public func monotonicNanoseconds() -> Int64 { cl_monotonic_ns() }

@@ -1,0 +1,111 @@
+import CLinux
+import GestureEngine
+import GestureProtocol
+import TouchFrames
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Something that produces a touch device's evdev events: a recording played as a virtual device
+/// (`--replay`), and, with live input, a /dev/input node read with libevdev. The daemon treats both
+/// alike: events go through the same frame decoder and engine.
+public protocol InputSource: AnyObject {
+    var description: DeviceDescription { get }
+    /// Where the events come from: `/dev/input/eventN`, or `replay:FILE`.
+    var node: String { get }
+    /// The monotonic time (ns) at which engine time `t` happens. Live devices stamp events with
+    /// CLOCK_MONOTONIC, so it is `t` itself; a replay keeps the recording's own timeline (so its
+    /// lines equal `touchgesturectl replay`'s) and maps it by its start and speed.
+    func monotonic(of t: Timestamp) -> Int64
+    /// The engine time now, for firing deadlines.
+    func engineTime(atMonotonic ns: Int64) -> Timestamp
+    /// Starts delivering events; `ended` is called when the source has no more (a finished replay,
+    /// an unplugged device).
+    func start(loop: EventLoop, deliver: @escaping (InputEvent) -> Void, ended: @escaping () -> Void) throws
+    func stop()
+}
+
+/// Plays an evemu recording at its recorded pace (× `speed`), optionally in a loop, as a virtual
+/// device. A timerfd is armed at each next event's time: no polling, no sleeping.
+public final class ReplaySource: InputSource {
+    public let description: DeviceDescription
+    public let node: String
+    private let events: [InputEvent]
+    private let speed: Double
+    private let loops: Bool
+    private let timer: DeadlineTimer
+    private weak var loop: EventLoop?
+    private var index = 0
+    /// Added to the recording's timestamps on each pass of a loop, so time never runs backwards.
+    private var offset: Int64 = 0
+    private var startMonotonic: Int64 = 0
+    private let first: Int64
+    private var deliver: ((InputEvent) -> Void)?
+    private var ended: (() -> Void)?
+    public private(set) var passes = 0
+
+    public init(recording: Recording, description: DeviceDescription, path: String, speed: Double, loop: Bool) throws {
+        self.description = description
+        node = "replay:" + path
+        events = recording.events
+        self.speed = speed > 0 ? speed : 1
+        loops = loop
+        first = recording.events.first?.time.nanoseconds ?? 0
+        timer = try DeadlineTimer()
+    }
+
+    public func monotonic(of t: Timestamp) -> Int64 {
+        startMonotonic + Int64((Double(t.nanoseconds - first) / speed).rounded(.up))
+    }
+
+    public func engineTime(atMonotonic ns: Int64) -> Timestamp {
+        Timestamp(nanoseconds: first + Int64((Double(ns - startMonotonic) * speed).rounded(.down)))
+    }
+
+    public func start(loop: EventLoop, deliver: @escaping (InputEvent) -> Void, ended: @escaping () -> Void) throws {
+        self.loop = loop
+        self.deliver = deliver
+        self.ended = ended
+        startMonotonic = monotonicNanoseconds()
+        try loop.add(timer.fd) { [unowned self] _ in self.fire() }
+        armNext()
+    }
+
+    public func stop() {
+        loop?.remove(timer.fd)
+        timer.arm(at: nil)
+    }
+
+    private func armNext() {
+        guard index < events.count else {
+            timer.arm(at: nil)
+            return
+        }
+        timer.arm(at: monotonic(of: Timestamp(nanoseconds: events[index].time.nanoseconds + offset)))
+    }
+
+    private func fire() {
+        timer.acknowledge()
+        let now = monotonicNanoseconds()
+        while index < events.count {
+            var e = events[index]
+            e.time = Timestamp(nanoseconds: e.time.nanoseconds + offset)
+            guard monotonic(of: e.time) <= now else { break }
+            index += 1
+            deliver?(e)
+        }
+        if index >= events.count {
+            passes += 1
+            if loops && events.count > 0 {
+                // The next pass starts a second after this one ended, on the same timeline.
+                offset += (events[events.count - 1].time.nanoseconds - first) + 1_000_000_000
+                index = 0
+            } else {
+                ended?()
+                return
+            }
+        }
+        armNext()
+    }
+}

@@ -1,0 +1,60 @@
+import Logging
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// swift-log to stderr in a form the journal keeps: under systemd (JOURNAL_STREAM set) each line
+/// starts with its syslog priority, `<6>client #3 connected ...`, and carries no timestamp (the
+/// journal adds one); on a terminal, `2026-11-22T10:00:00Z info client #3 connected ...`.
+public struct JournalLogHandler: LogHandler {
+    public var logLevel: Logger.Level
+    public var metadata: Logger.Metadata = [:]
+    let journal: Bool
+
+    public init(level: Logger.Level) {
+        logLevel = level
+        journal = getenv("JOURNAL_STREAM") != nil
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        var text = ""
+        if journal {
+            text = "<\(priority(event.level))>"
+        } else {
+            var t = time(nil)
+            var tm = tm()
+            gmtime_r(&t, &tm)
+            var buf = [CChar](repeating: 0, count: 32)
+            strftime(&buf, buf.count, "%Y-%m-%dT%H:%M:%SZ", &tm)
+            text = String(cString: buf) + " \(event.level) "
+        }
+        text += "\(event.message)"
+        let all = metadata.merging(event.metadata ?? [:]) { $1 }
+        if !all.isEmpty { text += " " + all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ") }
+        text += "\n"
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { Glibc.write(2, $0.baseAddress, $0.count) }
+    }
+
+    func priority(_ level: Logger.Level) -> Int {
+        switch level {
+        case .trace, .debug: return 7
+        case .info: return 6
+        case .notice: return 5
+        case .warning: return 4
+        case .error: return 3
+        case .critical: return 2
+        }
+    }
+
+    /// Installs the handler for the whole process (once, at start-up).
+    public static func bootstrap(verbose: Bool) {
+        LoggingSystem.bootstrap { _ in JournalLogHandler(level: verbose ? .trace : .info) }
+    }
+}

@@ -1,0 +1,50 @@
+import CLinux
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// sd_notify(3) and sd_listen_fds(3) in plain Swift: a datagram to $NOTIFY_SOCKET (an abstract
+/// name when it starts with '@'), and the fds systemd passes from 3 on. Five fewer shared
+/// libraries than libsystemd.
+public struct Systemd {
+    let notifySocket: String?
+    /// How often to send WATCHDOG=1 (half of WatchdogSec), when systemd asks for it.
+    public let watchdogInterval: Int64?
+
+    public init() {
+        notifySocket = getenv("NOTIFY_SOCKET").map { String(cString: $0) }
+        if let usec = getenv("WATCHDOG_USEC").flatMap({ Int64(String(cString: $0)) }), usec > 0 {
+            let pid = getenv("WATCHDOG_PID").flatMap { Int32(String(cString: $0)) }
+            watchdogInterval = pid == nil || pid == getpid() ? usec * 1000 / 2 : nil
+        } else {
+            watchdogInterval = nil
+        }
+    }
+
+    public var isNotifying: Bool { notifySocket != nil }
+
+    /// Sends `state` ("READY=1", "STATUS=...", ...); does nothing outside systemd.
+    public func notify(_ state: String) {
+        guard let path = notifySocket else { return }
+        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        let bytes = Array(state.utf8)
+        _ = bytes.withUnsafeBytes { cl_sendto_unix(fd, $0.baseAddress, $0.count, path) }
+    }
+
+    /// The listening sockets systemd passed (socket activation), from fd 3; empty otherwise.
+    /// Unsets the variables so children do not inherit them.
+    public static func listenFDs() -> [Int32] {
+        defer {
+            unsetenv("LISTEN_PID")
+            unsetenv("LISTEN_FDS")
+            unsetenv("LISTEN_FDNAMES")
+        }
+        guard let pid = getenv("LISTEN_PID").flatMap({ Int32(String(cString: $0)) }), pid == getpid(),
+            let n = getenv("LISTEN_FDS").flatMap({ Int32(String(cString: $0)) }), n > 0
+        else { return [] }
+        return (0..<n).map { 3 + $0 }
+    }
+}

@@ -1,0 +1,129 @@
+import GestureEngine
+
+/// A device as the protocol describes it (hello, device lines, list_devices).
+public struct DeviceSummary: Sendable {
+    public var id: UInt32
+    public var name: String
+    /// `/dev/input/eventN`, or `replay:FILE` for a recording played as a virtual device.
+    public var node: String
+    public var vendor: UInt16
+    public var product: UInt16
+    /// "multitouch" or "single-touch".
+    public var kind: String
+    public var slots: Int
+
+    public init(id: UInt32, name: String, node: String, vendor: UInt16, product: UInt16, kind: String, slots: Int) {
+        self.id = id
+        self.name = name
+        self.node = node
+        self.vendor = vendor
+        self.product = product
+        self.kind = kind
+        self.slots = slots
+    }
+
+    public func write(_ w: inout JSONLineWriter) {
+        w.beginObject()
+        w.field("id", Int(id))
+        w.field("name", name)
+        w.field("node", node)
+        w.field("vendor", hex(vendor))
+        w.field("product", hex(product))
+        w.field("kind", kind)
+        w.field("slots", slots)
+        w.endObject()
+    }
+
+    private func hex(_ v: UInt16) -> String {
+        let s = String(v, radix: 16)
+        return String(repeating: "0", count: 4 - s.count) + s
+    }
+}
+
+/// The daemon's lines other than gestures (docs/PROTOCOL.md): hello, device, touch, reply, error.
+public enum Messages {
+    public static func hello(_ w: inout JSONLineWriter, version: String, devices: [DeviceSummary], screen: PixelRect) {
+        w.beginObject()
+        w.field("type", "hello")
+        w.field("protocol", protocolVersion)
+        w.field("version", version)
+        w.key("devices")
+        w.raw("[")
+        for (i, d) in devices.enumerated() {
+            if i > 0 { w.raw(",") }
+            d.write(&w)
+        }
+        w.raw("]")
+        w.key("screen")
+        w.beginObject()
+        w.field("width", screen.width, decimals: 0)
+        w.field("height", screen.height, decimals: 0)
+        w.endObject()
+        w.endObject()
+        w.endLine()
+    }
+
+    public static func device(_ w: inout JSONLineWriter, added: Bool, _ d: DeviceSummary, time: Double) {
+        w.beginObject()
+        w.field("type", "device")
+        w.field("action", added ? "added" : "removed")
+        w.field("time", time, decimals: 6)
+        w.key("device")
+        d.write(&w)
+        w.endObject()
+        w.endLine()
+    }
+
+    /// One frame's contacts: `{"type":"touch","device":1,"time":…,"contacts":[{"id":…,"x":…,"y":…}]}`.
+    public static func touch(_ w: inout JSONLineWriter, device: UInt32, frame: TouchFrame) {
+        w.beginObject()
+        w.field("type", "touch")
+        w.field("device", Int(device))
+        w.field("time", frame.time.seconds, decimals: 6)
+        w.key("contacts")
+        w.raw("[")
+        for (i, c) in frame.contacts.enumerated() {
+            if i > 0 { w.raw(",") }
+            w.beginObject()
+            w.field("id", Int(c.id))
+            w.field("x", c.position.x, decimals: 1)
+            w.field("y", c.position.y, decimals: 1)
+            if c.isPalm { w.field("palm", true) }
+            w.endObject()
+        }
+        w.raw("]")
+        w.endObject()
+        w.endLine()
+    }
+
+    /// Opens `{"type":"reply","id":…,"ok":true,"op":OP`; the caller adds fields and calls `end`.
+    public static func beginReply(_ w: inout JSONLineWriter, id: JSONValue?, op: String) {
+        w.beginObject()
+        w.field("type", "reply")
+        if let id {
+            w.key("id")
+            w.value(id)
+        }
+        w.field("ok", true)
+        w.field("op", op)
+    }
+
+    public static func end(_ w: inout JSONLineWriter) {
+        w.endObject()
+        w.endLine()
+    }
+
+    public static func error(_ w: inout JSONLineWriter, id: JSONValue?, code: String, message: String) {
+        w.beginObject()
+        w.field("type", "error")
+        if let id {
+            w.key("id")
+            w.value(id)
+        }
+        w.field("ok", false)
+        w.field("code", code)
+        w.field("message", message)
+        w.endObject()
+        w.endLine()
+    }
+}

@@ -1,0 +1,309 @@
+import ArgumentParser
+import CLinux
+import GestureConfig
+import GestureEngine
+import GestureProtocol
+import Pipeline
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The socket option every client command shares.
+struct SocketOption: ParsableArguments {
+    @Option(name: .long, help: "The daemon's socket (default $TOUCHGESTURED_SOCKET or /run/touchgestured/gestures.sock).")
+    var socket: String?
+
+    var path: String {
+        socket ?? getenv("TOUCHGESTURED_SOCKET").map { String(cString: $0) } ?? "/run/touchgestured/gestures.sock"
+    }
+}
+
+/// A blocking line connection to the daemon.
+final class Connection {
+    let fd: Int32
+    private var buffer: [UInt8] = []
+
+    init(_ path: String) throws {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0, cl_connect_unix(fd, path) == 0 else {
+            throw fail("cannot connect to \(path): \(String(cString: strerror(errno))) (is touchgestured running? --socket PATH)")
+        }
+    }
+
+    deinit { close(fd) }
+
+    func send(_ line: String) {
+        writeAll(fd, Array((line + "\n").utf8))
+    }
+
+    /// The next line, or nil at end of stream.
+    func readLine() -> String? {
+        while true {
+            if let nl = buffer.firstIndex(of: 0x0A) {
+                let line = String(decoding: buffer[..<nl], as: UTF8.self)
+                buffer.removeFirst(nl + 1)
+                return line
+            }
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return nil }
+            buffer += chunk[0..<n]
+        }
+    }
+
+    /// Sends a request and returns its reply (or error) line, skipping other lines.
+    func call(_ request: String, id: Int) throws -> JSONValue {
+        send(request)
+        while let line = readLine() {
+            guard let v = try? parseJSON(Array(line.utf8)) else { continue }
+            if case .string(let t)? = v["type"], t == "reply" || t == "error", v["id"] == .number(Double(id)) {
+                if t == "error" {
+                    var message = "error"
+                    if case .string(let m)? = v["message"] { message = m }
+                    throw fail(message)
+                }
+                return v
+            }
+        }
+        throw fail("the daemon closed the connection")
+    }
+}
+
+func jsonText(_ v: JSONValue) -> String {
+    var w = JSONLineWriter(capacity: 256)
+    w.value(v)
+    return String(decoding: w.bytes, as: UTF8.self)
+}
+
+struct Monitor: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print what the daemon sends: gestures (and device, touch lines), as JSON lines or --pretty.")
+
+    @OptionGroup var connection: SocketOption
+
+    @Option(help: "Only these gesture kinds, comma-separated (tap,pan,...).")
+    var gestures: String?
+
+    @Option(help: "Only gestures of these regions, comma-separated.")
+    var regions: String?
+
+    @Option(help: "Only these device ids, comma-separated.")
+    var devices: String?
+
+    @Flag(help: "Also print raw touch lines (one per frame).")
+    var touches = false
+
+    @Flag(help: "Human-readable gesture lines ('changed' left out).")
+    var pretty = false
+
+    @Option(help: "Exit after this many gesture lines.")
+    var count: Int?
+
+    func run() throws {
+        let c = try Connection(connection.path)
+        var request: [(String, JSONValue)] = [("op", .string("subscribe")), ("id", .number(1))]
+        func list(_ s: String?) -> [String]? { s.map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: " ") } } }
+        if let g = list(gestures) { request.append(("gestures", .array(g.map { .string($0) }))) }
+        if let r = list(regions) { request.append(("regions", .array(r.map { .string($0) }))) }
+        if let d = list(devices) { request.append(("devices", .array(d.compactMap { Double($0) }.map { .number($0) }))) }
+        if touches { request.append(("touches", .bool(true))) }
+        c.send(jsonText(.object(request)))
+        var seen = 0
+        while let line = c.readLine() {
+            guard let v = try? parseJSON(Array(line.utf8)), case .string(let type)? = v["type"] else {
+                print(line)
+                continue
+            }
+            if type == "reply", v["id"] == .number(1) { continue }
+            if type == "error" {
+                writeAll(2, Array("touchgesturectl: \(line)\n".utf8))
+                if v["id"] == .number(1) { throw ExitCode.failure }
+                continue
+            }
+            if pretty {
+                if let text = prettyLine(v) { writeAll(1, Array(text.utf8)) }
+            } else {
+                writeAll(1, Array((line + "\n").utf8))
+            }
+            if type == "gesture" {
+                seen += 1
+                if let count, seen >= count { return }
+            }
+        }
+    }
+}
+
+extension String {
+    func trimmingCharacters(in set: String) -> String {
+        String(self.drop { set.contains($0) }.reversed().drop { set.contains($0) }.reversed())
+    }
+}
+
+/// A protocol line for people (gesture lines in the form `replay --pretty` uses).
+func prettyLine(_ v: JSONValue) -> String? {
+    func num(_ k: String) -> Double { if case .number(let n)? = v[k] { return n } else { return 0 } }
+    func str(_ k: String) -> String? { if case .string(let s)? = v[k] { return s } else { return nil } }
+    switch str("type") {
+    case "hello":
+        var devices = 0
+        if case .array(let d)? = v["devices"] { devices = d.count }
+        return "connected to touchgestured \(str("version") ?? "?"), protocol \(Int(num("protocol"))), \(devices) device(s)\n"
+    case "device":
+        var name = "?"
+        if case .object? = v["device"], case .string(let n)? = v["device"]!["name"] { name = n }
+        return "device \(str("action") ?? "?"): \(name)\n"
+    case "gesture":
+        guard str("phase") != "changed", let kind = str("gesture"), let g = GestureKind(rawValue: kind),
+            let phase = str("phase").flatMap(GesturePhase.init)
+        else { return nil }
+        var e = GestureEvent(kind: g, phase: phase, time: Timestamp(nanoseconds: Int64(num("time") * 1e9)), position: PixelPoint(x: num("x"), y: num("y")))
+        e.id = UInt64(num("id"))
+        e.fingers = Int(num("fingers"))
+        e.count = Int(num("count"))
+        e.translation = PixelPoint(x: num("dx"), y: num("dy"))
+        e.direction = str("direction").flatMap(SwipeDirection.init)
+        e.speed = num("velocity")
+        e.scale = num("scale")
+        e.rotation = num("rotation")
+        e.edge = str("edge").flatMap(ScreenEdge.init)
+        if case .object? = v["target"], case .number(let x)? = v["target"]!["x"], case .number(let y)? = v["target"]!["y"] {
+            e.target = PixelPoint(x: x, y: y)
+        }
+        let name = [str("region"), str("name") ?? kind].compactMap { $0 }.joined(separator: "/")
+        return prettyLine(e, name: name)
+    default:
+        return nil
+    }
+}
+
+struct Ping: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Check the daemon answers; print the round trip.")
+    @OptionGroup var connection: SocketOption
+
+    func run() throws {
+        let c = try Connection(connection.path)
+        _ = c.readLine()  // hello
+        let start = cl_monotonic_ns()
+        _ = try c.call(#"{"op":"ping","id":1}"#, id: 1)
+        let us = Double(cl_monotonic_ns() - start) / 1000
+        print("pong from \(connection.path) in \(Int(us.rounded())) µs")
+    }
+}
+
+struct Stats: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Print the daemon's counters and latency (one JSON line).")
+    @OptionGroup var connection: SocketOption
+
+    func run() throws {
+        let c = try Connection(connection.path)
+        _ = c.readLine()
+        print(jsonText(try c.call(#"{"op":"stats","id":1}"#, id: 1)))
+    }
+}
+
+struct Devices: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List the touch devices the daemon reads.")
+    @OptionGroup var connection: SocketOption
+
+    func run() throws {
+        let c = try Connection(connection.path)
+        _ = c.readLine()
+        let reply = try c.call(#"{"op":"list_devices","id":1}"#, id: 1)
+        guard case .array(let devices)? = reply["devices"] else { return }
+        if devices.isEmpty { print("no touch devices") }
+        for d in devices {
+            func s(_ k: String) -> String {
+                switch d[k] {
+                case .string(let x)?: return x
+                case .number(let n)?: return String(Int(n))
+                default: return "?"
+                }
+            }
+            print("\(s("id"))  \(s("node"))  \(s("name"))  \(s("vendor")):\(s("product"))  \(s("kind")), \(s("slots")) slot(s)")
+        }
+    }
+}
+
+struct Regions: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Set screen regions for as long as this command runs (they go when it exits).",
+        subcommands: [Set_.self, Clear.self])
+
+    struct Set_: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "set",
+            abstract: "Send FILE's [[region]] entries (config schema) and hold the connection until interrupted.")
+        @OptionGroup var connection: SocketOption
+        @Argument(help: "A TOML file with [[region]] entries, as in the config file.")
+        var file: String
+        @Option(help: "Exit (and so remove the regions) after this many seconds.")
+        var seconds: Double?
+
+        func run() throws {
+            let text: String
+            let root: TOMLTable
+            do {
+                text = try readTextFile(file)
+                root = try parseTOML(text)
+            } catch let e as TOMLError {
+                throw fail("\(file):\(e.line): \(e.reason)")
+            } catch {
+                throw fail("\(error)")
+            }
+            guard case .tables(let regions)? = root["region"] else { throw fail("\(file): no [[region]] entries") }
+            let request = JSONValue.object([
+                ("op", .string("set_regions")), ("id", .number(1)), ("regions", .array(regions.map(tomlToJSON))),
+            ])
+            let c = try Connection(connection.path)
+            _ = c.readLine()
+            let reply = try c.call(jsonText(request), id: 1)
+            var names: [String] = []
+            if case .array(let r)? = reply["regions"] { names = r.compactMap { if case .string(let s) = $0 { s } else { nil } } }
+            print("regions set: \(names.joined(separator: ", ")); they stay while this runs (Ctrl-C removes them)")
+            if let seconds {
+                var ts = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
+                nanosleep(&ts, nil)
+                return
+            }
+            // Hold the connection; the daemon's lines are read and dropped so it never blocks on us.
+            while c.readLine() != nil {}
+        }
+    }
+
+    struct Clear: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Send clear_regions on a new connection (regions belong to the connection that set them; stopping `regions set` removes them).")
+        @OptionGroup var connection: SocketOption
+
+        func run() throws {
+            let c = try Connection(connection.path)
+            _ = c.readLine()
+            _ = try c.call(#"{"op":"clear_regions","id":1}"#, id: 1)
+            print("ok")
+        }
+    }
+}
+
+/// A TOML table as JSON (for sending a region file as a set_regions request).
+func tomlToJSON(_ t: TOMLTable) -> JSONValue {
+    .object(t.keys.map { key in
+        switch t[key]! {
+        case .value(let v): return (key, tomlToJSON(v))
+        case .table(let inner): return (key, tomlToJSON(inner))
+        case .tables(let list): return (key, .array(list.map(tomlToJSON)))
+        }
+    })
+}
+
+func tomlToJSON(_ v: TOMLValue) -> JSONValue {
+    switch v.kind {
+    case .string(let s): return .string(s)
+    case .integer(let i): return .number(Double(i))
+    case .float(let d): return .number(d.isFinite ? d : (d > 0 ? 1e308 : -1e308))
+    case .bool(let b): return .bool(b)
+    case .array(let items): return .array(items.map(tomlToJSON))
+    case .table(let t): return tomlToJSON(t)
+    }
+}

@@ -1,0 +1,77 @@
+import ArgumentParser
+import Daemon
+import GestureConfig
+import Logging
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+@main
+struct TouchGestured: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "touchgestured",
+        abstract: "Touchscreen gesture daemon: recognizes gestures and serves them as JSON lines on a Unix socket.",
+        discussion: """
+            Protocol: docs/PROTOCOL.md. Configuration: docs/CONFIG.md. Signals: SIGHUP reloads the \
+            configuration (a bad file is refused and the old one stays), SIGTERM/SIGINT stop.
+            """,
+        version: daemonVersion
+    )
+
+    @Option(name: .long, help: "Configuration file (TOML); the built-in default without it.")
+    var config: String?
+
+    @Option(name: .long, help: "Socket path (overrides [daemon] socket; default /run/touchgestured/gestures.sock).")
+    var socket: String?
+
+    @Option(name: .long, help: "Play an evemu recording as a virtual touch device.")
+    var replay: String?
+
+    @Option(name: .long, help: "Device description (evemu .desc) for a recording that carries only events.")
+    var device: String?
+
+    @Flag(name: .customLong("loop"), help: "Play the recording again and again.")
+    var loopReplay = false
+
+    @Option(name: .long, help: "Replay speed factor (2 = twice as fast). Gesture lines keep the recording's timeline.")
+    var speed: Double = 1
+
+    @Flag(help: "Stop once the replay is over and every gesture has ended.")
+    var exitAfterReplay = false
+
+    @Flag(help: "Start the replay when the first client connects.")
+    var waitForClient = false
+
+    @Flag(name: .shortAndLong, help: "Log every recognizer transition.")
+    var verbose = false
+
+    func validate() throws {
+        guard speed > 0 && speed.isFinite else { throw ValidationError("--speed must be a positive number") }
+    }
+
+    func run() throws {
+        JournalLogHandler.bootstrap(verbose: verbose)
+        let log = Logger(label: "touchgestured")
+        var options = Daemon.Options()
+        options.configPath = config
+        options.socketPath = socket
+        options.replay = replay
+        options.deviceDescription = device
+        options.loop = loopReplay
+        options.speed = speed
+        options.exitAfterReplay = exitAfterReplay
+        options.waitForClient = waitForClient
+        options.verbose = verbose
+        do {
+            let daemon = try Daemon(options: options, log: log)
+            let code = try daemon.run()
+            if code != 0 { throw ExitCode(code) }
+        } catch let e as ExitCode {
+            throw e
+        } catch {
+            log.critical("cannot start: \(error)")
+            throw ExitCode(1)
+        }
+    }
+}
