@@ -48,6 +48,10 @@ let package = Package(
         .testTarget(name: "TouchFramesTests", dependencies: ["TouchFrames", "GestureEngine"]),
         .testTarget(name: "GestureConfigTests", dependencies: ["GestureConfig", "GestureEngine"]),
         .testTarget(
+            name: "DaemonTests",
+            dependencies: ["Pipeline", "GestureConfig", "TouchFrames", "GestureProtocol", "GestureEngine", "CLinux"]
+        ),
+        .testTarget(
             name: "PipelineTests",
             dependencies: ["Pipeline", "GestureConfig", "TouchFrames", "GestureProtocol", "GestureEngine", "Trace"],
             exclude: ["Fixtures"]

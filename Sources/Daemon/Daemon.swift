@@ -24,7 +24,8 @@ public final class Daemon {
         public var loop = false
         public var speed = 1.0
         public var exitAfterReplay = false
-        public var waitForClient = false
+        /// Start the replay once this many clients have connected (0: at once).
+        public var waitForClients = 0
         public var verbose = false
         public init() {}
     }
@@ -74,6 +75,8 @@ public final class Daemon {
     let startedAt = monotonicNanoseconds()
     var counters = Counters()
     var latencies = LatencyRing()
+    /// How late the deadline timer fired (long press, double-tap window), for `stats`.
+    var lateness = LatencyRing()
 
     struct Counters {
         var frames = 0
@@ -202,9 +205,9 @@ public final class Daemon {
             throw StartError("\(path): the recording has no device description; pass --device DESC")
         }
         let source = try ReplaySource(recording: recording, description: description, path: path, speed: options.speed, loop: options.loop)
-        if options.waitForClient {
+        if options.waitForClients > 0 {
             pendingSources.append(source)
-            log.info("replay of \(path) waits for the first client")
+            log.info("replay of \(path) waits for \(options.waitForClients) client(s)")
         } else {
             try add(source)
         }
@@ -284,11 +287,18 @@ public final class Daemon {
     }
 
     private func deadlineFired() {
-        deadline.acknowledge()
-        if inputSince == nil { inputSince = monotonicNanoseconds() }
         let now = monotonicNanoseconds()
+        if deadline.armedAt > 0 { lateness.add(max(0, now - deadline.armedAt)) }
+        deadline.acknowledge()
+        if inputSince == nil { inputSince = now }
         for d in devices {
-            d.replayer.advance(to: d.source.engineTime(atMonotonic: now))
+            // Input already due comes first; then each deadline fires at its own time (the engine's
+            // clock never runs ahead of input not yet read).
+            d.source.deliverDue()
+            let engineNow = d.source.engineTime(atMonotonic: now)
+            while let t = d.replayer.engine.nextDeadline, t <= engineNow {
+                d.replayer.advance(to: t)
+            }
             d.replayer.writer.reset()
         }
     }
@@ -380,7 +390,7 @@ public final class Daemon {
         Messages.hello(&writer, version: daemonVersion, devices: devices.map(\.summary), screen: base.engine.screen)
         server.enqueue(writer.bytes[...], to: c, since: nil)
         writer.reset()
-        if !pendingSources.isEmpty {
+        if !pendingSources.isEmpty && server.clientCount >= options.waitForClients {
             let sources = pendingSources
             pendingSources = []
             for s in sources {

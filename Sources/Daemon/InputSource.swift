@@ -24,6 +24,9 @@ public protocol InputSource: AnyObject {
     /// an unplugged device).
     func start(loop: EventLoop, deliver: @escaping (InputEvent) -> Void, ended: @escaping () -> Void) throws
     func stop()
+    /// Delivers every event already due (before the engine's deadlines fire, so that input and
+    /// deadlines keep their order whatever order their timers woke in).
+    func deliverDue()
 }
 
 /// Plays an evemu recording at its recorded pace (× `speed`), optionally in a loop, as a virtual
@@ -87,6 +90,11 @@ public final class ReplaySource: InputSource {
 
     private func fire() {
         timer.acknowledge()
+        deliverDue()
+    }
+
+    public func deliverDue() {
+        guard deliver != nil else { return }
         let now = monotonicNanoseconds()
         while index < events.count {
             var e = events[index]

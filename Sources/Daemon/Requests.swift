@@ -258,6 +258,13 @@ extension Daemon {
         writer.field("p99", Double(latencies.percentile(0.99)) / 1e3, decimals: 1)
         writer.field("max", Double(latencies.max) / 1e3, decimals: 1)
         writer.endObject()
+        writer.key("deadline_late_us")
+        writer.beginObject()
+        writer.field("count", lateness.count)
+        writer.field("p50", Double(lateness.percentile(0.5)) / 1e3, decimals: 1)
+        writer.field("p99", Double(lateness.percentile(0.99)) / 1e3, decimals: 1)
+        writer.field("max", Double(lateness.max) / 1e3, decimals: 1)
+        writer.endObject()
     }
 
     /// VmRSS from /proc/self/status.

@@ -40,8 +40,8 @@ struct TouchGestured: ParsableCommand {
     @Flag(help: "Stop once the replay is over and every gesture has ended.")
     var exitAfterReplay = false
 
-    @Flag(help: "Start the replay when the first client connects.")
-    var waitForClient = false
+    @Option(help: "Start the replay once this many clients have connected.")
+    var waitForClients = 0
 
     @Flag(name: .shortAndLong, help: "Log every recognizer transition.")
     var verbose = false
@@ -61,7 +61,7 @@ struct TouchGestured: ParsableCommand {
         options.loop = loopReplay
         options.speed = speed
         options.exitAfterReplay = exitAfterReplay
-        options.waitForClient = waitForClient
+        options.waitForClients = waitForClients
         options.verbose = verbose
         do {
             let daemon = try Daemon(options: options, log: log)

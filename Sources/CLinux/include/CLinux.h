@@ -151,7 +151,8 @@ static inline ssize_t cl_sendto_unix(int fd, const void *buf, size_t n, const ch
     struct sockaddr_un addr;
     int len = cl_unix_address(path, &addr);
     if (len < 0) { errno = ENAMETOOLONG; return -1; }
-    return sendto(fd, buf, n, MSG_NOSIGNAL, (struct sockaddr *)&addr, (socklen_t)len);
+    // MSG_DONTWAIT: a notification is dropped rather than block the daemon on a full receiver.
+    return sendto(fd, buf, n, MSG_NOSIGNAL | MSG_DONTWAIT, (struct sockaddr *)&addr, (socklen_t)len);
 }
 
 // accept4 is declared only under _GNU_SOURCE, and accept's address argument is a transparent

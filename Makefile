@@ -1,0 +1,55 @@
+# touchgestured: build and install.
+#   make                      release build (static Swift runtime)
+#   make install              binaries, systemd units, udev rules, default config, docs
+#   make uninstall            removes what install placed (the config in /etc stays if edited)
+# Variables: PREFIX (/usr/local), DESTDIR (staging root), SYSCONFDIR (/etc),
+#            UNITDIR (/etc/systemd/system), UDEVDIR (/etc/udev/rules.d), CONFIGURATION (release).
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+SYSCONFDIR ?= /etc
+UNITDIR ?= /etc/systemd/system
+UDEVDIR ?= /etc/udev/rules.d
+SYSUSERSDIR ?= /etc/sysusers.d
+CONFIGURATION ?= release
+BINDIR = $(PREFIX)/bin
+DOCDIR = $(PREFIX)/share/doc/touchgestured
+BUILD = .build/$(CONFIGURATION)
+
+.PHONY: all build install uninstall
+
+all: build
+
+build:
+	swift build -c $(CONFIGURATION) --static-swift-stdlib --product touchgestured
+	swift build -c $(CONFIGURATION) --static-swift-stdlib --product touchgesturectl
+
+install: build
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(UDEVDIR) $(DESTDIR)$(SYSUSERSDIR) \
+		$(DESTDIR)$(SYSCONFDIR)/touchgestured $(DESTDIR)$(DOCDIR)/examples
+	install -m 0755 $(BUILD)/touchgestured $(BUILD)/touchgesturectl $(DESTDIR)$(BINDIR)/
+	sed 's|@BINDIR@|$(BINDIR)|g; s|/usr/local/share/doc|$(PREFIX)/share/doc|g' systemd/touchgestured.service \
+		> $(DESTDIR)$(UNITDIR)/touchgestured.service
+	sed 's|/usr/local/share/doc|$(PREFIX)/share/doc|g' systemd/touchgestured.socket > $(DESTDIR)$(UNITDIR)/touchgestured.socket
+	install -m 0644 systemd/touchgestured.sysusers $(DESTDIR)$(SYSUSERSDIR)/touchgestured.conf
+	install -m 0644 udev/70-touchgestured.rules $(DESTDIR)$(UDEVDIR)/
+	test -e $(DESTDIR)$(SYSCONFDIR)/touchgestured/touchgestured.toml || \
+		install -m 0644 config/touchgestured.toml $(DESTDIR)$(SYSCONFDIR)/touchgestured/touchgestured.toml
+	install -m 0644 README.md docs/*.md udev/60-touchgestured-local.rules.example $(DESTDIR)$(DOCDIR)/
+	install -m 0644 examples/*.toml $(DESTDIR)$(DOCDIR)/examples/
+	@if [ -z "$(DESTDIR)" ] && command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then \
+		systemd-sysusers $(SYSUSERSDIR)/touchgestured.conf; systemctl daemon-reload; \
+		udevadm control --reload 2>/dev/null || true; \
+		echo "installed: systemctl enable --now touchgestured.socket touchgestured.service"; fi
+
+uninstall:
+	-@if [ -z "$(DESTDIR)" ] && command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then \
+		systemctl disable --now touchgestured.service touchgestured.socket 2>/dev/null; fi
+	rm -f $(DESTDIR)$(BINDIR)/touchgestured $(DESTDIR)$(BINDIR)/touchgesturectl
+	rm -f $(DESTDIR)$(UNITDIR)/touchgestured.service $(DESTDIR)$(UNITDIR)/touchgestured.socket
+	rm -f $(DESTDIR)$(SYSUSERSDIR)/touchgestured.conf $(DESTDIR)$(UDEVDIR)/70-touchgestured.rules
+	rm -rf $(DESTDIR)$(DOCDIR)
+	cmp -s config/touchgestured.toml $(DESTDIR)$(SYSCONFDIR)/touchgestured/touchgestured.toml && \
+		rm -f $(DESTDIR)$(SYSCONFDIR)/touchgestured/touchgestured.toml && \
+		rmdir $(DESTDIR)$(SYSCONFDIR)/touchgestured 2>/dev/null || true
+	-@if [ -z "$(DESTDIR)" ] && command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi
