@@ -3,7 +3,9 @@
 #   make install              binaries, systemd units, udev rules, default config, docs
 #   make uninstall            removes what install placed (the config in /etc stays if edited)
 # Variables: PREFIX (/usr/local), DESTDIR (staging root), SYSCONFDIR (/etc),
-#            UNITDIR (/etc/systemd/system), UDEVDIR (/etc/udev/rules.d), CONFIGURATION (release).
+#            UNITDIR (/etc/systemd/system), UDEVDIR (/etc/udev/rules.d), CONFIGURATION (release),
+#            STATIC_STDLIB (--static-swift-stdlib; empty links the toolchain's shared runtime,
+#            which CI uses to stage a debug build quickly).
 
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -12,6 +14,7 @@ UNITDIR ?= /etc/systemd/system
 UDEVDIR ?= /etc/udev/rules.d
 SYSUSERSDIR ?= /etc/sysusers.d
 CONFIGURATION ?= release
+STATIC_STDLIB ?= --static-swift-stdlib
 BINDIR = $(PREFIX)/bin
 DOCDIR = $(PREFIX)/share/doc/touchgestured
 BUILD = .build/$(CONFIGURATION)
@@ -21,8 +24,8 @@ BUILD = .build/$(CONFIGURATION)
 all: build
 
 build:
-	swift build -c $(CONFIGURATION) --static-swift-stdlib --product touchgestured
-	swift build -c $(CONFIGURATION) --static-swift-stdlib --product touchgesturectl
+	swift build -c $(CONFIGURATION) $(STATIC_STDLIB) --product touchgestured
+	swift build -c $(CONFIGURATION) $(STATIC_STDLIB) --product touchgesturectl
 
 install: build
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(UDEVDIR) $(DESTDIR)$(SYSUSERSDIR) \

@@ -54,7 +54,9 @@ public final class Server {
     let log: Logger
     var settings: Limits
     private(set) var clients: [Int32: Client] = [:]
-    private var order: [Int32] = []
+    /// The clients in connection order; iterated on every line, so kept as an array (no
+    /// allocation per event, unlike building one from the dictionary).
+    private(set) var allClients: [Client] = []
     private var nextNumber = 1
     private var chunk = [UInt8](repeating: 0, count: 65_536)
     /// The bytes of the current line, reused.
@@ -88,7 +90,6 @@ public final class Server {
     }
 
     var clientCount: Int { clients.count }
-    var allClients: [Client] { order.compactMap { clients[$0] } }
 
     private func acceptAll() {
         while true {
@@ -121,7 +122,7 @@ public final class Server {
                 continue
             }
             clients[fd] = client
-            order.append(fd)
+            allClients.append(client)
             log.info("\(client.label) connected")
             onConnect?(client)
         }
@@ -203,9 +204,7 @@ public final class Server {
 
     /// Writes every client's queue (once per loop turn).
     func flush() {
-        for fd in order {
-            if let c = clients[fd], c.queued > 0, !c.watchingWrites { write(c) }
-        }
+        for c in allClients where c.queued > 0 && !c.watchingWrites { write(c) }
     }
 
     private func write(_ client: Client) {
@@ -243,7 +242,7 @@ public final class Server {
         loop.remove(client.fd)
         close(client.fd)
         clients[client.fd] = nil
-        order.removeAll { $0 == client.fd }
+        allClients.removeAll { $0 === client }
         log.log(level: level, "\(client.label) disconnected: \(reason)")
         onDisconnect?(client)
     }
