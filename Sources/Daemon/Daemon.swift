@@ -215,11 +215,28 @@ public final class Daemon {
 
     /// A device appears: it gets its own decoder and engine; clients hear `device added`.
     func add(_ source: InputSource) throws {
-        let replayer = try Replayer(description: source.description, configuration: base, device: nextDeviceID)
-        let device = Device(id: nextDeviceID, source: source, replayer: replayer)
+        let device = Device(id: nextDeviceID, source: source, replayer: try makeReplayer(source, id: nextDeviceID))
         nextDeviceID += 1
-        device.replayer.reconfigure(compiled)
-        device.replayer.tracing = options.verbose
+        wire(device)
+        devices.append(device)
+        try source.start(
+            loop: loop,
+            deliver: { [unowned self, unowned device] e in self.input(e, device: device) },
+            ended: { [unowned self, unowned device] in self.sourceEnded(device) })
+        announce(device, added: true)
+        log.info("device \(device.id) added: \(source.description.name) (\(source.node))")
+        systemd.notify("STATUS=\(status)")
+    }
+
+    /// A device's decoder (with the configured geometry) and engine (with the current regions).
+    private func makeReplayer(_ source: InputSource, id: UInt32) throws -> Replayer {
+        var r = try Replayer(description: source.description, configuration: base, device: id)
+        r.reconfigure(compiled)
+        r.tracing = options.verbose
+        return r
+    }
+
+    private func wire(_ device: Device) {
         let names = { [unowned device] in device.replayer.engine.configuration.gestures.map(\.qualifiedName) }
         device.replayer.onTransition = { [unowned self] t in
             let all = names()
@@ -229,14 +246,22 @@ public final class Daemon {
             self.broadcast(event, region: region, bytes, device: device)
         }
         device.replayer.onFrame = { [unowned self, unowned device] frame in self.frame(frame, device: device) }
-        devices.append(device)
-        try source.start(
-            loop: loop,
-            deliver: { [unowned self, unowned device] e in self.input(e, device: device) },
-            ended: { [unowned self, unowned device] in self.sourceEnded(device) })
-        announce(device, added: true)
-        log.info("device \(device.id) added: \(source.description.name) (\(source.node))")
-        systemd.notify("STATUS=\(status)")
+    }
+
+    /// A reload changed the geometry ([screen], [device]): each device gets a new decoder. What was
+    /// under way ends `cancelled` (the old mapping's positions cannot continue in the new one).
+    private func remap() {
+        let now = monotonicNanoseconds()
+        for d in devices {
+            d.replayer.deviceRemoved(at: d.source.engineTime(atMonotonic: now))
+            d.replayer.writer.reset()
+            do {
+                d.replayer = try makeReplayer(d.source, id: d.id)
+                wire(d)
+            } catch {
+                log.error("device \(d.id): \(error)")
+            }
+        }
     }
 
     private func announce(_ device: Device, added: Bool) {
@@ -349,10 +374,12 @@ public final class Daemon {
         do {
             var next = try Self.loadConfiguration(path)
             next.daemon.socket = base.daemon.socket
+            let geometryChanged = next.geometry != base.geometry
             base = next
             lastReloadError = nil
             counters.reloads += 1
             try recompile()
+            if geometryChanged { remap() }
             server.settings.maxLineBytes = base.daemon.maxLineBytes
             server.settings.outputBufferBytes = base.daemon.outputBufferBytes
             server.settings.maxClients = base.daemon.maxClients

@@ -208,23 +208,19 @@ func offlineLines(_ path: String, config: Configuration = .standard) throws -> [
     }
 
     @Test func hundredClients_connectSubscribeLeave_noFileDescriptorLeaks() throws {
-        let d = try DaemonUnderTest([])
+        let d = try DaemonUnderTest([], config: "[daemon]\nmax_clients = 128\n")
         let settle = try TestClient(d.socket)
         _ = settle.call(#"{"op":"ping","id":0}"#)
         let before = d.openFDs()
         for _ in 0..<3 {
             var clients: [TestClient] = []
-            for _ in 0..<60 {
+            for _ in 0..<100 {
                 let c = try TestClient(d.socket)
                 c.send(#"{"op":"subscribe","touches":true}"#)
                 clients.append(c)
             }
             for c in clients { _ = c.next("reply") }
             clients.removeAll()
-            for _ in 0..<40 {
-                let c = try TestClient(d.socket)
-                _ = c.json()
-            }
         }
         var after = -1
         for _ in 0..<50 where after != before {
@@ -262,6 +258,20 @@ func offlineLines(_ path: String, config: Configuration = .standard) throws -> [
         #expect(d.stop() == 0)
         #expect(d.log.contains("touchgestured.toml:5: 'tap_slop' must be at least 0"))
         #expect(d.notify.wait(for: "RELOADING=1", seconds: 1) != nil)
+    }
+
+    @Test func sighup_newGeometry_remapsTheDevices() throws {
+        let dir = scratch()
+        let tap = try delayed(Root.fixtures + "/tap.events", by: 2, in: dir)
+        let d = try DaemonUnderTest(["--replay", tap, "--wait-for-clients", "1"], config: "[screen]\nwidth = 1920\nheight = 1080\n", dir: dir)
+        let c = try TestClient(d.socket)
+        _ = c.json()
+        try "[screen]\nwidth = 960\nheight = 540\n".write(toFile: d.configPath, atomically: true, encoding: .utf8)
+        d.signal(SIGHUP)
+        let line = try #require(c.next("gesture", seconds: 10))
+        // The virtual panel's tap lands mid-screen: (960, 540) before, (480, 270) after the reload.
+        #expect(line["x"]?.number.map { abs($0 - 480) < 2 } == true, "\(line)")
+        #expect(line["y"]?.number.map { abs($0 - 270) < 2 } == true, "\(line)")
     }
 
     @Test func sigterm_stopsCleanly_andRemovesTheSocket() throws {
