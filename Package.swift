@@ -24,10 +24,13 @@ let package = Package(
         .target(name: "GestureProtocol", dependencies: ["GestureEngine"]),
         .target(name: "Pipeline", dependencies: ["GestureEngine", "TouchFrames", "GestureConfig", "GestureProtocol"]),
         .target(name: "CLinux"),
+        .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
+        .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
+        .target(name: "TouchInput", dependencies: ["CEvdev", "CUdev", "CLinux", "TouchFrames", "GestureEngine"]),
         .target(
             name: "Daemon",
             dependencies: [
-                "CLinux", "Pipeline", "GestureConfig", "GestureProtocol", "GestureEngine", "TouchFrames",
+                "CLinux", "Pipeline", "GestureConfig", "GestureProtocol", "GestureEngine", "TouchFrames", "TouchInput",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -39,7 +42,7 @@ let package = Package(
         .executableTarget(
             name: "touchgesturectl",
             dependencies: [
-                "Pipeline", "GestureConfig", "TouchFrames", "GestureProtocol", "GestureEngine", "Trace", "CLinux",
+                "Pipeline", "GestureConfig", "TouchFrames", "GestureProtocol", "GestureEngine", "Trace", "CLinux", "TouchInput",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

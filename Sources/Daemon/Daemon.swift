@@ -5,6 +5,7 @@ import GestureProtocol
 import Logging
 import Pipeline
 import TouchFrames
+import TouchInput
 
 #if canImport(Glibc)
     import Glibc
@@ -65,6 +66,7 @@ public final class Daemon {
     private var watchdog: Int32 = -1
     private var socketPathToRemove: String?
     private var pendingSources: [InputSource] = []
+    private var hotplug: HotplugMonitor?
     private var exitCode: Int32 = 0
     private var lastReloadError: String?
 
@@ -124,7 +126,12 @@ public final class Daemon {
         server.onWritten = { [unowned self] ns in self.latencies.add(ns) }
         loop.afterTurn = { [unowned self] in self.afterTurn() }
 
-        if let path = options.replay { try openReplay(path) }
+        if let path = options.replay {
+            try openReplay(path)
+        } else {
+            scanDevices()
+            startHotplug()
+        }
 
         if let interval = systemd.watchdogInterval {
             watchdog = cl_timerfd_create()
@@ -218,6 +225,9 @@ public final class Daemon {
         let device = Device(id: nextDeviceID, source: source, replayer: try makeReplayer(source, id: nextDeviceID))
         nextDeviceID += 1
         wire(device)
+        if let live = source as? LiveSource {
+            live.onResync = { [unowned device] in device.replayer.resynced() }
+        }
         devices.append(device)
         try source.start(
             loop: loop,
@@ -230,7 +240,18 @@ public final class Daemon {
 
     /// A device's decoder (with the configured geometry) and engine (with the current regions).
     private func makeReplayer(_ source: InputSource, id: UInt32) throws -> Replayer {
-        var r = try Replayer(description: source.description, configuration: base, device: id)
+        var configuration = base
+        if let live = source as? LiveSource {
+            // udev's LIBINPUT_CALIBRATION_MATRIX and measured size, unless the config says otherwise.
+            if configuration.geometry.calibration == [1, 0, 0, 0, 1, 0], let m = live.inputNode.calibration {
+                configuration.geometry.calibration = m
+            }
+            if configuration.geometry.widthMM == nil, let size = live.inputNode.sizeMM {
+                configuration.geometry.widthMM = size.width
+                configuration.geometry.heightMM = size.height
+            }
+        }
+        var r = try Replayer(description: source.description, configuration: configuration, device: id)
         r.reconfigure(compiled)
         r.tracing = options.verbose
         return r
@@ -308,7 +329,92 @@ public final class Daemon {
 
     private func sourceEnded(_ device: Device) {
         device.ended = true
-        log.info("device \(device.id) (\(device.source.node)) has no more input")
+        if device.source.removesWhenEnded {
+            remove(device)
+        } else {
+            log.info("device \(device.id) (\(device.source.node)) has no more input")
+        }
+    }
+
+    /// A device went away: its gestures end `cancelled`, then clients hear `device removed`.
+    private func remove(_ device: Device) {
+        if inputSince == nil { inputSince = monotonicNanoseconds() }
+        device.replayer.deviceRemoved(at: device.source.engineTime(atMonotonic: monotonicNanoseconds()))
+        device.replayer.writer.reset()
+        device.source.stop()
+        devices.removeAll { $0 === device }
+        announce(device, added: false)
+        log.info("device \(device.id) removed: \(device.source.node)")
+        systemd.notify("STATUS=\(status)")
+    }
+
+    // MARK: - Live devices
+
+    /// Every input node now: touchscreens are opened, the rest are logged as skipped.
+    private func scanDevices() {
+        for node in Discovery.nodes() { open(node) }
+    }
+
+    private func open(_ node: InputNode) {
+        guard !devices.contains(where: { $0.source.node == node.path }) else { return }
+        let evdev: EvdevDevice
+        do {
+            evdev = try EvdevDevice(path: node.path)
+        } catch {
+            log.debug("\(node.path): skipped: \(error)")
+            return
+        }
+        switch Discovery.classify(node, evdev.description, excluded: excluded) {
+        case .skipped(let reason):
+            log.debug("\(node.path) (\(evdev.description.name)): skipped: \(reason)")
+        case .taken(let reason):
+            if base.daemon.grab {
+                do { try evdev.grab(true) } catch { log.warning("\(node.path): cannot grab: \(error)") }
+            }
+            log.info("\(node.path) (\(evdev.description.name)): taken: \(reason)")
+            do {
+                try add(LiveSource(device: evdev, node: node, log: log))
+            } catch {
+                log.error("\(node.path): \(error)")
+            }
+        }
+    }
+
+    /// `[daemon] ignore_devices`: a node path, `vvvv:pppp`, or a glob on the name.
+    private func excluded(_ node: InputNode, _ d: DeviceDescription) -> String? {
+        func hex(_ v: UInt16) -> String {
+            let s = String(v, radix: 16)
+            return String(repeating: "0", count: 4 - s.count) + s
+        }
+        for p in base.daemon.ignoreDevices {
+            if p.hasPrefix("/") {
+                if p == node.path { return "config ignore_devices \"\(p)\"" }
+            } else if p.lowercased() == "\(hex(d.vendor)):\(hex(d.product))" {
+                return "config ignore_devices \"\(p)\""
+            } else if fnmatch(p, d.name, 0) == 0 {
+                return "config ignore_devices \"\(p)\""
+            }
+        }
+        return nil
+    }
+
+    private func startHotplug() {
+        do {
+            let monitor = try HotplugMonitor()
+            hotplug = monitor
+            try loop.add(monitor.fd) { [unowned self] _ in
+                for change in monitor.drain() {
+                    switch change {
+                    case .added(let path): self.open(Discovery.node(devnode: path))
+                    case .removed(let path):
+                        if let d = self.devices.first(where: { $0.source.node == path }) { self.remove(d) }
+                    }
+                }
+            }
+            log.info("hotplug: \(monitor.mode.rawValue)")
+        } catch {
+            log.notice("no hotplug: \(error)")
+        }
     }
 
     private func deadlineFired() {

@@ -24,6 +24,8 @@ public protocol InputSource: AnyObject {
     /// an unplugged device).
     func start(loop: EventLoop, deliver: @escaping (InputEvent) -> Void, ended: @escaping () -> Void) throws
     func stop()
+    /// A live device is removed when it ends (unplugged); a finished replay stays, idle.
+    var removesWhenEnded: Bool { get }
     /// Delivers every event already due (before the engine's deadlines fire, so that input and
     /// deadlines keep their order whatever order their timers woke in).
     func deliverDue()
@@ -34,6 +36,7 @@ public protocol InputSource: AnyObject {
 public final class ReplaySource: InputSource {
     public let description: DeviceDescription
     public let node: String
+    public var removesWhenEnded: Bool { false }
     private let events: [InputEvent]
     private let speed: Double
     private let loops: Bool

@@ -227,8 +227,10 @@ struct Loader {
     }
 
     func readDaemon(_ d: Scope) throws(ConfigError) -> DaemonSettings {
-        try d.checkKeys(["socket", "group", "max_clients", "max_line_bytes", "output_buffer_bytes", "set_regions", "set_regions_uids", "set_regions_gids"])
+        try d.checkKeys(["socket", "group", "max_clients", "max_line_bytes", "output_buffer_bytes", "set_regions", "set_regions_uids", "set_regions_gids", "ignore_devices", "grab"])
         var s = DaemonSettings()
+        s.ignoreDevices = try d.strings("ignore_devices") ?? []
+        s.grab = try d.bool("grab") ?? false
         if let path = try d.string("socket") {
             guard path.hasPrefix("/"), path.utf8.count < 108 else { throw d.fail("socket", "'socket' must be an absolute path shorter than 108 bytes") }
             s.socket = path

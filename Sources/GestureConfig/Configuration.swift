@@ -43,6 +43,10 @@ public struct DaemonSettings: Hashable, Sendable {
         case only(uids: Set<UInt32>, gids: Set<UInt32>)
     }
     public var setRegions = RegionPolicy.everyone
+    /// Devices not to read: a name glob (`*Pen*`), `vvvv:pppp` (hex vendor:product), or a node path.
+    public var ignoreDevices: [String] = []
+    /// Read touchscreens exclusively (EVIOCGRAB): nothing else (libinput, X) sees their touches.
+    public var grab = false
 
     public init() {}
 

@@ -58,6 +58,12 @@ public struct Replayer {
         flush()
     }
 
+    /// Events were lost and the live reader resynchronized: what is under way is cancelled at
+    /// the next frame, which carries the kernel's exact contacts.
+    public mutating func resynced() {
+        decoder.markDiscontinuity()
+    }
+
     /// Fires deadlines up to `time` (the daemon's timer, or the end of a recording).
     public mutating func advance(to time: Timestamp) {
         engine.advance(to: time, into: &events)

@@ -53,6 +53,13 @@ public struct FrameDecoder {
         contacts.reserveCapacity(slots.count)
     }
 
+    /// The live reader resynchronized after SYN_DROPPED (libevdev's sync events follow, bringing
+    /// the slots to the kernel's state): the next frame is marked as a discontinuity.
+    public mutating func markDiscontinuity() {
+        discontinuity = true
+        droppedCount += 1
+    }
+
     /// Feeds one event; returns a frame at SYN_REPORT.
     public mutating func feed(_ e: InputEvent) -> TouchFrame? {
         if e.type == Evdev.EV_SYN {

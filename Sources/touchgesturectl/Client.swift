@@ -204,10 +204,14 @@ struct Stats: ParsableCommand {
 }
 
 struct Devices: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List the touch devices the daemon reads.")
+    static let configuration = CommandConfiguration(
+        abstract: "List the touch devices the daemon reads; with --local, every input node here and whether touchgestured would take it, and why.")
     @OptionGroup var connection: SocketOption
+    @Flag(help: "Scan this machine's /dev/input instead of asking the daemon.")
+    var local = false
 
     func run() throws {
+        if local { return try listLocalDevices() }
         let c = try Connection(connection.path)
         _ = c.readLine()
         let reply = try c.call(#"{"op":"list_devices","id":1}"#, id: 1)

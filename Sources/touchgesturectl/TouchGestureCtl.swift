@@ -18,6 +18,7 @@ struct TouchGestureCtl: ParsableCommand {
         abstract: "Tools for touchgestured, the touchscreen gesture daemon.",
         subcommands: [
             Replay.self, TraceCommand.self, Monitor.self, Ping.self, Stats.self, Devices.self, Regions.self,
+            Record.self, Play.self,
             CheckConfig.self, Diagrams.self,
         ]
     )

@@ -1,0 +1,69 @@
+import GestureEngine
+import Logging
+import TouchFrames
+import TouchInput
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A touchscreen read live from /dev/input with libevdev. Its events carry CLOCK_MONOTONIC
+/// timestamps, so engine time is monotonic time.
+public final class LiveSource: InputSource {
+    let device: EvdevDevice
+    public let inputNode: InputNode
+    public var description: DeviceDescription { device.description }
+    public var node: String { device.path }
+    public var removesWhenEnded: Bool { true }
+    /// Called when the reader resynchronized after SYN_DROPPED.
+    var onResync: (() -> Void)?
+    private weak var loop: EventLoop?
+    private var deliver: ((InputEvent) -> Void)?
+    private var ended: (() -> Void)?
+    private var failures = 0
+    private let log: Logger
+
+    init(device: EvdevDevice, node: InputNode, log: Logger) {
+        self.device = device
+        inputNode = node
+        self.log = log
+    }
+
+    public func monotonic(of t: Timestamp) -> Int64 { t.nanoseconds }
+    public func engineTime(atMonotonic ns: Int64) -> Timestamp { Timestamp(nanoseconds: ns) }
+
+    public func start(loop: EventLoop, deliver: @escaping (InputEvent) -> Void, ended: @escaping () -> Void) throws {
+        self.loop = loop
+        self.deliver = deliver
+        self.ended = ended
+        try loop.add(device.fd) { [unowned self] _ in self.deliverDue() }
+    }
+
+    public func stop() {
+        loop?.remove(device.fd)
+        deliver = nil
+    }
+
+    public func deliverDue() {
+        guard let deliver else { return }
+        do {
+            let end = try device.read(deliver: deliver, resynced: { [unowned self] in
+                self.log.notice("\(self.node): events dropped (SYN_DROPPED); resynchronized with the kernel's state")
+                self.onResync?()
+            })
+            failures = 0
+            if end == .removed { finish() }
+        } catch {
+            failures += 1
+            log.warning("\(node): \(error)")
+            // A device that keeps failing is dropped; the daemon lives on.
+            if error.isRemoval || failures >= 3 { finish() }
+        }
+    }
+
+    private func finish() {
+        let done = ended
+        stop()
+        done?()
+    }
+}

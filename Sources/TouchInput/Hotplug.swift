@@ -1,0 +1,99 @@
+import CUdev
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Input nodes coming and going. With udevd running, the udev monitor ("udev" netlink group,
+/// subsystem input): its events come once udev has initialized the device (properties set).
+/// Without udevd (no /run/udev/control), inotify on /dev/input: devtmpfs makes and removes the
+/// nodes by itself, so devices are still seen to come and go.
+public final class HotplugMonitor {
+    public enum Change: Equatable, Sendable {
+        case added(String)
+        case removed(String)
+    }
+    public enum Mode: String, Sendable {
+        case udev = "udev monitor"
+        case inotify = "inotify on /dev/input"
+    }
+
+    public let fd: Int32
+    public let mode: Mode
+    private let directory: String
+    private var udev: OpaquePointer?
+    private var monitor: OpaquePointer?
+
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    public init(directory: String = "/dev/input", preferUdev: Bool = true) throws(Failure) {
+        self.directory = directory
+        if preferUdev && access("/run/udev/control", F_OK) == 0, let u = udev_new(),
+            let m = udev_monitor_new_from_netlink(u, "udev")
+        {
+            udev_monitor_filter_add_match_subsystem_devtype(m, "input", nil)
+            if udev_monitor_enable_receiving(m) == 0 {
+                udev = u
+                monitor = m
+                fd = udev_monitor_get_fd(m)
+                let flags = fcntl(fd, F_GETFL)
+                _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
+                mode = .udev
+                return
+            }
+            udev_monitor_unref(m)
+            udev_unref(u)
+        }
+        let ifd = cud_inotify_watch_dir(directory)
+        guard ifd >= 0 else { throw Failure(description: "inotify on \(directory): \(String(cString: strerror(errno)))") }
+        fd = ifd
+        mode = .inotify
+    }
+
+    deinit {
+        if let monitor { udev_monitor_unref(monitor) }
+        if let udev { udev_unref(udev) }
+        if mode == .inotify { close(fd) }
+    }
+
+    /// Reads every pending change.
+    public func drain() -> [Change] {
+        var changes: [Change] = []
+        switch mode {
+        case .udev:
+            while let m = monitor, let dev = udev_monitor_receive_device(m) {
+                defer { udev_device_unref(dev) }
+                guard let node = udev_device_get_devnode(dev).map({ String(cString: $0) }), node.contains("/event"),
+                    let action = udev_device_get_action(dev).map({ String(cString: $0) })
+                else { continue }
+                if action == "add" { changes.append(.added(node)) }
+                if action == "remove" { changes.append(.removed(node)) }
+            }
+        case .inotify:
+            final class Box {
+                var changes: [Change] = []
+                let directory: String
+                init(_ d: String) { directory = d }
+            }
+            let box = Box(directory)
+            let context = Unmanaged.passUnretained(box).toOpaque()
+            _ = cud_inotify_drain(fd, context) { ctx, created, name in
+                guard let ctx, let name else { return }
+                let box = Unmanaged<Box>.fromOpaque(ctx).takeUnretainedValue()
+                let n = String(cString: name)
+                guard n.hasPrefix("event") else { return }
+                let path = box.directory + "/" + n
+                box.changes.append(created != 0 ? .added(path) : .removed(path))
+            }
+            // IN_ATTRIB and IN_CREATE can both report one node: keep the first of each.
+            var seen = Set<String>()
+            for c in box.changes {
+                let key = "\(c)"
+                if seen.insert(key).inserted { changes.append(c) }
+            }
+        }
+        return changes
+    }
+}

@@ -1,0 +1,56 @@
+import CEvdev
+import GestureEngine
+import TouchFrames
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A virtual input device made through /dev/uinput from a `DeviceDescription` (an evemu
+/// recording's), so a recording can be played into the kernel: `touchgesturectl play --uinput`.
+public final class UInputDevice {
+    private let dev: OpaquePointer
+    private let uidev: OpaquePointer
+    /// The node the kernel made (/dev/input/eventN), when it could be found.
+    public let devnode: String?
+
+    public init(_ d: DeviceDescription) throws(EvdevError) {
+        guard let dev = libevdev_new() else { throw EvdevError("libevdev_new", ENOMEM) }
+        libevdev_set_name(dev, d.name)
+        libevdev_set_id_bustype(dev, Int32(d.bustype))
+        libevdev_set_id_vendor(dev, Int32(d.vendor))
+        libevdev_set_id_product(dev, Int32(d.product))
+        libevdev_set_id_version(dev, Int32(d.version))
+        for p in d.properties { libevdev_enable_property(dev, UInt32(p)) }
+        for (type, codes) in d.codes.sorted(by: { $0.key < $1.key }) where type != Evdev.EV_SYN {
+            libevdev_enable_event_type(dev, UInt32(type))
+            for code in codes.sorted() {
+                if type == Evdev.EV_ABS, let a = d.axes[code] {
+                    var info = input_absinfo(value: 0, minimum: a.minimum, maximum: a.maximum, fuzz: a.fuzz, flat: a.flat, resolution: a.resolution)
+                    libevdev_enable_event_code(dev, UInt32(type), UInt32(code), &info)
+                } else if type != Evdev.EV_ABS {
+                    libevdev_enable_event_code(dev, UInt32(type), UInt32(code), nil)
+                }
+            }
+        }
+        var ui: OpaquePointer?
+        let rc = libevdev_uinput_create_from_device(dev, Int32(CEV_UINPUT_OPEN_MANAGED), &ui)
+        guard rc == 0, let ui else {
+            libevdev_free(dev)
+            throw EvdevError("libevdev_uinput_create_from_device", -rc)
+        }
+        self.dev = dev
+        uidev = ui
+        devnode = libevdev_uinput_get_devnode(ui).map { String(cString: $0) }
+    }
+
+    deinit {
+        libevdev_uinput_destroy(uidev)
+        libevdev_free(dev)
+    }
+
+    public func write(_ e: InputEvent) throws(EvdevError) {
+        let rc = libevdev_uinput_write_event(uidev, UInt32(e.type), UInt32(e.code), e.value)
+        guard rc == 0 else { throw EvdevError("libevdev_uinput_write_event", -rc) }
+    }
+}

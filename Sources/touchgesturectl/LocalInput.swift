@@ -1,0 +1,139 @@
+import ArgumentParser
+import CLinux
+import GestureEngine
+import Pipeline
+import TouchFrames
+import TouchInput
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `devices --local`: what touchgestured would take on this machine, and why.
+func listLocalDevices() throws {
+    let nodes = Discovery.nodes()
+    if nodes.isEmpty { print("no input devices in /dev/input") }
+    for node in nodes {
+        let device: EvdevDevice
+        do {
+            device = try EvdevDevice(path: node.path)
+        } catch {
+            print("\(node.path)  cannot open: \(error)")
+            continue
+        }
+        let d = device.description
+        let verdict = Discovery.classify(node, d, excluded: { _, _ in nil })
+        let ids = "\(hex4(d.vendor)):\(hex4(d.product))"
+        switch verdict {
+        case .skipped(let why):
+            print("\(node.path)  \(d.name)  \(ids)  skipped: \(why)")
+        case .taken(let why):
+            print("\(node.path)  \(d.name)  \(ids)  taken: \(why)")
+            if let axes = d.positionAxes {
+                let g = ScreenGeometry(x: axes.x, y: axes.y, configuration: GeometryConfiguration())
+                print("    \(d.touchKind?.rawValue ?? "?"), \(d.slotCount) slot(s); x \(axes.x.minimum)...\(axes.x.maximum) res \(axes.x.resolution), y \(axes.y.minimum)...\(axes.y.maximum) res \(axes.y.resolution)")
+                let size = node.sizeMM.map { "\(Int($0.width)) × \(Int($0.height)) mm (udev)" }
+                    ?? "\(Int(g.sizeMM.width)) × \(Int(g.sizeMM.height)) mm (\(g.sizeSource.rawValue))"
+                print("    size \(size)" + (node.calibration.map { "; LIBINPUT_CALIBRATION_MATRIX \($0)" } ?? ""))
+            }
+        }
+    }
+}
+
+func hex4(_ v: UInt16) -> String {
+    let s = String(v, radix: 16)
+    return String(repeating: "0", count: 4 - s.count) + s
+}
+
+struct Record: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Record an input node as an evemu recording (description and events) that replay and --replay read.")
+
+    @Argument(help: "The node, e.g. /dev/input/event5.")
+    var node: String
+
+    @Option(name: .shortAndLong, help: "Output file (default: standard output).")
+    var output: String?
+
+    @Option(help: "Stop after this many seconds (default: at Ctrl-C).")
+    var duration: Double?
+
+    func run() throws {
+        let device: EvdevDevice
+        do { device = try EvdevDevice(path: node) } catch { throw fail("\(error)") }
+        let signals = cl_signalfd_create()
+        var events: [InputEvent] = []
+        let end = duration.map { cl_monotonic_ns() + Int64($0 * 1e9) }
+        loop: while true {
+            var fds = [pollfd(fd: device.fd, events: Int16(POLLIN), revents: 0), pollfd(fd: signals, events: Int16(POLLIN), revents: 0)]
+            let timeout = end.map { Int32(max(0, ($0 - cl_monotonic_ns()) / 1_000_000)) } ?? -1
+            if let end, cl_monotonic_ns() >= end { break }
+            _ = poll(&fds, 2, timeout)
+            if fds[1].revents != 0 { break }
+            do {
+                let r = try device.read(deliver: { events.append($0) }, resynced: {
+                    events.append(InputEvent(time: events.last?.time ?? .zero, type: Evdev.EV_SYN, code: Evdev.SYN_DROPPED, value: 0))
+                })
+                if r == .removed { break loop }
+            } catch {
+                throw fail("\(error)")
+            }
+        }
+        let text = Evemu.format(Recording(description: device.description, events: events))
+        if let output {
+            do { try writeTextFile(output, text) } catch { throw fail("\(error)") }
+            writeAll(2, Array("\(events.count) events from \(node) written to \(output)\n".utf8))
+        } else {
+            writeAll(1, Array(text.utf8))
+        }
+    }
+}
+
+struct Play: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Create a virtual touchscreen through /dev/uinput from a recording's description and play its events: test an app with no hand on the glass.")
+
+    @Flag(help: "Play into the kernel through /dev/uinput (the only way there is; the flag says so).")
+    var uinput = false
+
+    @Option(help: "Device description (evemu .desc) for a recording that carries only events.")
+    var device: String?
+
+    @Option(help: "Speed factor (2 = twice as fast).")
+    var speed: Double = 1
+
+    @Option(help: "Seconds to wait after creating the device before playing (readers open it).")
+    var settle: Double = 0.5
+
+    @Argument(help: "The evemu recording.")
+    var recording: String
+
+    func validate() throws {
+        guard uinput else { throw ValidationError("play needs --uinput") }
+        guard speed > 0 else { throw ValidationError("--speed must be positive") }
+    }
+
+    func run() throws {
+        let (rec, description) = try loadRecording(recording, device: device)
+        let dev: UInputDevice
+        do { dev = try UInputDevice(description) } catch { throw fail("\(error) (is the uinput module loaded, and /dev/uinput writable?)") }
+        writeAll(2, Array("playing \(recording) as \(dev.devnode ?? "a virtual device")\n".utf8))
+        sleepFor(settle)
+        let start = cl_monotonic_ns()
+        let first = rec.events.first?.time.nanoseconds ?? 0
+        for e in rec.events {
+            let due = start + Int64(Double(e.time.nanoseconds - first) / speed)
+            let wait = due - cl_monotonic_ns()
+            if wait > 0 { sleepFor(Double(wait) / 1e9) }
+            do { try dev.write(e) } catch { throw fail("\(error)") }
+        }
+        sleepFor(0.1)
+    }
+}
+
+func sleepFor(_ seconds: Double) {
+    guard seconds > 0 else { return }
+    var ts = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
+    var left = timespec()
+    while nanosleep(&ts, &left) != 0 && errno == EINTR { ts = left }
+}
