@@ -139,10 +139,18 @@ public struct Engine {
         now = max(now, time)
     }
 
-    /// Cancels the sequence: the device went away. Active gestures end `cancelled`.
+    /// The device went away. What was under way ends `cancelled`; a discrete gesture that had
+    /// everything it needed and waited only on the clock or the arena (a tap waiting out the
+    /// double-tap window) is recognized now, since what it waited for can no longer happen.
     public mutating func deviceRemoved(at time: Timestamp, into out: inout [GestureEvent]) {
         advance(to: time, into: &out)
-        cancelSequence(at: max(time, now), because: .deviceRemoved, into: &out)
+        let t = max(time, now)
+        for g in arena.members where isLive(g) {
+            let complete = configuration.gestures[g].spec.kind.isDiscrete && bank.look(g).status == .ready
+            if !complete { reject(g, at: t, because: .deviceRemoved, into: &out) }
+        }
+        resolve(at: t, into: &out)
+        cancelSequence(at: t, because: .deviceRemoved, into: &out)
         tracker.reset()
         poisoned = false
         device = nil

@@ -416,6 +416,28 @@ import Testing
         #expect(t.engine.isIdle)
     }
 
+    @Test func deviceRemoved_afterATap_recognizesTheTapThatWaitedForTheDoubleTapWindow() {
+        var t = Timeline()
+        t.down(1, at: (500, 500))
+        t.wait(.milliseconds(60))
+        t.up(1)
+        t.wait(.milliseconds(100))
+        t.engine.deviceRemoved(at: t.time, into: &t.events)
+        #expect(t.log == ["tap recognized"])
+        #expect(t.at(t.events.first) == 160)
+        #expect(t.engine.isIdle && t.engine.nextDeadline == nil)
+    }
+
+    @Test func deviceRemoved_midSecondTap_recognizesTheFirstTapOnly() {
+        var t = Timeline()
+        t.down(1, at: (500, 500))
+        t.up(1)
+        t.wait(.milliseconds(100))
+        t.down(2, at: (500, 500))
+        t.engine.deviceRemoved(at: t.time, into: &t.events)
+        #expect(t.log == ["tap recognized"])
+    }
+
     @Test func deviceRemoved_cancelsTheActiveGesture() {
         var t = Timeline()
         t.down(1, at: (500, 500))

@@ -1,0 +1,91 @@
+#!/bin/sh
+# Runs inside the qemu guest (busybox): the real daemon, real uinput touchscreens, a real client.
+# Prints "E2E CASE name: PASS|FAIL ..." per case and "E2E RESULT: PASS|FAIL" last.
+E=/e2e
+failures=0
+pass() { echo "E2E CASE $1: PASS $2"; }
+fail() { echo "E2E CASE $1: FAIL $2"; failures=$((failures + 1)); }
+wait_for() { i=0; while [ $i -lt 100 ] && ! [ -e "$1" ]; do usleep 100000; i=$((i + 1)); done; }
+
+start_daemon() {
+    rm -f /tmp/g.sock
+    touchgestured --socket /tmp/g.sock > /tmp/daemon-$1.log 2>&1 &
+    DAEMON=$!
+    wait_for /tmp/g.sock
+}
+stop_daemon() { kill $DAEMON 2>/dev/null; wait $DAEMON 2>/dev/null; }
+
+# --- live equals offline -------------------------------------------------------------------
+live_equals_offline() {
+    start_daemon live
+    for rec in $(cat $E/recordings.list); do
+        name=$(basename $rec .events)
+        dev=""
+        [ -e $E/rec/$name.desc ] && dev="--device $E/rec/$name.desc"
+        touchgesturectl monitor --socket /tmp/g.sock > /tmp/m-$name.txt &
+        MON=$!
+        usleep 200000
+        touchgesturectl play --uinput --settle 0.5 $dev $E/rec/$name.events 2> /tmp/play-$name.log
+        usleep 800000
+        kill $MON; wait $MON 2>/dev/null
+        awk -f $E/summarize.awk /tmp/m-$name.txt > /tmp/got-$name.txt
+        if diff $E/expected/$name.txt /tmp/got-$name.txt > /tmp/diff-$name.txt; then
+            pass "live-equals-offline $name" "($(wc -l < /tmp/got-$name.txt) gesture lines)"
+        else
+            fail "live-equals-offline $name" "$(head -c 600 /tmp/diff-$name.txt | tr '\n' '|')"
+        fi
+    done
+    stop_daemon
+}
+
+# --- hotplug x N, no fd leak ----------------------------------------------------------------
+hotplug() {
+    start_daemon hotplug
+    touchgesturectl monitor --socket /tmp/g.sock > /tmp/m-hotplug.txt &
+    MON=$!
+    usleep 300000
+    before=$(ls /proc/$DAEMON/fd | wc -l)
+    n=0
+    while [ $n -lt $1 ]; do
+        touchgesturectl play --uinput --settle 0.3 $E/rec/tap.events 2>/dev/null
+        n=$((n + 1))
+    done
+    usleep 500000
+    after=$(ls /proc/$DAEMON/fd | wc -l)
+    kill $MON; wait $MON 2>/dev/null
+    added=$(grep -c '"action":"added"' /tmp/m-hotplug.txt)
+    removed=$(grep -c '"action":"removed"' /tmp/m-hotplug.txt)
+    taps=$(grep -c '"gesture":"tap"' /tmp/m-hotplug.txt)
+    if [ "$added" = "$1" ] && [ "$removed" = "$1" ] && [ "$before" = "$after" ] && [ "$taps" = "$1" ]; then
+        pass "hotplug x$1" "(added $added, removed $removed, taps $taps, fds $before -> $after)"
+    else
+        fail "hotplug x$1" "(added $added, removed $removed, taps $taps, fds $before -> $after)"
+    fi
+    stop_daemon
+}
+
+# --- unplug mid-pan: cancelled, then removed, then the next device is served -----------------
+unplug_mid_pan() {
+    start_daemon unplug
+    touchgesturectl monitor --socket /tmp/g.sock > /tmp/m-unplug.txt &
+    MON=$!
+    usleep 300000
+    touchgesturectl play --uinput --settle 0.3 $E/rec/pan-no-lift.events 2>/dev/null
+    usleep 300000
+    touchgesturectl play --uinput --settle 0.3 $E/rec/tap.events 2>/dev/null
+    usleep 600000
+    kill $MON; wait $MON 2>/dev/null
+    order=$(grep -oE '"phase":"cancelled"|"action":"removed"|"gesture":"tap"' /tmp/m-unplug.txt | tr '\n' ' ')
+    case "$order" in
+        '"phase":"cancelled" "action":"removed" "gesture":"tap" "action":"removed" ') pass "unplug-mid-pan" "($order)" ;;
+        *) fail "unplug-mid-pan" "($order)" ;;
+    esac
+    stop_daemon
+}
+
+echo "E2E guest: $(uname -r), udevd: ${1:-no}"
+live_equals_offline
+hotplug 5
+unplug_mid_pan
+for f in /tmp/daemon-*.log; do echo "--- $f"; tail -5 $f; done
+if [ $failures -eq 0 ]; then echo "E2E RESULT: PASS"; else echo "E2E RESULT: FAIL ($failures)"; fi

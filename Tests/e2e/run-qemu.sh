@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Real-kernel end-to-end tests: a Debian kernel with evdev and uinput under qemu (TCG), a busybox
+# initramfs with the release binaries, virtual touchscreens made by `touchgesturectl play
+# --uinput`, the real daemon and a real client. Exits 0 only when the guest says PASS.
+# Needs (scripts/install-deps): qemu-system-x86 busybox-static cpio; downloads the newest
+# linux-image-6.1.0-N-amd64 .deb with apt-get download (nothing is installed on the host).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$PWD
+work=${E2E_WORK:-$(mktemp -d /tmp/touchgestured-e2e.XXXXXX)}
+mkdir -p "$work"
+echo "== e2e work dir: $work"
+
+# 1. Binaries: release, static Swift runtime (the guest has no toolchain).
+swift build -c release --static-swift-stdlib --product touchgestured >&2
+swift build -c release --static-swift-stdlib --product touchgesturectl >&2
+bin=$(swift build -c release --show-bin-path)
+
+# 2. The kernel (vmlinuz, evdev.ko, uinput.ko) from Debian's package, unpacked in the work dir.
+if ! ls "$work"/kernel/boot/vmlinuz-* > /dev/null 2>&1; then
+    pkg=$(apt-cache search --names-only '^linux-image-6\.1\.0-[0-9]+-amd64$' | awk '{print $1}' | sort -V | tail -1)
+    (cd "$work" && apt-get download -qq "$pkg" 2>/dev/null && dpkg-deb -x linux-image-*.deb kernel)
+fi
+vmlinuz=$(ls "$work"/kernel/boot/vmlinuz-* | head -1)
+modules=$(ls -d "$work"/kernel/lib/modules/* | head -1)/kernel/drivers/input
+
+# 3. The initramfs: busybox, the modules, the binaries with the libraries ldd names, the tests.
+rm -rf "$work/root" && mkdir -p "$work/root"/{bin,sbin,proc,sys,dev,tmp,run,e2e/rec,e2e/expected,lib/modules}
+cp /bin/busybox "$work/root/bin/busybox"
+for a in $("$work/root/bin/busybox" --list); do [ "$a" = busybox ] || ln -sf busybox "$work/root/bin/$a"; done
+cp "$modules/evdev.ko" "$modules/misc/uinput.ko" "$work/root/lib/modules/"
+for b in touchgestured touchgesturectl; do
+    cp "$bin/$b" "$work/root/bin/"
+    for lib in $(ldd "$bin/$b" | grep -oE '/[^ ]+\.so[^ ]*'); do
+        mkdir -p "$work/root$(dirname "$lib")"
+        cp -L "$lib" "$work/root$lib"
+    done
+done
+cp Tests/e2e/guest-tests.sh Tests/e2e/summarize.awk "$work/root/e2e/"
+
+# Recordings: the project's own and the shared real panels', each with the lines offline replay
+# gives for it (reduced by summarize.awk, as the guest reduces what the daemon sends live).
+fixtures=Tests/PipelineTests/Fixtures
+shared=../shared/recordings
+list=()
+add() { # name events [desc]
+    cp "$2" "$work/root/e2e/rec/$1.events"
+    if [ -n "${3:-}" ]; then
+        cp "$3" "$work/root/e2e/rec/$1.desc"
+        "$bin/touchgesturectl" replay --device "$3" "$2" | awk -f Tests/e2e/summarize.awk > "$work/root/e2e/expected/$1.txt"
+    else
+        "$bin/touchgesturectl" replay "$2" | awk -f Tests/e2e/summarize.awk > "$work/root/e2e/expected/$1.txt"
+    fi
+    list+=("$1")
+}
+add tour examples/recordings/tour.events
+add fling-left $fixtures/fling-left.events
+add four-finger-drag-down $fixtures/four-finger-drag-down.events
+if [ -d "$shared" ]; then
+    add ep0430m09-4-finger-drag-down $shared/ep0430m09.4-finger-drag-down.events
+    add ep0430m09-2-finger-scroll-down $shared/ep0430m09.2-finger-scroll-down.events
+    add quanta-touch-on-left $shared/quanta-optical.touch-on-left.events $shared/quanta-optical.desc
+else
+    echo "== $shared is absent: real-panel recordings skipped"
+fi
+printf '%s\n' "${list[@]}" > "$work/root/e2e/recordings.list"
+cp $fixtures/tap.events "$work/root/e2e/rec/tap.events"
+# A pan whose finger never lifts: the device is destroyed mid-gesture.
+awk '/^E:/ && ++n > 40 { exit } { print }' $fixtures/fling-left.events > "$work/root/e2e/rec/pan-no-lift.events"
+
+cat > "$work/root/init" <<'INIT'
+#!/bin/sh
+export PATH=/bin:/sbin
+mount -t devtmpfs dev /dev
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t tmpfs tmp /tmp
+mount -t tmpfs run /run
+insmod /lib/modules/evdev.ko
+insmod /lib/modules/uinput.ko
+sh /e2e/guest-tests.sh > /dev/console 2>&1
+poweroff -f
+INIT
+chmod +x "$work/root/init"
+(cd "$work/root" && find . | cpio -o -H newc --quiet | gzip -1 > "$work/initrd.gz")
+echo "== initramfs: $(du -h "$work/initrd.gz" | cut -f1)"
+
+# 4. Boot (software emulation: nested KVM does not work here) and read the verdict.
+timeout 600 qemu-system-x86_64 -accel tcg -cpu max -smp 1 -m 512 -nographic -no-reboot \
+    -kernel "$vmlinuz" -initrd "$work/initrd.gz" -append 'console=ttyS0 quiet panic=-1' \
+    > "$work/console.log" 2>&1 || true
+grep -E '^E2E ' "$work/console.log" || true
+if grep -q '^E2E RESULT: PASS' "$work/console.log"; then
+    echo "== e2e: PASS"
+    exit 0
+fi
+echo "== e2e: FAIL (console: $work/console.log)"
+tail -40 "$work/console.log"
+exit 1
