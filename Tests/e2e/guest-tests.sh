@@ -83,9 +83,70 @@ unplug_mid_pan() {
     stop_daemon
 }
 
+# --- SYN_DROPPED: freeze the daemon, flood, thaw: it resyncs to the kernel's exact state ------
+syn_dropped() {
+    start_daemon flood
+    touchgesturectl monitor --socket /tmp/g.sock --touches > /tmp/m-flood.txt &
+    MON=$!
+    usleep 300000
+    touchgesturectl play --uinput --settle 0.5 $E/rec/flood.events 2>/dev/null &
+    PLAY=$!
+    usleep 900000          # settle, then the first finger is down and panning
+    kill -STOP $DAEMON
+    usleep 1500000         # the flood (2000 frames) happens while the daemon is frozen
+    kill -CONT $DAEMON
+    wait $PLAY
+    usleep 800000
+    kill $MON; wait $MON 2>/dev/null
+    began=$(grep -c '"phase":"began"' /tmp/m-flood.txt)
+    closed=$(grep -cE '"phase":"(ended|cancelled)"' /tmp/m-flood.txt)
+    last_tap=$(grep '"type":"gesture"' /tmp/m-flood.txt | tail -1 | grep -c '"gesture":"tap"')
+    resync=$(grep -c 'SYN_DROPPED' /tmp/daemon-flood.log)
+    last_touch=$(grep '"type":"touch"' /tmp/m-flood.txt | tail -1)
+    if [ "$resync" -ge 1 ] && [ "$began" = "$closed" ] && [ "$last_tap" = 1 ] && echo "$last_touch" | grep -q '"contacts":\[\]'; then
+        pass "syn-dropped" "(resyncs logged $resync, began $began, ended/cancelled $closed, last gesture a tap, no contact left)"
+    else
+        fail "syn-dropped" "(resyncs logged $resync, began $began, ended/cancelled $closed, last tap $last_tap, last touch $last_touch)"
+    fi
+    stop_daemon
+}
+
+# --- record: what `touchgesturectl record` writes replays to the same gesture ----------------
+record() {
+    touchgesturectl play --uinput --settle 1.0 $E/rec/tap.events 2> /tmp/play-rec.log &
+    PLAY=$!
+    usleep 500000
+    node=$(sed -n 's/.* as \(\/dev\/input\/event[0-9]*\).*/\1/p' /tmp/play-rec.log)
+    touchgesturectl record "$node" --duration 3 -o /tmp/recorded.events 2>/dev/null
+    wait $PLAY
+    if touchgesturectl replay /tmp/recorded.events | grep -q '"gesture":"tap"'; then
+        pass "record" "($node: $(grep -c '^E:' /tmp/recorded.events) events)"
+    else
+        fail "record" "($node)"
+    fi
+}
+
+# --- devices --local: capability classification without udevd -------------------------------
+devices_local() {
+    touchgesturectl play --uinput --settle 1.0 $E/rec/tap.events 2>/dev/null &
+    PLAY=$!
+    usleep 500000
+    touchgesturectl devices --local > /tmp/devices.txt 2>&1
+    wait $PLAY
+    if grep -q 'touchgestured virtual panel.*taken: capabilities (multitouch, INPUT_PROP_DIRECT)' /tmp/devices.txt \
+        && grep -q 'skipped' /tmp/devices.txt; then
+        pass "devices-local" "($(grep -c taken /tmp/devices.txt) taken, $(grep -c skipped /tmp/devices.txt) skipped)"
+    else
+        fail "devices-local" "$(tr '\n' '|' < /tmp/devices.txt)"
+    fi
+}
+
 echo "E2E guest: $(uname -r), udevd: ${1:-no}"
 live_equals_offline
-hotplug 5
+hotplug 20
 unplug_mid_pan
+syn_dropped
+record
+devices_local
 for f in /tmp/daemon-*.log; do echo "--- $f"; tail -5 $f; done
 if [ $failures -eq 0 ]; then echo "E2E RESULT: PASS"; else echo "E2E RESULT: FAIL ($failures)"; fi

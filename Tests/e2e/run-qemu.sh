@@ -68,6 +68,35 @@ cp $fixtures/tap.events "$work/root/e2e/rec/tap.events"
 # A pan whose finger never lifts: the device is destroyed mid-gesture.
 awk '/^E:/ && ++n > 40 { exit } { print }' $fixtures/fling-left.events > "$work/root/e2e/rec/pan-no-lift.events"
 
+# A flood: one finger pans, then 2000 frames in 0.2 s with a second finger coming and going
+# (more than evdev's buffer holds while the daemon is frozen), ending with the first finger lifted
+# and a third one down; that one lifts, then a tap.
+python3 - "$work/root/e2e/rec/flood.events" <<'PY'
+import sys
+head = open("Tests/PipelineTests/Fixtures/tap.events").read().split("\nE:")[0]
+lines, t = [], 0
+def ev(typ, code, val): lines.append(f"E: {t // 1000000}.{t % 1000000:06d} {typ:04x} {code:04x} {val}")
+def syn(): ev(0, 0, 0)
+ev(3, 0x2f, 0); ev(3, 0x39, 1); ev(3, 0x35, 1000); ev(3, 0x36, 1000); ev(1, 0x14a, 1); syn()
+for i in range(1, 80):                       # 0.8 s of panning at 100 Hz
+    t += 10000; ev(3, 0x35, 1000 + 4 * i); syn()
+t += 500000                                  # the daemon is frozen from here
+for i in range(2000):
+    t += 100
+    ev(3, 0x2f, 0); ev(3, 0x35, 1320 + (i % 200)); ev(3, 0x36, 1000 + (i % 50))
+    ev(3, 0x2f, 1)
+    if i % 40 == 0: ev(3, 0x39, 100 + i); ev(3, 0x35, 2000); ev(3, 0x36, 1200)
+    elif i % 40 == 20: ev(3, 0x39, -1)
+    syn()
+ev(3, 0x2f, 1); ev(3, 0x39, -1)              # the second finger lifts,
+ev(3, 0x2f, 0); ev(3, 0x39, -1)              # the first one too,
+ev(3, 0x2f, 2); ev(3, 0x39, 9000); ev(3, 0x35, 2500); ev(3, 0x36, 1500); syn()   # a third lands
+t += 2000000; ev(3, 0x39, -1); ev(1, 0x14a, 0); syn()                            # after the thaw: lifts
+t += 500000; ev(3, 0x39, 9001); ev(3, 0x35, 1800); ev(3, 0x36, 900); ev(1, 0x14a, 1); syn()
+t += 60000; ev(3, 0x39, -1); ev(1, 0x14a, 0); syn()                              # a tap
+open(sys.argv[1], "w").write(head + "\n" + "\n".join(lines) + "\n")
+PY
+
 cat > "$work/root/init" <<'INIT'
 #!/bin/sh
 export PATH=/bin:/sbin
