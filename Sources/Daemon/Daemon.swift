@@ -241,6 +241,8 @@ public final class Daemon {
     /// A device's decoder (with the configured geometry) and engine (with the current regions).
     private func makeReplayer(_ source: InputSource, id: UInt32) throws -> Replayer {
         var configuration = base
+        let d = source.description
+        configuration.geometry = base.geometry(path: source.node, name: d.name, vendor: d.vendor, product: d.product)
         if let live = source as? LiveSource {
             // udev's LIBINPUT_CALIBRATION_MATRIX and measured size, unless the config says otherwise.
             if configuration.geometry.calibration == [1, 0, 0, 0, 1, 0], let m = live.inputNode.calibration {
@@ -382,20 +384,9 @@ public final class Daemon {
 
     /// `[daemon] ignore_devices`: a node path, `vvvv:pppp`, or a glob on the name.
     private func excluded(_ node: InputNode, _ d: DeviceDescription) -> String? {
-        func hex(_ v: UInt16) -> String {
-            let s = String(v, radix: 16)
-            return String(repeating: "0", count: 4 - s.count) + s
-        }
-        for p in base.daemon.ignoreDevices {
-            if p.hasPrefix("/") {
-                if p == node.path { return "config ignore_devices \"\(p)\"" }
-            } else if p.lowercased() == "\(hex(d.vendor)):\(hex(d.product))" {
-                return "config ignore_devices \"\(p)\""
-            } else if fnmatch(p, d.name, 0) == 0 {
-                return "config ignore_devices \"\(p)\""
-            }
-        }
-        return nil
+        base.daemon.ignoreDevices.first {
+            devicePatternMatches($0, path: node.path, name: d.name, vendor: d.vendor, product: d.product)
+        }.map { "config ignore_devices \"\($0)\"" }
     }
 
     private func startHotplug() {
@@ -480,7 +471,7 @@ public final class Daemon {
         do {
             var next = try Self.loadConfiguration(path)
             next.daemon.socket = base.daemon.socket
-            let geometryChanged = next.geometry != base.geometry
+            let geometryChanged = next.geometry != base.geometry || next.panels != base.panels
             base = next
             lastReloadError = nil
             counters.reloads += 1

@@ -175,7 +175,7 @@ struct Loader {
 
     mutating func load(_ root: TOMLTable) throws(ConfigError) -> Configuration {
         let top = Scope(table: root, file: file, name: "")
-        try top.checkKeys(["screen", "device", "thresholds", "region", "daemon"])
+        try top.checkKeys(["screen", "device", "panel", "thresholds", "region", "daemon"])
         var daemon = DaemonSettings()
         if let d = try top.subtable("daemon") { daemon = try readDaemon(d) }
 
@@ -187,20 +187,17 @@ struct Loader {
         }
         if let device = try top.subtable("device") {
             try device.checkKeys(["rotation", "calibration", "width_mm", "height_mm", "output"])
-            if let r = try device.integer("rotation", in: 0...270) {
-                guard [0, 90, 180, 270].contains(r) else { throw device.fail("rotation", "'rotation' must be 0, 90, 180 or 270, found \(r)") }
-                geometry.rotation = r
+            try readGeometry(device, into: &geometry)
+        }
+        var panels: [PanelGeometry] = []
+        for p in try top.subtables("panel", label: "[[panel]]") {
+            try p.checkKeys(["match", "rotation", "calibration", "width_mm", "height_mm", "output"])
+            guard let match = try p.string("match"), !match.isEmpty else {
+                throw p.fail(nil, "a [[panel]] needs 'match': a node path, \"vvvv:pppp\" or a glob on the device name")
             }
-            geometry.calibration = try device.numbers("calibration", count: 6) ?? geometry.calibration
-            geometry.widthMM = try device.number("width_mm", above: 0)
-            geometry.heightMM = try device.number("height_mm", above: 0)
-            if (geometry.widthMM == nil) != (geometry.heightMM == nil) {
-                throw device.fail(geometry.widthMM == nil ? "height_mm" : "width_mm", "set both 'width_mm' and 'height_mm', or neither")
-            }
-            if let o = try device.numbers("output", count: 4) {
-                guard o[2] > 0 && o[3] > 0 else { throw device.fail("output", "'output' width and height must be more than 0") }
-                geometry.output = PixelRect(x: o[0], y: o[1], width: o[2], height: o[3])
-            }
+            var g = geometry
+            try readGeometry(p, into: &g)
+            panels.append(PanelGeometry(match: match, geometry: g))
         }
 
         var thresholds = Thresholds.standard
@@ -223,6 +220,7 @@ struct Loader {
         try checkRules(engine, regionScopes)
         var c = Configuration(engine: engine, geometry: geometry, source: file)
         c.daemon = daemon
+        c.panels = panels
         return c
     }
 
@@ -257,6 +255,27 @@ struct Loader {
             }
         }
         return s
+    }
+
+    /// `[device]` and `[[panel]]` keys onto a geometry.
+    func readGeometry(_ device: Scope, into geometry: inout GeometryConfiguration) throws(ConfigError) {
+        if let r = try device.integer("rotation", in: 0...270) {
+            guard [0, 90, 180, 270].contains(r) else { throw device.fail("rotation", "'rotation' must be 0, 90, 180 or 270, found \(r)") }
+            geometry.rotation = r
+        }
+        geometry.calibration = try device.numbers("calibration", count: 6) ?? geometry.calibration
+        let w = try device.number("width_mm", above: 0), h = try device.number("height_mm", above: 0)
+        if (w == nil) != (h == nil) {
+            throw device.fail(w == nil ? "height_mm" : "width_mm", "set both 'width_mm' and 'height_mm', or neither")
+        }
+        if let w, let h {
+            geometry.widthMM = w
+            geometry.heightMM = h
+        }
+        if let o = try device.numbers("output", count: 4) {
+            guard o[2] > 0 && o[3] > 0 else { throw device.fail("output", "'output' width and height must be more than 0") }
+            geometry.output = PixelRect(x: o[0], y: o[1], width: o[2], height: o[3])
+        }
     }
 
     func readThresholds(_ s: Scope, into t: inout Thresholds) throws(ConfigError) {

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
 import GestureEngine
 import TouchFrames
 
@@ -7,6 +10,15 @@ public struct Configuration: Sendable {
     public var engine: EngineConfiguration
     public var geometry: GeometryConfiguration
     public var daemon = DaemonSettings()
+    /// Per-panel geometry (`[[panel]]`): the first whose `match` fits a device replaces `geometry`
+    /// for it, e.g. two touchscreens on two monitors, each with its own output rectangle.
+    public var panels: [PanelGeometry] = []
+
+    /// The geometry for a device: the first matching `[[panel]]`'s, else `[device]`'s.
+    public func geometry(path: String, name: String, vendor: UInt16, product: UInt16) -> GeometryConfiguration {
+        panels.first { devicePatternMatches($0.match, path: path, name: name, vendor: vendor, product: product) }?.geometry
+            ?? geometry
+    }
     /// Where it came from (a path, or "built-in").
     public var source: String
 
@@ -22,6 +34,25 @@ public struct Configuration: Sendable {
         let g = GeometryConfiguration()
         return Configuration(engine: .standard(screen: g.screen), geometry: g, source: "built-in")
     }
+}
+
+/// One `[[panel]]`: which devices it is for, and their geometry.
+public struct PanelGeometry: Hashable, Sendable {
+    /// A node path (`/dev/input/event5`), `vvvv:pppp` (hex vendor:product), or a glob on the name.
+    public var match: String
+    public var geometry: GeometryConfiguration
+}
+
+/// Does a device pattern (`[[panel]] match`, `[daemon] ignore_devices`) name this device? A path
+/// starting with `/`, `vvvv:pppp` in hex, or a shell glob on the device's name.
+public func devicePatternMatches(_ pattern: String, path: String, name: String, vendor: UInt16, product: UInt16) -> Bool {
+    if pattern.hasPrefix("/") { return pattern == path }
+    func hex(_ v: UInt16) -> String {
+        let s = String(v, radix: 16)
+        return String(repeating: "0", count: 4 - s.count) + s
+    }
+    if pattern.lowercased() == "\(hex(vendor)):\(hex(product))" { return true }
+    return fnmatch(pattern, name, 0) == 0
 }
 
 /// The daemon's own keys, `[daemon]`.

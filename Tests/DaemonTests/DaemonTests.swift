@@ -274,6 +274,18 @@ func offlineLines(_ path: String, config: Configuration = .standard) throws -> [
         #expect(line["y"]?.number.map { abs($0 - 270) < 2 } == true, "\(line)")
     }
 
+    @Test func panelOutput_mapsADeviceOntoItsScreenRectangle() throws {
+        let dir = scratch()
+        let tap = try delayed(Root.fixtures + "/tap.events", by: 0.3, in: dir)
+        let config = "[[panel]]\nmatch = \"touchgestured virtual*\"\noutput = [960, 0, 960, 540]\n"
+        let d = try DaemonUnderTest(["--replay", tap, "--wait-for-clients", "1"], config: config, dir: dir)
+        let c = try TestClient(d.socket)
+        let line = try #require(c.next("gesture", seconds: 10))
+        // Mid-panel lands mid-rectangle: (960 + 480, 270).
+        #expect(line["x"]?.number.map { abs($0 - 1440) < 2 } == true, "\(line)")
+        #expect(line["y"]?.number.map { abs($0 - 270) < 2 } == true, "\(line)")
+    }
+
     @Test func sigterm_stopsCleanly_andRemovesTheSocket() throws {
         let d = try DaemonUnderTest([])
         #expect(FileManager.default.fileExists(atPath: d.socket))

@@ -135,6 +135,8 @@ func readFile(_ path: String) -> String? {
         ("[[region]]\nrect = [0, 0, 10, 10]", 1, "a [[region]] needs a 'name'"),
         ("[[region]]\nname = 'a'\n[[region.gesture]]\nkind = 'tap'\n[[region.gesture]]\nkind = 'tap'", 5, "gesture 'tap' is defined twice"),
         ("[device]\nrotation = 45", 2, "'rotation' must be 0, 90, 180 or 270"),
+        ("[[panel]]\nrotation = 90", 1, "a [[panel]] needs 'match'"),
+        ("[[panel]]\nmatch = 'x'\noutput = [0, 0, -1, 5]", 3, "'output' width and height must be more than 0"),
         ("[device]\ncalibration = [1, 0, 0]", 2, "'calibration' must hold 6 numbers"),
         ("[device]\nwidth_mm = 100", 2, "set both 'width_mm' and 'height_mm'"),
         ("[[region]]\nname = 'a'\n[[region.gesture]]\nkind = 'pan'\naxis = 'diagonal'", 5, "'axis' must be one of \"free\", \"horizontal\", \"vertical\""),
@@ -166,6 +168,18 @@ func readFile(_ path: String) -> String? {
     @Test func errorDescription_isFileColonLineColonReason() {
         let e = ConfigError(file: "/etc/touchgestured.toml", line: 12, reason: "unknown key 'x'")
         #expect(e.description == "/etc/touchgestured.toml:12: unknown key 'x'")
+    }
+
+    @Test func panels_giveEachTouchscreenItsOwnGeometry() throws {
+        let c = try ConfigLoader.parse(
+            "[device]\nwidth_mm = 300\nheight_mm = 200\n[[panel]]\nmatch = \"ILITEK*\"\noutput = [1920, 0, 1920, 1080]\n[[panel]]\nmatch = \"0eef:0001\"\nrotation = 90\n",
+            file: "k.toml")
+        let left = c.geometry(path: "/dev/input/event3", name: "ILITEK Multi-Touch", vendor: 0x222a, product: 1)
+        #expect(left.output == PixelRect(x: 1920, y: 0, width: 1920, height: 1080))
+        #expect(left.widthMM == 300)  // [device] keys carry into the panel
+        #expect(c.geometry(path: "/dev/input/event4", name: "eGalax", vendor: 0x0eef, product: 1).rotation == 90)
+        #expect(c.geometry(path: "/dev/input/event5", name: "Other", vendor: 1, product: 2) == c.geometry)
+        #expect(devicePatternMatches("/dev/input/event5", path: "/dev/input/event5", name: "x", vendor: 0, product: 0))
     }
 
     @Test func daemonSection_isRead() throws {
