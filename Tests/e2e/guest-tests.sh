@@ -170,7 +170,39 @@ two_panels() {
     stop_daemon
 }
 
-echo "E2E guest: $(uname -r), udevd: ${1:-no}"
+# --- with udevd: udev classification and properties, the udev monitor for hotplug ------------
+with_udevd() {
+    /lib/systemd/systemd-udevd --daemon 2>/dev/null
+    udevadm trigger --action=add --subsystem-match=input
+    udevadm settle --timeout=10
+    start_daemon udev
+    touchgesturectl monitor --socket /tmp/g.sock > /tmp/m-udev.txt &
+    MON=$!
+    usleep 300000
+    # The virtual panel: a udev rule flips its Y (LIBINPUT_CALIBRATION_MATRIX); the fling at
+    # y = 600 of 1080 lands at y = 480. The QUANTA panel is excluded by TOUCHGESTURED_IGNORE=1.
+    touchgesturectl play --uinput --settle 1.0 $E/rec/fling-left.events 2>/dev/null &
+    P1=$!
+    usleep 600000
+    touchgesturectl devices --local > /tmp/devices-udev.txt 2>&1
+    wait $P1
+    touchgesturectl play --uinput --settle 1.0 --device $E/rec/quanta-touch-on-left.desc $E/rec/quanta-touch-on-left.events 2>/dev/null
+    usleep 600000
+    kill $MON; wait $MON 2>/dev/null
+    mode=$(grep -c 'hotplug: udev monitor' /tmp/daemon-udev.log)
+    y=$(sed -n 's/.*"gesture":"pan","phase":"began".*"y":\([0-9]*\).*/\1/p' /tmp/m-udev.txt | head -1)
+    added=$(grep -c '"action":"added"' /tmp/m-udev.txt)
+    quanta=$(grep -c 'QUANTA' /tmp/m-udev.txt)
+    taken=$(grep -c 'touchgestured virtual panel.*taken: udev ID_INPUT_TOUCHSCREEN=1' /tmp/devices-udev.txt)
+    if [ "$mode" = 1 ] && [ -n "$y" ] && [ "$y" -lt 540 ] && [ "$added" = 1 ] && [ "$quanta" = 0 ] && [ "$taken" = 1 ]; then
+        pass "udevd" "(udev monitor, taken by ID_INPUT_TOUCHSCREEN, calibration flipped y to $y, QUANTA ignored)"
+    else
+        fail "udevd" "(monitor $mode, y=$y, added $added, quanta lines $quanta, taken by udev $taken: $(tr '\n' '|' < /tmp/devices-udev.txt | head -c 300))"
+    fi
+    stop_daemon
+}
+
+echo "E2E guest: $(uname -r)"
 live_equals_offline
 hotplug 20
 unplug_mid_pan
@@ -178,5 +210,6 @@ syn_dropped
 record
 devices_local
 two_panels
+with_udevd
 for f in /tmp/daemon-*.log; do echo "--- $f"; tail -5 $f; done
 if [ $failures -eq 0 ]; then echo "E2E RESULT: PASS"; else echo "E2E RESULT: FAIL ($failures)"; fi

@@ -38,6 +38,27 @@ for b in touchgestured touchgesturectl; do
 done
 cp Tests/e2e/guest-tests.sh Tests/e2e/summarize.awk "$work/root/e2e/"
 
+# udevd for the second half of the run: Debian's udev package (udevadm is also systemd-udevd),
+# its rules, ours, and a local rule that calibrates one panel and excludes another.
+if ! [ -x "$work/udev/bin/udevadm" ]; then
+    (cd "$work" && apt-get download -qq udev 2>/dev/null && dpkg-deb -x udev_*.deb udev)
+fi
+mkdir -p "$work/root/lib/systemd" "$work/root/etc/udev/rules.d" "$work/root/lib/udev"
+cp "$work/udev/bin/udevadm" "$work/root/bin/udevadm"
+ln -sf /bin/udevadm "$work/root/lib/systemd/systemd-udevd"
+cp -r "$work/udev/lib/udev/rules.d" "$work/root/lib/udev/"
+cp udev/70-touchgestured.rules "$work/root/etc/udev/rules.d/"
+cat > "$work/root/etc/udev/rules.d/60-touchgestured-local.rules" <<'RULES'
+SUBSYSTEM=="input", KERNEL=="event*", ATTRS{name}=="QUANTA*", ENV{TOUCHGESTURED_IGNORE}="1"
+SUBSYSTEM=="input", KERNEL=="event*", ATTRS{name}=="touchgestured virtual panel", ENV{LIBINPUT_CALIBRATION_MATRIX}="1 0 0 0 -1 1"
+RULES
+for lib in $(ldd "$work/udev/bin/udevadm" | grep -oE '/[^ ]+\.so[^ ]*'); do
+    mkdir -p "$work/root$(dirname "$lib")"
+    cp -L "$lib" "$work/root$lib"
+done
+printf 'root:x:0:\ninput:x:101:\nkvm:x:102:\nvideo:x:44:\naudio:x:29:\ndisk:x:6:\ntty:x:5:\n' > "$work/root/etc/group"
+printf 'root:x:0:0:root:/:/bin/sh\n' > "$work/root/etc/passwd"
+
 # Recordings: the project's own and the shared real panels', each with the lines offline replay
 # gives for it (reduced by summarize.awk, as the guest reduces what the daemon sends live).
 fixtures=Tests/PipelineTests/Fixtures
