@@ -117,7 +117,8 @@ struct Play: ParsableCommand {
         let (rec, description) = try loadRecording(recording, device: device)
         let dev: UInputDevice
         do { dev = try UInputDevice(description) } catch { throw fail("\(error) (is the uinput module loaded, and /dev/uinput writable?)") }
-        writeAll(2, Array("playing \(recording) as \(dev.devnode ?? "a virtual device")\n".utf8))
+        let created = Double(cl_monotonic_ns()) / 1e9
+        writeAll(2, Array("playing \(recording) as \(dev.devnode ?? "a virtual device") (created at \(created) s, CLOCK_MONOTONIC)\n".utf8))
         sleepFor(settle)
         let start = cl_monotonic_ns()
         let first = rec.events.first?.time.nanoseconds ?? 0
