@@ -47,11 +47,7 @@ public struct PanelGeometry: Hashable, Sendable {
 /// starting with `/`, `vvvv:pppp` in hex, or a shell glob on the device's name.
 public func devicePatternMatches(_ pattern: String, path: String, name: String, vendor: UInt16, product: UInt16) -> Bool {
     if pattern.hasPrefix("/") { return pattern == path }
-    func hex(_ v: UInt16) -> String {
-        let s = String(v, radix: 16)
-        return String(repeating: "0", count: 4 - s.count) + s
-    }
-    if pattern.lowercased() == "\(hex(vendor)):\(hex(product))" { return true }
+    if pattern.lowercased() == DeviceDescription.hex4(vendor) + ":" + DeviceDescription.hex4(product) { return true }
     return fnmatch(pattern, name, 0) == 0
 }
 

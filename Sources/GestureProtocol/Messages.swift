@@ -27,14 +27,14 @@ public struct DeviceSummary: Sendable {
         w.field("id", Int(id))
         w.field("name", name)
         w.field("node", node)
-        w.field("vendor", hex(vendor))
-        w.field("product", hex(product))
+        w.field("vendor", hex4(vendor))
+        w.field("product", hex4(product))
         w.field("kind", kind)
         w.field("slots", slots)
         w.endObject()
     }
 
-    private func hex(_ v: UInt16) -> String {
+    private func hex4(_ v: UInt16) -> String {
         let s = String(v, radix: 16)
         return String(repeating: "0", count: 4 - s.count) + s
     }

@@ -43,6 +43,14 @@ public struct DeviceDescription: Hashable, Sendable {
 
     public func supports(_ type: UInt16, _ code: UInt16) -> Bool { codes[type]?.contains(code) ?? false }
 
+    /// `vvvv:pppp` in hex, as lsusb and config patterns write it.
+    public var vendorProduct: String { Self.hex4(vendor) + ":" + Self.hex4(product) }
+
+    public static func hex4(_ v: UInt16) -> String {
+        let s = String(v, radix: 16)
+        return String(repeating: "0", count: 4 - s.count) + s
+    }
+
     /// How the device reports touches, judged from its capabilities alone (no udev needed).
     public enum TouchKind: String, Sendable {
         /// Multitouch protocol B: slots with tracking ids.

@@ -23,7 +23,7 @@ func listLocalDevices() throws {
         }
         let d = device.description
         let verdict = Discovery.classify(node, d, excluded: { _, _ in nil })
-        let ids = "\(hex4(d.vendor)):\(hex4(d.product))"
+        let ids = d.vendorProduct
         switch verdict {
         case .skipped(let why):
             print("\(node.path)  \(d.name)  \(ids)  skipped: \(why)")
@@ -38,11 +38,6 @@ func listLocalDevices() throws {
             }
         }
     }
-}
-
-func hex4(_ v: UInt16) -> String {
-    let s = String(v, radix: 16)
-    return String(repeating: "0", count: 4 - s.count) + s
 }
 
 struct Record: ParsableCommand {
