@@ -48,6 +48,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "GestureEngineTests", dependencies: ["GestureEngine"]),
+        .testTarget(name: "GestureProtocolTests", dependencies: ["GestureProtocol"]),
         .testTarget(name: "TouchFramesTests", dependencies: ["TouchFrames", "GestureEngine"]),
         .testTarget(name: "GestureConfigTests", dependencies: ["GestureConfig", "GestureEngine"]),
         .testTarget(
@@ -75,3 +76,4 @@ if ProcessInfo.processInfo.environment["TOUCHGESTURED_BENCHMARKS"] == "1" {
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ))
 }
+

@@ -153,7 +153,13 @@ extension JSONLineWriter {
         case .null: raw("null")
         case .bool(let b): raw(b ? "true" : "false")
         case .number(let d):
-            if d == d.rounded() && abs(d) < 9e15 { integer(Int64(d)) } else { fixed(d, decimals: 6) }
+            // Whole numbers as integers; anything else in Swift's shortest round-trip form
+            // ("6.3e+16", "0.1"), which is valid JSON and gives back the same Double.
+            if d == d.rounded() && abs(d) < 9e15 {
+                integer(Int64(d))
+            } else {
+                bytes.append(contentsOf: d.description.utf8)
+            }
         case .string(let s): string(s)
         case .array(let items):
             bytes.append(UInt8(ascii: "["))
