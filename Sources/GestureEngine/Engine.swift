@@ -111,6 +111,17 @@ public struct Engine {
         }
 
         if s.count > 0 && s.added == s.count {
+            if s.removed > 0 {
+                // Every finger was replaced within one frame (a lift and a landing between two
+                // SYN_REPORTs): the old sequence ends here, as if an empty frame had come between.
+                var lift = FrameSummary(time: time)
+                lift.removed = s.removed
+                lift.centroid = s.previousCentroid
+                lift.scale = s.scale
+                for g in arena.members where isLive(g) { deliver(.frame(lift), to: g, into: &out) }
+                resolve(at: time, into: &out)
+                finishIfDoneIgnoringContacts()
+            }
             beginSequence(s, into: &out)
         } else {
             for g in arena.members where isLive(g) { deliver(.frame(s), to: g, into: &out) }
@@ -185,7 +196,11 @@ public struct Engine {
         }
         // What that decided fires now, so a gesture it frees can start a new round below.
         resolve(at: s.time, into: &out)
-        // Everything else on the path starts a new round with this touch-down.
+        // Everything else on the path starts a new round with this touch-down. (A gesture still
+        // running cannot be here: its fingers lifted; should one be, it is cancelled, never reset.)
+        for g in path where arena.contains(g) && arena.decision[g] == .accepted && bank.look(g).status == .active {
+            reject(g, at: s.time, because: .eventsLost, into: &out)
+        }
         for g in path where !arena.isUndecided(g) {
             bank.with(g, Reset())
             arena.arm(g, round: sequence)
@@ -237,7 +252,14 @@ public struct Engine {
 
     /// Closes the arena once every finger is up and every member is decided and done.
     private mutating func finishIfDone() {
-        guard tracker.count == 0, !poisoned else { return }
+        guard tracker.count == 0 else { return }
+        finishIfDoneIgnoringContacts()
+    }
+
+    /// As `finishIfDone`, for the moment between a sequence whose fingers all lifted and the next
+    /// one's landing in the same frame (the tracker already holds the new fingers).
+    private mutating func finishIfDoneIgnoringContacts() {
+        guard !poisoned else { return }
         for g in arena.members where isLive(g) { return }
         arena.clear()
         device = nil

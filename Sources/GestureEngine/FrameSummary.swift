@@ -27,6 +27,8 @@ struct FrameSummary {
     var hasPalm = false
     /// Position of the first contact of this frame (px); used to hit-test a new sequence.
     var firstContact: PixelPoint = .zero
+    /// The centroid before this frame (where lifted fingers were).
+    var previousCentroid: PixelPoint = .zero
 
     init(time: Timestamp) { self.time = time }
 }
@@ -58,6 +60,7 @@ struct ContactTracker {
     mutating func update(_ frame: TouchFrame) -> FrameSummary {
         var s = FrameSummary(time: frame.time)
         s.scale = frame.scale
+        s.previousCentroid = lastCentroid
         next.removeAll(keepingCapacity: true)
 
         var common = 0

@@ -158,7 +158,9 @@ public enum Evemu {
                 out += "A: \(hex(UInt8(code), 2)) \(a.minimum) \(a.maximum) \(a.fuzz) \(a.flat) \(a.resolution)\n"
             }
         }
-        let start = recording.events.first?.time.nanoseconds ?? 0
+        // Times are written from the earliest event on (a recording whose clock ran backwards
+        // would otherwise get negative times, which no reader takes).
+        let start = recording.events.map(\.time.nanoseconds).min() ?? 0
         for e in recording.events {
             let rel = e.time.nanoseconds - start
             let sec = rel / 1_000_000_000

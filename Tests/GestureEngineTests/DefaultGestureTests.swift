@@ -438,6 +438,21 @@ import Testing
         #expect(t.log == ["tap recognized"])
     }
 
+    /// Found by the engine fuzzer (Fuzz/FuzzEngine): a finger lifting and another landing between
+    /// the same two SYN_REPORTs left a long press that had begun without an end.
+    @Test func fingersReplacedWithinOneFrame_endTheOldSequenceFirst() {
+        var t = Timeline()
+        t.down(1, at: (500, 500))
+        t.wait(.milliseconds(600))
+        t.contacts = [Contact(id: 2, position: PixelPoint(x: 300, y: 300))]
+        t.send()
+        t.upAll()
+        t.finish()
+        #expect(Array(t.log.prefix(2)) == ["long_press began", "long_press ended"])
+        #expect(t.log.last == "tap recognized")
+        #expect(t.engine.isIdle)
+    }
+
     @Test func deviceRemoved_cancelsTheActiveGesture() {
         var t = Timeline()
         t.down(1, at: (500, 500))

@@ -316,6 +316,14 @@ struct Feeder {
         }
     }
 
+    /// Found by the evemu fuzzer (Fuzz/FuzzEvemu): a recording whose clock runs backwards was
+    /// written with negative times that could not be read back.
+    @Test func format_timeRunningBackwards_staysReadable() throws {
+        let r = try Evemu.parse("N: x\nA: 35 0 100 0 0 0\nE: 5.000000 0003 0035 1\nE: 2.000000 0000 0000 0\n", file: "back.events")
+        let again = try Evemu.parse(Evemu.format(r), file: "formatted")
+        #expect(again.events.map(\.time.nanoseconds) == [3_000_000_000, 0])
+    }
+
     @Test func format_thenParse_roundTrips() throws {
         let r = try Evemu.parse(Self.sample, file: "sample.events")
         let again = try Evemu.parse(Evemu.format(r), file: "formatted")
