@@ -266,8 +266,14 @@ private struct TOMLParser {
         }
     }
 
+    /// Nesting depth of arrays and inline tables; a config never needs more than a few levels.
+    var depth = 0
+
     mutating func parseValue() throws(TOMLError) -> TOMLValue {
         let valueLine = line
+        guard depth < 32 else { throw error("nested too deeply (32 levels at most)") }
+        depth += 1
+        defer { depth -= 1 }
         guard let c = peek else { throw error("expected a value") }
         switch c {
         case UInt8(ascii: "\""):

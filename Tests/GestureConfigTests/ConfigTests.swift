@@ -151,6 +151,9 @@ func readFile(_ path: String) -> String? {
         ("s = \"open", 1, "unterminated string"),
         ("x = [1, 2", 1, "expected ',' or ']'"),
         ("[screen\nwidth = 1", 1, "expected ']'"),
+        // Found by the config fuzzer (Fuzz/FuzzConfig): deep nesting overflowed the stack.
+        ("a = " + String(repeating: "[", count: 5000), 1, "nested too deeply"),
+        ("a = " + String(repeating: "{b = ", count: 5000), 1, "nested too deeply"),
     ]
 
     @Test(arguments: refusals)
