@@ -534,19 +534,29 @@ public final class Daemon {
     }
 }
 
-/// The last 4096 input-to-write latencies, for `stats` (percentiles computed on request).
+/// Input-to-write latencies (or deadline lateness) for `stats`: the last 4096 samples, whose
+/// percentiles are computed on request, and a histogram of every sample since the start in
+/// power-of-two microsecond buckets (bucket k holds [2^(k-1), 2^k) µs; bucket 0 is under 1 µs).
+/// Adding a sample allocates nothing.
 struct LatencyRing {
     private var samples = [Int64](repeating: 0, count: 4096)
     private var next = 0
     private(set) var count = 0
     private(set) var max: Int64 = 0
+    /// Counts per bucket; the last bucket also holds everything slower (2^23 µs ≈ 8 s and up).
+    private(set) var buckets = [Int](repeating: 0, count: 24)
 
     mutating func add(_ ns: Int64) {
         samples[next] = ns
         next = (next + 1) % samples.count
         count += 1
         if ns > max { max = ns }
+        let us = UInt64(Swift.max(0, ns / 1000))
+        buckets[Swift.min(buckets.count - 1, 64 - us.leadingZeroBitCount)] += 1
     }
+
+    /// The exclusive upper bound (µs) of bucket `k`.
+    static func bucketBound(_ k: Int) -> Int { 1 << k }
 
     func percentile(_ p: Double) -> Int64 {
         let n = Swift.min(count, samples.count)

@@ -251,19 +251,27 @@ extension Daemon {
         writer.field("reload_failures", counters.reloadFailures)
         writer.field("wakeups", loop.wakeups)
         writer.field("rss_kb", residentKilobytes())
-        writer.key("latency_us")
+        writeLatency(&writer, "latency_us", latencies)
+        writeLatency(&writer, "deadline_late_us", lateness)
+    }
+
+    private func writeLatency(_ writer: inout JSONLineWriter, _ key: StaticString, _ ring: LatencyRing) {
+        writer.key(key)
         writer.beginObject()
-        writer.field("count", latencies.count)
-        writer.field("p50", Double(latencies.percentile(0.5)) / 1e3, decimals: 1)
-        writer.field("p99", Double(latencies.percentile(0.99)) / 1e3, decimals: 1)
-        writer.field("max", Double(latencies.max) / 1e3, decimals: 1)
-        writer.endObject()
-        writer.key("deadline_late_us")
-        writer.beginObject()
-        writer.field("count", lateness.count)
-        writer.field("p50", Double(lateness.percentile(0.5)) / 1e3, decimals: 1)
-        writer.field("p99", Double(lateness.percentile(0.99)) / 1e3, decimals: 1)
-        writer.field("max", Double(lateness.max) / 1e3, decimals: 1)
+        writer.field("count", ring.count)
+        writer.field("p50", Double(ring.percentile(0.5)) / 1e3, decimals: 1)
+        writer.field("p99", Double(ring.percentile(0.99)) / 1e3, decimals: 1)
+        writer.field("max", Double(ring.max) / 1e3, decimals: 1)
+        writer.key("histogram")
+        writer.beginArray()
+        for (k, n) in ring.buckets.enumerated() where n > 0 {
+            writer.elementSeparator()
+            writer.beginObject()
+            if k < ring.buckets.count - 1 { writer.field("below", LatencyRing.bucketBound(k)) }
+            writer.field("count", n)
+            writer.endObject()
+        }
+        writer.endArray()
         writer.endObject()
     }
 

@@ -24,6 +24,21 @@ public struct JSONLineWriter {
         needsComma = true
     }
 
+    public mutating func beginArray() {
+        bytes.append(UInt8(ascii: "["))
+        needsComma = false
+    }
+
+    public mutating func endArray() {
+        bytes.append(UInt8(ascii: "]"))
+        needsComma = true
+    }
+
+    /// Between two elements of an array (writes nothing before the first).
+    public mutating func elementSeparator() {
+        if needsComma { bytes.append(UInt8(ascii: ",")) }
+    }
+
     public mutating func endLine() {
         bytes.append(UInt8(ascii: "\n"))
         needsComma = false

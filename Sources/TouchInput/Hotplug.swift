@@ -87,13 +87,26 @@ public final class HotplugMonitor {
                 let path = box.directory + "/" + n
                 box.changes.append(created != 0 ? .added(path) : .removed(path))
             }
-            // IN_ATTRIB and IN_CREATE can both report one node: keep the first of each.
-            var seen = Set<String>()
-            for c in box.changes {
-                let key = "\(c)"
-                if seen.insert(key).inserted { changes.append(c) }
-            }
+            changes = Self.collapse(box.changes)
         }
         return changes
+    }
+
+    /// IN_CREATE and IN_ATTRIB can both report one node's arrival: a change that repeats the last
+    /// change seen for its path is dropped. Order is kept, so a node removed and made again for a
+    /// new device within one batch (the kernel reuses `eventN` at once) is removed, then added.
+    public static func collapse(_ changes: [Change]) -> [Change] {
+        var last: [String: Change] = [:]
+        var out: [Change] = []
+        for c in changes {
+            let path: String
+            switch c {
+            case .added(let p), .removed(let p): path = p
+            }
+            if last[path] == c { continue }
+            last[path] = c
+            out.append(c)
+        }
+        return out
     }
 }

@@ -23,6 +23,8 @@ struct SocketOption: ParsableArguments {
 final class Connection {
     let fd: Int32
     private var buffer: [UInt8] = []
+    /// CLOCK_MONOTONIC (ns) when the read that completed the last returned line returned.
+    private(set) var lastReadNanoseconds: Int64 = 0
 
     init(_ path: String) throws {
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -49,6 +51,7 @@ final class Connection {
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n < 0 && errno == EINTR { continue }
             if n <= 0 { return nil }
+            lastReadNanoseconds = cl_monotonic_ns()
             buffer += chunk[0..<n]
         }
     }
@@ -101,6 +104,9 @@ struct Monitor: ParsableCommand {
     @Option(help: "Exit after this many gesture lines.")
     var count: Int?
 
+    @Flag(help: "Start each line with the CLOCK_MONOTONIC time (s) of the read that received it (latency measurements).")
+    var receiptTimes = false
+
     func run() throws {
         let c = try Connection(connection.path)
         var request: [(String, JSONValue)] = [("op", .string("subscribe")), ("id", .number(1))]
@@ -124,6 +130,8 @@ struct Monitor: ParsableCommand {
             }
             if pretty {
                 if let text = prettyLine(v) { writeAll(1, Array(text.utf8)) }
+            } else if receiptTimes {
+                writeAll(1, Array((formatSeconds(c.lastReadNanoseconds) + " " + line + "\n").utf8))
             } else {
                 writeAll(1, Array((line + "\n").utf8))
             }

@@ -100,6 +100,9 @@ struct Play: ParsableCommand {
     @Option(help: "Seconds to wait after creating the device before playing (readers open it).")
     var settle: Double = 0.5
 
+    @Option(help: "Write the CLOCK_MONOTONIC time (s) taken just before each frame's SYN_REPORT write to this file, one a line.")
+    var writeTimes: String?
+
     @Argument(help: "The evemu recording.")
     var recording: String
 
@@ -117,13 +120,19 @@ struct Play: ParsableCommand {
         sleepFor(settle)
         let start = cl_monotonic_ns()
         let first = rec.events.first?.time.nanoseconds ?? 0
+        var times: [Int64] = []
+        if writeTimes != nil { times.reserveCapacity(rec.events.count) }
         for e in rec.events {
             let due = start + Int64(Double(e.time.nanoseconds - first) / speed)
             let wait = due - cl_monotonic_ns()
             if wait > 0 { sleepFor(Double(wait) / 1e9) }
+            if writeTimes != nil && e.type == Evdev.EV_SYN && e.code == Evdev.SYN_REPORT { times.append(cl_monotonic_ns()) }
             do { try dev.write(e) } catch { throw fail("\(error)") }
         }
         sleepFor(0.1)
+        if let writeTimes {
+            try writeTextFile(writeTimes, times.map { formatSeconds($0) + "\n" }.joined())
+        }
     }
 }
 
@@ -132,4 +141,11 @@ func sleepFor(_ seconds: Double) {
     var ts = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
     var left = timespec()
     while nanosleep(&ts, &left) != 0 && errno == EINTR { ts = left }
+}
+
+/// CLOCK_MONOTONIC nanoseconds as seconds with 6 decimals, like the protocol's `time`.
+func formatSeconds(_ ns: Int64) -> String {
+    let us = ns / 1000
+    let frac = String(us % 1_000_000)
+    return "\(us / 1_000_000)." + String(repeating: "0", count: 6 - frac.count) + frac
 }

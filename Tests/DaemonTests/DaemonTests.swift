@@ -390,7 +390,18 @@ func offlineLines(_ path: String, config: Configuration = .standard) throws -> [
         #expect(monitor.contains("double_tap recognized"))
         #expect(try ctl(["ping"]).hasPrefix("pong from"))
         #expect(try ctl(["devices"]).contains("touchgestured virtual panel"))
-        #expect(try ctl(["stats"]).contains(#""gesture_lines":"#))
+        let stats = try parseJSON(Array(try ctl(["stats"]).utf8))
+        #expect(stats["gesture_lines"]?.number ?? 0 > 0)
+        // The latency histogram holds every sample: its counts add up to the sample count, in
+        // rising buckets.
+        let latency = stats["latency_us"]
+        guard case .array(let buckets)? = latency?["histogram"] else {
+            Issue.record("no latency histogram in \(stats)")
+            return
+        }
+        #expect(buckets.reduce(0) { $0 + ($1["count"]?.number ?? 0) } == latency?["count"]?.number)
+        let bounds = buckets.compactMap { $0["below"]?.number }
+        #expect(bounds == bounds.sorted() && !bounds.isEmpty)
         let regions = d.dir + "/regions.toml"
         try "[[region]]\nname = \"kiosk_button\"\nrect = [0, 0, 100, 100]\n  [[region.gesture]]\n  kind = \"tap\"\n".write(toFile: regions, atomically: true, encoding: .utf8)
         #expect(try ctl(["regions", "set", regions, "--seconds", "0.2"]).contains("regions set: kiosk_button"))

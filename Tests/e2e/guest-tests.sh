@@ -6,6 +6,22 @@ failures=0
 pass() { echo "E2E CASE $1: PASS $2"; }
 fail() { echo "E2E CASE $1: FAIL $2"; failures=$((failures + 1)); }
 wait_for() { i=0; while [ $i -lt 100 ] && ! [ -e "$1" ]; do usleep 100000; i=$((i + 1)); done; }
+# Starts a client (MON) that prints what the daemon sends into $1 and returns once its `hello` is
+# there, so the client is counted before anything is measured.
+monitor() {
+    out=$1; shift
+    touchgesturectl monitor --socket /tmp/g.sock "$@" > $out &
+    MON=$!
+    i=0; while [ $i -lt 100 ] && ! [ -s $out ]; do usleep 50000; i=$((i + 1)); done
+}
+# Sets `node` to the /dev/input node `touchgesturectl play` says (in the log $1) it created.
+wait_node() {
+    i=0; node=""
+    while [ $i -lt 100 ] && [ -z "$node" ]; do
+        usleep 50000; i=$((i + 1))
+        node=$(sed -n 's/.* as \(\/dev\/input\/event[0-9]*\).*/\1/p' $1)
+    done
+}
 
 start_daemon() {
     rm -f /tmp/g.sock
@@ -22,8 +38,7 @@ live_equals_offline() {
         name=$(basename $rec .events)
         dev=""
         [ -e $E/rec/$name.desc ] && dev="--device $E/rec/$name.desc"
-        touchgesturectl monitor --socket /tmp/g.sock > /tmp/m-$name.txt &
-        MON=$!
+        monitor /tmp/m-$name.txt
         usleep 200000
         touchgesturectl play --uinput --settle 0.5 $dev $E/rec/$name.events 2> /tmp/play-$name.log
         usleep 800000
@@ -41,8 +56,7 @@ live_equals_offline() {
 # --- hotplug x N, no fd leak ----------------------------------------------------------------
 hotplug() {
     start_daemon hotplug
-    touchgesturectl monitor --socket /tmp/g.sock > /tmp/m-hotplug.txt &
-    MON=$!
+    monitor /tmp/m-hotplug.txt
     usleep 300000
     before=$(ls /proc/$DAEMON/fd | wc -l)
     n=0
@@ -72,8 +86,7 @@ hotplug() {
 # --- unplug mid-pan: cancelled, then removed, then the next device is served -----------------
 unplug_mid_pan() {
     start_daemon unplug
-    touchgesturectl monitor --socket /tmp/g.sock > /tmp/m-unplug.txt &
-    MON=$!
+    monitor /tmp/m-unplug.txt
     usleep 300000
     touchgesturectl play --uinput --settle 0.3 $E/rec/pan-no-lift.events 2>/dev/null
     usleep 300000
@@ -88,30 +101,79 @@ unplug_mid_pan() {
     stop_daemon
 }
 
-# --- SYN_DROPPED: freeze the daemon, flood, thaw: it resyncs to the kernel's exact state ------
+# --- SYN_DROPPED, N times in one daemon: freeze it, flood, thaw: it resyncs to the kernel's
+# exact state every time, ends what was under way, keeps its fds and serves the tap after ------
 syn_dropped() {
     start_daemon flood
-    touchgesturectl monitor --socket /tmp/g.sock --touches > /tmp/m-flood.txt &
-    MON=$!
+    monitor /tmp/m-flood.txt --touches
     usleep 300000
-    touchgesturectl play --uinput --settle 0.5 $E/rec/flood.events 2>/dev/null &
-    PLAY=$!
-    usleep 900000          # settle, then the first finger is down and panning
-    kill -STOP $DAEMON
-    usleep 1500000         # the flood (2000 frames) happens while the daemon is frozen
-    kill -CONT $DAEMON
-    wait $PLAY
-    usleep 800000
+    before=$(ls /proc/$DAEMON/fd | wc -l)
+    k=0
+    while [ $k -lt $1 ]; do
+        touchgesturectl play --uinput --settle 0.5 $E/rec/flood.events 2>/dev/null &
+        PLAY=$!
+        usleep 900000          # settle, then the first finger is down and panning
+        kill -STOP $DAEMON
+        usleep 1500000         # the flood (2000 frames) happens while the daemon is frozen
+        kill -CONT $DAEMON
+        wait $PLAY
+        usleep 500000
+        k=$((k + 1))
+    done
+    usleep 300000
+    after=$(ls /proc/$DAEMON/fd | wc -l)
     kill $MON; wait $MON 2>/dev/null
     began=$(grep -c '"phase":"began"' /tmp/m-flood.txt)
     closed=$(grep -cE '"phase":"(ended|cancelled)"' /tmp/m-flood.txt)
+    taps=$(grep -c '"gesture":"tap"' /tmp/m-flood.txt)
     last_tap=$(grep '"type":"gesture"' /tmp/m-flood.txt | tail -1 | grep -c '"gesture":"tap"')
     resync=$(grep -c 'SYN_DROPPED' /tmp/daemon-flood.log)
     last_touch=$(grep '"type":"touch"' /tmp/m-flood.txt | tail -1)
-    if [ "$resync" -ge 1 ] && [ "$began" = "$closed" ] && [ "$last_tap" = 1 ] && echo "$last_touch" | grep -q '"contacts":\[\]'; then
-        pass "syn-dropped" "(resyncs logged $resync, began $began, ended/cancelled $closed, last gesture a tap, no contact left)"
+    if [ "$resync" -ge "$1" ] && [ "$began" = "$closed" ] && [ "$taps" = "$1" ] && [ "$last_tap" = 1 ] \
+        && [ "$before" = "$after" ] && echo "$last_touch" | grep -q '"contacts":\[\]'; then
+        pass "syn-dropped x$1" "(resyncs logged $resync, began $began, ended/cancelled $closed, taps $taps, fds $before -> $after, no contact left)"
     else
-        fail "syn-dropped" "(resyncs logged $resync, began $began, ended/cancelled $closed, last tap $last_tap, last touch $last_touch)"
+        fail "syn-dropped x$1" "(resyncs logged $resync, began $began, ended/cancelled $closed, taps $taps, last tap $last_tap, fds $before -> $after, last touch $last_touch)"
+    fi
+    stop_daemon
+}
+
+# --- hotplug storm: N devices created and destroyed, four at a time, most with a finger down
+# when they go (or already down when the daemon opens them); then a final tap is served -------
+hotplug_storm() {
+    start_daemon storm
+    monitor /tmp/m-storm.txt
+    usleep 300000
+    before=$(ls /proc/$DAEMON/fd | wc -l)
+    n=0
+    while [ $n -lt $1 ]; do
+        touchgesturectl play --uinput --settle 0.05 $E/rec/pan-no-lift.events 2>/dev/null & P1=$!
+        touchgesturectl play --uinput --settle 0 $E/rec/pan-no-lift.events 2>/dev/null & P2=$!
+        touchgesturectl play --uinput --settle 0.02 $E/rec/fling-left.events 2>/dev/null & P3=$!
+        touchgesturectl play --uinput --settle 0.05 $E/rec/tap.events 2>/dev/null & P4=$!
+        wait $P1; wait $P2; wait $P3; wait $P4
+        n=$((n + 4))
+    done
+    usleep 800000
+    mid=$(ls /proc/$DAEMON/fd | wc -l)
+    touchgesturectl play --uinput --settle 0.3 $E/rec/tap.events 2>/dev/null
+    usleep 800000
+    after=$(ls /proc/$DAEMON/fd | wc -l)
+    touchgesturectl devices --socket /tmp/g.sock > /tmp/devices-storm.txt 2>&1
+    kill $MON; wait $MON 2>/dev/null
+    added=$(grep -c '"action":"added"' /tmp/m-storm.txt)
+    removed=$(grep -c '"action":"removed"' /tmp/m-storm.txt)
+    began=$(grep -c '"phase":"began"' /tmp/m-storm.txt)
+    closed=$(grep -cE '"phase":"(ended|cancelled)"' /tmp/m-storm.txt)
+    cancelled=$(grep -c '"phase":"cancelled"' /tmp/m-storm.txt)
+    last=$(grep '"type":"gesture"' /tmp/m-storm.txt | tail -1 | grep -c '"gesture":"tap","phase":"recognized"')
+    # A device can come and go before the daemon opens it (then it is neither added nor removed);
+    # most must be seen, and each one seen must be removed.
+    if [ "$added" = "$removed" ] && [ "$added" -ge $(($1 * 3 / 4)) ] && [ "$began" = "$closed" ] && [ "$last" = 1 ] \
+        && [ "$before" = "$mid" ] && [ "$before" = "$after" ] && grep -q 'no touch devices' /tmp/devices-storm.txt; then
+        pass "hotplug-storm x$1" "(added $added of $(($1 + 1)), removed $removed, began $began, ended/cancelled $closed of which cancelled $cancelled, fds $before -> $mid -> $after, final tap served, no device left)"
+    else
+        fail "hotplug-storm x$1" "(added $added, removed $removed, began $began, ended/cancelled $closed, last tap $last, fds $before -> $mid -> $after, $(head -c 200 /tmp/devices-storm.txt | tr '\n' '|'))"
     fi
     stop_daemon
 }
@@ -121,7 +183,7 @@ record() {
     touchgesturectl play --uinput --settle 1.0 $E/rec/tap.events 2> /tmp/play-rec.log &
     PLAY=$!
     usleep 500000
-    node=$(sed -n 's/.* as \(\/dev\/input\/event[0-9]*\).*/\1/p' /tmp/play-rec.log)
+    wait_node /tmp/play-rec.log
     touchgesturectl record "$node" --duration 3 -o /tmp/recorded.events 2>/dev/null
     wait $PLAY
     if touchgesturectl replay /tmp/recorded.events | grep -q '"gesture":"tap"'; then
@@ -153,8 +215,7 @@ two_panels() {
     touchgestured --config /tmp/two.toml --socket /tmp/g.sock > /tmp/daemon-two.log 2>&1 &
     DAEMON=$!
     wait_for /tmp/g.sock
-    touchgesturectl monitor --socket /tmp/g.sock > /tmp/m-two.txt &
-    MON=$!
+    monitor /tmp/m-two.txt
     usleep 300000
     touchgesturectl play --uinput --settle 0.8 $E/rec/tap.events 2>/dev/null &
     P1=$!
@@ -175,14 +236,19 @@ two_panels() {
     stop_daemon
 }
 
-# --- with udevd: udev classification and properties, the udev monitor for hotplug ------------
-with_udevd() {
+# udevd from here on (it stays): lisgd and libinput take only devices udev has tagged.
+ensure_udevd() {
+    [ -e /run/udev/control ] && return
     /lib/systemd/systemd-udevd --daemon 2>/dev/null
     udevadm trigger --action=add --subsystem-match=input
     udevadm settle --timeout=10
+}
+
+# --- with udevd: udev classification and properties, the udev monitor for hotplug ------------
+with_udevd() {
+    ensure_udevd
     start_daemon udev
-    touchgesturectl monitor --socket /tmp/g.sock > /tmp/m-udev.txt &
-    MON=$!
+    monitor /tmp/m-udev.txt
     usleep 300000
     # The virtual panel: a udev rule flips its Y (LIBINPUT_CALIBRATION_MATRIX); the fling at
     # y = 600 of 1080 lands at y = 480. The QUANTA panel is excluded by TOUCHGESTURED_IGNORE=1.
@@ -207,14 +273,114 @@ with_udevd() {
     stop_daemon
 }
 
-echo "E2E guest: $(uname -r)"
-live_equals_offline
-hotplug 20
-unplug_mid_pan
-syn_dropped
-record
-devices_local
-two_panels
-with_udevd
+# --- side by side: touchgestured (one subscribed client), lisgd and libinput debug-events read
+# the same virtual touchscreen at once; each one's CPU time over the stream, from schedstat -----
+cpu_ns() { cut -d' ' -f1 /proc/$1/schedstat; }
+bench_side_by_side() {
+    if ! [ -x /bin/lisgd ]; then echo "E2E BENCH skipped: lisgd is not installed on the host"; return; fi
+    ensure_udevd
+    events=$(grep -c '^E:' $E/rec/bench.events)
+    frames=$(grep -c '^E: [0-9.]* 0000 0000 0$' $E/rec/bench.events)
+    start_daemon bench
+    monitor /tmp/m-bench.txt
+    if [ "$1" = no-client ]; then kill $MON; wait $MON 2>/dev/null; MON=$$; fi
+    usleep 300000
+    touchgesturectl play --uinput --settle 6 $E/rec/bench.events 2> /tmp/play-bench.log &
+    PLAY=$!
+    wait_node /tmp/play-bench.log
+    udevadm settle --timeout=5
+    lisgd -d $node -w 1920 -h 1080 -g '1,LR,*,*,R,echo SWIPE1' -g '2,LR,*,*,R,echo SWIPE2' -g '3,LR,*,*,R,echo SWIPE3' \
+        -g '4,LR,*,*,R,echo SWIPE4' -g '5,LR,*,*,R,echo SWIPE5' > /tmp/lisgd.txt 2>&1 &
+    LISGD=$!
+    libinput-debug-events --device $node > /tmp/libinput.txt 2>&1 &
+    LI=$!
+    usleep 5000000         # all three have opened the device; the stream starts at 6 s
+    t0=$(cpu_ns $DAEMON); l0=$(cpu_ns $LISGD); i0=$(cpu_ns $LI); c0=$(cpu_ns $MON)
+    if [ -x /bin/strace ]; then
+        for p in $DAEMON $LISGD $LI; do strace -c -S calls -o /tmp/strace-$p.txt -p $p 2>/dev/null & done
+    fi
+    wait $PLAY
+    if [ -x /bin/strace ]; then
+        for p in $DAEMON $LISGD $LI; do
+            kill -INT $(pgrep -f "strace -c -S calls -o /tmp/strace-$p.txt") 2>/dev/null; usleep 300000
+            echo "E2E DIAG syscalls of $(tr '\0' ' ' < /proc/$p/cmdline | cut -c1-40): $(grep -E '^ *[0-9.]+ +[0-9.]+ +[0-9]+ +[0-9]+' /tmp/strace-$p.txt | awk '{ printf "%s %s, ", $NF, $4 }')"
+        done
+        for p in $DAEMON $LISGD $LI; do
+            echo "E2E DIAG ctxt of $p: $(grep ctxt /proc/$p/status | tr '\n\t' '  ')"
+        done
+    fi
+    usleep 1000000
+    t1=$(cpu_ns $DAEMON); l1=$(cpu_ns $LISGD); i1=$(cpu_ns $LI); c1=$(cpu_ns $MON)
+    kill $LISGD $LI; wait $LISGD $LI 2>/dev/null
+    if [ "$1" = no-client ]; then
+        pans=$(touchgesturectl stats --socket /tmp/g.sock | sed -n 's/.*"gesture_lines":\([0-9]*\).*/\1/p')
+    else
+        kill $MON; wait $MON 2>/dev/null
+        pans=$(grep -c '"gesture":"pan","phase":"began"' /tmp/m-bench.txt)
+    fi
+    swipes=$(grep -c '^SWIPE' /tmp/lisgd.txt)
+    li_frames=$(grep -c 'TOUCH_FRAME' /tmp/libinput.txt)
+    echo "E2E BENCH ($1) stream: $frames frames, $events evdev events; seen: touchgestured $pans pans, lisgd $swipes swipes, libinput $li_frames TOUCH_FRAME"
+    echo "$t0 $t1 $l0 $l1 $i0 $i1 $c0 $c1 $events $frames" | awk '{
+        t = $2 - $1; l = $4 - $3; i = $6 - $5; c = $8 - $7
+        printf "E2E BENCH ('$1') cpu per event (ns): touchgestured %.0f, lisgd %.0f, libinput-debug-events %.0f (monitor client %.0f)\n", t / $9, l / $9, i / $9, c / $9
+        printf "E2E BENCH ('$1') cpu per frame (us): touchgestured %.1f, lisgd %.1f, libinput-debug-events %.1f\n", t / $10 / 1000, l / $10 / 1000, i / $10 / 1000
+        printf "E2E BENCH ('$1') ratio: touchgestured / lisgd %.2f (goal <= 0.5), touchgestured / libinput-debug-events %.2f\n", t / l, t / i
+    }'
+    if [ "$pans" -gt 0 ] && [ "$swipes" -gt 0 ] && [ "$li_frames" -gt 0 ]; then
+        pass "side-by-side $1" "(all three read the stream; figures in the E2E BENCH lines)"
+    else
+        fail "side-by-side $1" "(pans $pans, lisgd swipes $swipes, libinput frames $li_frames: $(tail -3 /tmp/lisgd.txt | tr '\n' '|') $(tail -3 /tmp/libinput.txt | tr '\n' '|'))"
+    fi
+    stop_daemon
+}
+
+# --- end to end: from the uinput write of a frame's SYN_REPORT (the writer's CLOCK_MONOTONIC) to
+# the client's read of the pan line it caused (the client's CLOCK_MONOTONIC) -------------------
+latency() {
+    start_daemon latency
+    monitor /tmp/m-lat.txt --gestures pan --receipt-times
+    usleep 300000
+    touchgesturectl play --uinput --settle 0.5 --write-times /tmp/writes.txt $E/rec/bench.events 2>/dev/null
+    usleep 500000
+    kill $MON; wait $MON 2>/dev/null
+    # Each line's `time` is the kernel's timestamp of its frame: the last write at or before it.
+    awk 'NR == FNR { w[++n] = $1; next }
+        /"type":"gesture"/ && match($0, /"time":[0-9.]+/) {
+            t = substr($0, RSTART + 7, RLENGTH - 7) + 0
+            while (j < n && w[j + 1] <= t + 0.0000005) j++
+            if (j > 0) printf "%.0f %.0f\n", ($1 - w[j]) * 1e6, (t - w[j]) * 1e6
+        }' /tmp/writes.txt /tmp/m-lat.txt > /tmp/lat.txt
+    n=$(wc -l < /tmp/lat.txt)
+    cut -d' ' -f1 /tmp/lat.txt | sort -n > /tmp/lat-sorted.txt
+    p50=$(sed -n "$(( (n + 1) / 2 ))p" /tmp/lat-sorted.txt)
+    p99=$(sed -n "$(( (n * 99 + 99) / 100 ))p" /tmp/lat-sorted.txt)
+    max=$(tail -1 /tmp/lat-sorted.txt)
+    koff=$(cut -d' ' -f2 /tmp/lat.txt | sort -n | tail -1)
+    echo "E2E BENCH latency uinput write -> client read (us, TCG guest): p50 $p50, p99 $p99, max $max over $n pan lines (kernel stamp - writer stamp at most $koff us)"
+    if [ "$n" -gt 1000 ]; then
+        pass "latency" "($n pan lines matched to their frames)"
+    else
+        fail "latency" "(only $n pan lines matched; $(wc -l < /tmp/writes.txt) writes, $(wc -l < /tmp/m-lat.txt) lines)"
+    fi
+    stop_daemon
+}
+
+echo "E2E guest: $(uname -r), clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+. $E/params.sh
+# ONLY (E2E_ONLY on the host): run just the cases whose names it lists, e.g. "bench latency".
+run() { if [ -z "$ONLY" ] || echo " $ONLY " | grep -q " $1 "; then "$@"; fi; }
+run live_equals_offline
+run hotplug 20
+run hotplug_storm $STORM
+run unplug_mid_pan
+run syn_dropped $FLOODS
+run record
+run devices_local
+run two_panels
+run with_udevd
+run bench_side_by_side one-client
+run bench_side_by_side no-client
+run latency
 for f in /tmp/daemon-*.log; do echo "--- $f"; tail -5 $f; done
 if [ $failures -eq 0 ]; then echo "E2E RESULT: PASS"; else echo "E2E RESULT: FAIL ($failures)"; fi

@@ -56,6 +56,30 @@ for lib in $(ldd "$work/udev/bin/udevadm" | grep -oE '/[^ ]+\.so[^ ]*'); do
     mkdir -p "$work/root$(dirname "$lib")"
     cp -L "$lib" "$work/root$lib"
 done
+# The side-by-side benchmark's other readers: lisgd (installed by scripts/install-deps, with
+# libinput) and libinput's debug-events tool (unpacked from Debian's libinput-tools, which is not
+# installed: it would pull GTK), their libraries, and libinput's quirks.
+if [ -x /usr/bin/lisgd ]; then
+    if ! [ -x "$work/libinput-tools/usr/libexec/libinput/libinput-debug-events" ]; then
+        (cd "$work" && apt-get download -qq libinput-tools 2>/dev/null && dpkg-deb -x libinput-tools_*.deb libinput-tools)
+    fi
+    cp /usr/bin/lisgd "$work/root/bin/"
+    cp "$work/libinput-tools/usr/libexec/libinput/libinput-debug-events" "$work/root/bin/"
+    for lib in $(ldd /usr/bin/lisgd "$work/root/bin/libinput-debug-events" | grep -oE '/[^ ]+\.so[^ ]*' | sort -u); do
+        mkdir -p "$work/root$(dirname "$lib")"
+        cp -L "$lib" "$work/root$lib"
+    done
+    mkdir -p "$work/root/usr/share"
+    cp -r /usr/share/libinput "$work/root/usr/share/"
+fi
+# E2E_DIAG=1: strace in the guest, and the benchmark prints each reader's system calls.
+if [ "${E2E_DIAG:-}" = 1 ] && [ -x /usr/bin/strace ]; then
+    cp /usr/bin/strace "$work/root/bin/"
+    for lib in $(ldd /usr/bin/strace | grep -oE '/[^ ]+\.so[^ ]*'); do
+        mkdir -p "$work/root$(dirname "$lib")"
+        cp -L "$lib" "$work/root$lib"
+    done
+fi
 printf 'root:x:0:\ninput:x:101:\nkvm:x:102:\nvideo:x:44:\naudio:x:29:\ndisk:x:6:\ntty:x:5:\n' > "$work/root/etc/group"
 printf 'root:x:0:0:root:/:/bin/sh\n' > "$work/root/etc/passwd"
 
@@ -118,6 +142,38 @@ t += 60000; ev(3, 0x39, -1); ev(1, 0x14a, 0); syn()                             
 open(sys.argv[1], "w").write(head + "\n" + "\n".join(lines) + "\n")
 PY
 
+# The benchmark stream: $E2E_BENCH_FRAMES frames at 1 kHz (default 10,000), strokes of 1 to 5
+# fingers moving left to right (lisgd's rules match them), 200 frames a stroke, 50 ms between.
+python3 - "$work/root/e2e/rec/bench.events" "${E2E_BENCH_FRAMES:-10000}" <<'PY'
+import sys
+head = open("Tests/PipelineTests/Fixtures/tap.events").read().split("\nE:")[0]
+lines, t, tid, frames, stroke = [], 0, 1, 0, 0
+target = int(sys.argv[2])
+def ev(typ, code, val): lines.append(f"E: {t // 1000000}.{t % 1000000:06d} {typ:04x} {code:04x} {val}")
+def syn():
+    global frames
+    ev(0, 0, 0); frames += 1
+while frames < target:
+    n = stroke % 5 + 1
+    stroke += 1
+    for s in range(n):
+        ev(3, 0x2f, s); ev(3, 0x39, tid); tid += 1; ev(3, 0x35, 400 + 200 * s); ev(3, 0x36, 600 + 150 * s)
+    ev(1, 0x14a, 1); syn()
+    for i in range(1, 199):
+        t += 1000
+        for s in range(n):
+            ev(3, 0x2f, s); ev(3, 0x35, 400 + 200 * s + 12 * i); ev(3, 0x36, 600 + 150 * s + (i % 7))
+        syn()
+    t += 1000
+    for s in range(n):
+        ev(3, 0x2f, s); ev(3, 0x39, -1)
+    ev(1, 0x14a, 0); syn()
+    t += 50000
+open(sys.argv[1], "w").write(head + "\n" + "\n".join(lines) + "\n")
+print(f"== bench stream: {frames} frames, {len(lines)} events, {stroke} strokes")
+PY
+printf 'STORM=%s\nFLOODS=%s\nONLY="%s"\n' "${E2E_STORM:-200}" "${E2E_FLOODS:-5}" "${E2E_ONLY:-}" > "$work/root/e2e/params.sh"
+
 cat > "$work/root/init" <<'INIT'
 #!/bin/sh
 export PATH=/bin:/sbin
@@ -136,7 +192,7 @@ chmod +x "$work/root/init"
 echo "== initramfs: $(du -h "$work/initrd.gz" | cut -f1)"
 
 # 4. Boot (software emulation: nested KVM does not work here) and read the verdict.
-timeout 600 qemu-system-x86_64 -accel tcg -cpu max -smp 1 -m 512 -nographic -no-reboot \
+timeout 600 qemu-system-x86_64 -accel tcg -cpu max -smp "${E2E_SMP:-1}" -m 512 -nographic -no-reboot \
     -kernel "$vmlinuz" -initrd "$work/initrd.gz" -append 'console=ttyS0 quiet panic=-1' \
     > "$work/console.log" 2>&1 || true
 grep -E '^E2E ' "$work/console.log" || true
