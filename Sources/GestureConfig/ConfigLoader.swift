@@ -63,15 +63,16 @@ struct Scope {
         }
     }
 
-    func number(_ key: String, atLeast low: Double? = nil, above: Double? = nil, allowInfinity: Bool = false)
-        throws(ConfigError) -> Double?
-    {
+    func number(
+        _ key: String, atLeast low: Double? = nil, above: Double? = nil, atMost high: Double? = nil, allowInfinity: Bool = false
+    ) throws(ConfigError) -> Double? {
         guard let v = try value(key) else { return nil }
         guard let d = v.number else { throw fail(key, "'\(key)' must be a number, found \(v.typeName)") }
         if d.isNaN { throw fail(key, "'\(key)' is NaN") }
         if d.isInfinite && !allowInfinity { throw fail(key, "'\(key)' must be finite") }
         if let low, d < low { throw fail(key, "'\(key)' must be at least \(format(low)), found \(format(d))") }
         if let above, d <= above { throw fail(key, "'\(key)' must be more than \(format(above)), found \(format(d))") }
+        if let high, d > high { throw fail(key, "'\(key)' must be at most \(format(high)), found \(format(d))") }
         return d
     }
 
@@ -281,7 +282,9 @@ struct Loader {
     func readThresholds(_ s: Scope, into t: inout Thresholds) throws(ConfigError) {
         for key in ThresholdKey.all {
             let positive = key.key == "velocity_horizon"
-            if let v = try s.number(key.key, atLeast: positive ? nil : 0, above: positive ? 0 : nil) { key.set(&t, v) }
+            if let v = try s.number(key.key, atLeast: positive ? nil : 0, above: positive ? 0 : nil, atMost: key.unit.maximum) {
+                key.set(&t, v)
+            }
         }
     }
 
@@ -412,7 +415,9 @@ struct Loader {
             c.snapPoints = try a.numbers("snap") ?? []
             if axis == "x" { drag.x = c } else { drag.y = c }
         }
-        if let p = try d.number("projection", atLeast: 0) { drag.projection = .nanoseconds(Int64(p * 1e6)) }
+        if let p = try d.number("projection", atLeast: 0, atMost: ThresholdUnit.milliseconds.maximum) {
+            drag.projection = .nanoseconds(Int64(p * 1e6))
+        }
         if let i = try d.numbers("initial", count: 2) { drag.initial = PixelPoint(x: i[0], y: i[1]) }
         return drag
     }

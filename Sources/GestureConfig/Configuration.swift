@@ -95,6 +95,17 @@ public enum ThresholdUnit: String, Sendable {
     case milliseconds = "ms"
     case millimetersPerSecond = "mm/s"
     case degrees = "degrees"
+
+    /// The largest value a config may give in this unit: far past any sensible threshold, and
+    /// small enough that a duration fits in nanoseconds (a huge one would overflow Int64).
+    public var maximum: Double {
+        switch self {
+        case .millimeters: 10_000  // 10 m
+        case .milliseconds: 3_600_000  // an hour
+        case .millimetersPerSecond: 1_000_000
+        case .degrees: 360
+        }
+    }
 }
 
 /// One threshold as a config key: its name, unit, and how to read and write it.

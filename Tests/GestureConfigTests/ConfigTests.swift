@@ -154,6 +154,11 @@ func readFile(_ path: String) -> String? {
         // Found by the config fuzzer (Fuzz/FuzzConfig): deep nesting overflowed the stack.
         ("a = " + String(repeating: "[", count: 5000), 1, "nested too deeply"),
         ("a = " + String(repeating: "{b = ", count: 5000), 1, "nested too deeply"),
+        // Found by a ten-minute config fuzz run: a huge duration overflowed Int64 nanoseconds.
+        ("[[region]]\nname = 'p'\n[[region.gesture]]\nkind = 'long_press'\nlong_press_duration = 4e112", 5,
+         "'long_press_duration' must be at most 3600000, found"),
+        ("[thresholds]\ntap_slop = 20000", 2, "'tap_slop' must be at most 10000"),
+        ("[[region]]\nname = 'p'\n[region.drag]\nprojection = 1e30", 4, "'projection' must be at most 3600000"),
     ]
 
     @Test(arguments: refusals)

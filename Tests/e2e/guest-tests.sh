@@ -296,17 +296,20 @@ bench_side_by_side() {
     LI=$!
     usleep 5000000         # all three have opened the device; the stream starts at 6 s
     t0=$(cpu_ns $DAEMON); l0=$(cpu_ns $LISGD); i0=$(cpu_ns $LI); c0=$(cpu_ns $MON)
-    if [ -x /bin/strace ]; then
-        for p in $DAEMON $LISGD $LI; do strace -c -S calls -o /tmp/strace-$p.txt -p $p 2>/dev/null & done
+    if [ -x /bin/perf ]; then
+        PERFS=""
+        for p in $DAEMON $LISGD $LI; do
+            perf record -e cpu-clock -F 2000 -p $p -o /tmp/perf-$p.data -- sleep 14 2>/tmp/perf-err-$p.txt &
+            PERFS="$PERFS $!"
+        done
     fi
     wait $PLAY
-    if [ -x /bin/strace ]; then
+    if [ -x /bin/perf ]; then
+        wait $PERFS
         for p in $DAEMON $LISGD $LI; do
-            kill -INT $(pgrep -f "strace -c -S calls -o /tmp/strace-$p.txt") 2>/dev/null; usleep 300000
-            echo "E2E DIAG syscalls of $(tr '\0' ' ' < /proc/$p/cmdline | cut -c1-40): $(grep -E '^ *[0-9.]+ +[0-9.]+ +[0-9]+ +[0-9]+' /tmp/strace-$p.txt | awk '{ printf "%s %s, ", $NF, $4 }')"
-        done
-        for p in $DAEMON $LISGD $LI; do
-            echo "E2E DIAG ctxt of $p: $(grep ctxt /proc/$p/status | tr '\n\t' '  ')"
+            echo "E2E DIAG perf of $(tr '\0' ' ' < /proc/$p/cmdline | cut -c1-40) ($(grep ctxt /proc/$p/status | tr '\n\t' '  '))"
+            perf report -i /tmp/perf-$p.data --stdio --no-children --sort dso,sym 2>&1 | grep -vE '^#|^$' | head -30 | sed 's/^/E2E DIAG   /'
+            tail -4 /tmp/perf-err-$p.txt | sed 's/^/E2E DIAG   err /'; ls -la /tmp/perf-$p.data | sed 's/^/E2E DIAG   /'
         done
     fi
     usleep 1000000

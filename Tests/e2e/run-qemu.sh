@@ -72,10 +72,11 @@ if [ -x /usr/bin/lisgd ]; then
     mkdir -p "$work/root/usr/share"
     cp -r /usr/share/libinput "$work/root/usr/share/"
 fi
-# E2E_DIAG=1: strace in the guest, and the benchmark prints each reader's system calls.
-if [ "${E2E_DIAG:-}" = 1 ] && [ -x /usr/bin/strace ]; then
-    cp /usr/bin/strace "$work/root/bin/"
-    for lib in $(ldd /usr/bin/strace | grep -oE '/[^ ]+\.so[^ ]*'); do
+# E2E_DIAG=1: perf in the guest (software clock sampling: TCG has no PMU), and the benchmark
+# prints where each reader spends its time.
+if [ "${E2E_DIAG:-}" = 1 ] && [ -x /usr/bin/perf ]; then
+    cp /usr/bin/perf "$work/root/bin/"
+    for lib in $(ldd /usr/bin/perf | grep -oE '/[^ ]+\.so[^ ]*'); do
         mkdir -p "$work/root$(dirname "$lib")"
         cp -L "$lib" "$work/root$lib"
     done
