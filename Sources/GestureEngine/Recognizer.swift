@@ -129,8 +129,9 @@ struct VelocityTracker {
     private var count = 0
     private var head = 0  // index of the newest sample
 
-    /// Samples closer together than this replace the newest one, so 20 samples always span the
-    /// horizon even at a 1 kHz report rate (horizon / capacity).
+    /// A sample closer than this to the one before the newest replaces the newest, so the kept
+    /// samples stay at least this far apart and 20 of them span the horizon even at a 1 kHz report
+    /// rate (horizon / capacity); the newest sample is always the latest position.
     private let minimumSpacing: Int64
 
     init(horizon: Duration) {
@@ -143,7 +144,11 @@ struct VelocityTracker {
     }
 
     mutating func add(_ time: Timestamp, _ p: PixelPoint) {
-        if count > 1 && time.nanoseconds - times[head] < minimumSpacing {
+        // Spacing is measured from the sample before the newest: measured from the newest (which
+        // each replacement moves forward), samples arriving faster than the spacing replaced it
+        // forever and only the first and the latest were kept, so at 200 Hz and up the release
+        // velocity came out 0 and no swipe was recognized (found by the 1 kHz guest benchmark).
+        if count > 1 && time.nanoseconds - times[(head - 1 + Self.capacity) % Self.capacity] < minimumSpacing {
             times[head] = time.nanoseconds
             xs[head] = p.x
             ys[head] = p.y

@@ -205,6 +205,22 @@ import Testing
         #expect(abs((swipe?.speed ?? 0) - 600) < 1)
     }
 
+    /// Panels reporting at 200 Hz and more (here up to 1 kHz): the velocity tracker once kept only
+    /// the first and the latest sample, so a stroke longer than the velocity horizon ended with
+    /// velocity 0 and no swipe was recognized.
+    @Test(arguments: [100, 250, 1000])
+    func swipe_atHighReportRates_hasItsVelocity(hz: Int) {
+        var t = Timeline()
+        t.down(1, at: (500, 500))
+        t.drag(1, by: (180, 0), over: .milliseconds(300), steps: hz * 3 / 10)  // longer than the horizon
+        t.up(1)
+        t.finish()
+        let swipe = t.event("swipe", .recognized)
+        #expect(swipe?.direction == .right)
+        #expect(abs((swipe?.speed ?? 0) - 600) < 1)
+        #expect(abs((t.event("pan", .ended)?.velocity.x ?? 0) - 600) < 1)
+    }
+
     @Test(arguments: [
         ((0.0, -60.0), SwipeDirection.up), ((0.0, 60.0), .down), ((-60.0, 0.0), .left), ((60.0, 10.0), .right),
     ])

@@ -23,13 +23,15 @@ wait_node() {
     done
 }
 
-start_daemon() {
+start_daemon() { # name [daemon options...]
+    name=$1; shift
     rm -f /tmp/g.sock
-    touchgestured --socket /tmp/g.sock > /tmp/daemon-$1.log 2>&1 &
+    touchgestured --socket /tmp/g.sock "$@" > /tmp/daemon-$name.log 2>&1 &
     DAEMON=$!
     wait_for /tmp/g.sock
 }
 stop_daemon() { kill $DAEMON 2>/dev/null; wait $DAEMON 2>/dev/null; }
+fd_count() { ls /proc/$DAEMON/fd | wc -l; }
 
 # --- live equals offline -------------------------------------------------------------------
 live_equals_offline() {
@@ -58,7 +60,7 @@ hotplug() {
     start_daemon hotplug
     monitor /tmp/m-hotplug.txt
     usleep 300000
-    before=$(ls /proc/$DAEMON/fd | wc -l)
+    before=$(fd_count)
     n=0
     : > /tmp/created.txt
     while [ $n -lt $1 ]; do
@@ -66,7 +68,7 @@ hotplug() {
         n=$((n + 1))
     done
     usleep 500000
-    after=$(ls /proc/$DAEMON/fd | wc -l)
+    after=$(fd_count)
     kill $MON; wait $MON 2>/dev/null
     added=$(grep -c '"action":"added"' /tmp/m-hotplug.txt)
     removed=$(grep -c '"action":"removed"' /tmp/m-hotplug.txt)
@@ -107,7 +109,7 @@ syn_dropped() {
     start_daemon flood
     monitor /tmp/m-flood.txt --touches
     usleep 300000
-    before=$(ls /proc/$DAEMON/fd | wc -l)
+    before=$(fd_count)
     k=0
     while [ $k -lt $1 ]; do
         touchgesturectl play --uinput --settle 0.5 $E/rec/flood.events 2>/dev/null &
@@ -121,7 +123,7 @@ syn_dropped() {
         k=$((k + 1))
     done
     usleep 300000
-    after=$(ls /proc/$DAEMON/fd | wc -l)
+    after=$(fd_count)
     kill $MON; wait $MON 2>/dev/null
     began=$(grep -c '"phase":"began"' /tmp/m-flood.txt)
     closed=$(grep -cE '"phase":"(ended|cancelled)"' /tmp/m-flood.txt)
@@ -144,7 +146,7 @@ hotplug_storm() {
     start_daemon storm
     monitor /tmp/m-storm.txt
     usleep 300000
-    before=$(ls /proc/$DAEMON/fd | wc -l)
+    before=$(fd_count)
     n=0
     while [ $n -lt $1 ]; do
         touchgesturectl play --uinput --settle 0.05 $E/rec/pan-no-lift.events 2>/dev/null & P1=$!
@@ -155,10 +157,10 @@ hotplug_storm() {
         n=$((n + 4))
     done
     usleep 800000
-    mid=$(ls /proc/$DAEMON/fd | wc -l)
+    mid=$(fd_count)
     touchgesturectl play --uinput --settle 0.3 $E/rec/tap.events 2>/dev/null
     usleep 800000
-    after=$(ls /proc/$DAEMON/fd | wc -l)
+    after=$(fd_count)
     touchgesturectl devices --socket /tmp/g.sock > /tmp/devices-storm.txt 2>&1
     kill $MON; wait $MON 2>/dev/null
     added=$(grep -c '"action":"added"' /tmp/m-storm.txt)
@@ -281,7 +283,9 @@ bench_side_by_side() {
     ensure_udevd
     events=$(grep -c '^E:' $E/rec/bench.events)
     frames=$(grep -c '^E: [0-9.]* 0000 0000 0$' $E/rec/bench.events)
-    start_daemon bench
+    # swipe-only: the daemon recognizes what lisgd does (swipes of 1 to 5 fingers) and nothing else.
+    printf '[[region]]\nname = "screen"\n[[region.gesture]]\nkind = "swipe"\nmin_fingers = 1\nmax_fingers = 5\n' > /tmp/swipes.toml
+    if [ "$1" = swipe-only ]; then start_daemon bench --config /tmp/swipes.toml; else start_daemon bench; fi
     monitor /tmp/m-bench.txt
     if [ "$1" = no-client ]; then kill $MON; wait $MON 2>/dev/null; MON=$$; fi
     usleep 300000
@@ -319,11 +323,11 @@ bench_side_by_side() {
         pans=$(touchgesturectl stats --socket /tmp/g.sock | sed -n 's/.*"gesture_lines":\([0-9]*\).*/\1/p')
     else
         kill $MON; wait $MON 2>/dev/null
-        pans=$(grep -c '"gesture":"pan","phase":"began"' /tmp/m-bench.txt)
+        pans=$(grep -cE '"gesture":"(pan","phase":"began|swipe)"' /tmp/m-bench.txt)
     fi
     swipes=$(grep -c '^SWIPE' /tmp/lisgd.txt)
     li_frames=$(grep -c 'TOUCH_FRAME' /tmp/libinput.txt)
-    echo "E2E BENCH ($1) stream: $frames frames, $events evdev events; seen: touchgestured $pans pans, lisgd $swipes swipes, libinput $li_frames TOUCH_FRAME"
+    echo "E2E BENCH ($1) stream: $frames frames, $events evdev events; seen: touchgestured $pans pans or swipes, lisgd $swipes swipes, libinput $li_frames TOUCH_FRAME"
     echo "$t0 $t1 $l0 $l1 $i0 $i1 $c0 $c1 $events $frames" | awk '{
         t = $2 - $1; l = $4 - $3; i = $6 - $5; c = $8 - $7
         printf "E2E BENCH ('$1') cpu per event (ns): touchgestured %.0f, lisgd %.0f, libinput-debug-events %.0f (monitor client %.0f)\n", t / $9, l / $9, i / $9, c / $9
@@ -384,6 +388,7 @@ run two_panels
 run with_udevd
 run bench_side_by_side one-client
 run bench_side_by_side no-client
+run bench_side_by_side swipe-only
 run latency
 for f in /tmp/daemon-*.log; do echo "--- $f"; tail -5 $f; done
 if [ $failures -eq 0 ]; then echo "E2E RESULT: PASS"; else echo "E2E RESULT: FAIL ($failures)"; fi
