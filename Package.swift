@@ -72,7 +72,9 @@ if ProcessInfo.processInfo.environment["TOUCHGESTURED_BENCHMARKS"] == "1" {
     package.targets.append(
         .executableTarget(
             name: "EngineBenchmark",
-            dependencies: [.product(name: "Benchmark", package: "benchmark"), "GestureEngine"],
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"), "GestureEngine", "GestureConfig", "Pipeline", "TouchFrames",
+            ],
             path: "Benchmarks/EngineBenchmark",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ))

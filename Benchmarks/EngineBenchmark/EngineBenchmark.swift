@@ -1,5 +1,8 @@
 import Benchmark
+import GestureConfig
 import GestureEngine
+import Pipeline
+import TouchFrames
 
 /// Engine cost per frame with the built-in default configuration, at 1, 2, 5 and 10 contacts:
 /// fingers land once, then every frame moves them all (steady state: pans and pinches active).
@@ -53,5 +56,63 @@ let benchmarks: @Sendable () -> Void = {
             blackHole(events.count)
         }
     }
+    }
+
+    // The daemon's per-frame path without its system calls: evdev events (slot, x, y for each
+    // finger, then SYN_REPORT) through the frame decoder, the engine (default config) and the
+    // JSON line encoder, as `Replayer` runs it for replay and for each live device.
+    let panel = try! Evemu.parse(
+        """
+        # EVEMU 1.3
+        N: benchmark panel
+        I: 0006 7467 0001 0001
+        P: 02 00 00 00 00 00 00 00
+        B: 00 0b 00 00 00 00 00 00 00
+        B: 01 00 00 00 00 00 00 00 00
+        B: 01 00 00 00 00 00 00 00 00
+        B: 01 00 00 00 00 00 00 00 00
+        B: 01 00 00 00 00 00 00 00 00
+        B: 01 00 00 00 00 00 00 00 00
+        B: 01 00 04 00 00 00 00 00 00
+        B: 03 03 00 00 00 00 80 60 02
+        A: 00 0 3839 0 0 15
+        A: 01 0 2159 0 0 15
+        A: 2f 0 9 0 0 0
+        A: 35 0 3839 0 0 15
+        A: 36 0 2159 0 0 15
+        A: 39 0 65535 0 0 0
+
+        """, file: "benchmark").description!
+    for contacts in [1, 5] {
+        Benchmark("pipeline frame (decoder + engine + encoder), \(contacts) contacts, default") { benchmark in
+            var replayer = try! Replayer(description: panel, configuration: .standard)
+            var t: Int64 = 1_000_000_000
+            func ev(_ type: UInt16, _ code: UInt16, _ value: Int32) {
+                replayer.feed(InputEvent(time: Timestamp(nanoseconds: t), type: type, code: code, value: value))
+            }
+            for i in 0..<contacts {
+                ev(Evdev.EV_ABS, Evdev.ABS_MT_SLOT, Int32(i))
+                ev(Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, Int32(i + 1))
+                ev(Evdev.EV_ABS, Evdev.ABS_MT_POSITION_X, Int32(400 + 300 * i))
+                ev(Evdev.EV_ABS, Evdev.ABS_MT_POSITION_Y, 600)
+            }
+            ev(Evdev.EV_KEY, Evdev.BTN_TOUCH, 1)
+            ev(Evdev.EV_SYN, Evdev.SYN_REPORT, 0)
+            var step: Int32 = 0
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations {
+                t += 1_000_000  // 1 kHz
+                step = (step + 1) % 1000
+                for i in 0..<contacts {
+                    ev(Evdev.EV_ABS, Evdev.ABS_MT_SLOT, Int32(i))
+                    ev(Evdev.EV_ABS, Evdev.ABS_MT_POSITION_X, Int32(400 + 300 * i) + step)
+                    ev(Evdev.EV_ABS, Evdev.ABS_MT_POSITION_Y, 600 + step / 2)
+                }
+                ev(Evdev.EV_SYN, Evdev.SYN_REPORT, 0)
+                replayer.writer.reset()
+            }
+            benchmark.stopMeasurement()
+            blackHole(replayer.writer.bytes.count)
+        }
     }
 }
