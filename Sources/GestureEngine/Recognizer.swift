@@ -148,13 +148,13 @@ struct VelocityTracker {
         // each replacement moves forward), samples arriving faster than the spacing replaced it
         // forever and only the first and the latest were kept, so at 200 Hz and up the release
         // velocity came out 0 and no swipe was recognized (found by the 1 kHz guest benchmark).
-        if count > 1 && time.nanoseconds - times[(head - 1 + Self.capacity) % Self.capacity] < minimumSpacing {
+        if count > 1 && time.nanoseconds - times[head == 0 ? Self.capacity - 1 : head - 1] < minimumSpacing {
             times[head] = time.nanoseconds
             xs[head] = p.x
             ys[head] = p.y
             return
         }
-        head = (head + 1) % Self.capacity
+        head = head == Self.capacity - 1 ? 0 : head + 1
         times[head] = time.nanoseconds
         xs[head] = p.x
         ys[head] = p.y
@@ -164,27 +164,26 @@ struct VelocityTracker {
     /// Velocity (px/s) at `now` from the samples no older than `horizon`; zero with fewer than two.
     func velocity(at now: Timestamp, horizon: Duration) -> PixelPoint {
         let oldest = now.nanoseconds - horizon.nanosecondsClamped
-        var n = 0.0, st = 0.0, sx = 0.0, sy = 0.0
+        var n = 0, st = 0.0, sx = 0.0, sy = 0.0
         var i = head
-        for _ in 0..<count {
-            if times[i] < oldest { break }
-            let t = Double(times[i] - now.nanoseconds) / 1e9
-            n += 1
-            st += t
+        while n < count && times[i] >= oldest {
+            st += Double(times[i] - now.nanoseconds) / 1e9
             sx += xs[i]
             sy += ys[i]
-            i = (i - 1 + Self.capacity) % Self.capacity
+            n += 1
+            i = i == 0 ? Self.capacity - 1 : i - 1
         }
         guard n >= 2 else { return .zero }
-        let mt = st / n, mx = sx / n, my = sy / n
+        let count = Double(n)
+        let mt = st / count, mx = sx / count, my = sy / count
         var stt = 0.0, stx = 0.0, sty = 0.0
         i = head
-        for _ in 0..<Int(n) {
+        for _ in 0..<n {
             let t = Double(times[i] - now.nanoseconds) / 1e9 - mt
             stt += t * t
             stx += t * (xs[i] - mx)
             sty += t * (ys[i] - my)
-            i = (i - 1 + Self.capacity) % Self.capacity
+            i = i == 0 ? Self.capacity - 1 : i - 1
         }
         guard stt > 0 else { return .zero }
         return PixelPoint(x: stx / stt, y: sty / stt)

@@ -67,16 +67,18 @@ struct RecognizerBank {
         }
     }
 
-    /// A look at recognizer `g` without changing it.
+    /// A look at recognizer `g` without changing it. Read in place through the array's storage:
+    /// `array[i]` would copy the whole recognizer (a pan with its velocity tracker is ~700
+    /// bytes) each time, and the engine looks several times a frame.
     func look(_ g: Int) -> Look.Seen {
         let i = slots[g]
         switch kinds[g] {
-        case .tap: return Look.seen(taps[i])
-        case .longPress: return Look.seen(longPresses[i])
-        case .pan: return Look.seen(pans[i])
-        case .swipe: return Look.seen(swipes[i])
-        case .pinch: return Look.seen(pinches[i])
-        case .edgeSwipe: return Look.seen(edgeSwipes[i])
+        case .tap: return taps.withUnsafeBufferPointer { Look.seen($0, i) }
+        case .longPress: return longPresses.withUnsafeBufferPointer { Look.seen($0, i) }
+        case .pan: return pans.withUnsafeBufferPointer { Look.seen($0, i) }
+        case .swipe: return swipes.withUnsafeBufferPointer { Look.seen($0, i) }
+        case .pinch: return pinches.withUnsafeBufferPointer { Look.seen($0, i) }
+        case .edgeSwipe: return edgeSwipes.withUnsafeBufferPointer { Look.seen($0, i) }
         }
     }
 
@@ -121,7 +123,7 @@ enum Look {
         var deadline: Timestamp?
         var failure: FailReason?
     }
-    static func seen<R: Recognizer>(_ r: R) -> Seen {
-        Seen(stateName: r.stateName, status: r.status, deadline: r.deadline, failure: r.failure)
+    static func seen<R: Recognizer>(_ rs: UnsafeBufferPointer<R>, _ i: Int) -> Seen {
+        Seen(stateName: rs[i].stateName, status: rs[i].status, deadline: rs[i].deadline, failure: rs[i].failure)
     }
 }
