@@ -162,30 +162,29 @@ struct VelocityTracker {
     }
 
     /// Velocity (px/s) at `now` from the samples no older than `horizon`; zero with fewer than two.
+    /// Least squares in one pass over the samples, with times relative to `now` and positions
+    /// relative to the newest sample: the sums stay small, and fingers at rest give exactly 0.
     func velocity(at now: Timestamp, horizon: Duration) -> PixelPoint {
         let oldest = now.nanoseconds - horizon.nanosecondsClamped
-        var n = 0, st = 0.0, sx = 0.0, sy = 0.0
+        let x0 = xs[head], y0 = ys[head]
+        var n = 0, st = 0.0, sx = 0.0, sy = 0.0, stt = 0.0, stx = 0.0, sty = 0.0
         var i = head
         while n < count && times[i] >= oldest {
-            st += Double(times[i] - now.nanoseconds) / 1e9
-            sx += xs[i]
-            sy += ys[i]
+            let t = Double(times[i] - now.nanoseconds) / 1e9
+            let x = xs[i] - x0, y = ys[i] - y0
+            st += t
+            sx += x
+            sy += y
+            stt += t * t
+            stx += t * x
+            sty += t * y
             n += 1
             i = i == 0 ? Self.capacity - 1 : i - 1
         }
         guard n >= 2 else { return .zero }
         let count = Double(n)
-        let mt = st / count, mx = sx / count, my = sy / count
-        var stt = 0.0, stx = 0.0, sty = 0.0
-        i = head
-        for _ in 0..<n {
-            let t = Double(times[i] - now.nanoseconds) / 1e9 - mt
-            stt += t * t
-            stx += t * (xs[i] - mx)
-            sty += t * (ys[i] - my)
-            i = i == 0 ? Self.capacity - 1 : i - 1
-        }
-        guard stt > 0 else { return .zero }
-        return PixelPoint(x: stx / stt, y: sty / stt)
+        let vtt = stt - st * st / count
+        guard vtt > 0 else { return .zero }
+        return PixelPoint(x: (stx - st * sx / count) / vtt, y: (sty - st * sy / count) / vtt)
     }
 }
