@@ -32,6 +32,10 @@ start_daemon() { # name [daemon options...]
 }
 stop_daemon() { kill $DAEMON 2>/dev/null; wait $DAEMON 2>/dev/null; }
 fd_count() { ls /proc/$DAEMON/fd | wc -l; }
+# Waits (up to 10 s) until the file $1 holds at least $3 lines matching the fixed string $2.
+wait_count() {
+    i=0; while [ $i -lt 1000 ] && [ "$(grep -cF "$2" $1)" -lt "$3" ]; do usleep 10000; i=$((i + 1)); done
+}
 
 # --- live equals offline -------------------------------------------------------------------
 live_equals_offline() {
@@ -114,9 +118,12 @@ syn_dropped() {
     while [ $k -lt $1 ]; do
         touchgesturectl play --uinput --settle 0.5 $E/rec/flood.events 2>/dev/null &
         PLAY=$!
-        usleep 900000          # settle, then the first finger is down and panning
+        # Freeze on the daemon's own word that this round's pan has begun (not after a fixed
+        # sleep: on a slow machine that can miss the flood), then thaw 2.2 s later: the flood
+        # starts 1.2 s after the pan begins and the third finger lifts 4.4 s after it.
+        wait_count /tmp/m-flood.txt '"gesture":"pan","phase":"began"' $((k + 1))
         kill -STOP $DAEMON
-        usleep 1500000         # the flood (2000 frames) happens while the daemon is frozen
+        usleep 2200000
         kill -CONT $DAEMON
         wait $PLAY
         usleep 500000

@@ -137,7 +137,7 @@ for i in range(2000):
 ev(3, 0x2f, 1); ev(3, 0x39, -1)              # the second finger lifts,
 ev(3, 0x2f, 0); ev(3, 0x39, -1)              # the first one too,
 ev(3, 0x2f, 2); ev(3, 0x39, 9000); ev(3, 0x35, 2500); ev(3, 0x36, 1500); syn()   # a third lands
-t += 2000000; ev(3, 0x39, -1); ev(1, 0x14a, 0); syn()                            # after the thaw: lifts
+t += 3000000; ev(3, 0x39, -1); ev(1, 0x14a, 0); syn()                            # after the thaw: lifts
 t += 500000; ev(3, 0x39, 9001); ev(3, 0x35, 1800); ev(3, 0x36, 900); ev(1, 0x14a, 1); syn()
 t += 60000; ev(3, 0x39, -1); ev(1, 0x14a, 0); syn()                              # a tap
 open(sys.argv[1], "w").write(head + "\n" + "\n".join(lines) + "\n")
