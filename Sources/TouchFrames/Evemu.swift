@@ -40,9 +40,22 @@ public enum Evemu {
         var lineNumber = 0
         func fail(_ reason: String) -> RecordingError { RecordingError(file: file, line: lineNumber, reason: reason) }
 
-        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        var text = text
+        let bytes = text.withUTF8 { Array($0) }
+        events.reserveCapacity(bytes.count / 28)
+        var start = 0
+        while start <= bytes.count {
+            let end = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count
+            defer { start = end + 1 }
             lineNumber += 1
-            var line = Substring(rawLine)
+            // Almost every line is an event in the exact form evemu writes: read it from the
+            // bytes. Anything else (comments, description lines, odd spacing, errors) takes the
+            // general path below.
+            if let e = fastEvent(bytes, start, end) {
+                events.append(e)
+                continue
+            }
+            var line = Substring(String(decoding: bytes[start..<end], as: UTF8.self))
             if let hash = line.firstIndex(of: "#") { line = line[..<hash] }
             line = line.drop { $0 == " " || $0 == "\t" || $0 == "\r" }
             while let last = line.last, last == " " || last == "\t" || last == "\r" { line = line.dropLast() }
@@ -115,6 +128,67 @@ public enum Evemu {
             for code in desc!.axes.keys { desc!.codes[Evdev.EV_ABS, default: []].insert(code) }
         }
         return Recording(description: desc, events: events)
+    }
+
+    /// `E: SEC.FRACTION TYPE CODE VALUE` exactly as evemu writes it (single spaces, no comment,
+    /// an optional trailing CR), read from the bytes; nil for anything else.
+    static func fastEvent(_ b: [UInt8], _ start: Int, _ end: Int) -> InputEvent? {
+        var end = end
+        if end > start && b[end - 1] == 0x0D { end -= 1 }
+        guard end - start >= 14, b[start] == 0x45, b[start + 1] == 0x3A, b[start + 2] == 0x20 else { return nil }
+        var i = start + 3
+        func decimal(maxDigits: Int) -> (value: Int64, digits: Int)? {
+            var v: Int64 = 0
+            var n = 0
+            while i < end, b[i] >= 0x30, b[i] <= 0x39 {
+                guard n < maxDigits else { return nil }
+                v = v * 10 + Int64(b[i] - 0x30)
+                n += 1
+                i += 1
+            }
+            return n > 0 ? (v, n) : nil
+        }
+        func hex(maxDigits: Int) -> UInt32? {
+            var v: UInt32 = 0
+            var n = 0
+            while i < end {
+                let c = b[i]
+                let d: UInt32
+                if c >= 0x30 && c <= 0x39 { d = UInt32(c - 0x30) }
+                else if c >= 0x61 && c <= 0x66 { d = UInt32(c - 0x61 + 10) }
+                else if c >= 0x41 && c <= 0x46 { d = UInt32(c - 0x41 + 10) }
+                else { break }
+                guard n < maxDigits else { return nil }
+                v = v << 4 | d
+                n += 1
+                i += 1
+            }
+            return n > 0 ? v : nil
+        }
+        func space() -> Bool {
+            guard i < end, b[i] == 0x20 else { return false }
+            i += 1
+            return true
+        }
+        guard let sec = decimal(maxDigits: 10), sec.value < Int64.max / 2_000_000_000, i < end, b[i] == 0x2E else { return nil }
+        i += 1
+        guard let frac = decimal(maxDigits: 9) else { return nil }
+        var nanos = frac.value
+        for _ in frac.digits..<9 { nanos *= 10 }
+        guard space(), let type = hex(maxDigits: 4), type <= UInt32(Evdev.EV_MAX), space(),
+            let code = hex(maxDigits: 4), code <= 0x2ff, space()
+        else { return nil }
+        var negative = false
+        if i < end && b[i] == 0x2D {
+            negative = true
+            i += 1
+        }
+        guard let value = decimal(maxDigits: 10), i == end else { return nil }
+        let signed = negative ? -value.value : value.value
+        guard signed >= Int64(Int32.min), signed <= Int64(Int32.max) else { return nil }
+        return InputEvent(
+            time: Timestamp(nanoseconds: sec.value * 1_000_000_000 + nanos), type: UInt16(type), code: UInt16(code),
+            value: Int32(signed))
     }
 
     /// "1350644052.895553" → a timestamp; the fraction is decimal (".5" is half a second).

@@ -316,6 +316,23 @@ struct Feeder {
         }
     }
 
+    /// Event lines in evemu's exact form are read from the bytes (`Evemu.fastEvent`); each must
+    /// read as the general path reads it (a trailing comment sends a line down the general path),
+    /// and a line the fast path declines must still be read, or refused, by the general one.
+    @Test(arguments: [
+        "E: 0.000001 0003 0039 1", "E: 12.5 0000 0000 0", "E: 1350644052.895553 0003 0035 -1",
+        "E: 0.123456789 00ff 02ff 2147483647", "E: 0.1 0003 0035 -2147483648", "E: 7.000000 0001 014A 0001",
+        "E: 0.1234567891 0003 0035 1", "E: 0.1 00003 0035 1", "E: 99999999999.0 0003 0035 1",
+        "E: 0.1 0003 0035 2147483648", "E: 0.1 0020 0000 0", "E: 0.1 0003 0300 0", "E: 0.1 0003 0035 +5",
+        "E: 0.1  0003 0035 5", "E: 0.1 0003 0035 5\r", "E:0.1 0003 0035 5", "E: .5 0003 0035 5", "E: 5. 0003 0035 5",
+    ])
+    func parse_fastEventLines_readAsTheGeneralPathDoes(line: String) {
+        let fast = try? Evemu.parse(line, file: "f")
+        let general = try? Evemu.parse(line + " # via the general path", file: "g")
+        #expect(fast?.events == general?.events)
+        #expect(fast?.description == nil)
+    }
+
     /// Found by the evemu fuzzer (Fuzz/FuzzEvemu): a recording whose clock runs backwards was
     /// written with negative times that could not be read back.
     @Test func format_timeRunningBackwards_staysReadable() throws {

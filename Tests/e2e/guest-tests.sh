@@ -17,7 +17,7 @@ monitor() {
 # Sets `node` to the /dev/input node `touchgesturectl play` says (in the log $1) it created.
 wait_node() {
     i=0; node=""
-    while [ $i -lt 100 ] && [ -z "$node" ]; do
+    while [ $i -lt 600 ] && [ -z "$node" ]; do
         usleep 50000; i=$((i + 1))
         node=$(sed -n 's/.* as \(\/dev\/input\/event[0-9]*\).*/\1/p' $1)
     done
