@@ -51,7 +51,7 @@ let package = Package(
         .testTarget(name: "GestureProtocolTests", dependencies: ["GestureProtocol"]),
         .testTarget(name: "TouchFramesTests", dependencies: ["TouchFrames", "GestureEngine"]),
         .testTarget(name: "GestureConfigTests", dependencies: ["GestureConfig", "GestureEngine"]),
-        .testTarget(name: "TouchInputTests", dependencies: ["TouchInput"]),
+        .testTarget(name: "TouchInputTests", dependencies: ["TouchInput", "TouchFrames", "GestureEngine"]),
         .testTarget(
             name: "DaemonTests",
             dependencies: ["Pipeline", "GestureConfig", "TouchFrames", "GestureProtocol", "GestureEngine", "CLinux"]

@@ -231,7 +231,7 @@ public final class Daemon {
         devices.append(device)
         try source.start(
             loop: loop,
-            deliver: { [unowned self, unowned device] e in self.input(e, device: device) },
+            deliver: { [unowned self, unowned device] batch in self.input(batch, device: device) },
             ended: { [unowned self, unowned device] in self.sourceEnded(device) })
         announce(device, added: true)
         log.info("device \(device.id) added: \(source.description.name) (\(source.node))")
@@ -298,9 +298,9 @@ public final class Daemon {
 
     // MARK: - Input path
 
-    private func input(_ e: InputEvent, device: Device) {
+    private func input(_ batch: InputBatch, device: Device) {
         if inputSince == nil { inputSince = monotonicNanoseconds() }
-        device.replayer.feed(e)
+        device.replayer.feed(batch)
         device.replayer.writer.reset()
     }
 

@@ -10,6 +10,9 @@ import TouchFrames
 /// Something that produces a touch device's evdev events: a recording played as a virtual device
 /// (`--replay`), and, with live input, a /dev/input node read with libevdev. The daemon treats both
 /// alike: events go through the same frame decoder and engine.
+/// Events handed from a source to the daemon: valid during the call only.
+public typealias InputBatch = UnsafeBufferPointer<InputEvent>
+
 public protocol InputSource: AnyObject {
     var description: DeviceDescription { get }
     /// Where the events come from: `/dev/input/eventN`, or `replay:FILE`.
@@ -20,9 +23,10 @@ public protocol InputSource: AnyObject {
     func monotonic(of t: Timestamp) -> Int64
     /// The engine time now, for firing deadlines.
     func engineTime(atMonotonic ns: Int64) -> Timestamp
-    /// Starts delivering events; `ended` is called when the source has no more (a finished replay,
-    /// an unplugged device).
-    func start(loop: EventLoop, deliver: @escaping (InputEvent) -> Void, ended: @escaping () -> Void) throws
+    /// Starts delivering events, in batches (a live device hands on each `read(2)` at once; the
+    /// buffer is valid during the call only); `ended` is called when the source has no more (a
+    /// finished replay, an unplugged device).
+    func start(loop: EventLoop, deliver: @escaping (InputBatch) -> Void, ended: @escaping () -> Void) throws
     func stop()
     /// A live device is removed when it ends (unplugged); a finished replay stays, idle.
     var removesWhenEnded: Bool { get }
@@ -47,7 +51,7 @@ public final class ReplaySource: InputSource {
     private var offset: Int64 = 0
     private var startMonotonic: Int64 = 0
     private let first: Int64
-    private var deliver: ((InputEvent) -> Void)?
+    private var deliver: ((InputBatch) -> Void)?
     private var ended: (() -> Void)?
     public private(set) var passes = 0
 
@@ -69,7 +73,7 @@ public final class ReplaySource: InputSource {
         Timestamp(nanoseconds: first + Int64((Double(ns - startMonotonic) * speed).rounded(.down)))
     }
 
-    public func start(loop: EventLoop, deliver: @escaping (InputEvent) -> Void, ended: @escaping () -> Void) throws {
+    public func start(loop: EventLoop, deliver: @escaping (InputBatch) -> Void, ended: @escaping () -> Void) throws {
         self.loop = loop
         self.deliver = deliver
         self.ended = ended
@@ -104,7 +108,7 @@ public final class ReplaySource: InputSource {
             e.time = Timestamp(nanoseconds: e.time.nanoseconds + offset)
             guard monotonic(of: e.time) <= now else { break }
             index += 1
-            deliver?(e)
+            withUnsafePointer(to: &e) { deliver?(InputBatch(start: $0, count: 1)) }
         }
         if index >= events.count {
             passes += 1

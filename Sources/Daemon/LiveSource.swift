@@ -7,7 +7,7 @@ import TouchInput
     import Glibc
 #endif
 
-/// A touchscreen read live from /dev/input with libevdev. Its events carry CLOCK_MONOTONIC
+/// A touchscreen read live from /dev/input (see `EvdevDevice`). Its events carry CLOCK_MONOTONIC
 /// timestamps, so engine time is monotonic time.
 public final class LiveSource: InputSource {
     let device: EvdevDevice
@@ -18,7 +18,7 @@ public final class LiveSource: InputSource {
     /// Called when the reader resynchronized after SYN_DROPPED.
     var onResync: (() -> Void)?
     private weak var loop: EventLoop?
-    private var deliver: ((InputEvent) -> Void)?
+    private var deliver: ((InputBatch) -> Void)?
     private var ended: (() -> Void)?
     private var failures = 0
     private let log: Logger
@@ -32,7 +32,7 @@ public final class LiveSource: InputSource {
     public func monotonic(of t: Timestamp) -> Int64 { t.nanoseconds }
     public func engineTime(atMonotonic ns: Int64) -> Timestamp { Timestamp(nanoseconds: ns) }
 
-    public func start(loop: EventLoop, deliver: @escaping (InputEvent) -> Void, ended: @escaping () -> Void) throws {
+    public func start(loop: EventLoop, deliver: @escaping (InputBatch) -> Void, ended: @escaping () -> Void) throws {
         self.loop = loop
         self.deliver = deliver
         self.ended = ended

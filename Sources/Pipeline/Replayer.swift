@@ -58,6 +58,11 @@ public struct Replayer {
         flush()
     }
 
+    /// Feeds events in order (a live device's `read(2)` at once): the same as feeding each.
+    public mutating func feed(_ batch: UnsafeBufferPointer<InputEvent>) {
+        for e in batch { feed(e) }
+    }
+
     /// Events were lost and the live reader resynchronized: what is under way is cancelled at
     /// the next frame, which carries the kernel's exact contacts.
     public mutating func resynced() {

@@ -1,4 +1,5 @@
 import CEvdev
+import CLinux
 import GestureEngine
 import TouchFrames
 
@@ -19,8 +20,11 @@ public struct EvdevError: Error, CustomStringConvertible {
     public var isRemoval: Bool { code == ENODEV }
 }
 
-/// One /dev/input node read with libevdev: opened non-blocking on CLOCK_MONOTONIC, read until
-/// EAGAIN at each wake-up, resynchronized after SYN_DROPPED. No C type leaves this module.
+/// One /dev/input node: opened non-blocking on CLOCK_MONOTONIC, described and grabbed with
+/// libevdev, read with plain `read(2)` into a fixed buffer (a wake-up's events in one system
+/// call, handed on as one batch: no per-event call through libevdev), and resynchronized after
+/// SYN_DROPPED the way the kernel documents: drain the queue, query the state with EVIOCG*
+/// ioctls, and hand on a frame that brings every slot to it. No C type leaves this module.
 public final class EvdevDevice {
     public let path: String
     public let fd: Int32
@@ -28,6 +32,11 @@ public final class EvdevDevice {
     public private(set) var description: DeviceDescription
     /// SYN_DROPPED resyncs so far.
     public private(set) var resyncs = 0
+    /// Read buffer (kernel layout) and the batch handed on (our layout), allocated once.
+    private static let capacity = 256
+    private let raw = UnsafeMutablePointer<input_event>.allocate(capacity: EvdevDevice.capacity)
+    private let batch = UnsafeMutablePointer<InputEvent>.allocate(capacity: EvdevDevice.capacity)
+    private let slots: Int
 
     public init(path: String) throws(EvdevError) {
         self.path = path
@@ -37,17 +46,22 @@ public final class EvdevDevice {
         let rc = libevdev_new_from_fd(fd, &dev)
         guard rc == 0, let dev else {
             close(fd)
+            raw.deallocate()
+            batch.deallocate()
             throw EvdevError("libevdev_new_from_fd(\(path))", -rc)
         }
         self.fd = fd
         self.dev = dev
         _ = libevdev_set_clock_id(dev, CLOCK_MONOTONIC)
         description = Self.describe(dev)
+        slots = description.touchKind == .multitouch ? min(description.slotCount, Int(CEV_MAX_SLOTS)) : 0
     }
 
     deinit {
         libevdev_free(dev)
         close(fd)
+        raw.deallocate()
+        batch.deallocate()
     }
 
     /// Exclusive access (no other reader, e.g. libinput, sees the touches).
@@ -57,43 +71,97 @@ public final class EvdevDevice {
     }
 
     public enum ReadEnd {
-        /// Everything available was read (EAGAIN).
+        /// Everything available was read.
         case drained
         /// The device is gone (ENODEV).
         case removed
     }
 
-    /// Reads every available event into `deliver`. After SYN_DROPPED, `resynced` is called first
-    /// and then libevdev's sync events follow (they bring the state to exactly the kernel's:
-    /// lifted contacts lift, new ones begin, no phantom remains), ending with a SYN_REPORT.
-    public func read(deliver: (InputEvent) -> Void, resynced: () -> Void) throws(EvdevError) -> ReadEnd {
-        var ev = input_event()
-        var flags = UInt32(CEV_READ_FLAG_NORMAL)
+    /// Reads every available event and hands them to `deliver` in batches (one per `read(2)`,
+    /// in order; the buffer is valid during the call only). After SYN_DROPPED, `resynced` is
+    /// called, then one batch brings the state to exactly the kernel's (lifted contacts lift, new
+    /// ones begin, no phantom remains), ending with a SYN_REPORT stamped now.
+    public func read(deliver: (UnsafeBufferPointer<InputEvent>) -> Void, resynced: () -> Void) throws(EvdevError) -> ReadEnd {
+        let stride = MemoryLayout<input_event>.stride
         while true {
-            let rc = libevdev_next_event(dev, flags, &ev)
-            if rc == -EAGAIN {
-                if flags == UInt32(CEV_READ_FLAG_SYNC) {
-                    flags = UInt32(CEV_READ_FLAG_NORMAL)
-                    continue
+            let n = Glibc.read(fd, raw, Self.capacity * stride)
+            if n < 0 {
+                switch errno {
+                case EAGAIN: return .drained
+                case EINTR: continue
+                case ENODEV: return .removed
+                default: throw EvdevError("read(\(path))", errno)
                 }
-                return .drained
             }
-            if rc == -EINTR { continue }
-            if rc == -ENODEV { return .removed }
-            if rc < 0 { throw EvdevError("libevdev_next_event(\(path))", -rc) }
-            if rc == Int32(CEV_READ_STATUS_SYNC) {
-                if flags != UInt32(CEV_READ_FLAG_SYNC) {
-                    // The SYN_DROPPED itself: switch to sync mode and tell the caller.
-                    flags = UInt32(CEV_READ_FLAG_SYNC)
+            let count = n / stride
+            var out = 0
+            for i in 0..<count {
+                let r = raw[i]
+                if r.type == UInt16(EV_SYN) && r.code == UInt16(SYN_DROPPED) {
+                    // What follows in this buffer and in the queue is a partial, stale picture:
+                    // drop it all and take the kernel's state instead.
+                    if out > 0 { deliver(UnsafeBufferPointer(start: batch, count: out)) }
                     resyncs += 1
                     resynced()
-                    continue
+                    if try resync(deliver: deliver) == .removed { return .removed }
+                    return .drained
                 }
+                var e = r
+                batch[out] = InputEvent(
+                    time: Timestamp(nanoseconds: cev_event_nanoseconds(&e)), type: r.type, code: r.code, value: r.value)
+                out += 1
             }
-            deliver(
-                InputEvent(
-                    time: Timestamp(nanoseconds: cev_event_nanoseconds(&ev)), type: ev.type, code: ev.code, value: ev.value))
+            if out > 0 { deliver(UnsafeBufferPointer(start: batch, count: out)) }
+            // A short read emptied the queue: no second call just to hear EAGAIN (epoll is
+            // level-triggered and wakes the loop again for anything newer).
+            if count < Self.capacity { return .drained }
         }
+    }
+
+    /// Drains the queue, then hands on one frame with the kernel's current state.
+    private func resync(deliver: (UnsafeBufferPointer<InputEvent>) -> Void) throws(EvdevError) -> ReadEnd {
+        while true {
+            let n = Glibc.read(fd, raw, Self.capacity * MemoryLayout<input_event>.stride)
+            if n > 0 { continue }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 && errno == ENODEV { return .removed }
+            if n < 0 && errno != EAGAIN { throw EvdevError("read(\(path))", errno) }
+            break
+        }
+        var mt = [Int32](repeating: 0, count: 4 * max(slots, 1))
+        var st = [Int32](repeating: 0, count: 4)
+        let rc = cev_query_state(fd, Int32(slots), &mt, &st)
+        if rc == -ENODEV { return .removed }
+        if rc < 0 { throw EvdevError("EVIOCG* state query (\(path))", -rc) }
+        let events = Self.stateEvents(slots: slots, mt: mt, st: st, time: Timestamp(nanoseconds: cl_monotonic_ns()))
+        events.withUnsafeBufferPointer { deliver($0) }
+        return .drained
+    }
+
+    /// The events that set a decoder to a queried state: every slot's tracking id (and, for a
+    /// contact, its position and tool), the single-touch axes and BTN_TOUCH, the current slot,
+    /// then SYN_REPORT. `mt` holds `slots` tracking ids, then x, y and tool type; `st` holds
+    /// ABS_X, ABS_Y, BTN_TOUCH and ABS_MT_SLOT.
+    static func stateEvents(slots: Int, mt: [Int32], st: [Int32], time: Timestamp) -> [InputEvent] {
+        var out: [InputEvent] = []
+        func ev(_ type: UInt16, _ code: UInt16, _ value: Int32) {
+            out.append(InputEvent(time: time, type: type, code: code, value: value))
+        }
+        for s in 0..<slots {
+            ev(Evdev.EV_ABS, Evdev.ABS_MT_SLOT, Int32(s))
+            let id = mt[s]
+            ev(Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, id)
+            guard id >= 0 else { continue }
+            ev(Evdev.EV_ABS, Evdev.ABS_MT_POSITION_X, mt[slots + s])
+            ev(Evdev.EV_ABS, Evdev.ABS_MT_POSITION_Y, mt[2 * slots + s])
+            ev(Evdev.EV_ABS, Evdev.ABS_MT_TOOL_TYPE, mt[3 * slots + s])
+        }
+        if slots > 0 { ev(Evdev.EV_ABS, Evdev.ABS_MT_SLOT, st[3]) }
+        ev(Evdev.EV_ABS, Evdev.ABS_X, st[0])
+        ev(Evdev.EV_ABS, Evdev.ABS_Y, st[1])
+        ev(Evdev.EV_KEY, Evdev.BTN_TOUCH, st[2])
+        ev(Evdev.EV_SYN, Evdev.SYN_REPORT, 0)
+        return out
     }
 
     /// The device's identity and capabilities as a `DeviceDescription` (the form evemu uses).

@@ -66,7 +66,7 @@ struct Record: ParsableCommand {
             _ = poll(&fds, 2, timeout)
             if fds[1].revents != 0 { break }
             do {
-                let r = try device.read(deliver: { events.append($0) }, resynced: {
+                let r = try device.read(deliver: { events.append(contentsOf: $0) }, resynced: {
                     events.append(InputEvent(time: events.last?.time ?? .zero, type: Evdev.EV_SYN, code: Evdev.SYN_DROPPED, value: 0))
                 })
                 if r == .removed { break loop }

@@ -319,7 +319,8 @@ bench_side_by_side() {
         wait $PERFS
         for p in $DAEMON $LISGD $LI; do
             echo "E2E DIAG perf of $(tr '\0' ' ' < /proc/$p/cmdline | cut -c1-40) ($(grep ctxt /proc/$p/status | tr '\n\t' '  '))"
-            perf report -i /tmp/perf-$p.data --stdio --no-children --sort dso,sym 2>&1 | grep -vE '^#|^$' | head -30 | sed 's/^/E2E DIAG   /'
+            perf report -i /tmp/perf-$p.data --stdio --no-children --sort dso 2>&1 | grep -vE '^#|^$' | head -8 | sed 's/^/E2E DIAG   /'
+            perf report -i /tmp/perf-$p.data --stdio --no-children --sort dso,sym 2>&1 | grep -vE '^#|^$' | head -40 | sed 's/^/E2E DIAG   /'
             tail -4 /tmp/perf-err-$p.txt | sed 's/^/E2E DIAG   err /'; ls -la /tmp/perf-$p.data | sed 's/^/E2E DIAG   /'
         done
     fi
