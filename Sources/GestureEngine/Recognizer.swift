@@ -133,9 +133,12 @@ struct VelocityTracker {
     /// samples stay at least this far apart and 20 of them span the horizon even at a 1 kHz report
     /// rate (horizon / capacity); the newest sample is always the latest position.
     private let minimumSpacing: Int64
+    /// The horizon in ns (converted once: `Duration`'s 128-bit arithmetic is not free per frame).
+    private let horizon: Int64
 
     init(horizon: Duration) {
-        minimumSpacing = max(1, horizon.nanosecondsClamped / Int64(Self.capacity))
+        self.horizon = horizon.nanosecondsClamped
+        minimumSpacing = max(1, self.horizon / Int64(Self.capacity))
     }
 
     mutating func reset() {
@@ -161,16 +164,16 @@ struct VelocityTracker {
         count = min(count + 1, Self.capacity)
     }
 
-    /// Velocity (px/s) at `now` from the samples no older than `horizon`; zero with fewer than two.
-    /// Least squares in one pass over the samples, with times relative to `now` and positions
+    /// Velocity (px/s) at `now` from the samples no older than the horizon; zero with fewer than
+    /// two. Least squares in one pass over the samples, with times relative to `now` and positions
     /// relative to the newest sample: the sums stay small, and fingers at rest give exactly 0.
-    func velocity(at now: Timestamp, horizon: Duration) -> PixelPoint {
-        let oldest = now.nanoseconds - horizon.nanosecondsClamped
+    func velocity(at now: Timestamp) -> PixelPoint {
+        let oldest = now.nanoseconds - horizon
         let x0 = xs[head], y0 = ys[head]
         var n = 0, st = 0.0, sx = 0.0, sy = 0.0, stt = 0.0, stx = 0.0, sty = 0.0
         var i = head
         while n < count && times[i] >= oldest {
-            let t = Double(times[i] - now.nanoseconds) / 1e9
+            let t = Double(times[i] - now.nanoseconds)  // ns: no division per sample
             let x = xs[i] - x0, y = ys[i] - y0
             st += t
             sx += x
@@ -185,6 +188,7 @@ struct VelocityTracker {
         let count = Double(n)
         let vtt = stt - st * st / count
         guard vtt > 0 else { return .zero }
-        return PixelPoint(x: (stx - st * sx / count) / vtt, y: (sty - st * sy / count) / vtt)
+        let perSecond = 1e9 / vtt
+        return PixelPoint(x: (stx - st * sx / count) * perSecond, y: (sty - st * sy / count) * perSecond)
     }
 }

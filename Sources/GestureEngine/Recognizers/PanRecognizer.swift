@@ -70,7 +70,7 @@ struct PanRecognizer: Recognizer {
         var e = GestureEvent(kind: .pan, phase: phase, time: time, position: d.position)
         e.fingers = d.fingers
         e.translation = project(d.translation)
-        e.velocity = project(tracker.velocity(at: liftedAt ?? time, horizon: thresholds.velocityHorizon))
+        e.velocity = project(tracker.velocity(at: liftedAt ?? time))
         e.axis = axis
         return e
     }

@@ -121,7 +121,7 @@ struct SwipeRecognizer: Recognizer {
     private func release(_ t: PixelPoint, mostFingers: Int, at s: FrameSummary) -> State {
         guard mostFingers >= minFingers else { return .failed(.tooFewFingers) }
         guard s.scale.length(t) >= thresholds.swipeMinDistance else { return .failed(.tooShort) }
-        let v = tracker.velocity(at: s.time, horizon: thresholds.velocityHorizon)
+        let v = tracker.velocity(at: s.time)
         guard s.scale.length(v).value >= thresholds.swipeMinVelocity else { return .failed(.tooSlow) }
         let d = Self.direction(of: t, sectors: directionCount)
         let bit = UInt8(Self.order.firstIndex(of: d) ?? 0)
