@@ -276,6 +276,7 @@ public final class Daemon {
     private func remap() {
         let now = monotonicNanoseconds()
         for d in devices {
+            prepare(d)
             d.replayer.deviceRemoved(at: d.source.engineTime(atMonotonic: now))
             d.replayer.writer.reset()
             do {
@@ -298,8 +299,14 @@ public final class Daemon {
 
     // MARK: - Input path
 
+    /// Before the engine runs: lines are formatted only when some client takes gesture lines.
+    private func prepare(_ device: Device) {
+        device.replayer.encodes = server.allClients.contains { $0.gestures }
+    }
+
     private func input(_ batch: InputBatch, device: Device) {
         if inputSince == nil { inputSince = monotonicNanoseconds() }
+        prepare(device)
         device.replayer.feed(batch)
         device.replayer.writer.reset()
     }
@@ -341,6 +348,7 @@ public final class Daemon {
     /// A device went away: its gestures end `cancelled`, then clients hear `device removed`.
     private func remove(_ device: Device) {
         if inputSince == nil { inputSince = monotonicNanoseconds() }
+        prepare(device)
         device.replayer.deviceRemoved(at: device.source.engineTime(atMonotonic: monotonicNanoseconds()))
         device.replayer.writer.reset()
         device.source.stop()
@@ -418,6 +426,7 @@ public final class Daemon {
             // clock never runs ahead of input not yet read).
             d.source.deliverDue()
             let engineNow = d.source.engineTime(atMonotonic: now)
+            prepare(d)
             while let t = d.replayer.engine.nextDeadline, t <= engineNow {
                 d.replayer.advance(to: t)
             }

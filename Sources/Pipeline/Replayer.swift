@@ -23,6 +23,9 @@ public struct Replayer {
     public var onLine: ((GestureEvent, String?, ArraySlice<UInt8>) -> Void)?
     /// Receives each frame (for `trace`).
     public var onFrame: ((TouchFrame) -> Void)?
+    /// When false, events are not encoded: `onLine` gets each event with no region and no bytes
+    /// (the daemon with no client that takes gesture lines does not format them for no one).
+    public var encodes = true
 
     public enum SetupError: Error, CustomStringConvertible {
         case notATouchscreen(String)
@@ -98,6 +101,10 @@ public struct Replayer {
         }
         for e in events {
             onEvent?(e)
+            guard encodes else {
+                onLine?(e, nil, [])
+                continue
+            }
             let enc = e.generation == encoderGeneration ? encoder : (previousEncoder ?? encoder)
             let start = writer.bytes.count
             enc.encode(e, into: &writer)
