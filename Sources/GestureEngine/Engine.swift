@@ -118,13 +118,17 @@ public struct Engine {
                 lift.removed = s.removed
                 lift.centroid = s.previousCentroid
                 lift.scale = s.scale
-                for g in arena.members where isLive(g) { deliver(.frame(lift), to: g, into: &out) }
+                withUnsafePointer(to: lift) { p in
+                    for g in arena.members where isLive(g) { deliver(.frame(p), to: g, into: &out) }
+                }
                 resolve(at: time, into: &out)
                 finishIfDoneIgnoringContacts()
             }
             beginSequence(s, into: &out)
         } else {
-            for g in arena.members where isLive(g) { deliver(.frame(s), to: g, into: &out) }
+            withUnsafePointer(to: s) { p in
+                for g in arena.members where isLive(g) { deliver(.frame(p), to: g, into: &out) }
+            }
         }
         resolve(at: time, into: &out)
         finishIfDone()
@@ -189,7 +193,7 @@ public struct Engine {
         // see this touch-down first; those not on the new path cannot get it.
         for g in arena.members where arena.isUndecided(g) {
             if path.contains(g) {
-                deliver(.frame(s), to: g, into: &out)
+                withUnsafePointer(to: s) { deliver(.frame($0), to: g, into: &out) }
             } else {
                 reject(g, at: s.time, because: .outsideRegion, into: &out)
             }
@@ -204,7 +208,7 @@ public struct Engine {
         for g in path where !arena.isUndecided(g) {
             bank.with(g, Reset())
             arena.arm(g, round: sequence)
-            deliver(.frame(s), to: g, into: &out)
+            withUnsafePointer(to: s) { deliver(.frame($0), to: g, into: &out) }
         }
     }
 

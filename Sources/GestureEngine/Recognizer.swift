@@ -1,14 +1,17 @@
 /// What a recognizer is told: a frame (summarized), or that one of its deadlines has come.
 enum RecognizerInput {
-    case frame(FrameSummary)
+    /// The frame's summary, read in place: the summary is ~150 bytes and each live recognizer
+    /// gets it; passing it by value copied it several times per recognizer per frame. Valid
+    /// during the `handle` call only.
+    case frame(UnsafePointer<FrameSummary>)
     case deadline(Timestamp)
 
     /// The input's name in transition logs and state diagrams.
     var name: StaticString {
         switch self {
         case .frame(let s):
-            if s.added > 0 { return "contactBegan" }
-            if s.removed > 0 { return "contactEnded" }
+            if s.pointee.added > 0 { return "contactBegan" }
+            if s.pointee.removed > 0 { return "contactEnded" }
             return "contactMoved"
         case .deadline: return "deadline"
         }
@@ -16,7 +19,7 @@ enum RecognizerInput {
 
     var time: Timestamp {
         switch self {
-        case .frame(let s): return s.time
+        case .frame(let s): return s.pointee.time
         case .deadline(let t): return t
         }
     }
@@ -91,7 +94,8 @@ enum RecognizerStatus: Equatable {
 struct Emissions {
     var first: GestureEvent?
     var second: GestureEvent?
-    static let none = Emissions()
+    /// Built where it is returned (a stored `static let` was copied, 377 bytes, twice per call).
+    static var none: Emissions { Emissions() }
     init(_ first: GestureEvent? = nil, _ second: GestureEvent? = nil) {
         self.first = first
         self.second = second
@@ -167,7 +171,8 @@ struct VelocityTracker {
     /// Velocity (px/s) at `now` from the samples no older than the horizon; zero with fewer than
     /// two. Least squares in one pass over the samples, with times relative to `now` and positions
     /// relative to the newest sample: the sums stay small, and fingers at rest give exactly 0.
-    func velocity(at now: Timestamp) -> PixelPoint {
+    /// `mutating` only so that callers read it in place (it changes nothing).
+    mutating func velocity(at now: Timestamp) -> PixelPoint {
         let oldest = now.nanoseconds - horizon
         let x0 = xs[head], y0 = ys[head]
         var n = 0, st = 0.0, sx = 0.0, sy = 0.0, stt = 0.0, stx = 0.0, sty = 0.0

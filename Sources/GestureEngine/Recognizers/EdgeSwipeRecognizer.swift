@@ -94,7 +94,8 @@ struct EdgeSwipeRecognizer: Recognizer {
 
     mutating func handle(_ input: RecognizerInput) -> Emissions {
         switch (state, input) {
-        case (.idle, .frame(let s)):
+        case (.idle, .frame(let frame)):
+            let s = frame.pointee
             if s.count > fingers {
                 state = .failed(.tooManyFingers)
             } else if s.count > 0 {
@@ -104,7 +105,8 @@ struct EdgeSwipeRecognizer: Recognizer {
                     state = .failed(.notAtEdge)
                 }
             }
-        case (.tracking(let d0), .frame(let s)):
+        case (.tracking(let d0), .frame(let frame)):
+            let s = frame.pointee
             let d = moved(d0, s)
             let (inward, along) = inwardAndAlong(d, s.scale)
             let minimum = thresholds.edgeMinDistance.value
@@ -119,10 +121,12 @@ struct EdgeSwipeRecognizer: Recognizer {
             } else {
                 state = .tracking(d)
             }
-        case (.ready(let d0), .frame(let s)):
+        case (.ready(let d0), .frame(let frame)):
+            let s = frame.pointee
             let d = moved(d0, s)
             state = s.count == 0 ? .readyLifted(d, liftedAt: s.time) : .ready(d)
-        case (.active(let d0), .frame(let s)):
+        case (.active(let d0), .frame(let frame)):
+            let s = frame.pointee
             let d = moved(d0, s)
             if s.count == 0 {
                 state = .ended

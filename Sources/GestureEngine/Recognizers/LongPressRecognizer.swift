@@ -47,13 +47,15 @@ struct LongPressRecognizer: Recognizer {
 
     mutating func handle(_ input: RecognizerInput) -> Emissions {
         switch (state, input) {
-        case (.idle, .frame(let s)):
+        case (.idle, .frame(let frame)):
+            let s = frame.pointee
             if s.count > fingers {
                 state = .failed(.tooManyFingers)
             } else if s.count > 0 {
                 state = .tracking(Press(firstDownAt: s.time, fullAt: s.count == fingers ? s.time : nil, position: s.centroid))
             }
-        case (.tracking(var p), .frame(let s)):
+        case (.tracking(var p), .frame(let frame)):
+            let s = frame.pointee
             if s.count > fingers {
                 state = .failed(.tooManyFingers)
             } else if s.maxTravel > thresholds.longPressTolerance {
@@ -67,9 +69,11 @@ struct LongPressRecognizer: Recognizer {
             }
         case (.tracking(let p), .deadline):
             state = p.fullAt == nil ? .failed(.tooFewFingers) : .ready(p.position)
-        case (.ready, .frame(let s)):
+        case (.ready, .frame(let frame)):
+            let s = frame.pointee
             state = s.count == 0 ? .readyLifted(s.centroid, liftedAt: s.time) : .ready(s.centroid)
-        case (.active, .frame(let s)):
+        case (.active, .frame(let frame)):
+            let s = frame.pointee
             if s.count < fingers {
                 state = .ended
                 return Emissions(event(.ended, s.time, s.centroid))

@@ -66,11 +66,23 @@ struct PanRecognizer: Recognizer {
     }
 
     /// Velocity is taken at the lift when the arena let the pan go only after it.
+    /// (For accept and reject, which take it as a closure; frames use the one below.)
     private func event(_ phase: GesturePhase, _ time: Timestamp, _ d: Drag, _ liftedAt: Timestamp? = nil) -> GestureEvent {
+        var tracker = tracker
+        return event(phase, time, d, velocity: tracker.velocity(at: liftedAt ?? time))
+    }
+
+    /// The velocity is read where it lies (`mutating`): read from a non-mutating method, the
+    /// 512-byte tracker was copied first, on every frame of a pan.
+    private mutating func event(_ phase: GesturePhase, _ time: Timestamp, _ d: Drag) -> GestureEvent {
+        event(phase, time, d, velocity: tracker.velocity(at: time))
+    }
+
+    private func event(_ phase: GesturePhase, _ time: Timestamp, _ d: Drag, velocity: PixelPoint) -> GestureEvent {
         var e = GestureEvent(kind: .pan, phase: phase, time: time, position: d.position)
         e.fingers = d.fingers
         e.translation = project(d.translation)
-        e.velocity = project(tracker.velocity(at: liftedAt ?? time))
+        e.velocity = project(velocity)
         e.axis = axis
         return e
     }
@@ -93,7 +105,8 @@ struct PanRecognizer: Recognizer {
 
     mutating func handle(_ input: RecognizerInput) -> Emissions {
         switch (state, input) {
-        case (.idle, .frame(let s)):
+        case (.idle, .frame(let frame)):
+            let s = frame.pointee
             if s.count > maxFingers {
                 state = .failed(.tooManyFingers)
             } else if s.count > 0 {
@@ -101,7 +114,8 @@ struct PanRecognizer: Recognizer {
                 tracker.add(s.time, .zero)
                 state = .tracking(Tracking(startAt: s.time, translation: .zero, fingers: s.count))
             }
-        case (.tracking(var k), .frame(let s)):
+        case (.tracking(var k), .frame(let frame)):
+            let s = frame.pointee
             k.translation += s.delta
             k.fingers = s.count
             tracker.add(s.time, k.translation)
@@ -122,7 +136,8 @@ struct PanRecognizer: Recognizer {
             }
         case (.tracking, .deadline):
             state = .failed(.tooFewFingers)
-        case (.ready(var d), .frame(let s)):
+        case (.ready(var d), .frame(let frame)):
+            let s = frame.pointee
             d.translation += s.delta
             tracker.add(s.time, d.translation)
             if s.count == 0 {
@@ -133,7 +148,8 @@ struct PanRecognizer: Recognizer {
                 d.position = s.centroid
                 state = .ready(d)
             }
-        case (.active(var d), .frame(let s)):
+        case (.active(var d), .frame(let frame)):
+            let s = frame.pointee
             d.translation += s.delta
             d.position = s.centroid
             tracker.add(s.time, d.translation)

@@ -71,13 +71,15 @@ struct PinchRecognizer: Recognizer {
 
     mutating func handle(_ input: RecognizerInput) -> Emissions {
         switch (state, input) {
-        case (.idle, .frame(let s)):
+        case (.idle, .frame(let frame)):
+            let s = frame.pointee
             if s.count > maxFingers {
                 state = .failed(.tooManyFingers)
             } else if s.count > 0 {
                 state = .tracking(Tracking(startAt: s.time, shape: updated(Shape(), s)))
             }
-        case (.tracking(var k), .frame(let s)):
+        case (.tracking(var k), .frame(let frame)):
+            let s = frame.pointee
             k.shape = updated(k.shape, s)
             if s.count == 0 {
                 state = .failed(.liftedTooSoon)
@@ -96,10 +98,12 @@ struct PinchRecognizer: Recognizer {
             }
         case (.tracking, .deadline):
             state = .failed(.tooFewFingers)
-        case (.ready(let shape0), .frame(let s)):
+        case (.ready(let shape0), .frame(let frame)):
+            let s = frame.pointee
             let shape = updated(shape0, s)
             state = s.count < minFingers ? .readyLifted(shape, liftedAt: s.time) : .ready(shape)
-        case (.active(let shape0), .frame(let s)):
+        case (.active(let shape0), .frame(let frame)):
+            let s = frame.pointee
             let shape = updated(shape0, s)
             if s.count < minFingers {
                 state = .ended

@@ -90,7 +90,8 @@ struct SwipeRecognizer: Recognizer {
 
     mutating func handle(_ input: RecognizerInput) -> Emissions {
         switch (state, input) {
-        case (.idle, .frame(let s)):
+        case (.idle, .frame(let frame)):
+            let s = frame.pointee
             if s.count > maxFingers {
                 state = .failed(.tooManyFingers)
             } else if s.count > 0 {
@@ -98,7 +99,8 @@ struct SwipeRecognizer: Recognizer {
                 tracker.add(s.time, .zero)
                 state = .tracking(startAt: s.time, translation: .zero, mostFingers: s.count)
             }
-        case (.tracking(let startAt, let t0, let most), .frame(let s)):
+        case (.tracking(let startAt, let t0, let most), .frame(let frame)):
+            let s = frame.pointee
             let t = t0 + s.delta
             tracker.add(s.time, t)
             if s.count > maxFingers {
@@ -118,7 +120,7 @@ struct SwipeRecognizer: Recognizer {
         return .none
     }
 
-    private func release(_ t: PixelPoint, mostFingers: Int, at s: FrameSummary) -> State {
+    private mutating func release(_ t: PixelPoint, mostFingers: Int, at s: FrameSummary) -> State {
         guard mostFingers >= minFingers else { return .failed(.tooFewFingers) }
         guard s.scale.length(t) >= thresholds.swipeMinDistance else { return .failed(.tooShort) }
         let v = tracker.velocity(at: s.time)

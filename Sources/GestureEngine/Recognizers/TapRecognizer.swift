@@ -76,14 +76,16 @@ struct TapRecognizer: Recognizer {
 
     mutating func handle(_ input: RecognizerInput) -> Emissions {
         switch (state, input) {
-        case (.idle, .frame(let s)):
+        case (.idle, .frame(let frame)):
+            let s = frame.pointee
             if s.count > fingers {
                 state = .failed(.tooManyFingers)
             } else if s.count > 0 {
                 state = .pressing(
                     tapsDone: 0, downAt: s.time, origin: s.centroid, maxFingers: s.count, position: s.centroid)
             }
-        case (.pressing(let done, let downAt, let origin, let maxFingers, let position), .frame(let s)):
+        case (.pressing(let done, let downAt, let origin, let maxFingers, let position), .frame(let frame)):
+            let s = frame.pointee
             if s.count > fingers {
                 state = .failed(.tooManyFingers)
             } else if s.maxTravel > thresholds.tapSlop {
@@ -101,7 +103,8 @@ struct TapRecognizer: Recognizer {
             }
         case (.pressing, .deadline):
             state = .failed(.heldTooLong)
-        case (.waitingForNextTap(let done, _, let origin), .frame(let s)):
+        case (.waitingForNextTap(let done, _, let origin), .frame(let frame)):
+            let s = frame.pointee
             if s.count > fingers {
                 state = .failed(.tooManyFingers)
             } else if s.count > 0 {
