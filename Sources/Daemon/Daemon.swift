@@ -427,7 +427,7 @@ public final class Daemon {
             d.source.deliverDue()
             let engineNow = d.source.engineTime(atMonotonic: now)
             prepare(d)
-            while let t = d.replayer.engine.nextDeadline, t <= engineNow {
+            while let t = d.replayer.nextDeadline, t <= engineNow {
                 d.replayer.advance(to: t)
             }
             d.replayer.writer.reset()
@@ -440,13 +440,13 @@ public final class Daemon {
         inputSince = nil
         var next: Int64?
         for d in devices {
-            if let t = d.replayer.engine.nextDeadline {
+            if let t = d.replayer.nextDeadline {
                 let m = d.source.monotonic(of: t)
                 if next == nil || m < next! { next = m }
             }
         }
         deadline.arm(at: next)
-        if options.exitAfterReplay && !devices.isEmpty && devices.allSatisfy({ $0.ended && $0.replayer.engine.isIdle })
+        if options.exitAfterReplay && !devices.isEmpty && devices.allSatisfy({ $0.ended && $0.replayer.isIdle })
             && next == nil
         {
             log.info("the replay is over (--exit-after-replay)")

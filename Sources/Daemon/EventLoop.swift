@@ -11,7 +11,8 @@ public final class EventLoop {
     public typealias Handler = (_ events: UInt32) -> Void
 
     private let epfd: Int32
-    private var handlers: [Int32: Handler] = [:]
+    /// Indexed by fd (small integers): no hashing per ready fd.
+    private var handlers: [Handler?] = []
     private var running = false
     /// Runs after the handlers of each wake-up.
     public var afterTurn: (() -> Void)?
@@ -35,7 +36,8 @@ public final class EventLoop {
         guard cl_epoll_ctl(epfd, EPOLL_CTL_ADD, fd, events, UInt64(UInt32(bitPattern: fd))) == 0 else {
             throw Failure(call: "epoll_ctl(ADD, \(fd))", errno: errno)
         }
-        handlers[fd] = handler
+        if handlers.count <= Int(fd) { handlers += [Handler?](repeating: nil, count: Int(fd) + 1 - handlers.count) }
+        handlers[Int(fd)] = handler
     }
 
     public func modify(_ fd: Int32, events: UInt32) {
@@ -45,7 +47,7 @@ public final class EventLoop {
     /// Stops watching `fd` (the caller closes it).
     public func remove(_ fd: Int32) {
         _ = cl_epoll_ctl(epfd, EPOLL_CTL_DEL, fd, 0, 0)
-        handlers[fd] = nil
+        if Int(fd) < handlers.count { handlers[Int(fd)] = nil }
     }
 
     public func stop() { running = false }
@@ -64,7 +66,7 @@ public final class EventLoop {
             for i in 0..<Int(n) {
                 let fd = Int32(bitPattern: UInt32(truncatingIfNeeded: datas[i]))
                 // A handler may have removed this fd earlier in the same turn.
-                handlers[fd]?(events[i])
+                if Int(fd) < handlers.count { handlers[Int(fd)]?(events[i]) }
             }
             afterTurn?()
         }

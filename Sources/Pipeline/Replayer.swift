@@ -48,6 +48,12 @@ public struct Replayer {
         events.reserveCapacity(64)
     }
 
+    /// The engine's next deadline, read in place (reading `engine.nextDeadline` from another
+    /// module copied the whole engine, retaining each of its arrays, on every wake-up).
+    public var nextDeadline: Timestamp? { engine.nextDeadline }
+    /// No gesture is under way or pending.
+    public var isIdle: Bool { engine.isIdle }
+
     public var tracing: Bool {
         get { engine.transitionLog != nil }
         set { engine.transitionLog = newValue ? [] : nil }

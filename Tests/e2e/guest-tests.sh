@@ -310,7 +310,7 @@ bench_side_by_side() {
     if [ -x /bin/perf ]; then
         PERFS=""
         for p in $DAEMON $LISGD $LI; do
-            perf record -e cpu-clock -F 2000 -p $p -o /tmp/perf-$p.data -- sleep 14 2>/tmp/perf-err-$p.txt &
+            perf record -e cpu-clock -F 2000 ${PERF_G:-} -p $p -o /tmp/perf-$p.data -- sleep 14 2>/tmp/perf-err-$p.txt &
             PERFS="$PERFS $!"
         done
     fi
@@ -394,9 +394,7 @@ run record
 run devices_local
 run two_panels
 run with_udevd
-run bench_side_by_side one-client
-run bench_side_by_side no-client
-run bench_side_by_side swipe-only
+for variant in $VARIANTS; do run bench_side_by_side $variant; done
 run latency
 for f in /tmp/daemon-*.log; do echo "--- $f"; tail -5 $f; done
 if [ $failures -eq 0 ]; then echo "E2E RESULT: PASS"; else echo "E2E RESULT: FAIL ($failures)"; fi

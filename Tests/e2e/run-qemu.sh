@@ -173,7 +173,8 @@ while frames < target:
 open(sys.argv[1], "w").write(head + "\n" + "\n".join(lines) + "\n")
 print(f"== bench stream: {frames} frames, {len(lines)} events, {stroke} strokes")
 PY
-printf 'STORM=%s\nFLOODS=%s\nONLY="%s"\n' "${E2E_STORM:-200}" "${E2E_FLOODS:-5}" "${E2E_ONLY:-}" > "$work/root/e2e/params.sh"
+printf 'STORM=%s\nFLOODS=%s\nONLY="%s"\nVARIANTS="%s"\n' "${E2E_STORM:-200}" "${E2E_FLOODS:-5}" "${E2E_ONLY:-}" \
+    "${E2E_BENCH_VARIANTS:-one-client no-client swipe-only}" > "$work/root/e2e/params.sh"
 
 cat > "$work/root/init" <<'INIT'
 #!/bin/sh
