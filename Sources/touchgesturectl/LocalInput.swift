@@ -114,8 +114,10 @@ struct Play: ParsableCommand {
     func run() throws {
         let (rec, description) = try loadRecording(recording, device: device)
         let dev: UInputDevice
-        do { dev = try UInputDevice(description) } catch { throw fail("\(error) (is the uinput module loaded, and /dev/uinput writable?)") }
+        // Stamped before the request: a reader can open the node before the creating call returns
+        // here, so a stamp taken after it could come after the reader's pick-up.
         let created = Double(cl_monotonic_ns()) / 1e9
+        do { dev = try UInputDevice(description) } catch { throw fail("\(error) (is the uinput module loaded, and /dev/uinput writable?)") }
         writeAll(2, Array("playing \(recording) as \(dev.devnode ?? "a virtual device") (created at \(created) s, CLOCK_MONOTONIC)\n".utf8))
         sleepFor(settle)
         let start = cl_monotonic_ns()

@@ -77,7 +77,7 @@ hotplug() {
     added=$(grep -c '"action":"added"' /tmp/m-hotplug.txt)
     removed=$(grep -c '"action":"removed"' /tmp/m-hotplug.txt)
     taps=$(grep -c '"gesture":"tap"' /tmp/m-hotplug.txt)
-    # Pick-up time: from the uinput device's creation to the daemon's `device added` line.
+    # Pick-up time: from the request for the uinput device to the daemon's `device added` line.
     sed -n 's/.*(created at \([0-9.]*\) s.*/\1/p' /tmp/created.txt > /tmp/t-created.txt
     sed -n 's/.*"action":"added","time":\([0-9.]*\).*/\1/p' /tmp/m-hotplug.txt > /tmp/t-added.txt
     pickup=$(paste /tmp/t-created.txt /tmp/t-added.txt | awk '{ d = ($2 - $1) * 1000; s += d; if (d > m) m = d; n++ } END { if (n) printf "pick-up mean %.1f ms, max %.1f ms", s / n, m }')
