@@ -70,17 +70,4 @@ public func fuzzEngine(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     return 0
 }
 
-let panel: DeviceDescription = {
-    var d = DeviceDescription(name: "fuzz panel")
-    d.properties = [Evdev.INPUT_PROP_DIRECT]
-    d.codes[Evdev.EV_KEY] = [Evdev.BTN_TOUCH]
-    d.axes[Evdev.ABS_X] = AbsAxis(minimum: 0, maximum: 4095)
-    d.axes[Evdev.ABS_Y] = AbsAxis(minimum: 0, maximum: 4095)
-    d.axes[Evdev.ABS_MT_SLOT] = AbsAxis(minimum: 0, maximum: 9)
-    d.axes[Evdev.ABS_MT_TRACKING_ID] = AbsAxis(minimum: 0, maximum: 65535)
-    d.axes[Evdev.ABS_MT_POSITION_X] = AbsAxis(minimum: 0, maximum: 4095, resolution: 16)
-    d.axes[Evdev.ABS_MT_POSITION_Y] = AbsAxis(minimum: 0, maximum: 4095, resolution: 16)
-    d.axes[Evdev.ABS_MT_TOOL_TYPE] = AbsAxis(minimum: 0, maximum: 2)
-    d.codes[Evdev.EV_ABS] = Set(d.axes.keys)
-    return d
-}()
+let panel = DeviceDescription.multitouchPanel(name: "fuzz panel", maxX: 4095, maxY: 4095, slots: 10, resolution: 16)

@@ -90,3 +90,26 @@ public struct DeviceDescription: Hashable, Sendable {
         return Int(max(0, min(s.maximum, 63))) + 1
     }
 }
+
+extension DeviceDescription {
+    /// A direct-touch multitouch panel (protocol B), `maxX` × `maxY` device units at `resolution`
+    /// units/mm (0: unknown), with `slots` slots, BTN_TOUCH and the single-touch axes beside the
+    /// multitouch ones, as panels report them: the description behind the project's synthetic
+    /// recordings, tests, fuzzers and benchmarks.
+    public static func multitouchPanel(
+        name: String, maxX: Int32, maxY: Int32, slots: Int32, resolution: Int32 = 0
+    ) -> DeviceDescription {
+        var d = DeviceDescription(name: name)
+        d.properties = [Evdev.INPUT_PROP_DIRECT]
+        d.codes[Evdev.EV_KEY] = [Evdev.BTN_TOUCH]
+        d.axes[Evdev.ABS_X] = AbsAxis(minimum: 0, maximum: maxX, resolution: resolution)
+        d.axes[Evdev.ABS_Y] = AbsAxis(minimum: 0, maximum: maxY, resolution: resolution)
+        d.axes[Evdev.ABS_MT_SLOT] = AbsAxis(minimum: 0, maximum: max(0, slots - 1))
+        d.axes[Evdev.ABS_MT_TRACKING_ID] = AbsAxis(minimum: 0, maximum: 65535)
+        d.axes[Evdev.ABS_MT_POSITION_X] = AbsAxis(minimum: 0, maximum: maxX, resolution: resolution)
+        d.axes[Evdev.ABS_MT_POSITION_Y] = AbsAxis(minimum: 0, maximum: maxY, resolution: resolution)
+        d.axes[Evdev.ABS_MT_TOOL_TYPE] = AbsAxis(minimum: 0, maximum: 2)
+        d.codes[Evdev.EV_ABS] = Set(d.axes.keys)
+        return d
+    }
+}

@@ -5,22 +5,13 @@ import TouchFrames
 /// 15 units/mm = 256 × 144 mm) on a 1920 × 1080 screen, driven in screen pixels and milliseconds.
 struct Synth {
     static var panel: DeviceDescription {
-        var d = DeviceDescription(name: "touchgestured virtual panel")
+        var d = DeviceDescription.multitouchPanel(
+            name: "touchgestured virtual panel", maxX: 3839, maxY: 2159, slots: 10, resolution: 15)
         d.bustype = 0x06  // BUS_VIRTUAL
         d.vendor = 0x7467
         d.product = 0x0001
         d.version = 1
-        d.properties = [Evdev.INPUT_PROP_DIRECT]
         d.codes[Evdev.EV_SYN] = [0, 1, 2, 3]
-        d.codes[Evdev.EV_KEY] = [Evdev.BTN_TOUCH]
-        d.axes[Evdev.ABS_X] = AbsAxis(minimum: 0, maximum: 3839, resolution: 15)
-        d.axes[Evdev.ABS_Y] = AbsAxis(minimum: 0, maximum: 2159, resolution: 15)
-        d.axes[Evdev.ABS_MT_SLOT] = AbsAxis(minimum: 0, maximum: 9)
-        d.axes[Evdev.ABS_MT_TRACKING_ID] = AbsAxis(minimum: 0, maximum: 65535)
-        d.axes[Evdev.ABS_MT_POSITION_X] = AbsAxis(minimum: 0, maximum: 3839, resolution: 15)
-        d.axes[Evdev.ABS_MT_POSITION_Y] = AbsAxis(minimum: 0, maximum: 2159, resolution: 15)
-        d.axes[Evdev.ABS_MT_TOOL_TYPE] = AbsAxis(minimum: 0, maximum: 2)
-        d.codes[Evdev.EV_ABS] = Set(d.axes.keys)
         return d
     }
 

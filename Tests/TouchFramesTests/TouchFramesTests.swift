@@ -5,18 +5,7 @@ import Testing
 
 /// A 5-slot multitouch panel, 0…999 × 0…499 units, 10 units/mm (100 × 50 mm).
 func panel(slots: Int32 = 4, resolution: Int32 = 10) -> DeviceDescription {
-    var d = DeviceDescription(name: "test panel")
-    d.properties = [Evdev.INPUT_PROP_DIRECT]
-    d.codes[Evdev.EV_KEY] = [Evdev.BTN_TOUCH]
-    d.axes[Evdev.ABS_X] = AbsAxis(minimum: 0, maximum: 999, resolution: resolution)
-    d.axes[Evdev.ABS_Y] = AbsAxis(minimum: 0, maximum: 499, resolution: resolution)
-    d.axes[Evdev.ABS_MT_SLOT] = AbsAxis(minimum: 0, maximum: slots)
-    d.axes[Evdev.ABS_MT_TRACKING_ID] = AbsAxis(minimum: 0, maximum: 65535)
-    d.axes[Evdev.ABS_MT_POSITION_X] = AbsAxis(minimum: 0, maximum: 999, resolution: resolution)
-    d.axes[Evdev.ABS_MT_POSITION_Y] = AbsAxis(minimum: 0, maximum: 499, resolution: resolution)
-    d.axes[Evdev.ABS_MT_TOOL_TYPE] = AbsAxis(minimum: 0, maximum: 2)
-    d.codes[Evdev.EV_ABS] = Set(d.axes.keys)
-    return d
+    .multitouchPanel(name: "test panel", maxX: 999, maxY: 499, slots: slots + 1, resolution: resolution)
 }
 
 /// Screen = device units, so positions read back as the raw values.

@@ -9,17 +9,7 @@ import TouchFrames
 @Suite struct ResyncStateTests {
     /// 4 slots, 0…999 × 0…499, screen = device units.
     static func decoder() -> FrameDecoder {
-        var d = DeviceDescription(name: "panel")
-        d.properties = [Evdev.INPUT_PROP_DIRECT]
-        d.codes[Evdev.EV_KEY] = [Evdev.BTN_TOUCH]
-        d.axes[Evdev.ABS_X] = AbsAxis(minimum: 0, maximum: 999)
-        d.axes[Evdev.ABS_Y] = AbsAxis(minimum: 0, maximum: 499)
-        d.axes[Evdev.ABS_MT_SLOT] = AbsAxis(minimum: 0, maximum: 3)
-        d.axes[Evdev.ABS_MT_TRACKING_ID] = AbsAxis(minimum: 0, maximum: 65535)
-        d.axes[Evdev.ABS_MT_POSITION_X] = AbsAxis(minimum: 0, maximum: 999)
-        d.axes[Evdev.ABS_MT_POSITION_Y] = AbsAxis(minimum: 0, maximum: 499)
-        d.axes[Evdev.ABS_MT_TOOL_TYPE] = AbsAxis(minimum: 0, maximum: 2)
-        d.codes[Evdev.EV_ABS] = Set(d.axes.keys)
+        let d = DeviceDescription.multitouchPanel(name: "panel", maxX: 999, maxY: 499, slots: 4)
         var g = GeometryConfiguration()
         g.screenWidth = 999
         g.screenHeight = 499
