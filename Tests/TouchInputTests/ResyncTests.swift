@@ -51,6 +51,26 @@ import TouchFrames
         #expect(d.activeContacts == 2)
     }
 
+    /// `touchgesturectl record` writes a resync as SYN_DROPPED, SYN_REPORT, then the state frame:
+    /// replayed, it ends with the kernel's contacts (a phantom of the dropped stretch would stay
+    /// if the state frame were swallowed by the drop).
+    @Test func recordedResync_replaysToTheKernelsContacts() throws {
+        var d = Self.decoder()
+        let t = Timestamp(nanoseconds: 1_000_000)
+        func ev(_ type: UInt16, _ code: UInt16, _ v: Int32) -> InputEvent { InputEvent(time: t, type: type, code: code, value: v) }
+        _ = Self.feed(&d, [
+            ev(3, Evdev.ABS_MT_TRACKING_ID, 5), ev(3, Evdev.ABS_MT_POSITION_X, 1), ev(3, Evdev.ABS_MT_POSITION_Y, 1),
+            ev(0, Evdev.SYN_REPORT, 0),
+        ])
+        let mt: [Int32] = [-1, 8, -1, -1, /* x */ 0, 300, 0, 0, /* y */ 0, 200, 0, 0, /* tool */ 0, 0, 0, 0]
+        let recorded = [ev(0, Evdev.SYN_DROPPED, 0), ev(0, Evdev.SYN_REPORT, 0)]
+            + EvdevDevice.stateEvents(slots: 4, mt: mt, st: [300, 200, 1, 1], time: t)
+        let last = try #require(Self.feed(&d, recorded))
+        #expect(last.contacts.count == 1)
+        #expect(abs(last.contacts[0].position.x - 300) < 0.01)
+        #expect(d.activeContacts == 1)
+    }
+
     @Test func stateFrame_everythingLifted_leavesNoContact() throws {
         var d = Self.decoder()
         let t = Timestamp(nanoseconds: 1_000_000)
