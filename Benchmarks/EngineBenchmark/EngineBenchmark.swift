@@ -61,28 +61,8 @@ let benchmarks: @Sendable () -> Void = {
     // The daemon's per-frame path without its system calls: evdev events (slot, x, y for each
     // finger, then SYN_REPORT) through the frame decoder, the engine (default config) and the
     // JSON line encoder, as `Replayer` runs it for replay and for each live device.
-    let panel = try! Evemu.parse(
-        """
-        # EVEMU 1.3
-        N: benchmark panel
-        I: 0006 7467 0001 0001
-        P: 02 00 00 00 00 00 00 00
-        B: 00 0b 00 00 00 00 00 00 00
-        B: 01 00 00 00 00 00 00 00 00
-        B: 01 00 00 00 00 00 00 00 00
-        B: 01 00 00 00 00 00 00 00 00
-        B: 01 00 00 00 00 00 00 00 00
-        B: 01 00 00 00 00 00 00 00 00
-        B: 01 00 04 00 00 00 00 00 00
-        B: 03 03 00 00 00 00 80 60 02
-        A: 00 0 3839 0 0 15
-        A: 01 0 2159 0 0 15
-        A: 2f 0 9 0 0 0
-        A: 35 0 3839 0 0 15
-        A: 36 0 2159 0 0 15
-        A: 39 0 65535 0 0 0
-
-        """, file: "benchmark").description!
+    let panel = DeviceDescription.multitouchPanel(
+        name: "benchmark panel", maxX: 3839, maxY: 2159, slots: 10, resolution: 15)
     for contacts in [1, 5] {
         Benchmark("pipeline frame (decoder + engine + encoder), \(contacts) contacts, default") { benchmark in
             var replayer = try! Replayer(description: panel, configuration: .standard)
