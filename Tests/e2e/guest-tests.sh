@@ -310,7 +310,7 @@ bench_side_by_side() {
     if [ -x /bin/perf ]; then
         PERFS=""
         for p in $DAEMON $LISGD $LI; do
-            perf record -e cpu-clock -F 2000 ${PERF_G:-} -p $p -o /tmp/perf-$p.data -- sleep 14 2>/tmp/perf-err-$p.txt &
+            perf record -e cpu-clock -F 2000 -p $p -o /tmp/perf-$p.data -- sleep 14 2>/tmp/perf-err-$p.txt &
             PERFS="$PERFS $!"
         done
     fi
