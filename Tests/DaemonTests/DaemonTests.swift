@@ -68,6 +68,24 @@ func offlineLines(_ path: String, config: Configuration = .standard) throws -> [
         #expect(!n.contains { $0["type"] == .string("gesture") || $0["type"] == .string("touch") })
     }
 
+    /// With no client taking gesture lines the daemon counts gestures but does not format them;
+    /// a client that subscribes later gets whole lines from then on.
+    @Test func gestureLines_noSubscriberThenOne_linesFlowOnceSomeoneListens() throws {
+        let d = try DaemonUnderTest(["--replay", Root.tour, "--loop", "--speed", "8"])
+        let touches = try TestClient(d.socket)
+        #expect(touches.call(#"{"op":"subscribe","id":1,"gestures":false,"touches":true}"#)?["ok"] == .bool(true))
+        var counted = 0.0
+        for _ in 0..<100 where counted == 0 {
+            usleep(100_000)
+            counted = touches.call(#"{"op":"stats","id":2}"#)?["gesture_lines"]?.number ?? 0
+        }
+        #expect(counted > 0, "gestures are counted with no gesture subscriber")
+        let listener = try TestClient(d.socket)
+        let gesture = try #require(listener.next("gesture", seconds: 15))
+        #expect(gesture["phase"] != nil && gesture["id"] != nil)
+        #expect(d.stop() == 0)
+    }
+
     @Test func clientRegions_setHitAndRemovedOnDisconnect() throws {
         let dir = scratch()
         let tap = try delayed(Root.fixtures + "/tap.events", by: 0.5, in: dir)
