@@ -43,8 +43,11 @@ public struct Thresholds: Hashable, Sendable {
     public var panSlop: Millimeters = 3
 
     /// For a pan constrained to one axis: once the centroid has moved this far (mm), the axis
-    /// with the larger movement decides; the other axis fails the pan. Read by PanRecognizer.
-    /// UIScrollView's directional lock uses a similar few-point commitment. Default 3 mm.
+    /// with the larger movement wins, once for the whole sequence: the other axis's pan fails,
+    /// and the winner keeps the drag whatever the finger does afterwards, beginning when its own
+    /// axis has travelled `panSlop` (so a lock below the slop never turns a tap's wobble into a
+    /// pan). Read by PanRecognizer. UIScrollView's directional lock and SwiftUI's scroll-vs-row
+    /// pattern (about 10 pt) commit the same way. Default 3 mm.
     public var axisLockThreshold: Millimeters = 3
 
     /// How long (ms) after the first finger lands the others may still land before an N-finger

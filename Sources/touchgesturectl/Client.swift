@@ -315,6 +315,7 @@ func tomlToJSON(_ v: TOMLValue) -> JSONValue {
     case .integer(let i): return .number(Double(i))
     case .float(let d): return .number(d.isFinite ? d : (d > 0 ? 1e308 : -1e308))
     case .bool(let b): return .bool(b)
+    case .dateTime(let d): return .string(d.description)
     case .array(let items): return .array(items.map(tomlToJSON))
     case .table(let t): return tomlToJSON(t)
     }

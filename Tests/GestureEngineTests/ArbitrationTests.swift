@@ -95,6 +95,82 @@ import Testing
         #expect(t.qualifiedLog == expected)
     }
 
+    // MARK: Axis lock is a decision, taken once (lock and slop in both orders)
+
+    /// The list and row with their own lock and slop (mm; the timeline's pixel is a millimetre).
+    static func list(lock: Double, slop: Double) -> [RegionSpec] {
+        var th = Thresholds.standard
+        th.axisLockThreshold = Millimeters(lock)
+        th.panSlop = Millimeters(slop)
+        return [
+            RegionSpec(name: "list", gestures: [GestureSpec(.pan, name: "scroll", axis: .vertical, thresholds: th)]),
+            RegionSpec(
+                name: "row", rect: rect(0, 100, 1000, 80),
+                gestures: [GestureSpec(.pan, name: "slide", axis: .horizontal, thresholds: th)]),
+        ]
+    }
+
+    /// Lock (2 mm) below slop (3 mm): the lock decides at 2 mm, the row's pan begins when its
+    /// own, horizontal travel passes 3 mm, whatever the finger did vertically in between.
+    @Test(arguments: [
+        // under the lock, then a vertical drift decides it: the list wins and scrolls
+        (1.9, 2.9, ["list/scroll began"], "row/"),
+        // locked horizontal, then under the slop: nothing yet, and the list has lost
+        (2.1, 2.9, [], "list/"),
+        // locked horizontal, then over the slop: the row's pan begins despite the drift
+        (2.1, 3.1, ["row/slide began"], "list/"),
+    ])
+    func axisLock_lockBelowSlop(lockedAt dx: Double, thenTo x: Double, expected: [String], loser: String) {
+        var t = Timeline(regions: Self.list(lock: 2, slop: 3))
+        t.down(1, at: (500, 140))
+        t.move(1, to: (500 + dx, 140))
+        t.move(1, to: (500 + dx, 150))  // a vertical drift larger than the travel so far
+        t.move(1, to: (500 + x, 150))
+        #expect(t.qualifiedLog == expected)
+        t.up(1)
+        #expect(!t.qualifiedLog.contains { $0.hasPrefix(loser) })
+    }
+
+    /// Lock (4 mm) above slop (3 mm): nothing begins before the lock, even past the slop; at the
+    /// lock the winner begins at once, since its travel already passed the slop.
+    @Test(arguments: [(3.9, [String]()), (4.1, ["row/slide began"])])
+    func axisLock_lockAboveSlop(x: Double, expected: [String]) {
+        var t = Timeline(regions: Self.list(lock: 4, slop: 3))
+        t.down(1, at: (500, 140))
+        t.move(1, to: (503.1, 140))
+        #expect(t.qualifiedLog.isEmpty)
+        t.move(1, to: (500 + x, 140))
+        #expect(t.qualifiedLog == expected)
+    }
+
+    /// The seed's case: a 10 px lock under the 3 mm slop, decided horizontal, then a vertical
+    /// drift many times the travel before the lock. The row keeps the drag, reports no vertical
+    /// movement, and the list's scroll never begins.
+    @Test func axisLock_driftAfterTheLockLargerThanBefore_rowKeepsTheDrag() {
+        var t = Timeline(regions: Self.list(lock: 2, slop: 3))
+        t.down(1, at: (500, 140))
+        t.move(1, to: (502.5, 140))  // locked horizontal (2.5 mm), under the slop
+        t.drag(1, by: (1, 60), over: .milliseconds(200))  // 60 mm down, 1 mm right: past the slop
+        t.drag(1, by: (20, 40), over: .milliseconds(200))
+        t.up(1)
+        #expect(t.qualifiedLog.first == "row/slide began")
+        #expect(t.qualifiedLog.last == "row/slide ended")
+        #expect(!t.qualifiedLog.contains { $0.hasPrefix("list/") })
+        #expect(t.events.allSatisfy { $0.translation.y == 0 && $0.velocity.y == 0 })
+        #expect(t.event("slide", .ended)?.translation.x ?? 0 > 23)
+    }
+
+    /// The same drift on the landed code's default (lock = slop = 3 mm) once the row has begun.
+    @Test func axisLock_driftAfterBegin_rowKeepsTheDrag() {
+        var t = Timeline(regions: Self.list)
+        t.down(1, at: (500, 140))
+        t.drag(1, by: (10, 0), over: .milliseconds(100))
+        t.drag(1, by: (0, 200), over: .milliseconds(300))
+        t.up(1)
+        #expect(t.qualifiedLog.first == "row/slide began" && t.qualifiedLog.last == "row/slide ended")
+        #expect(t.event("slide", .ended)?.translation == PixelPoint(x: 10, y: 0))
+    }
+
     // MARK: .gesture / .highPriorityGesture / .simultaneousGesture on nested regions
 
     static func nestedTaps(parentPriority: Priority) -> [RegionSpec] {

@@ -7,11 +7,24 @@ struct PanRecognizer: Recognizer {
     let axis: PanAxis
     let thresholds: Thresholds
 
-    /// While deciding: when it started, how far the centroid moved, how many fingers are down now.
+    /// While deciding: when it started, how far the centroid moved, how many fingers are down now,
+    /// and whether the axis lock has been decided (in this pan's favour; against it the pan fails).
     struct Tracking {
         var startAt: Timestamp
         var translation: PixelPoint
         var fingers: Int
+        var lock: AxisLock
+    }
+
+    /// The axis lock is a decision taken once per sequence, as SwiftUI's and UIScrollView's
+    /// directional lock are: when the centroid has first travelled `axisLockThreshold`, the axis
+    /// with the larger movement wins. From then on the winner keeps the drag whatever the finger
+    /// does (its movement on the other axis is reported as 0) and the loser fails. A free pan has
+    /// nothing to decide and starts `won`.
+    enum AxisLock {
+        case undecided
+        case won
+        case lost
     }
 
     /// Once past the slop: translation, the most fingers so far, the centroid.
@@ -87,11 +100,13 @@ struct PanRecognizer: Recognizer {
         return e
     }
 
-    /// Has the movement committed to the wrong axis?
-    private func movedAlongOtherAxis(_ t: PixelPoint, _ scale: MillimetersPerPixel) -> Bool {
-        guard axis != .free, scale.length(t) >= thresholds.axisLockThreshold else { return false }
+    /// The lock for a movement `t` since touch-down, taken once: undecided until the centroid
+    /// has travelled the threshold, then won when this pan's axis dominates (a tie goes to the
+    /// pan), lost otherwise. Never looked at again once decided.
+    private func decideLock(_ t: PixelPoint, _ scale: MillimetersPerPixel) -> AxisLock {
+        guard scale.length(t) >= thresholds.axisLockThreshold else { return .undecided }
         let h = abs(scale.horizontal(t).value), v = abs(scale.vertical(t).value)
-        return axis == .horizontal ? v > h : h > v
+        return (axis == .horizontal ? h >= v : v >= h) ? .won : .lost
     }
 
     /// Movement along the pan's own axis (or in any direction when free).
@@ -112,24 +127,24 @@ struct PanRecognizer: Recognizer {
             } else if s.count > 0 {
                 tracker.reset()
                 tracker.add(s.time, .zero)
-                state = .tracking(Tracking(startAt: s.time, translation: .zero, fingers: s.count))
+                state = .tracking(
+                    Tracking(startAt: s.time, translation: .zero, fingers: s.count, lock: axis == .free ? .won : .undecided))
             }
         case (.tracking(var k), .frame(let frame)):
             let s = frame.pointee
             k.translation += s.delta
             k.fingers = s.count
             tracker.add(s.time, k.translation)
+            if k.lock == .undecided { k.lock = decideLock(k.translation, s.scale) }
             if s.count == 0 {
                 state = .failed(.liftedTooSoon)
             } else if s.count > maxFingers {
                 state = .failed(.tooManyFingers)
-            } else if movedAlongOtherAxis(k.translation, s.scale) {
+            } else if k.lock == .lost {
                 state = .failed(.wrongAxis)
             } else if s.count < minFingers {
                 state = s.time >= k.startAt + thresholds.fingerSettle ? .failed(.tooFewFingers) : .tracking(k)
-            } else if travel(k.translation, s.scale) >= thresholds.panSlop
-                && (axis == .free || s.scale.length(k.translation) >= thresholds.axisLockThreshold)
-            {
+            } else if k.lock == .won && travel(k.translation, s.scale) >= thresholds.panSlop {
                 state = .ready(Drag(translation: k.translation, fingers: s.count, position: s.centroid))
             } else {
                 state = .tracking(k)
