@@ -5,10 +5,10 @@ import GestureEngine
 /// accepted; an accepted one compiles, has no rule cycle, and an engine runs a tap and a drag on it.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzConfig(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     let config: Configuration
     do {
-        config = try ConfigLoader.parse(text, file: "fuzz.toml")
+        config = try ConfigLoader.parse(bytes: bytes, file: "fuzz.toml")
     } catch {
         if error.line < 1 { fatalError("an error without a line: \(error)") }
         return 0

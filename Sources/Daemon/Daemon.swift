@@ -102,7 +102,7 @@ public final class Daemon {
 
     static func loadConfiguration(_ path: String?) throws -> Configuration {
         guard let path else { return .standard }
-        return try ConfigLoader.parse(try readTextFile(path), file: path)
+        return try ConfigLoader.parse(bytes: try readRegularFile(path), file: path)
     }
 
     // MARK: - Start and run

@@ -7,9 +7,14 @@ public enum ConfigLoader {
     /// Extra top-level sections owned by other parts (the daemon's `[daemon]`), passed through
     /// unparsed so each part can read its own.
     public static func parse(_ text: String, file: String) throws(ConfigError) -> Configuration {
+        try parse(bytes: Array(text.utf8), file: file)
+    }
+
+    /// A file's bytes: bytes that are not UTF-8 are refused with their line, like any TOML error.
+    public static func parse(bytes: [UInt8], file: String) throws(ConfigError) -> Configuration {
         let root: TOMLTable
         do {
-            root = try parseTOML(text)
+            root = try parseTOML(bytes: bytes)
         } catch {
             throw ConfigError(file: file, line: error.line, reason: error.reason)
         }

@@ -15,6 +15,26 @@ public func readTextFile(_ path: String) throws(FileError) -> String {
     let fd = open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { throw FileError(path: path, reason: String(cString: strerror(errno))) }
     defer { close(fd) }
+    let bytes = try readAll(fd, path)
+    guard let text = String(validating: bytes, as: UTF8.self) else {
+        throw FileError(path: path, reason: "not UTF-8 text")
+    }
+    return text
+}
+
+/// The bytes of a regular file (a config): opened without blocking, so a FIFO or a device
+/// named by mistake is refused at once instead of hanging the daemon's loop in open(2).
+public func readRegularFile(_ path: String) throws(FileError) -> [UInt8] {
+    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+    guard fd >= 0 else { throw FileError(path: path, reason: String(cString: strerror(errno))) }
+    defer { close(fd) }
+    var st = stat()
+    guard fstat(fd, &st) == 0 else { throw FileError(path: path, reason: String(cString: strerror(errno))) }
+    guard st.st_mode & S_IFMT == S_IFREG else { throw FileError(path: path, reason: "not a regular file") }
+    return try readAll(fd, path)
+}
+
+private func readAll(_ fd: Int32, _ path: String) throws(FileError) -> [UInt8] {
     var bytes: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 65536)
     while true {
@@ -27,10 +47,7 @@ public func readTextFile(_ path: String) throws(FileError) -> String {
         bytes += chunk[0..<n]
         if bytes.count > 256 << 20 { throw FileError(path: path, reason: "larger than 256 MiB") }
     }
-    guard let text = String(validating: bytes, as: UTF8.self) else {
-        throw FileError(path: path, reason: "not UTF-8 text")
-    }
-    return text
+    return bytes
 }
 
 /// Writes all of `bytes` to a file descriptor (stdout for the CLI).

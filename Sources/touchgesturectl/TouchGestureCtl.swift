@@ -43,8 +43,7 @@ func fail(_ message: String) -> ExitCode {
 func loadConfiguration(_ path: String?) throws -> Configuration {
     guard let path else { return .standard }
     do {
-        let text = try readTextFile(path)
-        return try ConfigLoader.parse(text, file: path)
+        return try ConfigLoader.parse(bytes: try readRegularFile(path), file: path)
     } catch let e as ConfigError {
         throw fail(e.description)
     } catch {
