@@ -228,7 +228,12 @@ public struct EngineConfiguration: Hashable, Sendable {
         swipe.requiresFailureOf = ["edge_swipe"]
         let pinch = GestureSpec(.pinch, fingers: 2, maxFingers: 5, thresholds: thresholds)
         let edge = GestureSpec(.edgeSwipe, thresholds: thresholds)
-        return [doubleTap, tap, longPress, pan, swipe, pinch, edge]
+        // Every touch platform, lisgd and touchegg give multi-finger taps out of the box. They need
+        // no rule: a one-finger tap fails when a second finger lands, and during finger_settle
+        // the arena ranks a gesture with more fingers above one with fewer.
+        let twoFingerTap = GestureSpec(.tap, name: "two_finger_tap", fingers: 2, thresholds: thresholds)
+        let threeFingerTap = GestureSpec(.tap, name: "three_finger_tap", fingers: 3, thresholds: thresholds)
+        return [doubleTap, tap, twoFingerTap, threeFingerTap, longPress, pan, swipe, pinch, edge]
     }
 
     /// The built-in default for a screen of the given size.

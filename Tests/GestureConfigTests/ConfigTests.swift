@@ -28,9 +28,9 @@ func readFile(_ path: String) -> String? {
         let c = try ConfigLoader.parse("[thresholds]\ntap_slop = 4.5\nlong_press_duration = 650\n", file: "k.toml")
         #expect(c.engine.regions.count == 1)
         #expect(c.engine.regions[0].name == "screen")
-        #expect(c.engine.regions[0].gestures.map(\.name) == ["double_tap", "tap", "long_press", "pan", "swipe", "pinch", "edge_swipe"])
+        #expect(c.engine.regions[0].gestures.map(\.name) == ["double_tap", "tap", "two_finger_tap", "three_finger_tap", "long_press", "pan", "swipe", "pinch", "edge_swipe"])
         #expect(c.engine.regions[0].gestures.allSatisfy { $0.thresholds.tapSlop == 4.5 })
-        #expect(c.engine.regions[0].gestures[2].thresholds.longPressDuration == .milliseconds(650))
+        #expect(c.engine.regions[0].gestures[4].thresholds.longPressDuration == .milliseconds(650))
     }
 
     @Test func emptyFile_isTheBuiltInDefault() throws {

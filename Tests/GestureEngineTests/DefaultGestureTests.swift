@@ -103,6 +103,61 @@ import Testing
         #expect(t.events.first?.fingers == 2)
     }
 
+    // MARK: The default set's multi-finger taps
+
+    @Test(arguments: [0, 140, 160])
+    func default_twoFingerTap_secondFingerLate_isOneTwoFingerTapAtTheLift(lateBy ms: Int) {
+        var t = Timeline()
+        t.down(1, at: (500, 500))
+        t.wait(.milliseconds(ms))
+        t.down(2, at: (560, 500))
+        t.wait(.milliseconds(80))
+        t.up(1)
+        t.up(2)
+        // No double-tap window to wait for: recognized at the lift.
+        #expect(t.log == ["two_finger_tap recognized"])
+        #expect(t.at(t.events.first) == Double(ms + 80))
+        t.finish()
+        #expect(t.log == ["two_finger_tap recognized"])
+        #expect(t.events.first?.fingers == 2 && t.events.first?.position == PixelPoint(x: 530, y: 500))
+    }
+
+    @Test func default_threeFingerTap_fingersLandingOver110ms_isOneThreeFingerTap() {
+        var t = Timeline()
+        t.down(1, at: (400, 500))
+        t.wait(.milliseconds(50))
+        t.down(2, at: (460, 500))
+        t.wait(.milliseconds(60))
+        t.down(3, at: (520, 500))
+        t.wait(.milliseconds(90))
+        t.upAll()
+        t.finish()
+        #expect(t.log == ["three_finger_tap recognized"])
+        #expect(t.events.first?.fingers == 3)
+    }
+
+    @Test func default_oneFingerLiftsBeforeTheSecondLands_isTwoTapsInARowNotATwoFingerTap() {
+        var t = Timeline()
+        t.down(1, at: (500, 500))
+        t.wait(.milliseconds(60))
+        t.up(1)
+        t.wait(.milliseconds(40))
+        t.down(2, at: (505, 500))
+        t.wait(.milliseconds(60))
+        t.up(2)
+        t.finish()
+        #expect(t.log == ["double_tap recognized"])
+    }
+
+    @Test func default_twoFingerTapThatMoves_isNoTap() {
+        var t = Timeline()
+        t.down([(1, (500, 500)), (2, (560, 500))])
+        t.dragAll(by: (20, 0), over: .milliseconds(100))
+        t.upAll()
+        t.finish()
+        #expect(!t.log.contains { $0.contains("tap") })
+    }
+
     @Test func tripleTap_isRecognizedWithCountThree() {
         var triple = GestureSpec(.tap, name: "triple_tap")
         triple.tapCount = 3

@@ -91,9 +91,11 @@ struct TapRecognizer: Recognizer {
             } else if s.maxTravel > thresholds.tapSlop {
                 state = .failed(.moved)
             } else if s.count > 0 {
+                // The tap is where its fingers were while all of them were down, not where the
+                // last one to lift was.
                 state = .pressing(
                     tapsDone: done, downAt: downAt, origin: origin, maxFingers: max(maxFingers, s.count),
-                    position: s.centroid)
+                    position: s.count >= maxFingers ? s.centroid : position)
             } else if maxFingers != fingers {
                 state = .failed(.tooFewFingers)
             } else if done + 1 == taps {
