@@ -100,6 +100,15 @@ public final class Daemon {
         compiled = CompiledConfiguration(base.engine)
     }
 
+    /// `max_clients`, lowered (with a warning) when RLIMIT_NOFILE cannot hold that many.
+    func clientLimit() -> Int {
+        let n = Server.clientLimit(configured: base.daemon.maxClients)
+        if n < base.daemon.maxClients {
+            log.warning("max_clients \(base.daemon.maxClients) lowered to \(n): RLIMIT_NOFILE leaves fds for \(n) clients")
+        }
+        return n
+    }
+
     static func loadConfiguration(_ path: String?) throws -> Configuration {
         guard let path else { return .standard }
         return try ConfigLoader.parse(bytes: try readRegularFile(path), file: path)
@@ -117,7 +126,7 @@ public final class Daemon {
 
         let listenFD = try openSocket()
         let limits = Server.Limits(
-            maxClients: base.daemon.maxClients, maxLineBytes: base.daemon.maxLineBytes,
+            maxClients: clientLimit(), maxLineBytes: base.daemon.maxLineBytes,
             outputBufferBytes: base.daemon.outputBufferBytes)
         server = try Server(loop: loop, listenFD: listenFD, limits: limits, log: log)
         server.onConnect = { [unowned self] c in self.connected(c) }
@@ -125,6 +134,7 @@ public final class Daemon {
         server.onDisconnect = { [unowned self] c in self.disconnected(c) }
         server.onWritten = { [unowned self] ns in self.latencies.add(ns) }
         loop.afterTurn = { [unowned self] in self.afterTurn() }
+        loop.hasPendingWork = { [unowned self] in self.server.hasBacklog }
 
         if let path = options.replay {
             try openReplay(path)
@@ -436,6 +446,7 @@ public final class Daemon {
 
     /// After every wake-up: write what was queued, re-arm the deadline timer, maybe exit.
     private func afterTurn() {
+        server.serveBacklog()
         server.flush()
         inputSince = nil
         var next: Int64?
@@ -488,7 +499,7 @@ public final class Daemon {
             if geometryChanged { remap() }
             server.settings.maxLineBytes = base.daemon.maxLineBytes
             server.settings.outputBufferBytes = base.daemon.outputBufferBytes
-            server.settings.maxClients = base.daemon.maxClients
+            server.settings.maxClients = clientLimit()
             log.info("reloaded \(path): applies from the next touch sequence")
         } catch {
             counters.reloadFailures += 1
@@ -507,7 +518,7 @@ public final class Daemon {
                 c.ownedRegions = []
                 writer.reset()
                 Messages.error(&writer, id: nil, code: "regions_dropped", message: "your regions clash with the reloaded configuration")
-                server.enqueue(writer.bytes[...], to: c, since: nil)
+                server.reply(writer.bytes[...], to: c)
                 continue
             }
             regions += c.ownedRegions
@@ -521,7 +532,7 @@ public final class Daemon {
     private func connected(_ c: Client) {
         writer.reset()
         Messages.hello(&writer, version: daemonVersion, devices: devices.map(\.summary), screen: base.engine.screen)
-        server.enqueue(writer.bytes[...], to: c, since: nil)
+        server.reply(writer.bytes[...], to: c)
         writer.reset()
         if !pendingSources.isEmpty && server.clientCount >= options.waitForClients {
             let sources = pendingSources

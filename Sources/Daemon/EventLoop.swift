@@ -16,6 +16,9 @@ public final class EventLoop {
     private var running = false
     /// Runs after the handlers of each wake-up.
     public var afterTurn: (() -> Void)?
+    /// Work left over from a turn (a client's requests past its turn's budget): while true the
+    /// loop looks at its fds without sleeping, then runs `afterTurn` again.
+    public var hasPendingWork: (() -> Bool)?
     /// Wake-ups so far (for `stats` and the idle measurement).
     public private(set) var wakeups = 0
 
@@ -57,7 +60,7 @@ public final class EventLoop {
         var datas = [UInt64](repeating: 0, count: 64)
         var events = [UInt32](repeating: 0, count: 64)
         while running {
-            let n = cl_epoll_wait(epfd, &datas, &events, 64, -1)
+            let n = cl_epoll_wait(epfd, &datas, &events, 64, hasPendingWork?() == true ? 0 : -1)
             if n < 0 {
                 if errno == EINTR { continue }
                 return

@@ -55,7 +55,7 @@ extension Daemon {
             writer.reset()
             Messages.error(&writer, id: id, code: "internal", message: "\(error)")
         }
-        server.enqueue(writer.bytes[...], to: c, since: nil)
+        server.reply(writer.bytes[...], to: c)
         writer.reset()
     }
 

@@ -7,18 +7,31 @@ import Logging
     import Glibc
 #endif
 
-/// One connected client: its credentials, its partial request line, its queued output and what
-/// it subscribed to.
+/// One connected client: its credentials, the bytes it sent that are not yet taken as requests,
+/// its queued output and what it subscribed to.
 public final class Client {
     public let fd: Int32
     public let number: Int
     public let pid: Int32
     public let uid: UInt32
     public let gid: UInt32
+    /// Bytes read and not yet taken as request lines start at `inputStart`; `scanned` is how far
+    /// the search for a newline has looked (a partial line is not searched again).
     var input: [UInt8] = []
+    var inputStart = 0
+    var scanned = 0
     var output: [UInt8] = []
     var sent = 0
+    /// Reply bytes queued since the queue was last empty. A request's answer may be larger than
+    /// the stream bound without making its client "slow".
+    var replyAllowance = 0
     var watchingWrites = false
+    /// The client shut down its writing side: its last requests are answered, then it is closed.
+    var readClosed = false
+    /// It has request lines left over from an earlier turn (it used up its turn's budget).
+    var backlogged = false
+    /// The epoll events asked for now.
+    var interest: UInt32 = CL_EPOLLIN | CL_EPOLLRDHUP
     /// Monotonic time of the input behind the oldest line not yet written (for latency).
     var pendingSince: Int64?
     var closing = false
@@ -46,8 +59,17 @@ public final class Client {
 
 /// The Unix socket: accepts clients, splits their requests into lines, and queues output per
 /// client with a bound. Writes are coalesced: `enqueue` only appends; `flush` (once per loop turn)
-/// writes each client's queue with one `write`. A client whose queue passes the bound is
-/// disconnected, so a stalled reader never slows the engine or the other clients.
+/// writes each client's queue with one `write`.
+///
+/// Fairness and memory, whatever a client does:
+/// - A client's requests are served at most `requestsPerTurn` lines and `bytesPerTurn` bytes a
+///   loop turn; what is left waits in the backlog for the next turn, after the input devices and
+///   the other clients have had theirs.
+/// - Stream lines (gestures, touches, devices) may queue up to `outputBufferBytes` beyond the
+///   kernel's socket buffer; a client past that has not read for seconds and is disconnected.
+///   Replies are queued whole, but a client whose queue is past the bound gets no further
+///   request served until it reads: one that pipelines requests without reading is slowed down,
+///   not dropped, and cannot grow its queue without bound.
 public final class Server {
     let loop: EventLoop
     let listenFD: Int32
@@ -57,15 +79,24 @@ public final class Server {
     /// The clients in connection order; iterated on every line, so kept as an array (no
     /// allocation per event, unlike building one from the dictionary).
     private(set) var allClients: [Client] = []
+    /// Clients with request lines left over from an earlier turn.
+    private var backlog: [Client] = []
     private var nextNumber = 1
     private var chunk = [UInt8](repeating: 0, count: 65_536)
-    /// The bytes of the current line, reused.
-    private var lineBuffer: [UInt8] = []
+    /// An fd held in reserve: when accept fails for want of fds (EMFILE), it is closed so that
+    /// the waiting connection can be accepted and turned away, instead of the listening socket
+    /// staying readable and the loop spinning.
+    private var reserveFD: Int32 = -1
+    private var refusals = RepeatedWarning()
 
     public struct Limits {
         public var maxClients: Int
         public var maxLineBytes: Int
         public var outputBufferBytes: Int
+        /// Request lines served per client per loop turn.
+        public var requestsPerTurn = 64
+        /// Bytes read per client per loop turn.
+        public var bytesPerTurn = 65_536
     }
 
     /// What the server tells its owner.
@@ -86,38 +117,76 @@ public final class Server {
         self.log = log
         let flags = fcntl(listenFD, F_GETFL)
         _ = fcntl(listenFD, F_SETFL, flags | O_NONBLOCK)
+        reserveFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
         try loop.add(listenFD) { [unowned self] _ in self.acceptAll() }
     }
 
     var clientCount: Int { clients.count }
 
+    /// Fds the daemon keeps for itself beyond its clients: input devices, epoll, timers,
+    /// signalfd, udev, the listening socket, the reserve.
+    static let fdsForTheDaemon = 64
+
+    /// The clients the process can hold with its RLIMIT_NOFILE: the soft limit is raised to the
+    /// hard one first (systemd's default soft limit is 1024, its hard limit far higher), then
+    /// `configured` is lowered if the fds would still not suffice.
+    static func clientLimit(configured: Int) -> Int {
+        var lim = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &lim) == 0 else { return configured }
+        if lim.rlim_cur < lim.rlim_max {
+            var raised = lim
+            raised.rlim_cur = lim.rlim_max
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { lim = raised }
+        }
+        let available = Int(clamping: lim.rlim_cur) - fdsForTheDaemon  // RLIM_INFINITY is UInt64.max: clamped
+        return max(1, min(configured, available))
+    }
+
+    /// Some client has requests left from an earlier turn: the loop must not sleep.
+    var hasBacklog: Bool { !backlog.isEmpty }
+
     private func acceptAll() {
         while true {
             let fd = cl_accept(listenFD)
             if fd < 0 {
-                if errno == EINTR { continue }
-                if errno != EAGAIN && errno != EWOULDBLOCK { log.warning("accept: \(String(cString: strerror(errno)))") }
-                return
+                switch errno {
+                case EINTR: continue
+                case EAGAIN, EWOULDBLOCK: return
+                case EMFILE, ENFILE:
+                    turnAwayWithoutFDs()
+                    return
+                default:
+                    log.warning("accept: \(String(cString: strerror(errno)))")
+                    return
+                }
             }
             var pid: Int32 = 0, uid: UInt32 = 0, gid: UInt32 = 0
-            _ = cl_peer_credentials(fd, &pid, &uid, &gid)
+            guard cl_peer_credentials(fd, &pid, &uid, &gid) == 0 else {
+                // Without credentials the set_regions policy cannot be applied: fail closed.
+                log.warning("refused a client: SO_PEERCRED failed: \(String(cString: strerror(errno)))")
+                close(fd)
+                continue
+            }
             if clients.count >= settings.maxClients {
                 refused += 1
-                var w = JSONLineWriter(capacity: 256)
-                Messages.error(&w, id: nil, code: "too_many_clients", message: "the daemon serves \(settings.maxClients) clients at most")
-                _ = w.bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-                close(fd)
-                log.warning("refused a client (pid \(pid), uid \(uid)): \(settings.maxClients) clients already")
+                refuse(fd, code: "too_many_clients", message: "the daemon serves \(settings.maxClients) clients at most")
+                if let more = refusals.note(at: monotonicNanoseconds()) {
+                    log.warning("refused a client (pid \(pid), uid \(uid)): \(settings.maxClients) clients already\(more)")
+                }
                 continue
+            }
+            if let more = refusals.flush() {
+                log.notice("a client slot is free again\(more)")
             }
             let client = Client(fd: fd, number: nextNumber, pid: pid, uid: uid, gid: gid)
             nextNumber += 1
             accepted += 1
             do {
-                try loop.add(fd, events: CL_EPOLLIN | CL_EPOLLRDHUP) { [unowned self, unowned client] events in
+                try loop.add(fd, events: client.interest) { [unowned self, unowned client] events in
                     self.ready(client, events)
                 }
             } catch {
+                log.warning("cannot watch a new client: \(error)")
                 close(fd)
                 continue
             }
@@ -128,43 +197,140 @@ public final class Server {
         }
     }
 
-    private func ready(_ client: Client, _ events: UInt32) {
-        if events & CL_EPOLLOUT != 0 { write(client) }
-        if events & (CL_EPOLLIN | CL_EPOLLHUP | CL_EPOLLERR | CL_EPOLLRDHUP) != 0 { read(client) }
+    /// Writes one error line to a connection being turned away and closes it.
+    private func refuse(_ fd: Int32, code: String, message: String) {
+        var w = JSONLineWriter(capacity: 256)
+        Messages.error(&w, id: nil, code: code, message: message)
+        _ = w.bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        close(fd)
     }
 
-    private func read(_ client: Client) {
+    /// Out of fds: accept the waiting connection with the reserve fd, tell it why, close it.
+    private func turnAwayWithoutFDs() {
+        refused += 1
+        if reserveFD >= 0 {
+            close(reserveFD)
+            reserveFD = -1
+            let fd = cl_accept(listenFD)
+            if fd >= 0 { refuse(fd, code: "too_many_clients", message: "the daemon is out of file descriptors") }
+            reserveFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        }
+        if let more = refusals.note(at: monotonicNanoseconds()) {
+            log.warning("refused a client: out of file descriptors (\(clients.count) clients)\(more)")
+        }
+        // Without the reserve (it could not be reopened) the connection stays queued; the
+        // listening socket is left out of the loop until a client goes, so the loop cannot spin.
+        if reserveFD < 0 { loop.modify(listenFD, events: 0) }
+    }
+
+    private func ready(_ client: Client, _ events: UInt32) {
+        let hungUp = events & (CL_EPOLLHUP | CL_EPOLLERR) != 0
+        if events & CL_EPOLLOUT != 0 || (hungUp && client.queued > 0) { write(client) }
+        if client.closing { return }
+        if hungUp && client.readClosed {
+            // Both directions are gone (always reported, whatever the interest): nothing more
+            // can come or go.
+            disconnect(client, reason: "hung up")
+            return
+        }
+        if events & (CL_EPOLLIN | CL_EPOLLRDHUP) != 0 || hungUp { serve(client) }
+    }
+
+    /// Serves what is left of the clients' requests from earlier turns (once per turn).
+    func serveBacklog() {
+        guard !backlog.isEmpty else { return }
+        let waiting = backlog
+        backlog.removeAll(keepingCapacity: true)
+        for c in waiting where !c.closing {
+            c.backlogged = false
+            serve(c)
+        }
+    }
+
+    /// One turn's work for a client: request lines already read first, then reads, within the
+    /// turn's budget; whatever is left waits for the next turn.
+    private func serve(_ client: Client) {
+        var requests = 0, bytesRead = 0
         while !client.closing {
+            if client.queued > settings.outputBufferBytes { break }  // paused until it reads
+            if requests >= settings.requestsPerTurn {
+                if hasLine(client) || client.readClosed {
+                    client.backlogged = true
+                    backlog.append(client)
+                }
+                break
+            }
+            if let line = nextLine(client) {
+                requests += 1
+                deliver(client, line)
+                continue
+            }
+            if client.input.count - client.inputStart > settings.maxLineBytes {
+                tooLong(client)
+                return
+            }
+            if client.readClosed {
+                // The last request may end without a newline.
+                if client.inputStart < client.input.count {
+                    let rest = client.input[client.inputStart...]
+                    client.input.removeAll()
+                    client.inputStart = 0
+                    client.scanned = 0
+                    deliver(client, rest)
+                    continue
+                }
+                if client.queued == 0 { disconnect(client, reason: "closed the connection") }
+                break
+            }
+            if bytesRead >= settings.bytesPerTurn {
+                client.backlogged = true
+                backlog.append(client)
+                break
+            }
             let n = chunk.withUnsafeMutableBytes { Glibc.read(client.fd, $0.baseAddress, $0.count) }
             if n < 0 {
                 if errno == EINTR { continue }
-                if errno == EAGAIN || errno == EWOULDBLOCK { return }
+                if errno == EAGAIN || errno == EWOULDBLOCK { break }
                 disconnect(client, reason: "read: \(String(cString: strerror(errno)))")
                 return
             }
             if n == 0 {
-                disconnect(client, reason: "closed the connection")
-                return
+                client.readClosed = true
+                continue
             }
-            var start = 0
-            for i in 0..<n where chunk[i] == 0x0A {
-                if client.input.isEmpty {
-                    deliver(client, chunk[start..<i])
-                } else {
-                    client.input += chunk[start..<i]
-                    lineBuffer = client.input
-                    client.input.removeAll(keepingCapacity: true)
-                    deliver(client, lineBuffer[...])
-                }
-                start = i + 1
-                if client.closing { return }
+            bytesRead += n
+            if client.inputStart > 0 {
+                client.input.removeFirst(client.inputStart)
+                client.scanned -= client.inputStart
+                client.inputStart = 0
             }
-            if start < n { client.input += chunk[start..<n] }
-            if client.input.count > settings.maxLineBytes {
-                tooLong(client)
-                return
-            }
+            client.input += chunk[0..<n]
         }
+        if !client.closing { refreshInterest(client) }
+    }
+
+    /// Is a complete request line waiting in the client's input?
+    private func hasLine(_ client: Client) -> Bool {
+        client.input[max(client.scanned, client.inputStart)...].contains(0x0A)
+    }
+
+    /// The next complete request line in the client's input (without its newline), taken.
+    private func nextLine(_ client: Client) -> ArraySlice<UInt8>? {
+        let from = max(client.scanned, client.inputStart)
+        guard let end = client.input[from...].firstIndex(of: 0x0A) else {
+            client.scanned = client.input.count
+            return nil
+        }
+        let line = client.input[client.inputStart..<end]
+        client.inputStart = end + 1
+        client.scanned = end + 1
+        if client.inputStart == client.input.count {
+            // Keeps the slice's bytes alive (copy on write) while reusing small buffers.
+            client.input = []
+            client.inputStart = 0
+            client.scanned = 0
+        }
+        return line
     }
 
     private func deliver(_ client: Client, _ line: ArraySlice<UInt8>) {
@@ -181,25 +347,53 @@ public final class Server {
     private func tooLong(_ client: Client) {
         var w = JSONLineWriter(capacity: 256)
         Messages.error(&w, id: nil, code: "line_too_long", message: "a request line may have \(settings.maxLineBytes) bytes at most; closing")
-        enqueue(w.bytes[...], to: client, since: nil)
+        reply(w.bytes[...], to: client)
         write(client)
         disconnect(client, reason: "sent a line longer than \(settings.maxLineBytes) bytes")
     }
 
-    /// Queues `bytes` for `client`. `since` is the monotonic time of the input behind them.
+    /// The epoll events a client needs now: reads only while its requests are being served
+    /// (not while backlogged, paused or half-closed), writes while output waits on the kernel.
+    private func refreshInterest(_ client: Client) {
+        var events: UInt32 = 0
+        if client.watchingWrites { events |= CL_EPOLLOUT }
+        if !client.readClosed && !client.backlogged && client.queued <= settings.outputBufferBytes {
+            events |= CL_EPOLLIN | CL_EPOLLRDHUP
+        }
+        guard events != client.interest else { return }
+        client.interest = events
+        loop.modify(client.fd, events: events)
+    }
+
+    /// Queues a stream line (gesture, touch, device) for `client`. `since` is the monotonic time
+    /// of the input behind it. A client whose queue would pass the bound is disconnected.
     func enqueue(_ bytes: ArraySlice<UInt8>, to client: Client, since: Int64?) {
         guard !client.closing else { return }
-        if client.queued + bytes.count > settings.outputBufferBytes {
+        if client.queued + bytes.count > settings.outputBufferBytes + client.replyAllowance {
             droppedSlow += 1
-            disconnect(client, reason: "stopped reading: \(client.queued) bytes queued, the limit is \(settings.outputBufferBytes)", level: .warning)
+            disconnect(
+                client, reason: "stopped reading: \(client.queued) bytes queued, the limit is \(settings.outputBufferBytes)",
+                level: .warning)
             return
         }
+        append(bytes, to: client)
+        if client.pendingSince == nil { client.pendingSince = since }
+    }
+
+    /// Queues a reply (to a request, or the hello): always whole; the client's requests pause
+    /// while its queue is past the bound.
+    func reply(_ bytes: ArraySlice<UInt8>, to client: Client) {
+        guard !client.closing else { return }
+        append(bytes, to: client)
+        client.replyAllowance += bytes.count
+    }
+
+    private func append(_ bytes: ArraySlice<UInt8>, to client: Client) {
         if client.sent > 0 && client.sent * 2 > client.output.count {
             client.output.removeFirst(client.sent)
             client.sent = 0
         }
         client.output += bytes
-        if client.pendingSince == nil { client.pendingSince = since }
     }
 
     /// Writes every client's queue (once per loop turn).
@@ -208,15 +402,15 @@ public final class Server {
     }
 
     private func write(_ client: Client) {
+        let wasPaused = client.queued > settings.outputBufferBytes
         while client.queued > 0 {
             let n = client.output.withUnsafeBytes { Glibc.write(client.fd, $0.baseAddress! + client.sent, client.queued) }
             if n < 0 {
                 if errno == EINTR { continue }
                 if errno == EAGAIN || errno == EWOULDBLOCK {
-                    if !client.watchingWrites {
-                        client.watchingWrites = true
-                        loop.modify(client.fd, events: CL_EPOLLIN | CL_EPOLLRDHUP | CL_EPOLLOUT)
-                    }
+                    client.watchingWrites = true
+                    if wasPaused && client.queued <= settings.outputBufferBytes { resume(client) }
+                    refreshInterest(client)
                     return
                 }
                 disconnect(client, reason: "write: \(String(cString: strerror(errno)))")
@@ -224,16 +418,27 @@ public final class Server {
             }
             client.sent += n
         }
-        client.output.removeAll(keepingCapacity: client.output.capacity <= 65_536)
+        client.output.removeAll(keepingCapacity: client.output.capacity <= settings.outputBufferBytes)
         client.sent = 0
+        client.replyAllowance = 0
         if let since = client.pendingSince {
             onWritten?(monotonicNanoseconds() - since)
             client.pendingSince = nil
         }
-        if client.watchingWrites {
-            client.watchingWrites = false
-            loop.modify(client.fd, events: CL_EPOLLIN | CL_EPOLLRDHUP)
+        client.watchingWrites = false
+        if client.readClosed && client.inputStart == client.input.count {
+            disconnect(client, reason: "closed the connection")
+            return
         }
+        if wasPaused { resume(client) }
+        refreshInterest(client)
+    }
+
+    /// A paused client read enough: its buffered requests are served from the next turn on.
+    private func resume(_ client: Client) {
+        guard !client.backlogged, client.inputStart < client.input.count || client.readClosed else { return }
+        client.backlogged = true
+        backlog.append(client)
     }
 
     func disconnect(_ client: Client, reason: String, level: Logger.Level = .info) {
@@ -244,10 +449,41 @@ public final class Server {
         clients[client.fd] = nil
         allClients.removeAll { $0 === client }
         log.log(level: level, "\(client.label) disconnected: \(reason)")
+        if reserveFD < 0 {
+            reserveFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
+            loop.modify(listenFD, events: CL_EPOLLIN)
+        }
         onDisconnect?(client)
     }
 
     func closeAll() {
         for c in allClients { disconnect(c, reason: "the daemon is stopping") }
+    }
+}
+
+/// A warning that may repeat many times a second (a connection flood): logged at once, then at
+/// most once per `interval` with the count of those not logged, so the journal gets a line with
+/// a count instead of a thousand identical ones.
+struct RepeatedWarning {
+    var interval: Int64 = 10_000_000_000
+    private var lastLogged: Int64?
+    private var unlogged = 0
+
+    /// One more occurrence: the suffix to log it with (" (and N more since the last warning)"),
+    /// or nil to stay silent.
+    mutating func note(at now: Int64) -> String? {
+        if let last = lastLogged, now - last < interval {
+            unlogged += 1
+            return nil
+        }
+        lastLogged = now
+        return flush() ?? ""
+    }
+
+    /// The count not logged yet, once, or nil.
+    mutating func flush() -> String? {
+        guard unlogged > 0 else { return nil }
+        defer { unlogged = 0 }
+        return " (\(unlogged) more refused since the last warning)"
     }
 }

@@ -246,19 +246,32 @@ struct Loader {
         s.maxClients = try d.integer("max_clients", in: 1...1024) ?? s.maxClients
         s.maxLineBytes = try d.integer("max_line_bytes", in: 1024...(1 << 20)) ?? s.maxLineBytes
         s.outputBufferBytes = try d.integer("output_buffer_bytes", in: 4096...(16 << 20)) ?? s.outputBufferBytes
+        let worstCase = s.maxClients * (s.outputBufferBytes + s.maxLineBytes)
+        if worstCase > DaemonSettings.maxClientMemory {
+            let key = ["output_buffer_bytes", "max_line_bytes", "max_clients"].first { d.table[$0] != nil } ?? "max_clients"
+            throw d.fail(
+                key,
+                "max_clients × (output_buffer_bytes + max_line_bytes) is \(worstCase >> 20) MiB: clients that never read could make the daemon hold that much; at most \(DaemonSettings.maxClientMemory >> 20) MiB"
+            )
+        }
         let who = try d.string("set_regions") ?? "all"
-        let uids = try d.numbers("set_regions_uids")
-        let gids = try d.numbers("set_regions_gids")
+        // Ids are checked before they are converted: -1, 2^32 or 1e30 must be refused, not trap.
+        var ids: [String: [UInt32]] = [:]
+        for key in ["set_regions_uids", "set_regions_gids"] {
+            guard let list = try d.numbers(key) else { continue }
+            ids[key] = try list.map { (v: Double) throws(ConfigError) -> UInt32 in
+                guard v >= 0, v == v.rounded(), v <= 4_294_967_294 else {
+                    throw d.fail(key, "'\(key)' must hold user or group ids (whole numbers from 0 to 4294967294), found \(v)")
+                }
+                return UInt32(v)
+            }
+        }
+        let uids = ids["set_regions_uids"], gids = ids["set_regions_gids"]
         switch who {
         case "all":
-            if uids != nil || gids != nil { s.setRegions = .only(uids: Set((uids ?? []).map { UInt32($0) }), gids: Set((gids ?? []).map { UInt32($0) })) }
+            if uids != nil || gids != nil { s.setRegions = .only(uids: Set(uids ?? []), gids: Set(gids ?? [])) }
         case "none": s.setRegions = .nobody
         default: throw d.fail("set_regions", "'set_regions' must be \"all\" or \"none\" (restrict with set_regions_uids / set_regions_gids)")
-        }
-        for (key, list) in [("set_regions_uids", uids), ("set_regions_gids", gids)] {
-            for v in list ?? [] where v < 0 || v != v.rounded() || v > 4_294_967_294 {
-                throw d.fail(key, "'\(key)' must hold user or group ids (whole numbers)")
-            }
         }
         return s
     }

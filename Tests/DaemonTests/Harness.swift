@@ -125,6 +125,16 @@ final class DaemonUnderTest {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? -1
     }
 
+    /// utime + stime of the daemon so far, in seconds.
+    func cpuSeconds() -> Double {
+        guard let s = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = s.lastIndex(of: ")")
+        else { return 0 }
+        let fields = s[s.index(after: close)...].split(separator: " ")
+        let ticks = (Double(fields[11]) ?? 0) + (Double(fields[12]) ?? 0)
+        return ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
     func fdList() -> String {
         let dir = "/proc/\(pid)/fd"
         let fds = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []

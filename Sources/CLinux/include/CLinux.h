@@ -157,12 +157,11 @@ static inline ssize_t cl_sendto_unix(int fd, const void *buf, size_t n, const ch
 
 // accept4 is declared only under _GNU_SOURCE, and accept's address argument is a transparent
 // union Swift cannot pass NULL to: accept here, then make the socket non-blocking and close-on-exec.
+// accept4 sets non-blocking and close-on-exec atomically: no child spawned between the accept
+// and an fcntl can inherit a client's socket. glibc declares it only under _GNU_SOURCE (above).
+extern int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags);
 static inline int cl_accept(int fd) {
-    int c = accept(fd, NULL, NULL);
-    if (c < 0) return c;
-    fcntl(c, F_SETFL, fcntl(c, F_GETFL) | O_NONBLOCK);
-    fcntl(c, F_SETFD, FD_CLOEXEC);
-    return c;
+    return accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 }
 
 // prctl is variadic: Swift cannot call it.
