@@ -34,12 +34,40 @@ public struct JournalLogHandler: LogHandler {
             strftime(&buf, buf.count, "%Y-%m-%dT%H:%M:%SZ", &tm)
             text = String(cString: buf) + " \(event.level) "
         }
-        text += "\(event.message)"
+        var body = "\(event.message)"
         let all = metadata.merging(event.metadata ?? [:]) { $1 }
-        if !all.isEmpty { text += " " + all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ") }
-        text += "\n"
+        if !all.isEmpty { body += " " + all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ") }
+        text += Self.escaped(body) + "\n"
         let bytes = Array(text.utf8)
         _ = bytes.withUnsafeBytes { Glibc.write(2, $0.baseAddress, $0.count) }
+    }
+
+    /// Longest message written, in bytes (a client's string can be long).
+    static let maxMessageBytes = 4096
+
+    /// One line, whatever a message holds: control characters (a newline, `<0>`-forging line
+    /// starts, ESC sequences, NUL) are written as `\xNN`, and the message is cut at
+    /// `maxMessageBytes`. Strings from clients reach the journal only through here.
+    static func escaped(_ message: String) -> String {
+        var out = ""
+        var bytes = 0
+        for scalar in message.unicodeScalars {
+            let v = scalar.value
+            let piece: String
+            if v < 0x20 || v == 0x7F || (0x80...0x9F).contains(v) {
+                let hex = String(v, radix: 16)
+                piece = "\\x" + (hex.count < 2 ? "0" + hex : hex)
+            } else {
+                piece = String(scalar)
+            }
+            bytes += piece.utf8.count
+            if bytes > maxMessageBytes {
+                out += "... (\(message.utf8.count) bytes)"
+                break
+            }
+            out += piece
+        }
+        return out
     }
 
     func priority(_ level: Logger.Level) -> Int {

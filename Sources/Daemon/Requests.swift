@@ -143,11 +143,20 @@ extension Daemon {
             // Validate against the file's regions and every other client's.
             var others = base
             for o in server.allClients where o !== c { others.engine.regions += o.ownedRegions }
+            let regions: [RegionSpec]
             do {
-                c.ownedRegions = try ConfigLoader.clientRegions(tables, base: others, file: "client #\(c.number)")
+                regions = try ConfigLoader.clientRegions(tables, base: others, file: "client #\(c.number)")
             } catch {
                 throw RequestError("invalid_regions", error.reason)
             }
+            let othersGestures = server.allClients.reduce(0) { $0 + ($1 === c ? 0 : $1.ownedRegions.reduce(0) { $0 + $1.gestures.count }) }
+            let mine = regions.reduce(0) { $0 + $1.gestures.count }
+            guard othersGestures + mine <= ConfigLimits.gesturesOfAllClients else {
+                throw RequestError(
+                    "invalid_regions",
+                    "clients may set \(ConfigLimits.gesturesOfAllClients) gestures at most together; the others have \(othersGestures)")
+            }
+            c.ownedRegions = regions
             try recompile()
             log.info("\(c.label) set regions: \(c.ownedRegions.map(\.name).joined(separator: ", "))")
             Messages.beginReply(&writer, id: id, op: op)

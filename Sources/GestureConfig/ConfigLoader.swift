@@ -28,6 +28,9 @@ public enum ConfigLoader {
     public static func clientRegions(_ tables: [TOMLTable], base: Configuration, file: String) throws(ConfigError)
         -> [RegionSpec]
     {
+        guard tables.count <= ConfigLimits.regionsPerClient else {
+            throw ConfigError(file: file, line: 1, reason: "a client may set \(ConfigLimits.regionsPerClient) regions at most, found \(tables.count)")
+        }
         var loader = Loader(file: file)
         loader.ruleLines = base.engine.regions.map { r in r.gestures.map { _ in (header: 1, requires: nil, simultaneous: nil) } }
         var regions = base.engine.regions
@@ -35,13 +38,38 @@ public enum ConfigLoader {
         let thresholds = base.engine.regions.first?.gestures.first?.thresholds ?? .standard
         for t in tables {
             let scope = Scope(table: t, file: file, name: "a region")
-            let r = try loader.readRegion(scope, thresholds: thresholds, screen: base.engine.screen, existing: regions)
+            var r = try loader.readRegion(scope, thresholds: thresholds, screen: base.engine.screen, existing: regions)
+            // A client's region covers at most the screen: larger, it would become the parent of
+            // the file's full-screen region and, with priority high, take every gesture.
+            if let rect = r.rect {
+                guard let inside = rect.clipped(to: base.engine.screen) else {
+                    throw scope.fail("rect", "region '\(r.name)' lies outside the screen")
+                }
+                r.rect = inside
+            }
             regions.append(r)
             added.append(r)
+        }
+        let gestures = added.reduce(0) { $0 + $1.gestures.count }
+        guard gestures <= ConfigLimits.gesturesPerClient else {
+            throw ConfigError(file: file, line: 1, reason: "a client may set \(ConfigLimits.gesturesPerClient) gestures at most, found \(gestures)")
         }
         try loader.checkRules(EngineConfiguration(screen: base.engine.screen, regions: regions), [])
         return added
     }
+}
+
+/// Bounds on what a config or a client may declare, so that no request can make the daemon's
+/// compile or its arenas large (docs/PROTOCOL.md, set_regions).
+public enum ConfigLimits {
+    /// Bytes in a region or gesture name.
+    public static let nameBytes = 64
+    /// Regions in one client's set_regions.
+    public static let regionsPerClient = 32
+    /// Gestures in one client's regions.
+    public static let gesturesPerClient = 64
+    /// Gestures in all clients' regions together.
+    public static let gesturesOfAllClients = 256
 }
 
 /// A table being read: typed getters that fail with the key's line.
@@ -306,12 +334,26 @@ struct Loader {
         }
     }
 
+    /// Names are identifiers: they appear in every gesture line, in logs and in rules, so they
+    /// are short and hold no control character (a newline or ESC in a name would forge log lines).
+    func checkName(_ name: String, _ scope: Scope, _ what: String) throws(ConfigError) {
+        guard !name.isEmpty, !name.contains("/") else {
+            throw scope.fail("name", "a \(what) name must be non-empty and hold no '/'")
+        }
+        guard name.utf8.count <= ConfigLimits.nameBytes else {
+            throw scope.fail("name", "a \(what) name may have \(ConfigLimits.nameBytes) bytes at most, found \(name.utf8.count)")
+        }
+        if let bad = name.unicodeScalars.first(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
+            throw scope.fail("name", "a \(what) name may hold no control character (U+\(String(bad.value, radix: 16, uppercase: true)))")
+        }
+    }
+
     mutating func readRegion(_ r: Scope, thresholds: Thresholds, screen: PixelRect, existing: [RegionSpec])
         throws(ConfigError) -> RegionSpec
     {
         try r.checkKeys(["name", "rect", "priority", "standard_gestures", "gesture", "drag"])
         guard let name = try r.string("name") else { throw r.fail(nil, "a [[region]] needs a 'name'") }
-        guard !name.isEmpty, !name.contains("/") else { throw r.fail("name", "a region name must be non-empty and hold no '/'") }
+        try checkName(name, r, "region")
         if existing.contains(where: { $0.name == name }) { throw r.fail("name", "region '\(name)' is defined twice") }
         var rect: PixelRect?
         if let v = try r.numbers("rect", count: 4) {
@@ -373,7 +415,7 @@ struct Loader {
         var t = thresholds
         try readThresholds(g, into: &t)
         let name = try g.string("name") ?? kind.rawValue
-        guard !name.isEmpty, !name.contains("/") else { throw g.fail("name", "a gesture name must be non-empty and hold no '/'") }
+        try checkName(name, g, "gesture")
         let fingers = try g.integer("fingers", in: 1...10)
         let minF = try g.integer("min_fingers", in: 1...10) ?? fingers ?? (kind == .pinch ? 2 : 1)
         let maxF = try g.integer("max_fingers", in: 1...10) ?? fingers ?? (kind == .pinch ? 5 : minF)

@@ -83,14 +83,23 @@ public struct CompiledConfiguration: Sendable {
             }
             parents[i] = best
         }
+        // Depths in declaration order of parents: a parent is declared before its child or is
+        // strictly bigger, so walk each region's chain once, memoized.
+        var depths = [Int](repeating: -1, count: rects.count)
         func depth(_ i: Int) -> Int {
-            var d = 0
-            var p = parents[i]
-            while let q = p, d <= rects.count {
-                d += 1
+            if depths[i] >= 0 { return depths[i] }
+            var chain: [Int] = []
+            var p: Int? = i
+            while let q = p, depths[q] < 0, chain.count <= rects.count {
+                chain.append(q)
                 p = parents[q]
             }
-            return d
+            var d = p.map { depths[$0] } ?? -1
+            for q in chain.reversed() {
+                d += 1
+                depths[q] = d
+            }
+            return depths[i]
         }
 
         var gestures: [CompiledGesture] = []
@@ -109,19 +118,17 @@ public struct CompiledConfiguration: Sendable {
         self.gestures = gestures
 
         var paths: [[Int]] = []
-        var ancestry: [[Int]] = []  // region path, innermost first
         for i in regions.indices {
-            var chain = [i]
+            var path = regions[i].gestures
             var p = regions[i].parent
-            while let q = p, chain.count <= regions.count {
-                chain.append(q)
+            while let q = p, path.count <= gestures.count {
+                path += regions[q].gestures
                 p = regions[q].parent
             }
-            ancestry.append(chain)
-            paths.append(chain.flatMap { regions[$0].gestures })
+            paths.append(path)
         }
         self.paths = paths
-        policy = Self.buildPolicy(regions: regions, gestures: gestures, ancestry: ancestry)
+        policy = Self.buildPolicy(regions: regions, gestures: gestures, nesting: RegionTree(parents: regions.map(\.parent)))
     }
 
     /// Resolves a rule's name: `name` within the region, or `region/name` anywhere.
@@ -136,37 +143,45 @@ public struct CompiledConfiguration: Sendable {
         return regions[region].gestures.first { gestures[$0].spec.name == name }
     }
 
-    private static func buildPolicy(regions: [CompiledRegion], gestures: [CompiledGesture], ancestry: [[Int]])
+    /// Builds the policy in time proportional to the pairs that can meet (plus the rules): the
+    /// nesting is asked in O(1) and every rule's name is resolved once, so deeply nested regions
+    /// compile in milliseconds, not the seconds a per-pair walk of the ancestry took.
+    private static func buildPolicy(regions: [CompiledRegion], gestures: [CompiledGesture], nesting: RegionTree)
         -> ArenaPolicy
     {
         let n = gestures.count
         var outranking = [Bool](repeating: false, count: n * n)
         var together = [Bool](repeating: false, count: n * n)
         var reasons = [ArenaPolicy.Rank?](repeating: nil, count: n * n)
-        func named(_ list: [String], from a: Int, contains b: Int) -> Bool {
-            list.contains { resolve($0, from: gestures[a].region, regions: regions, gestures: gestures) == b }
+        var byQualifiedName: [String: Int] = [:]
+        for (i, g) in gestures.enumerated() where byQualifiedName[g.qualifiedName] == nil { byQualifiedName[g.qualifiedName] = i }
+        func resolveAll(_ list: [String], from region: Int) -> Set<Int> {
+            Set(list.compactMap { name in
+                name.contains("/")
+                    ? byQualifiedName[name] : regions[region].gestures.first { gestures[$0].spec.name == name }
+            })
         }
+        let simultaneousWith = gestures.map { resolveAll($0.spec.simultaneousWith, from: $0.region) }
+        let requiresFailureOf = gestures.map { resolveAll($0.spec.requiresFailureOf, from: $0.region) }
         for a in 0..<n {
             for b in 0..<n where a < b {
                 let ra = gestures[a].region, rb = gestures[b].region
                 // Only gestures on one path can meet in an arena.
-                let aOuter = ancestry[rb].contains(ra)
-                let bOuter = ancestry[ra].contains(rb)
+                let aOuter = nesting.isAncestor(ra, of: rb)
+                let bOuter = nesting.isAncestor(rb, of: ra)
                 guard aOuter || bOuter else { continue }
                 let sa = gestures[a].spec, sb = gestures[b].spec
                 func set(_ hi: Int, _ lo: Int, _ why: ArenaPolicy.Rank) {
                     outranking[hi * n + lo] = true
                     reasons[hi * n + lo] = why
                 }
-                if named(sa.simultaneousWith, from: a, contains: b) || named(sb.simultaneousWith, from: b, contains: a) {
+                if simultaneousWith[a].contains(b) || simultaneousWith[b].contains(a) {
                     together[a * n + b] = true
                     together[b * n + a] = true
-                } else if named(sa.requiresFailureOf, from: a, contains: b)
-                    || named(sb.requiresFailureOf, from: b, contains: a)
-                {
+                } else if requiresFailureOf[a].contains(b) || requiresFailureOf[b].contains(a) {
                     // Both directions are recorded, so a cycle shows in `findCycle()`.
-                    if named(sa.requiresFailureOf, from: a, contains: b) { set(b, a, .requiresFailure) }
-                    if named(sb.requiresFailureOf, from: b, contains: a) { set(a, b, .requiresFailure) }
+                    if requiresFailureOf[a].contains(b) { set(b, a, .requiresFailure) }
+                    if requiresFailureOf[b].contains(a) { set(a, b, .requiresFailure) }
                 } else if ra != rb {
                     let (outer, inner) = aOuter ? (a, b) : (b, a)
                     switch gestures[outer].spec.priority {
@@ -221,4 +236,42 @@ public struct CompiledConfiguration: Sendable {
         }
         return best
     }
+}
+
+/// The regions' nesting as a tree, numbered in one depth-first walk so that "is `a` on `b`'s path
+/// to the top" (a region counts as on its own path) is two comparisons.
+struct RegionTree {
+    private var enter: [Int]
+    private var exit: [Int]
+
+    init(parents: [Int?]) {
+        let n = parents.count
+        var children = [[Int]](repeating: [], count: n)
+        var roots: [Int] = []
+        for (i, p) in parents.enumerated() {
+            if let p { children[p].append(i) } else { roots.append(i) }
+        }
+        enter = [Int](repeating: 0, count: n)
+        exit = [Int](repeating: 0, count: n)
+        var clock = 0
+        // Iterative, so a deep nesting cannot exhaust the stack.
+        var stack: [(node: Int, next: Int)] = roots.reversed().map { ($0, 0) }
+        while var top = stack.popLast() {
+            if top.next == 0 {
+                enter[top.node] = clock
+                clock += 1
+            }
+            if top.next < children[top.node].count {
+                let child = children[top.node][top.next]
+                top.next += 1
+                stack.append(top)
+                stack.append((child, 0))
+            } else {
+                exit[top.node] = clock
+                clock += 1
+            }
+        }
+    }
+
+    func isAncestor(_ a: Int, of b: Int) -> Bool { enter[a] <= enter[b] && exit[b] <= exit[a] }
 }

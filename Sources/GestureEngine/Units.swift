@@ -98,6 +98,14 @@ public struct PixelRect: Hashable, Sendable {
         r.x >= x && r.y >= y && r.x + r.width <= x + width && r.y + r.height <= y + height
     }
     public var area: Double { width * height }
+
+    /// The part of this rectangle inside `r`, or nil when they do not overlap.
+    public func clipped(to r: PixelRect) -> PixelRect? {
+        let left = max(x, r.x), top = max(y, r.y)
+        let right = min(x + width, r.x + r.width), bottom = min(y + height, r.y + r.height)
+        guard right > left, bottom > top else { return nil }
+        return PixelRect(x: left, y: top, width: right - left, height: bottom - top)
+    }
 }
 
 /// How many millimetres one screen pixel spans on the glass, per screen axis. It comes with every
