@@ -54,7 +54,7 @@ let package = Package(
         .testTarget(name: "TouchInputTests", dependencies: ["TouchInput", "TouchFrames", "GestureEngine"]),
         .testTarget(
             name: "DaemonTests",
-            dependencies: ["Pipeline", "GestureConfig", "TouchFrames", "GestureProtocol", "GestureEngine", "CLinux"]
+            dependencies: ["Daemon", "Pipeline", "GestureConfig", "TouchFrames", "GestureProtocol", "GestureEngine", "CLinux"]
         ),
         .testTarget(
             name: "PipelineTests",

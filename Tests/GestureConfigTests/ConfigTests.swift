@@ -151,6 +151,19 @@ func readFile(_ path: String) -> String? {
         ("[thresholds]\nlong_press_duration = 07:32:00", 2, "must be a number, found a local time"),
         // Multi-line strings are read (a newline right after the opening is dropped).
         ("[[region]]\nname = '''\nrow'''\n[[region]]\nname = \"\"\"\nrow\"\"\"", 5, "region 'row' is defined twice"),
+        // Found by probing from outside (hardening): each trapped or was read when it should be refused.
+        ("[daemon]\nset_regions_uids = [-1]", 2, "'set_regions_uids' must hold user or group ids"),
+        ("[daemon]\nset_regions_uids = [4294967296]", 2, "'set_regions_uids' must hold user or group ids"),
+        ("[daemon]\n\nset_regions_gids = [1e30]", 3, "'set_regions_gids' must hold user or group ids"),
+        ("[daemon]\nset_regions_gids = [0.5]", 2, "'set_regions_gids' must hold user or group ids"),
+        ("[daemon]\nmax_clients = 1024\noutput_buffer_bytes = 16777216", 3, "max_clients × (output_buffer_bytes + max_line_bytes) is"),
+        ("[thresholds]\ntap_slop = 1e-999", 2, "too small for a 64-bit float"),
+        ("[thresholds]\ntap_slop = 1e999", 2, "out of range for a 64-bit float"),
+        ("[thresholds]\ntap_slop = 9223372036854775808", 2, "out of range for a 64-bit integer"),
+        ("[[region]]\nname = \"a\\nb\"", 2, "a region name may hold no control character (U+A)"),
+        ("[[region]]\nname = \"<0>\\u001b[31mforged\"", 2, "no control character (U+1B)"),
+        ("[[region]]\nname = '" + String(repeating: "n", count: 65) + "'", 2, "a region name may have 64 bytes at most, found 65"),
+        ("[[region]]\nname = 'a'\n[[region.gesture]]\nkind = 'tap'\nname = \"t\\u0000\"", 5, "a gesture name may hold no control character (U+0)"),
         // Found by the conformance suite: read as valid by the earlier reader.
         ("[thresholds]\ntap_slop = 03", 2, "leading zeros are not allowed"),
         ("[thresholds]\ntap_slop = 1.", 2, "is not a value"),

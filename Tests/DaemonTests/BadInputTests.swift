@@ -1,0 +1,113 @@
+import Foundation
+import GestureProtocol
+import Testing
+
+@testable import Daemon
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One client or one config value must not crash, freeze or blind the daemon
+/// (docs/RELIABILITY.md, the bad-input table).
+@Suite(.serialized) struct BadInputTests {
+    @Test func sighup_withAnIdOutOfRange_keepsTheDaemonAndItsConfig() throws {
+        let d = try DaemonUnderTest([], config: "[screen]\nwidth = 1920\nheight = 1080\n")
+        let c = try TestClient(d.socket)
+        _ = c.json()
+        for bad in ["[-1]", "[4294967296]", "[1e30]"] {
+            try "[daemon]\nset_regions_uids = \(bad)\n".write(toFile: d.configPath, atomically: true, encoding: .utf8)
+            d.signal(SIGHUP)
+            #expect(c.call(#"{"op":"ping","id":1}"#)?["type"] == .string("reply"), "the daemon died on set_regions_uids = \(bad)")
+        }
+        #expect(c.call(#"{"op":"stats","id":2}"#)?["reload_failures"] == .number(3))
+        #expect(d.stop() == 0)
+        #expect(d.log.contains("touchgestured.toml:2: 'set_regions_uids' must hold user or group ids"))
+    }
+
+    @Test func sighup_whileTheConfigIsAFIFO_isRefusedWithoutHanging() throws {
+        let d = try DaemonUnderTest([], config: "")
+        let c = try TestClient(d.socket)
+        _ = c.json()
+        unlink(d.configPath)
+        #expect(mkfifo(d.configPath, 0o600) == 0)
+        d.signal(SIGHUP)
+        // Nobody writes the FIFO: a daemon blocked in open() would never answer.
+        #expect(c.call(#"{"op":"ping","id":1}"#, seconds: 5)?["type"] == .string("reply"))
+        _ = d.stop()
+        #expect(d.log.contains("not a regular file"))
+    }
+
+    static func nested(_ count: Int, prefix: String = "n") -> String {
+        let regions = (0..<count).map { #"{"name":"\#(prefix)\#($0)","gesture":[{"kind":"tap"}]}"# }
+        return #"{"op":"set_regions","id":"r","regions":["# + regions.joined(separator: ",") + "]}"
+    }
+
+    @Test func setRegions_overTheCaps_isRefused_underThem_isTaken() throws {
+        let d = try DaemonUnderTest([])
+        let c = try TestClient(d.socket)
+        _ = c.json()
+        // 1,500 nested full-screen regions (one 63 KB request) took 2.1 s to compile.
+        let tooMany = c.call(Self.nested(1500), seconds: 5)
+        #expect(tooMany?["code"] == .string("invalid_regions"))
+        #expect(tooMany?["message"]?.string?.contains("32 regions at most") == true)
+        #expect(c.call(Self.nested(32))?["type"] == .string("reply"))
+        // Four more clients with 64 gestures each pass the 256 for all clients.
+        var others: [TestClient] = []
+        var lastError: JSONValue?
+        for k in 0..<4 {
+            let o = try TestClient(d.socket)
+            _ = o.json()
+            let regions = (0..<8).map { i in
+                #"{"name":"o\#(k)_\#(i)","gesture":["# + (0..<8).map { #"{"kind":"tap","name":"t\#($0)"}"# }.joined(separator: ",") + "]}"
+            }
+            let answer = o.call(#"{"op":"set_regions","id":1,"regions":["# + regions.joined(separator: ",") + "]}")
+            if answer?["type"] == .string("error") { lastError = answer }
+            others.append(o)
+        }
+        #expect(lastError?["message"]?.string?.contains("256 gestures at most together") == true)
+    }
+
+    @Test func setRegions_nameWithControlCharacters_isRefused_andNothingRawReachesTheLog() throws {
+        let d = try DaemonUnderTest([])
+        let c = try TestClient(d.socket)
+        _ = c.json()
+        let forged = #"{"op":"set_regions","id":1,"regions":[{"name":"x\n<0>forged emergency\u001b[2J","gesture":[{"kind":"tap"}]}]}"#
+        let answer = c.call(forged)
+        #expect(answer?["code"] == .string("invalid_regions"))
+        #expect(answer?["message"]?.string?.contains("no control character") == true)
+        let long = #"{"op":"set_regions","id":2,"regions":[{"name":""# + String(repeating: "n", count: 60_000) + #"","gesture":[{"kind":"tap"}]}]}"#
+        #expect(c.call(long)?["message"]?.string?.contains("64 bytes at most") == true)
+        _ = d.stop()
+        #expect(!d.log.contains("\n<0>"))
+        #expect(!d.log.contains("\u{1b}"))
+    }
+
+    @Test func journalLines_escapeControlCharacters_andStayShort() {
+        #expect(JournalLogHandler.escaped("a\nb<0>\u{1b}[2J\u{0}") == #"a\x0ab<0>\x1b[2J\x00"#)
+        let long = JournalLogHandler.escaped(String(repeating: "é", count: 10_000))
+        #expect(long.utf8.count < JournalLogHandler.maxMessageBytes + 40 && long.hasSuffix("(20000 bytes)"))
+    }
+
+    @Test func clientRegionLargerThanTheScreen_isClipped_andStaysInsideTheFilesRegion() throws {
+        let d = try DaemonUnderTest([], config: "[screen]\nwidth = 1920\nheight = 1080\n[[region]]\nname = 'app'\nstandard_gestures = true\n")
+        let c = try TestClient(d.socket)
+        _ = c.json()
+        let answer = c.call(
+            #"{"op":"set_regions","id":1,"regions":[{"name":"greedy","rect":[-100,-100,5000,5000],"priority":"high","gesture":[{"kind":"tap"}]}]}"#)
+        #expect(answer?["type"] == .string("reply"))
+        let config = c.call(#"{"op":"get_config","id":2}"#)
+        guard case .array(let regions)? = config?["regions"] else {
+            Issue.record("no regions in \(String(describing: config))")
+            return
+        }
+        let greedy = regions.first { $0["name"] == .string("greedy") }
+        let app = regions.first { $0["name"] == .string("app") }
+        #expect(greedy?["rect"] == .array([0, 0, 1920, 1080].map { .number($0) }))
+        #expect(greedy?["parent"] == .string("app"))
+        #expect(app?["parent"] == nil)
+        let outside = c.call(
+            #"{"op":"set_regions","id":3,"regions":[{"name":"gone","rect":[3000,0,10,10],"gesture":[{"kind":"tap"}]}]}"#)
+        #expect(outside?["message"]?.string?.contains("lies outside the screen") == true)
+    }
+}
