@@ -58,7 +58,7 @@ public final class ReplaySource: InputSource {
     public init(recording: Recording, description: DeviceDescription, path: String, speed: Double, loop: Bool) throws {
         self.description = description
         node = "replay:" + path
-        events = recording.events
+        events = recording.eventsLiftedAtEnd
         self.speed = speed > 0 ? speed : 1
         loops = loop
         first = recording.events.first?.time.nanoseconds ?? 0

@@ -119,8 +119,9 @@ public struct Replayer {
         events.removeAll(keepingCapacity: true)
     }
 
-    /// Replays a whole recording and returns its lines; every deadline left after the last
-    /// event fires (a tap waiting for a double tap is still reported).
+    /// Replays a whole recording and returns its lines; contacts still down at its end are
+    /// lifted, and every deadline left after the last event fires (a tap waiting for a double
+    /// tap is still reported).
     public static func run(
         _ recording: Recording, description: DeviceDescription, configuration: Configuration,
         onTransition: ((Transition) -> Void)? = nil
@@ -130,7 +131,7 @@ public struct Replayer {
             r.tracing = true
             r.onTransition = onTransition
         }
-        for e in recording.events { r.feed(e) }
+        for e in recording.eventsLiftedAtEnd { r.feed(e) }
         r.advance(to: .distantFuture)
         return String(decoding: r.writer.bytes, as: UTF8.self)
     }

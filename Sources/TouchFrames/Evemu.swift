@@ -11,6 +11,34 @@ public struct Recording: Sendable {
         self.description = description
         self.events = events
     }
+
+    /// The events, and, when the recording ends with contacts still down (a recording cut
+    /// short), one more frame at the last event's time that lifts them all: a replay, and each
+    /// pass of a looped one, then ends every gesture instead of leaving one begun forever.
+    public var eventsLiftedAtEnd: [InputEvent] {
+        var down: [Int32: Bool] = [:]
+        var slot: Int32 = 0
+        var touching = false
+        for e in events {
+            if e.type == Evdev.EV_ABS && e.code == Evdev.ABS_MT_SLOT {
+                slot = e.value
+            } else if e.type == Evdev.EV_ABS && e.code == Evdev.ABS_MT_TRACKING_ID {
+                down[slot] = e.value >= 0
+            } else if e.type == Evdev.EV_KEY && e.code == Evdev.BTN_TOUCH {
+                touching = e.value != 0
+            }
+        }
+        let stillDown = down.filter(\.value).keys.sorted()
+        guard let last = events.last?.time, !stillDown.isEmpty || touching else { return events }
+        var out = events
+        for s in stillDown {
+            out.append(InputEvent(time: last, type: Evdev.EV_ABS, code: Evdev.ABS_MT_SLOT, value: s))
+            out.append(InputEvent(time: last, type: Evdev.EV_ABS, code: Evdev.ABS_MT_TRACKING_ID, value: -1))
+        }
+        if touching { out.append(InputEvent(time: last, type: Evdev.EV_KEY, code: Evdev.BTN_TOUCH, value: 0)) }
+        out.append(InputEvent(time: last, type: Evdev.EV_SYN, code: Evdev.SYN_REPORT, value: 0))
+        return out
+    }
 }
 
 /// A text file (a recording, a configuration) that cannot be used: where and why. Printed as

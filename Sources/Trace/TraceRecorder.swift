@@ -75,7 +75,7 @@ public struct TraceRecording {
             if !box.sequences.isEmpty { box.sequences[box.sequences.count - 1].end = frame.time }
             box.down = frame.contacts.count
         }
-        for e in recording.events { replayer.feed(e) }
+        for e in recording.eventsLiftedAtEnd { replayer.feed(e) }
         replayer.advance(to: .distantFuture)
 
         let compiled = replayer.engine.configuration

@@ -119,7 +119,7 @@ struct Replay: ParsableCommand {
                     if e.phase != .changed { writeAll(1, Array(prettyLine(e, name: names[e.gesture]).utf8)) }
                 }
             }
-            for e in recording.events {
+            for e in recording.eventsLiftedAtEnd {
                 replayer.feed(e)
                 if pretty { replayer.writer.reset() }
                 if replayer.writer.bytes.count > 1 << 16 {

@@ -1,6 +1,7 @@
 import Foundation
 import GestureProtocol
 import Testing
+import TouchFrames
 
 @testable import Daemon
 
@@ -109,5 +110,51 @@ import Testing
         let outside = c.call(
             #"{"op":"set_regions","id":3,"regions":[{"name":"gone","rect":[3000,0,10,10],"gesture":[{"kind":"tap"}]}]}"#)
         #expect(outside?["message"]?.string?.contains("lies outside the screen") == true)
+    }
+
+    /// A drag recording cut in the middle of the drag, fingers still down.
+    static func truncatedDrag(in dir: String) throws -> String {
+        let fixture = Root.fixtures + "/four-finger-drag-down.events"
+        let r = try Evemu.parse(try String(contentsOfFile: fixture, encoding: .utf8), file: fixture)
+        let reports = r.events.indices.filter { r.events[$0].type == Evdev.EV_SYN && r.events[$0].code == Evdev.SYN_REPORT }
+        let cut = reports[reports.count * 6 / 10]
+        let path = dir + "/truncated-drag.events"
+        try Evemu.format(Recording(description: r.description, events: Array(r.events[...cut])))
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func recordingEndingWithFingersDown_endsEveryGesture_offlineAndInTheDaemon() throws {
+        let dir = scratch()
+        let path = try Self.truncatedDrag(in: dir)
+        let offline = try offlineLines(path)
+        #expect(offline.contains { $0.contains(#""gesture":"pan""#) && $0.contains(#""phase":"began""#) })
+        let began = offline.filter { $0.contains(#""phase":"began""#) }.count
+        let over = offline.filter { $0.contains(#""phase":"ended""#) || $0.contains(#""phase":"cancelled""#) }.count
+        #expect(began >= 1 && began == over, "\(began) began, \(over) ended or cancelled")
+        // --exit-after-replay exits once the replay is over.
+        let d = try DaemonUnderTest(["--replay", path, "--wait-for-clients", "1", "--exit-after-replay", "--speed", "4"], dir: dir)
+        let c = try TestClient(d.socket)
+        var lines: [String] = []
+        while let l = c.line(seconds: 10) {
+            if !l.contains(#""type":"hello""#) && !l.contains(#""type":"device""#) { lines.append(l) }
+        }
+        #expect(lines == offline)
+        #expect(c.isClosed(seconds: 0), "the daemon did not exit after the replay")
+    }
+
+    @Test func loopedRecordingEndingWithFingersDown_beginsAgainOnEachPass() throws {
+        let dir = scratch()
+        let path = try Self.truncatedDrag(in: dir)
+        let d = try DaemonUnderTest(["--replay", path, "--wait-for-clients", "1", "--loop", "--speed", "4"], dir: dir)
+        let c = try TestClient(d.socket)
+        var began = 0, ended = 0
+        let end = Date().addingTimeInterval(15)
+        while began < 3 && Date() < end, let l = c.line(seconds: 5) {
+            guard l.contains(#""gesture":"pan""#) else { continue }
+            if l.contains(#""phase":"began""#) { began += 1 }
+            if l.contains(#""phase":"ended""#) || l.contains(#""phase":"cancelled""#) { ended += 1 }
+        }
+        #expect(began == 3 && ended >= 2, "\(began) began, \(ended) ended")
     }
 }
