@@ -36,7 +36,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "touchgestured",
-            dependencies: ["Daemon", "GestureConfig", .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log")]
+            dependencies: ["Daemon", "GestureConfig", "CLinux", .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log")]
         ),
         .target(name: "Trace", dependencies: ["Pipeline", "GestureConfig", "TouchFrames", "GestureEngine"]),
         .executableTarget(

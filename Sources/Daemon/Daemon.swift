@@ -176,16 +176,36 @@ public final class Daemon {
             return fd
         }
         let path = base.daemon.socket
+        var gid: gid_t = getegid()
+        if let group = base.daemon.group {
+            guard let g = getgrnam(group) else { throw StartError("unknown group '\(group)' ([daemon] group)") }
+            gid = g.pointee.gr_gid
+        }
+        // A missing directory is made 0750 with the socket's group: the members that may connect
+        // can reach the socket, nobody else can even list it. An existing one is left as it is.
         let parent = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
-        if !parent.isEmpty && access(parent, F_OK) != 0 { mkdir(parent, 0o755) }
-        if access(path, F_OK) == 0 {
-            // A live daemon answers; a stale file is left by one that died.
+        if !parent.isEmpty && access(parent, F_OK) != 0 {
+            guard mkdir(parent, 0o750) == 0 || errno == EEXIST else {
+                throw StartError("cannot create \(parent): \(String(cString: strerror(errno)))")
+            }
+            guard chown(parent, geteuid(), gid) == 0 else {
+                throw StartError("cannot give \(parent) its group: \(String(cString: strerror(errno)))")
+            }
+        }
+        var st = stat()
+        if lstat(path, &st) == 0 {
+            // Only a socket nobody listens on is replaced (a daemon that died left it); anything
+            // else there is not ours to delete.
+            guard st.st_mode & S_IFMT == S_IFSOCK else {
+                let kind = st.st_mode & S_IFMT == S_IFDIR ? "a directory" : st.st_mode & S_IFMT == S_IFREG ? "a regular file" : "not a socket"
+                throw StartError("\(path) is \(kind), not a socket; refusing to replace it (choose another --socket or remove it)")
+            }
             let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
             defer { close(probe) }
             if cl_connect_unix(probe, path) == 0 {
                 throw StartError("another touchgestured is listening on \(path)")
             }
-            unlink(path)
+            guard unlink(path) == 0 else { throw StartError("cannot remove the stale socket \(path): \(String(cString: strerror(errno)))") }
             log.notice("replaced a stale socket at \(path)")
         }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
@@ -196,13 +216,9 @@ public final class Daemon {
             throw StartError("cannot bind \(path): \(String(cString: strerror(e)))")
         }
         socketPathToRemove = path
-        var gid: gid_t = getegid()
-        if let group = base.daemon.group {
-            guard let g = getgrnam(group) else { throw StartError("unknown group '\(group)' ([daemon] group)") }
-            gid = g.pointee.gr_gid
+        guard chown(path, geteuid(), gid) == 0, chmod(path, 0o660) == 0 else {
+            throw StartError("cannot set the owner and mode of \(path): \(String(cString: strerror(errno)))")
         }
-        chown(path, geteuid(), gid)
-        chmod(path, 0o660)
         guard listen(fd, 64) == 0 else { throw EventLoop.Failure(call: "listen", errno: errno) }
         return fd
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CLinux
 import Daemon
 import GestureConfig
 import Logging
@@ -45,6 +46,13 @@ struct TouchGestured: ParsableCommand {
 
     @Flag(name: .shortAndLong, help: "Log every recognizer transition.")
     var verbose = false
+
+    /// Blocks SIGHUP, SIGTERM and SIGINT before anything else runs (even argument parsing): one
+    /// that arrives during start-up waits for the loop instead of killing the daemon.
+    static func main() {
+        _ = cl_block_daemon_signals()
+        main(nil)
+    }
 
     func validate() throws {
         guard speed > 0 && speed.isFinite else { throw ValidationError("--speed must be a positive number") }

@@ -69,7 +69,11 @@ final class DaemonUnderTest {
     var startedAt = Date()
     var readyAfter: Double = 0
 
-    init(_ args: [String], config: String? = nil, env: [String: String] = [:], dir: String = scratch()) throws {
+    /// `whileStarting` runs as soon as the process exists (before READY=1), with its pid.
+    init(
+        _ args: [String], config: String? = nil, env: [String: String] = [:], dir: String = scratch(),
+        whileStarting: ((Int32) -> Void)? = nil
+    ) throws {
         self.dir = dir
         logPath = dir + "/daemon.log"
         socket = dir + "/gestures.sock"
@@ -93,6 +97,7 @@ final class DaemonUnderTest {
         process.standardOutput = FileHandle.nullDevice
         startedAt = Date()
         try process.run()
+        whileStarting?(process.processIdentifier)
         guard notify.wait(for: "READY=1") != nil else {
             process.terminate()
             throw HarnessError("the daemon sent no READY=1: \(log)")

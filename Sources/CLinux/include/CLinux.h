@@ -88,16 +88,30 @@ static inline uint64_t cl_timerfd_read(int fd) {
     return n;
 }
 
-// Blocks SIGTERM, SIGINT and SIGHUP (they arrive on the returned signalfd) and ignores SIGPIPE
+// The daemon's signals: SIGTERM, SIGINT and SIGHUP.
+static inline void cl_daemon_signals(sigset_t *set) {
+    sigemptyset(set);
+    sigaddset(set, SIGTERM);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGHUP);
+}
+
+// Blocks the daemon's signals (they wait, pending, for the signalfd) and ignores SIGPIPE. Called
+// first thing in main: a SIGHUP sent while the daemon starts (a config management run) must not
+// kill it with the default action; it is handled once the loop runs.
+static inline int cl_block_daemon_signals(void) {
+    sigset_t set;
+    cl_daemon_signals(&set);
+    signal(SIGPIPE, SIG_IGN);
+    return sigprocmask(SIG_BLOCK, &set, NULL);
+}
+
+// Blocks the daemon's signals (they arrive on the returned signalfd) and ignores SIGPIPE
 // (a client that closed gets EPIPE from write instead).
 static inline int cl_signalfd_create(void) {
     sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGHUP);
-    if (sigprocmask(SIG_BLOCK, &set, NULL) != 0) return -1;
-    signal(SIGPIPE, SIG_IGN);
+    if (cl_block_daemon_signals() != 0) return -1;
+    cl_daemon_signals(&set);
     return signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 }
 
