@@ -20,14 +20,15 @@ extension Daemon {
 
     func request(_ c: Client, _ line: ArraySlice<UInt8>) {
         counters.requests += 1
-        var id: JSONValue?
+        var id: RequestID?
         do {
             guard String(validating: line, as: UTF8.self) != nil else {
                 throw RequestError("invalid_utf8", "the line is not valid UTF-8")
             }
             let value: JSONValue
+            let text: [String: String]
             do {
-                value = try parseJSON(line)
+                (value, text) = try parseJSONKeepingText(line)
             } catch {
                 throw RequestError("parse_error", "not JSON: \(error)")
             }
@@ -36,7 +37,8 @@ extension Daemon {
             }
             if let given = value["id"] {
                 switch given {
-                case .string, .number: id = given
+                case .string(let s): id = .string(s)
+                case .number: id = .number(text: text["id"] ?? "0")
                 default: throw RequestError("invalid_field", "'id' must be a string or a number, found \(given.typeName)")
                 }
             }
@@ -75,7 +77,7 @@ extension Daemon {
         }
     }
 
-    private func answer(_ op: String, _ v: JSONValue, id: JSONValue?, client c: Client) throws {
+    private func answer(_ op: String, _ v: JSONValue, id: RequestID?, client c: Client) throws {
         switch op {
         case "ping":
             try fields(v, allowed: [], op: op)

@@ -1,6 +1,7 @@
 import GestureEngine
 import TouchFrames
 
+
 /// Reads a configuration file's text. Every refusal names the file, the line and the reason:
 /// `kiosk.toml:12: unknown key 'slopp' in [[region.gesture]] (known: ...)`.
 public enum ConfigLoader {
@@ -269,6 +270,7 @@ struct Loader {
         }
         if let g = try d.string("group") {
             guard !g.isEmpty else { throw d.fail("group", "'group' must not be empty") }
+            s.groupLine = d.table.line(of: "group")
             s.group = g
         }
         s.maxClients = try d.integer("max_clients", in: 1...1024) ?? s.maxClients
@@ -465,6 +467,10 @@ struct Loader {
             var c = AxisConstraint()
             c.min = try a.number("min", allowInfinity: true) ?? -.infinity
             c.max = try a.number("max", allowInfinity: true) ?? .infinity
+            // -inf / inf mean "no bound"; a bound at the other infinity would put every offset
+            // there (and an infinite offset cannot be written as JSON).
+            if c.min == .infinity { throw a.fail("min", "'min' may be -inf (no lower bound) but not inf") }
+            if c.max == -.infinity { throw a.fail("max", "'max' may be inf (no upper bound) but not -inf") }
             if c.min > c.max { throw a.fail("max", "'max' (\(format(c.max))) is less than 'min' (\(format(c.min)))") }
             c.mode = try a.choice("mode", AxisConstraint.Mode.self) ?? .clamp
             if let f = try a.number("factor", atLeast: 0) {

@@ -57,6 +57,8 @@ public struct DaemonSettings: Hashable, Sendable {
     public var socket = "/run/touchgestured/gestures.sock"
     /// The socket's group (mode 0660): members may connect. Nil keeps the daemon's group.
     public var group: String?
+    /// The line of `group` in the file (for check-config's warning when it does not exist here).
+    public var groupLine: Int?
     /// Clients at once; more are turned away with an error line. Default 64.
     public var maxClients = 64
     /// The longest request line (bytes); a longer one gets an error and the connection is closed. Default 65536.

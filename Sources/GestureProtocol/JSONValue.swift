@@ -49,17 +49,26 @@ public struct JSONError: Error, Equatable, CustomStringConvertible {
 /// Parses one JSON text. Limits keep a hostile line cheap: nesting depth 32, numbers must be
 /// finite (`1e999` is refused, JSON has no NaN).
 public func parseJSON(_ bytes: some Collection<UInt8>) throws(JSONError) -> JSONValue {
+    try parseJSONKeepingText(bytes).value
+}
+
+/// Parses one JSON text and also gives the text of each member of a top-level object as it was
+/// written (a request's `id` is echoed as the client wrote it: an id past 2^53 would change on
+/// its way through a Double).
+public func parseJSONKeepingText(_ bytes: some Collection<UInt8>) throws(JSONError) -> (value: JSONValue, text: [String: String]) {
     var p = JSONParser(Array(bytes))
     p.skipSpace()
     let v = try p.value(depth: 0)
     p.skipSpace()
     guard p.i == p.s.count else { throw p.error("unexpected text after the JSON value") }
-    return v
+    return (v, p.topLevelText)
 }
 
 private struct JSONParser {
     let s: [UInt8]
     var i = 0
+    /// The text of each member of the top-level object.
+    var topLevelText: [String: String] = [:]
     init(_ s: [UInt8]) { self.s = s }
 
     func error(_ r: String) -> JSONError { JSONError(offset: i, reason: r) }
@@ -113,6 +122,8 @@ private struct JSONParser {
         case UInt8(ascii: "{"):
             i += 1
             var members: [(String, JSONValue)] = []
+            // Duplicate keys are found through a set: a line of thousands of keys stays linear.
+            var keys: Set<String> = []
             skipSpace()
             if i < s.count, s[i] == UInt8(ascii: "}") {
                 i += 1
@@ -122,12 +133,14 @@ private struct JSONParser {
                 skipSpace()
                 guard i < s.count, s[i] == UInt8(ascii: "\"") else { throw error("expected a string key in an object") }
                 let key = try string()
-                if members.contains(where: { $0.0 == key }) { throw error("duplicate key \"\(key)\"") }
+                guard keys.insert(key).inserted else { throw error("duplicate key \"\(key)\"") }
                 skipSpace()
                 guard i < s.count, s[i] == UInt8(ascii: ":") else { throw error("expected ':' after a key") }
                 i += 1
                 skipSpace()
+                let start = i
                 members.append((key, try value(depth: depth + 1)))
+                if depth == 0 { topLevelText[key] = String(decoding: s[start..<i], as: UTF8.self) }
                 skipSpace()
                 guard i < s.count else { throw error("unexpected end of input in an object") }
                 if s[i] == UInt8(ascii: ",") {
@@ -167,6 +180,10 @@ private struct JSONParser {
         guard i - start <= 64 else { throw error("number too long") }
         let text = String(decoding: s[start..<i], as: UTF8.self)
         guard let d = Double(text), d.isFinite else { throw JSONError(offset: start, reason: "number out of range") }
+        // A number too small for a Double would read as 0: refused like one too large.
+        if d == 0 && text.prefix(while: { $0 != "e" && $0 != "E" }).contains(where: { ("1"..."9").contains($0) }) {
+            throw JSONError(offset: start, reason: "number out of range")
+        }
         return d
     }
 

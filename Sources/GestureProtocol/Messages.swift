@@ -97,12 +97,12 @@ public enum Messages {
     }
 
     /// Opens `{"type":"reply","id":…,"ok":true,"op":OP`; the caller adds fields and calls `end`.
-    public static func beginReply(_ w: inout JSONLineWriter, id: JSONValue?, op: String) {
+    public static func beginReply(_ w: inout JSONLineWriter, id: RequestID?, op: String) {
         w.beginObject()
         w.field("type", "reply")
         if let id {
             w.key("id")
-            w.value(id)
+            id.write(&w)
         }
         w.field("ok", true)
         w.field("op", op)
@@ -113,17 +113,31 @@ public enum Messages {
         w.endLine()
     }
 
-    public static func error(_ w: inout JSONLineWriter, id: JSONValue?, code: String, message: String) {
+    public static func error(_ w: inout JSONLineWriter, id: RequestID?, code: String, message: String) {
         w.beginObject()
         w.field("type", "error")
         if let id {
             w.key("id")
-            w.value(id)
+            id.write(&w)
         }
         w.field("ok", false)
         w.field("code", code)
         w.field("message", message)
         w.endObject()
         w.endLine()
+    }
+}
+
+/// A request's `id`, echoed in its answer exactly as the client wrote it.
+public enum RequestID: Equatable, Sendable {
+    case string(String)
+    /// A JSON number's text, as written (`9007199254740993` stays that, not `9007199254740992`).
+    case number(text: String)
+
+    func write(_ w: inout JSONLineWriter) {
+        switch self {
+        case .string(let s): w.value(.string(s))
+        case .number(let text): w.bytes.append(contentsOf: text.utf8)
+        }
     }
 }

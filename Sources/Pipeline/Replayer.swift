@@ -32,7 +32,7 @@ public struct Replayer {
         public var description: String {
             switch self {
             case .notATouchscreen(let name):
-                return "'\(name)' is not a touchscreen (no ABS_MT_POSITION_X/Y, nor ABS_X/Y with BTN_TOUCH)"
+                return "'\(name)' is not a usable touchscreen (no ABS_MT_POSITION_X/Y, nor ABS_X/Y with BTN_TOUCH, or a position axis whose minimum equals its maximum)"
             }
         }
     }

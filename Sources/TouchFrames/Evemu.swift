@@ -131,6 +131,9 @@ public enum Evemu {
                 let numbers = fields.dropFirst().compactMap { Int32($0) }
                 guard numbers.count == fields.count - 1 else { throw fail("axis values must be decimal integers") }
                 guard numbers[0] <= numbers[1] else { throw fail("axis \(fields[0]): minimum \(numbers[0]) above maximum \(numbers[1])") }
+                if [Evdev.ABS_X, Evdev.ABS_Y, Evdev.ABS_MT_POSITION_X, Evdev.ABS_MT_POSITION_Y].contains(code) && numbers[0] == numbers[1] {
+                    throw fail("axis \(fields[0]): minimum equals maximum (\(numbers[0])): every position on it would map to one point")
+                }
                 if desc == nil { desc = DeviceDescription(name: "") }
                 desc!.axes[code] = AbsAxis(
                     minimum: numbers[0], maximum: numbers[1], fuzz: numbers[2], flat: numbers[3],

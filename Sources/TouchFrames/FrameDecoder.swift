@@ -44,7 +44,9 @@ public struct FrameDecoder {
 
     /// Fails (returns nil) for a device that is no touchscreen (see `DeviceDescription.touchKind`).
     public init?(description: DeviceDescription, geometry: GeometryConfiguration, device: UInt32 = 0) {
-        guard let kind = description.touchKind, let axes = description.positionAxes else { return nil }
+        guard let kind = description.touchKind, let axes = description.positionAxes,
+            axes.x.maximum > axes.x.minimum, axes.y.maximum > axes.y.minimum
+        else { return nil }
         self.description = description
         self.geometry = ScreenGeometry(x: axes.x, y: axes.y, configuration: geometry)
         self.device = device

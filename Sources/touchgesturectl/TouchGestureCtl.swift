@@ -148,6 +148,12 @@ struct CheckConfig: ParsableCommand {
     func run() throws {
         let c = try loadConfiguration(file)
         let compiled = CompiledConfiguration(c.engine)
+        // The daemon refuses to start with a socket group this machine lacks. A file checked
+        // before install (the group comes with the package's sysusers.d) is not wrong, so this
+        // is a warning, on stderr, with the line.
+        if let g = c.daemon.group, getgrnam(g) == nil {
+            writeAll(2, Array("\(file):\(c.daemon.groupLine ?? 1): warning: group '\(g)' does not exist on this machine; the daemon will refuse to start here until it does (systemd-sysusers creates it on install)\n".utf8))
+        }
         var out = "\(file): ok: \(compiled.regions.count) region(s), \(compiled.gestures.count) gesture(s)\n"
         for r in compiled.regions {
             let parent = r.parent.map { " inside '\(compiled.regions[$0].name)'" } ?? ""

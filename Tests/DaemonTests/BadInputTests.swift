@@ -199,4 +199,14 @@ import TouchFrames
         }
         #expect((try? String(contentsOfFile: file, encoding: .utf8)) == "keep me")
     }
+
+    @Test func numberID_pastTwoToThe53_isEchoedAsWritten() throws {
+        let d = try DaemonUnderTest([])
+        let c = try TestClient(d.socket)
+        _ = c.json()
+        c.send(#"{"op":"ping","id":9007199254740993}"#)
+        #expect(c.line()?.hasPrefix(#"{"type":"reply","id":9007199254740993,"#) == true)
+        c.send(#"{"op":"nope","id":12345678901234567890123}"#)
+        #expect(c.line()?.hasPrefix(#"{"type":"error","id":12345678901234567890123,"#) == true)
+    }
 }

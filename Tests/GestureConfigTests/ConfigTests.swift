@@ -143,6 +143,8 @@ func readFile(_ path: String) -> String? {
         ("[[region]]\nname = 'a'\n[[region.gesture]]\nkind = 'pinch'\nmin_fingers = 1", 5, "a pinch needs at least 2 fingers"),
         ("[[region]]\nname = 'a'\n[region.drag.y]\nmin = 5\nmax = 1", 5, "'max' (1) is less than 'min' (5)"),
         ("[[region]]\nname = 'a'\n[region.drag.y]\nmode = 'bouncy'", 4, "'mode' must be one of"),
+        ("[[region]]\nname = 'a'\n[region.drag.y]\nmin = inf\nmax = inf", 4, "'min' may be -inf (no lower bound) but not inf"),
+        ("[[region]]\nname = 'a'\n[region.drag.x]\nmax = -inf", 4, "'max' may be inf (no upper bound) but not -inf"),
         ("a = ", 1, "expected a value"),
         ("a = 1\na = 2", 2, "key 'a' is defined twice"),
         ("[screen]\nwidth = 1920\n[screen]", 3, "table [screen] is defined twice"),

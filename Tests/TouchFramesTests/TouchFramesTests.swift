@@ -294,6 +294,7 @@ struct Feeder {
         ("E: 0.1 0003 0035 1.5", 1, "bad event value"),
         ("\n\nQ: what", 3, "unknown line type"),
         ("A: 00 10 5 0 0", 1, "minimum 10 above maximum 5"),
+        ("N: panel\nA: 35 0 0 0 0 0", 2, "minimum equals maximum (0): every position on it would map to one point"),
         ("hello", 1, "expected a line like"),
     ])
     func parse_malformed_namesTheLine(text: String, line: Int, reason: String) {
