@@ -217,8 +217,8 @@ struct Loader {
         var geometry = GeometryConfiguration()
         if let screen = try top.subtable("screen") {
             try screen.checkKeys(["width", "height"])
-            geometry.screenWidth = try screen.number("width", above: 0) ?? geometry.screenWidth
-            geometry.screenHeight = try screen.number("height", above: 0) ?? geometry.screenHeight
+            geometry.screenWidth = try screen.number("width", atLeast: 1, atMost: 65536) ?? geometry.screenWidth
+            geometry.screenHeight = try screen.number("height", atLeast: 1, atMost: 65536) ?? geometry.screenHeight
         }
         if let device = try top.subtable("device") {
             try device.checkKeys(["rotation", "calibration", "width_mm", "height_mm", "output"])
