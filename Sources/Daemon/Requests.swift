@@ -19,7 +19,7 @@ extension Daemon {
     }
 
     func request(_ c: Client, _ line: ArraySlice<UInt8>) {
-        counters.requests += 1
+        stats.requests += 1
         var id: RequestID?
         do {
             guard String(validating: line, as: UTF8.self) != nil else {
@@ -49,11 +49,11 @@ extension Daemon {
             writer.reset()
             try answer(op, value, id: id, client: c)
         } catch let e as RequestError {
-            counters.errors += 1
+            stats.errors += 1
             writer.reset()
             Messages.error(&writer, id: id, code: e.code, message: e.message)
         } catch {
-            counters.errors += 1
+            stats.errors += 1
             writer.reset()
             Messages.error(&writer, id: id, code: "internal", message: "\(error)")
         }
@@ -190,7 +190,8 @@ extension Daemon {
         case "stats":
             try fields(v, allowed: [], op: op)
             Messages.beginReply(&writer, id: id, op: op)
-            writeStats()
+            stats.write(
+                into: &writer, clients: server.clientCount, devices: devices.all.count, server: server, wakeups: loop.wakeups)
             Messages.end(&writer)
 
         default:
@@ -201,7 +202,7 @@ extension Daemon {
     private func writeDevices() {
         writer.key("devices")
         writer.raw("[")
-        for (i, d) in devices.enumerated() {
+        for (i, d) in devices.all.enumerated() {
             if i > 0 { writer.raw(",") }
             d.summary.write(&writer)
         }
@@ -244,64 +245,6 @@ extension Daemon {
             writer.endObject()
         }
         writer.raw("]")
-    }
-
-    private func writeStats() {
-        writer.field("uptime", Double(monotonicNanoseconds() - startedAt) / 1e9, decimals: 3)
-        writer.field("clients", server.clientCount)
-        writer.field("devices", devices.count)
-        writer.field("frames", counters.frames)
-        writer.field("gesture_lines", counters.gestureLines)
-        writer.field("touch_lines", counters.touchLines)
-        writer.field("requests", counters.requests)
-        writer.field("errors", counters.errors)
-        writer.field("clients_accepted", server.accepted)
-        writer.field("clients_refused", server.refused)
-        writer.field("clients_dropped_slow", server.droppedSlow)
-        writer.field("reloads", counters.reloads)
-        writer.field("reload_failures", counters.reloadFailures)
-        writer.field("wakeups", loop.wakeups)
-        writer.field("rss_kb", residentKilobytes())
-        writeLatency(&writer, "latency_us", latencies)
-        writeLatency(&writer, "deadline_late_us", lateness)
-    }
-
-    private func writeLatency(_ writer: inout JSONLineWriter, _ key: StaticString, _ ring: LatencyRing) {
-        writer.key(key)
-        writer.beginObject()
-        writer.field("count", ring.count)
-        writer.field("p50", Double(ring.percentile(0.5)) / 1e3, decimals: 1)
-        writer.field("p99", Double(ring.percentile(0.99)) / 1e3, decimals: 1)
-        writer.field("max", Double(ring.max) / 1e3, decimals: 1)
-        writer.key("histogram")
-        writer.beginArray()
-        for (k, n) in ring.buckets.enumerated() where n > 0 {
-            writer.elementSeparator()
-            writer.beginObject()
-            if k < ring.buckets.count - 1 { writer.field("below", LatencyRing.bucketBound(k)) }
-            writer.field("count", n)
-            writer.endObject()
-        }
-        writer.endArray()
-        writer.endObject()
-    }
-
-    /// VmRSS from /proc/self/status.
-    func residentKilobytes() -> Int {
-        guard let text = try? readProcFile("/proc/self/status") else { return 0 }
-        for line in text.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-            return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
-        }
-        return 0
-    }
-
-    private func readProcFile(_ path: String) throws -> String {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return "" }
-        defer { close(fd) }
-        var buf = [UInt8](repeating: 0, count: 8192)
-        let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        return n > 0 ? String(decoding: buf[0..<n], as: UTF8.self) : ""
     }
 
     /// A JSON region object as the config loader's table, so client regions are read by the

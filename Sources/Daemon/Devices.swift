@@ -1,0 +1,252 @@
+import GestureConfig
+import GestureEngine
+import GestureProtocol
+import Logging
+import Pipeline
+import TouchFrames
+import TouchInput
+
+/// One touch device: its source, and the decoder + engine + encoder its events go through.
+final class Device {
+    let id: UInt32
+    let source: InputSource
+    var pipeline: Replayer
+    var ended = false
+
+    init(id: UInt32, source: InputSource, pipeline: Replayer) {
+        self.id = id
+        self.source = source
+        self.pipeline = pipeline
+    }
+
+    var summary: DeviceSummary {
+        let d = source.description
+        return DeviceSummary(
+            id: id, name: d.name, node: source.node, vendor: d.vendor, product: d.product,
+            kind: d.touchKind?.rawValue ?? "unknown", slots: d.slotCount)
+    }
+}
+
+/// Where what the devices produce goes (the daemon's fan-out to clients).
+protocol DeviceOwner: AnyObject {
+    /// Before a device's pipeline runs: lines are formatted only when some client takes them.
+    func prepare(_ device: Device)
+    func input(_ batch: InputBatch, from device: Device)
+    func frame(_ frame: TouchFrame, from device: Device)
+    func line(_ event: GestureEvent, region: String?, _ bytes: ArraySlice<UInt8>, from device: Device)
+    func added(_ device: Device)
+    func removed(_ device: Device)
+}
+
+/// The touch devices: discovery and hotplug of live ones (libudev, the capability fallback,
+/// `ignore_devices`, `grab`), a replayed recording, each device's geometry and pipeline, and
+/// what happens when one goes away or the configuration changes.
+final class Devices {
+    private let loop: EventLoop
+    private let log: Logger
+    private let verbose: Bool
+    unowned let owner: DeviceOwner
+    private(set) var all: [Device] = []
+    private var nextID: UInt32 = 1
+    /// Sources waiting for enough clients (`--wait-for-clients`).
+    private var pending: [InputSource] = []
+    private var hotplug: HotplugMonitor?
+    /// The file's configuration (geometry, `[daemon]`), and what the engines run.
+    var base: Configuration
+    private(set) var compiled: CompiledConfiguration
+
+    init(loop: EventLoop, log: Logger, verbose: Bool, owner: DeviceOwner, base: Configuration, compiled: CompiledConfiguration) {
+        self.loop = loop
+        self.log = log
+        self.verbose = verbose
+        self.owner = owner
+        self.base = base
+        self.compiled = compiled
+    }
+
+    /// `--replay`: the recording as a virtual device, now or once `waitForClients` connected.
+    func openReplay(_ path: String, options: Daemon.Options) throws {
+        let recording = try Evemu.parse(try readTextFile(path), file: path)
+        var description = recording.description
+        if let desc = options.deviceDescription {
+            description = try Evemu.parse(try readTextFile(desc), file: desc).description
+        }
+        guard let description else {
+            throw Daemon.StartError("\(path): the recording has no device description; pass --device DESC")
+        }
+        let source = try ReplaySource(recording: recording, description: description, path: path, speed: options.speed, loop: options.loop)
+        if options.waitForClients > 0 {
+            pending.append(source)
+            log.info("replay of \(path) waits for \(options.waitForClients) client(s)")
+        } else {
+            try add(source)
+        }
+    }
+
+    /// Starts the sources that waited for clients.
+    func startWaiting() {
+        let sources = pending
+        pending = []
+        for s in sources {
+            do { try add(s) } catch { log.error("cannot start \(s.node): \(error)") }
+        }
+    }
+
+    var waiting: Bool { !pending.isEmpty }
+
+    /// A device appears: it gets its own decoder and engine; the owner hears `added`.
+    func add(_ source: InputSource) throws {
+        let device = Device(id: nextID, source: source, pipeline: try makePipeline(source, id: nextID))
+        nextID += 1
+        wire(device)
+        if let live = source as? LiveSource {
+            live.onResync = { [unowned device] in device.pipeline.resynced() }
+        }
+        all.append(device)
+        try source.start(
+            loop: loop,
+            deliver: { [unowned self, unowned device] batch in self.owner.input(batch, from: device) },
+            ended: { [unowned self, unowned device] in self.sourceEnded(device) })
+        owner.added(device)
+        log.info("device \(device.id) added: \(source.description.name) (\(source.node))")
+    }
+
+    /// A device's decoder (with the configured geometry) and engine (with the current regions).
+    private func makePipeline(_ source: InputSource, id: UInt32) throws -> Replayer {
+        var configuration = base
+        let d = source.description
+        configuration.geometry = base.geometry(path: source.node, name: d.name, vendor: d.vendor, product: d.product)
+        if let live = source as? LiveSource {
+            // udev's LIBINPUT_CALIBRATION_MATRIX and measured size, unless the config says otherwise.
+            if configuration.geometry.calibration == [1, 0, 0, 0, 1, 0], let m = live.inputNode.calibration {
+                configuration.geometry.calibration = m
+            }
+            if configuration.geometry.widthMM == nil, let size = live.inputNode.sizeMM {
+                configuration.geometry.widthMM = size.width
+                configuration.geometry.heightMM = size.height
+            }
+        }
+        var r = try Replayer(description: source.description, configuration: configuration, device: id)
+        r.reconfigure(compiled)
+        r.tracing = verbose
+        return r
+    }
+
+    private func wire(_ device: Device) {
+        let names = { [unowned device] in device.pipeline.engine.configuration.gestures.map(\.qualifiedName) }
+        device.pipeline.onTransition = { [unowned self] t in
+            let all = names()
+            self.log.trace("\(t.gesture < all.count ? all[t.gesture] : "#\(t.gesture)") \(t.from) --\(t.input)--> \(t.to)\(t.reason.map { " (\($0))" } ?? "")")
+        }
+        device.pipeline.onLine = { [unowned self, unowned device] event, region, bytes in
+            self.owner.line(event, region: region, bytes, from: device)
+        }
+        device.pipeline.onFrame = { [unowned self, unowned device] frame in self.owner.frame(frame, from: device) }
+    }
+
+    /// New regions (a reload, a client's set_regions): apply from each device's next sequence.
+    func reconfigure(_ compiled: CompiledConfiguration) {
+        self.compiled = compiled
+        for d in all { d.pipeline.reconfigure(compiled) }
+    }
+
+    /// A reload changed the geometry ([screen], [device]): each device gets a new decoder. What was
+    /// under way ends `cancelled` (the old mapping's positions cannot continue in the new one).
+    func remap() {
+        let now = monotonicNanoseconds()
+        for d in all {
+            owner.prepare(d)
+            d.pipeline.deviceRemoved(at: d.source.engineTime(atMonotonic: now))
+            d.pipeline.writer.reset()
+            do {
+                d.pipeline = try makePipeline(d.source, id: d.id)
+                wire(d)
+            } catch {
+                log.error("device \(d.id): \(error)")
+            }
+        }
+    }
+
+    private func sourceEnded(_ device: Device) {
+        device.ended = true
+        if device.source.removesWhenEnded {
+            remove(device)
+        } else {
+            log.info("device \(device.id) (\(device.source.node)) has no more input")
+        }
+    }
+
+    /// A device went away: its gestures end `cancelled`, then the owner hears `removed`.
+    func remove(_ device: Device) {
+        owner.prepare(device)
+        device.pipeline.deviceRemoved(at: device.source.engineTime(atMonotonic: monotonicNanoseconds()))
+        device.pipeline.writer.reset()
+        device.source.stop()
+        all.removeAll { $0 === device }
+        owner.removed(device)
+        log.info("device \(device.id) removed: \(device.source.node)")
+    }
+
+    func stopAll() {
+        for d in all { d.source.stop() }
+    }
+
+    // MARK: - Live devices
+
+    /// Every input node now: touchscreens are opened, the rest are logged as skipped.
+    func scan() {
+        for node in Discovery.nodes() { open(node) }
+    }
+
+    private func open(_ node: InputNode) {
+        guard !all.contains(where: { $0.source.node == node.path }) else { return }
+        let evdev: EvdevDevice
+        do {
+            evdev = try EvdevDevice(path: node.path)
+        } catch {
+            log.debug("\(node.path): skipped: \(error)")
+            return
+        }
+        switch Discovery.classify(node, evdev.description, excluded: excluded) {
+        case .skipped(let reason):
+            log.debug("\(node.path) (\(evdev.description.name)): skipped: \(reason)")
+        case .taken(let reason):
+            if base.daemon.grab {
+                do { try evdev.grab(true) } catch { log.warning("\(node.path): cannot grab: \(error)") }
+            }
+            log.info("\(node.path) (\(evdev.description.name)): taken: \(reason)")
+            do {
+                try add(LiveSource(device: evdev, node: node, log: log))
+            } catch {
+                log.error("\(node.path): \(error)")
+            }
+        }
+    }
+
+    /// `[daemon] ignore_devices`: a node path, `vvvv:pppp`, or a glob on the name.
+    private func excluded(_ node: InputNode, _ d: DeviceDescription) -> String? {
+        base.daemon.ignoreDevices.first {
+            devicePatternMatches($0, path: node.path, name: d.name, vendor: d.vendor, product: d.product)
+        }.map { "config ignore_devices \"\($0)\"" }
+    }
+
+    /// Devices that come and go: the udev monitor, or inotify on /dev/input without udevd.
+    func startHotplug() {
+        do {
+            let monitor = try HotplugMonitor()
+            hotplug = monitor
+            try loop.add(monitor.fd) { [unowned self] _ in
+                for change in monitor.drain() {
+                    switch change {
+                    case .added(let path): self.open(Discovery.node(devnode: path))
+                    case .removed(let path):
+                        if let d = self.all.first(where: { $0.source.node == path }) { self.remove(d) }
+                    }
+                }
+            }
+            log.info("hotplug: \(monitor.mode.rawValue)")
+        } catch {
+            log.notice("no hotplug: \(error)")
+        }
+    }
+}
