@@ -86,3 +86,30 @@ public struct JournalLogHandler: LogHandler {
         LoggingSystem.bootstrap { _ in JournalLogHandler(level: verbose ? .trace : .info) }
     }
 }
+
+/// A warning that may repeat many times a second (a connection flood): logged at once, then at
+/// most once per `interval` with the count of those not logged, so the journal gets a line with
+/// a count instead of a thousand identical ones.
+struct RepeatedWarning {
+    var interval: Int64 = 10_000_000_000
+    private var lastLogged: Int64?
+    private var unlogged = 0
+
+    /// One more occurrence: the suffix to log it with (" (and N more since the last warning)"),
+    /// or nil to stay silent.
+    mutating func note(at now: Int64) -> String? {
+        if let last = lastLogged, now - last < interval {
+            unlogged += 1
+            return nil
+        }
+        lastLogged = now
+        return flush() ?? ""
+    }
+
+    /// The count not logged yet, once, or nil.
+    mutating func flush() -> String? {
+        guard unlogged > 0 else { return nil }
+        defer { unlogged = 0 }
+        return " (\(unlogged) more refused since the last warning)"
+    }
+}

@@ -7,56 +7,6 @@ import Logging
     import Glibc
 #endif
 
-/// One connected client: its credentials, the bytes it sent that are not yet taken as requests,
-/// its queued output and what it subscribed to.
-public final class Client {
-    public let fd: Int32
-    public let number: Int
-    public let pid: Int32
-    public let uid: UInt32
-    public let gid: UInt32
-    /// Bytes read and not yet taken as request lines start at `inputStart`; `scanned` is how far
-    /// the search for a newline has looked (a partial line is not searched again).
-    var input: [UInt8] = []
-    var inputStart = 0
-    var scanned = 0
-    var output: [UInt8] = []
-    var sent = 0
-    /// Reply bytes queued since the queue was last empty. A request's answer may be larger than
-    /// the stream bound without making its client "slow".
-    var replyAllowance = 0
-    var watchingWrites = false
-    /// The client shut down its writing side: its last requests are answered, then it is closed.
-    var readClosed = false
-    /// It has request lines left over from an earlier turn (it used up its turn's budget).
-    var backlogged = false
-    /// The epoll events asked for now.
-    var interest: UInt32 = CL_EPOLLIN | CL_EPOLLRDHUP
-    /// Monotonic time of the input behind the oldest line not yet written (for latency).
-    var pendingSince: Int64?
-    var closing = false
-
-    // Subscription. A new client gets gesture and device lines; `subscribe` changes that.
-    var gestures = true
-    var kinds: Set<GestureKind>?
-    var regions: Set<String>?
-    var devices: Set<UInt32>?
-    var touches = false
-    /// Regions this client set (removed when it goes).
-    var ownedRegions: [RegionSpec] = []
-
-    init(fd: Int32, number: Int, pid: Int32, uid: UInt32, gid: UInt32) {
-        self.fd = fd
-        self.number = number
-        self.pid = pid
-        self.uid = uid
-        self.gid = gid
-    }
-
-    public var label: String { "client #\(number) (pid \(pid), uid \(uid), gid \(gid))" }
-    var queued: Int { output.count - sent }
-}
-
 /// The Unix socket: accepts clients, splits their requests into lines, and queues output per
 /// client with a bound. Writes are coalesced: `enqueue` only appends; `flush` (once per loop turn)
 /// writes each client's queue with one `write`.
@@ -89,16 +39,6 @@ public final class Server {
     private var reserveFD: Int32 = -1
     private var refusals = RepeatedWarning()
 
-    public struct Limits {
-        public var maxClients: Int
-        public var maxLineBytes: Int
-        public var outputBufferBytes: Int
-        /// Request lines served per client per loop turn.
-        public var requestsPerTurn = 64
-        /// Bytes read per client per loop turn.
-        public var bytesPerTurn = 65_536
-    }
-
     /// What the server tells its owner.
     var onConnect: ((Client) -> Void)?
     var onRequest: ((Client, ArraySlice<UInt8>) -> Void)?
@@ -122,25 +62,6 @@ public final class Server {
     }
 
     var clientCount: Int { clients.count }
-
-    /// Fds the daemon keeps for itself beyond its clients: input devices, epoll, timers,
-    /// signalfd, udev, the listening socket, the reserve.
-    static let fdsForTheDaemon = 64
-
-    /// The clients the process can hold with its RLIMIT_NOFILE: the soft limit is raised to the
-    /// hard one first (systemd's default soft limit is 1024, its hard limit far higher), then
-    /// `configured` is lowered if the fds would still not suffice.
-    static func clientLimit(configured: Int) -> Int {
-        var lim = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &lim) == 0 else { return configured }
-        if lim.rlim_cur < lim.rlim_max {
-            var raised = lim
-            raised.rlim_cur = lim.rlim_max
-            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { lim = raised }
-        }
-        let available = Int(clamping: lim.rlim_cur) - fdsForTheDaemon  // RLIM_INFINITY is UInt64.max: clamped
-        return max(1, min(configured, available))
-    }
 
     /// Some client has requests left from an earlier turn: the loop must not sleep.
     var hasBacklog: Bool { !backlog.isEmpty }
@@ -458,32 +379,5 @@ public final class Server {
 
     func closeAll() {
         for c in allClients { disconnect(c, reason: "the daemon is stopping") }
-    }
-}
-
-/// A warning that may repeat many times a second (a connection flood): logged at once, then at
-/// most once per `interval` with the count of those not logged, so the journal gets a line with
-/// a count instead of a thousand identical ones.
-struct RepeatedWarning {
-    var interval: Int64 = 10_000_000_000
-    private var lastLogged: Int64?
-    private var unlogged = 0
-
-    /// One more occurrence: the suffix to log it with (" (and N more since the last warning)"),
-    /// or nil to stay silent.
-    mutating func note(at now: Int64) -> String? {
-        if let last = lastLogged, now - last < interval {
-            unlogged += 1
-            return nil
-        }
-        lastLogged = now
-        return flush() ?? ""
-    }
-
-    /// The count not logged yet, once, or nil.
-    mutating func flush() -> String? {
-        guard unlogged > 0 else { return nil }
-        defer { unlogged = 0 }
-        return " (\(unlogged) more refused since the last warning)"
     }
 }

@@ -1,0 +1,52 @@
+import CLinux
+import GestureEngine
+
+/// One connected client: its credentials, the bytes it sent that are not yet taken as requests,
+/// its queued output and what it subscribed to.
+public final class Client {
+    public let fd: Int32
+    public let number: Int
+    public let pid: Int32
+    public let uid: UInt32
+    public let gid: UInt32
+    /// Bytes read and not yet taken as request lines start at `inputStart`; `scanned` is how far
+    /// the search for a newline has looked (a partial line is not searched again).
+    var input: [UInt8] = []
+    var inputStart = 0
+    var scanned = 0
+    var output: [UInt8] = []
+    var sent = 0
+    /// Reply bytes queued since the queue was last empty. A request's answer may be larger than
+    /// the stream bound without making its client "slow".
+    var replyAllowance = 0
+    var watchingWrites = false
+    /// The client shut down its writing side: its last requests are answered, then it is closed.
+    var readClosed = false
+    /// It has request lines left over from an earlier turn (it used up its turn's budget).
+    var backlogged = false
+    /// The epoll events asked for now.
+    var interest: UInt32 = CL_EPOLLIN | CL_EPOLLRDHUP
+    /// Monotonic time of the input behind the oldest line not yet written (for latency).
+    var pendingSince: Int64?
+    var closing = false
+
+    // Subscription. A new client gets gesture and device lines; `subscribe` changes that.
+    var gestures = true
+    var kinds: Set<GestureKind>?
+    var regions: Set<String>?
+    var devices: Set<UInt32>?
+    var touches = false
+    /// Regions this client set (removed when it goes).
+    var ownedRegions: [RegionSpec] = []
+
+    init(fd: Int32, number: Int, pid: Int32, uid: UInt32, gid: UInt32) {
+        self.fd = fd
+        self.number = number
+        self.pid = pid
+        self.uid = uid
+        self.gid = gid
+    }
+
+    public var label: String { "client #\(number) (pid \(pid), uid \(uid), gid \(gid))" }
+    var queued: Int { output.count - sent }
+}

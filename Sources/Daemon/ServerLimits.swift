@@ -1,0 +1,36 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// How much the server takes: clients at once (and what RLIMIT_NOFILE allows), line and queue
+/// sizes, and each client's share of a loop turn.
+extension Server {
+    public struct Limits {
+        public var maxClients: Int
+        public var maxLineBytes: Int
+        public var outputBufferBytes: Int
+        /// Request lines served per client per loop turn.
+        public var requestsPerTurn = 64
+        /// Bytes read per client per loop turn.
+        public var bytesPerTurn = 65_536
+    }
+
+    /// Fds the daemon keeps for itself beyond its clients: input devices, epoll, timers,
+    /// signalfd, udev, the listening socket, the reserve.
+    static let fdsForTheDaemon = 64
+
+    /// The clients the process can hold with its RLIMIT_NOFILE: the soft limit is raised to the
+    /// hard one first (systemd's default soft limit is 1024, its hard limit far higher), then
+    /// `configured` is lowered if the fds would still not suffice.
+    static func clientLimit(configured: Int) -> Int {
+        var lim = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &lim) == 0 else { return configured }
+        if lim.rlim_cur < lim.rlim_max {
+            var raised = lim
+            raised.rlim_cur = lim.rlim_max
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { lim = raised }
+        }
+        let available = Int(clamping: lim.rlim_cur) - fdsForTheDaemon  // RLIM_INFINITY is UInt64.max: clamped
+        return max(1, min(configured, available))
+    }
+}

@@ -1,0 +1,200 @@
+import GestureEngine
+
+/// `[[region]]`, `[[region.gesture]]` and `[region.drag]`: names, rectangles, gestures with their
+/// thresholds and rules, drag bounds; and the rule check over the whole configuration.
+extension Loader {
+    /// Names are identifiers: they appear in every gesture line, in logs and in rules, so they
+    /// are short and hold no control character (a newline or ESC in a name would forge log lines).
+    func checkName(_ name: String, _ scope: Scope, _ what: String) throws(ConfigError) {
+        guard !name.isEmpty, !name.contains("/") else {
+            throw scope.fail("name", "a \(what) name must be non-empty and hold no '/'")
+        }
+        guard name.utf8.count <= ConfigLimits.nameBytes else {
+            throw scope.fail("name", "a \(what) name may have \(ConfigLimits.nameBytes) bytes at most, found \(name.utf8.count)")
+        }
+        if let bad = name.unicodeScalars.first(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
+            throw scope.fail("name", "a \(what) name may hold no control character (U+\(String(bad.value, radix: 16, uppercase: true)))")
+        }
+    }
+
+    mutating func readRegion(_ r: Scope, thresholds: Thresholds, screen: PixelRect, existing: [RegionSpec])
+        throws(ConfigError) -> RegionSpec
+    {
+        try r.checkKeys(["name", "rect", "priority", "standard_gestures", "gesture", "drag"])
+        guard let name = try r.string("name") else { throw r.fail(nil, "a [[region]] needs a 'name'") }
+        try checkName(name, r, "region")
+        if existing.contains(where: { $0.name == name }) { throw r.fail("name", "region '\(name)' is defined twice") }
+        var rect: PixelRect?
+        if let v = try r.numbers("rect", count: 4) {
+            guard v[2] > 0 && v[3] > 0 else { throw r.fail("rect", "'rect' is [x, y, width, height] with width and height more than 0") }
+            rect = PixelRect(x: v[0], y: v[1], width: v[2], height: v[3])
+        }
+        let priority = try r.choice("priority", Priority.self) ?? .normal
+
+        var gestures: [GestureSpec] = []
+        var lines: [(header: Int, requires: Int?, simultaneous: Int?)] = []
+        if try r.bool("standard_gestures") == true {
+            for var g in EngineConfiguration.standardGestures(thresholds: thresholds) {
+                g.priority = priority
+                gestures.append(g)
+                lines.append((r.table.line(of: "standard_gestures"), nil, nil))
+            }
+        }
+        let scopes = try r.subtables("gesture", label: "[[region.gesture]] of region '\(name)'")
+        for g in scopes {
+            let spec = try readGesture(g, thresholds: thresholds, priority: priority)
+            if let i = gestures.firstIndex(where: { $0.name == spec.name }) {
+                if lines[i].requires == nil && lines[i].header == r.table.line(of: "standard_gestures") {
+                    // A gesture of the standard set is replaced by one of the same name.
+                    gestures[i] = spec
+                    lines[i] = (g.table.line, g.table.lines["requires_failure_of"], g.table.lines["simultaneous_with"])
+                    continue
+                }
+                throw g.fail("name", "gesture '\(spec.name)' is defined twice in region '\(name)'")
+            }
+            gestures.append(spec)
+            lines.append((g.table.line, g.table.lines["requires_failure_of"], g.table.lines["simultaneous_with"]))
+        }
+        ruleLines.append(lines)
+        var drag: DragConstraints?
+        if let d = try r.subtable("drag") { drag = try readDrag(d) }
+        return RegionSpec(name: name, rect: rect, gestures: gestures, drag: drag)
+    }
+
+    func readGesture(_ g: Scope, thresholds: Thresholds, priority: Priority) throws(ConfigError) -> GestureSpec {
+        guard let kind = try g.choice("kind", GestureKind.self) else {
+            throw g.fail(nil, "a gesture needs a 'kind' (\(GestureKind.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
+        var allowed = ["kind", "name", "priority", "requires_failure_of", "simultaneous_with"] + ThresholdKey.all.map(\.key)
+        switch kind {
+        case .tap: allowed += ["fingers", "count"]
+        case .longPress, .edgeSwipe: allowed += ["fingers"]
+        case .pan: allowed += ["fingers", "min_fingers", "max_fingers", "axis"]
+        case .pinch: allowed += ["min_fingers", "max_fingers"]
+        case .swipe: allowed += ["fingers", "min_fingers", "max_fingers", "sectors", "directions"]
+        }
+        if kind == .edgeSwipe { allowed.append("edges") }
+        for k in g.table.keys where !allowed.contains(k) {
+            if ["fingers", "min_fingers", "max_fingers", "count", "axis", "sectors", "directions", "edges"].contains(k) {
+                throw g.fail(k, "'\(k)' does not apply to a \(kind.rawValue)")
+            }
+        }
+        try g.checkKeys(allowed)
+
+        var t = thresholds
+        try readThresholds(g, into: &t)
+        let name = try g.string("name") ?? kind.rawValue
+        try checkName(name, g, "gesture")
+        let fingers = try g.integer("fingers", in: 1...10)
+        let minF = try g.integer("min_fingers", in: 1...10) ?? fingers ?? (kind == .pinch ? 2 : 1)
+        let maxF = try g.integer("max_fingers", in: 1...10) ?? fingers ?? (kind == .pinch ? 5 : minF)
+        if kind == .pinch && minF < 2 { throw g.fail("min_fingers", "a pinch needs at least 2 fingers") }
+        if minF > maxF { throw g.fail("max_fingers", "'max_fingers' (\(maxF)) is less than 'min_fingers' (\(minF))") }
+
+        var spec = GestureSpec(kind, name: name, fingers: minF, maxFingers: maxF, thresholds: t)
+        spec.priority = try g.choice("priority", Priority.self) ?? priority
+        spec.tapCount = try g.integer("count", in: 1...5) ?? 1
+        spec.axis = try g.choice("axis", PanAxis.self) ?? .free
+        if let sectors = try g.integer("sectors", in: 4...8) {
+            guard sectors == 4 || sectors == 8 else { throw g.fail("sectors", "'sectors' must be 4 or 8, found \(sectors)") }
+            spec.directionCount = sectors
+        }
+        if let dirs = try g.strings("directions") {
+            for d in dirs {
+                guard let dir = SwipeDirection(rawValue: d) else {
+                    throw g.fail("directions", "unknown direction \"\(d)\" (\(SwipeDirection.allCases.map(\.rawValue).joined(separator: ", ")))")
+                }
+                if spec.directionCount == 4 && d.contains("_") {
+                    if g.table["sectors"] == nil { spec.directionCount = 8 } else {
+                        throw g.fail("directions", "\"\(d)\" is a diagonal: set 'sectors = 8'")
+                    }
+                }
+                spec.directions.insert(dir)
+            }
+        }
+        if let edges = try g.strings("edges") {
+            for e in edges {
+                guard let edge = ScreenEdge(rawValue: e) else {
+                    throw g.fail("edges", "unknown edge \"\(e)\" (left, right, top, bottom)")
+                }
+                spec.edges.insert(edge)
+            }
+        }
+        spec.requiresFailureOf = try g.strings("requires_failure_of") ?? []
+        spec.simultaneousWith = try g.strings("simultaneous_with") ?? []
+        return spec
+    }
+
+    func readDrag(_ d: Scope) throws(ConfigError) -> DragConstraints {
+        try d.checkKeys(["x", "y", "projection", "initial"])
+        var drag = DragConstraints()
+        for axis in ["x", "y"] {
+            guard let a = try d.subtable(axis) else { continue }
+            try a.checkKeys(["min", "max", "mode", "factor", "limit", "snap"])
+            var c = AxisConstraint()
+            c.min = try a.number("min", allowInfinity: true) ?? -.infinity
+            c.max = try a.number("max", allowInfinity: true) ?? .infinity
+            // -inf / inf mean "no bound"; a bound at the other infinity would put every offset
+            // there (and an infinite offset cannot be written as JSON).
+            if c.min == .infinity { throw a.fail("min", "'min' may be -inf (no lower bound) but not inf") }
+            if c.max == -.infinity { throw a.fail("max", "'max' may be inf (no upper bound) but not -inf") }
+            if c.min > c.max { throw a.fail("max", "'max' (\(format(c.max))) is less than 'min' (\(format(c.min)))") }
+            c.mode = try a.choice("mode", AxisConstraint.Mode.self) ?? .clamp
+            if let f = try a.number("factor", atLeast: 0) {
+                guard f <= 1 else { throw a.fail("factor", "'factor' must be from 0 to 1, found \(format(f))") }
+                c.rubberBandFactor = f
+            }
+            c.rubberBandLimit = try a.number("limit", above: 0) ?? c.rubberBandLimit
+            c.snapPoints = try a.numbers("snap") ?? []
+            if axis == "x" { drag.x = c } else { drag.y = c }
+        }
+        if let p = try d.number("projection", atLeast: 0, atMost: ThresholdUnit.milliseconds.maximum) {
+            drag.projection = .nanoseconds(Int64(p * 1e6))
+        }
+        if let i = try d.numbers("initial", count: 2) { drag.initial = PixelPoint(x: i[0], y: i[1]) }
+        return drag
+    }
+
+    /// Names in rules must resolve; require-failure must not go round in a circle.
+    func checkRules(_ engine: EngineConfiguration, _ scopes: [Scope]) throws(ConfigError) {
+        let compiled = CompiledConfiguration(engine)
+        func fail(_ line: Int?, _ fallback: Int, _ reason: String) -> ConfigError {
+            ConfigError(file: file, line: line ?? fallback, reason: reason)
+        }
+        for (ri, region) in engine.regions.enumerated() {
+            for (gi, g) in region.gestures.enumerated() {
+                let lines = ri < ruleLines.count && gi < ruleLines[ri].count ? ruleLines[ri][gi] : (header: 1, requires: nil, simultaneous: nil)
+                let me = compiled.regions[ri].gestures[gi]
+                for (list, key, line) in [
+                    (g.requiresFailureOf, "requires_failure_of", lines.requires),
+                    (g.simultaneousWith, "simultaneous_with", lines.simultaneous),
+                ] {
+                    for name in list {
+                        guard let other = compiled.resolve(name, from: ri) else {
+                            let known = region.gestures.map(\.name).joined(separator: ", ")
+                            throw fail(line, lines.header, "unknown gesture '\(name)' in \(key) of '\(region.name)/\(g.name)' (region '\(region.name)' has: \(known); name another region's as region/name)")
+                        }
+                        if other == me { throw fail(line, lines.header, "'\(region.name)/\(g.name)' names itself in \(key)") }
+                    }
+                }
+            }
+        }
+        if let cycle = compiled.findCycle() {
+            let names = cycle.map { compiled.gestures[$0].qualifiedName }
+            var why: [String] = []
+            for (a, b) in zip(cycle, cycle.dropFirst()) {
+                why.append(compiled.policy.rank(a, over: b)?.rawValue ?? "?")
+            }
+            // Name the line of a requires_failure_of that takes part, else the first gesture's header.
+            func lines(of g: Int) -> (header: Int, requires: Int?, simultaneous: Int?) {
+                let r = compiled.gestures[g].region
+                guard let i = compiled.regions[r].gestures.firstIndex(of: g), r < ruleLines.count, i < ruleLines[r].count
+                else { return (header: 1, requires: nil, simultaneous: nil) }
+                return ruleLines[r][i]
+            }
+            let lines = cycle.map(lines(of:)).first { $0.requires != nil } ?? lines(of: cycle[0])
+            throw fail(lines.requires, lines.header,
+                "rule cycle: \(names.joined(separator: " → ")) (each must fail before the next may fire: \(why.joined(separator: ", ")))")
+        }
+    }
+}
