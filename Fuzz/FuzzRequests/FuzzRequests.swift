@@ -1,10 +1,13 @@
 import GestureProtocol
 
-/// libFuzzer target: any bytes as a client request line. The parser must give a value or a
-/// JSONError, never trap; a value must re-encode to JSON that parses back to the same value.
+/// libFuzzer target: any bytes as a client request line. The request reader must give a request
+/// or a failure; the JSON parser a value or a JSONError, never trap; a value must re-encode to
+/// JSON that parses back to the same value.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzRequests(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = UnsafeBufferPointer(start: data, count: size)
+    // The typed request reader must give a request or a failure with a code, never trap.
+    if case .failure(let f) = Request.parse(Array(bytes)[...]), f.code.isEmpty { fatalError("a failure without a code") }
     guard let value = try? parseJSON(bytes) else { return 0 }
     var w = JSONLineWriter(capacity: 256)
     w.value(value)

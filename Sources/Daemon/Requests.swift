@@ -20,34 +20,17 @@ extension Daemon {
 
     func request(_ c: Client, _ line: ArraySlice<UInt8>) {
         stats.requests += 1
+        writer.reset()
         var id: RequestID?
         do {
-            guard String(validating: line, as: UTF8.self) != nil else {
-                throw RequestError("invalid_utf8", "the line is not valid UTF-8")
+            switch Request.parse(line) {
+            case .failure(let f):
+                id = f.id
+                throw RequestError(f.code, f.message)
+            case .success(let parsed):
+                id = parsed.id
+                try answer(parsed.request, id: id, client: c)
             }
-            let value: JSONValue
-            let text: [String: String]
-            do {
-                (value, text) = try parseJSONKeepingText(line)
-            } catch {
-                throw RequestError("parse_error", "not JSON: \(error)")
-            }
-            guard case .object = value else {
-                throw RequestError("not_an_object", "a request is a JSON object, found \(value.typeName)")
-            }
-            if let given = value["id"] {
-                switch given {
-                case .string(let s): id = .string(s)
-                case .number: id = .number(text: text["id"] ?? "0")
-                default: throw RequestError("invalid_field", "'id' must be a string or a number, found \(given.typeName)")
-                }
-            }
-            guard let opValue = value["op"] else { throw RequestError("missing_op", "a request needs an 'op'") }
-            guard case .string(let op) = opValue else {
-                throw RequestError("invalid_field", "'op' must be a string, found \(opValue.typeName)")
-            }
-            writer.reset()
-            try answer(op, value, id: id, client: c)
         } catch let e as RequestError {
             stats.errors += 1
             writer.reset()
@@ -61,79 +44,26 @@ extension Daemon {
         writer.reset()
     }
 
-    private func fields(_ v: JSONValue, allowed: [String], op: String) throws {
-        guard case .object(let members) = v else { return }
-        for (k, _) in members where !allowed.contains(k) && k != "op" && k != "id" {
-            throw RequestError("invalid_field", "unknown field '\(k)' for \(op) (known: \(allowed.joined(separator: ", ")))")
-        }
-    }
-
-    private func strings(_ v: JSONValue?, _ name: String) throws -> [String]? {
-        guard let v else { return nil }
-        guard case .array(let items) = v else { throw RequestError("invalid_field", "'\(name)' must be an array of strings") }
-        return try items.map {
-            guard case .string(let s) = $0 else { throw RequestError("invalid_field", "'\(name)' must hold strings only") }
-            return s
-        }
-    }
-
-    private func answer(_ op: String, _ v: JSONValue, id: RequestID?, client c: Client) throws {
-        switch op {
-        case "ping":
-            try fields(v, allowed: [], op: op)
+    private func answer(_ request: Request, id: RequestID?, client c: Client) throws {
+        let op = request.op
+        switch request {
+        case .ping:
             Messages.beginReply(&writer, id: id, op: op)
             writer.field("time", Double(monotonicNanoseconds()) / 1e9, decimals: 6)
             Messages.end(&writer)
 
-        case "subscribe":
-            try fields(v, allowed: ["gestures", "regions", "devices", "touches"], op: op)
-            var gestures = true
-            var kinds: Set<GestureKind>?
-            switch v["gestures"] {
-            case nil: break
-            case .bool(let b): gestures = b
-            case .array?:
-                kinds = []
-                for name in try strings(v["gestures"], "gestures") ?? [] {
-                    guard let k = GestureKind(rawValue: name) else {
-                        throw RequestError("invalid_field", "unknown gesture kind '\(name)' (\(GestureKind.allCases.map(\.rawValue).joined(separator: ", ")))")
-                    }
-                    kinds!.insert(k)
-                }
-            case let other?:
-                throw RequestError("invalid_field", "'gestures' must be true, false or an array of kinds, found \(other.typeName)")
-            }
-            let regions = try strings(v["regions"], "regions").map(Set.init)
-            var devices: Set<UInt32>?
-            if let d = v["devices"] {
-                guard case .array(let items) = d else { throw RequestError("invalid_field", "'devices' must be an array of device ids") }
-                devices = try Set(items.map {
-                    guard case .number(let n) = $0, n >= 0, n < 4_294_967_296, n == n.rounded() else {
-                        throw RequestError("invalid_field", "'devices' must hold device ids (whole numbers)")
-                    }
-                    return UInt32(n)
-                })
-            }
-            var touches = false
-            if let t = v["touches"] {
-                guard case .bool(let b) = t else { throw RequestError("invalid_field", "'touches' must be true or false, found \(t.typeName)") }
-                touches = b
-            }
-            c.gestures = gestures
-            c.kinds = kinds
-            c.regions = regions
-            c.devices = devices
-            c.touches = touches
+        case .subscribe(let s):
+            c.gestures = s.gestures
+            c.kinds = s.kinds
+            c.regions = s.regions
+            c.devices = s.devices
+            c.touches = s.touches
             Messages.beginReply(&writer, id: id, op: op)
             Messages.end(&writer)
 
-        case "set_regions":
-            try fields(v, allowed: ["regions"], op: op)
+        case .setRegions(let items):
             guard base.daemon.maySetRegions(uid: c.uid, gid: c.gid) else {
                 throw RequestError("forbidden", "this daemon does not take regions from uid \(c.uid) (see [daemon] set_regions)")
-            }
-            guard case .array(let items)? = v["regions"] else {
-                throw RequestError("invalid_field", "'regions' must be an array of region objects")
             }
             var tables: [TOMLTable] = []
             for item in items {
@@ -166,8 +96,7 @@ extension Daemon {
             writer.value(.array(c.ownedRegions.map { .string($0.name) }))
             Messages.end(&writer)
 
-        case "clear_regions":
-            try fields(v, allowed: [], op: op)
+        case .clearRegions:
             if !c.ownedRegions.isEmpty {
                 c.ownedRegions = []
                 try recompile()
@@ -175,27 +104,22 @@ extension Daemon {
             Messages.beginReply(&writer, id: id, op: op)
             Messages.end(&writer)
 
-        case "list_devices":
-            try fields(v, allowed: [], op: op)
+        case .listDevices:
             Messages.beginReply(&writer, id: id, op: op)
             writeDevices()
             Messages.end(&writer)
 
-        case "get_config":
-            try fields(v, allowed: [], op: op)
+        case .getConfig:
             Messages.beginReply(&writer, id: id, op: op)
             writeConfig()
             Messages.end(&writer)
 
-        case "stats":
-            try fields(v, allowed: [], op: op)
+        case .stats:
             Messages.beginReply(&writer, id: id, op: op)
             stats.write(
                 into: &writer, clients: server.clientCount, devices: devices.all.count, server: server, wakeups: loop.wakeups)
             Messages.end(&writer)
 
-        default:
-            throw RequestError("unknown_op", "unknown op '\(op)' (ping, subscribe, set_regions, clear_regions, list_devices, get_config, stats)")
         }
     }
 

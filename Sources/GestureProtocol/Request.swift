@@ -1,0 +1,177 @@
+import GestureEngine
+
+/// A client's request line, read and checked (docs/PROTOCOL.md, "Requests"): what the daemon
+/// acts on is a typed value, never a JSON tree looked into with strings.
+public enum Request: Equatable, Sendable {
+    case ping
+    case subscribe(Subscription)
+    /// Region objects in the config's `[[region]]` schema, read by the config loader.
+    case setRegions([JSONValue])
+    case clearRegions
+    case listDevices
+    case getConfig
+    case stats
+
+    /// Every op, as the protocol spells it.
+    public static let ops = ["ping", "subscribe", "set_regions", "clear_regions", "list_devices", "get_config", "stats"]
+
+    public var op: String {
+        switch self {
+        case .ping: return "ping"
+        case .subscribe: return "subscribe"
+        case .setRegions: return "set_regions"
+        case .clearRegions: return "clear_regions"
+        case .listDevices: return "list_devices"
+        case .getConfig: return "get_config"
+        case .stats: return "stats"
+        }
+    }
+}
+
+/// What a client wants to hear. Nil filters mean all.
+public struct Subscription: Equatable, Sendable {
+    public var gestures = true
+    public var kinds: Set<GestureKind>?
+    public var regions: Set<String>?
+    public var devices: Set<UInt32>?
+    public var touches = false
+    public init() {}
+}
+
+/// A request line that cannot be acted on: the error line's code and message, and the id when
+/// the line had one that could be read.
+public struct RequestFailure: Error, Equatable, Sendable {
+    public var code: String
+    public var message: String
+    public var id: RequestID?
+    public init(_ code: String, _ message: String, id: RequestID? = nil) {
+        self.code = code
+        self.message = message
+        self.id = id
+    }
+}
+
+extension Request {
+    /// Reads one request line (without its newline).
+    public static func parse(_ line: ArraySlice<UInt8>) -> Result<(id: RequestID?, request: Request), RequestFailure> {
+        guard String(validating: line, as: UTF8.self) != nil else {
+            return .failure(RequestFailure("invalid_utf8", "the line is not valid UTF-8"))
+        }
+        let value: JSONValue
+        let text: [String: String]
+        do {
+            (value, text) = try parseJSONKeepingText(line)
+        } catch {
+            return .failure(RequestFailure("parse_error", "not JSON: \(error)"))
+        }
+        guard case .object = value else {
+            return .failure(RequestFailure("not_an_object", "a request is a JSON object, found \(value.typeName)"))
+        }
+        var id: RequestID?
+        if let given = value["id"] {
+            switch given {
+            case .string(let s): id = .string(s)
+            case .number: id = .number(text: text["id"] ?? "0")
+            default:
+                return .failure(RequestFailure("invalid_field", "'id' must be a string or a number, found \(given.typeName)"))
+            }
+        }
+        do {
+            return .success((id, try request(value)))
+        } catch var failure {
+            failure.id = id
+            return .failure(failure)
+        }
+    }
+
+    private static func request(_ v: JSONValue) throws(RequestFailure) -> Request {
+        guard let opValue = v["op"] else { throw RequestFailure("missing_op", "a request needs an 'op'") }
+        guard case .string(let op) = opValue else {
+            throw RequestFailure("invalid_field", "'op' must be a string, found \(opValue.typeName)")
+        }
+        switch op {
+        case "ping":
+            try fields(v, allowed: [], op: op)
+            return .ping
+        case "subscribe":
+            try fields(v, allowed: ["gestures", "regions", "devices", "touches"], op: op)
+            return .subscribe(try subscription(v))
+        case "set_regions":
+            try fields(v, allowed: ["regions"], op: op)
+            guard case .array(let items)? = v["regions"] else {
+                throw RequestFailure("invalid_field", "'regions' must be an array of region objects")
+            }
+            return .setRegions(items)
+        case "clear_regions":
+            try fields(v, allowed: [], op: op)
+            return .clearRegions
+        case "list_devices":
+            try fields(v, allowed: [], op: op)
+            return .listDevices
+        case "get_config":
+            try fields(v, allowed: [], op: op)
+            return .getConfig
+        case "stats":
+            try fields(v, allowed: [], op: op)
+            return .stats
+        default:
+            throw RequestFailure("unknown_op", "unknown op '\(op)' (\(ops.joined(separator: ", ")))")
+        }
+    }
+
+    private static func subscription(_ v: JSONValue) throws(RequestFailure) -> Subscription {
+        var s = Subscription()
+        switch v["gestures"] {
+        case nil: break
+        case .bool(let b): s.gestures = b
+        case .array?:
+            var kinds: Set<GestureKind> = []
+            for name in try strings(v["gestures"], "gestures") ?? [] {
+                guard let k = GestureKind(rawValue: name) else {
+                    throw RequestFailure(
+                        "invalid_field", "unknown gesture kind '\(name)' (\(GestureKind.allCases.map(\.rawValue).joined(separator: ", ")))")
+                }
+                kinds.insert(k)
+            }
+            s.kinds = kinds
+        case let other?:
+            throw RequestFailure("invalid_field", "'gestures' must be true, false or an array of kinds, found \(other.typeName)")
+        }
+        s.regions = try strings(v["regions"], "regions").map(Set.init)
+        if let d = v["devices"] {
+            guard case .array(let items) = d else { throw RequestFailure("invalid_field", "'devices' must be an array of device ids") }
+            var devices: Set<UInt32> = []
+            for item in items {
+                // Range-checked before it is converted.
+                guard case .number(let n) = item, n >= 0, n < 4_294_967_296, n == n.rounded() else {
+                    throw RequestFailure("invalid_field", "'devices' must hold device ids (whole numbers)")
+                }
+                devices.insert(UInt32(n))
+            }
+            s.devices = devices
+        }
+        if let t = v["touches"] {
+            guard case .bool(let b) = t else { throw RequestFailure("invalid_field", "'touches' must be true or false, found \(t.typeName)") }
+            s.touches = b
+        }
+        return s
+    }
+
+    private static func fields(_ v: JSONValue, allowed: [String], op: String) throws(RequestFailure) {
+        guard case .object(let members) = v else { return }
+        for (k, _) in members where !allowed.contains(k) && k != "op" && k != "id" {
+            throw RequestFailure("invalid_field", "unknown field '\(k)' for \(op) (known: \(allowed.joined(separator: ", ")))")
+        }
+    }
+
+    private static func strings(_ v: JSONValue?, _ name: String) throws(RequestFailure) -> [String]? {
+        guard let v else { return nil }
+        guard case .array(let items) = v else { throw RequestFailure("invalid_field", "'\(name)' must be an array of strings") }
+        var out: [String] = []
+        for item in items {
+            guard case .string(let s) = item else { throw RequestFailure("invalid_field", "'\(name)' must hold strings only") }
+            out.append(s)
+        }
+        return out
+    }
+}
