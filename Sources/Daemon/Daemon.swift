@@ -163,6 +163,12 @@ public final class Daemon {
     private func afterTurn() {
         server.serveBacklog()
         server.flush()
+        var anomalies = 0
+        for d in devices.all { anomalies += d.pipeline.anomalies }
+        if anomalies > stats.engineAnomalies {
+            log.warning("the engine met \(anomalies - stats.engineAnomalies) impossible input(s) or double decision(s): a bug; run with --verbose and report the transitions")
+            stats.engineAnomalies = anomalies
+        }
         inputSince = nil
         var next: Int64?
         for d in devices.all {

@@ -15,6 +15,8 @@ struct Stats {
     var errors = 0
     var reloads = 0
     var reloadFailures = 0
+    /// Impossible (state, input) pairs and arena decisions asked twice, over all devices.
+    var engineAnomalies = 0
     /// Input-to-write latency, one sample per client write.
     var latencies = LatencyRing()
     /// How late the deadline timer fired (long press, double-tap window).
@@ -34,6 +36,7 @@ struct Stats {
         writer.field("clients_dropped_slow", server.droppedSlow)
         writer.field("reloads", reloads)
         writer.field("reload_failures", reloadFailures)
+        writer.field("engine_anomalies", engineAnomalies)
         writer.field("wakeups", wakeups)
         writer.field("rss_kb", Self.residentKilobytes())
         Self.write(&writer, "latency_us", latencies)

@@ -48,9 +48,16 @@ struct Arena {
         round[g] = r
     }
 
+    /// Times the invariant was broken: a decision asked for a member that is not undecided. The
+    /// engine asks only for undecided members, so this stays 0; if it ever moves, the daemon logs
+    /// a warning and counts it in `stats` rather than deciding twice.
+    private(set) var violations = 0
+
     mutating func decide(_ g: Int, _ d: Decision) {
-        // The invariant: only an undecided member is decided.
-        guard isMember[g], decision[g] == .undecided else { return }
+        guard isMember[g], decision[g] == .undecided else {
+            violations += 1
+            return
+        }
         decision[g] = d
     }
 

@@ -48,6 +48,11 @@ public struct Engine {
 
     /// When non-nil, every recognizer transition is appended here (the caller drains it).
     public var transitionLog: [Transition]?
+    /// Impossible (state, input) pairs met so far: each failed its recognizer (never a trap).
+    /// A bug if it moves; the daemon logs a warning and counts it in `stats`.
+    public private(set) var invalidInputs = 0
+    /// Decisions the arena was asked to take twice (its invariant broken); 0 unless a bug.
+    public var arenaViolations: Int { arena.violations }
 
     public init(configuration: EngineConfiguration) {
         self.init(compiled: CompiledConfiguration(configuration))
@@ -214,11 +219,13 @@ public struct Engine {
 
     private mutating func deliver(_ input: RecognizerInput, to g: Int, into out: inout [GestureEvent]) {
         let before = transitionLog == nil ? nil : bank.look(g).stateName
+        let wasFailed = bank.look(g).status == .failed
         let emitted = bank.with(g, Handle(input: input))
         let after = bank.look(g)
         if let before { log(g, before, input.name, after.stateName, after.failure, at: input.time) }
         emit(emitted, from: g, into: &out)
-        if after.status == .failed { arena.decide(g, .rejected) }
+        if after.status == .failed && !wasFailed, case .invalidInput? = after.failure { invalidInputs += 1 }
+        if after.status == .failed && arena.isUndecided(g) { arena.decide(g, .rejected) }
     }
 
     private mutating func resolve(at time: Timestamp, into out: inout [GestureEvent]) {
@@ -247,7 +254,9 @@ public struct Engine {
         let emitted = bank.with(g, Reject(time: time, reason: reason))
         if let before { log(g, before, "rejected", bank.look(g).stateName, reason, at: time) }
         emit(emitted, from: g, into: &out)
-        arena.decide(g, .rejected)
+        if case .invalidInput = reason { invalidInputs += 1 }
+        // An accepted gesture cancelled later (a palm, lost events) was decided already.
+        if arena.isUndecided(g) { arena.decide(g, .rejected) }
     }
 
     private mutating func cancelSequence(at time: Timestamp, because reason: FailReason, into out: inout [GestureEvent]) {

@@ -53,6 +53,9 @@ public struct Replayer {
     public var nextDeadline: Timestamp? { engine.nextDeadline }
     /// No gesture is under way or pending.
     public var isIdle: Bool { engine.isIdle }
+    /// The engine's bug counters, read in place: impossible (state, input) pairs, and decisions
+    /// the arena was asked to take twice. Both stay 0 unless there is a bug.
+    public var anomalies: Int { engine.invalidInputs + engine.arenaViolations }
 
     public var tracing: Bool {
         get { engine.transitionLog != nil }

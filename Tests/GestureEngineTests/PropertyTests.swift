@@ -113,6 +113,9 @@ import Testing
             #expect(t.engine.isIdle, "seed \(seed): engine not idle after the last lift")
             #expect(t.engine.nextDeadline == nil, "seed \(seed): a deadline is still pending")
 
+            // No impossible (state, input) pair, no decision taken twice.
+            #expect(t.engine.invalidInputs == 0 && t.engine.arenaViolations == 0, "seed \(seed)")
+
             // Every transition the code made is in its recognizer's table.
             for tr in transitions {
                 let kind = t.engine.configuration.gestures[tr.gesture].spec.kind
