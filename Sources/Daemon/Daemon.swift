@@ -35,7 +35,8 @@ public final class Daemon {
     let log: Logger
     let loop: EventLoop
     let systemd = Systemd()
-    var server: Server!
+    /// The socket's clients (opened at start, before READY=1).
+    let server: Server
     /// The configuration from the file (or the built-in one), without client regions.
     var base: Configuration
     /// The file's regions plus every client's, compiled: what the engines run.
@@ -61,16 +62,23 @@ public final class Daemon {
         self.log = log
         loop = try EventLoop()
         deadline = try DeadlineTimer()
-        base = try Self.loadConfiguration(options.configPath)
+        var base = try Self.loadConfiguration(options.configPath)
         if let s = options.socketPath { base.daemon.socket = s }
+        self.base = base
         compiled = CompiledConfiguration(base.engine)
+        let (listenFD, madePath) = try ListenSocket.open(base.daemon, log: log)
+        socketPathToRemove = madePath
+        let limits = Server.Limits(
+            maxClients: Self.clientLimit(base.daemon, log: log), maxLineBytes: base.daemon.maxLineBytes,
+            outputBufferBytes: base.daemon.outputBufferBytes)
+        server = try Server(loop: loop, listenFD: listenFD, limits: limits, log: log)
     }
 
     /// `max_clients`, lowered (with a warning) when RLIMIT_NOFILE cannot hold that many.
-    func clientLimit() -> Int {
-        let n = Server.clientLimit(configured: base.daemon.maxClients)
-        if n < base.daemon.maxClients {
-            log.warning("max_clients \(base.daemon.maxClients) lowered to \(n): RLIMIT_NOFILE leaves fds for \(n) clients")
+    static func clientLimit(_ settings: DaemonSettings, log: Logger) -> Int {
+        let n = Server.clientLimit(configured: settings.maxClients)
+        if n < settings.maxClients {
+            log.warning("max_clients \(settings.maxClients) lowered to \(n): RLIMIT_NOFILE leaves fds for \(n) clients")
         }
         return n
     }
@@ -90,12 +98,6 @@ public final class Daemon {
         try loop.add(signalFD) { [unowned self] _ in self.signals() }
         try loop.add(deadline.fd) { [unowned self] _ in self.deadlineFired() }
 
-        let (listenFD, madePath) = try ListenSocket.open(base.daemon, log: log)
-        socketPathToRemove = madePath
-        let limits = Server.Limits(
-            maxClients: clientLimit(), maxLineBytes: base.daemon.maxLineBytes,
-            outputBufferBytes: base.daemon.outputBufferBytes)
-        server = try Server(loop: loop, listenFD: listenFD, limits: limits, log: log)
         server.onConnect = { [unowned self] c in self.connected(c) }
         server.onRequest = { [unowned self] c, line in self.request(c, line) }
         server.onDisconnect = { [unowned self] c in self.disconnected(c) }
@@ -131,7 +133,7 @@ public final class Daemon {
     }
 
     var status: String {
-        var s = "\(devices.all.count) device(s), \(server?.clientCount ?? 0) client(s)"
+        var s = "\(devices.all.count) device(s), \(server.clientCount) client(s)"
         if let e = lastReloadError { s += "; last reload failed: \(e)" }
         return s
     }
@@ -221,7 +223,7 @@ public final class Daemon {
             if geometryChanged { devices.remap() }
             server.settings.maxLineBytes = base.daemon.maxLineBytes
             server.settings.outputBufferBytes = base.daemon.outputBufferBytes
-            server.settings.maxClients = clientLimit()
+            server.settings.maxClients = Self.clientLimit(base.daemon, log: log)
             log.info("reloaded \(path): applies from the next touch sequence")
         } catch {
             stats.reloadFailures += 1

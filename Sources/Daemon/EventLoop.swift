@@ -43,14 +43,23 @@ public final class EventLoop {
         handlers[Int(fd)] = handler
     }
 
-    public func modify(_ fd: Int32, events: UInt32) {
-        _ = cl_epoll_ctl(epfd, EPOLL_CTL_MOD, fd, events, UInt64(UInt32(bitPattern: fd)))
+    /// Changes the events watched on `fd`; the error when epoll refuses.
+    public func modify(_ fd: Int32, events: UInt32) -> Failure? {
+        guard cl_epoll_ctl(epfd, EPOLL_CTL_MOD, fd, events, UInt64(UInt32(bitPattern: fd))) == 0 else {
+            return Failure(call: "epoll_ctl(MOD, \(fd))", errno: errno)
+        }
+        return nil
     }
 
-    /// Stops watching `fd` (the caller closes it).
-    public func remove(_ fd: Int32) {
-        _ = cl_epoll_ctl(epfd, EPOLL_CTL_DEL, fd, 0, 0)
+    /// Stops watching `fd` (the caller closes it, which would drop it from the set anyway: a
+    /// failure here is harmless and only reported).
+    @discardableResult
+    public func remove(_ fd: Int32) -> Failure? {
         if Int(fd) < handlers.count { handlers[Int(fd)] = nil }
+        guard cl_epoll_ctl(epfd, EPOLL_CTL_DEL, fd, 0, 0) == 0 else {
+            return Failure(call: "epoll_ctl(DEL, \(fd))", errno: errno)
+        }
+        return nil
     }
 
     public func stop() { running = false }

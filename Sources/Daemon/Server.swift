@@ -141,7 +141,7 @@ public final class Server {
         }
         // Without the reserve (it could not be reopened) the connection stays queued; the
         // listening socket is left out of the loop until a client goes, so the loop cannot spin.
-        if reserveFD < 0 { loop.modify(listenFD, events: 0) }
+        if reserveFD < 0, let e = loop.modify(listenFD, events: 0) { log.error("cannot pause accepting: \(e)") }
     }
 
     private func ready(_ client: Client, _ events: UInt32) {
@@ -283,7 +283,7 @@ public final class Server {
         }
         guard events != client.interest else { return }
         client.interest = events
-        loop.modify(client.fd, events: events)
+        if let e = loop.modify(client.fd, events: events) { disconnect(client, reason: "\(e)", level: .warning) }
     }
 
     /// Queues a stream line (gesture, touch, device) for `client`. `since` is the monotonic time
@@ -365,14 +365,14 @@ public final class Server {
     func disconnect(_ client: Client, reason: String, level: Logger.Level = .info) {
         guard !client.closing else { return }
         client.closing = true
-        loop.remove(client.fd)
+        if let e = loop.remove(client.fd) { log.warning("\(client.label): \(e)") }
         close(client.fd)
         clients[client.fd] = nil
         allClients.removeAll { $0 === client }
         log.log(level: level, "\(client.label) disconnected: \(reason)")
         if reserveFD < 0 {
             reserveFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
-            loop.modify(listenFD, events: CL_EPOLLIN)
+            if let e = loop.modify(listenFD, events: CL_EPOLLIN) { log.error("cannot resume accepting: \(e)") }
         }
         onDisconnect?(client)
     }
