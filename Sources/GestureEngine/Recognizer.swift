@@ -1,10 +1,14 @@
-/// What a recognizer is told: a frame (summarized), or that one of its deadlines has come.
+/// What a recognizer is told, all through one `handle`: a frame (summarized), that one of its
+/// deadlines has come, or the arena's word (accepted: it may fire; rejected: it is out, and an
+/// active gesture is cancelled).
 enum RecognizerInput {
     /// The frame's summary, read in place: the summary is ~150 bytes and each live recognizer
     /// gets it; passing it by value copied it several times per recognizer per frame. Valid
     /// during the `handle` call only.
     case frame(UnsafePointer<FrameSummary>)
     case deadline(Timestamp)
+    case accepted(Timestamp)
+    case rejected(Timestamp, FailReason)
 
     /// The input's name in transition logs and state diagrams.
     var name: StaticString {
@@ -14,13 +18,15 @@ enum RecognizerInput {
             if s.pointee.removed > 0 { return "contactEnded" }
             return "contactMoved"
         case .deadline: return "deadline"
+        case .accepted: return "accepted"
+        case .rejected: return "rejected"
         }
     }
 
     var time: Timestamp {
         switch self {
         case .frame(let s): return s.pointee.time
-        case .deadline(let t): return t
+        case .deadline(let t), .accepted(let t), .rejected(let t, _): return t
         }
     }
 }
@@ -112,11 +118,8 @@ protocol Recognizer {
     var deadline: Timestamp? { get }
     /// Why it failed, once it has.
     var failure: FailReason? { get }
+    /// Every input, one exhaustive switch over (state, input).
     mutating func handle(_ input: RecognizerInput) -> Emissions
-    /// The arena lets a `ready` recognizer fire.
-    mutating func accept(at time: Timestamp) -> Emissions
-    /// The arena (or a palm, a removed device) ends it: an active gesture is cancelled.
-    mutating func reject(at time: Timestamp, because reason: FailReason) -> Emissions
     /// Back to idle, for the next sequence.
     mutating func reset()
     /// Every transition the state machine can make: (from, input, to). State diagrams in

@@ -102,13 +102,13 @@ struct Handle: RecognizerVisitor {
 
 struct Accept: RecognizerVisitor {
     let time: Timestamp
-    func visit<R: Recognizer>(_ r: inout R) -> Emissions { r.accept(at: time) }
+    func visit<R: Recognizer>(_ r: inout R) -> Emissions { r.handle(.accepted(time)) }
 }
 
 struct Reject: RecognizerVisitor {
     let time: Timestamp
     let reason: FailReason
-    func visit<R: Recognizer>(_ r: inout R) -> Emissions { r.reject(at: time, because: reason) }
+    func visit<R: Recognizer>(_ r: inout R) -> Emissions { r.handle(.rejected(time, reason)) }
 }
 
 struct Reset: RecognizerVisitor {

@@ -71,6 +71,11 @@ struct PinchRecognizer: Recognizer {
 
     mutating func handle(_ input: RecognizerInput) -> Emissions {
         switch (state, input) {
+        // The arena's word: the lifecycle every continuous gesture shares.
+        case (_, .accepted(let time)):
+            return state.accept(at: time, event)
+        case (_, .rejected(let time, let reason)):
+            return state.reject(at: time, because: reason, event)
         case (.idle, .frame(let frame)):
             let s = frame.pointee
             if s.count > maxFingers {
@@ -122,9 +127,4 @@ struct PinchRecognizer: Recognizer {
         return .none
     }
 
-    mutating func accept(at time: Timestamp) -> Emissions { state.accept(at: time, event) }
-
-    mutating func reject(at time: Timestamp, because reason: FailReason) -> Emissions {
-        state.reject(at: time, because: reason, event)
-    }
 }

@@ -114,7 +114,20 @@ struct SwipeRecognizer: Recognizer {
             state = .failed(.tooSlow)
         case (.ready, .frame), (.recognized, .frame), (.failed, .frame):
             break
-        case (.idle, .deadline), (.ready, .deadline), (.recognized, .deadline), (.failed, .deadline):
+        case (.ready(let direction, let speed, let position, let fingers), .accepted(let time)):
+            state = .recognized
+            var e = GestureEvent(kind: .swipe, phase: .recognized, time: time, position: position)
+            e.fingers = fingers
+            e.direction = direction
+            e.speed = speed
+            return Emissions(e)
+        case (.recognized, .rejected):
+            break  // recognized stays recognized: a late rejection cannot take it back
+        case (.idle, .rejected(_, let reason)), (.tracking, .rejected(_, let reason)), (.ready, .rejected(_, let reason)),
+            (.failed, .rejected(_, let reason)):
+            state = .failed(reason)
+        case (.idle, .deadline), (.ready, .deadline), (.recognized, .deadline), (.failed, .deadline),
+            (.idle, .accepted), (.tracking, .accepted), (.recognized, .accepted), (.failed, .accepted):
             state = .failed(.invalidInput(state: stateName, input: input.name))
         }
         return .none
@@ -131,18 +144,4 @@ struct SwipeRecognizer: Recognizer {
         return .ready(direction: d, speed: v.length, position: s.centroid, fingers: mostFingers)
     }
 
-    mutating func accept(at time: Timestamp) -> Emissions {
-        guard case .ready(let direction, let speed, let position, let fingers) = state else { return .none }
-        state = .recognized
-        var e = GestureEvent(kind: .swipe, phase: .recognized, time: time, position: position)
-        e.fingers = fingers
-        e.direction = direction
-        e.speed = speed
-        return Emissions(e)
-    }
-
-    mutating func reject(at time: Timestamp, because reason: FailReason) -> Emissions {
-        state = .failed(reason)
-        return .none
-    }
 }

@@ -121,23 +121,24 @@ struct TapRecognizer: Recognizer {
             state = .failed(.waitedTooLong)
         case (.ready, .frame), (.recognized, .frame), (.failed, .frame):
             break
-        case (.idle, .deadline), (.ready, .deadline), (.recognized, .deadline), (.failed, .deadline):
+        case (.ready(let position), .accepted(let time)):
+            state = .recognized
+            var e = GestureEvent(kind: .tap, phase: .recognized, time: time, position: position)
+            e.fingers = fingers
+            e.count = taps
+            return Emissions(e)
+        case (.recognized, .rejected):
+            break  // recognized stays recognized: a late rejection cannot take it back
+        case (.idle, .rejected(_, let reason)), (.pressing, .rejected(_, let reason)),
+            (.waitingForNextTap, .rejected(_, let reason)), (.ready, .rejected(_, let reason)),
+            (.failed, .rejected(_, let reason)):
+            state = .failed(reason)
+        case (.idle, .deadline), (.ready, .deadline), (.recognized, .deadline), (.failed, .deadline),
+            (.idle, .accepted), (.pressing, .accepted), (.waitingForNextTap, .accepted), (.recognized, .accepted),
+            (.failed, .accepted):
             state = .failed(.invalidInput(state: stateName, input: input.name))
         }
         return .none
     }
 
-    mutating func accept(at time: Timestamp) -> Emissions {
-        guard case .ready(let position) = state else { return .none }
-        state = .recognized
-        var e = GestureEvent(kind: .tap, phase: .recognized, time: time, position: position)
-        e.fingers = fingers
-        e.count = taps
-        return Emissions(e)
-    }
-
-    mutating func reject(at time: Timestamp, because reason: FailReason) -> Emissions {
-        state = .failed(reason)
-        return .none
-    }
 }
