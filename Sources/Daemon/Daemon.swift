@@ -56,6 +56,8 @@ public final class Daemon {
     /// Monotonic time the current input began to be handled (latency start).
     var inputSince: Int64?
     var stats = Stats()
+    /// A client that had regions went during this turn: recompile at its end.
+    private var regionsChanged = false
 
     public init(options: Options, log: Logger) throws {
         self.options = options
@@ -164,6 +166,10 @@ public final class Daemon {
     /// After every wake-up: write what was queued, re-arm the deadline timer, maybe exit.
     private func afterTurn() {
         server.serveBacklog()
+        if regionsChanged {
+            regionsChanged = false
+            do { try recompile() } catch { log.error("recompiling without a client's regions: \(error)") }
+        }
         server.flush()
         var anomalies = 0
         for d in devices.all { anomalies += d.pipeline.anomalies }
@@ -262,10 +268,13 @@ public final class Daemon {
         systemd.notify("STATUS=\(status)")
     }
 
+    /// A client went. Its regions are removed at the end of the turn, not here: a client can be
+    /// dropped (too slow) while a device's pipeline is running and writing to it, and the
+    /// pipeline must not be reconfigured under itself.
     private func disconnected(_ c: Client) {
         if !c.ownedRegions.isEmpty {
             c.ownedRegions = []
-            do { try recompile() } catch { log.error("recompiling without \(c.label)'s regions: \(error)") }
+            regionsChanged = true
             log.info("\(c.label)'s regions removed")
         }
         systemd.notify("STATUS=\(status)")

@@ -64,10 +64,11 @@ public struct DaemonSettings: Hashable, Sendable {
     /// The longest request line (bytes); a longer one gets an error and the connection is closed. Default 65536.
     public var maxLineBytes = 65_536
     /// Bytes of stream lines (gestures, touches, devices) queued for one client, beyond the
-    /// kernel's socket buffer (about 200 KiB), before it is disconnected as too slow. 16 KiB on
-    /// top of the kernel's buffer is seconds of the busiest stream, more than a reader that is
-    /// alive falls behind by, and keeps 64 clients that never read within 1 MiB. Default 16384.
-    public var outputBufferBytes = 16_384
+    /// kernel's socket buffer (about 200 KiB), before it is disconnected as too slow. The
+    /// kernel's buffer behind it is already seconds of the busiest stream, more than a reader
+    /// that is alive falls behind by; 8 KiB on top keeps 64 clients that never read well within
+    /// 1 MiB (16 KiB measured +0.6 to +1.1 MiB in the soak: at the goal's edge). Default 8192.
+    public var outputBufferBytes = 8192
     /// The most that `max_clients × (output_buffer_bytes + max_line_bytes)` may be: what clients
     /// that never read, or send a line that never ends, can make the daemon hold. 64 MiB.
     public static let maxClientMemory = 64 << 20

@@ -186,6 +186,34 @@ import Testing
         let warnings = d.log.split(separator: "\n").filter { $0.contains("out of file descriptors") }
         #expect((1...3).contains(warnings.count), "\(warnings.count) warnings")
     }
+
+    /// Found by the soak: a client with regions of its own dropped as slow while a device's
+    /// pipeline was writing to it made the daemon recompile, and so reconfigure that pipeline,
+    /// from inside it (an exclusivity violation: the daemon died).
+    @Test func slowClientWithRegions_droppedDuringAFrame_doesNotTakeTheDaemonDown() throws {
+        let d = try DaemonUnderTest(
+            ["--replay", Root.tour, "--loop", "--speed", "20", "--wait-for-clients", "1"],
+            config: "[daemon]\noutput_buffer_bytes = 4096\n")
+        var dropped = 0.0
+        for round in 0..<3 {
+            let staller = try TestClient(d.socket)
+            _ = staller.call(
+                #"{"op":"set_regions","id":1,"regions":[{"name":"mine\#(round)","rect":[0,0,400,400],"gesture":[{"kind":"tap"}]}]}"#)
+            staller.send(#"{"op":"subscribe","touches":true}"#)
+            // It never reads again; the kernel buffer and 4 KiB fill, and the daemon drops it.
+            let probe = try TestClient(d.socket)
+            for _ in 0..<200 {
+                let now = probe.call(#"{"op":"stats","id":2}"#, seconds: 5)?["clients_dropped_slow"]?.number ?? -1
+                if now != dropped { 
+                    dropped = now
+                    break
+                }
+                usleep(50_000)
+            }
+            #expect(dropped == Double(round + 1), "round \(round): the daemon did not answer, or did not drop the staller")
+        }
+        #expect(d.process.isRunning)
+    }
 }
 
 /// A flag shared between a test and its writer thread.
