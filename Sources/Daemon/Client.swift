@@ -24,6 +24,10 @@ public final class Client {
     var readClosed = false
     /// It has request lines left over from an earlier turn (it used up its turn's budget).
     var backlogged = false
+    /// Its request budget over time (token buckets of lines and bytes, refilled as time passes).
+    var budget = RequestBudget()
+    /// It spent its budget: not read until then (monotonic ns).
+    var throttledUntil: Int64?
     /// The epoll events asked for now.
     var interest: UInt32 = CL_EPOLLIN | CL_EPOLLRDHUP
     /// Monotonic time of the input behind the oldest line not yet written (for latency).
@@ -49,4 +53,31 @@ public final class Client {
 
     public var label: String { "client #\(number) (pid \(pid), uid \(uid), gid \(gid))" }
     var queued: Int { output.count - sent }
+}
+
+/// A client's requests over time: token buckets of lines and bytes, each holding one second's
+/// worth and refilled as time passes. A client that writes nonstop gets its share and no more,
+/// so it can neither starve others nor keep a core busy.
+struct RequestBudget {
+    var lines = -1.0
+    var bytes = -1.0
+    var at: Int64 = 0
+
+    mutating func refill(now: Int64, linesPerSecond: Double, bytesPerSecond: Double) {
+        if at == 0 {
+            (lines, bytes, at) = (linesPerSecond, bytesPerSecond, now)
+            return
+        }
+        let dt = Double(max(0, now - at)) / 1e9
+        lines = min(linesPerSecond, lines + dt * linesPerSecond)
+        bytes = min(bytesPerSecond, bytes + dt * bytesPerSecond)
+        at = now
+    }
+
+    /// Nanoseconds until at least one line and some bytes are available again.
+    func wait(linesPerSecond: Double, bytesPerSecond: Double) -> Int64 {
+        let forLines = lines >= 1 ? 0 : (1 - lines) / linesPerSecond
+        let forBytes = bytes > 0 ? 0 : (1 - bytes) / bytesPerSecond
+        return max(1_000_000, Int64(max(forLines, forBytes) * 1e9))
+    }
 }

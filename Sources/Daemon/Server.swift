@@ -38,6 +38,9 @@ public final class Server {
     /// staying readable and the loop spinning.
     private var reserveFD: Int32 = -1
     private var refusals = RepeatedWarning()
+    /// Clients that spent their request budget, and the timer that brings them back.
+    private var throttled: [Client] = []
+    private let throttleTimer: DeadlineTimer
 
     /// What the server tells its owner.
     var onConnect: ((Client) -> Void)?
@@ -58,7 +61,9 @@ public final class Server {
         let flags = fcntl(listenFD, F_GETFL)
         _ = fcntl(listenFD, F_SETFL, flags | O_NONBLOCK)
         reserveFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        throttleTimer = try DeadlineTimer()
         try loop.add(listenFD) { [unowned self] _ in self.acceptAll() }
+        try loop.add(throttleTimer.fd) { [unowned self] _ in self.unthrottle() }
     }
 
     var clientCount: Int { clients.count }
@@ -148,13 +153,43 @@ public final class Server {
         let hungUp = events & (CL_EPOLLHUP | CL_EPOLLERR) != 0
         if events & CL_EPOLLOUT != 0 || (hungUp && client.queued > 0) { write(client) }
         if client.closing { return }
-        if hungUp && client.readClosed {
+        if hungUp && (client.readClosed || client.throttledUntil != nil) {
             // Both directions are gone (always reported, whatever the interest): nothing more
-            // can come or go.
+            // can come or go, and the answers to what is still unread could not be delivered.
             disconnect(client, reason: "hung up")
             return
         }
         if events & (CL_EPOLLIN | CL_EPOLLRDHUP) != 0 || hungUp { serve(client) }
+    }
+
+    /// A client spent its budget: it is not read until the budget has refilled.
+    private func throttle(_ client: Client, now: Int64) {
+        let until = now + client.budget.wait(linesPerSecond: settings.requestsPerSecond, bytesPerSecond: settings.bytesPerSecond)
+        client.throttledUntil = until
+        throttled.append(client)
+        if throttleTimer.armedAt == 0 || until < throttleTimer.armedAt { throttleTimer.arm(at: until) }
+    }
+
+    /// The throttle timer fired: clients whose budget has refilled are served again.
+    private func unthrottle() {
+        throttleTimer.acknowledge()
+        let now = monotonicNanoseconds()
+        var next: Int64?
+        throttled.removeAll { c in
+            guard !c.closing else { return true }
+            guard let until = c.throttledUntil else { return true }
+            if until <= now {
+                c.throttledUntil = nil
+                if !c.backlogged {
+                    c.backlogged = true
+                    backlog.append(c)
+                }
+                return true
+            }
+            next = min(next ?? until, until)
+            return false
+        }
+        throttleTimer.arm(at: next)
     }
 
     /// Serves what is left of the clients' requests from earlier turns (once per turn).
@@ -172,8 +207,15 @@ public final class Server {
     /// turn's budget; whatever is left waits for the next turn.
     private func serve(_ client: Client) {
         var requests = 0, bytesRead = 0
+        guard client.throttledUntil == nil else { return }
+        let now = monotonicNanoseconds()
+        client.budget.refill(now: now, linesPerSecond: settings.requestsPerSecond, bytesPerSecond: settings.bytesPerSecond)
         while !client.closing {
             if client.queued > settings.outputBufferBytes { break }  // paused until it reads
+            if client.budget.lines < 1 || client.budget.bytes <= 0 {
+                throttle(client, now: now)
+                break
+            }
             if requests >= settings.requestsPerTurn {
                 if hasLine(client) || client.readClosed {
                     client.backlogged = true
@@ -183,6 +225,8 @@ public final class Server {
             }
             if let line = nextLine(client) {
                 requests += 1
+                client.budget.lines -= 1
+                client.budget.bytes -= Double(line.count + 1)
                 deliver(client, line)
                 continue
             }
@@ -278,7 +322,7 @@ public final class Server {
     private func refreshInterest(_ client: Client) {
         var events: UInt32 = 0
         if client.watchingWrites { events |= CL_EPOLLOUT }
-        if !client.readClosed && !client.backlogged && client.queued <= settings.outputBufferBytes {
+        if !client.readClosed && !client.backlogged && client.throttledUntil == nil && client.queued <= settings.outputBufferBytes {
             events |= CL_EPOLLIN | CL_EPOLLRDHUP
         }
         guard events != client.interest else { return }

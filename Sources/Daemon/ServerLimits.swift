@@ -13,6 +13,11 @@ extension Server {
         public var requestsPerTurn = 64
         /// Bytes read per client per loop turn.
         public var bytesPerTurn = 65_536
+        /// Request lines a client may send per second over time (a burst of one second's worth);
+        /// past it the client is not read until its budget refills.
+        public var requestsPerSecond = 2000.0
+        /// Request bytes a client may send per second over time (a burst of one second's worth).
+        public var bytesPerSecond = 1_048_576.0
     }
 
     /// Fds the daemon keeps for itself beyond its clients: input devices, epoll, timers,

@@ -106,6 +106,7 @@ import Testing
         }
         reader.start()
         writer.start()
+        let cpuBefore = d.cpuSeconds()
         var gestures = 0
         var last = Date(), longestGap = 0.0
         let end = Date().addingTimeInterval(4)
@@ -116,8 +117,12 @@ import Testing
                 last = Date()
             }
         }
+        let cpu = d.cpuSeconds() - cpuBefore
         stop.set()
-        print("flood: \(gestures) gesture lines, longest gap \(longestGap) s")
+        print("flood: \(gestures) gesture lines, longest gap \(longestGap) s, daemon CPU \(cpu) s in 4 s")
+        // Its request budget (2000 lines and 1 MiB a second) keeps the flooder from holding a
+        // core: the whole core was 4 s of CPU in these 4 s.
+        #expect(cpu < 2, "the daemon used \(cpu) s of CPU in 4 s of flood")
         // The tour at 4x gives dozens of gesture lines in 4 s; starved, the control got none.
         #expect(gestures >= 10, "the control client got \(gestures) gesture lines while another client flooded")
     }
