@@ -65,6 +65,11 @@ extension Daemon {
             guard base.daemon.maySetRegions(uid: c.uid, gid: c.gid) else {
                 throw RequestError("forbidden", "this daemon does not take regions from uid \(c.uid) (see [daemon] set_regions)")
             }
+            // The cap before any work: 1,500 regions would otherwise each become a table first.
+            guard items.count <= ConfigLimits.regionsPerClient else {
+                throw RequestError(
+                    "invalid_regions", "a client may set \(ConfigLimits.regionsPerClient) regions at most, found \(items.count)")
+            }
             var tables: [TOMLTable] = []
             for item in items {
                 guard case .object(let members) = item else {
