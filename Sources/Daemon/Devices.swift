@@ -99,13 +99,11 @@ final class Devices {
         let device = Device(id: nextID, source: source, pipeline: try makePipeline(source, id: nextID))
         nextID += 1
         wire(device)
-        if let live = source as? LiveSource {
-            live.onResync = { [unowned device] in device.pipeline.resynced() }
-        }
         all.append(device)
         try source.start(
             loop: loop,
             deliver: { [unowned self, unowned device] batch in self.owner.input(batch, from: device) },
+            resynced: { [unowned device] in device.pipeline.resynced() },
             ended: { [unowned self, unowned device] in self.sourceEnded(device) })
         owner.added(device)
         log.info("device \(device.id) added: \(source.description.name) (\(source.node))")
@@ -116,15 +114,13 @@ final class Devices {
         var configuration = base
         let d = source.description
         configuration.geometry = base.geometry(path: source.node, name: d.name, vendor: d.vendor, product: d.product)
-        if let live = source as? LiveSource {
-            // udev's LIBINPUT_CALIBRATION_MATRIX and measured size, unless the config says otherwise.
-            if configuration.geometry.calibration == [1, 0, 0, 0, 1, 0], let m = live.inputNode.calibration {
-                configuration.geometry.calibration = m
-            }
-            if configuration.geometry.widthMM == nil, let size = live.inputNode.sizeMM {
-                configuration.geometry.widthMM = size.width
-                configuration.geometry.heightMM = size.height
-            }
+        // udev's LIBINPUT_CALIBRATION_MATRIX and measured size, unless the config says otherwise.
+        if configuration.geometry.calibration == [1, 0, 0, 0, 1, 0], let m = source.systemCalibration {
+            configuration.geometry.calibration = m
+        }
+        if configuration.geometry.widthMM == nil, let size = source.systemSizeMM {
+            configuration.geometry.widthMM = size.width
+            configuration.geometry.heightMM = size.height
         }
         var r = try Replayer(description: source.description, configuration: configuration, device: id)
         r.reconfigure(compiled)

@@ -24,9 +24,16 @@ public protocol InputSource: AnyObject {
     /// The engine time now, for firing deadlines.
     func engineTime(atMonotonic ns: Int64) -> Timestamp
     /// Starts delivering events, in batches (a live device hands on each `read(2)` at once; the
-    /// buffer is valid during the call only); `ended` is called when the source has no more (a
-    /// finished replay, an unplugged device).
-    func start(loop: EventLoop, deliver: @escaping (InputBatch) -> Void, ended: @escaping () -> Void) throws
+    /// buffer is valid during the call only); `resynced` is called before the batch that carries
+    /// the kernel's state after events were lost (SYN_DROPPED); `ended` when the source has no
+    /// more (a finished replay, an unplugged device).
+    func start(
+        loop: EventLoop, deliver: @escaping (InputBatch) -> Void, resynced: @escaping () -> Void,
+        ended: @escaping () -> Void) throws
+    /// What the system knows of the panel's geometry (udev's LIBINPUT_CALIBRATION_MATRIX and
+    /// measured size); nothing for a replay.
+    var systemCalibration: [Double]? { get }
+    var systemSizeMM: (width: Double, height: Double)? { get }
     func stop()
     /// A live device is removed when it ends (unplugged); a finished replay stays, idle.
     var removesWhenEnded: Bool { get }
@@ -73,7 +80,13 @@ public final class ReplaySource: InputSource {
         Timestamp(nanoseconds: first + Int64((Double(ns - startMonotonic) * speed).rounded(.down)))
     }
 
-    public func start(loop: EventLoop, deliver: @escaping (InputBatch) -> Void, ended: @escaping () -> Void) throws {
+    public var systemCalibration: [Double]? { nil }
+    public var systemSizeMM: (width: Double, height: Double)? { nil }
+
+    public func start(
+        loop: EventLoop, deliver: @escaping (InputBatch) -> Void, resynced: @escaping () -> Void,
+        ended: @escaping () -> Void
+    ) throws {
         self.loop = loop
         self.deliver = deliver
         self.ended = ended

@@ -15,8 +15,9 @@ public final class LiveSource: InputSource {
     public var description: DeviceDescription { device.description }
     public var node: String { device.path }
     public var removesWhenEnded: Bool { true }
-    /// Called when the reader resynchronized after SYN_DROPPED.
-    var onResync: (() -> Void)?
+    public var systemCalibration: [Double]? { inputNode.calibration }
+    public var systemSizeMM: (width: Double, height: Double)? { inputNode.sizeMM }
+    private var resynced: (() -> Void)?
     private weak var loop: EventLoop?
     private var deliver: ((InputBatch) -> Void)?
     private var ended: (() -> Void)?
@@ -32,9 +33,13 @@ public final class LiveSource: InputSource {
     public func monotonic(of t: Timestamp) -> Int64 { t.nanoseconds }
     public func engineTime(atMonotonic ns: Int64) -> Timestamp { Timestamp(nanoseconds: ns) }
 
-    public func start(loop: EventLoop, deliver: @escaping (InputBatch) -> Void, ended: @escaping () -> Void) throws {
+    public func start(
+        loop: EventLoop, deliver: @escaping (InputBatch) -> Void, resynced: @escaping () -> Void,
+        ended: @escaping () -> Void
+    ) throws {
         self.loop = loop
         self.deliver = deliver
+        self.resynced = resynced
         self.ended = ended
         try loop.add(device.fd) { [unowned self] _ in self.deliverDue() }
     }
@@ -49,7 +54,7 @@ public final class LiveSource: InputSource {
         do {
             let end = try device.read(deliver: deliver, resynced: { [unowned self] in
                 self.log.notice("\(self.node): events dropped (SYN_DROPPED); resynchronized with the kernel's state")
-                self.onResync?()
+                self.resynced?()
             })
             failures = 0
             if end == .removed { finish() }
