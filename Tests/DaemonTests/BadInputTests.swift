@@ -158,29 +158,6 @@ import TouchFrames
         #expect(began == 3 && ended >= 2, "\(began) began, \(ended) ended")
     }
 
-    @Test func sighup_duringStartUp_isHandledOnceReady_notFatal() throws {
-        // SIGHUPs every 100 µs from the moment the process exists until it is ready.
-        let ready = ManagedAtomicFlag()
-        let d = try DaemonUnderTest(["--replay", Root.tour, "--wait-for-clients", "1"], config: "") { pid in
-            Thread {
-                while !ready.isSet {
-                    kill(pid, SIGHUP)
-                    usleep(100)
-                }
-            }.start()
-        }
-        ready.set()
-        let c = try TestClient(d.socket)
-        #expect(c.next("hello") != nil)
-        var reloads = 0.0
-        for _ in 0..<50 where reloads < 1 {
-            reloads = c.call(#"{"op":"stats","id":1}"#)?["reloads"]?.number ?? 0
-            if reloads < 1 { usleep(50_000) }
-        }
-        #expect(reloads >= 1)
-        #expect(d.stop() == 0)
-    }
-
     @Test func socketPath_thatIsARegularFileOrADirectory_isRefusedAndKept() throws {
         let dir = scratch()
         let file = dir + "/precious.txt"

@@ -153,3 +153,23 @@ import Testing
         }
     }
 }
+
+/// The counters the property tests expect at 0 must move when their rule is broken.
+@Suite struct AnomalyCounterTests {
+    @Test func arena_aSecondDecision_isCountedNotIgnored() {
+        var arena = Arena(gestureCount: 2)
+        arena.arm(0, round: 1)
+        arena.decide(0, .accepted)
+        #expect(arena.violations == 0)
+        arena.decide(0, .rejected)
+        #expect(arena.violations == 1)
+        #expect(arena.decision[0] == .accepted)
+    }
+
+    @Test func tap_acceptedWhileStillPressing_failsAsAnImpossibleInput() {
+        var tap = TapRecognizer(fingers: 1, taps: 1, thresholds: .standard)
+        _ = tap.handle(.accepted(Timestamp(seconds: 1)))
+        #expect(tap.status == .failed)
+        if case .invalidInput? = tap.failure {} else { Issue.record("failure \(String(describing: tap.failure))") }
+    }
+}
