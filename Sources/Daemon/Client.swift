@@ -1,5 +1,6 @@
 import CLinux
 import GestureEngine
+import GestureProtocol
 
 /// One connected client: its credentials, the bytes it sent that are not yet taken as requests,
 /// its queued output and what it subscribed to.
@@ -34,12 +35,8 @@ public final class Client {
     var pendingSince: Int64?
     var closing = false
 
-    // Subscription. A new client gets gesture and device lines; `subscribe` changes that.
-    var gestures = true
-    var kinds: Set<GestureKind>?
-    var regions: Set<String>?
-    var devices: Set<UInt32>?
-    var touches = false
+    /// What it subscribed to. A new client gets gesture and device lines; `subscribe` changes that.
+    var subscription = Subscription()
     /// Regions this client set (removed when it goes).
     var ownedRegions: [RegionSpec] = []
 

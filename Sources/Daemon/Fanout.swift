@@ -8,7 +8,7 @@ extension Daemon: DeviceOwner {
     /// Lines are formatted only when some client takes gesture lines.
     func prepare(_ device: Device) {
         if inputSince == nil { inputSince = monotonicNanoseconds() }
-        device.pipeline.encodes = server.allClients.contains { $0.gestures }
+        device.pipeline.encodes = server.allClients.contains { $0.subscription.gestures }
     }
 
     func input(_ batch: InputBatch, from device: Device) {
@@ -20,7 +20,7 @@ extension Daemon: DeviceOwner {
     func frame(_ f: TouchFrame, from device: Device) {
         stats.frames += 1
         var first = true
-        for c in server.allClients where c.touches && (c.devices == nil || c.devices!.contains(device.id)) {
+        for c in server.allClients where c.subscription.touches && (c.subscription.devices?.contains(device.id) ?? true) {
             if first {
                 writer.reset()
                 Messages.touch(&writer, device: device.id, frame: f)
@@ -34,10 +34,10 @@ extension Daemon: DeviceOwner {
     func line(_ e: GestureEvent, region: String?, _ bytes: ArraySlice<UInt8>, from device: Device) {
         stats.gestureLines += 1
         let regionName = region ?? EngineConfiguration.screenRegionName
-        for c in server.allClients where c.gestures {
-            if let k = c.kinds, !k.contains(e.kind) { continue }
-            if let r = c.regions, !r.contains(regionName) { continue }
-            if let d = c.devices, !d.contains(device.id) { continue }
+        for c in server.allClients where c.subscription.gestures {
+            if let k = c.subscription.kinds, !k.contains(e.kind) { continue }
+            if let r = c.subscription.regions, !r.contains(regionName) { continue }
+            if let d = c.subscription.devices, !d.contains(device.id) { continue }
             server.enqueue(bytes, to: c, since: inputSince)
         }
     }
@@ -55,7 +55,7 @@ extension Daemon: DeviceOwner {
     private func announce(_ device: Device, added: Bool) {
         writer.reset()
         Messages.device(&writer, added: added, device.summary, time: Double(monotonicNanoseconds()) / 1e9)
-        for c in server.allClients where c.devices == nil || c.devices!.contains(device.id) {
+        for c in server.allClients where c.subscription.devices?.contains(device.id) ?? true {
             server.enqueue(writer.bytes[...], to: c, since: nil)
         }
         writer.reset()

@@ -53,11 +53,7 @@ extension Daemon {
             Messages.end(&writer)
 
         case .subscribe(let s):
-            c.gestures = s.gestures
-            c.kinds = s.kinds
-            c.regions = s.regions
-            c.devices = s.devices
-            c.touches = s.touches
+            c.subscription = s
             Messages.beginReply(&writer, id: id, op: op)
             Messages.end(&writer)
 
