@@ -60,15 +60,16 @@ let benchmarks: @Sendable () -> Void = {
 
     // The daemon's per-frame path without its system calls: evdev events (slot, x, y for each
     // finger, then SYN_REPORT) through the frame decoder, the engine (default config) and the
-    // JSON line encoder, as `Replayer` runs it for replay and for each live device.
+    // JSON line encoder, as `DevicePipeline` runs it for replay and for each live device.
     let panel = DeviceDescription.multitouchPanel(
         name: "benchmark panel", maxX: 3839, maxY: 2159, slots: 10, resolution: 15)
     for contacts in [1, 5] {
         Benchmark("pipeline frame (decoder + engine + encoder), \(contacts) contacts, default") { benchmark in
-            var replayer = try! Replayer(description: panel, configuration: .standard)
+            var pipeline = try! DevicePipeline(description: panel, configuration: .standard)
+            var out = PipelineOutput()
             var t: Int64 = 1_000_000_000
             func ev(_ type: UInt16, _ code: UInt16, _ value: Int32) {
-                replayer.feed(InputEvent(time: Timestamp(nanoseconds: t), type: type, code: code, value: value))
+                pipeline.feed(InputEvent(time: Timestamp(nanoseconds: t), type: type, code: code, value: value), into: &out)
             }
             for i in 0..<contacts {
                 ev(Evdev.EV_ABS, Evdev.ABS_MT_SLOT, Int32(i))
@@ -89,10 +90,10 @@ let benchmarks: @Sendable () -> Void = {
                     ev(Evdev.EV_ABS, Evdev.ABS_MT_POSITION_Y, 600 + step / 2)
                 }
                 ev(Evdev.EV_SYN, Evdev.SYN_REPORT, 0)
-                replayer.writer.reset()
+                blackHole(out.text.bytes.count)
+                out.removeAll()
             }
             benchmark.stopMeasurement()
-            blackHole(replayer.writer.bytes.count)
         }
     }
 }

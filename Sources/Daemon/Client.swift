@@ -35,8 +35,9 @@ public final class Client {
     var pendingSince: Int64?
     var closing = false
 
-    /// What it subscribed to. A new client gets gesture and device lines; `subscribe` changes that.
-    var subscription = Subscription()
+    /// What it subscribed to, resolved. A new client gets gesture and device lines; `subscribe`
+    /// changes that.
+    var subscription = ResolvedSubscription()
     /// Regions this client set (removed when it goes).
     var ownedRegions: [RegionSpec] = []
 

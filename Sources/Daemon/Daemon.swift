@@ -39,11 +39,9 @@ public final class Daemon {
     let server: Server
     /// The configuration from the file (or the built-in one), without client regions.
     var base: Configuration
-    /// The file's regions plus every client's, compiled: what the engines run.
-    var compiled: CompiledConfiguration
-    /// The touch devices and their pipelines.
-    private(set) lazy var devices = Devices(
-        loop: loop, log: log, verbose: options.verbose, owner: self, base: base, compiled: compiled)
+    /// The touch devices and their pipelines (with what the engines run: the file's regions plus
+    /// every client's, compiled).
+    private(set) lazy var devices = Devices(loop: loop, log: log, owner: self, base: base)
     private let deadline: DeadlineTimer
     private var signalFD: Int32 = -1
     private var watchdog: Int32 = -1
@@ -51,10 +49,8 @@ public final class Daemon {
     private var exitCode: Int32 = 0
     private var lastReloadError: String?
 
-    // Output scratch and stats.
+    // Reply scratch and stats.
     var writer = JSONLineWriter(capacity: 4096)
-    /// Monotonic time the current input began to be handled (latency start).
-    var inputSince: Int64?
     var stats = Stats()
     /// A client that had regions went during this turn: recompile at its end.
     private var regionsChanged = false
@@ -67,7 +63,6 @@ public final class Daemon {
         var base = try Self.loadConfiguration(options.configPath)
         if let s = options.socketPath { base.daemon.socket = s }
         self.base = base
-        compiled = CompiledConfiguration(base.engine)
         let (listenFD, madePath) = try ListenSocket.open(base.daemon, log: log)
         socketPathToRemove = madePath
         let limits = Server.Limits(
@@ -106,6 +101,7 @@ public final class Daemon {
         server.onWritten = { [unowned self] ns in self.stats.latencies.add(ns) }
         loop.afterTurn = { [unowned self] in self.afterTurn() }
         loop.hasPendingWork = { [unowned self] in self.server.hasBacklog }
+        subscriptionsChanged()
 
         if let path = options.replay {
             try devices.openReplay(path, options: options)
@@ -149,18 +145,7 @@ public final class Daemon {
         let now = monotonicNanoseconds()
         if deadline.armedAt > 0 { stats.lateness.add(max(0, now - deadline.armedAt)) }
         deadline.acknowledge()
-        if inputSince == nil { inputSince = now }
-        for d in devices.all {
-            // Input already due comes first; then each deadline fires at its own time (the engine's
-            // clock never runs ahead of input not yet read).
-            d.source.deliverDue()
-            let engineNow = d.source.engineTime(atMonotonic: now)
-            prepare(d)
-            while let t = d.pipeline.nextDeadline, t <= engineNow {
-                d.pipeline.advance(to: t)
-            }
-            d.pipeline.writer.reset()
-        }
+        devices.fireDeadlines(now: now)
     }
 
     /// After every wake-up: write what was queued, re-arm the deadline timer, maybe exit.
@@ -177,7 +162,6 @@ public final class Daemon {
             log.warning("the engine met \(anomalies - stats.engineAnomalies) impossible input(s) or double decision(s): a bug; run with --verbose and report the transitions")
             stats.engineAnomalies = anomalies
         }
-        inputSince = nil
         var next: Int64?
         for d in devices.all {
             if let t = d.pipeline.nextDeadline {
@@ -253,8 +237,8 @@ public final class Daemon {
             }
             regions += c.ownedRegions
         }
-        compiled = CompiledConfiguration(EngineConfiguration(screen: base.engine.screen, regions: regions))
-        devices.reconfigure(compiled)
+        devices.reconfigure(CompiledConfiguration(EngineConfiguration(screen: base.engine.screen, regions: regions)))
+        for c in server.allClients { c.subscription.reconfigure(devices.compiled) }
     }
 
     // MARK: - Clients
@@ -264,6 +248,7 @@ public final class Daemon {
         Messages.hello(&writer, version: daemonVersion, devices: devices.all.map(\.summary), screen: base.engine.screen)
         server.reply(writer.bytes[...], to: c)
         writer.reset()
+        subscriptionsChanged()
         if devices.waiting && server.clientCount >= options.waitForClients { devices.startWaiting() }
         systemd.notify("STATUS=\(status)")
     }
@@ -277,6 +262,7 @@ public final class Daemon {
             regionsChanged = true
             log.info("\(c.label)'s regions removed")
         }
+        subscriptionsChanged()
         systemd.notify("STATUS=\(status)")
     }
 }

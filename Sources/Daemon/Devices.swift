@@ -10,10 +10,10 @@ import TouchInput
 final class Device {
     let id: UInt32
     let source: InputSource
-    var pipeline: Replayer
+    var pipeline: DevicePipeline
     var ended = false
 
-    init(id: UInt32, source: InputSource, pipeline: Replayer) {
+    init(id: UInt32, source: InputSource, pipeline: DevicePipeline) {
         self.id = id
         self.source = source
         self.pipeline = pipeline
@@ -29,11 +29,8 @@ final class Device {
 
 /// Where what the devices produce goes (the daemon's fan-out to clients).
 protocol DeviceOwner: AnyObject {
-    /// Before a device's pipeline runs: lines are formatted only when some client takes them.
-    func prepare(_ device: Device)
-    func input(_ batch: InputBatch, from device: Device)
-    func frame(_ frame: TouchFrame, from device: Device)
-    func line(_ event: GestureEvent, region: String?, _ bytes: ArraySlice<UInt8>, from device: Device)
+    /// What a device's pipeline made of its input or of a deadline (valid during the call).
+    func output(_ out: PipelineOutput, from device: Device)
     func added(_ device: Device)
     func removed(_ device: Device)
 }
@@ -44,7 +41,6 @@ protocol DeviceOwner: AnyObject {
 final class Devices {
     private let loop: EventLoop
     private let log: Logger
-    private let verbose: Bool
     unowned let owner: DeviceOwner
     private(set) var all: [Device] = []
     private var nextID: UInt32 = 1
@@ -54,14 +50,20 @@ final class Devices {
     /// The file's configuration (geometry, `[daemon]`), and what the engines run.
     var base: Configuration
     private(set) var compiled: CompiledConfiguration
+    /// The one output buffer every pipeline fills in turn; the owner reads it after each run.
+    private var output = PipelineOutput()
+    /// What the pipelines make beyond the events (the owner's clients decide).
+    var wants: PipelineOutput.Wants {
+        get { output.wants }
+        set { output.wants = newValue }
+    }
 
-    init(loop: EventLoop, log: Logger, verbose: Bool, owner: DeviceOwner, base: Configuration, compiled: CompiledConfiguration) {
+    init(loop: EventLoop, log: Logger, owner: DeviceOwner, base: Configuration) {
         self.loop = loop
         self.log = log
-        self.verbose = verbose
         self.owner = owner
         self.base = base
-        self.compiled = compiled
+        compiled = CompiledConfiguration(base.engine)
     }
 
     /// `--replay`: the recording as a virtual device, now or once `waitForClients` connected.
@@ -98,19 +100,20 @@ final class Devices {
     func add(_ source: InputSource) throws {
         let device = Device(id: nextID, source: source, pipeline: try makePipeline(source, id: nextID))
         nextID += 1
-        wire(device)
         all.append(device)
         try source.start(
             loop: loop,
-            deliver: { [unowned self, unowned device] batch in self.owner.input(batch, from: device) },
-            resynced: { [unowned device] in device.pipeline.resynced() },
+            deliver: { [unowned self, unowned device] batch in
+                device.pipeline.feed(batch, into: &self.output)
+                self.hand(device)
+            },
             ended: { [unowned self, unowned device] in self.sourceEnded(device) })
         owner.added(device)
         log.info("device \(device.id) added: \(source.description.name) (\(source.node))")
     }
 
     /// A device's decoder (with the configured geometry) and engine (with the current regions).
-    private func makePipeline(_ source: InputSource, id: UInt32) throws -> Replayer {
+    private func makePipeline(_ source: InputSource, id: UInt32) throws -> DevicePipeline {
         var configuration = base
         let d = source.description
         configuration.geometry = base.geometry(path: source.node, name: d.name, vendor: d.vendor, product: d.product)
@@ -122,28 +125,39 @@ final class Devices {
             configuration.geometry.widthMM = size.width
             configuration.geometry.heightMM = size.height
         }
-        var r = try Replayer(description: source.description, configuration: configuration, device: id)
-        r.reconfigure(compiled)
-        r.tracing = verbose
-        return r
+        return try DevicePipeline(description: source.description, configuration: configuration, compiled: compiled, device: id)
     }
 
-    private func wire(_ device: Device) {
-        let names = { [unowned device] in device.pipeline.engine.configuration.gestures.map(\.qualifiedName) }
-        device.pipeline.onTransition = { [unowned self] t in
-            let all = names()
-            self.log.trace("\(t.gesture < all.count ? all[t.gesture] : "#\(t.gesture)") \(t.from) --\(t.input)--> \(t.to)\(t.reason.map { " (\($0))" } ?? "")")
+    /// Hands what a device's pipeline made to the owner (transitions to the trace log), then
+    /// empties the buffer for the next.
+    private func hand(_ device: Device) {
+        for t in output.transitions {
+            log.trace("\(device.pipeline.gestureName(t.gesture)) \(t.from) --\(t.input)--> \(t.to)\(t.reason.map { " (\($0))" } ?? "")")
         }
-        device.pipeline.onLine = { [unowned self, unowned device] event, region, bytes in
-            self.owner.line(event, region: region, bytes, from: device)
+        owner.output(output, from: device)
+        output.removeAll()
+    }
+
+    /// Fires each device's deadlines due by monotonic time `now`, each at its own time (input
+    /// already due is read first, so that input and deadlines keep their order).
+    func fireDeadlines(now: Int64) {
+        for d in all {
+            d.source.deliverDue()
+            let engineNow = d.source.engineTime(atMonotonic: now)
+            while let t = d.pipeline.nextDeadline, t <= engineNow {
+                d.pipeline.advance(to: t, into: &output)
+            }
+            hand(d)
         }
-        device.pipeline.onFrame = { [unowned self, unowned device] frame in self.owner.frame(frame, from: device) }
     }
 
     /// New regions (a reload, a client's set_regions): apply from each device's next sequence.
-    func reconfigure(_ compiled: CompiledConfiguration) {
-        self.compiled = compiled
-        for d in all { d.pipeline.reconfigure(compiled) }
+    /// Each compile is numbered (`serial`), so a client's filter knows which one it was resolved for.
+    func reconfigure(_ next: CompiledConfiguration) {
+        var next = next
+        next.serial = compiled.serial + 1
+        compiled = next
+        for d in all { d.pipeline.reconfigure(next) }
     }
 
     /// A reload changed the geometry ([screen], [device]): each device gets a new decoder. What was
@@ -151,12 +165,10 @@ final class Devices {
     func remap() {
         let now = monotonicNanoseconds()
         for d in all {
-            owner.prepare(d)
-            d.pipeline.deviceRemoved(at: d.source.engineTime(atMonotonic: now))
-            d.pipeline.writer.reset()
+            d.pipeline.deviceRemoved(at: d.source.engineTime(atMonotonic: now), into: &output)
+            hand(d)
             do {
                 d.pipeline = try makePipeline(d.source, id: d.id)
-                wire(d)
             } catch {
                 log.error("device \(d.id): \(error)")
             }
@@ -174,9 +186,8 @@ final class Devices {
 
     /// A device went away: its gestures end `cancelled`, then the owner hears `removed`.
     func remove(_ device: Device) {
-        owner.prepare(device)
-        device.pipeline.deviceRemoved(at: device.source.engineTime(atMonotonic: monotonicNanoseconds()))
-        device.pipeline.writer.reset()
+        device.pipeline.deviceRemoved(at: device.source.engineTime(atMonotonic: monotonicNanoseconds()), into: &output)
+        hand(device)
         device.source.stop()
         all.removeAll { $0 === device }
         owner.removed(device)

@@ -21,6 +21,9 @@ public final class EventLoop {
     public var hasPendingWork: (() -> Bool)?
     /// Wake-ups so far (for `stats` and the idle measurement).
     public private(set) var wakeups = 0
+    /// CLOCK_MONOTONIC (ns) when this turn's wait returned: where the latency of every line the
+    /// turn's input makes starts.
+    public private(set) var turnStarted: Int64 = 0
 
     public struct Failure: Error, CustomStringConvertible {
         public var call: String
@@ -75,6 +78,7 @@ public final class EventLoop {
                 return
             }
             wakeups += 1
+            turnStarted = monotonicNanoseconds()
             for i in 0..<Int(n) {
                 let fd = Int32(bitPattern: UInt32(truncatingIfNeeded: datas[i]))
                 // A handler may have removed this fd earlier in the same turn.

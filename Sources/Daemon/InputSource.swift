@@ -10,9 +10,6 @@ import TouchFrames
 /// Something that produces a touch device's evdev events: a recording played as a virtual device
 /// (`--replay`), and, with live input, a /dev/input node read with libevdev. The daemon treats both
 /// alike: events go through the same frame decoder and engine.
-/// Events handed from a source to the daemon: valid during the call only.
-public typealias InputBatch = UnsafeBufferPointer<InputEvent>
-
 public protocol InputSource: AnyObject {
     var description: DeviceDescription { get }
     /// Where the events come from: `/dev/input/eventN`, or `replay:FILE`.
@@ -24,12 +21,10 @@ public protocol InputSource: AnyObject {
     /// The engine time now, for firing deadlines.
     func engineTime(atMonotonic ns: Int64) -> Timestamp
     /// Starts delivering events, in batches (a live device hands on each `read(2)` at once; the
-    /// buffer is valid during the call only); `resynced` is called before the batch that carries
-    /// the kernel's state after events were lost (SYN_DROPPED); `ended` when the source has no
-    /// more (a finished replay, an unplugged device).
-    func start(
-        loop: EventLoop, deliver: @escaping (InputBatch) -> Void, resynced: @escaping () -> Void,
-        ended: @escaping () -> Void) throws
+    /// buffer is valid during the call only; after lost events (SYN_DROPPED) the batch that
+    /// carries the kernel's state is marked `resynced`); `ended` when the source has no more (a
+    /// finished replay, an unplugged device).
+    func start(loop: EventLoop, deliver: @escaping (InputBatch) -> Void, ended: @escaping () -> Void) throws
     /// What the system knows of the panel's geometry (udev's LIBINPUT_CALIBRATION_MATRIX and
     /// measured size); nothing for a replay.
     var systemCalibration: [Double]? { get }
@@ -84,8 +79,7 @@ public final class ReplaySource: InputSource {
     public var systemSizeMM: (width: Double, height: Double)? { nil }
 
     public func start(
-        loop: EventLoop, deliver: @escaping (InputBatch) -> Void, resynced: @escaping () -> Void,
-        ended: @escaping () -> Void
+        loop: EventLoop, deliver: @escaping (InputBatch) -> Void, ended: @escaping () -> Void
     ) throws {
         self.loop = loop
         self.deliver = deliver
@@ -121,7 +115,7 @@ public final class ReplaySource: InputSource {
             e.time = Timestamp(nanoseconds: e.time.nanoseconds + offset)
             guard monotonic(of: e.time) <= now else { break }
             index += 1
-            withUnsafePointer(to: &e) { deliver?(InputBatch(start: $0, count: 1)) }
+            withUnsafePointer(to: &e) { deliver?(InputBatch(UnsafeBufferPointer(start: $0, count: 1))) }
         }
         if index >= events.count {
             passes += 1

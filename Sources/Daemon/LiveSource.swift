@@ -17,7 +17,6 @@ public final class LiveSource: InputSource {
     public var removesWhenEnded: Bool { true }
     public var systemCalibration: [Double]? { inputNode.calibration }
     public var systemSizeMM: (width: Double, height: Double)? { inputNode.sizeMM }
-    private var resynced: (() -> Void)?
     private weak var loop: EventLoop?
     private var deliver: ((InputBatch) -> Void)?
     private var ended: (() -> Void)?
@@ -34,12 +33,10 @@ public final class LiveSource: InputSource {
     public func engineTime(atMonotonic ns: Int64) -> Timestamp { Timestamp(nanoseconds: ns) }
 
     public func start(
-        loop: EventLoop, deliver: @escaping (InputBatch) -> Void, resynced: @escaping () -> Void,
-        ended: @escaping () -> Void
+        loop: EventLoop, deliver: @escaping (InputBatch) -> Void, ended: @escaping () -> Void
     ) throws {
         self.loop = loop
         self.deliver = deliver
-        self.resynced = resynced
         self.ended = ended
         try loop.add(device.fd) { [unowned self] _ in self.deliverDue() }
     }
@@ -52,10 +49,12 @@ public final class LiveSource: InputSource {
     public func deliverDue() {
         guard let deliver else { return }
         do {
-            let end = try device.read(deliver: deliver, resynced: { [unowned self] in
-                self.log.notice("\(self.node): events dropped (SYN_DROPPED); resynchronized with the kernel's state")
-                self.resynced?()
-            })
+            let end = try device.read { [unowned self] batch in
+                if batch.resynced {
+                    self.log.notice("\(self.node): events dropped (SYN_DROPPED); resynchronized with the kernel's state")
+                }
+                deliver(batch)
+            }
             failures = 0
             if end == .removed { finish() }
         } catch {

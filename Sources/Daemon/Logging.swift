@@ -32,7 +32,7 @@ public struct JournalLogHandler: LogHandler {
             gmtime_r(&t, &tm)
             var buf = [CChar](repeating: 0, count: 32)
             strftime(&buf, buf.count, "%Y-%m-%dT%H:%M:%SZ", &tm)
-            text = String(cString: buf) + " \(event.level) "
+            text = String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) + " \(event.level) "
         }
         var body = "\(event.message)"
         let all = metadata.merging(event.metadata ?? [:]) { $1 }

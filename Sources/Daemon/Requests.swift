@@ -53,7 +53,8 @@ extension Daemon {
             Messages.end(&writer)
 
         case .subscribe(let s):
-            c.subscription = s
+            c.subscription.subscribe(s, configuration: devices.compiled)
+            subscriptionsChanged()
             Messages.beginReply(&writer, id: id, op: op)
             Messages.end(&writer)
 
@@ -138,27 +139,27 @@ extension Daemon {
         writer.field("source", base.source)
         writer.key("screen")
         writer.beginObject()
-        writer.field("width", compiled.screen.width, decimals: 0)
-        writer.field("height", compiled.screen.height, decimals: 0)
+        writer.field("width", devices.compiled.screen.width, decimals: 0)
+        writer.field("height", devices.compiled.screen.height, decimals: 0)
         writer.endObject()
         let owners: [String: String] = Dictionary(
             server.allClients.flatMap { c in c.ownedRegions.map { ($0.name, "client #\(c.number)") } },
             uniquingKeysWith: { a, _ in a })
         writer.key("regions")
         writer.raw("[")
-        for (i, r) in compiled.regions.enumerated() {
+        for (i, r) in devices.compiled.regions.enumerated() {
             if i > 0 { writer.raw(",") }
             writer.beginObject()
             writer.field("name", r.name)
             writer.key("rect")
             writer.value(.array([r.rect.x, r.rect.y, r.rect.width, r.rect.height].map { .number($0) }))
-            if let p = r.parent { writer.field("parent", compiled.regions[p].name) }
+            if let p = r.parent { writer.field("parent", devices.compiled.regions[p].name) }
             writer.field("owner", owners[r.name] ?? "config")
             writer.key("gestures")
             writer.raw("[")
             for (j, g) in r.gestures.enumerated() {
                 if j > 0 { writer.raw(",") }
-                let spec = compiled.gestures[g].spec
+                let spec = devices.compiled.gestures[g].spec
                 writer.beginObject()
                 writer.field("name", spec.name)
                 writer.field("kind", spec.kind.rawValue)

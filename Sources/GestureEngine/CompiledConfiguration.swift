@@ -61,6 +61,10 @@ public struct CompiledConfiguration: Sendable {
     /// innermost first: the members of an arena whose sequence starts in that region.
     let paths: [[Int]]
     let source: EngineConfiguration
+    /// Which compile this is, numbered by whoever compiles successive configurations (the daemon
+    /// numbers each reload and regions change): what was resolved against one configuration (a
+    /// client's filter over its gesture indices) can tell whether an event still belongs to it.
+    public var serial = 0
 
     public init(_ config: EngineConfiguration) {
         source = config

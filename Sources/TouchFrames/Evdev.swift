@@ -48,3 +48,16 @@ public enum Evdev {
     public static let INPUT_PROP_POINTER: UInt16 = 0x00
     public static let INPUT_PROP_DIRECT: UInt16 = 0x01
 }
+
+/// Events as a reader hands them on: one `read(2)`'s worth, valid during the call only.
+public struct InputBatch {
+    public let events: UnsafeBufferPointer<InputEvent>
+    /// Events were lost before this batch (SYN_DROPPED) and it carries the kernel's state as it
+    /// is now: the frame it ends with is a discontinuity (what was under way is cancelled).
+    public let resynced: Bool
+
+    public init(_ events: UnsafeBufferPointer<InputEvent>, resynced: Bool = false) {
+        self.events = events
+        self.resynced = resynced
+    }
+}

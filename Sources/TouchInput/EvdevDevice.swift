@@ -78,10 +78,10 @@ public final class EvdevDevice {
     }
 
     /// Reads every available event and hands them to `deliver` in batches (one per `read(2)`,
-    /// in order; the buffer is valid during the call only). After SYN_DROPPED, `resynced` is
-    /// called, then one batch brings the state to exactly the kernel's (lifted contacts lift, new
-    /// ones begin, no phantom remains), ending with a SYN_REPORT stamped now.
-    public func read(deliver: (UnsafeBufferPointer<InputEvent>) -> Void, resynced: () -> Void) throws(EvdevError) -> ReadEnd {
+    /// in order; the buffer is valid during the call only). After SYN_DROPPED, one batch marked
+    /// `resynced` brings the state to exactly the kernel's (lifted contacts lift, new ones begin,
+    /// no phantom remains), ending with a SYN_REPORT stamped now.
+    public func read(deliver: (InputBatch) -> Void) throws(EvdevError) -> ReadEnd {
         let stride = MemoryLayout<input_event>.stride
         while true {
             let n = Glibc.read(fd, raw, Self.capacity * stride)
@@ -100,9 +100,8 @@ public final class EvdevDevice {
                 if r.type == UInt16(EV_SYN) && r.code == UInt16(SYN_DROPPED) {
                     // What follows in this buffer and in the queue is a partial, stale picture:
                     // drop it all and take the kernel's state instead.
-                    if out > 0 { deliver(UnsafeBufferPointer(start: batch, count: out)) }
+                    if out > 0 { deliver(InputBatch(UnsafeBufferPointer(start: batch, count: out))) }
                     resyncs += 1
-                    resynced()
                     if try resync(deliver: deliver) == .removed { return .removed }
                     return .drained
                 }
@@ -111,7 +110,7 @@ public final class EvdevDevice {
                     time: Timestamp(nanoseconds: cev_event_nanoseconds(&e)), type: r.type, code: r.code, value: r.value)
                 out += 1
             }
-            if out > 0 { deliver(UnsafeBufferPointer(start: batch, count: out)) }
+            if out > 0 { deliver(InputBatch(UnsafeBufferPointer(start: batch, count: out))) }
             // A short read emptied the queue: no second call just to hear EAGAIN (epoll is
             // level-triggered and wakes the loop again for anything newer).
             if count < Self.capacity { return .drained }
@@ -119,7 +118,7 @@ public final class EvdevDevice {
     }
 
     /// Drains the queue, then hands on one frame with the kernel's current state.
-    private func resync(deliver: (UnsafeBufferPointer<InputEvent>) -> Void) throws(EvdevError) -> ReadEnd {
+    private func resync(deliver: (InputBatch) -> Void) throws(EvdevError) -> ReadEnd {
         while true {
             let n = Glibc.read(fd, raw, Self.capacity * MemoryLayout<input_event>.stride)
             if n > 0 { continue }
@@ -134,7 +133,7 @@ public final class EvdevDevice {
         if rc == -ENODEV { return .removed }
         if rc < 0 { throw EvdevError("EVIOCG* state query (\(path))", -rc) }
         let events = Self.stateEvents(slots: slots, mt: mt, st: st, time: Timestamp(nanoseconds: cl_monotonic_ns()))
-        events.withUnsafeBufferPointer { deliver($0) }
+        events.withUnsafeBufferPointer { deliver(InputBatch($0, resynced: true)) }
         return .drained
     }
 

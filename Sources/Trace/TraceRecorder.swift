@@ -4,7 +4,7 @@ import Pipeline
 import TouchFrames
 
 /// Everything one replay showed, kept for drawing: the frames, the engine's events and every
-/// recognizer transition. It comes from the same `Replayer` that `replay` and the daemon run, so the
+/// recognizer transition. It comes from the same `DevicePipeline` that `replay` and the daemon run, so the
 /// picture shows the arena's real decisions, not a second implementation of them.
 public struct TraceRecording {
     public struct Region {
@@ -40,54 +40,47 @@ public struct TraceRecording {
 
     /// Replays `recording` and keeps what happened.
     public static func record(_ recording: Recording, description: DeviceDescription, configuration: Configuration)
-        throws(Replayer.SetupError) -> TraceRecording
+        throws(DevicePipeline.SetupError) -> TraceRecording
     {
-        final class Box {
-            var paths: [Path] = []
-            var index: [UInt32: Int] = [:]
-            var sequences: [Sequence] = []
-            var down = 0
-            var events: [GestureEvent] = []
-            var transitions: [Transition] = []
-            var first: Timestamp?
-            var last = Timestamp.zero
-        }
-        let box = Box()
-        var replayer = try Replayer(description: description, configuration: configuration)
-        replayer.tracing = true
-        replayer.onTransition = { box.transitions.append($0) }
-        replayer.onEvent = { box.events.append($0) }
-        replayer.onFrame = { frame in
-            if box.first == nil { box.first = frame.time }
-            box.last = max(box.last, frame.time)
+        var out = PipelineOutput(wants: .init(gestureLines: false, frames: true, transitions: true))
+        var pipeline = try DevicePipeline(description: description, configuration: configuration)
+        for e in recording.eventsLiftedAtEnd { pipeline.feed(e, into: &out) }
+        pipeline.advance(to: .distantFuture, into: &out)
+
+        var paths: [Path] = []
+        var index: [UInt32: Int] = [:]
+        var sequences: [Sequence] = []
+        var down = 0
+        for frame in out.frames {
             for c in frame.contacts {
-                if let i = box.index[c.id] {
-                    box.paths[i].points.append((frame.time, c.position))
-                    box.paths[i].isPalm = box.paths[i].isPalm || c.isPalm
+                if let i = index[c.id] {
+                    paths[i].points.append((frame.time, c.position))
+                    paths[i].isPalm = paths[i].isPalm || c.isPalm
                 } else {
-                    box.index[c.id] = box.paths.count
-                    box.paths.append(Path(contact: c.id, points: [(frame.time, c.position)], isPalm: c.isPalm))
+                    index[c.id] = paths.count
+                    paths.append(Path(contact: c.id, points: [(frame.time, c.position)], isPalm: c.isPalm))
                 }
             }
-            if box.down == 0 && !frame.contacts.isEmpty {
-                box.sequences.append(Sequence(start: frame.time, end: frame.time, origin: frame.contacts[0].position))
+            if down == 0 && !frame.contacts.isEmpty {
+                sequences.append(Sequence(start: frame.time, end: frame.time, origin: frame.contacts[0].position))
             }
-            if !box.sequences.isEmpty { box.sequences[box.sequences.count - 1].end = frame.time }
-            box.down = frame.contacts.count
+            if !sequences.isEmpty { sequences[sequences.count - 1].end = frame.time }
+            down = frame.contacts.count
         }
-        for e in recording.eventsLiftedAtEnd { replayer.feed(e) }
-        replayer.advance(to: .distantFuture)
+        var events: [GestureEvent] = []
+        for case .gesture(let e, _, _) in out.items { events.append(e) }
+        let transitions = out.transitions
 
-        let compiled = replayer.engine.configuration
-        var end = box.last
-        for e in box.events { end = max(end, e.time) }
-        for t in box.transitions where t.time < .distantFuture { end = max(end, t.time) }
+        let compiled = pipeline.engine.configuration
+        var end = out.frames.reduce(Timestamp.zero) { max($0, $1.time) }
+        for e in events { end = max(end, e.time) }
+        for t in transitions where t.time < .distantFuture { end = max(end, t.time) }
         return TraceRecording(
             screen: compiled.screen,
             regions: compiled.regions.map { Region(name: $0.name, rect: $0.rect, depth: $0.depth) },
             gestures: compiled.gestures.map(\.qualifiedName),
-            paths: box.paths, sequences: box.sequences, events: box.events, transitions: box.transitions,
-            start: box.first ?? .zero, end: end, device: description.name)
+            paths: paths, sequences: sequences, events: events, transitions: transitions,
+            start: out.frames.first?.time ?? .zero, end: end, device: description.name)
     }
 
     /// A gesture's name for people: without the `screen/` of the default region.

@@ -66,13 +66,16 @@ struct Record: ParsableCommand {
             _ = poll(&fds, 2, timeout)
             if fds[1].revents != 0 { break }
             do {
-                let r = try device.read(deliver: { events.append(contentsOf: $0) }, resynced: {
-                    // SYN_DROPPED and a SYN_REPORT that closes the dropped frame (a reader drops
-                    // events up to the next report), so the state frame the reader hands on next
-                    // is replayed, not dropped.
-                    let t = events.last?.time ?? .zero
-                    events.append(InputEvent(time: t, type: Evdev.EV_SYN, code: Evdev.SYN_DROPPED, value: 0))
-                    events.append(InputEvent(time: t, type: Evdev.EV_SYN, code: Evdev.SYN_REPORT, value: 0))
+                let r = try device.read(deliver: { batch in
+                    if batch.resynced {
+                        // SYN_DROPPED and a SYN_REPORT that closes the dropped frame (a reader
+                        // drops events up to the next report), so the state frame that follows
+                        // is replayed, not dropped.
+                        let t = events.last?.time ?? .zero
+                        events.append(InputEvent(time: t, type: Evdev.EV_SYN, code: Evdev.SYN_DROPPED, value: 0))
+                        events.append(InputEvent(time: t, type: Evdev.EV_SYN, code: Evdev.SYN_REPORT, value: 0))
+                    }
+                    events.append(contentsOf: batch.events)
                 })
                 if r == .removed { break loop }
             } catch {

@@ -100,37 +100,35 @@ struct Replay: ParsableCommand {
         let configuration = try loadConfiguration(config)
         for path in recordings {
             let (recording, description) = try loadRecording(path, device: device)
-            var replayer: Replayer
+            var pipeline: DevicePipeline
             do {
-                replayer = try Replayer(description: description, configuration: configuration)
+                pipeline = try DevicePipeline(description: description, configuration: configuration)
             } catch {
                 throw fail("\(path): \(error)")
             }
-            if verbose {
-                replayer.tracing = true
-                let names = replayer.engine.configuration.gestures.map(\.qualifiedName)
-                replayer.onTransition = { t in
-                    log.trace("\(names[t.gesture])#\(t.gesture) \(t.from) --\(t.input)--> \(t.to)\(t.reason.map { " (\($0))" } ?? "")", metadata: ["time": "\(t.time.seconds)"])
+            var out = PipelineOutput(wants: .init(gestureLines: !pretty, transitions: verbose))
+            /// Prints what the pipeline made so far: transitions to the log, lines to stdout.
+            func drain() {
+                for t in out.transitions {
+                    log.trace("\(pipeline.gestureName(t.gesture))#\(t.gesture) \(t.from) --\(t.input)--> \(t.to)\(t.reason.map { " (\($0))" } ?? "")", metadata: ["time": "\(t.time.seconds)"])
                 }
-            }
-            if pretty {
-                let names = replayer.engine.configuration.gestures.map(\.qualifiedName)
-                replayer.onEvent = { e in
-                    if e.phase != .changed { writeAll(1, Array(prettyLine(e, name: names[e.gesture]).utf8)) }
+                if pretty {
+                    for case .gesture(let e, _, _) in out.items where e.phase != .changed {
+                        writeAll(1, Array(prettyLine(e, name: pipeline.gestureName(e.gesture)).utf8))
+                    }
+                } else if !out.text.bytes.isEmpty {
+                    writeAll(1, out.text.bytes)
                 }
+                out.removeAll()
             }
             for e in recording.eventsLiftedAtEnd {
-                replayer.feed(e)
-                if pretty { replayer.writer.reset() }
-                if replayer.writer.bytes.count > 1 << 16 {
-                    writeAll(1, replayer.writer.bytes)
-                    replayer.writer.reset()
-                }
+                pipeline.feed(e, into: &out)
+                if pretty || verbose || out.text.bytes.count > 1 << 16 { drain() }
             }
-            replayer.advance(to: .distantFuture)
-            if !pretty { writeAll(1, replayer.writer.bytes) }
-            if replayer.decoder.droppedCount > 0 {
-                log.notice("\(path): \(replayer.decoder.droppedCount) SYN_DROPPED in the recording; sequences cancelled there")
+            pipeline.advance(to: .distantFuture, into: &out)
+            drain()
+            if pipeline.decoder.droppedCount > 0 {
+                log.notice("\(path): \(pipeline.decoder.droppedCount) SYN_DROPPED in the recording; sequences cancelled there")
             }
         }
     }

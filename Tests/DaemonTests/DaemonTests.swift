@@ -25,7 +25,7 @@ func delayed(_ fixture: String, by idle: Double, in dir: String) throws -> Strin
 
 func offlineLines(_ path: String, config: Configuration = .standard) throws -> [String] {
     let r = try Evemu.parse(try String(contentsOfFile: path, encoding: .utf8), file: path)
-    return try Replayer.run(r, description: r.description!, configuration: config).split(separator: "\n").map(String.init)
+    return try DevicePipeline.lines(r, description: r.description!, configuration: config).split(separator: "\n").map(String.init)
 }
 
 @Suite(.serialized) struct DaemonProtocolTests {

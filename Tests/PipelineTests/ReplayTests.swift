@@ -56,7 +56,7 @@ func lines(_ ndjson: String) throws -> [Line] {
         scenario.build(&synth)
         let eventsPath = "\(Paths.fixtures)/\(name).events"
         let goldenPath = "\(Paths.fixtures)/\(name).ndjson"
-        let output = try Replayer.run(synth.recording, description: Synth.panel, configuration: try configuration(scenario.config))
+        let output = try DevicePipeline.lines(synth.recording, description: Synth.panel, configuration: try configuration(scenario.config))
         if updating {
             try FileManager.default.createDirectory(atPath: Paths.fixtures, withIntermediateDirectories: true)
             try synth.text.write(toFile: eventsPath, atomically: true, encoding: .utf8)
@@ -66,7 +66,7 @@ func lines(_ ndjson: String) throws -> [Line] {
         #expect(try read(eventsPath) == synth.text)
         // ...and replaying the committed file gives the golden lines, byte for byte.
         let recording = try Evemu.parse(try read(eventsPath), file: eventsPath)
-        let replayed = try Replayer.run(recording, description: recording.description!, configuration: try configuration(scenario.config))
+        let replayed = try DevicePipeline.lines(recording, description: recording.description!, configuration: try configuration(scenario.config))
         #expect(replayed == (try read(goldenPath)))
         #expect(!replayed.isEmpty)
     }
@@ -79,7 +79,7 @@ func lines(_ ndjson: String) throws -> [Line] {
             try synth.text.write(toFile: path, atomically: true, encoding: .utf8)
         }
         #expect(try read(path) == synth.text)
-        let out = try lines(try Replayer.run(synth.recording, description: Synth.panel, configuration: .standard))
+        let out = try lines(try DevicePipeline.lines(synth.recording, description: Synth.panel, configuration: .standard))
         let kinds = Set(out.map(\.gesture))
         #expect(kinds == ["tap", "long_press", "pan", "swipe", "pinch", "edge_swipe"])
     }
@@ -130,7 +130,7 @@ func lines(_ ndjson: String) throws -> [Line] {
         } else {
             description = recording.description!
         }
-        return try lines(try Replayer.run(recording, description: description, configuration: .standard))
+        return try lines(try DevicePipeline.lines(recording, description: description, configuration: .standard))
     }
 
     /// EP0430M09 is mounted upside down: its "down" recordings move up the screen without a calibration.
@@ -157,7 +157,7 @@ func lines(_ ndjson: String) throws -> [Line] {
         let path = "\(Paths.shared)/ep0430m09.4-finger-drag-down.events"
         let recording = try Evemu.parse(try read(path), file: path)
         let config = try ConfigLoader.parse("[device]\ncalibration = [1, 0, 0, 0, -1, 1]\n", file: "flip.toml")
-        let out = try lines(try Replayer.run(recording, description: recording.description!, configuration: config))
+        let out = try lines(try DevicePipeline.lines(recording, description: recording.description!, configuration: config))
         #expect((out.filter { $0.gesture == "pan" }.last?.dy ?? 0) > 200)
     }
 

@@ -1,0 +1,141 @@
+import GestureConfig
+import GestureEngine
+import GestureProtocol
+import TouchFrames
+
+/// One touch device's pipeline, the same for a live device, the daemon's `--replay` and
+/// `touchgesturectl replay`: evdev events → frame decoder → engine (deadlines fired at their exact
+/// time) → JSON lines. Like `Engine`, it returns what it makes into a buffer its caller owns
+/// (`PipelineOutput`); nothing is set on it from outside between calls.
+public struct DevicePipeline {
+    public private(set) var engine: Engine
+    public private(set) var decoder: FrameDecoder
+    private var encoder: GestureLineEncoder
+    private var encoderGeneration = 0
+    private var serial: Int
+    /// The encoder of the configuration before, for events emitted just before a switch (the
+    /// engine switches only between sequences, so one configuration back is all there can be).
+    private var previous: (encoder: GestureLineEncoder, serial: Int)?
+    private var events: [GestureEvent] = []
+
+    public enum SetupError: Error, CustomStringConvertible {
+        case notATouchscreen(String)
+        public var description: String {
+            switch self {
+            case .notATouchscreen(let name):
+                return "'\(name)' is not a usable touchscreen (no ABS_MT_POSITION_X/Y, nor ABS_X/Y with BTN_TOUCH, or a position axis whose minimum equals its maximum)"
+            }
+        }
+    }
+
+    /// `compiled` is what the engine runs (the daemon's file plus client regions); without it, the
+    /// configuration's own engine section.
+    public init(
+        description: DeviceDescription, configuration: Configuration, compiled: CompiledConfiguration? = nil,
+        device: UInt32 = 0
+    ) throws(SetupError) {
+        guard let decoder = FrameDecoder(description: description, geometry: configuration.geometry, device: device) else {
+            throw .notATouchscreen(description.name)
+        }
+        self.decoder = decoder
+        let compiled = compiled ?? CompiledConfiguration(configuration.engine)
+        engine = Engine(compiled: compiled)
+        encoder = GestureLineEncoder(configuration: compiled)
+        serial = compiled.serial
+        events.reserveCapacity(64)
+    }
+
+    /// The engine's next deadline, read in place (reading `engine.nextDeadline` from another
+    /// module copied the whole engine, retaining each of its arrays, on every wake-up).
+    public var nextDeadline: Timestamp? { engine.nextDeadline }
+    /// No gesture is under way or pending.
+    public var isIdle: Bool { engine.isIdle }
+    /// The engine's bug counters, read in place: impossible (state, input) pairs, and decisions
+    /// the arena was asked to take twice. Both stay 0 unless there is a bug.
+    public var anomalies: Int { engine.invalidInputs + engine.arenaViolations }
+
+    /// Feeds a reader's batch in order. A resynced batch marks its frame as a discontinuity.
+    public mutating func feed(_ batch: InputBatch, into out: inout PipelineOutput) {
+        if batch.resynced { decoder.markDiscontinuity() }
+        for e in batch.events { feed(e, into: &out) }
+    }
+
+    /// Feeds one event; a SYN_REPORT makes a frame, and the engine's events for it.
+    public mutating func feed(_ e: InputEvent, into out: inout PipelineOutput) {
+        guard let frame = decoder.feed(e) else { return }
+        out.frame(frame)
+        trace(out.wants.transitions)
+        engine.handle(frame, into: &events)
+        flush(into: &out)
+    }
+
+    /// Fires deadlines up to `time` (the daemon's timer, or the end of a recording).
+    public mutating func advance(to time: Timestamp, into out: inout PipelineOutput) {
+        trace(out.wants.transitions)
+        engine.advance(to: time, into: &events)
+        flush(into: &out)
+    }
+
+    /// The device went away (or its geometry changed): active gestures are cancelled.
+    public mutating func deviceRemoved(at time: Timestamp, into out: inout PipelineOutput) {
+        trace(out.wants.transitions)
+        engine.deviceRemoved(at: time, into: &events)
+        flush(into: &out)
+    }
+
+    /// A new configuration (a reload, a client's regions): applies from the next sequence.
+    public mutating func reconfigure(_ compiled: CompiledConfiguration) {
+        engine.reconfigure(compiled)
+    }
+
+    /// The name of a compiled gesture (for logs).
+    public func gestureName(_ g: Int) -> String {
+        g < engine.configuration.gestures.count ? engine.configuration.gestures[g].qualifiedName : "#\(g)"
+    }
+
+    private mutating func trace(_ on: Bool) {
+        if on != (engine.transitionLog != nil) { engine.transitionLog = on ? [] : nil }
+    }
+
+    private mutating func flush(into out: inout PipelineOutput) {
+        if let log = engine.transitionLog, !log.isEmpty {
+            out.transitions(log)
+            engine.transitionLog!.removeAll(keepingCapacity: true)
+        }
+        if encoderGeneration != engine.configurationGeneration {
+            previous = (encoder, serial)
+            encoder = GestureLineEncoder(configuration: engine.configuration)
+            serial = engine.configuration.serial
+            encoderGeneration = engine.configurationGeneration
+        }
+        for e in events {
+            if e.generation == encoderGeneration || previous == nil {
+                out.gesture(e, encoder: encoder, configuration: serial)
+            } else {
+                out.gesture(e, encoder: previous!.encoder, configuration: previous!.serial)
+            }
+        }
+        events.removeAll(keepingCapacity: true)
+    }
+
+    /// Replays a whole recording into `out`: contacts still down at its end are lifted, and
+    /// every deadline left after the last event fires (a tap waiting for a double tap is still
+    /// reported).
+    public static func replay(
+        _ recording: Recording, description: DeviceDescription, configuration: Configuration,
+        into out: inout PipelineOutput
+    ) throws(SetupError) {
+        var p = try DevicePipeline(description: description, configuration: configuration)
+        for e in recording.eventsLiftedAtEnd { p.feed(e, into: &out) }
+        p.advance(to: .distantFuture, into: &out)
+    }
+
+    /// Replays a whole recording and returns its gesture lines.
+    public static func lines(_ recording: Recording, description: DeviceDescription, configuration: Configuration)
+        throws(SetupError) -> String
+    {
+        var out = PipelineOutput()
+        try replay(recording, description: description, configuration: configuration, into: &out)
+        return String(decoding: out.text.bytes, as: UTF8.self)
+    }
+}

@@ -1,0 +1,93 @@
+import GestureEngine
+import GestureProtocol
+
+/// What a device's pipeline made of some input, in order: the buffer its owner passes to
+/// `DevicePipeline.feed`/`advance`/`deviceRemoved` and reads afterwards, as `Engine` fills an
+/// event array. The pipeline only appends; the owner says what it wants made (`wants`) and clears
+/// the buffer (`removeAll`) once it has used it. Capacity is kept, so a frame allocates nothing.
+public struct PipelineOutput {
+    /// What to make beyond the gesture events themselves. The owner sets these when its needs
+    /// change (a client subscribes or leaves), never around a call.
+    public struct Wants: Equatable, Sendable {
+        /// A `touch` line per frame (some client takes touch lines).
+        public var touchLines = false
+        /// A `gesture` line per event (some client takes gesture lines).
+        public var gestureLines = true
+        /// Every frame kept in `frames` (a trace).
+        public var frames = false
+        /// Every recognizer transition kept in `transitions` (`--verbose`, a trace).
+        public var transitions = false
+        public init(touchLines: Bool = false, gestureLines: Bool = true, frames: Bool = false, transitions: Bool = false) {
+            self.touchLines = touchLines
+            self.gestureLines = gestureLines
+            self.frames = frames
+            self.transitions = transitions
+        }
+    }
+
+    /// Which configuration an event's `gesture` index belongs to, and its region as lines name it.
+    public struct Origin: Sendable {
+        /// `CompiledConfiguration.serial` of the configuration the event was recognized under.
+        public var configuration: Int
+        /// The region's name, nil for the default `screen` region.
+        public var region: String?
+    }
+
+    /// One item of output, in the order it happened.
+    public enum Item {
+        /// A frame's `touch` line (made when `wants.touchLines`): its bytes in `text`.
+        case touch(Range<Int>)
+        /// An engine event and its `gesture` line's bytes in `text` (empty unless `wants.gestureLines`).
+        case gesture(GestureEvent, line: Range<Int>, origin: Origin)
+    }
+
+    public var wants: Wants
+    /// The encoded lines, each with its newline; items point into it.
+    public private(set) var text: JSONLineWriter
+    public private(set) var items: [Item] = []
+    /// Frames decoded (all of them, whether kept or not).
+    public private(set) var frameCount = 0
+    /// The frames themselves, when `wants.frames`.
+    public private(set) var frames: [TouchFrame] = []
+    /// The recognizer transitions, when `wants.transitions`.
+    public private(set) var transitions: [Transition] = []
+
+    public init(wants: Wants = Wants(), capacity: Int = 4096) {
+        self.wants = wants
+        text = JSONLineWriter(capacity: capacity)
+        items.reserveCapacity(64)
+    }
+
+    /// The bytes of a line of `text`.
+    public subscript(line: Range<Int>) -> ArraySlice<UInt8> { text.bytes[line] }
+
+    /// Empties the buffer, keeping its capacity and its wants.
+    public mutating func removeAll() {
+        text.reset()
+        items.removeAll(keepingCapacity: true)
+        frames.removeAll(keepingCapacity: true)
+        transitions.removeAll(keepingCapacity: true)
+        frameCount = 0
+    }
+
+    // MARK: - Filled by the pipeline
+
+    mutating func frame(_ f: TouchFrame) {
+        frameCount += 1
+        if wants.frames { frames.append(f) }
+        guard wants.touchLines else { return }
+        let start = text.bytes.count
+        Messages.touch(&text, device: f.device, frame: f)
+        items.append(.touch(start..<text.bytes.count))
+    }
+
+    mutating func gesture(_ e: GestureEvent, encoder: GestureLineEncoder, configuration: Int) {
+        let start = text.bytes.count
+        if wants.gestureLines { encoder.encode(e, into: &text) }
+        items.append(.gesture(e, line: start..<text.bytes.count, origin: Origin(configuration: configuration, region: encoder.region(of: e))))
+    }
+
+    mutating func transitions(_ log: [Transition]) {
+        transitions.append(contentsOf: log)
+    }
+}
