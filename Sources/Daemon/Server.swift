@@ -8,8 +8,8 @@ import Logging
 #endif
 
 /// The Unix socket: accepts clients, splits their requests into lines, and queues output per
-/// client with a bound. Writes are coalesced: `enqueue` only appends; `flush` (once per loop turn)
-/// writes each client's queue with one `write`.
+/// client with a bound (the write side is in ServerOutput.swift). Writes are coalesced: `enqueue`
+/// only appends; `flush` (once per loop turn) writes each client's queue with one `write`.
 ///
 /// Fairness and memory, whatever a client does:
 /// - A client's requests are served at most `requestsPerTurn` lines and `bytesPerTurn` bytes a
@@ -30,7 +30,7 @@ public final class Server {
     /// allocation per event, unlike building one from the dictionary).
     private(set) var allClients: [Client] = []
     /// Clients with request lines left over from an earlier turn.
-    private var backlog: [Client] = []
+    var backlog: [Client] = []
     private var nextNumber = 1
     private var chunk = [UInt8](repeating: 0, count: 65_536)
     /// An fd held in reserve: when accept fails for want of fds (EMFILE), it is closed so that
@@ -49,7 +49,7 @@ public final class Server {
     /// Latency samples (ns) from input to write, one per client write.
     var onWritten: ((Int64) -> Void)?
 
-    public private(set) var droppedSlow = 0
+    public internal(set) var droppedSlow = 0
     public private(set) var refused = 0
     public private(set) var accepted = 0
 
@@ -319,7 +319,7 @@ public final class Server {
 
     /// The epoll events a client needs now: reads only while its requests are being served
     /// (not while backlogged, paused or half-closed), writes while output waits on the kernel.
-    private func refreshInterest(_ client: Client) {
+    func refreshInterest(_ client: Client) {
         var events: UInt32 = 0
         if client.watchingWrites { events |= CL_EPOLLOUT }
         if !client.readClosed && !client.backlogged && client.throttledUntil == nil && client.queued <= settings.outputBufferBytes {
@@ -328,82 +328,6 @@ public final class Server {
         guard events != client.interest else { return }
         client.interest = events
         if let e = loop.modify(client.fd, events: events) { disconnect(client, reason: "\(e)", level: .warning) }
-    }
-
-    /// Queues a stream line (gesture, touch, device) for `client`. `since` is the monotonic time
-    /// of the input behind it. A client whose queue would pass the bound is disconnected.
-    func enqueue(_ bytes: ArraySlice<UInt8>, to client: Client, since: Int64?) {
-        guard !client.closing else { return }
-        if client.queued + bytes.count > settings.outputBufferBytes + client.replyAllowance {
-            droppedSlow += 1
-            disconnect(
-                client, reason: "stopped reading: \(client.queued) bytes queued, the limit is \(settings.outputBufferBytes)",
-                level: .warning)
-            return
-        }
-        append(bytes, to: client)
-        if client.pendingSince == nil { client.pendingSince = since }
-    }
-
-    /// Queues a reply (to a request, or the hello): always whole; the client's requests pause
-    /// while its queue is past the bound.
-    func reply(_ bytes: ArraySlice<UInt8>, to client: Client) {
-        guard !client.closing else { return }
-        append(bytes, to: client)
-        client.replyAllowance += bytes.count
-    }
-
-    private func append(_ bytes: ArraySlice<UInt8>, to client: Client) {
-        if client.sent > 0 && client.sent * 2 > client.output.count {
-            client.output.removeFirst(client.sent)
-            client.sent = 0
-        }
-        client.output += bytes
-    }
-
-    /// Writes every client's queue (once per loop turn).
-    func flush() {
-        for c in allClients where c.queued > 0 && !c.watchingWrites { write(c) }
-    }
-
-    private func write(_ client: Client) {
-        let wasPaused = client.queued > settings.outputBufferBytes
-        while client.queued > 0 {
-            let n = client.output.withUnsafeBytes { Glibc.write(client.fd, $0.baseAddress! + client.sent, client.queued) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                if errno == EAGAIN || errno == EWOULDBLOCK {
-                    client.watchingWrites = true
-                    if wasPaused && client.queued <= settings.outputBufferBytes { resume(client) }
-                    refreshInterest(client)
-                    return
-                }
-                disconnect(client, reason: "write: \(String(cString: strerror(errno)))")
-                return
-            }
-            client.sent += n
-        }
-        client.output.removeAll(keepingCapacity: client.output.capacity <= settings.outputBufferBytes)
-        client.sent = 0
-        client.replyAllowance = 0
-        if let since = client.pendingSince {
-            onWritten?(monotonicNanoseconds() - since)
-            client.pendingSince = nil
-        }
-        client.watchingWrites = false
-        if client.readClosed && client.inputStart == client.input.count {
-            disconnect(client, reason: "closed the connection")
-            return
-        }
-        if wasPaused { resume(client) }
-        refreshInterest(client)
-    }
-
-    /// A paused client read enough: its buffered requests are served from the next turn on.
-    private func resume(_ client: Client) {
-        guard !client.backlogged, client.inputStart < client.input.count || client.readClosed else { return }
-        client.backlogged = true
-        backlog.append(client)
     }
 
     func disconnect(_ client: Client, reason: String, level: Logger.Level = .info) {

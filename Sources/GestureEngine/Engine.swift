@@ -4,9 +4,9 @@ public struct Transition: Sendable, CustomStringConvertible {
     public var time: Timestamp
     /// Index of the compiled gesture.
     public var gesture: Int
-    public var from: StaticString
-    public var input: StaticString
-    public var to: StaticString
+    public var from: RecognizerStateName
+    public var input: RecognizerInputName
+    public var to: RecognizerStateName
     /// Why it failed or was rejected, when it did.
     public var reason: FailReason?
 
@@ -48,6 +48,9 @@ public struct Engine {
 
     /// When non-nil, every recognizer transition is appended here (the caller drains it).
     public var transitionLog: [Transition]?
+    /// Log also the transitions that stay in their state on a frame or a deadline (left out of
+    /// `--verbose`, where they would be every frame; the table check wants every row taken).
+    public var logsSelfLoops = false
     /// Impossible (state, input) pairs met so far: each failed its recognizer (never a trap).
     /// A bug if it moves; the daemon logs a warning and counts it in `stats`.
     public private(set) var invalidInputs = 0
@@ -129,7 +132,11 @@ public struct Engine {
                 resolve(at: time, into: &out)
                 finishIfDoneIgnoringContacts()
             }
-            beginSequence(s, into: &out)
+            // The new sequence's first frame: its contacts landed (those that lifted were the
+            // old sequence's, told above).
+            var landed = s
+            landed.removed = 0
+            beginSequence(landed, into: &out)
         } else {
             withUnsafePointer(to: s) { p in
                 for g in arena.members where isLive(g) { deliver(.frame(p), to: g, into: &out) }
@@ -150,7 +157,7 @@ public struct Engine {
                 deliver(.deadline(d), to: g, into: &out)
                 // A recognizer must move past its deadline; one that does not is failed, not looped on.
                 if let again = bank.look(g).deadline, again <= d {
-                    reject(g, at: d, because: .invalidInput(state: bank.look(g).stateName, input: "deadline"), into: &out)
+                    reject(g, at: d, because: .invalidInput(state: bank.look(g).stateName, input: .deadline), into: &out)
                 }
             }
             resolve(at: d, into: &out)
@@ -239,7 +246,7 @@ public struct Engine {
                 instance[g] = nextID
                 nextID += 1
                 let emitted = bank.with(g, Accept(time: time))
-                if let before { log(g, before, "accepted", bank.look(g).stateName, nil, at: time) }
+                if let before { log(g, before, .accepted, bank.look(g).stateName, nil, at: time) }
                 emit(emitted, from: g, into: &out)
                 for o in arena.members where arena.loses(o, to: g, by: configuration.policy) {
                     reject(o, at: time, because: .lostTo(g), into: &out)
@@ -252,7 +259,7 @@ public struct Engine {
     private mutating func reject(_ g: Int, at time: Timestamp, because reason: FailReason, into out: inout [GestureEvent]) {
         let before = transitionLog == nil ? nil : bank.look(g).stateName
         let emitted = bank.with(g, Reject(time: time, reason: reason))
-        if let before { log(g, before, "rejected", bank.look(g).stateName, reason, at: time) }
+        if let before { log(g, before, .rejected, bank.look(g).stateName, reason, at: time) }
         emit(emitted, from: g, into: &out)
         if case .invalidInput = reason { invalidInputs += 1 }
         // An accepted gesture cancelled later (a palm, lost events) was decided already.
@@ -324,13 +331,11 @@ public struct Engine {
     }
 
     private mutating func log(
-        _ g: Int, _ from: StaticString, _ input: StaticString, _ to: StaticString, _ reason: FailReason?,
-        at time: Timestamp
+        _ g: Int, _ from: RecognizerStateName, _ input: RecognizerInputName, _ to: RecognizerStateName,
+        _ reason: FailReason?, at time: Timestamp
     ) {
         guard transitionLog != nil else { return }
-        let changed = from.description != to.description
-        guard changed || input.description == "accepted" || input.description == "rejected" else { return }
-        transitionLog!.append(
-            Transition(time: time, gesture: g, from: from, input: input, to: to, reason: to.description == "failed" ? reason : nil))
+        guard from != to || input == .accepted || input == .rejected || logsSelfLoops else { return }
+        transitionLog!.append(Transition(time: time, gesture: g, from: from, input: input, to: to, reason: to == .failed ? reason : nil))
     }
 }

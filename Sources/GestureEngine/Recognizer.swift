@@ -1,35 +1,82 @@
-/// What a recognizer is told, all through one `handle`: a frame (summarized), that one of its
-/// deadlines has come, or the arena's word (accepted: it may fire; rejected: it is out, and an
-/// active gesture is cancelled).
+/// How a frame changed the contacts down, as recognizers and their tables name it.
+enum ContactChange {
+    /// Contacts landed (none lifted).
+    case began
+    /// The same contacts, moved or not.
+    case moved
+    /// Contacts lifted (none landed).
+    case ended
+    /// One contact lifted and another landed between two SYN_REPORTs, others staying down.
+    case replaced
+
+    init(_ s: FrameSummary) {
+        switch (s.added > 0, s.removed > 0) {
+        case (true, false): self = .began
+        case (false, true): self = .ended
+        case (true, true): self = .replaced
+        case (false, false): self = .moved
+        }
+    }
+}
+
+/// What a recognizer is told, all through one `handle`: a frame (how it changed the contacts,
+/// and its summary), that one of its deadlines has come, or the arena's word (accepted: it may
+/// fire; rejected: it is out, and an active gesture is cancelled).
 enum RecognizerInput {
     /// The frame's summary, read in place: the summary is ~150 bytes and each live recognizer
     /// gets it; passing it by value copied it several times per recognizer per frame. Valid
     /// during the `handle` call only.
-    case frame(UnsafePointer<FrameSummary>)
+    case contact(ContactChange, UnsafePointer<FrameSummary>)
     case deadline(Timestamp)
     case accepted(Timestamp)
     case rejected(Timestamp, FailReason)
 
+    /// The frame of a given change (the summary built once by the engine).
+    static func frame(_ s: UnsafePointer<FrameSummary>) -> RecognizerInput { .contact(ContactChange(s.pointee), s) }
+
     /// The input's name in transition logs and state diagrams.
-    var name: StaticString {
+    var name: RecognizerInputName {
         switch self {
-        case .frame(let s):
-            if s.pointee.added > 0 { return "contactBegan" }
-            if s.pointee.removed > 0 { return "contactEnded" }
-            return "contactMoved"
-        case .deadline: return "deadline"
-        case .accepted: return "accepted"
-        case .rejected: return "rejected"
+        case .contact(.began, _): return .contactBegan
+        case .contact(.moved, _): return .contactMoved
+        case .contact(.ended, _): return .contactEnded
+        case .contact(.replaced, _): return .contactReplaced
+        case .deadline: return .deadline
+        case .accepted: return .accepted
+        case .rejected: return .rejected
         }
     }
 
     var time: Timestamp {
         switch self {
-        case .frame(let s): return s.pointee.time
+        case .contact(_, let s): return s.pointee.time
         case .deadline(let t), .accepted(let t), .rejected(let t, _): return t
         }
     }
 }
+
+/// The inputs by name, as transition logs, tables and diagrams show them.
+public enum RecognizerInputName: String, Sendable, CaseIterable, CustomStringConvertible {
+    case contactBegan, contactMoved, contactEnded, contactReplaced, deadline, accepted, rejected
+    public var description: String { rawValue }
+}
+
+/// Every recognizer state by name. Each recognizer's state enum maps onto these; the tables
+/// and the logs use them, so a state's name is written once.
+public enum RecognizerStateName: String, Sendable, CaseIterable, CustomStringConvertible {
+    case idle
+    /// Deciding: fingers down (tap, long press).
+    case pressing
+    /// A multi-tap between taps.
+    case waitingForNextTap
+    /// Deciding: fingers moving (pan, swipe, pinch, edge swipe).
+    case tracking
+    case ready, readyLifted, active, ended, recognized, failed
+    public var description: String { rawValue }
+}
+
+/// One row of a recognizer's transition table.
+typealias TransitionRow = (from: RecognizerStateName, input: RecognizerInputName, to: RecognizerStateName)
 
 /// Why a recognizer failed (or was cancelled); shown in logs and in `trace` pictures.
 public enum FailReason: Hashable, Sendable, CustomStringConvertible {
@@ -53,10 +100,7 @@ public enum FailReason: Hashable, Sendable, CustomStringConvertible {
     case deviceRemoved
     case eventsLost
     /// A recognizer was given an input its state cannot take (a bug, logged, never a trap).
-    case invalidInput(state: StaticString, input: StaticString)
-
-    public static func == (a: FailReason, b: FailReason) -> Bool { a.description == b.description }
-    public func hash(into h: inout Hasher) { h.combine(description) }
+    case invalidInput(state: RecognizerStateName, input: RecognizerInputName)
 
     public var description: String {
         switch self {
@@ -112,7 +156,7 @@ struct Emissions {
 /// it reports its deadline and returns what it emits; the engine and the arena do the rest.
 protocol Recognizer {
     /// The current state's name, for transition logs.
-    var stateName: StaticString { get }
+    var stateName: RecognizerStateName { get }
     var status: RecognizerStatus { get }
     /// When the recognizer must be told the time again, if ever.
     var deadline: Timestamp? { get }
@@ -124,7 +168,7 @@ protocol Recognizer {
     mutating func reset()
     /// Every transition the state machine can make: (from, input, to). State diagrams in
     /// docs/diagrams are generated from these tables, and tests check the code keeps to them.
-    static var transitions: [(from: StaticString, input: StaticString, to: StaticString)] { get }
+    static var transitions: [TransitionRow] { get }
 }
 
 /// Least-squares velocity over a short horizon, in a fixed inline buffer (no heap).

@@ -83,7 +83,7 @@ struct RecognizerBank {
     }
 
     /// The transition table of a kind's recognizer.
-    static func transitions(of kind: GestureKind) -> [(from: StaticString, input: StaticString, to: StaticString)] {
+    static func transitions(of kind: GestureKind) -> [TransitionRow] {
         switch kind {
         case .tap: return TapRecognizer.transitions
         case .longPress: return LongPressRecognizer.transitions
@@ -118,7 +118,7 @@ struct Reset: RecognizerVisitor {
 /// What the engine sees of a recognizer.
 enum Look {
     struct Seen {
-        var stateName: StaticString
+        var stateName: RecognizerStateName
         var status: RecognizerStatus
         var deadline: Timestamp?
         var failure: FailReason?

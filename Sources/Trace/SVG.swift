@@ -239,7 +239,7 @@ public enum TraceSVG {
                 cancelled.append(trace.name(e.gesture))
             }
             var lost: [String] = []
-            for t in trace.transitions where trace.sequence(at: t.time) == i && t.to.description == "failed" {
+            for t in trace.transitions where trace.sequence(at: t.time) == i && t.to == .failed {
                 let why = t.reason.map { trace.why($0) } ?? "failed"
                 let cancel = cancelled.contains(trace.name(t.gesture)) ? "cancelled, " : ""
                 lost.append("\(trace.name(t.gesture)): \(cancel)\(why)")

@@ -9,13 +9,30 @@ import Testing
         ("sheet", EngineConfiguration(screen: PixelRect(x: 0, y: 0, width: 1000, height: 1000), regions: ArbitrationTests.sheet)),
         ("list", EngineConfiguration(screen: PixelRect(x: 0, y: 0, width: 1000, height: 1000), regions: ArbitrationTests.list + [RegionSpec(name: "extra", rect: PixelRect(x: 0, y: 600, width: 400, height: 400), gestures: EngineConfiguration.standardGestures())])),
         ("photo", EngineConfiguration(screen: PixelRect(x: 0, y: 0, width: 1000, height: 1000), regions: ArbitrationTests.photo + ArbitrationTests.nestedTaps(parentPriority: .simultaneous))),
+        ("fingers", EngineConfiguration(screen: PixelRect(x: 0, y: 0, width: 1000, height: 1000), regions: [RegionSpec(name: "all", gestures: fingers)])),
     ]
+
+    /// Gestures of several fingers, and gestures kept waiting (ready) behind another's failure,
+    /// so that random hands reach the rows of each table that one-finger defaults do not.
+    static var fingers: [GestureSpec] {
+        var hold = GestureSpec(.longPress, name: "hold")
+        hold.requiresFailureOf = ["pan"]
+        var pinch = GestureSpec(.pinch, fingers: 2, maxFingers: 2)
+        pinch.requiresFailureOf = ["flick2"]
+        return [
+            GestureSpec(.tap, name: "tap2", fingers: 2), hold, GestureSpec(.longPress, name: "hold2", fingers: 2),
+            GestureSpec(.pan), GestureSpec(.pan, name: "pan2", fingers: 2, maxFingers: 3),
+            GestureSpec(.swipe, name: "flick"), GestureSpec(.swipe, name: "flick2", fingers: 2, maxFingers: 3), pinch,
+            GestureSpec(.edgeSwipe, name: "edge2", fingers: 2),
+        ]
+    }
 
     /// Plays a random timeline from `seed`; returns the events and the transitions seen.
     static func play(_ config: EngineConfiguration, seed: UInt64, steps: Int = 300) -> (Timeline, [Transition]) {
         var rng = SplitMix64(seed: seed)
         var t = Timeline(config)
         t.engine.transitionLog = []
+        t.engine.logsSelfLoops = true
         var transitions: [Transition] = []
         var nextID: UInt32 = 1
         func point() -> (Double, Double) {
@@ -27,7 +44,16 @@ import Testing
         }
         for _ in 0..<steps {
             let roll = Int.random(in: 0..<100, using: &rng)
-            if t.contacts.isEmpty {
+            if t.contacts.isEmpty && roll < 30 {
+                // Several fingers land in one frame.
+                t.wait(.milliseconds(Int64.random(in: 0...700, using: &rng)))
+                var fingers: [(UInt32, (Double, Double))] = []
+                for _ in 0..<Int.random(in: 2...3, using: &rng) {
+                    fingers.append((nextID, point()))
+                    nextID += 1
+                }
+                t.down(fingers)
+            } else if t.contacts.isEmpty {
                 t.wait(.milliseconds(Int64.random(in: 0...700, using: &rng)))
                 for _ in 0..<Int.random(in: 1...3, using: &rng) {
                     t.down(nextID, at: point())
@@ -49,6 +75,13 @@ import Testing
                 t.up(t.contacts[Int.random(in: 0..<t.contacts.count, using: &rng)].id)
             } else if roll < 90 {
                 t.wait(.milliseconds(Int64.random(in: 0...800, using: &rng)))
+            } else if roll < 91 {
+                // One finger lifts and another lands between two reports.
+                t.contacts.remove(at: Int.random(in: 0..<t.contacts.count, using: &rng))
+                let (x, y) = point()
+                t.contacts.append(Contact(id: nextID, position: PixelPoint(x: x, y: y)))
+                nextID += 1
+                t.send()
             } else if roll < 92 {
                 t.palm()
             } else if roll < 93 {
@@ -120,10 +153,7 @@ import Testing
             for tr in transitions {
                 let kind = t.engine.configuration.gestures[tr.gesture].spec.kind
                 let table = RecognizerBank.transitions(of: kind)
-                let known = table.contains {
-                    $0.from.description == tr.from.description && $0.input.description == tr.input.description
-                        && $0.to.description == tr.to.description
-                }
+                let known = table.contains { $0.from == tr.from && $0.input == tr.input && $0.to == tr.to }
                 #expect(known, "seed \(seed): \(kind.rawValue) \(tr.from) --\(tr.input)--> \(tr.to) is not in its table")
             }
         }
@@ -136,13 +166,13 @@ import Testing
             var decided: [Int: Int] = [:]  // gesture -> decisions since last arming
             var accepted: Set<Int> = []
             for tr in transitions {
-                if tr.from.description == "idle" {
+                if tr.from == .idle {
                     decided[tr.gesture] = 0
                     accepted.remove(tr.gesture)
                 }
-                let accepts = tr.input.description == "accepted"
+                let accepts = tr.input == .accepted
                 // A failure after acceptance is a cancellation, not a second decision.
-                let rejects = tr.to.description == "failed" && !accepted.contains(tr.gesture)
+                let rejects = tr.to == .failed && tr.from != .failed && !accepted.contains(tr.gesture)
                 if accepts { accepted.insert(tr.gesture) }
                 if accepts || rejects {
                     decided[tr.gesture, default: 0] += 1
@@ -151,6 +181,157 @@ import Testing
             }
             _ = t
         }
+    }
+}
+
+/// The other direction of the table check: every row of every recognizer's table is a
+/// transition the code takes. Random timelines over the four configurations (with every
+/// transition logged, self-loops too) must between them take each row; a row none takes is
+/// either dead (remove it) or needs a timeline here that reaches it.
+@Suite struct TransitionTableCoverageTests {
+    struct Row: Hashable, CustomStringConvertible {
+        var kind: GestureKind
+        var from: RecognizerStateName
+        var input: RecognizerInputName
+        var to: RecognizerStateName
+        var description: String { "\(kind.rawValue): \(from) --\(input)--> \(to)" }
+    }
+
+    @Test func everyTableRow_isTakenByTheCode() {
+        var taken: Set<Row> = []
+        for (_, config) in PropertyTests.configurations {
+            for seed in UInt64(1)...150 {
+                let (t, transitions) = PropertyTests.play(config, seed: seed)
+                for tr in transitions {
+                    let kind = t.engine.configuration.gestures[tr.gesture].spec.kind
+                    taken.insert(Row(kind: kind, from: tr.from, input: tr.input, to: tr.to))
+                }
+            }
+        }
+        for (kind, rows) in TargetedTimelines.all() {
+            #expect(!rows.isEmpty, "a targeted \(kind.rawValue) timeline took no transition")
+            for tr in rows {
+                let known = RecognizerBank.transitions(of: kind).contains { $0.from == tr.from && $0.input == tr.input && $0.to == tr.to }
+                #expect(known, "\(kind.rawValue) \(tr.from) --\(tr.input)--> \(tr.to) is not in its table")
+                taken.insert(Row(kind: kind, from: tr.from, input: tr.input, to: tr.to))
+            }
+        }
+        var never: [Row] = []
+        for kind in GestureKind.allCases {
+            for r in RecognizerBank.transitions(of: kind) {
+                let row = Row(kind: kind, from: r.from, input: r.input, to: r.to)
+                if !taken.contains(row) { never.append(row) }
+            }
+        }
+        #expect(never.isEmpty, "rows the code never took:\n\(never.map(\.description).joined(separator: "\n"))")
+    }
+}
+
+/// Timelines that reach rows random hands rarely do: a continuous gesture kept ready behind
+/// another's failure while its fingers change, and a frame that lifts one finger and moves another.
+enum TargetedTimelines {
+    static func all() -> [(GestureKind, [Transition])] {
+        [heldBehindASlowTap(), pinchBehindAFourFingerTap(), edgeSwipeActiveThenPalm(), edgeSwipeBehindASlowTap(), panReadyAtALift()]
+    }
+
+    /// Plays `script` on a region of `gestures` with every transition logged.
+    static func play(_ gestures: [GestureSpec], _ script: (inout Timeline) -> Void) -> [(GestureKind, Transition)] {
+        var t = Timeline(regions: [RegionSpec(name: "all", gestures: gestures)])
+        t.engine.transitionLog = []
+        t.engine.logsSelfLoops = true
+        script(&t)
+        t.finish()
+        return (t.engine.transitionLog ?? []).map { (t.engine.configuration.gestures[$0.gesture].spec.kind, $0) }
+    }
+
+    static func rows(_ kind: GestureKind, _ played: [(GestureKind, Transition)]) -> (GestureKind, [Transition]) {
+        (kind, played.filter { $0.0 == kind }.map(\.1))
+    }
+
+    /// A tap that stays possible for 2 s (no slop, no time limit to speak of).
+    static func slowTap(fingers: Int) -> GestureSpec {
+        var tap = GestureSpec(.tap, name: "slow", fingers: fingers)
+        tap.thresholds.tapMaxDuration = .seconds(2)
+        tap.thresholds.tapSlop = 1000
+        return tap
+    }
+
+    /// Two-finger long press, ready at 500 ms but held by a slow two-finger tap: a finger is
+    /// replaced (ready → ready), one lifts (ready → ready), the other lifts (readyLifted), and the
+    /// tap, complete, wins (readyLifted → failed).
+    static func heldBehindASlowTap() -> (GestureKind, [Transition]) {
+        var hold = GestureSpec(.longPress, name: "hold", fingers: 2)
+        hold.requiresFailureOf = ["slow"]
+        return rows(.longPress, play([slowTap(fingers: 2), hold]) { t in
+            t.down([(1, (400, 400)), (2, (440, 400))])
+            t.wait(.milliseconds(600))
+            t.contacts.removeAll { $0.id == 2 }
+            t.contacts.append(Contact(id: 3, position: PixelPoint(x: 440, y: 401)))
+            t.send()
+            t.up(1)
+            t.up(3)
+        })
+    }
+
+    /// A pinch held by a four-finger tap that cannot happen: three fingers spread (ready), one is
+    /// replaced, one lifts (ready → ready), the rest lift (readyLifted); the tap fails and the
+    /// pinch is accepted after its fingers lifted (readyLifted → ended).
+    static func pinchBehindAFourFingerTap() -> (GestureKind, [Transition]) {
+        var pinch = GestureSpec(.pinch, fingers: 2, maxFingers: 3)
+        pinch.requiresFailureOf = ["slow"]
+        return rows(.pinch, play([slowTap(fingers: 4), pinch]) { t in
+            t.down([(1, (400, 400)), (2, (500, 400)), (3, (450, 500))])
+            for _ in 0..<5 {
+                t.wait(.milliseconds(10))
+                t.contacts[0].position.x -= 10
+                t.contacts[1].position.x += 10
+                t.send()
+            }
+            t.contacts.removeAll { $0.id == 3 }
+            t.contacts.append(Contact(id: 4, position: PixelPoint(x: 450, y: 520)))
+            t.send()
+            t.up(4)
+            t.upAll()
+        })
+    }
+
+    /// A two-finger edge swipe in from the left, accepted (active); a finger is replaced
+    /// (active → active), then a palm cancels it (active → failed).
+    static func edgeSwipeActiveThenPalm() -> (GestureKind, [Transition]) {
+        rows(.edgeSwipe, play([GestureSpec(.edgeSwipe, fingers: 2)]) { t in
+            t.down([(1, (2, 400)), (2, (3, 450))])
+            t.dragAll(by: (20, 0), over: .milliseconds(100))
+            t.contacts.removeAll { $0.id == 2 }
+            t.contacts.append(Contact(id: 3, position: PixelPoint(x: 30, y: 460)))
+            t.send()
+            t.palm()
+            t.upAll()
+        })
+    }
+
+    /// A two-finger edge swipe held by a slow two-finger tap: ready, the fingers lift
+    /// (readyLifted), the tap wins (readyLifted → failed).
+    static func edgeSwipeBehindASlowTap() -> (GestureKind, [Transition]) {
+        var edge = GestureSpec(.edgeSwipe, fingers: 2)
+        edge.requiresFailureOf = ["slow"]
+        return rows(.edgeSwipe, play([slowTap(fingers: 2), edge]) { t in
+            t.down([(1, (2, 400)), (2, (3, 450))])
+            t.dragAll(by: (20, 0), over: .milliseconds(100))
+            t.upAll()
+        })
+    }
+
+    /// A one-or-two-finger pan: two fingers rest, then in one frame one lifts and the other
+    /// moves past the slop (tracking → ready on contactEnded).
+    static func panReadyAtALift() -> (GestureKind, [Transition]) {
+        rows(.pan, play([GestureSpec(.pan, fingers: 1, maxFingers: 2)]) { t in
+            t.down([(1, (400, 400)), (2, (500, 400))])
+            t.wait(.milliseconds(10))
+            t.contacts.removeAll { $0.id == 2 }
+            t.contacts[0].position.x += 10
+            t.send()
+            t.upAll()
+        })
     }
 }
 

@@ -16,15 +16,15 @@ enum ContinuousLifecycle<Tracking, Shape> {
     case failed(FailReason)
 
     /// The state's name in logs and diagrams; `tracking` names the deciding state of this kind.
-    func name(tracking: StaticString) -> StaticString {
+    func name(tracking: RecognizerStateName) -> RecognizerStateName {
         switch self {
-        case .idle: return "idle"
+        case .idle: return .idle
         case .tracking: return tracking
-        case .ready: return "ready"
-        case .readyLifted: return "readyLifted"
-        case .active: return "active"
-        case .ended: return "ended"
-        case .failed: return "failed"
+        case .ready: return .ready
+        case .readyLifted: return .readyLifted
+        case .active: return .active
+        case .ended: return .ended
+        case .failed: return .failed
         }
     }
 
@@ -44,9 +44,11 @@ enum ContinuousLifecycle<Tracking, Shape> {
     }
 
     /// The arena lets it fire: began (and ended, if the fingers already lifted).
-    /// `event(phase, time, shape, liftedAt)` builds the kind's event.
+    /// `event(phase, time, shape, liftedAt)` builds the kind's event. Accepting anything but a
+    /// ready recognizer is an impossible pair (`from` names it).
     mutating func accept(
-        at time: Timestamp, _ event: (GesturePhase, Timestamp, Shape, Timestamp?) -> GestureEvent
+        at time: Timestamp, from name: RecognizerStateName,
+        _ event: (GesturePhase, Timestamp, Shape, Timestamp?) -> GestureEvent
     ) -> Emissions {
         switch self {
         case .ready(let shape):
@@ -56,6 +58,7 @@ enum ContinuousLifecycle<Tracking, Shape> {
             self = .ended
             return Emissions(event(.began, time, shape, liftedAt), event(.ended, time, shape, liftedAt))
         case .idle, .tracking, .active, .ended, .failed:
+            self = .failed(.invalidInput(state: name, input: .accepted))
             return .none
         }
     }
@@ -74,15 +77,15 @@ enum ContinuousLifecycle<Tracking, Shape> {
 
     /// The transitions every continuous recognizer shares after its deciding state; each kind adds
     /// its own for `idle` and the deciding state.
-    static func sharedTransitions(tracking: StaticString) -> [(from: StaticString, input: StaticString, to: StaticString)] {
+    static func sharedTransitions(tracking: RecognizerStateName) -> [TransitionRow] {
         [
-            ("ready", "contactBegan", "ready"), ("ready", "contactMoved", "ready"), ("ready", "contactEnded", "ready"),
-            ("ready", "contactEnded", "readyLifted"),
-            ("ready", "accepted", "active"), ("readyLifted", "accepted", "ended"),
-            ("active", "contactBegan", "active"), ("active", "contactMoved", "active"),
-            ("active", "contactEnded", "active"), ("active", "contactEnded", "ended"),
-            ("idle", "rejected", "failed"), (tracking, "rejected", "failed"), ("ready", "rejected", "failed"),
-            ("readyLifted", "rejected", "failed"), ("active", "rejected", "failed"),
+(.ready, .contactBegan, .ready), (.ready, .contactReplaced, .ready), (.ready, .contactMoved, .ready), (.ready, .contactEnded, .ready),
+            (.ready, .contactEnded, .readyLifted),
+            (.ready, .accepted, .active), (.readyLifted, .accepted, .ended),
+            (.active, .contactBegan, .active), (.active, .contactReplaced, .active), (.active, .contactMoved, .active),
+            (.active, .contactEnded, .active), (.active, .contactEnded, .ended),
+            (tracking, .rejected, .failed), (.ready, .rejected, .failed),
+            (.readyLifted, .rejected, .failed), (.active, .rejected, .failed),
         ]
     }
 }

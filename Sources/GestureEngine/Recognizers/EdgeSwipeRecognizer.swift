@@ -27,17 +27,17 @@ struct EdgeSwipeRecognizer: Recognizer {
         self.thresholds = thresholds
     }
 
-    static let transitions: [(from: StaticString, input: StaticString, to: StaticString)] =
+    static let transitions: [TransitionRow] =
         [
-            ("idle", "contactBegan", "tracking"), ("idle", "contactBegan", "failed"),
-            ("tracking", "contactBegan", "tracking"), ("tracking", "contactBegan", "failed"),
-            ("tracking", "contactBegan", "ready"),
-            ("tracking", "contactMoved", "tracking"), ("tracking", "contactMoved", "ready"),
-            ("tracking", "contactMoved", "failed"), ("tracking", "contactEnded", "failed"),
-            ("tracking", "contactEnded", "tracking"), ("tracking", "contactEnded", "ready"),
-        ] + ContinuousLifecycle<Drag, Drag>.sharedTransitions(tracking: "tracking")
+            (.idle, .contactBegan, .tracking), (.idle, .contactBegan, .failed),
+            (.tracking, .contactBegan, .tracking), (.tracking, .contactBegan, .failed),
+            (.tracking, .contactBegan, .ready),
+            (.tracking, .contactMoved, .tracking), (.tracking, .contactReplaced, .tracking), (.tracking, .contactMoved, .ready),
+            (.tracking, .contactMoved, .failed), (.tracking, .contactEnded, .failed),
+            (.tracking, .contactEnded, .tracking),
+        ] + ContinuousLifecycle<Drag, Drag>.sharedTransitions(tracking: .tracking)
 
-    var stateName: StaticString { state.name(tracking: "tracking") }
+    var stateName: RecognizerStateName { state.name(tracking: .tracking) }
     var status: RecognizerStatus { state.status }
     var failure: FailReason? { state.failure }
 
@@ -96,10 +96,10 @@ struct EdgeSwipeRecognizer: Recognizer {
         switch (state, input) {
         // The arena's word: the lifecycle every continuous gesture shares.
         case (_, .accepted(let time)):
-            return state.accept(at: time, event)
+            return state.accept(at: time, from: stateName, event)
         case (_, .rejected(let time, let reason)):
             return state.reject(at: time, because: reason, event)
-        case (.idle, .frame(let frame)):
+        case (.idle, .contact(_, let frame)):
             let s = frame.pointee
             if s.count > fingers {
                 state = .failed(.tooManyFingers)
@@ -110,7 +110,7 @@ struct EdgeSwipeRecognizer: Recognizer {
                     state = .failed(.notAtEdge)
                 }
             }
-        case (.tracking(let d0), .frame(let frame)):
+        case (.tracking(let d0), .contact(_, let frame)):
             let s = frame.pointee
             let d = moved(d0, s)
             let (inward, along) = inwardAndAlong(d, s.scale)
@@ -126,11 +126,11 @@ struct EdgeSwipeRecognizer: Recognizer {
             } else {
                 state = .tracking(d)
             }
-        case (.ready(let d0), .frame(let frame)):
+        case (.ready(let d0), .contact(_, let frame)):
             let s = frame.pointee
             let d = moved(d0, s)
             state = s.count == 0 ? .readyLifted(d, liftedAt: s.time) : .ready(d)
-        case (.active(let d0), .frame(let frame)):
+        case (.active(let d0), .contact(_, let frame)):
             let s = frame.pointee
             let d = moved(d0, s)
             if s.count == 0 {
@@ -139,7 +139,7 @@ struct EdgeSwipeRecognizer: Recognizer {
             }
             state = .active(d)
             if s.delta != .zero { return Emissions(event(.changed, s.time, d)) }
-        case (.readyLifted, .frame), (.ended, .frame), (.failed, .frame):
+        case (.readyLifted, .contact), (.ended, .contact), (.failed, .contact):
             break
         case (.idle, .deadline), (.tracking, .deadline), (.ready, .deadline), (.readyLifted, .deadline),
             (.active, .deadline), (.ended, .deadline), (.failed, .deadline):

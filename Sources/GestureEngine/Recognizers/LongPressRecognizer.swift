@@ -18,16 +18,17 @@ struct LongPressRecognizer: Recognizer {
         self.thresholds = thresholds
     }
 
-    static let transitions: [(from: StaticString, input: StaticString, to: StaticString)] =
+    static let transitions: [TransitionRow] =
         [
-            ("idle", "contactBegan", "pressing"), ("idle", "contactBegan", "failed"),
-            ("pressing", "contactBegan", "pressing"), ("pressing", "contactBegan", "failed"),
-            ("pressing", "contactMoved", "pressing"), ("pressing", "contactMoved", "failed"),
-            ("pressing", "contactEnded", "failed"), ("pressing", "deadline", "ready"),
-            ("pressing", "deadline", "failed"),
-        ] + ContinuousLifecycle<Press, PixelPoint>.sharedTransitions(tracking: "pressing")
+            (.idle, .contactBegan, .pressing), (.idle, .contactBegan, .failed),
+            (.pressing, .contactBegan, .pressing), (.pressing, .contactBegan, .failed),
+            (.pressing, .contactMoved, .pressing), (.pressing, .contactMoved, .failed),
+            (.pressing, .contactReplaced, .pressing),
+            (.pressing, .contactEnded, .failed), (.pressing, .deadline, .ready),
+            (.pressing, .deadline, .failed),
+        ] + ContinuousLifecycle<Press, PixelPoint>.sharedTransitions(tracking: .pressing)
 
-    var stateName: StaticString { state.name(tracking: "pressing") }
+    var stateName: RecognizerStateName { state.name(tracking: .pressing) }
     var status: RecognizerStatus { state.status }
     var failure: FailReason? { state.failure }
 
@@ -49,17 +50,17 @@ struct LongPressRecognizer: Recognizer {
         switch (state, input) {
         // The arena's word: the lifecycle every continuous gesture shares.
         case (_, .accepted(let time)):
-            return state.accept(at: time, event)
+            return state.accept(at: time, from: stateName, event)
         case (_, .rejected(let time, let reason)):
             return state.reject(at: time, because: reason, event)
-        case (.idle, .frame(let frame)):
+        case (.idle, .contact(_, let frame)):
             let s = frame.pointee
             if s.count > fingers {
                 state = .failed(.tooManyFingers)
             } else if s.count > 0 {
                 state = .tracking(Press(firstDownAt: s.time, fullAt: s.count == fingers ? s.time : nil, position: s.centroid))
             }
-        case (.tracking(var p), .frame(let frame)):
+        case (.tracking(var p), .contact(_, let frame)):
             let s = frame.pointee
             if s.count > fingers {
                 state = .failed(.tooManyFingers)
@@ -74,10 +75,10 @@ struct LongPressRecognizer: Recognizer {
             }
         case (.tracking(let p), .deadline):
             state = p.fullAt == nil ? .failed(.tooFewFingers) : .ready(p.position)
-        case (.ready, .frame(let frame)):
+        case (.ready, .contact(_, let frame)):
             let s = frame.pointee
             state = s.count == 0 ? .readyLifted(s.centroid, liftedAt: s.time) : .ready(s.centroid)
-        case (.active, .frame(let frame)):
+        case (.active, .contact(_, let frame)):
             let s = frame.pointee
             if s.count < fingers {
                 state = .ended
@@ -85,7 +86,7 @@ struct LongPressRecognizer: Recognizer {
             }
             state = .active(s.centroid)
             if s.delta != .zero { return Emissions(event(.changed, s.time, s.centroid)) }
-        case (.readyLifted, .frame), (.ended, .frame), (.failed, .frame):
+        case (.readyLifted, .contact), (.ended, .contact), (.failed, .contact):
             break
         case (.idle, .deadline), (.ready, .deadline), (.readyLifted, .deadline), (.active, .deadline),
             (.ended, .deadline), (.failed, .deadline):

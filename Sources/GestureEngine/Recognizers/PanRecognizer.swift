@@ -45,17 +45,17 @@ struct PanRecognizer: Recognizer {
         tracker = VelocityTracker(horizon: thresholds.velocityHorizon)
     }
 
-    static let transitions: [(from: StaticString, input: StaticString, to: StaticString)] =
+    static let transitions: [TransitionRow] =
         [
-            ("idle", "contactBegan", "tracking"), ("idle", "contactBegan", "failed"),
-            ("tracking", "contactBegan", "tracking"), ("tracking", "contactBegan", "ready"),
-            ("tracking", "contactBegan", "failed"), ("tracking", "contactMoved", "tracking"),
-            ("tracking", "contactMoved", "ready"), ("tracking", "contactMoved", "failed"),
-            ("tracking", "contactEnded", "tracking"), ("tracking", "contactEnded", "ready"),
-            ("tracking", "contactEnded", "failed"), ("tracking", "deadline", "failed"),
-        ] + ContinuousLifecycle<Tracking, Drag>.sharedTransitions(tracking: "tracking")
+            (.idle, .contactBegan, .tracking), (.idle, .contactBegan, .failed),
+            (.tracking, .contactBegan, .tracking), (.tracking, .contactBegan, .ready),
+            (.tracking, .contactBegan, .failed), (.tracking, .contactMoved, .tracking), (.tracking, .contactReplaced, .tracking),
+            (.tracking, .contactMoved, .ready), (.tracking, .contactMoved, .failed),
+            (.tracking, .contactEnded, .tracking), (.tracking, .contactEnded, .ready),
+            (.tracking, .contactEnded, .failed), (.tracking, .deadline, .failed),
+        ] + ContinuousLifecycle<Tracking, Drag>.sharedTransitions(tracking: .tracking)
 
-    var stateName: StaticString { state.name(tracking: "tracking") }
+    var stateName: RecognizerStateName { state.name(tracking: .tracking) }
     var status: RecognizerStatus { state.status }
     var failure: FailReason? { state.failure }
 
@@ -122,10 +122,10 @@ struct PanRecognizer: Recognizer {
         switch (state, input) {
         // The arena's word: the lifecycle every continuous gesture shares.
         case (_, .accepted(let time)):
-            return state.accept(at: time, event)
+            return state.accept(at: time, from: stateName, event)
         case (_, .rejected(let time, let reason)):
             return state.reject(at: time, because: reason, event)
-        case (.idle, .frame(let frame)):
+        case (.idle, .contact(_, let frame)):
             let s = frame.pointee
             if s.count > maxFingers {
                 state = .failed(.tooManyFingers)
@@ -135,7 +135,7 @@ struct PanRecognizer: Recognizer {
                 state = .tracking(
                     Tracking(startAt: s.time, translation: .zero, fingers: s.count, lock: axis == .free ? .won : .undecided))
             }
-        case (.tracking(var k), .frame(let frame)):
+        case (.tracking(var k), .contact(_, let frame)):
             let s = frame.pointee
             k.translation += s.delta
             k.fingers = s.count
@@ -156,7 +156,7 @@ struct PanRecognizer: Recognizer {
             }
         case (.tracking, .deadline):
             state = .failed(.tooFewFingers)
-        case (.ready(var d), .frame(let frame)):
+        case (.ready(var d), .contact(_, let frame)):
             let s = frame.pointee
             d.translation += s.delta
             tracker.add(s.time, d.translation)
@@ -168,7 +168,7 @@ struct PanRecognizer: Recognizer {
                 d.position = s.centroid
                 state = .ready(d)
             }
-        case (.active(var d), .frame(let frame)):
+        case (.active(var d), .contact(_, let frame)):
             let s = frame.pointee
             d.translation += s.delta
             d.position = s.centroid
@@ -180,7 +180,7 @@ struct PanRecognizer: Recognizer {
             d.fingers = max(d.fingers, s.count)
             state = .active(d)
             if project(s.delta) != .zero { return Emissions(event(.changed, s.time, d)) }
-        case (.readyLifted, .frame), (.ended, .frame), (.failed, .frame):
+        case (.readyLifted, .contact), (.ended, .contact), (.failed, .contact):
             break
         case (.idle, .deadline), (.ready, .deadline), (.readyLifted, .deadline), (.active, .deadline),
             (.ended, .deadline), (.failed, .deadline):

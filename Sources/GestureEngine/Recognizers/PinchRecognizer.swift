@@ -27,19 +27,19 @@ struct PinchRecognizer: Recognizer {
         self.thresholds = thresholds
     }
 
-    static let transitions: [(from: StaticString, input: StaticString, to: StaticString)] =
+    static let transitions: [TransitionRow] =
         [
-            ("idle", "contactBegan", "tracking"), ("idle", "contactBegan", "failed"),
-            ("tracking", "contactBegan", "tracking"), ("tracking", "contactBegan", "failed"),
-            ("tracking", "contactBegan", "ready"),
-            ("tracking", "contactMoved", "tracking"), ("tracking", "contactMoved", "ready"),
-            ("tracking", "contactMoved", "failed"),
-            ("tracking", "contactEnded", "tracking"), ("tracking", "contactEnded", "ready"),
-            ("tracking", "contactEnded", "failed"),
-            ("tracking", "deadline", "failed"),
-        ] + ContinuousLifecycle<Tracking, Shape>.sharedTransitions(tracking: "tracking")
+            (.idle, .contactBegan, .tracking), (.idle, .contactBegan, .failed),
+            (.tracking, .contactBegan, .tracking), (.tracking, .contactBegan, .failed),
+            (.tracking, .contactBegan, .ready),
+            (.tracking, .contactMoved, .tracking), (.tracking, .contactReplaced, .tracking), (.tracking, .contactMoved, .ready),
+            (.tracking, .contactMoved, .failed),
+            (.tracking, .contactEnded, .tracking), (.tracking, .contactEnded, .ready),
+            (.tracking, .contactEnded, .failed),
+            (.tracking, .deadline, .failed),
+        ] + ContinuousLifecycle<Tracking, Shape>.sharedTransitions(tracking: .tracking)
 
-    var stateName: StaticString { state.name(tracking: "tracking") }
+    var stateName: RecognizerStateName { state.name(tracking: .tracking) }
     var status: RecognizerStatus { state.status }
     var failure: FailReason? { state.failure }
 
@@ -73,17 +73,17 @@ struct PinchRecognizer: Recognizer {
         switch (state, input) {
         // The arena's word: the lifecycle every continuous gesture shares.
         case (_, .accepted(let time)):
-            return state.accept(at: time, event)
+            return state.accept(at: time, from: stateName, event)
         case (_, .rejected(let time, let reason)):
             return state.reject(at: time, because: reason, event)
-        case (.idle, .frame(let frame)):
+        case (.idle, .contact(_, let frame)):
             let s = frame.pointee
             if s.count > maxFingers {
                 state = .failed(.tooManyFingers)
             } else if s.count > 0 {
                 state = .tracking(Tracking(startAt: s.time, shape: updated(Shape(), s)))
             }
-        case (.tracking(var k), .frame(let frame)):
+        case (.tracking(var k), .contact(_, let frame)):
             let s = frame.pointee
             k.shape = updated(k.shape, s)
             if s.count == 0 {
@@ -103,11 +103,11 @@ struct PinchRecognizer: Recognizer {
             }
         case (.tracking, .deadline):
             state = .failed(.tooFewFingers)
-        case (.ready(let shape0), .frame(let frame)):
+        case (.ready(let shape0), .contact(_, let frame)):
             let s = frame.pointee
             let shape = updated(shape0, s)
             state = s.count < minFingers ? .readyLifted(shape, liftedAt: s.time) : .ready(shape)
-        case (.active(let shape0), .frame(let frame)):
+        case (.active(let shape0), .contact(_, let frame)):
             let s = frame.pointee
             let shape = updated(shape0, s)
             if s.count < minFingers {
@@ -118,7 +118,7 @@ struct PinchRecognizer: Recognizer {
             if s.spreadRatio != 1 || s.rotationDelta != 0 || s.delta != .zero {
                 return Emissions(event(.changed, s.time, shape))
             }
-        case (.readyLifted, .frame), (.ended, .frame), (.failed, .frame):
+        case (.readyLifted, .contact), (.ended, .contact), (.failed, .contact):
             break
         case (.idle, .deadline), (.ready, .deadline), (.readyLifted, .deadline), (.active, .deadline),
             (.ended, .deadline), (.failed, .deadline):

@@ -9,15 +9,22 @@ struct SwipeRecognizer: Recognizer {
     let allowed: UInt8
     let thresholds: Thresholds
 
-    private enum State {
-        case idle
-        case tracking(startAt: Timestamp, translation: PixelPoint, mostFingers: Int)
-        case ready(direction: SwipeDirection, speed: Double, position: PixelPoint, fingers: Int)
-        case recognized
-        case failed(FailReason)
+    /// While deciding: when the first finger landed, how far the centroid went, the most fingers down.
+    struct Track {
+        var startAt: Timestamp
+        var translation: PixelPoint
+        var mostFingers: Int
     }
 
-    private var state = State.idle
+    /// Ready: what the recognized line reports.
+    struct Flick {
+        var direction: SwipeDirection
+        var speed: Double
+        var position: PixelPoint
+        var fingers: Int
+    }
+
+    private var state = DiscreteLifecycle<Track, Flick>.idle
     /// `SwipeDirection.allCases` once (a synthesized allCases builds a new array per call).
     private static let order: [SwipeDirection] = SwipeDirection.allCases
     private var tracker: VelocityTracker
@@ -35,41 +42,21 @@ struct SwipeRecognizer: Recognizer {
         tracker = VelocityTracker(horizon: thresholds.velocityHorizon)
     }
 
-    static let transitions: [(from: StaticString, input: StaticString, to: StaticString)] = [
-        ("idle", "contactBegan", "tracking"), ("idle", "contactBegan", "failed"),
-        ("tracking", "contactBegan", "tracking"), ("tracking", "contactBegan", "failed"),
-        ("tracking", "contactMoved", "tracking"), ("tracking", "contactEnded", "tracking"),
-        ("tracking", "contactEnded", "ready"), ("tracking", "contactEnded", "failed"),
-        ("tracking", "deadline", "failed"), ("ready", "accepted", "recognized"),
-        ("idle", "rejected", "failed"), ("tracking", "rejected", "failed"), ("ready", "rejected", "failed"),
-    ]
+    static let transitions: [TransitionRow] =
+        [
+            (.idle, .contactBegan, .tracking), (.idle, .contactBegan, .failed),
+            (.tracking, .contactBegan, .tracking), (.tracking, .contactBegan, .failed),
+            (.tracking, .contactMoved, .tracking), (.tracking, .contactReplaced, .tracking), (.tracking, .contactEnded, .tracking),
+            (.tracking, .contactEnded, .ready), (.tracking, .contactEnded, .failed),
+            (.tracking, .deadline, .failed),
+        ] + DiscreteLifecycle<Track, Flick>.sharedTransitions(tracking: [.tracking])
 
-    var stateName: StaticString {
-        switch state {
-        case .idle: return "idle"
-        case .tracking: return "tracking"
-        case .ready: return "ready"
-        case .recognized: return "recognized"
-        case .failed: return "failed"
-        }
-    }
-
-    var status: RecognizerStatus {
-        switch state {
-        case .idle, .tracking: return .possible
-        case .ready: return .ready
-        case .recognized: return .finished
-        case .failed: return .failed
-        }
-    }
-
-    var failure: FailReason? {
-        if case .failed(let r) = state { return r }
-        return nil
-    }
+    var stateName: RecognizerStateName { state.name { _ in .tracking } }
+    var status: RecognizerStatus { state.status }
+    var failure: FailReason? { state.failure }
 
     var deadline: Timestamp? {
-        if case .tracking(let startAt, _, _) = state { return startAt + thresholds.swipeMaxDuration }
+        if case .tracking(let t) = state { return t.startAt + thresholds.swipeMaxDuration }
         return nil
     }
 
@@ -88,52 +75,53 @@ struct SwipeRecognizer: Recognizer {
         return order[index * (8 / sectors)]
     }
 
+    private func event(_ f: Flick, _ time: Timestamp) -> GestureEvent {
+        var e = GestureEvent(kind: .swipe, phase: .recognized, time: time, position: f.position)
+        e.fingers = f.fingers
+        e.direction = f.direction
+        e.speed = f.speed
+        return e
+    }
+
     mutating func handle(_ input: RecognizerInput) -> Emissions {
         switch (state, input) {
-        case (.idle, .frame(let frame)):
+        // The arena's word: the lifecycle every discrete gesture shares.
+        case (_, .accepted(let time)):
+            return state.accept(at: time, from: stateName, event)
+        case (_, .rejected(_, let reason)):
+            state.reject(because: reason)
+        case (.idle, .contact(_, let frame)):
             let s = frame.pointee
             if s.count > maxFingers {
                 state = .failed(.tooManyFingers)
             } else if s.count > 0 {
                 tracker.reset()
                 tracker.add(s.time, .zero)
-                state = .tracking(startAt: s.time, translation: .zero, mostFingers: s.count)
+                state = .tracking(Track(startAt: s.time, translation: .zero, mostFingers: s.count))
             }
-        case (.tracking(let startAt, let t0, let most), .frame(let frame)):
+        case (.tracking(var track), .contact(_, let frame)):
             let s = frame.pointee
-            let t = t0 + s.delta
-            tracker.add(s.time, t)
+            track.translation = track.translation + s.delta
+            tracker.add(s.time, track.translation)
             if s.count > maxFingers {
                 state = .failed(.tooManyFingers)
             } else if s.count > 0 {
-                state = .tracking(startAt: startAt, translation: t, mostFingers: max(most, s.count))
+                track.mostFingers = max(track.mostFingers, s.count)
+                state = .tracking(track)
             } else {
-                state = release(t, mostFingers: most, at: s)
+                state = release(track.translation, mostFingers: track.mostFingers, at: s)
             }
         case (.tracking, .deadline):
             state = .failed(.tooSlow)
-        case (.ready, .frame), (.recognized, .frame), (.failed, .frame):
+        case (.ready, .contact), (.recognized, .contact), (.failed, .contact):
             break
-        case (.ready(let direction, let speed, let position, let fingers), .accepted(let time)):
-            state = .recognized
-            var e = GestureEvent(kind: .swipe, phase: .recognized, time: time, position: position)
-            e.fingers = fingers
-            e.direction = direction
-            e.speed = speed
-            return Emissions(e)
-        case (.recognized, .rejected):
-            break  // recognized stays recognized: a late rejection cannot take it back
-        case (.idle, .rejected(_, let reason)), (.tracking, .rejected(_, let reason)), (.ready, .rejected(_, let reason)),
-            (.failed, .rejected(_, let reason)):
-            state = .failed(reason)
-        case (.idle, .deadline), (.ready, .deadline), (.recognized, .deadline), (.failed, .deadline),
-            (.idle, .accepted), (.tracking, .accepted), (.recognized, .accepted), (.failed, .accepted):
-            state = .failed(.invalidInput(state: stateName, input: input.name))
+        case (.idle, .deadline), (.ready, .deadline), (.recognized, .deadline), (.failed, .deadline):
+            state.unexpectedDeadline(from: stateName)
         }
         return .none
     }
 
-    private mutating func release(_ t: PixelPoint, mostFingers: Int, at s: FrameSummary) -> State {
+    private mutating func release(_ t: PixelPoint, mostFingers: Int, at s: FrameSummary) -> DiscreteLifecycle<Track, Flick> {
         guard mostFingers >= minFingers else { return .failed(.tooFewFingers) }
         guard s.scale.length(t) >= thresholds.swipeMinDistance else { return .failed(.tooShort) }
         let v = tracker.velocity(at: s.time)
@@ -141,7 +129,7 @@ struct SwipeRecognizer: Recognizer {
         let d = Self.direction(of: t, sectors: directionCount)
         let bit = UInt8(Self.order.firstIndex(of: d) ?? 0)
         guard allowed & (1 << bit) != 0 else { return .failed(.wrongDirection) }
-        return .ready(direction: d, speed: v.length, position: s.centroid, fingers: mostFingers)
+        return .ready(Flick(direction: d, speed: v.length, position: s.centroid, fingers: mostFingers))
     }
 
 }

@@ -5,19 +5,23 @@ struct TapRecognizer: Recognizer {
     let taps: Int
     let thresholds: Thresholds
 
-    private enum State {
-        case idle
+    /// While deciding.
+    enum Phase {
         /// Fingers are down for tap number `tapsDone + 1`.
         case pressing(tapsDone: Int, downAt: Timestamp, origin: PixelPoint, maxFingers: Int, position: PixelPoint)
         /// `tapsDone` taps complete, waiting for the next touch-down.
         case waitingForNextTap(tapsDone: Int, upAt: Timestamp, origin: PixelPoint)
-        /// All taps done; waits for the arena.
-        case ready(position: PixelPoint)
-        case recognized
-        case failed(FailReason)
+
+        var name: RecognizerStateName {
+            switch self {
+            case .pressing: return .pressing
+            case .waitingForNextTap: return .waitingForNextTap
+            }
+        }
     }
 
-    private var state = State.idle
+    /// Ready: where the taps were.
+    private var state = DiscreteLifecycle<Phase, PixelPoint>.idle
 
     init(fingers: Int, taps: Int, thresholds: Thresholds) {
         self.fingers = fingers
@@ -25,66 +29,58 @@ struct TapRecognizer: Recognizer {
         self.thresholds = thresholds
     }
 
-    static let transitions: [(from: StaticString, input: StaticString, to: StaticString)] = [
-        ("idle", "contactBegan", "pressing"), ("idle", "contactBegan", "failed"),
-        ("pressing", "contactBegan", "pressing"), ("pressing", "contactBegan", "failed"),
-        ("pressing", "contactMoved", "pressing"), ("pressing", "contactMoved", "failed"),
-        ("pressing", "contactEnded", "pressing"), ("pressing", "contactEnded", "waitingForNextTap"),
-        ("pressing", "contactEnded", "ready"), ("pressing", "contactEnded", "failed"),
-        ("pressing", "deadline", "failed"),
-        ("waitingForNextTap", "contactBegan", "pressing"), ("waitingForNextTap", "contactBegan", "failed"),
-        ("waitingForNextTap", "deadline", "failed"),
-        ("ready", "accepted", "recognized"),
-        ("idle", "rejected", "failed"), ("pressing", "rejected", "failed"),
-        ("waitingForNextTap", "rejected", "failed"), ("ready", "rejected", "failed"),
-    ]
+    static let transitions: [TransitionRow] =
+        [
+            (.idle, .contactBegan, .pressing), (.idle, .contactBegan, .failed),
+            (.pressing, .contactBegan, .pressing), (.pressing, .contactBegan, .failed),
+            (.pressing, .contactMoved, .pressing), (.pressing, .contactMoved, .failed),
+            (.pressing, .contactReplaced, .pressing),
+            (.pressing, .contactEnded, .pressing), (.pressing, .contactEnded, .waitingForNextTap),
+            (.pressing, .contactEnded, .ready), (.pressing, .contactEnded, .failed),
+            (.pressing, .deadline, .failed),
+            (.waitingForNextTap, .contactBegan, .pressing), (.waitingForNextTap, .contactBegan, .failed),
+            (.waitingForNextTap, .deadline, .failed),
+            // Lifted and blocked (by a gesture that must fail first) when the next touch lands.
+            (.ready, .contactBegan, .ready),
+        ] + DiscreteLifecycle<Phase, PixelPoint>.sharedTransitions(tracking: [.pressing, .waitingForNextTap])
 
-    var stateName: StaticString {
-        switch state {
-        case .idle: return "idle"
-        case .pressing: return "pressing"
-        case .waitingForNextTap: return "waitingForNextTap"
-        case .ready: return "ready"
-        case .recognized: return "recognized"
-        case .failed: return "failed"
-        }
-    }
-
-    var status: RecognizerStatus {
-        switch state {
-        case .idle, .pressing, .waitingForNextTap: return .possible
-        case .ready: return .ready
-        case .recognized: return .finished
-        case .failed: return .failed
-        }
-    }
-
-    var failure: FailReason? {
-        if case .failed(let r) = state { return r }
-        return nil
-    }
+    var stateName: RecognizerStateName { state.name { $0.name } }
+    var status: RecognizerStatus { state.status }
+    var failure: FailReason? { state.failure }
 
     var deadline: Timestamp? {
         switch state {
-        case .pressing(_, let downAt, _, _, _): return downAt + thresholds.tapMaxDuration
-        case .waitingForNextTap(_, let upAt, _): return upAt + thresholds.multiTapInterval
+        case .tracking(.pressing(_, let downAt, _, _, _)): return downAt + thresholds.tapMaxDuration
+        case .tracking(.waitingForNextTap(_, let upAt, _)): return upAt + thresholds.multiTapInterval
         case .idle, .ready, .recognized, .failed: return nil
         }
     }
 
     mutating func reset() { state = .idle }
 
+    private func event(_ position: PixelPoint, _ time: Timestamp) -> GestureEvent {
+        var e = GestureEvent(kind: .tap, phase: .recognized, time: time, position: position)
+        e.fingers = fingers
+        e.count = taps
+        return e
+    }
+
     mutating func handle(_ input: RecognizerInput) -> Emissions {
         switch (state, input) {
-        case (.idle, .frame(let frame)):
+        // The arena's word: the lifecycle every discrete gesture shares.
+        case (_, .accepted(let time)):
+            return state.accept(at: time, from: stateName, event)
+        case (_, .rejected(_, let reason)):
+            state.reject(because: reason)
+        case (.idle, .contact(_, let frame)):
             let s = frame.pointee
             if s.count > fingers {
                 state = .failed(.tooManyFingers)
             } else if s.count > 0 {
-                state = .pressing(
-                    tapsDone: 0, downAt: s.time, origin: s.centroid, maxFingers: s.count, position: s.centroid)
+                state = .tracking(
+                    .pressing(tapsDone: 0, downAt: s.time, origin: s.centroid, maxFingers: s.count, position: s.centroid))
             }
-        case (.pressing(let done, let downAt, let origin, let maxFingers, let position), .frame(let frame)):
+        case (.tracking(.pressing(let done, let downAt, let origin, let maxFingers, let position)), .contact(_, let frame)):
             let s = frame.pointee
             if s.count > fingers {
                 state = .failed(.tooManyFingers)
@@ -93,19 +89,20 @@ struct TapRecognizer: Recognizer {
             } else if s.count > 0 {
                 // The tap is where its fingers were while all of them were down, not where the
                 // last one to lift was.
-                state = .pressing(
-                    tapsDone: done, downAt: downAt, origin: origin, maxFingers: max(maxFingers, s.count),
-                    position: s.count >= maxFingers ? s.centroid : position)
+                state = .tracking(
+                    .pressing(
+                        tapsDone: done, downAt: downAt, origin: origin, maxFingers: max(maxFingers, s.count),
+                        position: s.count >= maxFingers ? s.centroid : position))
             } else if maxFingers != fingers {
                 state = .failed(.tooFewFingers)
             } else if done + 1 == taps {
-                state = .ready(position: position)
+                state = .ready(position)
             } else {
-                state = .waitingForNextTap(tapsDone: done + 1, upAt: s.time, origin: origin)
+                state = .tracking(.waitingForNextTap(tapsDone: done + 1, upAt: s.time, origin: origin))
             }
-        case (.pressing, .deadline):
+        case (.tracking(.pressing), .deadline):
             state = .failed(.heldTooLong)
-        case (.waitingForNextTap(let done, _, let origin), .frame(let frame)):
+        case (.tracking(.waitingForNextTap(let done, _, let origin)), .contact(_, let frame)):
             let s = frame.pointee
             if s.count > fingers {
                 state = .failed(.tooManyFingers)
@@ -113,32 +110,17 @@ struct TapRecognizer: Recognizer {
                 if s.scale.length(s.centroid - origin) > thresholds.multiTapSlop {
                     state = .failed(.tooFarFromFirstTap)
                 } else {
-                    state = .pressing(
-                        tapsDone: done, downAt: s.time, origin: origin, maxFingers: s.count, position: s.centroid)
+                    state = .tracking(
+                        .pressing(tapsDone: done, downAt: s.time, origin: origin, maxFingers: s.count, position: s.centroid))
                 }
             }
-        case (.waitingForNextTap, .deadline):
+        case (.tracking(.waitingForNextTap), .deadline):
             state = .failed(.waitedTooLong)
-        case (.ready, .frame), (.recognized, .frame), (.failed, .frame):
+        case (.ready, .contact), (.recognized, .contact), (.failed, .contact):
             break
-        case (.ready(let position), .accepted(let time)):
-            state = .recognized
-            var e = GestureEvent(kind: .tap, phase: .recognized, time: time, position: position)
-            e.fingers = fingers
-            e.count = taps
-            return Emissions(e)
-        case (.recognized, .rejected):
-            break  // recognized stays recognized: a late rejection cannot take it back
-        case (.idle, .rejected(_, let reason)), (.pressing, .rejected(_, let reason)),
-            (.waitingForNextTap, .rejected(_, let reason)), (.ready, .rejected(_, let reason)),
-            (.failed, .rejected(_, let reason)):
-            state = .failed(reason)
-        case (.idle, .deadline), (.ready, .deadline), (.recognized, .deadline), (.failed, .deadline),
-            (.idle, .accepted), (.pressing, .accepted), (.waitingForNextTap, .accepted), (.recognized, .accepted),
-            (.failed, .accepted):
-            state = .failed(.invalidInput(state: stateName, input: input.name))
+        case (.idle, .deadline), (.ready, .deadline), (.recognized, .deadline), (.failed, .deadline):
+            state.unexpectedDeadline(from: stateName)
         }
         return .none
     }
-
 }
