@@ -89,3 +89,91 @@ enum ContinuousLifecycle<Tracking, Shape> {
         ]
     }
 }
+
+/// A continuous recognizer says only what is its own: how a sequence begins, how a frame moves
+/// it while deciding, what a deadline means then, how its shape follows the fingers, and when an
+/// active gesture ends or changes. `handle` (below) is the one switch over (state, input) they
+/// all share.
+protocol ContinuousRecognizer: Recognizer {
+    associatedtype Tracking
+    associatedtype Shape
+    var state: ContinuousLifecycle<Tracking, Shape> { get set }
+    /// The deciding state's name (`tracking` unless the kind says otherwise).
+    static var trackingName: RecognizerStateName { get }
+    /// The most fingers it takes; more fail it.
+    var maxFingers: Int { get }
+    /// A sequence's first frame, with 1...maxFingers fingers down.
+    mutating func begin(_ s: FrameSummary) -> ContinuousLifecycle<Tracking, Shape>
+    /// A frame while deciding.
+    mutating func track(_ k: Tracking, _ s: FrameSummary) -> ContinuousLifecycle<Tracking, Shape>
+    /// The deadline it asked for while deciding.
+    func deadlinePassed(_ k: Tracking) -> ContinuousLifecycle<Tracking, Shape>
+    /// The shape after a frame, once past its threshold (ready or active).
+    mutating func follow(_ shape: Shape, _ s: FrameSummary) -> Shape
+    /// Ready, the fingers are gone (accepting it now begins and ends it at once).
+    func lifted(_ s: FrameSummary) -> Bool
+    /// Active, this frame ends it.
+    func ends(_ s: FrameSummary) -> Bool
+    /// Active, this frame is reported as changed.
+    func changes(_ s: FrameSummary) -> Bool
+    /// The kind's event (`liftedAt`: when the fingers lifted, if before the arena's word).
+    func event(_ phase: GesturePhase, _ time: Timestamp, _ shape: Shape, _ liftedAt: Timestamp?) -> GestureEvent
+    /// The event of a frame while active (a kind may read its state in place).
+    mutating func frameEvent(_ phase: GesturePhase, _ time: Timestamp, _ shape: Shape) -> GestureEvent
+}
+
+extension ContinuousRecognizer {
+    static var trackingName: RecognizerStateName { .tracking }
+    var stateName: RecognizerStateName { state.name(tracking: Self.trackingName) }
+    var status: RecognizerStatus { state.status }
+    var failure: FailReason? { state.failure }
+    func lifted(_ s: FrameSummary) -> Bool { s.count == 0 }
+    func deadlinePassed(_ k: Tracking) -> ContinuousLifecycle<Tracking, Shape> {
+        .failed(.invalidInput(state: Self.trackingName, input: .deadline))
+    }
+    mutating func frameEvent(_ phase: GesturePhase, _ time: Timestamp, _ shape: Shape) -> GestureEvent {
+        event(phase, time, shape, nil)
+    }
+
+    mutating func handle(_ input: RecognizerInput) -> Emissions {
+        var next = state
+        defer { state = next }
+        switch (next, input) {
+        // The arena's word.
+        case (_, .accepted(let time)):
+            return next.accept(at: time, from: stateName, event)
+        case (_, .rejected(let time, let reason)):
+            return next.reject(at: time, because: reason, event)
+        case (.idle, .contact(_, let frame)):
+            let s = frame.pointee
+            if s.count > maxFingers {
+                next = .failed(.tooManyFingers)
+            } else if s.count > 0 {
+                next = begin(s)
+            }
+        case (.tracking(let k), .contact(_, let frame)):
+            next = track(k, frame.pointee)
+        case (.tracking(let k), .deadline):
+            next = deadlinePassed(k)
+        case (.ready(let shape), .contact(_, let frame)):
+            let s = frame.pointee
+            let followed = follow(shape, s)
+            next = lifted(s) ? .readyLifted(followed, liftedAt: s.time) : .ready(followed)
+        case (.active(let shape), .contact(_, let frame)):
+            let s = frame.pointee
+            let followed = follow(shape, s)
+            if ends(s) {
+                next = .ended
+                return Emissions(frameEvent(.ended, s.time, followed))
+            }
+            next = .active(followed)
+            if changes(s) { return Emissions(frameEvent(.changed, s.time, followed)) }
+        case (.readyLifted, .contact), (.ended, .contact), (.failed, .contact):
+            break
+        case (.idle, .deadline), (.ready, .deadline), (.readyLifted, .deadline), (.active, .deadline),
+            (.ended, .deadline), (.failed, .deadline):
+            next = .failed(.invalidInput(state: stateName, input: .deadline))
+        }
+        return .none
+    }
+}

@@ -67,3 +67,57 @@ enum DiscreteLifecycle<Tracking, Ready> {
             + tracking.map { ($0, .rejected, .failed) }
     }
 }
+
+/// A discrete recognizer says only how a sequence begins, how a frame moves it while deciding,
+/// and what its deadline means; `handle` (below) is the one switch over (state, input) it shares.
+protocol DiscreteRecognizer: Recognizer {
+    associatedtype Tracking
+    associatedtype Ready
+    var state: DiscreteLifecycle<Tracking, Ready> { get set }
+    /// The most fingers it takes; more fail it.
+    var maxFingers: Int { get }
+    /// The name of a deciding phase.
+    func trackingName(_ k: Tracking) -> RecognizerStateName
+    /// A sequence's first frame, with 1...maxFingers fingers down.
+    mutating func begin(_ s: FrameSummary) -> DiscreteLifecycle<Tracking, Ready>
+    /// A frame while deciding.
+    mutating func track(_ k: Tracking, _ s: FrameSummary) -> DiscreteLifecycle<Tracking, Ready>
+    /// The deadline it asked for while deciding.
+    func deadlinePassed(_ k: Tracking) -> DiscreteLifecycle<Tracking, Ready>
+    /// The recognized event.
+    func event(_ ready: Ready, _ time: Timestamp) -> GestureEvent
+}
+
+extension DiscreteRecognizer {
+    var stateName: RecognizerStateName { state.name(tracking: trackingName) }
+    var status: RecognizerStatus { state.status }
+    var failure: FailReason? { state.failure }
+
+    mutating func handle(_ input: RecognizerInput) -> Emissions {
+        var next = state
+        defer { state = next }
+        switch (next, input) {
+        // The arena's word.
+        case (_, .accepted(let time)):
+            return next.accept(at: time, from: stateName, event)
+        case (_, .rejected(_, let reason)):
+            next.reject(because: reason)
+        case (.idle, .contact(_, let frame)):
+            let s = frame.pointee
+            if s.count > maxFingers {
+                next = .failed(.tooManyFingers)
+            } else if s.count > 0 {
+                next = begin(s)
+            }
+        case (.tracking(let k), .contact(_, let frame)):
+            next = track(k, frame.pointee)
+        case (.tracking(let k), .deadline):
+            next = deadlinePassed(k)
+        case (.ready, .contact), (.recognized, .contact), (.failed, .contact):
+            break
+        case (.idle, .deadline), (.ready, .deadline), (.recognized, .deadline), (.failed, .deadline):
+            next.unexpectedDeadline(from: stateName)
+        }
+        return .none
+    }
+}

@@ -1,20 +1,21 @@
 /// A drag that starts within `edgeBand` of a screen edge and moves inward. Continuous: begins
 /// after `edgeMinDistance` of inward travel, then reports translation until the lift.
-struct EdgeSwipeRecognizer: Recognizer {
+struct EdgeSwipeRecognizer: ContinuousRecognizer {
     let fingers: Int
     /// Enabled edges as a bit set over `ScreenEdge.allCases`.
     let edges: UInt8
     let screen: PixelRect
     let thresholds: Thresholds
 
-    private struct Drag {
+    struct Drag {
         var edge: ScreenEdge
         var translation: PixelPoint
         var position: PixelPoint
         var fingers: Int
     }
 
-    private var state = ContinuousLifecycle<Drag, Drag>.idle
+    var state = ContinuousLifecycle<Drag, Drag>.idle
+    var maxFingers: Int { fingers }
 
     init(fingers: Int, edges: Set<ScreenEdge>, screen: PixelRect, thresholds: Thresholds) {
         self.fingers = fingers
@@ -37,9 +38,6 @@ struct EdgeSwipeRecognizer: Recognizer {
             (.tracking, .contactEnded, .tracking),
         ] + ContinuousLifecycle<Drag, Drag>.sharedTransitions(tracking: .tracking)
 
-    var stateName: RecognizerStateName { state.name(tracking: .tracking) }
-    var status: RecognizerStatus { state.status }
-    var failure: FailReason? { state.failure }
 
     var deadline: Timestamp? { nil }
 
@@ -76,7 +74,7 @@ struct EdgeSwipeRecognizer: Recognizer {
         }
     }
 
-    private func event(_ phase: GesturePhase, _ time: Timestamp, _ d: Drag, _: Timestamp? = nil) -> GestureEvent {
+    func event(_ phase: GesturePhase, _ time: Timestamp, _ d: Drag, _: Timestamp?) -> GestureEvent {
         var e = GestureEvent(kind: .edgeSwipe, phase: phase, time: time, position: d.position)
         e.fingers = d.fingers
         e.translation = d.translation
@@ -84,7 +82,7 @@ struct EdgeSwipeRecognizer: Recognizer {
         return e
     }
 
-    private func moved(_ d: Drag, _ s: FrameSummary) -> Drag {
+    func follow(_ d: Drag, _ s: FrameSummary) -> Drag {
         var next = d
         next.translation += s.delta
         next.position = s.centroid
@@ -92,60 +90,22 @@ struct EdgeSwipeRecognizer: Recognizer {
         return next
     }
 
-    mutating func handle(_ input: RecognizerInput) -> Emissions {
-        switch (state, input) {
-        // The arena's word: the lifecycle every continuous gesture shares.
-        case (_, .accepted(let time)):
-            return state.accept(at: time, from: stateName, event)
-        case (_, .rejected(let time, let reason)):
-            return state.reject(at: time, because: reason, event)
-        case (.idle, .contact(_, let frame)):
-            let s = frame.pointee
-            if s.count > fingers {
-                state = .failed(.tooManyFingers)
-            } else if s.count > 0 {
-                if let e = edge(at: s.firstContact, s.scale) {
-                    state = .tracking(Drag(edge: e, translation: .zero, position: s.centroid, fingers: s.count))
-                } else {
-                    state = .failed(.notAtEdge)
-                }
-            }
-        case (.tracking(let d0), .contact(_, let frame)):
-            let s = frame.pointee
-            let d = moved(d0, s)
-            let (inward, along) = inwardAndAlong(d, s.scale)
-            let minimum = thresholds.edgeMinDistance.value
-            if s.count == 0 {
-                state = .failed(.liftedTooSoon)
-            } else if s.count > fingers {
-                state = .failed(.tooManyFingers)
-            } else if inward >= minimum && inward >= abs(along) && s.count == fingers {
-                state = .ready(d)
-            } else if abs(along) >= minimum || -inward >= minimum {
-                state = .failed(.wrongDirection)
-            } else {
-                state = .tracking(d)
-            }
-        case (.ready(let d0), .contact(_, let frame)):
-            let s = frame.pointee
-            let d = moved(d0, s)
-            state = s.count == 0 ? .readyLifted(d, liftedAt: s.time) : .ready(d)
-        case (.active(let d0), .contact(_, let frame)):
-            let s = frame.pointee
-            let d = moved(d0, s)
-            if s.count == 0 {
-                state = .ended
-                return Emissions(event(.ended, s.time, d))
-            }
-            state = .active(d)
-            if s.delta != .zero { return Emissions(event(.changed, s.time, d)) }
-        case (.readyLifted, .contact), (.ended, .contact), (.failed, .contact):
-            break
-        case (.idle, .deadline), (.tracking, .deadline), (.ready, .deadline), (.readyLifted, .deadline),
-            (.active, .deadline), (.ended, .deadline), (.failed, .deadline):
-            state = .failed(.invalidInput(state: stateName, input: input.name))
-        }
-        return .none
+    func begin(_ s: FrameSummary) -> ContinuousLifecycle<Drag, Drag> {
+        guard let e = edge(at: s.firstContact, s.scale) else { return .failed(.notAtEdge) }
+        return .tracking(Drag(edge: e, translation: .zero, position: s.centroid, fingers: s.count))
     }
 
+    func track(_ d0: Drag, _ s: FrameSummary) -> ContinuousLifecycle<Drag, Drag> {
+        let d = follow(d0, s)
+        let (inward, along) = inwardAndAlong(d, s.scale)
+        let minimum = thresholds.edgeMinDistance.value
+        if s.count == 0 { return .failed(.liftedTooSoon) }
+        if s.count > fingers { return .failed(.tooManyFingers) }
+        if inward >= minimum && inward >= abs(along) && s.count == fingers { return .ready(d) }
+        if abs(along) >= minimum || -inward >= minimum { return .failed(.wrongDirection) }
+        return .tracking(d)
+    }
+
+    func ends(_ s: FrameSummary) -> Bool { s.count == 0 }
+    func changes(_ s: FrameSummary) -> Bool { s.delta != .zero }
 }

@@ -1,6 +1,6 @@
 /// Fingers held still for `longPressDuration`. Fires at its deadline (not at the next event),
 /// then reports movement as changed and the lift as ended.
-struct LongPressRecognizer: Recognizer {
+struct LongPressRecognizer: ContinuousRecognizer {
     let fingers: Int
     let thresholds: Thresholds
 
@@ -11,7 +11,9 @@ struct LongPressRecognizer: Recognizer {
         var position: PixelPoint
     }
 
-    private var state = ContinuousLifecycle<Press, PixelPoint>.idle
+    var state = ContinuousLifecycle<Press, PixelPoint>.idle
+    var maxFingers: Int { fingers }
+    static var trackingName: RecognizerStateName { .pressing }
 
     init(fingers: Int, thresholds: Thresholds) {
         self.fingers = fingers
@@ -28,9 +30,6 @@ struct LongPressRecognizer: Recognizer {
             (.pressing, .deadline, .failed),
         ] + ContinuousLifecycle<Press, PixelPoint>.sharedTransitions(tracking: .pressing)
 
-    var stateName: RecognizerStateName { state.name(tracking: .pressing) }
-    var status: RecognizerStatus { state.status }
-    var failure: FailReason? { state.failure }
 
     var deadline: Timestamp? {
         guard case .tracking(let p) = state else { return nil }
@@ -40,59 +39,31 @@ struct LongPressRecognizer: Recognizer {
 
     mutating func reset() { state = .idle }
 
-    private func event(_ phase: GesturePhase, _ time: Timestamp, _ position: PixelPoint, _: Timestamp? = nil) -> GestureEvent {
+    func event(_ phase: GesturePhase, _ time: Timestamp, _ position: PixelPoint, _: Timestamp?) -> GestureEvent {
         var e = GestureEvent(kind: .longPress, phase: phase, time: time, position: position)
         e.fingers = fingers
         return e
     }
 
-    mutating func handle(_ input: RecognizerInput) -> Emissions {
-        switch (state, input) {
-        // The arena's word: the lifecycle every continuous gesture shares.
-        case (_, .accepted(let time)):
-            return state.accept(at: time, from: stateName, event)
-        case (_, .rejected(let time, let reason)):
-            return state.reject(at: time, because: reason, event)
-        case (.idle, .contact(_, let frame)):
-            let s = frame.pointee
-            if s.count > fingers {
-                state = .failed(.tooManyFingers)
-            } else if s.count > 0 {
-                state = .tracking(Press(firstDownAt: s.time, fullAt: s.count == fingers ? s.time : nil, position: s.centroid))
-            }
-        case (.tracking(var p), .contact(_, let frame)):
-            let s = frame.pointee
-            if s.count > fingers {
-                state = .failed(.tooManyFingers)
-            } else if s.maxTravel > thresholds.longPressTolerance {
-                state = .failed(.moved)
-            } else if s.count == 0 || (p.fullAt != nil && s.count < fingers) {
-                state = .failed(.liftedTooSoon)
-            } else {
-                if p.fullAt == nil && s.count == fingers { p.fullAt = s.time }
-                p.position = s.centroid
-                state = .tracking(p)
-            }
-        case (.tracking(let p), .deadline):
-            state = p.fullAt == nil ? .failed(.tooFewFingers) : .ready(p.position)
-        case (.ready, .contact(_, let frame)):
-            let s = frame.pointee
-            state = s.count == 0 ? .readyLifted(s.centroid, liftedAt: s.time) : .ready(s.centroid)
-        case (.active, .contact(_, let frame)):
-            let s = frame.pointee
-            if s.count < fingers {
-                state = .ended
-                return Emissions(event(.ended, s.time, s.centroid))
-            }
-            state = .active(s.centroid)
-            if s.delta != .zero { return Emissions(event(.changed, s.time, s.centroid)) }
-        case (.readyLifted, .contact), (.ended, .contact), (.failed, .contact):
-            break
-        case (.idle, .deadline), (.ready, .deadline), (.readyLifted, .deadline), (.active, .deadline),
-            (.ended, .deadline), (.failed, .deadline):
-            state = .failed(.invalidInput(state: stateName, input: input.name))
-        }
-        return .none
+    func begin(_ s: FrameSummary) -> ContinuousLifecycle<Press, PixelPoint> {
+        .tracking(Press(firstDownAt: s.time, fullAt: s.count == fingers ? s.time : nil, position: s.centroid))
     }
 
+    func track(_ p: Press, _ s: FrameSummary) -> ContinuousLifecycle<Press, PixelPoint> {
+        if s.count > fingers { return .failed(.tooManyFingers) }
+        if s.maxTravel > thresholds.longPressTolerance { return .failed(.moved) }
+        if s.count == 0 || (p.fullAt != nil && s.count < fingers) { return .failed(.liftedTooSoon) }
+        var p = p
+        if p.fullAt == nil && s.count == fingers { p.fullAt = s.time }
+        p.position = s.centroid
+        return .tracking(p)
+    }
+
+    func deadlinePassed(_ p: Press) -> ContinuousLifecycle<Press, PixelPoint> {
+        p.fullAt == nil ? .failed(.tooFewFingers) : .ready(p.position)
+    }
+
+    func follow(_ position: PixelPoint, _ s: FrameSummary) -> PixelPoint { s.centroid }
+    func ends(_ s: FrameSummary) -> Bool { s.count < fingers }
+    func changes(_ s: FrameSummary) -> Bool { s.delta != .zero }
 }

@@ -1,7 +1,7 @@
 /// A drag of `minFingers...maxFingers` fingers, optionally locked to one axis. Begins once the
 /// centroid has moved `panSlop`; reports translation (px, since the fingers landed),
 /// least-squares velocity (px/s), and as `fingers` the most fingers down at once since it began.
-struct PanRecognizer: Recognizer {
+struct PanRecognizer: ContinuousRecognizer {
     let minFingers: Int
     let maxFingers: Int
     let axis: PanAxis
@@ -34,7 +34,7 @@ struct PanRecognizer: Recognizer {
         var position: PixelPoint
     }
 
-    private var state = ContinuousLifecycle<Tracking, Drag>.idle
+    var state = ContinuousLifecycle<Tracking, Drag>.idle
     private var tracker: VelocityTracker
 
     init(minFingers: Int, maxFingers: Int, axis: PanAxis, thresholds: Thresholds) {
@@ -55,9 +55,6 @@ struct PanRecognizer: Recognizer {
             (.tracking, .contactEnded, .failed), (.tracking, .deadline, .failed),
         ] + ContinuousLifecycle<Tracking, Drag>.sharedTransitions(tracking: .tracking)
 
-    var stateName: RecognizerStateName { state.name(tracking: .tracking) }
-    var status: RecognizerStatus { state.status }
-    var failure: FailReason? { state.failure }
 
     var deadline: Timestamp? {
         if case .tracking(let t) = state, t.fingers < minFingers { return t.startAt + thresholds.fingerSettle }
@@ -80,14 +77,14 @@ struct PanRecognizer: Recognizer {
 
     /// Velocity is taken at the lift when the arena let the pan go only after it.
     /// (For accept and reject, which take it as a closure; frames use the one below.)
-    private func event(_ phase: GesturePhase, _ time: Timestamp, _ d: Drag, _ liftedAt: Timestamp? = nil) -> GestureEvent {
+    func event(_ phase: GesturePhase, _ time: Timestamp, _ d: Drag, _ liftedAt: Timestamp?) -> GestureEvent {
         var tracker = tracker
         return event(phase, time, d, velocity: tracker.velocity(at: liftedAt ?? time))
     }
 
     /// The velocity is read where it lies (`mutating`): read from a non-mutating method, the
     /// 512-byte tracker was copied first, on every frame of a pan.
-    private mutating func event(_ phase: GesturePhase, _ time: Timestamp, _ d: Drag) -> GestureEvent {
+    mutating func frameEvent(_ phase: GesturePhase, _ time: Timestamp, _ d: Drag) -> GestureEvent {
         event(phase, time, d, velocity: tracker.velocity(at: time))
     }
 
@@ -118,75 +115,41 @@ struct PanRecognizer: Recognizer {
         }
     }
 
-    mutating func handle(_ input: RecognizerInput) -> Emissions {
-        switch (state, input) {
-        // The arena's word: the lifecycle every continuous gesture shares.
-        case (_, .accepted(let time)):
-            return state.accept(at: time, from: stateName, event)
-        case (_, .rejected(let time, let reason)):
-            return state.reject(at: time, because: reason, event)
-        case (.idle, .contact(_, let frame)):
-            let s = frame.pointee
-            if s.count > maxFingers {
-                state = .failed(.tooManyFingers)
-            } else if s.count > 0 {
-                tracker.reset()
-                tracker.add(s.time, .zero)
-                state = .tracking(
-                    Tracking(startAt: s.time, translation: .zero, fingers: s.count, lock: axis == .free ? .won : .undecided))
-            }
-        case (.tracking(var k), .contact(_, let frame)):
-            let s = frame.pointee
-            k.translation += s.delta
-            k.fingers = s.count
-            tracker.add(s.time, k.translation)
-            if k.lock == .undecided { k.lock = decideLock(k.translation, s.scale) }
-            if s.count == 0 {
-                state = .failed(.liftedTooSoon)
-            } else if s.count > maxFingers {
-                state = .failed(.tooManyFingers)
-            } else if k.lock == .lost {
-                state = .failed(.wrongAxis)
-            } else if s.count < minFingers {
-                state = s.time >= k.startAt + thresholds.fingerSettle ? .failed(.tooFewFingers) : .tracking(k)
-            } else if k.lock == .won && travel(k.translation, s.scale) >= thresholds.panSlop {
-                state = .ready(Drag(translation: k.translation, fingers: s.count, position: s.centroid))
-            } else {
-                state = .tracking(k)
-            }
-        case (.tracking, .deadline):
-            state = .failed(.tooFewFingers)
-        case (.ready(var d), .contact(_, let frame)):
-            let s = frame.pointee
-            d.translation += s.delta
-            tracker.add(s.time, d.translation)
-            if s.count == 0 {
-                d.position = s.centroid
-                state = .readyLifted(d, liftedAt: s.time)
-            } else {
-                d.fingers = max(d.fingers, s.count)
-                d.position = s.centroid
-                state = .ready(d)
-            }
-        case (.active(var d), .contact(_, let frame)):
-            let s = frame.pointee
-            d.translation += s.delta
-            d.position = s.centroid
-            tracker.add(s.time, d.translation)
-            if s.count < minFingers {
-                state = .ended
-                return Emissions(event(.ended, s.time, d))
-            }
-            d.fingers = max(d.fingers, s.count)
-            state = .active(d)
-            if project(s.delta) != .zero { return Emissions(event(.changed, s.time, d)) }
-        case (.readyLifted, .contact), (.ended, .contact), (.failed, .contact):
-            break
-        case (.idle, .deadline), (.ready, .deadline), (.readyLifted, .deadline), (.active, .deadline),
-            (.ended, .deadline), (.failed, .deadline):
-            state = .failed(.invalidInput(state: stateName, input: input.name))
-        }
-        return .none
+    mutating func begin(_ s: FrameSummary) -> ContinuousLifecycle<Tracking, Drag> {
+        tracker.reset()
+        tracker.add(s.time, .zero)
+        return .tracking(Tracking(startAt: s.time, translation: .zero, fingers: s.count, lock: axis == .free ? .won : .undecided))
     }
 
+    mutating func track(_ k0: Tracking, _ s: FrameSummary) -> ContinuousLifecycle<Tracking, Drag> {
+        var k = k0
+        k.translation += s.delta
+        k.fingers = s.count
+        tracker.add(s.time, k.translation)
+        if k.lock == .undecided { k.lock = decideLock(k.translation, s.scale) }
+        if s.count == 0 { return .failed(.liftedTooSoon) }
+        if s.count > maxFingers { return .failed(.tooManyFingers) }
+        if k.lock == .lost { return .failed(.wrongAxis) }
+        if s.count < minFingers {
+            return s.time >= k.startAt + thresholds.fingerSettle ? .failed(.tooFewFingers) : .tracking(k)
+        }
+        if k.lock == .won && travel(k.translation, s.scale) >= thresholds.panSlop {
+            return .ready(Drag(translation: k.translation, fingers: s.count, position: s.centroid))
+        }
+        return .tracking(k)
+    }
+
+    func deadlinePassed(_ k: Tracking) -> ContinuousLifecycle<Tracking, Drag> { .failed(.tooFewFingers) }
+
+    mutating func follow(_ d0: Drag, _ s: FrameSummary) -> Drag {
+        var d = d0
+        d.translation += s.delta
+        d.position = s.centroid
+        d.fingers = max(d.fingers, s.count)
+        tracker.add(s.time, d.translation)
+        return d
+    }
+
+    func ends(_ s: FrameSummary) -> Bool { s.count < minFingers }
+    func changes(_ s: FrameSummary) -> Bool { project(s.delta) != .zero }
 }

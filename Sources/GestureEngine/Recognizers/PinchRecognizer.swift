@@ -1,7 +1,7 @@
 /// Two or more fingers spreading, closing or turning. Begins once their span has changed by
 /// `pinchSlop` or they have turned `rotationSlop`; reports scale (since they landed), rotation
 /// (degrees, clockwise positive) and centre.
-struct PinchRecognizer: Recognizer {
+struct PinchRecognizer: ContinuousRecognizer {
     let minFingers: Int
     let maxFingers: Int
     let thresholds: Thresholds
@@ -19,7 +19,7 @@ struct PinchRecognizer: Recognizer {
         var shape: Shape
     }
 
-    private var state = ContinuousLifecycle<Tracking, Shape>.idle
+    var state = ContinuousLifecycle<Tracking, Shape>.idle
 
     init(minFingers: Int, maxFingers: Int, thresholds: Thresholds) {
         self.minFingers = max(2, minFingers)
@@ -39,9 +39,6 @@ struct PinchRecognizer: Recognizer {
             (.tracking, .deadline, .failed),
         ] + ContinuousLifecycle<Tracking, Shape>.sharedTransitions(tracking: .tracking)
 
-    var stateName: RecognizerStateName { state.name(tracking: .tracking) }
-    var status: RecognizerStatus { state.status }
-    var failure: FailReason? { state.failure }
 
     var deadline: Timestamp? {
         if case .tracking(let k) = state, k.shape.fingers < minFingers { return k.startAt + thresholds.fingerSettle }
@@ -52,7 +49,7 @@ struct PinchRecognizer: Recognizer {
 
     private static let degreesPerRadian = 57.295_779_513_082_32
 
-    private func event(_ phase: GesturePhase, _ time: Timestamp, _ shape: Shape, _: Timestamp? = nil) -> GestureEvent {
+    func event(_ phase: GesturePhase, _ time: Timestamp, _ shape: Shape, _: Timestamp?) -> GestureEvent {
         var e = GestureEvent(kind: .pinch, phase: phase, time: time, position: shape.position)
         e.fingers = shape.fingers
         e.scale = shape.scale
@@ -60,7 +57,7 @@ struct PinchRecognizer: Recognizer {
         return e
     }
 
-    private func updated(_ shape: Shape, _ s: FrameSummary) -> Shape {
+    func follow(_ shape: Shape, _ s: FrameSummary) -> Shape {
         var next = shape
         next.scale *= s.spreadRatio
         next.rotation += s.rotationDelta
@@ -69,62 +66,26 @@ struct PinchRecognizer: Recognizer {
         return next
     }
 
-    mutating func handle(_ input: RecognizerInput) -> Emissions {
-        switch (state, input) {
-        // The arena's word: the lifecycle every continuous gesture shares.
-        case (_, .accepted(let time)):
-            return state.accept(at: time, from: stateName, event)
-        case (_, .rejected(let time, let reason)):
-            return state.reject(at: time, because: reason, event)
-        case (.idle, .contact(_, let frame)):
-            let s = frame.pointee
-            if s.count > maxFingers {
-                state = .failed(.tooManyFingers)
-            } else if s.count > 0 {
-                state = .tracking(Tracking(startAt: s.time, shape: updated(Shape(), s)))
-            }
-        case (.tracking(var k), .contact(_, let frame)):
-            let s = frame.pointee
-            k.shape = updated(k.shape, s)
-            if s.count == 0 {
-                state = .failed(.liftedTooSoon)
-            } else if s.count > maxFingers {
-                state = .failed(.tooManyFingers)
-            } else if s.count < minFingers {
-                state = s.time >= k.startAt + thresholds.fingerSettle ? .failed(.tooFewFingers) : .tracking(k)
-            } else {
-                let spanChange = s.spread.value * abs(1 - 1 / k.shape.scale)
-                let turned = abs(k.shape.rotation) * Self.degreesPerRadian
-                if spanChange >= thresholds.pinchSlop.value || turned >= thresholds.rotationSlop {
-                    state = .ready(k.shape)
-                } else {
-                    state = .tracking(k)
-                }
-            }
-        case (.tracking, .deadline):
-            state = .failed(.tooFewFingers)
-        case (.ready(let shape0), .contact(_, let frame)):
-            let s = frame.pointee
-            let shape = updated(shape0, s)
-            state = s.count < minFingers ? .readyLifted(shape, liftedAt: s.time) : .ready(shape)
-        case (.active(let shape0), .contact(_, let frame)):
-            let s = frame.pointee
-            let shape = updated(shape0, s)
-            if s.count < minFingers {
-                state = .ended
-                return Emissions(event(.ended, s.time, shape))
-            }
-            state = .active(shape)
-            if s.spreadRatio != 1 || s.rotationDelta != 0 || s.delta != .zero {
-                return Emissions(event(.changed, s.time, shape))
-            }
-        case (.readyLifted, .contact), (.ended, .contact), (.failed, .contact):
-            break
-        case (.idle, .deadline), (.ready, .deadline), (.readyLifted, .deadline), (.active, .deadline),
-            (.ended, .deadline), (.failed, .deadline):
-            state = .failed(.invalidInput(state: stateName, input: input.name))
-        }
-        return .none
+    func begin(_ s: FrameSummary) -> ContinuousLifecycle<Tracking, Shape> {
+        .tracking(Tracking(startAt: s.time, shape: follow(Shape(), s)))
     }
 
+    func track(_ k0: Tracking, _ s: FrameSummary) -> ContinuousLifecycle<Tracking, Shape> {
+        var k = k0
+        k.shape = follow(k.shape, s)
+        if s.count == 0 { return .failed(.liftedTooSoon) }
+        if s.count > maxFingers { return .failed(.tooManyFingers) }
+        if s.count < minFingers {
+            return s.time >= k.startAt + thresholds.fingerSettle ? .failed(.tooFewFingers) : .tracking(k)
+        }
+        let spanChange = s.spread.value * abs(1 - 1 / k.shape.scale)
+        let turned = abs(k.shape.rotation) * Self.degreesPerRadian
+        if spanChange >= thresholds.pinchSlop.value || turned >= thresholds.rotationSlop { return .ready(k.shape) }
+        return .tracking(k)
+    }
+
+    func deadlinePassed(_ k: Tracking) -> ContinuousLifecycle<Tracking, Shape> { .failed(.tooFewFingers) }
+    func lifted(_ s: FrameSummary) -> Bool { s.count < minFingers }
+    func ends(_ s: FrameSummary) -> Bool { s.count < minFingers }
+    func changes(_ s: FrameSummary) -> Bool { s.spreadRatio != 1 || s.rotationDelta != 0 || s.delta != .zero }
 }

@@ -1,7 +1,7 @@
 /// A quick flick of `minFingers...maxFingers` fingers (reported: the most down at once). Discrete: recognized at the lift when the centroid
 /// travelled `swipeMinDistance` and left the glass at `swipeMinVelocity` or faster, within
 /// `swipeMaxDuration` of touching down.
-struct SwipeRecognizer: Recognizer {
+struct SwipeRecognizer: DiscreteRecognizer {
     let minFingers: Int
     let maxFingers: Int
     let directionCount: Int
@@ -24,7 +24,7 @@ struct SwipeRecognizer: Recognizer {
         var fingers: Int
     }
 
-    private var state = DiscreteLifecycle<Track, Flick>.idle
+    var state = DiscreteLifecycle<Track, Flick>.idle
     /// `SwipeDirection.allCases` once (a synthesized allCases builds a new array per call).
     private static let order: [SwipeDirection] = SwipeDirection.allCases
     private var tracker: VelocityTracker
@@ -51,9 +51,7 @@ struct SwipeRecognizer: Recognizer {
             (.tracking, .deadline, .failed),
         ] + DiscreteLifecycle<Track, Flick>.sharedTransitions(tracking: [.tracking])
 
-    var stateName: RecognizerStateName { state.name { _ in .tracking } }
-    var status: RecognizerStatus { state.status }
-    var failure: FailReason? { state.failure }
+    func trackingName(_ k: Track) -> RecognizerStateName { .tracking }
 
     var deadline: Timestamp? {
         if case .tracking(let t) = state { return t.startAt + thresholds.swipeMaxDuration }
@@ -75,7 +73,7 @@ struct SwipeRecognizer: Recognizer {
         return order[index * (8 / sectors)]
     }
 
-    private func event(_ f: Flick, _ time: Timestamp) -> GestureEvent {
+    func event(_ f: Flick, _ time: Timestamp) -> GestureEvent {
         var e = GestureEvent(kind: .swipe, phase: .recognized, time: time, position: f.position)
         e.fingers = f.fingers
         e.direction = f.direction
@@ -83,43 +81,23 @@ struct SwipeRecognizer: Recognizer {
         return e
     }
 
-    mutating func handle(_ input: RecognizerInput) -> Emissions {
-        switch (state, input) {
-        // The arena's word: the lifecycle every discrete gesture shares.
-        case (_, .accepted(let time)):
-            return state.accept(at: time, from: stateName, event)
-        case (_, .rejected(_, let reason)):
-            state.reject(because: reason)
-        case (.idle, .contact(_, let frame)):
-            let s = frame.pointee
-            if s.count > maxFingers {
-                state = .failed(.tooManyFingers)
-            } else if s.count > 0 {
-                tracker.reset()
-                tracker.add(s.time, .zero)
-                state = .tracking(Track(startAt: s.time, translation: .zero, mostFingers: s.count))
-            }
-        case (.tracking(var track), .contact(_, let frame)):
-            let s = frame.pointee
-            track.translation = track.translation + s.delta
-            tracker.add(s.time, track.translation)
-            if s.count > maxFingers {
-                state = .failed(.tooManyFingers)
-            } else if s.count > 0 {
-                track.mostFingers = max(track.mostFingers, s.count)
-                state = .tracking(track)
-            } else {
-                state = release(track.translation, mostFingers: track.mostFingers, at: s)
-            }
-        case (.tracking, .deadline):
-            state = .failed(.tooSlow)
-        case (.ready, .contact), (.recognized, .contact), (.failed, .contact):
-            break
-        case (.idle, .deadline), (.ready, .deadline), (.recognized, .deadline), (.failed, .deadline):
-            state.unexpectedDeadline(from: stateName)
-        }
-        return .none
+    mutating func begin(_ s: FrameSummary) -> DiscreteLifecycle<Track, Flick> {
+        tracker.reset()
+        tracker.add(s.time, .zero)
+        return .tracking(Track(startAt: s.time, translation: .zero, mostFingers: s.count))
     }
+
+    mutating func track(_ k: Track, _ s: FrameSummary) -> DiscreteLifecycle<Track, Flick> {
+        var track = k
+        track.translation = track.translation + s.delta
+        tracker.add(s.time, track.translation)
+        if s.count > maxFingers { return .failed(.tooManyFingers) }
+        if s.count == 0 { return release(track.translation, mostFingers: track.mostFingers, at: s) }
+        track.mostFingers = max(track.mostFingers, s.count)
+        return .tracking(track)
+    }
+
+    func deadlinePassed(_ k: Track) -> DiscreteLifecycle<Track, Flick> { .failed(.tooSlow) }
 
     private mutating func release(_ t: PixelPoint, mostFingers: Int, at s: FrameSummary) -> DiscreteLifecycle<Track, Flick> {
         guard mostFingers >= minFingers else { return .failed(.tooFewFingers) }

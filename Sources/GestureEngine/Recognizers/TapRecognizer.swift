@@ -1,6 +1,6 @@
 /// A tap of `fingers` fingers, `taps` times in a row (single, double, triple tap).
 /// Discrete: recognized when the last tap's fingers lift.
-struct TapRecognizer: Recognizer {
+struct TapRecognizer: DiscreteRecognizer {
     let fingers: Int
     let taps: Int
     let thresholds: Thresholds
@@ -21,7 +21,8 @@ struct TapRecognizer: Recognizer {
     }
 
     /// Ready: where the taps were.
-    private var state = DiscreteLifecycle<Phase, PixelPoint>.idle
+    var state = DiscreteLifecycle<Phase, PixelPoint>.idle
+    var maxFingers: Int { fingers }
 
     init(fingers: Int, taps: Int, thresholds: Thresholds) {
         self.fingers = fingers
@@ -44,9 +45,7 @@ struct TapRecognizer: Recognizer {
             (.ready, .contactBegan, .ready),
         ] + DiscreteLifecycle<Phase, PixelPoint>.sharedTransitions(tracking: [.pressing, .waitingForNextTap])
 
-    var stateName: RecognizerStateName { state.name { $0.name } }
-    var status: RecognizerStatus { state.status }
-    var failure: FailReason? { state.failure }
+    func trackingName(_ k: Phase) -> RecognizerStateName { k.name }
 
     var deadline: Timestamp? {
         switch state {
@@ -58,69 +57,44 @@ struct TapRecognizer: Recognizer {
 
     mutating func reset() { state = .idle }
 
-    private func event(_ position: PixelPoint, _ time: Timestamp) -> GestureEvent {
+    func event(_ position: PixelPoint, _ time: Timestamp) -> GestureEvent {
         var e = GestureEvent(kind: .tap, phase: .recognized, time: time, position: position)
         e.fingers = fingers
         e.count = taps
         return e
     }
 
-    mutating func handle(_ input: RecognizerInput) -> Emissions {
-        switch (state, input) {
-        // The arena's word: the lifecycle every discrete gesture shares.
-        case (_, .accepted(let time)):
-            return state.accept(at: time, from: stateName, event)
-        case (_, .rejected(_, let reason)):
-            state.reject(because: reason)
-        case (.idle, .contact(_, let frame)):
-            let s = frame.pointee
-            if s.count > fingers {
-                state = .failed(.tooManyFingers)
-            } else if s.count > 0 {
-                state = .tracking(
-                    .pressing(tapsDone: 0, downAt: s.time, origin: s.centroid, maxFingers: s.count, position: s.centroid))
-            }
-        case (.tracking(.pressing(let done, let downAt, let origin, let maxFingers, let position)), .contact(_, let frame)):
-            let s = frame.pointee
-            if s.count > fingers {
-                state = .failed(.tooManyFingers)
-            } else if s.maxTravel > thresholds.tapSlop {
-                state = .failed(.moved)
-            } else if s.count > 0 {
+    func begin(_ s: FrameSummary) -> DiscreteLifecycle<Phase, PixelPoint> {
+        .tracking(.pressing(tapsDone: 0, downAt: s.time, origin: s.centroid, maxFingers: s.count, position: s.centroid))
+    }
+
+    func track(_ k: Phase, _ s: FrameSummary) -> DiscreteLifecycle<Phase, PixelPoint> {
+        if s.count > fingers { return .failed(.tooManyFingers) }
+        switch k {
+        case .pressing(let done, let downAt, let origin, let maxFingers, let position):
+            if s.maxTravel > thresholds.tapSlop { return .failed(.moved) }
+            if s.count > 0 {
                 // The tap is where its fingers were while all of them were down, not where the
                 // last one to lift was.
-                state = .tracking(
+                return .tracking(
                     .pressing(
                         tapsDone: done, downAt: downAt, origin: origin, maxFingers: max(maxFingers, s.count),
                         position: s.count >= maxFingers ? s.centroid : position))
-            } else if maxFingers != fingers {
-                state = .failed(.tooFewFingers)
-            } else if done + 1 == taps {
-                state = .ready(position)
-            } else {
-                state = .tracking(.waitingForNextTap(tapsDone: done + 1, upAt: s.time, origin: origin))
             }
-        case (.tracking(.pressing), .deadline):
-            state = .failed(.heldTooLong)
-        case (.tracking(.waitingForNextTap(let done, _, let origin)), .contact(_, let frame)):
-            let s = frame.pointee
-            if s.count > fingers {
-                state = .failed(.tooManyFingers)
-            } else if s.count > 0 {
-                if s.scale.length(s.centroid - origin) > thresholds.multiTapSlop {
-                    state = .failed(.tooFarFromFirstTap)
-                } else {
-                    state = .tracking(
-                        .pressing(tapsDone: done, downAt: s.time, origin: origin, maxFingers: s.count, position: s.centroid))
-                }
-            }
-        case (.tracking(.waitingForNextTap), .deadline):
-            state = .failed(.waitedTooLong)
-        case (.ready, .contact), (.recognized, .contact), (.failed, .contact):
-            break
-        case (.idle, .deadline), (.ready, .deadline), (.recognized, .deadline), (.failed, .deadline):
-            state.unexpectedDeadline(from: stateName)
+            if maxFingers != fingers { return .failed(.tooFewFingers) }
+            if done + 1 == taps { return .ready(position) }
+            return .tracking(.waitingForNextTap(tapsDone: done + 1, upAt: s.time, origin: origin))
+        case .waitingForNextTap(let done, _, let origin):
+            guard s.count > 0 else { return .tracking(k) }
+            if s.scale.length(s.centroid - origin) > thresholds.multiTapSlop { return .failed(.tooFarFromFirstTap) }
+            return .tracking(.pressing(tapsDone: done, downAt: s.time, origin: origin, maxFingers: s.count, position: s.centroid))
         }
-        return .none
+    }
+
+    func deadlinePassed(_ k: Phase) -> DiscreteLifecycle<Phase, PixelPoint> {
+        switch k {
+        case .pressing: return .failed(.heldTooLong)
+        case .waitingForNextTap: return .failed(.waitedTooLong)
+        }
     }
 }
