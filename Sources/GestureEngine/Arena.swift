@@ -75,6 +75,29 @@ struct Arena {
             && !policy.simultaneous(winner, o)
     }
 
+    /// The rule, applied once from position `start` of `members`: the first undecided member
+    /// there or after that is ready and not blocked is accepted, and every member its firing
+    /// rejects is decided rejected and appended to `losers`. The engine then tells the winner and
+    /// the losers (their recognizers' `accepted` and `rejected`) and asks again from `next`.
+    /// nil: nothing from `start` on can fire now.
+    mutating func fireNext(
+        from start: Int, bank: borrowing RecognizerBank, policy: ArenaPolicy, losers: inout [Int]
+    ) -> (winner: Int, next: Int)? {
+        var i = start
+        while i < members.count {
+            let g = members[i]
+            i += 1
+            guard decision[g] == .undecided, bank.look(g).status == .ready, !isBlocked(g, by: policy) else { continue }
+            decision[g] = .accepted
+            for o in members where loses(o, to: g, by: policy) {
+                decision[o] = .rejected
+                losers.append(o)
+            }
+            return (g, i)
+        }
+        return nil
+    }
+
     var hasUndecided: Bool { members.contains { decision[$0] == .undecided } }
 
     mutating func clear() {

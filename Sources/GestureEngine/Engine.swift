@@ -51,6 +51,8 @@ public struct Engine {
     /// Log also the transitions that stay in their state on a frame or a deadline (left out of
     /// `--verbose`, where they would be every frame; the table check wants every row taken).
     public var logsSelfLoops = false
+    /// The members a winner's firing rules out, as the arena returns them (reused: no allocation).
+    private var losers: [Int] = []
     /// Impossible (state, input) pairs met so far: each failed its recognizer (never a trap).
     /// A bug if it moves; the daemon logs a warning and counts it in `stats`.
     public private(set) var invalidInputs = 0
@@ -66,6 +68,7 @@ public struct Engine {
         bank = RecognizerBank(compiled)
         arena = Arena(gestureCount: compiled.gestures.count)
         instance = [UInt64](repeating: 0, count: compiled.gestures.count)
+        losers.reserveCapacity(compiled.gestures.count)
         rest = compiled.regions.map { $0.drag?.initial ?? .zero }
     }
 
@@ -235,23 +238,25 @@ public struct Engine {
         if after.status == .failed && arena.isUndecided(g) { arena.decide(g, .rejected) }
     }
 
+    /// Applies the arena's decisions: each winner it returns is told `accepted` (and fires), each
+    /// member its firing rules out is told `rejected`; then the arena is asked again, until a
+    /// whole pass decides nothing.
     private mutating func resolve(at time: Timestamp, into out: inout [GestureEvent]) {
         var changed = true
         while changed {
             changed = false
-            for g in arena.members where arena.isUndecided(g) && bank.look(g).status == .ready {
-                guard arena.isUndecided(g), !arena.isBlocked(g, by: configuration.policy) else { continue }
+            var from = 0
+            while let (g, next) = arena.fireNext(from: from, bank: bank, policy: configuration.policy, losers: &losers) {
+                from = next
+                changed = true
                 let before = transitionLog == nil ? nil : bank.look(g).stateName
-                arena.decide(g, .accepted)
                 instance[g] = nextID
                 nextID += 1
                 let emitted = bank.with(g, Accept(time: time))
                 if let before { log(g, before, .accepted, bank.look(g).stateName, nil, at: time) }
                 emit(emitted, from: g, into: &out)
-                for o in arena.members where arena.loses(o, to: g, by: configuration.policy) {
-                    reject(o, at: time, because: .lostTo(g), into: &out)
-                }
-                changed = true
+                for o in losers { reject(o, at: time, because: .lostTo(g), into: &out) }
+                losers.removeAll(keepingCapacity: true)
             }
         }
     }
