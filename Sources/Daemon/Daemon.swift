@@ -52,6 +52,7 @@ public final class Daemon {
     // Reply scratch and stats.
     var writer = JSONLineWriter(capacity: 4096)
     var stats = Stats()
+    private var deadlineFailures = RepeatedWarning(what: "failures")
     /// A client that had regions went during this turn: recompile at its end.
     private var regionsChanged = false
 
@@ -112,13 +113,17 @@ public final class Daemon {
 
         if let interval = systemd.watchdogInterval {
             watchdog = cl_timerfd_create()
-            _ = cl_timerfd_set_interval(watchdog, interval)
+            guard watchdog >= 0, cl_timerfd_set_interval(watchdog, interval) == 0 else {
+                throw EventLoop.Failure(call: "watchdog timerfd", errno: errno)
+            }
             try loop.add(watchdog) { [unowned self] _ in
-                _ = cl_timerfd_read(self.watchdog)
-                self.systemd.notify("WATCHDOG=1")
+                _ = cl_timerfd_read(self.watchdog)  // empties the expiry count; EAGAIN: nothing to empty
+                if !self.systemd.notify("WATCHDOG=1") { self.log.warning("cannot reach systemd's notify socket (WATCHDOG=1)") }
             }
         }
-        systemd.notify("READY=1\nSTATUS=\(status)\nMAINPID=\(getpid())")
+        if !systemd.notify("READY=1\nSTATUS=\(status)\nMAINPID=\(getpid())") {
+            log.warning("cannot reach systemd's notify socket (READY=1)")
+        }
         log.info("touchgestured \(daemonVersion) ready on \(base.daemon.socket): \(devices.all.count) device(s), config \(base.source)")
         loop.run()
 
@@ -169,7 +174,9 @@ public final class Daemon {
                 if next == nil || m < next! { next = m }
             }
         }
-        deadline.arm(at: next)
+        if let e = deadline.arm(at: next), let more = deadlineFailures.note(at: monotonicNanoseconds()) {
+            log.error("deadline timer: \(e); gestures waiting on time are late\(more)")
+        }
         if options.exitAfterReplay && !devices.all.isEmpty && devices.all.allSatisfy({ $0.ended && $0.pipeline.isIdle })
             && next == nil
         {

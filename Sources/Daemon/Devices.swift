@@ -76,7 +76,7 @@ final class Devices {
         guard let description else {
             throw Daemon.StartError("\(path): the recording has no device description; pass --device DESC")
         }
-        let source = try ReplaySource(recording: recording, description: description, path: path, speed: options.speed, loop: options.loop)
+        let source = try ReplaySource(recording: recording, description: description, path: path, speed: options.speed, loop: options.loop, log: log)
         if options.waitForClients > 0 {
             pending.append(source)
             log.info("replay of \(path) waits for \(options.waitForClients) client(s)")

@@ -56,7 +56,6 @@ public final class EventLoop {
 
     /// Stops watching `fd` (the caller closes it, which would drop it from the set anyway: a
     /// failure here is harmless and only reported).
-    @discardableResult
     public func remove(_ fd: Int32) -> Failure? {
         if Int(fd) < handlers.count { handlers[Int(fd)] = nil }
         guard cl_epoll_ctl(epfd, EPOLL_CTL_DEL, fd, 0, 0) == 0 else {
@@ -101,15 +100,20 @@ public final class DeadlineTimer {
 
     deinit { close(fd) }
 
-    /// Arms at `ns` (monotonic), or disarms with nil. Re-arming at the same time is free.
-    public func arm(at ns: Int64?) {
+    /// Arms at `ns` (monotonic), or disarms with nil. Re-arming at the same time is free. A
+    /// failure (the caller logs it) leaves the timer as it was.
+    public func arm(at ns: Int64?) -> EventLoop.Failure? {
         let target = ns.map { max($0, 1) } ?? 0
-        guard target != armedAt else { return }
+        guard target != armedAt else { return nil }
+        guard cl_timerfd_set_absolute(fd, target) == 0 else {
+            return EventLoop.Failure(call: "timerfd_settime(\(target))", errno: errno)
+        }
         armedAt = target
-        _ = cl_timerfd_set_absolute(fd, target)
+        return nil
     }
 
-    /// Acknowledges an expiry (the fd is readable).
+    /// Acknowledges an expiry (the fd is readable). The read's result is not needed: it only
+    /// empties the expiry count, and EAGAIN (a spurious wake-up) leaves nothing to empty.
     public func acknowledge() {
         _ = cl_timerfd_read(fd)
         armedAt = 0

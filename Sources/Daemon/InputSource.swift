@@ -1,6 +1,7 @@
 import CLinux
 import GestureEngine
 import GestureProtocol
+import Logging
 import TouchFrames
 
 #if canImport(Glibc)
@@ -57,7 +58,12 @@ public final class ReplaySource: InputSource {
     private var ended: (() -> Void)?
     public private(set) var passes = 0
 
-    public init(recording: Recording, description: DeviceDescription, path: String, speed: Double, loop: Bool) throws {
+    private let log: Logger
+
+    public init(
+        recording: Recording, description: DeviceDescription, path: String, speed: Double, loop: Bool, log: Logger
+    ) throws {
+        self.log = log
         self.description = description
         node = "replay:" + path
         events = recording.eventsLiftedAtEnd
@@ -90,16 +96,13 @@ public final class ReplaySource: InputSource {
     }
 
     public func stop() {
-        loop?.remove(timer.fd)
-        timer.arm(at: nil)
+        if let e = loop?.remove(timer.fd) { log.warning("\(node): \(e)") }
+        if let e = timer.arm(at: nil) { log.warning("\(node): \(e)") }
     }
 
     private func armNext() {
-        guard index < events.count else {
-            timer.arm(at: nil)
-            return
-        }
-        timer.arm(at: monotonic(of: Timestamp(nanoseconds: events[index].time.nanoseconds + offset)))
+        let next = index < events.count ? monotonic(of: Timestamp(nanoseconds: events[index].time.nanoseconds + offset)) : nil
+        if let e = timer.arm(at: next) { log.error("\(node): the replay stalls: \(e)") }
     }
 
     private func fire() {

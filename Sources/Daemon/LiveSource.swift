@@ -42,7 +42,7 @@ public final class LiveSource: InputSource {
     }
 
     public func stop() {
-        loop?.remove(device.fd)
+        if let e = loop?.remove(device.fd) { log.debug("\(node): \(e)") }
         deliver = nil
     }
 

@@ -92,6 +92,10 @@ public struct JournalLogHandler: LogHandler {
 /// a count instead of a thousand identical ones.
 struct RepeatedWarning {
     var interval: Int64 = 10_000_000_000
+    /// What the occurrences are, in the suffix: "(N more refused since the last warning)".
+    var what: String
+
+    init(what: String = "refused") { self.what = what }
     private var lastLogged: Int64?
     private var unlogged = 0
 
@@ -110,6 +114,6 @@ struct RepeatedWarning {
     mutating func flush() -> String? {
         guard unlogged > 0 else { return nil }
         defer { unlogged = 0 }
-        return " (\(unlogged) more refused since the last warning)"
+        return " (\(unlogged) more \(what) since the last warning)"
     }
 }

@@ -59,7 +59,9 @@ public final class Server {
         settings = limits
         self.log = log
         let flags = fcntl(listenFD, F_GETFL)
-        _ = fcntl(listenFD, F_SETFL, flags | O_NONBLOCK)
+        guard flags >= 0, fcntl(listenFD, F_SETFL, flags | O_NONBLOCK) == 0 else {
+            throw EventLoop.Failure(call: "fcntl(O_NONBLOCK) on the listening socket", errno: errno)
+        }
         reserveFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
         throttleTimer = try DeadlineTimer()
         try loop.add(listenFD) { [unowned self] _ in self.acceptAll() }
@@ -67,6 +69,10 @@ public final class Server {
     }
 
     var clientCount: Int { clients.count }
+
+    private func armThrottle(at ns: Int64?) {
+        if let e = throttleTimer.arm(at: ns) { log.error("throttle timer: \(e); throttled clients wait for their next input") }
+    }
 
     /// Some client has requests left from an earlier turn: the loop must not sleep.
     var hasBacklog: Bool { !backlog.isEmpty }
@@ -127,6 +133,8 @@ public final class Server {
     private func refuse(_ fd: Int32, code: String, message: String) {
         var w = JSONLineWriter(capacity: 256)
         Messages.error(&w, id: nil, code: code, message: message)
+        // Best effort: the connection is closed either way, and a peer that cannot take one
+        // line has nothing to lose by missing it.
         _ = w.bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
         close(fd)
     }
@@ -167,7 +175,7 @@ public final class Server {
         let until = now + client.budget.wait(linesPerSecond: settings.requestsPerSecond, bytesPerSecond: settings.bytesPerSecond)
         client.throttledUntil = until
         throttled.append(client)
-        if throttleTimer.armedAt == 0 || until < throttleTimer.armedAt { throttleTimer.arm(at: until) }
+        if throttleTimer.armedAt == 0 || until < throttleTimer.armedAt { armThrottle(at: until) }
     }
 
     /// The throttle timer fired: clients whose budget has refilled are served again.
@@ -189,7 +197,7 @@ public final class Server {
             next = min(next ?? until, until)
             return false
         }
-        throttleTimer.arm(at: next)
+        armThrottle(at: next)
     }
 
     /// Serves what is left of the clients' requests from earlier turns (once per turn).

@@ -24,14 +24,17 @@ public struct Systemd {
 
     public var isNotifying: Bool { notifySocket != nil }
 
-    /// Sends `state` ("READY=1", "STATUS=...", ...); does nothing outside systemd.
-    public func notify(_ state: String) {
-        guard let path = notifySocket else { return }
+    /// Sends `state` ("READY=1", "STATUS=...", ...); does nothing outside systemd. False when
+    /// the message could not be sent (the daemon warns for READY and WATCHDOG, whose loss makes
+    /// systemd restart it; a lost STATUS is only a stale line in `systemctl status`).
+    @discardableResult
+    public func notify(_ state: String) -> Bool {
+        guard let path = notifySocket else { return true }
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return }
+        guard fd >= 0 else { return false }
         defer { close(fd) }
         let bytes = Array(state.utf8)
-        _ = bytes.withUnsafeBytes { cl_sendto_unix(fd, $0.baseAddress, $0.count, path) }
+        return bytes.withUnsafeBytes { cl_sendto_unix(fd, $0.baseAddress, $0.count, path) } >= 0
     }
 
     /// The listening sockets systemd passed (socket activation), from fd 3; empty otherwise.
