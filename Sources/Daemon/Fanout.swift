@@ -27,9 +27,10 @@ extension Daemon: DeviceOwner {
                     server.enqueue(out[line], to: c, since: since)
                     stats.touchLines += 1
                 }
-            case .gesture(let event, let line, let origin):
+            case .gesture(let i, let line, let origin):
                 stats.gestureLines += 1
                 guard !line.isEmpty else { continue }
+                let event = out.events[i]
                 for c in server.allClients where c.subscription.takes(event, origin: origin) && c.subscription.takes(device: device.id) {
                     server.enqueue(out[line], to: c, since: since)
                 }

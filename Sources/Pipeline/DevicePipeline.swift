@@ -16,7 +16,6 @@ public struct DevicePipeline {
     /// The encoder of the configuration before, for events emitted just before a switch (the
     /// engine switches only between sequences, so one configuration back is all there can be).
     private var previous: (encoder: GestureLineEncoder, serial: Int)?
-    private var events: [GestureEvent] = []
 
     public enum SetupError: Error, CustomStringConvertible {
         case notATouchscreen(String)
@@ -42,7 +41,6 @@ public struct DevicePipeline {
         engine = Engine(compiled: compiled)
         encoder = GestureLineEncoder(configuration: compiled)
         serial = compiled.serial
-        events.reserveCapacity(64)
     }
 
     /// The engine's next deadline, read in place (reading `engine.nextDeadline` from another
@@ -65,22 +63,25 @@ public struct DevicePipeline {
         guard let frame = decoder.feed(e) else { return }
         out.frame(frame)
         trace(out.wants.transitions)
-        engine.handle(frame, into: &events)
-        flush(into: &out)
+        let first = out.events.count
+        engine.handle(frame, into: &out.events)
+        flush(from: first, into: &out)
     }
 
     /// Fires deadlines up to `time` (the daemon's timer, or the end of a recording).
     public mutating func advance(to time: Timestamp, into out: inout PipelineOutput) {
         trace(out.wants.transitions)
-        engine.advance(to: time, into: &events)
-        flush(into: &out)
+        let first = out.events.count
+        engine.advance(to: time, into: &out.events)
+        flush(from: first, into: &out)
     }
 
     /// The device went away (or its geometry changed): active gestures are cancelled.
     public mutating func deviceRemoved(at time: Timestamp, into out: inout PipelineOutput) {
         trace(out.wants.transitions)
-        engine.deviceRemoved(at: time, into: &events)
-        flush(into: &out)
+        let first = out.events.count
+        engine.deviceRemoved(at: time, into: &out.events)
+        flush(from: first, into: &out)
     }
 
     /// A new configuration (a reload, a client's regions): applies from the next sequence.
@@ -97,7 +98,8 @@ public struct DevicePipeline {
         if on != (engine.transitionLog != nil) { engine.transitionLog = on ? [] : nil }
     }
 
-    private mutating func flush(into out: inout PipelineOutput) {
+    /// Encodes the events from `first` on (those the engine just appended).
+    private mutating func flush(from first: Int, into out: inout PipelineOutput) {
         if let log = engine.transitionLog, !log.isEmpty {
             out.transitions(log)
             engine.transitionLog!.removeAll(keepingCapacity: true)
@@ -108,14 +110,13 @@ public struct DevicePipeline {
             serial = engine.configuration.serial
             encoderGeneration = engine.configurationGeneration
         }
-        for e in events {
-            if e.generation == encoderGeneration || previous == nil {
-                out.gesture(e, encoder: encoder, configuration: serial)
+        for i in first..<out.events.count {
+            if out.events[i].generation == encoderGeneration || previous == nil {
+                out.gesture(i, encoder: encoder, configuration: serial)
             } else {
-                out.gesture(e, encoder: previous!.encoder, configuration: previous!.serial)
+                out.gesture(i, encoder: previous!.encoder, configuration: previous!.serial)
             }
         }
-        events.removeAll(keepingCapacity: true)
     }
 
     /// Replays a whole recording into `out`: contacts still down at its end are lifted, and

@@ -37,14 +37,17 @@ public struct PipelineOutput {
     public enum Item {
         /// A frame's `touch` line (made when `wants.touchLines`): its bytes in `text`.
         case touch(Range<Int>)
-        /// An engine event and its `gesture` line's bytes in `text` (empty unless `wants.gestureLines`).
-        case gesture(GestureEvent, line: Range<Int>, origin: Origin)
+        /// An engine event (its index in `events`) and its `gesture` line's bytes in `text`
+        /// (empty unless `wants.gestureLines`).
+        case gesture(Int, line: Range<Int>, origin: Origin)
     }
 
     public var wants: Wants
     /// The encoded lines, each with its newline; items point into it.
     public private(set) var text: JSONLineWriter
     public private(set) var items: [Item] = []
+    /// The engine's events, appended by the engine itself (no copy on the way out).
+    public internal(set) var events: [GestureEvent] = []
     /// Frames decoded (all of them, whether kept or not).
     public private(set) var frameCount = 0
     /// The frames themselves, when `wants.frames`.
@@ -56,6 +59,7 @@ public struct PipelineOutput {
         self.wants = wants
         text = JSONLineWriter(capacity: capacity)
         items.reserveCapacity(64)
+        events.reserveCapacity(64)
     }
 
     /// The bytes of a line of `text`.
@@ -65,6 +69,7 @@ public struct PipelineOutput {
     public mutating func removeAll() {
         text.reset()
         items.removeAll(keepingCapacity: true)
+        events.removeAll(keepingCapacity: true)
         frames.removeAll(keepingCapacity: true)
         transitions.removeAll(keepingCapacity: true)
         frameCount = 0
@@ -81,10 +86,12 @@ public struct PipelineOutput {
         items.append(.touch(start..<text.bytes.count))
     }
 
-    mutating func gesture(_ e: GestureEvent, encoder: GestureLineEncoder, configuration: Int) {
+    /// Event `i` of `events`: its line, and the item that points to both.
+    mutating func gesture(_ i: Int, encoder: GestureLineEncoder, configuration: Int) {
         let start = text.bytes.count
-        if wants.gestureLines { encoder.encode(e, into: &text) }
-        items.append(.gesture(e, line: start..<text.bytes.count, origin: Origin(configuration: configuration, region: encoder.region(of: e))))
+        if wants.gestureLines { encoder.encode(events[i], into: &text) }
+        items.append(
+            .gesture(i, line: start..<text.bytes.count, origin: Origin(configuration: configuration, region: encoder.region(of: events[i]))))
     }
 
     mutating func transitions(_ log: [Transition]) {

@@ -67,8 +67,7 @@ public struct TraceRecording {
             if !sequences.isEmpty { sequences[sequences.count - 1].end = frame.time }
             down = frame.contacts.count
         }
-        var events: [GestureEvent] = []
-        for case .gesture(let e, _, _) in out.items { events.append(e) }
+        let events = out.events
         let transitions = out.transitions
 
         let compiled = pipeline.engine.configuration

@@ -113,7 +113,7 @@ struct Replay: ParsableCommand {
                     log.trace("\(pipeline.gestureName(t.gesture))#\(t.gesture) \(t.from) --\(t.input)--> \(t.to)\(t.reason.map { " (\($0))" } ?? "")", metadata: ["time": "\(t.time.seconds)"])
                 }
                 if pretty {
-                    for case .gesture(let e, _, _) in out.items where e.phase != .changed {
+                    for e in out.events where e.phase != .changed {
                         writeAll(1, Array(prettyLine(e, name: pipeline.gestureName(e.gesture)).utf8))
                     }
                 } else if !out.text.bytes.isEmpty {
@@ -121,9 +121,11 @@ struct Replay: ParsableCommand {
                 }
                 out.removeAll()
             }
+            // Read once: the flags are property wrappers, costly to read per event.
+            let drainsEachEvent = pretty || verbose
             for e in recording.eventsLiftedAtEnd {
                 pipeline.feed(e, into: &out)
-                if pretty || verbose || out.text.bytes.count > 1 << 16 { drain() }
+                if drainsEachEvent || out.text.bytes.count > 1 << 16 { drain() }
             }
             pipeline.advance(to: .distantFuture, into: &out)
             drain()
