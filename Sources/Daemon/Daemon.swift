@@ -39,6 +39,8 @@ public final class Daemon {
     let server: Server
     /// The configuration from the file (or the built-in one), without client regions.
     var base: Configuration
+    /// What `[[action]]`s do: the virtual keyboard, commands.
+    let actions: ActionRunner
     /// The touch devices and their pipelines (with what the engines run: the file's regions plus
     /// every client's, compiled).
     private(set) lazy var devices = Devices(loop: loop, log: log, owner: self, base: base)
@@ -61,9 +63,11 @@ public final class Daemon {
         self.log = log
         loop = try EventLoop()
         deadline = try DeadlineTimer()
+        actions = try ActionRunner(loop: loop, log: log, maxChildren: 4)
         var base = try Self.loadConfiguration(options.configPath)
         if let s = options.socketPath { base.daemon.socket = s }
         self.base = base
+        actions.maxChildren = base.daemon.maxActionChildren
         let (listenFD, madePath) = try ListenSocket.open(base.daemon, log: log)
         socketPathToRemove = madePath
         let limits = Server.Limits(
@@ -102,6 +106,7 @@ public final class Daemon {
         server.onWritten = { [unowned self] ns in self.stats.latencies.add(ns) }
         loop.afterTurn = { [unowned self] in self.afterTurn() }
         loop.hasPendingWork = { [unowned self] in self.server.hasBacklog }
+        actions.configure(base.actions)
         subscriptionsChanged()
 
         if let path = options.replay {
@@ -130,6 +135,7 @@ public final class Daemon {
         systemd.notify("STOPPING=1")
         server.closeAll()
         devices.stopAll()
+        actions.stopAll()
         if let path = socketPathToRemove { unlink(path) }
         log.info("stopped")
         return exitCode
@@ -193,6 +199,7 @@ public final class Daemon {
             if sig == 0 { return }
             switch sig {
             case SIGHUP: reload()
+            case SIGCHLD: actions.reap()
             case SIGTERM, SIGINT:
                 log.info("signal \(sig): stopping")
                 loop.stop()
@@ -215,8 +222,10 @@ public final class Daemon {
             base = next
             lastReloadError = nil
             stats.reloads += 1
-            try recompile()
             devices.base = base
+            actions.maxChildren = base.daemon.maxActionChildren
+            actions.configure(base.actions)
+            try recompile()
             if geometryChanged { devices.remap() }
             server.settings.maxLineBytes = base.daemon.maxLineBytes
             server.settings.outputBufferBytes = base.daemon.outputBufferBytes

@@ -157,7 +157,7 @@ final class Devices {
         var next = next
         next.serial = compiled.serial + 1
         compiled = next
-        for d in all { d.pipeline.reconfigure(next) }
+        for d in all { d.pipeline.reconfigure(next, file: base) }
     }
 
     /// A reload changed the geometry ([screen], [device]): each device gets a new decoder. What was

@@ -34,6 +34,8 @@ extension Daemon: DeviceOwner {
                 for c in server.allClients where c.subscription.takes(event, origin: origin) && c.subscription.takes(device: device.id) {
                     server.enqueue(out[line], to: c, since: since)
                 }
+            case .action(let action, let i, let gesture, let origin):
+                actions.fire(action, .init(event: out.events[i], gestureName: gesture, region: origin.region, device: device.id))
             }
         }
     }

@@ -82,7 +82,7 @@ struct Loader {
 
     mutating func load(_ root: TOMLTable) throws(ConfigError) -> Configuration {
         let top = Scope(table: root, file: file, name: "")
-        try top.checkKeys(["screen", "device", "panel", "thresholds", "region", "daemon"])
+        try top.checkKeys(["screen", "device", "panel", "thresholds", "region", "daemon", "action"])
         var daemon = DaemonSettings()
         if let d = try top.subtable("daemon") { daemon = try readDaemon(d) }
 
@@ -128,11 +128,12 @@ struct Loader {
         var c = Configuration(engine: engine, geometry: geometry, source: file)
         c.daemon = daemon
         c.panels = panels
+        c.actions = try readActions(try top.subtables("action", label: "[[action]]"), engine)
         return c
     }
 
     func readDaemon(_ d: Scope) throws(ConfigError) -> DaemonSettings {
-        try d.checkKeys(["socket", "group", "max_clients", "max_line_bytes", "output_buffer_bytes", "set_regions", "set_regions_uids", "set_regions_gids", "ignore_devices", "grab"])
+        try d.checkKeys(["socket", "group", "max_clients", "max_line_bytes", "output_buffer_bytes", "set_regions", "set_regions_uids", "set_regions_gids", "ignore_devices", "grab", "max_action_children"])
         var s = DaemonSettings()
         s.ignoreDevices = try d.strings("ignore_devices") ?? []
         s.grab = try d.bool("grab") ?? false
@@ -146,6 +147,7 @@ struct Loader {
             s.group = g
         }
         s.maxClients = try d.integer("max_clients", in: 1...1024) ?? s.maxClients
+        s.maxActionChildren = try d.integer("max_action_children", in: 1...64) ?? s.maxActionChildren
         s.maxLineBytes = try d.integer("max_line_bytes", in: 1024...(1 << 20)) ?? s.maxLineBytes
         s.outputBufferBytes = try d.integer("output_buffer_bytes", in: 4096...(16 << 20)) ?? s.outputBufferBytes
         let worstCase = s.maxClients * (s.outputBufferBytes + s.maxLineBytes)

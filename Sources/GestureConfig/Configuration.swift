@@ -13,6 +13,8 @@ public struct Configuration: Sendable {
     /// Per-panel geometry (`[[panel]]`): the first whose `match` fits a device replaces `geometry`
     /// for it, e.g. two touchscreens on two monitors, each with its own output rectangle.
     public var panels: [PanelGeometry] = []
+    /// `[[action]]`: what gestures do with no client (keys, commands), in file order.
+    public var actions: [Action] = []
 
     /// The geometry for a device: the first matching `[[panel]]`'s, else `[device]`'s.
     public func geometry(path: String, name: String, vendor: UInt16, product: UInt16) -> GeometryConfiguration {
@@ -55,6 +57,8 @@ public func devicePatternMatches(_ pattern: String, path: String, name: String, 
 public struct DaemonSettings: Hashable, Sendable {
     /// The listening socket's path (unless systemd passes one). Default /run/touchgestured/gestures.sock.
     public var socket = "/run/touchgestured/gestures.sock"
+    /// Exec actions running at once; one more is skipped (and logged), never queued.
+    public var maxActionChildren = 4
     /// The socket's group (mode 0660): members may connect. Nil keeps the daemon's group.
     public var group: String?
     /// The line of `group` in the file (for check-config's warning when it does not exist here).

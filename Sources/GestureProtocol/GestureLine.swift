@@ -24,6 +24,9 @@ public struct GestureLineEncoder {
         self = GestureLineEncoder(configuration: configuration)
     }
 
+    /// The name of an event's gesture, as its line gives it (the kind when unnamed).
+    public func name(of e: GestureEvent) -> String { e.gesture < names.count ? names[e.gesture] : e.kind.rawValue }
+
     /// The region an event belongs to, as lines name it (nil: the default `screen` region).
     public func region(of e: GestureEvent) -> String? {
         e.gesture < regions.count ? regions[e.gesture] : nil

@@ -15,7 +15,11 @@ public struct DevicePipeline {
     private var serial: Int
     /// The encoder of the configuration before, for events emitted just before a switch (the
     /// engine switches only between sequences, so one configuration back is all there can be).
-    private var previous: (encoder: GestureLineEncoder, serial: Int)?
+    private var previous: (encoder: GestureLineEncoder, serial: Int, actions: ActionTable)?
+    /// The `[[action]]`s, and the table of them resolved for the configuration the engine runs.
+    private var actionList: [Action]
+    private var actionRegions: Set<String>
+    private var actions: ActionTable
 
     public enum SetupError: Error, CustomStringConvertible {
         case notATouchscreen(String)
@@ -41,6 +45,9 @@ public struct DevicePipeline {
         engine = Engine(compiled: compiled)
         encoder = GestureLineEncoder(configuration: compiled)
         serial = compiled.serial
+        actionList = configuration.actions
+        actionRegions = Set(configuration.engine.regions.map(\.name))
+        actions = ActionTable(configuration.actions, compiled, fileRegions: actionRegions)
     }
 
     /// The engine's next deadline, read in place (reading `engine.nextDeadline` from another
@@ -84,8 +91,11 @@ public struct DevicePipeline {
         flush(from: first, into: &out)
     }
 
-    /// A new configuration (a reload, a client's regions): applies from the next sequence.
-    public mutating func reconfigure(_ compiled: CompiledConfiguration) {
+    /// A new configuration (a reload, a client's regions; `file`: the file's actions and
+    /// regions): applies from the next sequence.
+    public mutating func reconfigure(_ compiled: CompiledConfiguration, file: Configuration) {
+        actionList = file.actions
+        actionRegions = Set(file.engine.regions.map(\.name))
         engine.reconfigure(compiled)
     }
 
@@ -105,16 +115,17 @@ public struct DevicePipeline {
             engine.transitionLog!.removeAll(keepingCapacity: true)
         }
         if encoderGeneration != engine.configurationGeneration {
-            previous = (encoder, serial)
+            previous = (encoder, serial, actions)
             encoder = GestureLineEncoder(configuration: engine.configuration)
             serial = engine.configuration.serial
+            actions = ActionTable(actionList, engine.configuration, fileRegions: actionRegions)
             encoderGeneration = engine.configurationGeneration
         }
         for i in first..<out.events.count {
             if out.events[i].generation == encoderGeneration || previous == nil {
-                out.gesture(i, encoder: encoder, configuration: serial)
+                out.gesture(i, encoder: encoder, configuration: serial, actions: actions)
             } else {
-                out.gesture(i, encoder: previous!.encoder, configuration: previous!.serial)
+                out.gesture(i, encoder: previous!.encoder, configuration: previous!.serial, actions: previous!.actions)
             }
         }
     }

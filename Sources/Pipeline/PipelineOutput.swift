@@ -1,3 +1,4 @@
+import GestureConfig
 import GestureEngine
 import GestureProtocol
 
@@ -40,6 +41,9 @@ public struct PipelineOutput {
         /// An engine event (its index in `events`) and its `gesture` line's bytes in `text`
         /// (empty unless `wants.gestureLines`).
         case gesture(Int, line: Range<Int>, origin: Origin)
+        /// An `[[action]]` the event just before fires (its index in `events`), before any
+        /// cooldown: the daemon runs it, `replay --actions` prints it.
+        case action(Action, event: Int, gesture: String, origin: Origin)
     }
 
     public var wants: Wants
@@ -87,11 +91,18 @@ public struct PipelineOutput {
     }
 
     /// Event `i` of `events`: its line, and the item that points to both.
-    mutating func gesture(_ i: Int, encoder: GestureLineEncoder, configuration: Int) {
+    mutating func gesture(_ i: Int, encoder: GestureLineEncoder, configuration: Int, actions: ActionTable) {
         let start = text.bytes.count
         if wants.gestureLines { encoder.encode(events[i], into: &text) }
         items.append(
             .gesture(i, line: start..<text.bytes.count, origin: Origin(configuration: configuration, region: encoder.region(of: events[i]))))
+        guard !actions.isEmpty else { return }
+        for a in actions.bound(to: events[i].gesture) where a.fires(for: events[i]) {
+            items.append(
+                .action(
+                    a, event: i, gesture: encoder.name(of: events[i]),
+                    origin: Origin(configuration: configuration, region: encoder.region(of: events[i]))))
+        }
     }
 
     mutating func transitions(_ log: [Transition]) {

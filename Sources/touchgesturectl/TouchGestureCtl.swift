@@ -92,6 +92,9 @@ struct Replay: ParsableCommand {
     @Flag(help: "Print a human-readable line per gesture instead of JSON ('changed' events are left out).")
     var pretty = false
 
+    @Flag(help: "Print only the [[action]]s the gestures would fire, one JSON line each (type \"action\"), running nothing.")
+    var actions = false
+
     @Argument(help: "evemu recordings (.events), replayed one after another, each from a fresh engine.")
     var recordings: [String]
 
@@ -106,13 +109,30 @@ struct Replay: ParsableCommand {
             } catch {
                 throw fail("\(path): \(error)")
             }
-            var out = PipelineOutput(wants: .init(gestureLines: !pretty, transitions: verbose))
+            var out = PipelineOutput(wants: .init(gestureLines: !pretty || actions, transitions: verbose))
+            var cooldowns = ActionCooldowns()
+            var actionLines = JSONLineWriter()
             /// Prints what the pipeline made so far: transitions to the log, lines to stdout.
             func drain() {
                 for t in out.transitions {
                     log.trace("\(pipeline.gestureName(t.gesture))#\(t.gesture) \(t.from) --\(t.input)--> \(t.to)\(t.reason.map { " (\($0))" } ?? "")", metadata: ["time": "\(t.time.seconds)"])
                 }
-                if pretty {
+                if actions {
+                    // Each action item follows its gesture item: the gesture line goes inside.
+                    var gestureLine: Range<Int> = 0..<0
+                    actionLines.reset()
+                    for item in out.items {
+                        switch item {
+                        case .gesture(_, let line, _): gestureLine = line
+                        case .action(let a, let i, _, _):
+                            let time = out.events[i].time
+                            guard cooldowns.admit(a, at: time) else { continue }
+                            ActionLine.encode(a, time: time, gestureLine: out[gestureLine], into: &actionLines)
+                        case .touch: break
+                        }
+                    }
+                    if !actionLines.bytes.isEmpty { writeAll(1, actionLines.bytes) }
+                } else if pretty {
                     for e in out.events where e.phase != .changed {
                         writeAll(1, Array(prettyLine(e, name: pipeline.gestureName(e.gesture)).utf8))
                     }
@@ -122,7 +142,7 @@ struct Replay: ParsableCommand {
                 out.removeAll()
             }
             // Read once: the flags are property wrappers, costly to read per event.
-            let drainsEachEvent = pretty || verbose
+            let drainsEachEvent = pretty || verbose || actions
             for e in recording.eventsLiftedAtEnd {
                 pipeline.feed(e, into: &out)
                 if drainsEachEvent || out.text.bytes.count > 1 << 16 { drain() }

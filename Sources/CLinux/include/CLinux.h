@@ -88,12 +88,13 @@ static inline uint64_t cl_timerfd_read(int fd) {
     return n;
 }
 
-// The daemon's signals: SIGTERM, SIGINT and SIGHUP.
+// The daemon's signals: SIGTERM, SIGINT and SIGHUP; SIGCHLD (an action's command ended).
 static inline void cl_daemon_signals(sigset_t *set) {
     sigemptyset(set);
     sigaddset(set, SIGTERM);
     sigaddset(set, SIGINT);
     sigaddset(set, SIGHUP);
+    sigaddset(set, SIGCHLD);
 }
 
 // Blocks the daemon's signals (they wait, pending, for the signalfd) and ignores SIGPIPE. Called
@@ -180,5 +181,20 @@ static inline int cl_accept(int fd) {
 
 // prctl is variadic: Swift cannot call it.
 static inline int cl_set_process_name(const char *name) { return prctl(PR_SET_NAME, name, 0, 0, 0); }
+
+// Starts an action's command with posix_spawn (glibc's vfork-style clone: the loop is not held up
+// by copying the daemon), in a process group of its own (so a timeout can signal everything it
+// started), with an empty signal mask and default dispositions (the daemon blocks SIGTERM, SIGHUP,
+// SIGCHLD and ignores SIGPIPE; a child must not inherit that), "/" as working directory, stdin
+// from /dev/null, stdout and stderr into `out_fd`. Every other fd of the daemon is close-on-exec.
+// Returns 0 and sets *pid, or returns an errno (ENOENT for a missing program).
+int cl_spawn(const char *path, char *const argv[], char *const envp[], int out_fd, pid_t *pid);
+
+// Reaps one child that has ended, without waiting: returns its pid (0: none has ended, -1: no
+// children), with its exit code (or -1) and the signal that killed it (or 0).
+int cl_reap(int *exit_code, int *signal);
+
+// pipe2 with both ends close-on-exec and the read end non-blocking: fds[0] read, fds[1] write.
+int cl_output_pipe(int fds[2]);
 
 #endif

@@ -1,0 +1,126 @@
+import GestureEngine
+import TouchFrames
+
+/// One `[[action]]`: what a gesture does on the kiosk with no client to write: a key chord
+/// through the daemon's virtual keyboard, or a command. Only the config file declares actions;
+/// clients cannot. A reference type so that output items carry it as one pointer.
+public final class Action: Sendable, CustomStringConvertible {
+    public enum Effect: Hashable, Sendable {
+        /// Keys pressed in order and released in reverse (EV_KEY codes, with their names).
+        case keys([UInt16], names: [String])
+        /// A command and its arguments, run without a shell; argv[0] is an absolute path.
+        case exec([String])
+    }
+
+    public let name: String
+    /// The gesture that fires it: a kind (`swipe`), a gesture's name, or `region/name`.
+    public let gesture: String
+    /// Only gestures of this region (nil: any).
+    public let region: String?
+    public let fingers: Int?
+    public let direction: SwipeDirection?
+    public let edge: ScreenEdge?
+    /// The phase that fires it: `recognized` for tap and swipe; `began` or `ended` for the others.
+    public let phase: GesturePhase
+    public let effect: Effect
+    /// A firing within this long of the last one is skipped (gesture time).
+    public let cooldown: Duration
+    /// An exec action still running after this long gets SIGTERM, then SIGKILL.
+    public let timeout: Duration
+    /// Its `[[action]]` line in the file (for logs).
+    public let line: Int
+
+    public init(
+        name: String, gesture: String, region: String? = nil, fingers: Int? = nil, direction: SwipeDirection? = nil,
+        edge: ScreenEdge? = nil, phase: GesturePhase, effect: Effect, cooldown: Duration = .zero,
+        timeout: Duration = .seconds(10), line: Int = 0
+    ) {
+        self.name = name
+        self.gesture = gesture
+        self.region = region
+        self.fingers = fingers
+        self.direction = direction
+        self.edge = edge
+        self.phase = phase
+        self.effect = effect
+        self.cooldown = cooldown
+        self.timeout = timeout
+        self.line = line
+    }
+
+    public var kind: String {
+        switch effect {
+        case .keys: return "keys"
+        case .exec: return "exec"
+        }
+    }
+
+    /// The chord as written (`KEY_LEFTALT+KEY_LEFT`), or the argv joined by spaces.
+    public var description: String {
+        switch effect {
+        case .keys(_, let names): return names.joined(separator: "+")
+        case .exec(let argv): return argv.joined(separator: " ")
+        }
+    }
+
+    /// Does this action fire for `event`, a gesture of `spec` in region `region`? (Which
+    /// gesture and region it is bound to is resolved once, in `ActionTable`.)
+    public func fires(for e: GestureEvent) -> Bool {
+        guard e.phase == phase else { return false }
+        if let fingers, e.fingers != fingers { return false }
+        if let direction, e.direction != direction { return false }
+        if let edge, e.edge != edge { return false }
+        return true
+    }
+}
+
+/// The actions bound to each gesture of a compiled configuration, resolved once (by kind, name
+/// or `region/name`, and region), so that an event finds its candidates with one array read.
+/// Only the file's regions count: a client's regions (set_regions) never fire an action.
+public struct ActionTable: Sendable {
+    private let byGesture: [[Action]]
+    public let isEmpty: Bool
+
+    /// `fileRegions`: the names of the config file's regions (the compiled configuration may
+    /// hold clients' regions too).
+    public init(_ actions: [Action], _ c: CompiledConfiguration, fileRegions: Set<String>) {
+        var table = [[Action]](repeating: [], count: c.gestures.count)
+        for a in actions {
+            for (g, gesture) in c.gestures.enumerated()
+            where fileRegions.contains(c.regions[gesture.region].name) && Self.binds(a, gesture, c) {
+                table[g].append(a)
+            }
+        }
+        byGesture = table
+        isEmpty = actions.isEmpty
+    }
+
+    /// No action at all.
+    public init() {
+        byGesture = []
+        isEmpty = true
+    }
+
+    static func binds(_ a: Action, _ g: CompiledGesture, _ c: CompiledConfiguration) -> Bool {
+        let regionName = c.regions[g.region].name
+        if let r = a.region, r != regionName { return false }
+        return a.gesture == g.spec.kind.rawValue || a.gesture == g.spec.name || a.gesture == g.qualifiedName
+    }
+
+    /// The actions bound to compiled gesture `g` (each says whether an event `fires` it).
+    public func bound(to g: Int) -> [Action] { g < byGesture.count ? byGesture[g] : [] }
+}
+
+/// Each action's last firing, so one within its `cooldown` is skipped. Keyed by name, so a
+/// reload that keeps an action keeps its cooldown running.
+public struct ActionCooldowns: Sendable {
+    private var last: [String: Timestamp] = [:]
+    public init() {}
+
+    /// Whether `a` may fire at `time`; if so, the firing is noted.
+    public mutating func admit(_ a: Action, at time: Timestamp) -> Bool {
+        if let t = last[a.name], a.cooldown > .zero, time < t + a.cooldown { return false }
+        last[a.name] = time
+        return true
+    }
+}

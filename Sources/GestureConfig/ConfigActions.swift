@@ -1,0 +1,119 @@
+import GestureEngine
+import TouchFrames
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `[[action]]` tables (docs/CONFIG.md, "Actions"). Everything that can be checked when the file
+/// is read is: the gesture it is bound to exists (with that region, phase, direction, edge), key
+/// names are the kernel's, the command is an absolute path to an executable file.
+extension Loader {
+    static let actionKeys = [
+        "name", "gesture", "region", "fingers", "direction", "edge", "phase", "keys", "exec", "cooldown", "timeout",
+    ]
+    /// Keys in one chord: more is no chord a person could press.
+    static let maxChordKeys = 8
+
+    func readActions(_ scopes: [Scope], _ engine: EngineConfiguration) throws(ConfigError) -> [Action] {
+        let compiled = CompiledConfiguration(engine)
+        var actions: [Action] = []
+        for a in scopes {
+            try a.checkKeys(Self.actionKeys)
+            guard let name = try a.string("name") else { throw a.fail(nil, "an [[action]] needs a 'name'") }
+            try checkName(name, a, "action")
+            if actions.contains(where: { $0.name == name }) { throw a.fail("name", "two actions are named '\(name)'") }
+            guard let gesture = try a.string("gesture") else {
+                throw a.fail(nil, "action '\(name)' needs 'gesture': a kind (tap, swipe, ...), a gesture's name, or \"region/name\"")
+            }
+            let region = try a.string("region")
+            if let region, !engine.regions.contains(where: { $0.name == region }) {
+                throw a.fail("region", "action '\(name)': no region '\(region)' (regions: \(engine.regions.map(\.name).joined(separator: ", ")))")
+            }
+            let probe = Action(name: name, gesture: gesture, region: region, phase: .recognized, effect: .exec([]))
+            let bound = compiled.gestures.filter { ActionTable.binds(probe, $0, compiled) }
+            guard let first = bound.first else {
+                let inRegion = region.map { " in region '\($0)'" } ?? ""
+                throw a.fail("gesture", "action '\(name)': no gesture '\(gesture)'\(inRegion) (a kind, a gesture's name, or \"region/name\")")
+            }
+            let discrete = first.spec.kind.isDiscrete
+            guard bound.allSatisfy({ $0.spec.kind.isDiscrete == discrete }) else {
+                throw a.fail("gesture", "action '\(name)': '\(gesture)' names both tap/swipe gestures and continuous ones; name one region/gesture")
+            }
+            let phase = try readPhase(a, name, discrete: discrete)
+            let direction = try a.choice("direction", SwipeDirection.self)
+            if direction != nil, !bound.contains(where: { $0.spec.kind == .swipe }) {
+                throw a.fail("direction", "action '\(name)': 'direction' is for swipes, and '\(gesture)' is no swipe")
+            }
+            let edge = try a.choice("edge", ScreenEdge.self)
+            if edge != nil, !bound.contains(where: { $0.spec.kind == .edgeSwipe }) {
+                throw a.fail("edge", "action '\(name)': 'edge' is for edge swipes, and '\(gesture)' is no edge swipe")
+            }
+            let effect = try readEffect(a, name)
+            let cooldown = try a.integer("cooldown", in: 0...3_600_000) ?? 0
+            let timeout = try a.integer("timeout", in: 1...86_400_000)
+            if timeout != nil, case .keys = effect { throw a.fail("timeout", "action '\(name)': 'timeout' is for exec actions") }
+            actions.append(
+                Action(
+                    name: name, gesture: gesture, region: region, fingers: try a.integer("fingers", in: 1...10),
+                    direction: direction, edge: edge, phase: phase, effect: effect, cooldown: .milliseconds(cooldown),
+                    timeout: .milliseconds(timeout ?? 10_000), line: a.table.line))
+        }
+        return actions
+    }
+
+    private func readPhase(_ a: Scope, _ name: String, discrete: Bool) throws(ConfigError) -> GesturePhase {
+        guard let s = try a.string("phase") else { return discrete ? .recognized : .began }
+        switch (s, discrete) {
+        case ("recognized", true): return .recognized
+        case ("began", false): return .began
+        case ("ended", false): return .ended
+        case (_, true):
+            throw a.fail("phase", "action '\(name)': a tap or a swipe fires at \"recognized\", found \"\(s)\"")
+        case (_, false):
+            throw a.fail("phase", "action '\(name)': 'phase' must be \"began\" or \"ended\" for this gesture, found \"\(s)\"")
+        }
+    }
+
+    private func readEffect(_ a: Scope, _ name: String) throws(ConfigError) -> Action.Effect {
+        let keys = try a.string("keys")
+        let argv = try a.strings("exec")
+        switch (keys, argv) {
+        case (nil, nil), (.some, .some):
+            throw a.fail(nil, "action '\(name)' needs exactly one of 'keys' (a chord such as \"KEY_LEFTALT+KEY_LEFT\") and 'exec' (an argv)")
+        case (let keys?, nil):
+            let names = keys.split(separator: "+", omittingEmptySubsequences: false).map { String($0).trimmingSpaces }
+            guard !names.isEmpty, names.count <= Self.maxChordKeys else {
+                throw a.fail("keys", "action '\(name)': a chord has 1 to \(Self.maxChordKeys) keys, found \(names.count)")
+            }
+            var codes: [UInt16] = []
+            for n in names {
+                guard let code = KeyCodes.byName[n] else {
+                    throw a.fail("keys", "action '\(name)': unknown key '\(n)' (names as in linux/input-event-codes.h: KEY_A, KEY_LEFTALT, KEY_F5, KEY_BACK, ...)")
+                }
+                guard !codes.contains(code) else { throw a.fail("keys", "action '\(name)': '\(n)' is twice in the chord") }
+                codes.append(code)
+            }
+            return .keys(codes, names: names)
+        case (nil, let argv?):
+            guard let program = argv.first, !program.isEmpty else { throw a.fail("exec", "action '\(name)': 'exec' is empty") }
+            guard program.hasPrefix("/") else {
+                throw a.fail("exec", "action '\(name)': '\(program)' is a relative path; give the program's absolute path (no shell, no PATH search)")
+            }
+            guard access(program, X_OK) == 0 else {
+                throw a.fail("exec", "action '\(name)': '\(program)' is not an executable file: \(String(cString: strerror(errno)))")
+            }
+            guard !argv.contains(where: { $0.utf8.contains(0) }) else { throw a.fail("exec", "action '\(name)': an argument holds a NUL byte") }
+            return .exec(argv)
+        }
+    }
+}
+
+extension String {
+    var trimmingSpaces: String {
+        var s = Substring(self)
+        while s.first == " " { s.removeFirst() }
+        while s.last == " " { s.removeLast() }
+        return String(s)
+    }
+}
