@@ -26,6 +26,9 @@ int cl_spawn(const char *path, char *const argv[], char *const envp[], int out_f
     if (rc == 0) rc = posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
     if (rc == 0) rc = posix_spawn_file_actions_adddup2(&fa, out_fd, 2);
     if (rc == 0) rc = posix_spawn_file_actions_addchdir_np(&fa, "/");
+    // Nothing else of the daemon's: an fd a library opened without O_CLOEXEC, or one the
+    // daemon's own parent leaked to it, must not reach a command.
+    if (rc == 0) rc = posix_spawn_file_actions_addclosefrom_np(&fa, 3);
     if (rc == 0) rc = posix_spawnattr_setsigmask(&attr, &none);
     if (rc == 0) rc = posix_spawnattr_setsigdefault(&attr, &all);
     if (rc == 0) rc = posix_spawnattr_setpgroup(&attr, 0);

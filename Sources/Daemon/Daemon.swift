@@ -183,8 +183,9 @@ public final class Daemon {
         if let e = deadline.arm(at: next), let more = deadlineFailures.note(at: monotonicNanoseconds()) {
             log.error("deadline timer: \(e); gestures waiting on time are late\(more)")
         }
+        // --exit-after-replay waits for the actions' commands too (each is bounded by its timeout).
         if options.exitAfterReplay && !devices.all.isEmpty && devices.all.allSatisfy({ $0.ended && $0.pipeline.isIdle })
-            && next == nil
+            && next == nil && actions.running == 0
         {
             log.info("the replay is over (--exit-after-replay)")
             loop.stop()

@@ -1,6 +1,7 @@
 import GestureConfig
 import GestureEngine
 import GestureProtocol
+import TouchFrames
 
 /// The line `touchgesturectl replay --actions` prints for each action a gesture would fire
 /// (docs/PROTOCOL.md, "action"): `{"type":"action","action":NAME,"kind":"keys","keys":"A+B",
@@ -27,5 +28,38 @@ public enum ActionLine {
         w.bytes += line
         w.endObject()
         w.endLine()
+    }
+}
+
+extension DevicePipeline {
+    /// `touchgesturectl replay --actions`: the action lines a whole recording's gestures would
+    /// fire, after cooldowns, as the daemon would run them (nothing runs).
+    public static func actionLines(
+        _ recording: Recording, description: DeviceDescription, configuration: Configuration
+    ) throws(SetupError) -> String {
+        var out = PipelineOutput()
+        try replay(recording, description: description, configuration: configuration, into: &out)
+        var cooldowns = ActionCooldowns()
+        var w = JSONLineWriter()
+        ActionLine.encode(out, cooldowns: &cooldowns, into: &w)
+        return String(decoding: w.bytes, as: UTF8.self)
+    }
+}
+
+extension ActionLine {
+    /// The action lines of what a pipeline made (each action item follows its gesture item,
+    /// whose line goes inside), skipping firings within an action's cooldown.
+    public static func encode(_ out: PipelineOutput, cooldowns: inout ActionCooldowns, into w: inout JSONLineWriter) {
+        var gestureLine: Range<Int> = 0..<0
+        for item in out.items {
+            switch item {
+            case .gesture(_, let line, _): gestureLine = line
+            case .action(let a, let i, _, _):
+                let time = out.events[i].time
+                guard cooldowns.admit(a, at: time) else { continue }
+                encode(a, time: time, gestureLine: out[gestureLine], into: &w)
+            case .touch: break
+            }
+        }
     }
 }

@@ -118,19 +118,8 @@ struct Replay: ParsableCommand {
                     log.trace("\(pipeline.gestureName(t.gesture))#\(t.gesture) \(t.from) --\(t.input)--> \(t.to)\(t.reason.map { " (\($0))" } ?? "")", metadata: ["time": "\(t.time.seconds)"])
                 }
                 if actions {
-                    // Each action item follows its gesture item: the gesture line goes inside.
-                    var gestureLine: Range<Int> = 0..<0
                     actionLines.reset()
-                    for item in out.items {
-                        switch item {
-                        case .gesture(_, let line, _): gestureLine = line
-                        case .action(let a, let i, _, _):
-                            let time = out.events[i].time
-                            guard cooldowns.admit(a, at: time) else { continue }
-                            ActionLine.encode(a, time: time, gestureLine: out[gestureLine], into: &actionLines)
-                        case .touch: break
-                        }
-                    }
+                    ActionLine.encode(out, cooldowns: &cooldowns, into: &actionLines)
                     if !actionLines.bytes.isEmpty { writeAll(1, actionLines.bytes) }
                 } else if pretty {
                     for e in out.events where e.phase != .changed {

@@ -186,7 +186,7 @@ static inline int cl_set_process_name(const char *name) { return prctl(PR_SET_NA
 // by copying the daemon), in a process group of its own (so a timeout can signal everything it
 // started), with an empty signal mask and default dispositions (the daemon blocks SIGTERM, SIGHUP,
 // SIGCHLD and ignores SIGPIPE; a child must not inherit that), "/" as working directory, stdin
-// from /dev/null, stdout and stderr into `out_fd`. Every other fd of the daemon is close-on-exec.
+// from /dev/null, stdout and stderr into `out_fd`, and no other fd (all from 3 up are closed).
 // Returns 0 and sets *pid, or returns an errno (ENOENT for a missing program).
 int cl_spawn(const char *path, char *const argv[], char *const envp[], int out_fd, pid_t *pid);
 

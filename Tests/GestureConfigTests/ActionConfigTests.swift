@@ -1,0 +1,107 @@
+import GestureEngine
+import TouchFrames
+import Testing
+
+@testable import GestureConfig
+
+/// `[[action]]`: what is read, and what is refused with its file and line.
+@Suite struct ActionConfigTests {
+    @Test func actions_areRead_withTheirDefaults() throws {
+        let c = try ConfigLoader.parse(
+            """
+            [[action]]
+            name = "back"
+            gesture = "edge_swipe"
+            edge = "left"
+            keys = "KEY_LEFTALT+KEY_LEFT"
+
+            [[action]]
+            name = "admin"
+            gesture = "long_press"
+            fingers = 3
+            exec = ["/bin/true", "--flag"]
+            cooldown = 5000
+            timeout = 2500
+            """, file: "k.toml")
+        #expect(c.actions.count == 2)
+        let back = c.actions[0], admin = c.actions[1]
+        #expect(back.name == "back" && back.edge == .left && back.phase == .began && back.line == 1)
+        #expect(back.effect == .keys([56, 105], names: ["KEY_LEFTALT", "KEY_LEFT"]))
+        #expect(back.cooldown == .zero && back.timeout == .seconds(10))
+        #expect(admin.fingers == 3 && admin.phase == .began && admin.effect == .exec(["/bin/true", "--flag"]))
+        #expect(admin.cooldown == .milliseconds(5000) && admin.timeout == .milliseconds(2500) && admin.line == 7)
+    }
+
+    @Test func tapAndSwipe_fireAtRecognized_byDefault() throws {
+        let c = try ConfigLoader.parse(
+            "[[action]]\nname = \"a\"\ngesture = \"double_tap\"\nkeys = \"KEY_F5\"\n[[action]]\nname = \"b\"\ngesture = \"swipe\"\ndirection = \"down\"\nkeys = \"KEY_BACK\"\n",
+            file: "k.toml")
+        #expect(c.actions.map(\.phase) == [.recognized, .recognized])
+        #expect(c.actions[1].direction == .down)
+    }
+
+    @Test(arguments: [
+        ("keys = \"KEY_LEFTALT+KEY_NOPE\"", 4, "unknown key 'KEY_NOPE'"),
+        ("keys = \"\"", 4, "unknown key ''"),
+        ("keys = \"KEY_A+KEY_A\"", 4, "'KEY_A' is twice"),
+        ("exec = []", 4, "'exec' is empty"),
+        ("exec = [\"true\"]", 4, "'true' is a relative path"),
+        ("exec = [\"/nonexistent/program\"]", 4, "'/nonexistent/program' is not an executable file"),
+        ("keys = \"KEY_A\"\nexec = [\"/bin/true\"]", 1, "exactly one of 'keys'"),
+        ("", 1, "exactly one of 'keys'"),
+        ("keys = \"KEY_A\"\ntimeout = 100", 5, "'timeout' is for exec actions"),
+        ("keys = \"KEY_A\"\nphase = \"began\"", 5, "a tap or a swipe fires at \"recognized\""),
+        ("keys = \"KEY_A\"\ndirection = \"up\"", 5, "'direction' is for swipes"),
+        ("keys = \"KEY_A\"\nflavour = 1", 5, "unknown key 'flavour'"),
+    ])
+    func badActions_areRefusedWithTheirLine(body: String, line: Int, reason: String) {
+        let text = "[[action]]\nname = \"a\"\ngesture = \"tap\"\n" + body + "\n"
+        #expect(refused(text, line: line, reason: reason))
+    }
+
+    @Test func anActionBoundToNoGesture_isRefused() {
+        #expect(refused("[[action]]\nname = \"a\"\ngesture = \"wiggle\"\nkeys = \"KEY_A\"\n", line: 3, reason: "no gesture 'wiggle'"))
+        #expect(
+            refused(
+                "[[region]]\nname = \"list\"\n[[region.gesture]]\nkind = \"pan\"\n[[action]]\nname = \"a\"\ngesture = \"tap\"\nregion = \"list\"\nkeys = \"KEY_A\"\n",
+                line: 7, reason: "no gesture 'tap' in region 'list'"))
+        #expect(refused("[[action]]\nname = \"a\"\ngesture = \"tap\"\nregion = \"nowhere\"\nkeys = \"KEY_A\"\n", line: 4, reason: "no region 'nowhere'"))
+        #expect(
+            refused(
+                "[[action]]\nname = \"a\"\ngesture = \"pan\"\nphase = \"recognized\"\nkeys = \"KEY_A\"\n", line: 4,
+                reason: "'phase' must be \"began\" or \"ended\""))
+    }
+
+    @Test func twoActionsWithOneName_areRefused() {
+        let one = "[[action]]\nname = \"a\"\ngesture = \"tap\"\nkeys = \"KEY_A\"\n"
+        #expect(refused(one + one, line: 6, reason: "two actions are named 'a'"))
+    }
+
+    @Test func keyNames_matchTheKernelHeader_whereItIsInstalled() throws {
+        guard let header = readFile("/usr/include/linux/input-event-codes.h") else { return }
+        var seen = 0
+        for line in header.split(separator: "\n") {
+            let parts = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            guard parts.count >= 3, parts[0] == "#define", parts[1].hasPrefix("KEY_"),
+                let code = parts[2].hasPrefix("0x") ? UInt16(parts[2].dropFirst(2), radix: 16) : UInt16(parts[2])
+            else { continue }
+            let name = String(parts[1])
+            guard !["KEY_MAX", "KEY_CNT", "KEY_RESERVED", "KEY_MIN_INTERESTING"].contains(name) else { continue }
+            #expect(KeyCodes.byName[name] == code, "\(name)")
+            seen += 1
+        }
+        #expect(seen > 400)
+    }
+
+    func refused(_ text: String, line: Int, reason: String) -> Bool {
+        do {
+            _ = try ConfigLoader.parse(text, file: "kiosk.toml")
+            print("accepted: \(text)")
+            return false
+        } catch {
+            let ok = error.file == "kiosk.toml" && error.line == line && error.reason.contains(reason)
+            if !ok { print("got \(error)") }
+            return ok
+        }
+    }
+}
