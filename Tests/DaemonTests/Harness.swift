@@ -117,6 +117,13 @@ final class DaemonUnderTest {
 
     func signal(_ s: Int32) { kill(pid, s) }
 
+    /// Waits for the daemon to exit on its own (`--exit-after-replay`); stops it after `seconds`.
+    func exit(within seconds: Double) -> Int32 {
+        let end = Date().addingTimeInterval(seconds)
+        while process.isRunning && Date() < end { usleep(20_000) }
+        return stop()
+    }
+
     func stop() -> Int32 {
         if process.isRunning {
             kill(pid, SIGTERM)

@@ -1,0 +1,130 @@
+import Foundation
+import GestureConfig
+import GestureEngine
+import GestureProtocol
+import Testing
+import TouchFrames
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The daemon runs `[[action]]` commands: with the gesture in a clean environment, bounded in
+/// time (SIGTERM, then SIGKILL) and in number (skipped over the cap, never queued), while every
+/// client still gets every gesture line.
+@Suite(.serialized) struct DaemonActionTests {
+    /// A script file in `dir` (actions run programs, not shell text).
+    static func script(_ dir: String, _ name: String, _ body: String) throws -> String {
+        let path = dir + "/" + name
+        try ("#!/bin/sh\n" + body + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o755)
+        return path
+    }
+
+    @Test func aTap_runsItsCommand_withTheGestureInACleanEnvironment() throws {
+        let dir = scratch()
+        let envFile = dir + "/env.txt"
+        let s = try Self.script(dir, "record-env.sh", "env | sort > \(envFile).tmp; pwd >> \(envFile).tmp; mv \(envFile).tmp \(envFile)")
+        let config = "[daemon]\nmax_action_children = 2\n[[action]]\nname = \"record\"\ngesture = \"tap\"\nexec = [\"\(s)\"]\n"
+        let fixture = Root.fixtures + "/tap.events"
+        let d = try DaemonUnderTest(["--replay", fixture, "--exit-after-replay", "--speed", "4"], config: config, env: ["SECRET": "x"], dir: dir)
+        #expect(d.exit(within: 10) == 0)
+        let tap = try #require(try offlineLines(fixture).compactMap { try? parseJSON(Array($0.utf8)) }.first { $0["gesture"] == .string("tap") })
+        let env = try String(contentsOfFile: envFile, encoding: .utf8).split(separator: "\n").map(String.init)
+        let x = Int(tap["x"]!.number!.rounded()), y = Int(tap["y"]!.number!.rounded())
+        #expect(
+            env == [
+                // PWD is the shell's own (dash exports it); nothing of the daemon's (SECRET) is there.
+                "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "PWD=/",
+                "TOUCHGESTURED_DEVICE=1", "TOUCHGESTURED_DIRECTION=", "TOUCHGESTURED_EDGE=", "TOUCHGESTURED_FINGERS=1",
+                "TOUCHGESTURED_GESTURE=tap", "TOUCHGESTURED_NAME=tap", "TOUCHGESTURED_PHASE=recognized",
+                "TOUCHGESTURED_REGION=screen", "TOUCHGESTURED_X=\(x)", "TOUCHGESTURED_Y=\(y)", "/",
+            ])
+        #expect(d.log.contains("action 'record' started: \(s)"))
+        #expect(d.log.contains("action 'record' (pid "))
+        #expect(d.log.contains("exited with status 0"))
+    }
+
+    @Test func aHangingCommand_getsSIGTERM_thenSIGKILL_andTheDaemonGoesOn() throws {
+        let dir = scratch()
+        // It ignores SIGTERM (and so does the sleep it starts): only SIGKILL ends it.
+        let s = try Self.script(dir, "hang.sh", "trap '' TERM\nsleep 30\necho never")
+        let config = "[[action]]\nname = \"hang\"\ngesture = \"tap\"\ntimeout = 200\nexec = [\"\(s)\"]\n"
+        let started = Date()
+        let d = try DaemonUnderTest(
+            ["--replay", Root.fixtures + "/tap.events", "--exit-after-replay", "--speed", "4"], config: config, dir: dir)
+        #expect(d.exit(within: 10) == 0)
+        let took = Date().timeIntervalSince(started)
+        #expect(took < 15, "the daemon waited \(took) s")
+        let log = d.log
+        #expect(log.contains("action 'hang' (pid"))
+        #expect(log.contains("timed out after 0.2 seconds: SIGTERM"))
+        #expect(log.contains("still running 2 s after SIGTERM: SIGKILL"))
+        #expect(log.contains("killed by signal 9"))
+        #expect(!log.contains("never"))
+    }
+
+    /// 200 taps in one second (a 10 s recording at 10×), each firing a command that runs 150 ms,
+    /// with no cooldown and at most 4 at once.
+    @Test func twoHundredGesturesInASecond_neverRunMoreThanTheCap_andNoLineIsLost() throws {
+        let dir = scratch()
+        var events: [InputEvent] = []
+        func ev(_ ms: Int64, _ type: UInt16, _ code: UInt16, _ value: Int32) {
+            events.append(InputEvent(time: Timestamp(nanoseconds: ms * 1_000_000), type: type, code: code, value: value))
+        }
+        for i in 0..<200 {
+            let t = Int64(i) * 50 + 100
+            ev(t, Evdev.EV_ABS, Evdev.ABS_MT_SLOT, 0)
+            ev(t, Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, Int32(i + 1))
+            ev(t, Evdev.EV_ABS, Evdev.ABS_MT_POSITION_X, 1000 + Int32(i % 7) * 200)
+            ev(t, Evdev.EV_ABS, Evdev.ABS_MT_POSITION_Y, 1000)
+            ev(t, Evdev.EV_KEY, Evdev.BTN_TOUCH, 1)
+            ev(t, Evdev.EV_SYN, Evdev.SYN_REPORT, 0)
+            ev(t + 20, Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, -1)
+            ev(t + 20, Evdev.EV_KEY, Evdev.BTN_TOUCH, 0)
+            ev(t + 20, Evdev.EV_SYN, Evdev.SYN_REPORT, 0)
+        }
+        let panel = DeviceDescription.multitouchPanel(name: "actions panel", maxX: 3839, maxY: 2159, slots: 10, resolution: 15)
+        let recording = dir + "/taps.events"
+        try Evemu.format(Recording(description: panel, events: events)).write(toFile: recording, atomically: true, encoding: .utf8)
+        let trace = dir + "/runs.txt"
+        let s = try Self.script(dir, "busy.sh", "echo \"+ $(date +%s%N)\" >> \(trace)\nsleep 0.15\necho \"- $(date +%s%N)\" >> \(trace)")
+        let config = """
+            [daemon]
+            max_action_children = 4
+            [[region]]
+            name = "pad"
+            [[region.gesture]]
+            kind = "tap"
+            [[action]]
+            name = "busy"
+            gesture = "tap"
+            exec = ["\(s)"]
+            """
+        let d = try DaemonUnderTest(
+            ["--replay", recording, "--wait-for-clients", "1", "--exit-after-replay", "--speed", "10"], config: config, dir: dir)
+        let c = try TestClient(d.socket)
+        var taps = 0
+        while let l = c.line(seconds: 15) {
+            if l.contains(#""gesture":"tap""#) { taps += 1 }
+        }
+        #expect(d.exit(within: 10) == 0)
+        #expect(taps == 200, "a client got \(taps) of 200 tap lines")
+        // Concurrency as the commands themselves saw it.
+        var running = 0, most = 0, runs = 0
+        var marks: [(delta: Int, at: Int64)] = []
+        for line in try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n") {
+            marks.append((line.hasPrefix("+") ? 1 : -1, Int64(line.dropFirst(2)) ?? 0))
+        }
+        // An end before a start at the same nanosecond.
+        marks.sort { a, b in a.at != b.at ? a.at < b.at : a.delta < b.delta }
+        for (delta, _) in marks {
+            running += delta
+            most = max(most, running)
+            if delta > 0 { runs += 1 }
+        }
+        #expect(most <= 4 && most >= 2, "at most \(most) ran at once")
+        #expect(runs >= 4 && runs < 200, "\(runs) ran")
+        #expect(d.log.contains("skipped: 4 actions running, the limit (max_action_children)"))
+    }
+}
