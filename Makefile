@@ -35,7 +35,7 @@ install: build
 		> $(DESTDIR)$(UNITDIR)/touchgestured.service
 	sed 's|/usr/local/share/doc|$(PREFIX)/share/doc|g' systemd/touchgestured.socket > $(DESTDIR)$(UNITDIR)/touchgestured.socket
 	install -m 0644 systemd/touchgestured.sysusers $(DESTDIR)$(SYSUSERSDIR)/touchgestured.conf
-	install -m 0644 udev/70-touchgestured.rules $(DESTDIR)$(UDEVDIR)/
+	install -m 0644 udev/70-touchgestured.rules udev/71-touchgestured-uinput.rules $(DESTDIR)$(UDEVDIR)/
 	test -e $(DESTDIR)$(SYSCONFDIR)/touchgestured/touchgestured.toml || \
 		install -m 0644 config/touchgestured.toml $(DESTDIR)$(SYSCONFDIR)/touchgestured/touchgestured.toml
 	install -m 0644 README.md docs/*.md udev/60-touchgestured-local.rules.example $(DESTDIR)$(DOCDIR)/
@@ -50,7 +50,7 @@ uninstall:
 		systemctl disable --now touchgestured.service touchgestured.socket 2>/dev/null; fi
 	rm -f $(DESTDIR)$(BINDIR)/touchgestured $(DESTDIR)$(BINDIR)/touchgesturectl
 	rm -f $(DESTDIR)$(UNITDIR)/touchgestured.service $(DESTDIR)$(UNITDIR)/touchgestured.socket
-	rm -f $(DESTDIR)$(SYSUSERSDIR)/touchgestured.conf $(DESTDIR)$(UDEVDIR)/70-touchgestured.rules
+	rm -f $(DESTDIR)$(SYSUSERSDIR)/touchgestured.conf $(DESTDIR)$(UDEVDIR)/70-touchgestured.rules $(DESTDIR)$(UDEVDIR)/71-touchgestured-uinput.rules
 	rm -rf $(DESTDIR)$(DOCDIR)
 	cmp -s config/touchgestured.toml $(DESTDIR)$(SYSCONFDIR)/touchgestured/touchgestured.toml && \
 		rm -f $(DESTDIR)$(SYSCONFDIR)/touchgestured/touchgestured.toml && \

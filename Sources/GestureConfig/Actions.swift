@@ -86,25 +86,27 @@ public struct ActionTable: Sendable {
     public init(_ actions: [Action], _ c: CompiledConfiguration, fileRegions: Set<String>) {
         var table = [[Action]](repeating: [], count: c.gestures.count)
         for a in actions {
-            for (g, gesture) in c.gestures.enumerated()
-            where fileRegions.contains(c.regions[gesture.region].name) && Self.binds(a, gesture, c) {
-                table[g].append(a)
-            }
+            for g in Self.bound(a, c) where fileRegions.contains(c.regions[c.gestures[g].region].name) { table[g].append(a) }
         }
         byGesture = table
         isEmpty = actions.isEmpty
+    }
+
+    /// The gestures `a` is bound to: those named `a.gesture` (or `region/name`) when there are
+    /// any, else those of that kind; within `a.region` when it has one. So `tap` is the gesture
+    /// named tap (not the double tap, also of kind tap), and `swipe` in a file whose swipes all
+    /// have their own names is every swipe.
+    public static func bound(_ a: Action, _ c: CompiledConfiguration) -> [Int] {
+        let inRegion = c.gestures.indices.filter { a.region == nil || c.regions[c.gestures[$0].region].name == a.region }
+        let named = inRegion.filter { c.gestures[$0].spec.name == a.gesture || c.gestures[$0].qualifiedName == a.gesture }
+        if !named.isEmpty { return named }
+        return inRegion.filter { c.gestures[$0].spec.kind.rawValue == a.gesture }
     }
 
     /// No action at all.
     public init() {
         byGesture = []
         isEmpty = true
-    }
-
-    static func binds(_ a: Action, _ g: CompiledGesture, _ c: CompiledConfiguration) -> Bool {
-        let regionName = c.regions[g.region].name
-        if let r = a.region, r != regionName { return false }
-        return a.gesture == g.spec.kind.rawValue || a.gesture == g.spec.name || a.gesture == g.qualifiedName
     }
 
     /// The actions bound to compiled gesture `g` (each says whether an event `fires` it).

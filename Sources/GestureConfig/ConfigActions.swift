@@ -31,7 +31,7 @@ extension Loader {
                 throw a.fail("region", "action '\(name)': no region '\(region)' (regions: \(engine.regions.map(\.name).joined(separator: ", ")))")
             }
             let probe = Action(name: name, gesture: gesture, region: region, phase: .recognized, effect: .exec([]))
-            let bound = compiled.gestures.filter { ActionTable.binds(probe, $0, compiled) }
+            let bound = ActionTable.bound(probe, compiled).map { compiled.gestures[$0] }
             guard let first = bound.first else {
                 let inRegion = region.map { " in region '\($0)'" } ?? ""
                 throw a.fail("gesture", "action '\(name)': no gesture '\(gesture)'\(inRegion) (a kind, a gesture's name, or \"region/name\")")
@@ -49,13 +49,18 @@ extension Loader {
             if edge != nil, !bound.contains(where: { $0.spec.kind == .edgeSwipe }) {
                 throw a.fail("edge", "action '\(name)': 'edge' is for edge swipes, and '\(gesture)' is no edge swipe")
             }
+            let fingers = try a.integer("fingers", in: 1...10)
+            if let fingers, !bound.contains(where: { ($0.spec.minFingers...$0.spec.maxFingers).contains(fingers) }) {
+                let takes = bound.map { "\($0.qualifiedName): \($0.spec.minFingers == $0.spec.maxFingers ? "\($0.spec.minFingers)" : "\($0.spec.minFingers)-\($0.spec.maxFingers)")" }
+                throw a.fail("fingers", "action '\(name)': no '\(gesture)' gesture takes \(fingers) fingers (\(takes.joined(separator: ", "))); declare one with fingers = \(fingers)")
+            }
             let effect = try readEffect(a, name)
             let cooldown = try a.integer("cooldown", in: 0...3_600_000) ?? 0
             let timeout = try a.integer("timeout", in: 1...86_400_000)
             if timeout != nil, case .keys = effect { throw a.fail("timeout", "action '\(name)': 'timeout' is for exec actions") }
             actions.append(
                 Action(
-                    name: name, gesture: gesture, region: region, fingers: try a.integer("fingers", in: 1...10),
+                    name: name, gesture: gesture, region: region, fingers: fingers,
                     direction: direction, edge: edge, phase: phase, effect: effect, cooldown: .milliseconds(cooldown),
                     timeout: .milliseconds(timeout ?? 10_000), line: a.table.line))
         }

@@ -17,7 +17,7 @@ import Testing
 
             [[action]]
             name = "admin"
-            gesture = "long_press"
+            gesture = "pan"
             fingers = 3
             exec = ["/bin/true", "--flag"]
             cooldown = 5000
@@ -53,6 +53,7 @@ import Testing
         ("keys = \"KEY_A\"\nphase = \"began\"", 5, "a tap or a swipe fires at \"recognized\""),
         ("keys = \"KEY_A\"\ndirection = \"up\"", 5, "'direction' is for swipes"),
         ("keys = \"KEY_A\"\nflavour = 1", 5, "unknown key 'flavour'"),
+        ("keys = \"KEY_A\"\nfingers = 4", 5, "no 'tap' gesture takes 4 fingers (screen/tap: 1)"),
     ])
     func badActions_areRefusedWithTheirLine(body: String, line: Int, reason: String) {
         let text = "[[action]]\nname = \"a\"\ngesture = \"tap\"\n" + body + "\n"
