@@ -19,7 +19,7 @@ struct TouchGestureCtl: ParsableCommand {
         subcommands: [
             Replay.self, TraceCommand.self, Monitor.self, Ping.self, Stats.self, Devices.self, Regions.self,
             Record.self, Play.self,
-            CheckConfig.self, Diagrams.self,
+            CheckConfig.self, Diagrams.self, Import.self,
         ]
     )
 }
@@ -167,6 +167,10 @@ struct CheckConfig: ParsableCommand {
         for r in compiled.regions {
             let parent = r.parent.map { " inside '\(compiled.regions[$0].name)'" } ?? ""
             out += "  region '\(r.name)'\(parent): \(r.gestures.map { compiled.gestures[$0].spec.name }.joined(separator: ", "))\n"
+        }
+        for a in c.actions {
+            let region = a.region.map { " in '\($0)'" } ?? ""
+            out += "  action '\(a.name)': \(a.kind) \(a) on \(a.gesture)\(region) (\(a.phase.rawValue))\n"
         }
         writeAll(1, Array(out.utf8))
     }
