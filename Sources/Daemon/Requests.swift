@@ -119,7 +119,8 @@ extension Daemon {
         case .stats:
             Messages.beginReply(&writer, id: id, op: op)
             stats.write(
-                into: &writer, clients: server.clientCount, devices: devices.all.count, server: server, wakeups: loop.wakeups)
+                into: &writer, clients: server.clientCount, devices: devices.all.count, server: server, actions: actions,
+                wakeups: loop.wakeups)
             Messages.end(&writer)
 
         }

@@ -22,7 +22,9 @@ struct Stats {
     /// How late the deadline timer fired (long press, double-tap window).
     var lateness = LatencyRing()
 
-    func write(into writer: inout JSONLineWriter, clients: Int, devices: Int, server: Server, wakeups: Int) {
+    func write(
+        into writer: inout JSONLineWriter, clients: Int, devices: Int, server: Server, actions: ActionRunner, wakeups: Int
+    ) {
         writer.field("uptime", Double(monotonicNanoseconds() - startedAt) / 1e9, decimals: 3)
         writer.field("clients", clients)
         writer.field("devices", devices)
@@ -37,6 +39,10 @@ struct Stats {
         writer.field("reloads", reloads)
         writer.field("reload_failures", reloadFailures)
         writer.field("engine_anomalies", engineAnomalies)
+        writer.field("actions_run", actions.started)
+        writer.field("actions_skipped", actions.skipped)
+        writer.field("actions_failed", actions.failed)
+        writer.field("actions_running", actions.running)
         writer.field("wakeups", wakeups)
         writer.field("rss_kb", Self.residentKilobytes())
         Self.write(&writer, "latency_us", latencies)

@@ -282,6 +282,38 @@ with_udevd() {
     stop_daemon
 }
 
+# --- actions: a key action makes the virtual keyboard (udev: a keyboard) and a tap presses the
+# chord on it, read back from its own /dev/input node; an exec action runs once per tap ---------
+actions() {
+    ensure_udevd
+    printf '[[action]]\nname = "back"\ngesture = "tap"\nkeys = "KEY_LEFTALT+KEY_LEFT"\n[[action]]\nname = "mark"\ngesture = "tap"\nexec = ["/bin/sh", "-c", "echo ran >> /tmp/exec-ran.txt"]\n' > /tmp/actions.toml
+    rm -f /tmp/exec-ran.txt /tmp/kbd.events
+    start_daemon actions --config /tmp/actions.toml
+    i=0; kbd=""
+    while [ $i -lt 100 ] && [ -z "$kbd" ]; do
+        usleep 50000; i=$((i + 1))
+        kbd=$(sed -n 's/.*virtual keyboard for key actions: \(\/dev\/input\/event[0-9]*\).*/\1/p' /tmp/daemon-actions.log)
+    done
+    udevadm settle --timeout=5
+    keyboard=$(udevadm info --query=property --name="$kbd" 2>/dev/null | grep -c '^ID_INPUT_KEYBOARD=1')
+    touchgesturectl record "$kbd" --duration 4 -o /tmp/kbd.events 2>/dev/null &
+    REC=$!
+    usleep 300000
+    touchgesturectl play --uinput --settle 0.5 $E/rec/tap.events 2>/dev/null
+    wait $REC
+    stop_daemon
+    # EV_KEY 56 (KEY_LEFTALT) and 105 (KEY_LEFT): pressed in order, released in reverse, a
+    # SYN_REPORT after each.
+    keys=$(grep '^E:' /tmp/kbd.events | awk '{printf "%s %s %s;", $3, $4, $5}')
+    want="0001 0038 1;0000 0000 0;0001 0069 1;0000 0000 0;0001 0069 0;0000 0000 0;0001 0038 0;0000 0000 0;"
+    ran=$(cat /tmp/exec-ran.txt 2>/dev/null | wc -l)
+    if [ -n "$kbd" ] && [ "$keyboard" = 1 ] && [ "$keys" = "$want" ] && [ "$ran" = 1 ]; then
+        pass "actions" "(virtual keyboard $kbd, ID_INPUT_KEYBOARD=1, Alt+Left pressed and released in order, exec ran once)"
+    else
+        fail "actions" "(keyboard '$kbd', udev keyboard $keyboard, keys '$keys', exec ran $ran: $(tail -5 /tmp/daemon-actions.log | tr '\n' '|'))"
+    fi
+}
+
 # --- side by side: touchgestured (one subscribed client), lisgd and libinput debug-events read
 # the same virtual touchscreen at once; each one's CPU time over the stream, from schedstat -----
 cpu_ns() { cut -d' ' -f1 /proc/$1/schedstat; }
@@ -394,6 +426,7 @@ run record
 run devices_local
 run two_panels
 run with_udevd
+run actions
 for variant in $VARIANTS; do run bench_side_by_side $variant; done
 run latency
 for f in /tmp/daemon-*.log; do echo "--- $f"; tail -5 $f; done
