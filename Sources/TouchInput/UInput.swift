@@ -33,15 +33,20 @@ public final class UInputDevice {
                 }
             }
         }
+        (uidev, devnode) = try Self.create(dev, what: "libevdev_uinput_create_from_device")
+        self.dev = dev
+    }
+
+    /// Makes the kernel device for `dev` through /dev/uinput: the handle and its node. On
+    /// failure `dev` is freed and `what` names the error.
+    static func create(_ dev: OpaquePointer, what: String) throws(EvdevError) -> (OpaquePointer, String?) {
         var ui: OpaquePointer?
         let rc = libevdev_uinput_create_from_device(dev, Int32(CEV_UINPUT_OPEN_MANAGED), &ui)
         guard rc == 0, let ui else {
             libevdev_free(dev)
-            throw EvdevError("libevdev_uinput_create_from_device", -rc)
+            throw EvdevError(what, -rc)
         }
-        self.dev = dev
-        uidev = ui
-        devnode = libevdev_uinput_get_devnode(ui).map { String(cString: $0) }
+        return (ui, libevdev_uinput_get_devnode(ui).map { String(cString: $0) })
     }
 
     deinit {

@@ -31,16 +31,9 @@ public final class VirtualKeyboard {
         for code in UInt16(1)..<0x100 { keys.insert(code) }
         keys.formUnion(extraKeys)
         for code in keys.sorted() { libevdev_enable_event_code(dev, UInt32(Evdev.EV_KEY), UInt32(code), nil) }
-        var ui: OpaquePointer?
-        let rc = libevdev_uinput_create_from_device(dev, Int32(CEV_UINPUT_OPEN_MANAGED), &ui)
-        guard rc == 0, let ui else {
-            libevdev_free(dev)
-            throw EvdevError("creating the virtual keyboard (/dev/uinput)", -rc)
-        }
+        (uidev, devnode) = try UInputDevice.create(dev, what: "creating the virtual keyboard (/dev/uinput)")
         self.dev = dev
-        uidev = ui
         self.keys = keys
-        devnode = libevdev_uinput_get_devnode(ui).map { String(cString: $0) }
     }
 
     deinit {
