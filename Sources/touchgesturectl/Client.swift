@@ -22,7 +22,10 @@ struct SocketOption: ParsableArguments {
 /// A blocking line connection to the daemon.
 final class Connection {
     let fd: Int32
+    /// Bytes read and not yet returned start at `start` (compacted when half is consumed).
     private var buffer: [UInt8] = []
+    private var start = 0
+    private var chunk = [UInt8](repeating: 0, count: 65_536)
     /// CLOCK_MONOTONIC (ns) when the read that completed the last returned line returned.
     private(set) var lastReadNanoseconds: Int64 = 0
 
@@ -42,12 +45,15 @@ final class Connection {
     /// The next line, or nil at end of stream.
     func readLine() -> String? {
         while true {
-            if let nl = buffer.firstIndex(of: 0x0A) {
-                let line = String(decoding: buffer[..<nl], as: UTF8.self)
-                buffer.removeFirst(nl + 1)
+            if let nl = buffer[start...].firstIndex(of: 0x0A) {
+                let line = String(decoding: buffer[start..<nl], as: UTF8.self)
+                start = nl + 1
+                if start * 2 > buffer.count {
+                    buffer.removeFirst(start)
+                    start = 0
+                }
                 return line
             }
-            var chunk = [UInt8](repeating: 0, count: 65_536)
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n < 0 && errno == EINTR { continue }
             if n <= 0 { return nil }
@@ -55,6 +61,9 @@ final class Connection {
             buffer += chunk[0..<n]
         }
     }
+
+    /// A whole line is already read: `readLine` returns it without a system call.
+    var hasBufferedLine: Bool { buffer[start...].contains(0x0A) }
 
     /// Sends a request and returns its reply (or error) line, skipping other lines.
     func call(_ request: String, id: Int) throws -> JSONValue {
@@ -117,7 +126,26 @@ struct Monitor: ParsableCommand {
         if touches { request.append(("touches", .bool(true))) }
         c.send(jsonText(.object(request)))
         var seen = 0
+        // Lines are written in batches: one write(2) for all the lines one read brought.
+        var out: [UInt8] = []
+        defer { if !out.isEmpty { writeAll(1, out) } }
         while let line = c.readLine() {
+            // The stream lines, as they are, without parsing them (a 1 kHz pan is a line a
+            // millisecond): only replies and errors are read as JSON.
+            if !pretty && count == nil && (line.hasPrefix(#"{"type":"gesture""#) || line.hasPrefix(#"{"type":"touch""#)) {
+                if receiptTimes { out += Array(formatSeconds(c.lastReadNanoseconds).utf8) + [0x20] }
+                out += Array(line.utf8)
+                out.append(0x0A)
+                if !c.hasBufferedLine {
+                    writeAll(1, out)
+                    out.removeAll(keepingCapacity: true)
+                }
+                continue
+            }
+            if !out.isEmpty {
+                writeAll(1, out)
+                out.removeAll(keepingCapacity: true)
+            }
             guard let v = try? parseJSON(Array(line.utf8)), case .string(let type)? = v["type"] else {
                 print(line)
                 continue
