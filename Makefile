@@ -34,6 +34,9 @@ install: build
 	sed 's|@BINDIR@|$(BINDIR)|g; s|/usr/local/share/doc|$(PREFIX)/share/doc|g' systemd/touchgestured.service \
 		> $(DESTDIR)$(UNITDIR)/touchgestured.service
 	sed 's|/usr/local/share/doc|$(PREFIX)/share/doc|g' systemd/touchgestured.socket > $(DESTDIR)$(UNITDIR)/touchgestured.socket
+	sed 's|@BINDIR@|$(BINDIR)|g; s|/usr/local/share/doc|$(PREFIX)/share/doc|g' systemd/touchgestured-metrics.service \
+		> $(DESTDIR)$(UNITDIR)/touchgestured-metrics.service
+	sed 's|/usr/local/share/doc|$(PREFIX)/share/doc|g' systemd/touchgestured-metrics.timer > $(DESTDIR)$(UNITDIR)/touchgestured-metrics.timer
 	install -m 0644 systemd/touchgestured.sysusers $(DESTDIR)$(SYSUSERSDIR)/touchgestured.conf
 	install -m 0644 udev/70-touchgestured.rules udev/71-touchgestured-uinput.rules $(DESTDIR)$(UDEVDIR)/
 	test -e $(DESTDIR)$(SYSCONFDIR)/touchgestured/touchgestured.toml || \
@@ -47,9 +50,10 @@ install: build
 
 uninstall:
 	-@if [ -z "$(DESTDIR)" ] && command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then \
-		systemctl disable --now touchgestured.service touchgestured.socket 2>/dev/null; fi
+		systemctl disable --now touchgestured-metrics.timer touchgestured.service touchgestured.socket 2>/dev/null; fi
 	rm -f $(DESTDIR)$(BINDIR)/touchgestured $(DESTDIR)$(BINDIR)/touchgesturectl
 	rm -f $(DESTDIR)$(UNITDIR)/touchgestured.service $(DESTDIR)$(UNITDIR)/touchgestured.socket
+	rm -f $(DESTDIR)$(UNITDIR)/touchgestured-metrics.service $(DESTDIR)$(UNITDIR)/touchgestured-metrics.timer
 	rm -f $(DESTDIR)$(SYSUSERSDIR)/touchgestured.conf $(DESTDIR)$(UDEVDIR)/70-touchgestured.rules $(DESTDIR)$(UDEVDIR)/71-touchgestured-uinput.rules
 	rm -rf $(DESTDIR)$(DOCDIR)
 	cmp -s config/touchgestured.toml $(DESTDIR)$(SYSCONFDIR)/touchgestured/touchgestured.toml && \

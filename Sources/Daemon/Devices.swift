@@ -12,11 +12,15 @@ final class Device {
     let source: InputSource
     var pipeline: DevicePipeline
     var ended = false
+    /// Its panel's health (`stats`), carried over from an earlier life of the same panel.
+    var health: PanelHealth
 
-    init(id: UInt32, source: InputSource, pipeline: DevicePipeline) {
+    init(id: UInt32, source: InputSource, pipeline: DevicePipeline, health: PanelHealth) {
         self.id = id
         self.source = source
         self.pipeline = pipeline
+        self.health = health
+        self.health.up = true
     }
 
     var summary: DeviceSummary {
@@ -50,6 +54,8 @@ final class Devices {
     /// The file's configuration (geometry, `[daemon]`), and what the engines run.
     var base: Configuration
     private(set) var compiled: CompiledConfiguration
+    /// Panels that went (for `stats`: up = false), the newest 64.
+    private var gone = GonePanels()
     /// The one output buffer every pipeline fills in turn; the owner reads it after each run.
     private var output = PipelineOutput()
     /// What the pipelines make beyond the events (the owner's clients decide).
@@ -98,12 +104,17 @@ final class Devices {
 
     /// A device appears: it gets its own decoder and engine; the owner hears `added`.
     func add(_ source: InputSource) throws {
-        let device = Device(id: nextID, source: source, pipeline: try makePipeline(source, id: nextID))
+        let d = source.description
+        let key = PanelHealth.Key(name: d.name, vendor: d.vendor, product: d.product, node: source.node)
+        let device = Device(
+            id: nextID, source: source, pipeline: try makePipeline(source, id: nextID),
+            health: gone.take(key) ?? PanelHealth(key))
         nextID += 1
         all.append(device)
         try source.start(
             loop: loop,
             deliver: { [unowned self, unowned device] batch in
+                if batch.resynced { device.health.resyncs += 1 }
                 device.pipeline.feed(batch, into: &self.output)
                 self.hand(device)
             },
@@ -189,9 +200,22 @@ final class Devices {
         device.pipeline.deviceRemoved(at: device.source.engineTime(atMonotonic: monotonicNanoseconds()), into: &output)
         hand(device)
         device.source.stop()
+        device.health.up = false
+        device.health.removals += 1
+        device.health.errors += device.source.errorCount
+        gone.add(device.health)
         all.removeAll { $0 === device }
         owner.removed(device)
         log.info("device \(device.id) removed: \(device.source.node)")
+    }
+
+    /// Every panel's health: those present (their read errors so far added), then those gone.
+    var panels: [PanelHealth] {
+        all.map { d in
+            var h = d.health
+            h.errors += d.source.errorCount
+            return h
+        } + gone.all
     }
 
     func stopAll() {

@@ -20,6 +20,11 @@ extension Daemon: DeviceOwner {
     func output(_ out: PipelineOutput, from device: Device) {
         stats.frames += out.frameCount
         let since = loop.turnStarted
+        device.health.events += out.eventCount
+        if out.frameCount > 0 {
+            device.health.frames += out.frameCount
+            device.health.lastFrameAt = since
+        }
         for item in out.items {
             switch item {
             case .touch(let line):
@@ -29,6 +34,7 @@ extension Daemon: DeviceOwner {
                 }
             case .gesture(let i, let line, let origin):
                 stats.gestureLines += 1
+                stats.gestures.add(out.events[i])
                 guard !line.isEmpty else { continue }
                 let event = out.events[i]
                 for c in server.allClients where c.subscription.takes(event, origin: origin) && c.subscription.takes(device: device.id) {

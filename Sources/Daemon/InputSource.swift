@@ -33,6 +33,8 @@ public protocol InputSource: AnyObject {
     func stop()
     /// A live device is removed when it ends (unplugged); a finished replay stays, idle.
     var removesWhenEnded: Bool { get }
+    /// Read errors so far (a live device's failed reads; none for a replay).
+    var errorCount: Int { get }
     /// Delivers every event already due (before the engine's deadlines fire, so that input and
     /// deadlines keep their order whatever order their timers woke in).
     func deliverDue()
@@ -44,6 +46,7 @@ public final class ReplaySource: InputSource {
     public let description: DeviceDescription
     public let node: String
     public var removesWhenEnded: Bool { false }
+    public var errorCount: Int { 0 }
     private let events: [InputEvent]
     private let speed: Double
     private let loops: Bool

@@ -21,6 +21,7 @@ public final class LiveSource: InputSource {
     private var deliver: ((InputBatch) -> Void)?
     private var ended: (() -> Void)?
     private var failures = 0
+    public private(set) var errorCount = 0
     private let log: Logger
 
     init(device: EvdevDevice, node: InputNode, log: Logger) {
@@ -59,6 +60,7 @@ public final class LiveSource: InputSource {
             if end == .removed { finish() }
         } catch {
             failures += 1
+            errorCount += 1
             log.warning("\(node): \(error)")
             // A device that keeps failing is dropped; the daemon lives on.
             if error.isRemoval || failures >= 3 { finish() }

@@ -33,11 +33,13 @@ extension Daemon {
             }
         } catch let e as RequestError {
             stats.errors += 1
+            stats.errorsByCode[e.code, default: 0] += 1
             writer.reset()
             Messages.error(&writer, id: id, code: e.code, message: e.message)
         } catch {
             stats.errors += 1
             writer.reset()
+            stats.errorsByCode["internal", default: 0] += 1
             Messages.error(&writer, id: id, code: "internal", message: "\(error)")
         }
         server.reply(writer.bytes[...], to: c)
@@ -119,8 +121,8 @@ extension Daemon {
         case .stats:
             Messages.beginReply(&writer, id: id, op: op)
             stats.write(
-                into: &writer, clients: server.clientCount, devices: devices.all.count, server: server, actions: actions,
-                wakeups: loop.wakeups)
+                into: &writer, clients: server.clientCount, devices: devices.all.count, panels: devices.panels,
+                server: server, actions: actions, wakeups: loop.wakeups)
             Messages.end(&writer)
 
         }

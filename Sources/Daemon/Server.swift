@@ -51,6 +51,8 @@ public final class Server {
 
     public internal(set) var droppedSlow = 0
     public private(set) var refused = 0
+    /// Connections closed for a request line over `max_line_bytes`.
+    public private(set) var tooLongLines = 0
     public private(set) var accepted = 0
 
     init(loop: EventLoop, listenFD: Int32, limits: Limits, log: Logger) throws(EventLoop.Failure) {
@@ -318,6 +320,7 @@ public final class Server {
     }
 
     private func tooLong(_ client: Client) {
+        tooLongLines += 1
         var w = JSONLineWriter(capacity: 256)
         Messages.error(&w, id: nil, code: "line_too_long", message: "a request line may have \(settings.maxLineBytes) bytes at most; closing")
         reply(w.bytes[...], to: client)

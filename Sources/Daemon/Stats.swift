@@ -17,14 +17,20 @@ struct Stats {
     var reloadFailures = 0
     /// Impossible (state, input) pairs and arena decisions asked twice, over all devices.
     var engineAnomalies = 0
+    /// Gesture lines by kind and phase.
+    var gestures = GestureCounts()
+    /// Error replies by code (requests refused, and why).
+    var errorsByCode: [String: Int] = [:]
     /// Input-to-write latency, one sample per client write.
     var latencies = LatencyRing()
     /// How late the deadline timer fired (long press, double-tap window).
     var lateness = LatencyRing()
 
     func write(
-        into writer: inout JSONLineWriter, clients: Int, devices: Int, server: Server, actions: ActionRunner, wakeups: Int
+        into writer: inout JSONLineWriter, clients: Int, devices: Int, panels: [PanelHealth], server: Server,
+        actions: ActionRunner, wakeups: Int
     ) {
+        let now = monotonicNanoseconds()
         writer.field("uptime", Double(monotonicNanoseconds() - startedAt) / 1e9, decimals: 3)
         writer.field("clients", clients)
         writer.field("devices", devices)
@@ -45,6 +51,26 @@ struct Stats {
         writer.field("actions_running", actions.running)
         writer.field("wakeups", wakeups)
         writer.field("rss_kb", Self.residentKilobytes())
+        writer.key("panels")
+        writer.beginArray()
+        for p in panels {
+            writer.elementSeparator()
+            p.write(into: &writer, now: now)
+        }
+        writer.endArray()
+        writer.key("gestures")
+        gestures.write(into: &writer)
+        writer.key("errors_by_code")
+        writer.beginObject()
+        // The server's own refusals (the connection, not a request, is turned away) count too.
+        var codes = errorsByCode
+        if server.refused > 0 { codes["too_many_clients", default: 0] += server.refused }
+        if server.tooLongLines > 0 { codes["line_too_long", default: 0] += server.tooLongLines }
+        for (code, n) in codes.sorted(by: { $0.key < $1.key }) {
+            writer.key(dynamic: code)
+            writer.integer(Int64(n))
+        }
+        writer.endObject()
         Self.write(&writer, "latency_us", latencies)
         Self.write(&writer, "deadline_late_us", lateness)
     }
@@ -53,6 +79,7 @@ struct Stats {
         writer.key(key)
         writer.beginObject()
         writer.field("count", ring.count)
+        writer.field("sum_us", Double(ring.sum) / 1e3, decimals: 1)
         writer.field("p50", Double(ring.percentile(0.5)) / 1e3, decimals: 1)
         writer.field("p99", Double(ring.percentile(0.99)) / 1e3, decimals: 1)
         writer.field("max", Double(ring.max) / 1e3, decimals: 1)
@@ -93,6 +120,8 @@ struct LatencyRing {
     private var next = 0
     private(set) var count = 0
     private(set) var max: Int64 = 0
+    /// Every sample since the start, added up (ns).
+    private(set) var sum: Int64 = 0
     /// Counts per bucket; the last bucket also holds everything slower (2^23 µs ≈ 8 s and up).
     private(set) var buckets = [Int](repeating: 0, count: 24)
 
@@ -100,6 +129,7 @@ struct LatencyRing {
         samples[next] = ns
         next = (next + 1) % samples.count
         count += 1
+        sum &+= Swift.max(0, ns)
         if ns > max { max = ns }
         let us = UInt64(Swift.max(0, ns / 1000))
         buckets[Swift.min(buckets.count - 1, 64 - us.leadingZeroBitCount)] += 1

@@ -67,6 +67,7 @@ public struct DevicePipeline {
 
     /// Feeds one event; a SYN_REPORT makes a frame, and the engine's events for it.
     public mutating func feed(_ e: InputEvent, into out: inout PipelineOutput) {
+        out.eventCount += 1
         guard let frame = decoder.feed(e) else { return }
         out.frame(frame)
         trace(out.wants.transitions)

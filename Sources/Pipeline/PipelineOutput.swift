@@ -52,8 +52,9 @@ public struct PipelineOutput {
     public private(set) var items: [Item] = []
     /// The engine's events, appended by the engine itself (no copy on the way out).
     public internal(set) var events: [GestureEvent] = []
-    /// Frames decoded (all of them, whether kept or not).
+    /// Frames decoded (all of them, whether kept or not), and the evdev events they came from.
     public private(set) var frameCount = 0
+    public internal(set) var eventCount = 0
     /// The frames themselves, when `wants.frames`.
     public private(set) var frames: [TouchFrame] = []
     /// The recognizer transitions, when `wants.transitions`.
@@ -77,6 +78,7 @@ public struct PipelineOutput {
         frames.removeAll(keepingCapacity: true)
         transitions.removeAll(keepingCapacity: true)
         frameCount = 0
+        eventCount = 0
     }
 
     // MARK: - Filled by the pipeline

@@ -19,7 +19,7 @@ struct TouchGestureCtl: ParsableCommand {
         subcommands: [
             Replay.self, TraceCommand.self, Monitor.self, Ping.self, Stats.self, Devices.self, Regions.self,
             Record.self, Play.self,
-            CheckConfig.self, Diagrams.self, Import.self,
+            CheckConfig.self, Diagrams.self, Import.self, Metrics.self,
         ]
     )
 }

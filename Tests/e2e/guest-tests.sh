@@ -100,8 +100,18 @@ unplug_mid_pan() {
     usleep 600000
     kill $MON; wait $MON 2>/dev/null
     order=$(grep -oE '"phase":"cancelled"|"action":"removed"|"gesture":"tap"' /tmp/m-unplug.txt | tr '\n' ' ')
+    # Fleet health: both panels (gone now) stay as series at 0, each removed once; none is up.
+    touchgesturectl metrics --socket /tmp/g.sock > /tmp/metrics-unplug.txt
+    down=$(grep -c '^touchgestured_device_up{.*} 0$' /tmp/metrics-unplug.txt)
+    upnow=$(grep -c '^touchgestured_device_up{.*} 1$' /tmp/metrics-unplug.txt)
+    removed=$(grep '^touchgestured_device_removals_total{' /tmp/metrics-unplug.txt | awk '{s += $2} END {print s + 0}')
     case "$order" in
-        '"phase":"cancelled" "action":"removed" "gesture":"tap" "action":"removed" ') pass "unplug-mid-pan" "($order)" ;;
+        '"phase":"cancelled" "action":"removed" "gesture":"tap" "action":"removed" ')
+            if [ "$down" -ge 1 ] && [ "$upnow" = 0 ] && [ "$removed" = 2 ]; then
+                pass "unplug-mid-pan" "($order; metrics: device_up 0 for the unplugged panels, removals $removed)"
+            else
+                fail "unplug-mid-pan" "(metrics: device_up 0 series $down, up $upnow, removals $removed: $(grep device_ /tmp/metrics-unplug.txt | tr '\n' '|' | head -c 400))"
+            fi ;;
         *) fail "unplug-mid-pan" "($order)" ;;
     esac
     stop_daemon
@@ -138,11 +148,14 @@ syn_dropped() {
     last_tap=$(grep '"type":"gesture"' /tmp/m-flood.txt | tail -1 | grep -c '"gesture":"tap"')
     resync=$(grep -c 'SYN_DROPPED' /tmp/daemon-flood.log)
     last_touch=$(grep '"type":"touch"' /tmp/m-flood.txt | tail -1)
+    # Fleet health: the resync counter counts every flood's resync (all panels, up or gone).
+    touchgesturectl metrics --socket /tmp/g.sock > /tmp/metrics-flood.txt
+    counted=$(grep '^touchgestured_device_resyncs_total{' /tmp/metrics-flood.txt | awk '{s += $2} END {print s + 0}')
     if [ "$resync" -ge "$1" ] && [ "$began" = "$closed" ] && [ "$taps" = "$1" ] && [ "$last_tap" = 1 ] \
-        && [ "$before" = "$after" ] && echo "$last_touch" | grep -q '"contacts":\[\]'; then
-        pass "syn-dropped x$1" "(resyncs logged $resync, began $began, ended/cancelled $closed, taps $taps, fds $before -> $after, no contact left)"
+        && [ "$before" = "$after" ] && echo "$last_touch" | grep -q '"contacts":\[\]' && [ "$counted" = "$resync" ]; then
+        pass "syn-dropped x$1" "(resyncs logged $resync, counted in metrics $counted, began $began, ended/cancelled $closed, taps $taps, fds $before -> $after, no contact left)"
     else
-        fail "syn-dropped x$1" "(resyncs logged $resync, began $began, ended/cancelled $closed, taps $taps, last tap $last_tap, fds $before -> $after, last touch $last_touch)"
+        fail "syn-dropped x$1" "(resyncs logged $resync, in metrics $counted, began $began, ended/cancelled $closed, taps $taps, last tap $last_tap, fds $before -> $after, last touch $last_touch)"
     fi
     stop_daemon
 }

@@ -1,0 +1,111 @@
+import GestureEngine
+import GestureProtocol
+import TouchFrames
+
+/// What `stats` says of each touch panel (docs/PROTOCOL.md, `panels`), for fleet health: is it
+/// there, when did it last see a finger, how often did it lose events or fail. Kept per panel
+/// (name, vendor:product, node) after the panel goes: an unplugged touchscreen reads `up: false`
+/// (and a replugged one continues its counters) instead of vanishing, so "touchscreen missing" is
+/// a value to alert on, not an absent series.
+struct PanelHealth {
+    struct Key: Hashable {
+        var name: String
+        var vendor: UInt16
+        var product: UInt16
+        var node: String
+    }
+
+    let key: Key
+    var up = true
+    /// CLOCK_MONOTONIC of the loop turn that read its last frame.
+    var lastFrameAt: Int64?
+    var frames = 0
+    var events = 0
+    var resyncs = 0
+    var errors = 0
+    var removals = 0
+
+    init(_ key: Key) { self.key = key }
+
+    func write(into w: inout JSONLineWriter, now: Int64) {
+        w.beginObject()
+        w.field("name", key.name)
+        w.field("vendor", DeviceDescription.hex4(key.vendor))
+        w.field("product", DeviceDescription.hex4(key.product))
+        w.field("node", key.node)
+        w.field("up", up)
+        w.key("last_frame_age_s")
+        if let t = lastFrameAt { w.fixed(Double(now - t) / 1e9, decimals: 3) } else { w.raw("null") }
+        w.field("frames", frames)
+        w.field("events", events)
+        w.field("resyncs", resyncs)
+        w.field("errors", errors)
+        w.field("removals", removals)
+        w.endObject()
+    }
+}
+
+/// The panels that went, newest last; at most `capacity` (the oldest are forgotten), so a hotplug
+/// storm of virtual devices cannot grow it without bound.
+struct GonePanels {
+    static let capacity = 64
+    private(set) var all: [PanelHealth] = []
+
+    /// A panel comes back: its entry, taken out of the gone ones.
+    mutating func take(_ key: PanelHealth.Key) -> PanelHealth? {
+        guard let i = all.firstIndex(where: { $0.key == key }) else { return nil }
+        return all.remove(at: i)
+    }
+
+    mutating func add(_ h: PanelHealth) {
+        all.removeAll { $0.key == h.key }
+        all.append(h)
+        if all.count > Self.capacity { all.removeFirst(all.count - Self.capacity) }
+    }
+}
+
+/// Gesture lines by kind and phase, in fixed arrays (no allocation per line).
+struct GestureCounts {
+    private var counts = [Int](repeating: 0, count: GestureKind.allCases.count * 5)
+
+    static func phaseIndex(_ p: GesturePhase) -> Int {
+        switch p {
+        case .began: return 0
+        case .changed: return 1
+        case .ended: return 2
+        case .cancelled: return 3
+        case .recognized: return 4
+        }
+    }
+
+    static func kindIndex(_ k: GestureKind) -> Int {
+        switch k {
+        case .tap: return 0
+        case .longPress: return 1
+        case .pan: return 2
+        case .swipe: return 3
+        case .pinch: return 4
+        case .edgeSwipe: return 5
+        }
+    }
+
+    mutating func add(_ e: GestureEvent) { counts[Self.kindIndex(e.kind) * 5 + Self.phaseIndex(e.phase)] += 1 }
+
+    /// `{"tap":{"recognized":3},...}`: the kinds and phases seen, in a fixed order.
+    func write(into w: inout JSONLineWriter) {
+        let phases: [GesturePhase] = [.began, .changed, .ended, .cancelled, .recognized]
+        w.beginObject()
+        for k in GestureKind.allCases {
+            let row = Self.kindIndex(k) * 5
+            guard counts[row..<row + 5].contains(where: { $0 > 0 }) else { continue }
+            w.key(dynamic: k.rawValue)
+            w.beginObject()
+            for p in phases where counts[row + Self.phaseIndex(p)] > 0 {
+                w.key(dynamic: p.rawValue)
+                w.integer(Int64(counts[row + Self.phaseIndex(p)]))
+            }
+            w.endObject()
+        }
+        w.endObject()
+    }
+}

@@ -1,0 +1,46 @@
+import ArgumentParser
+import GestureProtocol
+import Pipeline
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+struct Metrics: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print the daemon's state as Prometheus metrics (text exposition), or write them atomically for node_exporter's textfile collector.",
+        discussion: """
+            With --output, the file is written beside its destination and renamed into place, so a
+            scrape never reads half of it (touchgestured-metrics.timer runs this every 15 s). A daemon
+            that cannot be reached gives touchgestured_up 0 (and exit status 0), so alerts can tell it.
+            """
+    )
+    @OptionGroup var connection: SocketOption
+
+    @Option(name: .shortAndLong, help: "Write to this file (atomically: a temporary file, then rename) instead of stdout.")
+    var output: String?
+
+    func run() throws {
+        var stats: JSONValue?
+        if let c = try? Connection(connection.path), c.readLine() != nil {
+            stats = try? c.call(#"{"op":"stats","id":1}"#, id: 1)
+        }
+        let text = PrometheusText.render(stats)
+        guard let output else {
+            writeAll(1, Array(text.utf8))
+            return
+        }
+        let temporary = output + ".tmp.\(getpid())"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw fail("\(temporary): \(String(cString: strerror(errno)))") }
+        let bytes = Array(text.utf8)
+        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        let synced = fsync(fd) == 0
+        close(fd)
+        guard written == bytes.count, synced, rename(temporary, output) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw fail("\(output): \(reason)")
+        }
+    }
+}
