@@ -104,7 +104,7 @@ unplug_mid_pan() {
     touchgesturectl metrics --socket /tmp/g.sock > /tmp/metrics-unplug.txt
     down=$(grep -c '^touchgestured_device_up{.*} 0$' /tmp/metrics-unplug.txt)
     upnow=$(grep -c '^touchgestured_device_up{.*} 1$' /tmp/metrics-unplug.txt)
-    removed=$(grep '^touchgestured_device_removals_total{' /tmp/metrics-unplug.txt | awk '{s += $2} END {print s + 0}')
+    removed=$(grep '^touchgestured_device_removals_total{' /tmp/metrics-unplug.txt | awk '{s += $NF} END {print s + 0}')
     case "$order" in
         '"phase":"cancelled" "action":"removed" "gesture":"tap" "action":"removed" ')
             if [ "$down" -ge 1 ] && [ "$upnow" = 0 ] && [ "$removed" = 2 ]; then
@@ -150,7 +150,7 @@ syn_dropped() {
     last_touch=$(grep '"type":"touch"' /tmp/m-flood.txt | tail -1)
     # Fleet health: the resync counter counts every flood's resync (all panels, up or gone).
     touchgesturectl metrics --socket /tmp/g.sock > /tmp/metrics-flood.txt
-    counted=$(grep '^touchgestured_device_resyncs_total{' /tmp/metrics-flood.txt | awk '{s += $2} END {print s + 0}')
+    counted=$(grep '^touchgestured_device_resyncs_total{' /tmp/metrics-flood.txt | awk '{s += $NF} END {print s + 0}')
     if [ "$resync" -ge "$1" ] && [ "$began" = "$closed" ] && [ "$taps" = "$1" ] && [ "$last_tap" = 1 ] \
         && [ "$before" = "$after" ] && echo "$last_touch" | grep -q '"contacts":\[\]' && [ "$counted" = "$resync" ]; then
         pass "syn-dropped x$1" "(resyncs logged $resync, counted in metrics $counted, began $began, ended/cancelled $closed, taps $taps, fds $before -> $after, no contact left)"
