@@ -442,18 +442,7 @@ func offlineLines(_ path: String, config: Configuration = .standard) throws -> [
         try metrics.write(toFile: dir + "/touchgestured-metrics.service", atomically: true, encoding: .utf8)
         try FileManager.default.copyItem(
             atPath: Root.path + "/systemd/touchgestured-metrics.timer", toPath: dir + "/touchgestured-metrics.timer")
-        func run(_ args: [String]) throws -> (Int32, String) {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-analyze")
-            p.arguments = args
-            let out = Pipe()
-            p.standardOutput = out
-            p.standardError = out
-            try p.run()
-            let data = out.fileHandleForReading.readDataToEndOfFile()
-            p.waitUntilExit()
-            return (p.terminationStatus, String(decoding: data, as: UTF8.self))
-        }
+        func run(_ args: [String]) throws -> (Int32, String) { try runProgram("/usr/bin/systemd-analyze", args) }
         let verify = try run([
             "verify", dir + "/touchgestured.service", dir + "/touchgestured.socket", dir + "/touchgestured-metrics.service",
             dir + "/touchgestured-metrics.timer",

@@ -19,6 +19,20 @@ enum Root {
     static let tour = path + "/examples/recordings/tour.events"
 }
 
+/// Runs a program to its end: its exit status and its output (stdout and stderr together).
+func runProgram(_ path: String, _ args: [String]) throws -> (Int32, String) {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: path)
+    p.arguments = args
+    let out = Pipe()
+    p.standardOutput = out
+    p.standardError = out
+    try p.run()
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+}
+
 /// A scratch directory for one test.
 func scratch() -> String {
     let dir = NSTemporaryDirectory() + "tg-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"

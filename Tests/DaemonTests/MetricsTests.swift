@@ -11,19 +11,7 @@ import Testing
     static let python = "/usr/bin/python3"
     static let nodeExporter = "/usr/bin/prometheus-node-exporter"
 
-    /// Runs a program; its status and output (stdout and stderr).
-    static func run(_ path: String, _ args: [String]) throws -> (Int32, String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: path)
-        p.arguments = args
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = out
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
-    }
+    static func run(_ path: String, _ args: [String]) throws -> (Int32, String) { try runProgram(path, args) }
 
     /// The samples of an exposition as Prometheus's parser reads them: "name{labels} value" lines.
     static func parsed(_ file: String) throws -> [String: Double] {
