@@ -57,7 +57,11 @@ final class ActionRunner {
         }
     }
 
-    var running: Int { children.count }
+    /// Commands fired this turn, started once the turn's lines are written (`startPending`).
+    private var pending: [(action: Action, argv: [String], env: [String])] = []
+
+    /// Commands running or about to start.
+    var running: Int { children.count + pending.count }
 
     /// A configuration (at start, at each reload): the virtual keyboard exists while some action
     /// presses keys, and survives a reload that keeps key actions.
@@ -115,15 +119,23 @@ final class ActionRunner {
                 log.error("action '\(action.name)': \(error)")
             }
         case .exec(let argv):
-            guard children.count < maxChildren else {
+            guard running < maxChildren else {
                 skipped += 1
                 if let more = skips.note(at: monotonicNanoseconds()) {
                     log.warning("action '\(action.name)' skipped: \(children.count) actions running, the limit (max_action_children)\(more)")
                 }
                 return
             }
-            spawn(action, argv, Self.environment(context))
+            pending.append((action, argv, Self.environment(context)))
         }
+    }
+
+    /// Starts the commands fired this turn. Called after the turn's client writes, so that
+    /// spawning (the daemon waits while the child execs) never delays a gesture line.
+    func startPending() {
+        guard !pending.isEmpty else { return }
+        for p in pending { spawn(p.action, p.argv, p.env) }
+        pending.removeAll(keepingCapacity: true)
     }
 
     /// A clean environment: a standard PATH and the gesture, nothing of the daemon's.

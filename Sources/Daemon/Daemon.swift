@@ -167,6 +167,7 @@ public final class Daemon {
             do { try recompile() } catch { log.error("recompiling without a client's regions: \(error)") }
         }
         server.flush()
+        actions.startPending()
         var anomalies = 0
         for d in devices.all { anomalies += d.pipeline.anomalies }
         if anomalies > stats.engineAnomalies {
