@@ -65,10 +65,20 @@ final class Connection {
     /// A whole line is already read: `readLine` returns it without a system call.
     var hasBufferedLine: Bool { buffer[start...].contains(0x0A) }
 
-    /// Sends a request and returns its reply (or error) line, skipping other lines.
+    private var quiet = false
+
+    /// Sends a request and returns its reply (or error) line, skipping other lines. The first
+    /// call first unsubscribes from gesture lines: under a flood of them (a replay at 100×) a
+    /// one-shot command would otherwise read, and be dropped as too slow, before its reply came.
     func call(_ request: String, id: Int) throws -> JSONValue {
+        if !quiet {
+            send(#"{"op":"subscribe","id":0,"gestures":false}"#)
+            quiet = true
+        }
         send(request)
         while let line = readLine() {
+            // Stream lines still on their way are skipped unparsed.
+            guard line.hasPrefix(#"{"type":"reply""#) || line.hasPrefix(#"{"type":"error""#) else { continue }
             guard let v = try? parseJSON(Array(line.utf8)) else { continue }
             if case .string(let t)? = v["type"], t == "reply" || t == "error", v["id"] == .number(Double(id)) {
                 if t == "error" {
