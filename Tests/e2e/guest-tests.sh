@@ -406,7 +406,10 @@ bench_once() {
     if [ -z "$bad" ]; then
         for d in $((t1 - t0)) $((l1 - l0)) $((i1 - i0)) $((c1 - c0)); do [ "$d" -lt 0 ] && bad="$bad negative-cpu"; done
     fi
-    [ "$li_frames" != "$frames" ] && bad="$bad libinput-saw-$li_frames-of-$frames-frames"
+    # libinput debug-events prints every event and is the first to fall behind under the
+    # emulator: a shortfall withholds its figure (not the touchgestured / lisgd ratio, the goal's).
+    li_short=""
+    [ "$li_frames" != "$frames" ] && li_short="libinput fell behind (saw $li_frames of $frames frames): its figure is withheld"
     [ "$swipes" != 50 ] && bad="$bad lisgd-saw-$swipes-of-50-swipes"
     if [ -n "$bad" ]; then
         why="impossible figures, run refused:$bad; readings $t0 $t1 $l0 $l1 $i0 $i1 $c0 $c1"
@@ -422,7 +425,8 @@ bench_once() {
         t = $2 - $1; l = $4 - $3; i = $6 - $5; c = $8 - $7
         printf "E2E BENCH ('$1') cpu per event (ns): touchgestured %.0f, lisgd %.0f, libinput-debug-events %.0f (monitor client %.0f)\n", t / $9, l / $9, i / $9, c / $9
         printf "E2E BENCH ('$1') cpu per frame (us): touchgestured %.1f, lisgd %.1f, libinput-debug-events %.1f\n", t / $10 / 1000, l / $10 / 1000, i / $10 / 1000
-        printf "E2E BENCH ('$1') ratio: touchgestured / lisgd %.2f (goal <= 0.5), touchgestured / libinput-debug-events %.2f\n", t / l, t / i
+        if ("'"$li_short"'" == "") printf "E2E BENCH ('$1') ratio: touchgestured / lisgd %.2f (goal <= 0.5), touchgestured / libinput-debug-events %.2f\n", t / l, t / i
+        else printf "E2E BENCH ('$1') ratio: touchgestured / lisgd %.2f (goal <= 0.5); '"$li_short"'\n", t / l
     }'
     if [ "$pans" -gt 0 ] && [ "$swipes" -gt 0 ] && [ "$li_frames" -gt 0 ]; then
         pass "side-by-side $1" "(all three read the stream; figures in the E2E BENCH lines)"
