@@ -103,9 +103,9 @@ public final class Daemon {
         server.onConnect = { [unowned self] c in self.connected(c) }
         server.onRequest = { [unowned self] c, line in self.request(c, line) }
         server.onDisconnect = { [unowned self] c in self.disconnected(c) }
-        server.onWritten = { [unowned self] ns in self.stats.latencies.add(ns) }
-        loop.afterTurn = { [unowned self] in self.afterTurn() }
-        loop.hasPendingWork = { [unowned self] in self.server.hasBacklog }
+        server.onWritten = { [unowned(unsafe) self] ns in self.stats.latencies.add(ns) }
+        loop.afterTurn = { [unowned(unsafe) self] in self.afterTurn() }  // the loop lives in the daemon
+        loop.hasPendingWork = { [unowned(unsafe) self] in self.server.hasBacklog }
         actions.configure(base.actions)
         subscriptionsChanged()
 

@@ -34,7 +34,7 @@ final class Device {
 /// Where what the devices produce goes (the daemon's fan-out to clients).
 protocol DeviceOwner: AnyObject {
     /// What a device's pipeline made of its input or of a deadline (valid during the call).
-    func output(_ out: PipelineOutput, from device: Device)
+    func output(_ out: inout PipelineOutput, from device: Device)
     func added(_ device: Device)
     func removed(_ device: Device)
 }
@@ -45,7 +45,9 @@ protocol DeviceOwner: AnyObject {
 final class Devices {
     private let loop: EventLoop
     private let log: Logger
-    unowned let owner: DeviceOwner
+    // unowned(unsafe), here and in the per-frame closures: the daemon owns both for its whole
+    // life, and a checked `unowned` costs a reference-count round trip on every frame.
+    unowned(unsafe) let owner: DeviceOwner
     private(set) var all: [Device] = []
     private var nextID: UInt32 = 1
     /// Sources waiting for enough clients (`--wait-for-clients`).
@@ -113,7 +115,7 @@ final class Devices {
         all.append(device)
         try source.start(
             loop: loop,
-            deliver: { [unowned self, unowned device] batch in
+            deliver: { [unowned(unsafe) self, unowned(unsafe) device] batch in
                 if batch.resynced { device.health.resyncs += 1 }
                 device.pipeline.feed(batch, into: &self.output)
                 self.hand(device)
@@ -142,10 +144,11 @@ final class Devices {
     /// Hands what a device's pipeline made to the owner (transitions to the trace log), then
     /// empties the buffer for the next.
     private func hand(_ device: Device) {
+        guard !output.isEmpty else { return }
         for t in output.transitions {
             log.trace("\(device.pipeline.gestureName(t.gesture)) \(t.from) --\(t.input)--> \(t.to)\(t.reason.map { " (\($0))" } ?? "")")
         }
-        owner.output(output, from: device)
+        owner.output(&output, from: device)
         output.removeAll()
     }
 

@@ -17,7 +17,8 @@ extension Daemon: DeviceOwner {
         devices.wants = wants
     }
 
-    func output(_ out: PipelineOutput, from device: Device) {
+    /// `out` is inout only so that it is not copied on the way in; it is read, not changed.
+    func output(_ out: inout PipelineOutput, from device: Device) {
         stats.frames += out.frameCount
         let since = loop.turnStarted
         device.health.events += out.eventCount

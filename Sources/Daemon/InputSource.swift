@@ -60,6 +60,7 @@ public final class ReplaySource: InputSource {
     private var deliver: ((InputBatch) -> Void)?
     private var ended: (() -> Void)?
     public private(set) var passes = 0
+    private var due: [InputEvent] = []
 
     private let log: Logger
 
@@ -74,6 +75,7 @@ public final class ReplaySource: InputSource {
         loops = loop
         first = recording.events.first?.time.nanoseconds ?? 0
         timer = try DeadlineTimer()
+        due.reserveCapacity(256)
     }
 
     public func monotonic(of t: Timestamp) -> Int64 {
@@ -108,6 +110,11 @@ public final class ReplaySource: InputSource {
         if let e = timer.arm(at: next) { log.error("\(node): the replay stalls: \(e)") }
     }
 
+    private func deliverBatch() {
+        due.withUnsafeBufferPointer { deliver?(InputBatch($0)) }
+        due.removeAll(keepingCapacity: true)
+    }
+
     private func fire() {
         timer.acknowledge()
         deliverDue()
@@ -116,13 +123,18 @@ public final class ReplaySource: InputSource {
     public func deliverDue() {
         guard deliver != nil else { return }
         let now = monotonicNanoseconds()
+        // What is due goes as one batch, as a live device's read does (a frame at a time at
+        // recorded pace); the buffer keeps its capacity.
+        due.removeAll(keepingCapacity: true)
         while index < events.count {
             var e = events[index]
             e.time = Timestamp(nanoseconds: e.time.nanoseconds + offset)
             guard monotonic(of: e.time) <= now else { break }
             index += 1
-            withUnsafePointer(to: &e) { deliver?(InputBatch(UnsafeBufferPointer(start: $0, count: 1))) }
+            due.append(e)
+            if due.count == 256 { deliverBatch() }
         }
+        if !due.isEmpty { deliverBatch() }
         if index >= events.count {
             passes += 1
             if loops && events.count > 0 {

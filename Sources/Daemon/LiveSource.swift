@@ -39,7 +39,7 @@ public final class LiveSource: InputSource {
         self.loop = loop
         self.deliver = deliver
         self.ended = ended
-        try loop.add(device.fd) { [unowned self] _ in self.deliverDue() }
+        try loop.add(device.fd) { [unowned(unsafe) self] _ in self.deliverDue() }  // removed in stop()
     }
 
     public func stop() {
@@ -50,7 +50,7 @@ public final class LiveSource: InputSource {
     public func deliverDue() {
         guard let deliver else { return }
         do {
-            let end = try device.read { [unowned self] batch in
+            let end = try device.read { [unowned(unsafe) self] batch in
                 if batch.resynced {
                     self.log.notice("\(self.node): events dropped (SYN_DROPPED); resynchronized with the kernel's state")
                 }

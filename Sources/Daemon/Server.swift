@@ -116,7 +116,7 @@ public final class Server {
             nextNumber += 1
             accepted += 1
             do {
-                try loop.add(fd, events: client.interest) { [unowned self, unowned client] events in
+                try loop.add(fd, events: client.interest) { [unowned(unsafe) self, unowned(unsafe) client] events in
                     self.ready(client, events)
                 }
             } catch {

@@ -74,12 +74,17 @@ public struct Engine {
 
     /// Replaces the configuration from the next sequence on (the current one finishes under the old).
     public mutating func reconfigure(_ compiled: CompiledConfiguration) {
+        defer { nextDeadline = earliestDeadline() }
         pending = compiled
         applyPendingIfIdle()
     }
 
-    /// The earliest time at which `advance(to:)` has something to do.
-    public var nextDeadline: Timestamp? {
+    /// The earliest time at which `advance(to:)` has something to do. Kept by every entry point
+    /// that can change a recognizer (`handle`, `advance`, `deviceRemoved`, `reconfigure`), so
+    /// reading it, once a frame here and once a wake-up in the daemon, is a load.
+    public private(set) var nextDeadline: Timestamp?
+
+    private func earliestDeadline() -> Timestamp? {
         var best: Timestamp?
         for g in arena.members where isLive(g) {
             if let d = bank.look(g).deadline, best == nil || d < best! { best = d }
@@ -93,6 +98,7 @@ public struct Engine {
     // MARK: - Input
 
     public mutating func handle(_ frame: TouchFrame, into out: inout [GestureEvent]) {
+        defer { nextDeadline = earliestDeadline() }
         let time = max(frame.time, now)  // time never runs backwards inside the engine
         advance(to: time, into: &out)
         if let d = device, d != frame.device, tracker.count > 0 { return }
@@ -165,6 +171,7 @@ public struct Engine {
             }
             resolve(at: d, into: &out)
             finishIfDone()
+            nextDeadline = earliestDeadline()
         }
         now = max(now, time)
     }
@@ -173,6 +180,7 @@ public struct Engine {
     /// everything it needed and waited only on the clock or the arena (a tap waiting out the
     /// double-tap window) is recognized now, since what it waited for can no longer happen.
     public mutating func deviceRemoved(at time: Timestamp, into out: inout [GestureEvent]) {
+        defer { nextDeadline = earliestDeadline() }
         advance(to: time, into: &out)
         let t = max(time, now)
         for g in arena.members where isLive(g) {

@@ -16,12 +16,12 @@ public struct Thresholds: Hashable, Sendable {
     /// How long (ms) a finger may stay down and still make a tap. Read by TapRecognizer.
     /// Equal to `longPressDuration` so that every press is either a tap or a long press, never
     /// neither (libinput's 180 ms is for touchpads, where a press has no meaning). Default 500 ms.
-    public var tapMaxDuration: Duration = .milliseconds(500)
+    public var tapMaxDuration: Duration = .milliseconds(500) { didSet { ns.tapMax = tapMaxDuration.nanosecondsClamped } }
 
     /// The longest gap (ms) from one tap's lift to the next tap's touch-down in a multi-tap.
     /// Read by TapRecognizer. Android DOUBLE_TAP_TIMEOUT and Flutter kDoubleTapTimeout are both
     /// 300 ms. Default 300 ms.
-    public var multiTapInterval: Duration = .milliseconds(300)
+    public var multiTapInterval: Duration = .milliseconds(300) { didSet { ns.multiTapInterval = multiTapInterval.nanosecondsClamped } }
 
     /// How far (mm) the next tap of a multi-tap may land from the first. Read by TapRecognizer.
     /// Android DOUBLE_TAP_SLOP and Flutter kDoubleTapSlop are 100 dp = 15.9 mm. Default 15 mm.
@@ -30,7 +30,7 @@ public struct Thresholds: Hashable, Sendable {
     /// How long (ms) the fingers must stay down, still, for a long press. Read by
     /// LongPressRecognizer; the press fires at this deadline, not at the next event.
     /// Flutter kLongPressTimeout 500 ms; UIKit minimumPressDuration 0.5 s. Default 500 ms.
-    public var longPressDuration: Duration = .milliseconds(500)
+    public var longPressDuration: Duration = .milliseconds(500) { didSet { ns.longPress = longPressDuration.nanosecondsClamped } }
 
     /// How far (mm) a finger may drift during a long press before it fails. Read by
     /// LongPressRecognizer. UIKit's allowableMovement is 10 pt = 1.6 mm on a phone; we keep it
@@ -54,7 +54,7 @@ public struct Thresholds: Hashable, Sendable {
     /// gesture counts its fingers. Read by every multi-finger recognizer and by the arena, which
     /// lets a gesture with more fingers outrank one with fewer during this window. The EP0430M09
     /// 4-finger recordings land their fingers over about 110 ms. Default 150 ms.
-    public var fingerSettle: Duration = .milliseconds(150)
+    public var fingerSettle: Duration = .milliseconds(150) { didSet { ns.fingerSettle = fingerSettle.nanosecondsClamped } }
 
     /// The least distance (mm) the centroid must travel for a swipe. Read by SwipeRecognizer.
     /// Android flings need no distance, lisgd 125 px (device dependent); 10 mm tells a flick
@@ -69,7 +69,7 @@ public struct Thresholds: Hashable, Sendable {
     /// The longest a swipe may take (ms) from touch-down to lift. Read by SwipeRecognizer, which
     /// fails at this deadline (so a pan that waits for the swipe to fail is not held longer).
     /// lisgd uses 800 ms; we take 500 ms. Default 500 ms.
-    public var swipeMaxDuration: Duration = .milliseconds(500)
+    public var swipeMaxDuration: Duration = .milliseconds(500) { didSet { ns.swipeMax = swipeMaxDuration.nanosecondsClamped } }
 
     /// The window (ms) over which release velocity is fitted by least squares. Read by the
     /// velocity tracker of pan and swipe. Flutter's VelocityTracker horizon is 100 ms. Default 100 ms.
@@ -92,6 +92,19 @@ public struct Thresholds: Hashable, Sendable {
     /// How far (mm) an edge swipe must move inward before it begins. Read by
     /// EdgeSwipeRecognizer. Default 5 mm.
     public var edgeMinDistance: Millimeters = 5
+
+    /// The durations above in nanoseconds, kept by their setters: recognizers compute their
+    /// deadlines every frame, and converting a `Duration` (128-bit arithmetic) each time cost more
+    /// than the rest of the deadline.
+    public private(set) var ns = Nanoseconds()
+
+    public struct Nanoseconds: Hashable, Sendable {
+        public var tapMax: Int64 = 500_000_000
+        public var multiTapInterval: Int64 = 300_000_000
+        public var longPress: Int64 = 500_000_000
+        public var fingerSettle: Int64 = 150_000_000
+        public var swipeMax: Int64 = 500_000_000
+    }
 
     public init() {}
 

@@ -26,6 +26,9 @@ public struct Timestamp: Comparable, Hashable, Sendable, CustomStringConvertible
         Timestamp(nanoseconds: t.nanoseconds &+ d.nanosecondsClamped)
     }
 
+    /// `self` plus `ns` nanoseconds (a threshold's `Thresholds.ns`).
+    @inline(__always) public func after(_ ns: Int64) -> Timestamp { Timestamp(nanoseconds: nanoseconds &+ ns) }
+
     public static func - (a: Timestamp, b: Timestamp) -> Duration {
         .nanoseconds(a.nanoseconds &- b.nanoseconds)
     }

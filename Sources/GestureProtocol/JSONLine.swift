@@ -5,7 +5,7 @@ import GestureEngine
 /// JSONEncoder). Deterministic: the same event gives the same bytes on every machine.
 public struct JSONLineWriter {
     public var bytes: [UInt8] = []
-    private var needsComma = false
+    var needsComma = false
 
     public init(capacity: Int = 4096) { bytes.reserveCapacity(capacity) }
 

@@ -50,14 +50,16 @@ public struct DevicePipeline {
         actions = ActionTable(configuration.actions, compiled, fileRegions: actionRegions)
     }
 
-    /// The engine's next deadline, read in place (reading `engine.nextDeadline` from another
-    /// module copied the whole engine, retaining each of its arrays, on every wake-up).
-    public var nextDeadline: Timestamp? { engine.nextDeadline }
+    // What the daemon reads every wake-up is stored, kept after each call: reading a computed
+    // property of a pipeline held by a class, from another module, copied the whole pipeline
+    // (its engine's every array retained and released) each time.
+    /// The engine's next deadline.
+    public private(set) var nextDeadline: Timestamp?
+    /// The engine's bug counters: impossible (state, input) pairs, and decisions the arena was
+    /// asked to take twice. Both stay 0 unless there is a bug.
+    public private(set) var anomalies = 0
     /// No gesture is under way or pending.
     public var isIdle: Bool { engine.isIdle }
-    /// The engine's bug counters, read in place: impossible (state, input) pairs, and decisions
-    /// the arena was asked to take twice. Both stay 0 unless there is a bug.
-    public var anomalies: Int { engine.invalidInputs + engine.arenaViolations }
 
     /// Feeds a reader's batch in order. A resynced batch marks its frame as a discontinuity.
     public mutating func feed(_ batch: InputBatch, into out: inout PipelineOutput) {
@@ -98,6 +100,7 @@ public struct DevicePipeline {
         actionList = file.actions
         actionRegions = Set(file.engine.regions.map(\.name))
         engine.reconfigure(compiled)
+        nextDeadline = engine.nextDeadline
     }
 
     /// The name of a compiled gesture (for logs).
@@ -111,6 +114,8 @@ public struct DevicePipeline {
 
     /// Encodes the events from `first` on (those the engine just appended).
     private mutating func flush(from first: Int, into out: inout PipelineOutput) {
+        nextDeadline = engine.nextDeadline
+        anomalies = engine.invalidInputs + engine.arenaViolations
         if let log = engine.transitionLog, !log.isEmpty {
             out.transitions(log)
             engine.transitionLog!.removeAll(keepingCapacity: true)

@@ -70,13 +70,19 @@ public struct PipelineOutput {
     /// The bytes of a line of `text`.
     public subscript(line: Range<Int>) -> ArraySlice<UInt8> { text.bytes[line] }
 
-    /// Empties the buffer, keeping its capacity and its wants.
+    /// Nothing was made since the last `removeAll`.
+    public var isEmpty: Bool {
+        eventCount == 0 && items.isEmpty && events.isEmpty && frames.isEmpty && transitions.isEmpty && text.bytes.isEmpty
+    }
+
+    /// Empties the buffer, keeping its capacity and its wants (what is empty already is left
+    /// alone: the daemon calls this for every read).
     public mutating func removeAll() {
-        text.reset()
-        items.removeAll(keepingCapacity: true)
-        events.removeAll(keepingCapacity: true)
-        frames.removeAll(keepingCapacity: true)
-        transitions.removeAll(keepingCapacity: true)
+        if !text.bytes.isEmpty { text.reset() }
+        if !items.isEmpty { items.removeAll(keepingCapacity: true) }
+        if !events.isEmpty { events.removeAll(keepingCapacity: true) }
+        if !frames.isEmpty { frames.removeAll(keepingCapacity: true) }
+        if !transitions.isEmpty { transitions.removeAll(keepingCapacity: true) }
         frameCount = 0
         eventCount = 0
     }

@@ -111,6 +111,9 @@ struct Play: ParsableCommand {
     @Option(help: "Write the CLOCK_MONOTONIC time (s) taken just before each frame's SYN_REPORT write to this file, one a line.")
     var writeTimes: String?
 
+    @Option(help: "After --settle, wait until this file exists before playing (a script creates it once its readers are ready).")
+    var waitFor: String?
+
     @Argument(help: "The evemu recording.")
     var recording: String
 
@@ -128,6 +131,9 @@ struct Play: ParsableCommand {
         do { dev = try UInputDevice(description) } catch { throw fail("\(error) (is the uinput module loaded, and /dev/uinput writable?)") }
         writeAll(2, Array("playing \(recording) as \(dev.devnode ?? "a virtual device") (created at \(created) s, CLOCK_MONOTONIC)\n".utf8))
         sleepFor(settle)
+        if let waitFor {
+            while access(waitFor, F_OK) != 0 { sleepFor(0.01) }
+        }
         let start = cl_monotonic_ns()
         let first = rec.events.first?.time.nanoseconds ?? 0
         var times: [Int64] = []

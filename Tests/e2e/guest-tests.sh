@@ -437,6 +437,73 @@ bench_once() {
     return 0
 }
 
+# --- instructions per frame: the three readers under callgrind (user-space instructions, which
+# neither load nor the emulator move), on one shorter stream read by all three at once ----------
+# vgdb zeroes each reader's counts once all three have the device open, and dumps them once the
+# stream is read, so start-up and teardown are left out.
+has_node() { ls -l /proc/$1/fd 2>/dev/null | grep -q " $node\$"; }
+cg_total() { sed -n 's/^totals: *\([0-9]*\).*/\1/p; s/^summary: *\([0-9]*\).*/\1/p' "$1" | head -1; }
+bench_instructions() {
+    if ! [ -x /bin/valgrind ] || ! [ -x /bin/lisgd ]; then echo "E2E COUNT skipped: valgrind or lisgd is not installed on the host"; return; fi
+    ensure_udevd
+    frames=$(grep -c '^E: [0-9.]* 0000 0000 0$' $E/rec/count.events)
+    strokes=$(grep -c '^E: [0-9.]* 0001 014a 1$' $E/rec/count.events)
+    rm -f /tmp/cg-* /tmp/count-go /tmp/g.sock
+    printf '[daemon]\nmax_clients = 4\noutput_buffer_bytes = 4194304\n' > /tmp/count.toml
+    vg="valgrind --tool=callgrind --vgdb=yes"
+    $vg --callgrind-out-file=/tmp/cg-touchgestured.out touchgestured --socket /tmp/g.sock --config /tmp/count.toml > /tmp/daemon-count.log 2>&1 &
+    DAEMON=$!
+    i=0; while [ $i -lt 1200 ] && ! [ -e /tmp/g.sock ]; do usleep 100000; i=$((i + 1)); done
+    monitor /tmp/m-count.txt
+    touchgesturectl play --uinput --settle 0 --wait-for /tmp/count-go $E/rec/count.events 2> /tmp/play-count.log &
+    PLAY=$!
+    wait_node /tmp/play-count.log
+    udevadm settle --timeout=5
+    $vg --callgrind-out-file=/tmp/cg-lisgd.out lisgd -d $node -w 1920 -h 1080 -g '1,LR,*,*,R,echo SWIPE1' -g '2,LR,*,*,R,echo SWIPE2' \
+        -g '3,LR,*,*,R,echo SWIPE3' -g '4,LR,*,*,R,echo SWIPE4' -g '5,LR,*,*,R,echo SWIPE5' > /tmp/lisgd-count.txt 2>&1 &
+    LISGD=$!
+    $vg --callgrind-out-file=/tmp/cg-libinput.out libinput-debug-events --device $node > /tmp/libinput-count.txt 2>&1 &
+    LI=$!
+    i=0; while [ $i -lt 1200 ] && ! { has_node $DAEMON && has_node $LISGD && has_node $LI; }; do usleep 100000; i=$((i + 1)); done
+    usleep 3000000         # past opening: libinput and lisgd read the device's state
+    for p in $DAEMON $LISGD $LI; do vgdb --pid=$p zero > /tmp/vgdb-zero-$p.txt 2>&1; done
+    touch /tmp/count-go
+    wait $PLAY
+    usleep 3000000         # every reader drains what is queued
+    tg_frames=$(touchgesturectl stats --socket /tmp/g.sock | sed -n 's/.*"frames":\([0-9]*\).*/\1/p' | head -1)
+    for p in $DAEMON $LISGD $LI; do vgdb --pid=$p dump > /tmp/vgdb-dump-$p.txt 2>&1; done
+    kill $MON; wait $MON 2>/dev/null
+    kill -9 $LISGD $LI $DAEMON; wait $LISGD $LI $DAEMON 2>/dev/null
+    swipes=$(grep -c '^SWIPE' /tmp/lisgd-count.txt)
+    li_frames=$(grep -c 'TOUCH_FRAME' /tmp/libinput-count.txt)
+    tg=$(cg_total /tmp/cg-touchgestured.out.1); li=$(cg_total /tmp/cg-libinput.out.1); lg=$(cg_total /tmp/cg-lisgd.out.1)
+    echo "E2E COUNT stream: $frames frames at 50 Hz, $strokes strokes; seen: touchgestured $tg_frames frames, lisgd $swipes swipes, libinput $li_frames TOUCH_FRAME"
+    # The same rule as the CPU figures: a missing count or a reader that did not see the whole
+    # stream makes the ratios meaningless.
+    bad=""
+    for v in "$tg" "$lg" "$li"; do case "$v" in ''|*[!0-9]*) bad="$bad missing-count";; esac; done
+    [ "$tg_frames" != "$frames" ] && bad="$bad touchgestured-saw-$tg_frames-of-$frames-frames"
+    [ "$swipes" != "$strokes" ] && bad="$bad lisgd-saw-$swipes-of-$strokes-swipes"
+    [ "$li_frames" != "$frames" ] && bad="$bad libinput-saw-$li_frames-of-$frames-frames"
+    # The dumps go to the host (scripts/callgrind-split there gives the split by function), also
+    # from a refused run, to see why.
+    for r in touchgestured lisgd libinput; do
+        [ -s /tmp/cg-$r.out.1 ] || continue
+        echo "E2E CGFILE-BEGIN $r"
+        gzip -9 -c /tmp/cg-$r.out.1 | base64
+        echo "E2E CGFILE-END $r"
+    done
+    if [ -n "$bad" ]; then
+        fail "instructions" "(impossible figures, refused:$bad; counts '$tg' '$lg' '$li'; $(tr '\n' '|' < /tmp/vgdb-dump-$DAEMON.txt | cut -c1-200))"
+        return
+    fi
+    echo "$tg $lg $li $frames" | awk '{
+        printf "E2E COUNT instructions per frame: touchgestured %.0f, lisgd %.0f, libinput-debug-events %.0f\n", $1 / $4, $2 / $4, $3 / $4
+        printf "E2E COUNT ratio: touchgestured / lisgd %.3f (goal <= 0.5), touchgestured / libinput-debug-events %.3f\n", $1 / $2, $1 / $3
+    }'
+    pass "instructions" "(all three counted over the whole stream; figures in the E2E COUNT lines)"
+}
+
 # --- end to end: from the uinput write of a frame's SYN_REPORT (the writer's CLOCK_MONOTONIC) to
 # the client's read of the pan line it caused (the client's CLOCK_MONOTONIC) -------------------
 latency() {
@@ -483,6 +550,7 @@ run two_panels
 run with_udevd
 run actions
 for variant in $VARIANTS; do run bench_side_by_side $variant; done
+run bench_instructions
 run latency
 for f in /tmp/daemon-*.log; do echo "--- $f"; tail -5 $f; done
 if [ $failures -eq 0 ]; then echo "E2E RESULT: PASS"; else echo "E2E RESULT: FAIL ($failures)"; fi

@@ -30,7 +30,9 @@ cp /bin/busybox "$work/root/bin/busybox"
 for a in $("$work/root/bin/busybox" --list); do [ "$a" = busybox ] || ln -sf busybox "$work/root/bin/$a"; done
 cp "$modules/evdev.ko" "$modules/misc/uinput.ko" "$work/root/lib/modules/"
 for b in touchgestured touchgesturectl; do
-    cp "$bin/$b" "$work/root/bin/"
+    # Without the DWARF (valgrind 3.19 cannot read this toolchain's), with the symbol table: a
+    # smaller initramfs, and callgrind names the functions.
+    objcopy --strip-debug "$bin/$b" "$work/root/bin/$b"
     for lib in $(ldd "$bin/$b" | grep -oE '/[^ ]+\.so[^ ]*'); do
         mkdir -p "$work/root$(dirname "$lib")"
         cp -L "$lib" "$work/root$lib"
@@ -71,6 +73,15 @@ if [ -x /usr/bin/lisgd ]; then
     done
     mkdir -p "$work/root/usr/share"
     cp -r /usr/share/libinput "$work/root/usr/share/"
+fi
+# The instruction counts: valgrind's launcher, callgrind and vgdb (which zeroes and dumps the counts
+# of a running reader), at the paths valgrind was built for.
+if [ -x /usr/bin/lisgd ] && [ -x /usr/bin/valgrind.bin ] && [ "${E2E_COUNT_FRAMES:-1000}" != 0 ]; then
+    mkdir -p "$work/root/usr/libexec/valgrind"
+    cp /usr/bin/valgrind.bin "$work/root/bin/valgrind"
+    cp /usr/bin/vgdb "$work/root/bin/vgdb"
+    cp /usr/libexec/valgrind/callgrind-amd64-linux /usr/libexec/valgrind/vgpreload_core-amd64-linux.so \
+        /usr/libexec/valgrind/default.supp "$work/root/usr/libexec/valgrind/"
 fi
 # E2E_DIAG=1: perf in the guest (software clock sampling: TCG has no PMU), and the benchmark
 # prints where each reader spends its time.
@@ -143,13 +154,17 @@ t += 60000; ev(3, 0x39, -1); ev(1, 0x14a, 0); syn()                             
 open(sys.argv[1], "w").write(head + "\n" + "\n".join(lines) + "\n")
 PY
 
-# The benchmark stream: $E2E_BENCH_FRAMES frames at 1 kHz (default 10,000), strokes of 1 to 5
-# fingers moving left to right (lisgd's rules match them), 200 frames a stroke, 50 ms between.
-python3 - "$work/root/e2e/rec/bench.events" "${E2E_BENCH_FRAMES:-10000}" <<'PY'
+# The benchmark streams: strokes of 1 to 5 fingers moving left to right (lisgd's rules match them),
+# 50 ms between strokes. bench.events: $E2E_BENCH_FRAMES frames at 1 kHz (default 10,000), 200 frames
+# a stroke. count.events, for the instruction counts under valgrind (which cannot read 1 kHz under the
+# emulator, whose translation stalls would overrun evdev's buffer): $E2E_COUNT_FRAMES frames at
+# 50 Hz (default 1,000, so each finger count strokes 10 times), 20 frames a stroke at half the speed.
+stream() { # file frames period_us frames_per_stroke step
+python3 - "$@" <<'PY'
 import sys
 head = open("Tests/PipelineTests/Fixtures/tap.events").read().split("\nE:")[0]
 lines, t, tid, frames, stroke = [], 0, 1, 0, 0
-target = int(sys.argv[2])
+target, period, per_stroke, step = (int(a) for a in sys.argv[2:6])
 def ev(typ, code, val): lines.append(f"E: {t // 1000000}.{t % 1000000:06d} {typ:04x} {code:04x} {val}")
 def syn():
     global frames
@@ -160,19 +175,22 @@ while frames < target:
     for s in range(n):
         ev(3, 0x2f, s); ev(3, 0x39, tid); tid += 1; ev(3, 0x35, 400 + 200 * s); ev(3, 0x36, 600 + 150 * s)
     ev(1, 0x14a, 1); syn()
-    for i in range(1, 199):
-        t += 1000
+    for i in range(1, per_stroke - 1):
+        t += period
         for s in range(n):
-            ev(3, 0x2f, s); ev(3, 0x35, 400 + 200 * s + 12 * i); ev(3, 0x36, 600 + 150 * s + (i % 7))
+            ev(3, 0x2f, s); ev(3, 0x35, 400 + 200 * s + step * i); ev(3, 0x36, 600 + 150 * s + (i % 7))
         syn()
-    t += 1000
+    t += period
     for s in range(n):
         ev(3, 0x2f, s); ev(3, 0x39, -1)
     ev(1, 0x14a, 0); syn()
     t += 50000
 open(sys.argv[1], "w").write(head + "\n" + "\n".join(lines) + "\n")
-print(f"== bench stream: {frames} frames, {len(lines)} events, {stroke} strokes")
+print(f"== {sys.argv[1].split('/')[-1]}: {frames} frames, {len(lines)} events, {stroke} strokes")
 PY
+}
+stream "$work/root/e2e/rec/bench.events" "${E2E_BENCH_FRAMES:-10000}" 1000 200 12
+stream "$work/root/e2e/rec/count.events" "${E2E_COUNT_FRAMES:-1000}" 20000 20 120
 printf 'STORM=%s\nFLOODS=%s\nONLY="%s"\nVARIANTS="%s"\n' "${E2E_STORM:-200}" "${E2E_FLOODS:-5}" "${E2E_ONLY:-}" \
     "${E2E_BENCH_VARIANTS:-one-client no-client swipe-only}" > "$work/root/e2e/params.sh"
 
@@ -199,7 +217,24 @@ echo "== initramfs: $(du -h "$work/initrd.gz" | cut -f1)"
 timeout 600 qemu-system-x86_64 -accel tcg -cpu max -smp "${E2E_SMP:-2}" -m 512 -nographic -no-reboot \
     -kernel "$vmlinuz" -initrd "$work/initrd.gz" -append 'console=ttyS0 quiet panic=-1' \
     > "$work/console.log" 2>&1 || true
-grep -E '^E2E ' "$work/console.log" || true
+grep -E '^E2E ' "$work/console.log" | grep -v '^E2E CGFILE' || true
+# The instruction counts' dumps (gzip, base64 between markers): on the host, where touchgestured's
+# split by function is printed with its Swift names demangled.
+if grep -q '^E2E CGFILE-BEGIN' "$work/console.log"; then
+    mkdir -p "$work/callgrind"
+    tr -d '\r' < "$work/console.log" | awk -v dir="$work/callgrind" '
+        /^E2E CGFILE-BEGIN / { f = dir "/" $3 ".b64"; printf "" > f; next }
+        /^E2E CGFILE-END / { close(f); f = ""; next }
+        f != "" { print >> f }'
+    for b in "$work"/callgrind/*.b64; do base64 -d "$b" | gunzip > "${b%.b64}.out" || true; done
+    frames=$(grep -c '^E: [0-9.]* 0000 0000 0$' "$work/root/e2e/rec/count.events")
+    for r in touchgestured lisgd libinput; do
+        [ -s "$work/callgrind/$r.out" ] || continue
+        top=8; [ $r = touchgestured ] && top=25
+        scripts/callgrind-split "$work/callgrind/$r.out" --frames "$frames" --top $top --prefix "E2E COUNT $r: "
+    done
+    echo "== callgrind dumps: $work/callgrind/*.out (callgrind_annotate reads them)"
+fi
 if grep -q '^E2E RESULT: PASS' "$work/console.log"; then
     echo "== e2e: PASS"
     exit 0

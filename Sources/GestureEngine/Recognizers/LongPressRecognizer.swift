@@ -33,8 +33,8 @@ struct LongPressRecognizer: ContinuousRecognizer {
 
     var deadline: Timestamp? {
         guard case .tracking(let p) = state else { return nil }
-        if let fullAt = p.fullAt { return fullAt + thresholds.longPressDuration }
-        return p.firstDownAt + thresholds.fingerSettle
+        if let fullAt = p.fullAt { return fullAt.after(thresholds.ns.longPress) }
+        return p.firstDownAt.after(thresholds.ns.fingerSettle)
     }
 
     mutating func reset() { state = .idle }

@@ -57,7 +57,7 @@ struct PanRecognizer: ContinuousRecognizer {
 
 
     var deadline: Timestamp? {
-        if case .tracking(let t) = state, t.fingers < minFingers { return t.startAt + thresholds.fingerSettle }
+        if case .tracking(let t) = state, t.fingers < minFingers { return t.startAt.after(thresholds.ns.fingerSettle) }
         return nil
     }
 
@@ -131,7 +131,7 @@ struct PanRecognizer: ContinuousRecognizer {
         if s.count > maxFingers { return .failed(.tooManyFingers) }
         if k.lock == .lost { return .failed(.wrongAxis) }
         if s.count < minFingers {
-            return s.time >= k.startAt + thresholds.fingerSettle ? .failed(.tooFewFingers) : .tracking(k)
+            return s.time >= k.startAt.after(thresholds.ns.fingerSettle) ? .failed(.tooFewFingers) : .tracking(k)
         }
         if k.lock == .won && travel(k.translation, s.scale) >= thresholds.panSlop {
             return .ready(Drag(translation: k.translation, fingers: s.count, position: s.centroid))

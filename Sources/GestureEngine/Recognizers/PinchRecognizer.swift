@@ -41,7 +41,7 @@ struct PinchRecognizer: ContinuousRecognizer {
 
 
     var deadline: Timestamp? {
-        if case .tracking(let k) = state, k.shape.fingers < minFingers { return k.startAt + thresholds.fingerSettle }
+        if case .tracking(let k) = state, k.shape.fingers < minFingers { return k.startAt.after(thresholds.ns.fingerSettle) }
         return nil
     }
 
@@ -76,7 +76,7 @@ struct PinchRecognizer: ContinuousRecognizer {
         if s.count == 0 { return .failed(.liftedTooSoon) }
         if s.count > maxFingers { return .failed(.tooManyFingers) }
         if s.count < minFingers {
-            return s.time >= k.startAt + thresholds.fingerSettle ? .failed(.tooFewFingers) : .tracking(k)
+            return s.time >= k.startAt.after(thresholds.ns.fingerSettle) ? .failed(.tooFewFingers) : .tracking(k)
         }
         let spanChange = s.spread.value * abs(1 - 1 / k.shape.scale)
         let turned = abs(k.shape.rotation) * Self.degreesPerRadian

@@ -54,7 +54,7 @@ struct SwipeRecognizer: DiscreteRecognizer {
     func trackingName(_ k: Track) -> RecognizerStateName { .tracking }
 
     var deadline: Timestamp? {
-        if case .tracking(let t) = state { return t.startAt + thresholds.swipeMaxDuration }
+        if case .tracking(let t) = state { return t.startAt.after(thresholds.ns.swipeMax) }
         return nil
     }
 

@@ -49,8 +49,8 @@ struct TapRecognizer: DiscreteRecognizer {
 
     var deadline: Timestamp? {
         switch state {
-        case .tracking(.pressing(_, let downAt, _, _, _)): return downAt + thresholds.tapMaxDuration
-        case .tracking(.waitingForNextTap(_, let upAt, _)): return upAt + thresholds.multiTapInterval
+        case .tracking(.pressing(_, let downAt, _, _, _)): return downAt.after(thresholds.ns.tapMax)
+        case .tracking(.waitingForNextTap(_, let upAt, _)): return upAt.after(thresholds.ns.multiTapInterval)
         case .idle, .ready, .recognized, .failed: return nil
         }
     }

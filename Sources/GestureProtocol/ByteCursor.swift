@@ -1,0 +1,103 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Writes a line's bytes through a pointer into scratch memory the caller sized: no capacity or
+/// uniqueness check per byte (what `Array.append` pays), one copy into the line buffer at the
+/// end (`JSONLineWriter.appendBounded`). Numbers are formatted exactly as `JSONLineWriter`'s
+/// `integer` and `fixed` format them; the protocol's lines are the same bytes either way.
+struct ByteCursor {
+    let base: UnsafeMutablePointer<UInt8>
+    var count = 0
+
+    @inline(__always) mutating func byte(_ b: UInt8) {
+        base[count] = b
+        count += 1
+    }
+
+    @inline(__always) mutating func raw(_ s: StaticString) {
+        let n = s.utf8CodeUnitCount
+        (base + count).update(from: s.utf8Start, count: n)
+        count += n
+    }
+
+    mutating func raw(_ b: [UInt8]) {
+        b.withUnsafeBufferPointer { (base + count).update(from: $0.baseAddress!, count: $0.count) }
+        count += b.count
+    }
+
+    /// Digits of `m` (no sign), written from the back of a 20-byte scratch.
+    mutating func digits(_ m: UInt64) {
+        if m < 10 {
+            byte(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: m))
+            return
+        }
+        var n = 0
+        var v = m
+        while v > 0 {
+            v /= 10
+            n += 1
+        }
+        v = m
+        var i = count + n - 1
+        while v > 0 {
+            base[i] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: v % 10)
+            v /= 10
+            i -= 1
+        }
+        count += n
+    }
+
+    mutating func integer(_ v: Int64) {
+        if v < 0 { byte(UInt8(ascii: "-")) }
+        digits(v.magnitude)
+    }
+
+    /// `JSONLineWriter.fixed`, byte for byte: exactly `decimals` digits after the point (0...6),
+    /// NaN, infinities and magnitudes past 9e15 written as 0.
+    mutating func fixed(_ v: Double, decimals: Int) {
+        let p: Double
+        switch decimals {
+        case 0: p = 1
+        case 1: p = 10
+        case 2: p = 100
+        case 3: p = 1_000
+        case 4: p = 10_000
+        case 5: p = 100_000
+        default: p = 1_000_000
+        }
+        let scaledDouble = v * p
+        guard v.isFinite, abs(scaledDouble) < 9e15 else {
+            byte(UInt8(ascii: "0"))
+            return
+        }
+        let scaled = Int64(scaledDouble.rounded())
+        let m = scaled.magnitude
+        let divisor = UInt64(p)
+        if scaled < 0 { byte(UInt8(ascii: "-")) }
+        digits(m / divisor)
+        guard decimals > 0 else { return }
+        byte(UInt8(ascii: "."))
+        var frac = m % divisor
+        var i = count + decimals - 1
+        for _ in 0..<decimals {
+            base[i] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: frac % 10)
+            frac /= 10
+            i -= 1
+        }
+        count += decimals
+    }
+}
+
+extension JSONLineWriter {
+    /// Appends what `body` writes, at most `maxBytes` (the caller's bound on it), with one copy.
+    /// The scratch is on the stack (up to 1024 bytes it is, without asking the runtime).
+    mutating func appendBounded(maxBytes: Int, _ body: (inout ByteCursor) -> Void) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maxBytes) { buf in
+            var c = ByteCursor(base: buf.baseAddress!)
+            body(&c)
+            precondition(c.count <= maxBytes, "a line overran its bound")
+            bytes.append(contentsOf: UnsafeBufferPointer(start: buf.baseAddress, count: c.count))
+        }
+    }
+}

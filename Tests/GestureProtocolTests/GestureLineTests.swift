@@ -1,0 +1,64 @@
+import GestureEngine
+import Testing
+
+@testable import GestureProtocol
+
+/// `GestureLineEncoder.encode` copies prepared heads and writes numbers through a pointer; its
+/// bytes must be those of `encodeByFields`, the line's definition, for every kind, phase, name,
+/// region and number (signs, roundings, the widest and the non-finite).
+@Suite struct GestureLineTests {
+    static let numbers: [Double] = [
+        0, -0.0, 0.04, -0.04, 0.05, -0.05, 0.95, 1, -1, 12.345678, -12.345678, 1234.56789, 99999.95,
+        8.9e14, -8.9e14, 8.9e15, 1e300, -.infinity, .infinity, .nan, 1e-7, 0.0000005, 3.14159265,
+    ]
+
+    static func configuration() -> CompiledConfiguration {
+        let screen = PixelRect(x: 0, y: 0, width: 1000, height: 1000)
+        let kinds: [GestureKind] = [.tap, .longPress, .pan, .swipe, .pinch, .edgeSwipe]
+        return CompiledConfiguration(EngineConfiguration(screen: screen, regions: [
+            RegionSpec(name: EngineConfiguration.screenRegionName, gestures: kinds.map { GestureSpec($0) }),
+            RegionSpec(name: "dock \"left\"\n", rect: PixelRect(x: 0, y: 0, width: 100, height: 100),
+                       gestures: kinds.map { GestureSpec($0, name: "\($0.rawValue) in the \\ dock\u{1}") }),
+            RegionSpec(name: String(repeating: "long", count: 200), rect: PixelRect(x: 0, y: 0, width: 50, height: 50),
+                       gestures: [GestureSpec(.pan, name: String(repeating: "n", count: 300))]),
+        ]))
+    }
+
+    @Test func everyLine_isTheFieldByFieldBytes() {
+        let compiled = Self.configuration()
+        let encoder = GestureLineEncoder(configuration: compiled)
+        let phases: [GesturePhase] = [.began, .changed, .ended, .cancelled, .recognized]
+        var checked = 0
+        for g in 0...compiled.gestures.count {  // one past the end: an index the encoder has no names for
+            let kind = g < compiled.gestures.count ? compiled.gestures[g].spec.kind : .pan
+            for (i, v) in Self.numbers.enumerated() {
+                let w = Self.numbers[(i * 7 + 3) % Self.numbers.count]
+                var e = GestureEvent(kind: kind, phase: phases[i % phases.count], time: Timestamp(nanoseconds: Int64(i) * 1_234_567_891),
+                                     position: PixelPoint(x: v, y: w))
+                e.gesture = g
+                e.id = i % 3 == 0 ? UInt64.max : UInt64(i)
+                e.fingers = i % 11
+                e.count = i % 4
+                e.translation = PixelPoint(x: w, y: v)
+                e.velocity = PixelPoint(x: -v, y: -w)
+                e.axis = [PanAxis.free, .horizontal, .vertical][i % 3]
+                e.offset = i % 2 == 0 ? PixelPoint(x: v, y: 1) : nil
+                e.target = i % 3 == 0 ? PixelPoint(x: 2, y: w) : nil
+                e.direction = i % 4 == 0 ? nil : SwipeDirection.allCases[i % SwipeDirection.allCases.count]
+                e.speed = v
+                e.scale = w
+                e.rotation = v
+                e.edge = i % 5 == 0 ? nil : ScreenEdge.allCases[i % ScreenEdge.allCases.count]
+                var fast = JSONLineWriter()
+                var slow = JSONLineWriter()
+                fast.raw("x")
+                slow.raw("x")
+                encoder.encode(e, into: &fast)
+                encoder.encodeByFields(e, into: &slow)
+                #expect(String(decoding: fast.bytes, as: UTF8.self) == String(decoding: slow.bytes, as: UTF8.self))
+                checked += 1
+            }
+        }
+        #expect(checked == (Self.configuration().gestures.count + 1) * Self.numbers.count)
+    }
+}
