@@ -169,17 +169,17 @@ public final class Daemon {
         server.flush()
         actions.startPending()
         var anomalies = 0
-        for d in devices.all { anomalies += d.pipeline.anomalies }
-        if anomalies > stats.engineAnomalies {
-            log.warning("the engine met \(anomalies - stats.engineAnomalies) impossible input(s) or double decision(s): a bug; run with --verbose and report the transitions")
-            stats.engineAnomalies = anomalies
-        }
         var next: Int64?
         for d in devices.all {
+            anomalies += d.pipeline.anomalies
             if let t = d.pipeline.nextDeadline {
                 let m = d.source.monotonic(of: t)
                 if next == nil || m < next! { next = m }
             }
+        }
+        if anomalies > stats.engineAnomalies {
+            log.warning("the engine met \(anomalies - stats.engineAnomalies) impossible input(s) or double decision(s): a bug; run with --verbose and report the transitions")
+            stats.engineAnomalies = anomalies
         }
         if let e = deadline.arm(at: next), let more = deadlineFailures.note(at: monotonicNanoseconds()) {
             log.error("deadline timer: \(e); gestures waiting on time are late\(more)")

@@ -26,24 +26,48 @@ struct ByteCursor {
         count += b.count
     }
 
-    /// Digits of `m` (no sign), written from the back of a 20-byte scratch.
+    /// "00" to "99": two digits per division.
+    private static let pairs: [UInt8] = {
+        var table: [UInt8] = []
+        for n in 0..<100 {
+            let tens = UInt8(n / 10)
+            let ones = UInt8(n % 10)
+            table.append(UInt8(ascii: "0") + tens)
+            table.append(UInt8(ascii: "0") + ones)
+        }
+        return table
+    }()
+
+    /// The decimal digits of `m` (no sign), written from the back, two per division.
     mutating func digits(_ m: UInt64) {
         if m < 10 {
             byte(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: m))
             return
         }
-        var n = 0
-        var v = m
-        while v > 0 {
-            v /= 10
+        var n = 2
+        var limit: UInt64 = 100
+        while n < 20 && m >= limit {
             n += 1
+            limit &*= 10
         }
-        v = m
-        var i = count + n - 1
-        while v > 0 {
-            base[i] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: v % 10)
-            v /= 10
-            i -= 1
+        var v = m
+        var i = count + n
+        Self.pairs.withUnsafeBufferPointer { pairs in
+            while v >= 100 {
+                let r = Int(v % 100)
+                v /= 100
+                i -= 2
+                base[i] = pairs[2 * r]
+                base[i + 1] = pairs[2 * r + 1]
+            }
+            if v >= 10 {
+                i -= 2
+                base[i] = pairs[2 * Int(v)]
+                base[i + 1] = pairs[2 * Int(v) + 1]
+            } else {
+                i -= 1
+                base[i] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: v)
+            }
         }
         count += n
     }

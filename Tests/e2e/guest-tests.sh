@@ -470,8 +470,9 @@ bench_instructions() {
     touch /tmp/count-go
     wait $PLAY
     usleep 3000000         # every reader drains what is queued
-    tg_frames=$(touchgesturectl stats --socket /tmp/g.sock | sed -n 's/.*"frames":\([0-9]*\).*/\1/p' | head -1)
     for p in $DAEMON $LISGD $LI; do vgdb --pid=$p dump > /tmp/vgdb-dump-$p.txt 2>&1; done
+    # Asked after the dump: answering `stats` is no part of reading the stream.
+    tg_frames=$(touchgesturectl stats --socket /tmp/g.sock | sed -n 's/.*"frames":\([0-9]*\).*/\1/p' | head -1)
     kill $MON; wait $MON 2>/dev/null
     kill -9 $LISGD $LI $DAEMON; wait $LISGD $LI $DAEMON 2>/dev/null
     swipes=$(grep -c '^SWIPE' /tmp/lisgd-count.txt)
