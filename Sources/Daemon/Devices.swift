@@ -60,11 +60,13 @@ final class Devices {
     private var gone = GonePanels()
     /// The one output buffer every pipeline fills in turn; the owner reads it after each run.
     private var output = PipelineOutput()
-    /// What the pipelines make beyond the events (the owner's clients decide).
-    var wants: PipelineOutput.Wants {
-        get { output.wants }
-        set { output.wants = newValue }
+    /// What the pipelines make beyond the events (the owner's clients decide). Applied to the
+    /// output buffer at once, except during a hand-over (a client dropped while its lines were
+    /// being queued changes it while the owner reads the buffer): then right after it.
+    var wants = PipelineOutput.Wants() {
+        didSet { if !handing { output.wants = wants } }
     }
+    private var handing = false
 
     init(loop: EventLoop, log: Logger, owner: DeviceOwner, base: Configuration) {
         self.loop = loop
@@ -148,8 +150,11 @@ final class Devices {
         for t in output.transitions {
             log.trace("\(device.pipeline.gestureName(t.gesture)) \(t.from) --\(t.input)--> \(t.to)\(t.reason.map { " (\($0))" } ?? "")")
         }
+        handing = true
         owner.output(&output, from: device)
+        handing = false
         output.removeAll()
+        if output.wants != wants { output.wants = wants }
     }
 
     /// Fires each device's deadlines due by monotonic time `now`, each at its own time (input

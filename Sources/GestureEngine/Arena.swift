@@ -87,7 +87,7 @@ struct Arena {
         while i < members.count {
             let g = members[i]
             i += 1
-            guard decision[g] == .undecided, bank.look(g).status == .ready, !isBlocked(g, by: policy) else { continue }
+            guard decision[g] == .undecided, bank.status(g) == .ready, !isBlocked(g, by: policy) else { continue }
             decision[g] = .accepted
             for o in members where loses(o, to: g, by: policy) {
                 decision[o] = .rejected

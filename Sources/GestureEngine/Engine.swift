@@ -87,7 +87,7 @@ public struct Engine {
     private func earliestDeadline() -> Timestamp? {
         var best: Timestamp?
         for g in arena.members where isLive(g) {
-            if let d = bank.look(g).deadline, best == nil || d < best! { best = d }
+            if let d = bank.deadline(g), best == nil || d < best! { best = d }
         }
         return best
     }
@@ -162,10 +162,10 @@ public struct Engine {
             guardLoops += 1
             now = max(now, d)
             for g in arena.members where isLive(g) {
-                guard let gd = bank.look(g).deadline, gd <= d else { continue }
+                guard let gd = bank.deadline(g), gd <= d else { continue }
                 deliver(.deadline(d), to: g, into: &out)
                 // A recognizer must move past its deadline; one that does not is failed, not looped on.
-                if let again = bank.look(g).deadline, again <= d {
+                if let again = bank.deadline(g), again <= d {
                     reject(g, at: d, because: .invalidInput(state: bank.look(g).stateName, input: .deadline), into: &out)
                 }
             }
@@ -184,7 +184,7 @@ public struct Engine {
         advance(to: time, into: &out)
         let t = max(time, now)
         for g in arena.members where isLive(g) {
-            let complete = configuration.gestures[g].spec.kind.isDiscrete && bank.look(g).status == .ready
+            let complete = configuration.gestures[g].spec.kind.isDiscrete && bank.status(g) == .ready
             if !complete { reject(g, at: t, because: .deviceRemoved, into: &out) }
         }
         resolve(at: t, into: &out)
@@ -201,7 +201,7 @@ public struct Engine {
         guard arena.contains(g) else { return false }
         switch arena.decision[g] {
         case .undecided: return true
-        case .accepted: return bank.look(g).status == .active
+        case .accepted: return bank.status(g) == .active
         case .rejected: return false
         }
     }
@@ -225,7 +225,7 @@ public struct Engine {
         resolve(at: s.time, into: &out)
         // Everything else on the path starts a new round with this touch-down. (A gesture still
         // running cannot be here: its fingers lifted; should one be, it is cancelled, never reset.)
-        for g in path where arena.contains(g) && arena.decision[g] == .accepted && bank.look(g).status == .active {
+        for g in path where arena.contains(g) && arena.decision[g] == .accepted && bank.status(g) == .active {
             reject(g, at: s.time, because: .eventsLost, into: &out)
         }
         for g in path where !arena.isUndecided(g) {
@@ -237,13 +237,16 @@ public struct Engine {
 
     private mutating func deliver(_ input: RecognizerInput, to g: Int, into out: inout [GestureEvent]) {
         let before = transitionLog == nil ? nil : bank.look(g).stateName
-        let wasFailed = bank.look(g).status == .failed
+        let wasFailed = bank.status(g) == .failed
         let emitted = bank.with(g, Handle(input: input))
-        let after = bank.look(g)
-        if let before { log(g, before, input.name, after.stateName, after.failure, at: input.time) }
+        if let before {
+            let after = bank.look(g)
+            log(g, before, input.name, after.stateName, after.failure, at: input.time)
+        }
         emit(emitted, from: g, into: &out)
-        if after.status == .failed && !wasFailed, case .invalidInput? = after.failure { invalidInputs += 1 }
-        if after.status == .failed && arena.isUndecided(g) { arena.decide(g, .rejected) }
+        guard bank.status(g) == .failed else { return }
+        if !wasFailed, case .invalidInput? = bank.look(g).failure { invalidInputs += 1 }
+        if arena.isUndecided(g) { arena.decide(g, .rejected) }
     }
 
     /// Applies the arena's decisions: each winner it returns is told `accepted` (and fires), each
@@ -313,12 +316,20 @@ public struct Engine {
     // MARK: - Output
 
     private mutating func emit(_ e: Emissions, from g: Int, into out: inout [GestureEvent]) {
-        if let first = e.first { out.append(stamp(first, g)) }
-        if let second = e.second { out.append(stamp(second, g)) }
+        guard e.count > 0 else { return }
+        if let first = e.first {
+            out.append(first)
+            stamp(&out[out.count - 1], g)
+        }
+        if let second = e.second {
+            out.append(second)
+            stamp(&out[out.count - 1], g)
+        }
     }
 
-    private mutating func stamp(_ event: GestureEvent, _ g: Int) -> GestureEvent {
-        var e = event
+    /// Gives an emitted event its instance id, gesture and generation (and a pan its drag
+    /// offset), in place in the output.
+    private mutating func stamp(_ e: inout GestureEvent, _ g: Int) {
         e.id = instance[g]
         e.gesture = g
         e.generation = configurationGeneration
@@ -340,7 +351,6 @@ public struct Engine {
                 break
             }
         }
-        return e
     }
 
     private mutating func log(

@@ -70,15 +70,24 @@ struct RecognizerBank {
     /// A look at recognizer `g` without changing it. Read in place through the array's storage:
     /// `array[i]` would copy the whole recognizer (a pan with its velocity tracker is ~700
     /// bytes) each time, and the engine looks several times a frame.
-    func look(_ g: Int) -> Look.Seen {
+    func look(_ g: Int) -> Look.Seen { read(g, Look.All()) }
+
+    /// Only the status of recognizer `g` (asked around every delivery).
+    func status(_ g: Int) -> RecognizerStatus { read(g, Look.Status()) }
+
+    /// Only the deadline of recognizer `g` (asked for every live one after every frame).
+    func deadline(_ g: Int) -> Timestamp? { read(g, Look.Deadline()) }
+
+    @inline(__always)
+    private func read<L: Looker>(_ g: Int, _ l: L) -> L.Result {
         let i = slots[g]
         switch kinds[g] {
-        case .tap: return taps.withUnsafeBufferPointer { Look.seen($0, i) }
-        case .longPress: return longPresses.withUnsafeBufferPointer { Look.seen($0, i) }
-        case .pan: return pans.withUnsafeBufferPointer { Look.seen($0, i) }
-        case .swipe: return swipes.withUnsafeBufferPointer { Look.seen($0, i) }
-        case .pinch: return pinches.withUnsafeBufferPointer { Look.seen($0, i) }
-        case .edgeSwipe: return edgeSwipes.withUnsafeBufferPointer { Look.seen($0, i) }
+        case .tap: return taps.withUnsafeBufferPointer { l.look($0, i) }
+        case .longPress: return longPresses.withUnsafeBufferPointer { l.look($0, i) }
+        case .pan: return pans.withUnsafeBufferPointer { l.look($0, i) }
+        case .swipe: return swipes.withUnsafeBufferPointer { l.look($0, i) }
+        case .pinch: return pinches.withUnsafeBufferPointer { l.look($0, i) }
+        case .edgeSwipe: return edgeSwipes.withUnsafeBufferPointer { l.look($0, i) }
         }
     }
 
@@ -115,7 +124,12 @@ struct Reset: RecognizerVisitor {
     func visit<R: Recognizer>(_ r: inout R) { r.reset() }
 }
 
-/// What the engine sees of a recognizer.
+/// What the engine sees of a recognizer, whole or one part (working out only what is asked).
+protocol Looker {
+    associatedtype Result
+    func look<R: Recognizer>(_ rs: UnsafeBufferPointer<R>, _ i: Int) -> Result
+}
+
 enum Look {
     struct Seen {
         var stateName: RecognizerStateName
@@ -123,7 +137,15 @@ enum Look {
         var deadline: Timestamp?
         var failure: FailReason?
     }
-    static func seen<R: Recognizer>(_ rs: UnsafeBufferPointer<R>, _ i: Int) -> Seen {
-        Seen(stateName: rs[i].stateName, status: rs[i].status, deadline: rs[i].deadline, failure: rs[i].failure)
+    struct All: Looker {
+        func look<R: Recognizer>(_ rs: UnsafeBufferPointer<R>, _ i: Int) -> Seen {
+            Seen(stateName: rs[i].stateName, status: rs[i].status, deadline: rs[i].deadline, failure: rs[i].failure)
+        }
+    }
+    struct Status: Looker {
+        func look<R: Recognizer>(_ rs: UnsafeBufferPointer<R>, _ i: Int) -> RecognizerStatus { rs[i].status }
+    }
+    struct Deadline: Looker {
+        func look<R: Recognizer>(_ rs: UnsafeBufferPointer<R>, _ i: Int) -> Timestamp? { rs[i].deadline }
     }
 }

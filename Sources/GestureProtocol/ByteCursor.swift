@@ -113,6 +113,26 @@ struct ByteCursor {
     }
 }
 
+extension ByteCursor {
+    /// A time in seconds with 6 decimals, `fixed(Double(ns) / 1e9, decimals: 6)` byte for byte:
+    /// in integers when `ns` is whole microseconds (evdev's timestamps, and the deadlines made
+    /// from them), where the two agree for any uptime under 285 years; through `fixed` otherwise.
+    mutating func seconds(nanoseconds ns: Int64) {
+        guard ns >= 0, ns % 1000 == 0 else { return fixed(Double(ns) / 1e9, decimals: 6) }
+        let us = UInt64(ns / 1000)
+        digits(us / 1_000_000)
+        byte(UInt8(ascii: "."))
+        var frac = us % 1_000_000
+        var i = count + 5
+        for _ in 0..<6 {
+            base[i] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: frac % 10)
+            frac /= 10
+            i -= 1
+        }
+        count += 6
+    }
+}
+
 extension JSONLineWriter {
     /// Appends what `body` writes, at most `maxBytes` (the caller's bound on it), with one copy.
     /// The scratch is on the stack (up to 1024 bytes it is, without asking the runtime).

@@ -77,7 +77,7 @@ public struct GestureLineEncoder {
             c.raw(",\"fingers\":")
             c.integer(Int64(e.fingers))
             c.raw(",\"time\":")
-            c.fixed(e.time.seconds, decimals: 6)
+            c.seconds(nanoseconds: e.time.nanoseconds)
             c.raw(",\"x\":")
             c.fixed(e.position.x, decimals: 1)
             c.raw(",\"y\":")

@@ -64,13 +64,23 @@ public struct DevicePipeline {
     /// Feeds a reader's batch in order. A resynced batch marks its frame as a discontinuity.
     public mutating func feed(_ batch: InputBatch, into out: inout PipelineOutput) {
         if batch.resynced { decoder.markDiscontinuity() }
-        for e in batch.events { feed(e, into: &out) }
+        var i = 0
+        while i < batch.events.count {
+            let (next, frame) = decoder.feed(batch.events, from: i)
+            out.eventCount += next - i
+            i = next
+            if let frame { handle(frame, into: &out) }
+        }
     }
 
     /// Feeds one event; a SYN_REPORT makes a frame, and the engine's events for it.
     public mutating func feed(_ e: InputEvent, into out: inout PipelineOutput) {
         out.eventCount += 1
         guard let frame = decoder.feed(e) else { return }
+        handle(frame, into: &out)
+    }
+
+    private mutating func handle(_ frame: TouchFrame, into out: inout PipelineOutput) {
         out.frame(frame)
         trace(out.wants.transitions)
         let first = out.events.count

@@ -62,6 +62,19 @@ public struct FrameDecoder {
         droppedCount += 1
     }
 
+    /// Feeds `events` from `start` up to and including the next SYN_REPORT: the index after the
+    /// last event read, and the frame if one ended. A reader's batch takes one call per frame
+    /// this way, not one per event (the per-event step is inlined here).
+    public mutating func feed(_ events: UnsafeBufferPointer<InputEvent>, from start: Int) -> (next: Int, frame: TouchFrame?) {
+        var i = start
+        while i < events.count {
+            let e = events[i]
+            i += 1
+            if let f = feed(e) { return (i, f) }
+        }
+        return (i, nil)
+    }
+
     /// Feeds one event; returns a frame at SYN_REPORT.
     public mutating func feed(_ e: InputEvent) -> TouchFrame? {
         if e.type == Evdev.EV_SYN {

@@ -33,7 +33,7 @@ import Testing
             let kind = g < compiled.gestures.count ? compiled.gestures[g].spec.kind : .pan
             for (i, v) in Self.numbers.enumerated() {
                 let w = Self.numbers[(i * 7 + 3) % Self.numbers.count]
-                var e = GestureEvent(kind: kind, phase: phases[i % phases.count], time: Timestamp(nanoseconds: Int64(i) * 1_234_567_891),
+                var e = GestureEvent(kind: kind, phase: phases[i % phases.count], time: Timestamp(nanoseconds: Int64(i) * (i % 2 == 0 ? 1_234_567_000 : 1_234_567_891) + (i == 5 ? 1 << 53 : 0)),
                                      position: PixelPoint(x: v, y: w))
                 e.gesture = g
                 e.id = i % 3 == 0 ? UInt64.max : UInt64(i)
