@@ -317,14 +317,11 @@ public struct Engine {
 
     private mutating func emit(_ e: Emissions, from g: Int, into out: inout [GestureEvent]) {
         guard e.count > 0 else { return }
-        if let first = e.first {
-            out.append(first)
-            stamp(&out[out.count - 1], g)
-        }
-        if let second = e.second {
-            out.append(second)
-            stamp(&out[out.count - 1], g)
-        }
+        out.append(e.first!)
+        stamp(&out[out.count - 1], g)
+        guard e.count > 1 else { return }
+        out.append(e.second!)
+        stamp(&out[out.count - 1], g)
     }
 
     /// Gives an emitted event its instance id, gesture and generation (and a pan its drag

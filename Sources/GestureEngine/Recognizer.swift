@@ -149,10 +149,20 @@ struct Emissions {
     let count: Int8
     /// Built where it is returned (a stored `static let` was copied, 377 bytes, twice per call).
     static var none: Emissions { Emissions() }
-    init(_ first: GestureEvent? = nil, _ second: GestureEvent? = nil) {
+    init() {
+        first = nil
+        second = nil
+        count = 0
+    }
+    init(_ first: GestureEvent) {
+        self.first = first
+        second = nil
+        count = 1
+    }
+    init(_ first: GestureEvent, _ second: GestureEvent) {
         self.first = first
         self.second = second
-        count = (first == nil ? 0 : 1) + (second == nil ? 0 : 1)
+        count = 2
     }
 }
 

@@ -21,8 +21,9 @@ struct ByteCursor {
         count += n
     }
 
-    mutating func raw(_ b: [UInt8]) {
-        b.withUnsafeBufferPointer { (base + count).update(from: $0.baseAddress!, count: $0.count) }
+    mutating func raw(_ b: UnsafeBufferPointer<UInt8>) {
+        guard let start = b.baseAddress else { return }
+        (base + count).update(from: start, count: b.count)
         count += b.count
     }
 

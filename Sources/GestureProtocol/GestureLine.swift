@@ -12,9 +12,11 @@ public struct GestureLineEncoder {
     private var regions: [String?]
     /// Each line's start, per gesture and phase, written once: `{"type":"gesture","gesture":G,
     /// ["name":N,]"phase":P,"id":` (the names escaped). A line copies it instead of writing it.
-    private var heads: [[UInt8]]
-    /// `,"region":R` per gesture (empty for the default `screen` region).
-    private var regionFields: [[UInt8]]
+    /// All of them in one buffer (`heads[k]` is a range of it: nothing to retain per line).
+    private var prepared: [UInt8] = []
+    private var heads: [Range<Int>] = []
+    /// `,"region":R` per gesture (empty for the default `screen` region), in `prepared`.
+    private var regionFields: [Range<Int>] = []
 
     public init(configuration: CompiledConfiguration) {
         names = configuration.gestures.map { $0.spec.name }
@@ -23,8 +25,6 @@ public struct GestureLineEncoder {
             let r = configuration.regions[$0.region].name
             return r == EngineConfiguration.screenRegionName ? nil : r
         }
-        var heads: [[UInt8]] = []
-        var regionFields: [[UInt8]] = []
         for g in names.indices {
             for phase in GesturePhase.lineOrder {
                 var w = JSONLineWriter(capacity: 128)
@@ -36,17 +36,17 @@ public struct GestureLineEncoder {
                 w.key("phase")
                 w.string(phase.rawValue)
                 w.key("id")
-                heads.append(w.bytes)
+                heads.append(prepared.count..<prepared.count + w.bytes.count)
+                prepared += w.bytes
             }
             var w = JSONLineWriter(capacity: 64)
             if let r = regions[g] {
                 w.needsComma = true
                 w.field("region", r)
             }
-            regionFields.append(w.bytes)
+            regionFields.append(prepared.count..<prepared.count + w.bytes.count)
+            prepared += w.bytes
         }
-        self.heads = heads
-        self.regionFields = regionFields
     }
 
     public mutating func update(configuration: CompiledConfiguration) {
@@ -71,79 +71,86 @@ public struct GestureLineEncoder {
         // Long names and regions (a head past 512 bytes) take the general path; the rest of a
         // line is at most 421 bytes (every number at its widest), so 1024 bytes always hold it.
         guard head.count + region.count <= 512 else { return encodeByFields(e, into: &w) }
-        w.appendBounded(maxBytes: 1024) { c in
-            c.raw(head)
-            c.integer(Int64(truncatingIfNeeded: e.id))
-            c.raw(",\"fingers\":")
-            c.integer(Int64(e.fingers))
-            c.raw(",\"time\":")
-            c.seconds(nanoseconds: e.time.nanoseconds)
-            c.raw(",\"x\":")
-            c.fixed(e.position.x, decimals: 1)
-            c.raw(",\"y\":")
-            c.fixed(e.position.y, decimals: 1)
-            if !region.isEmpty { c.raw(region) }
-            switch e.kind {
-            case .tap:
-                c.raw(",\"count\":")
-                c.integer(Int64(e.count))
-            case .longPress:
-                break
-            case .pan:
-                c.raw(",\"dx\":")
-                c.fixed(e.translation.x, decimals: 1)
-                c.raw(",\"dy\":")
-                c.fixed(e.translation.y, decimals: 1)
-                c.raw(",\"vx\":")
-                c.fixed(e.velocity.x, decimals: 1)
-                c.raw(",\"vy\":")
-                c.fixed(e.velocity.y, decimals: 1)
-                switch e.axis {
-                case .free: break
-                case .horizontal: c.raw(",\"axis\":\"horizontal\"")
-                case .vertical: c.raw(",\"axis\":\"vertical\"")
-                }
-                if let o = e.offset {
-                    c.raw(",\"offset\":{\"x\":")
-                    c.fixed(o.x, decimals: 1)
-                    c.raw(",\"y\":")
-                    c.fixed(o.y, decimals: 1)
-                    c.byte(UInt8(ascii: "}"))
-                }
-                if let t = e.target {
-                    c.raw(",\"target\":{\"x\":")
-                    c.fixed(t.x, decimals: 1)
-                    c.raw(",\"y\":")
-                    c.fixed(t.y, decimals: 1)
-                    c.byte(UInt8(ascii: "}"))
-                }
-            case .swipe:
-                if let d = e.direction {
-                    c.raw(",\"direction\":\"")
-                    for b in d.rawValue.utf8 { c.byte(b) }
-                    c.byte(UInt8(ascii: "\""))
-                }
-                c.raw(",\"velocity\":")
-                c.fixed(e.speed, decimals: 1)
-            case .pinch:
-                c.raw(",\"scale\":")
-                c.fixed(e.scale, decimals: 4)
-                c.raw(",\"rotation\":")
-                c.fixed(e.rotation, decimals: 2)
-            case .edgeSwipe:
-                if let edge = e.edge {
-                    c.raw(",\"edge\":\"")
-                    for b in edge.rawValue.utf8 { c.byte(b) }
-                    c.byte(UInt8(ascii: "\""))
-                }
-                c.raw(",\"dx\":")
-                c.fixed(e.translation.x, decimals: 1)
-                c.raw(",\"dy\":")
-                c.fixed(e.translation.y, decimals: 1)
+        prepared.withUnsafeBufferPointer { prepared in
+            w.appendBounded(maxBytes: 1024) { c in
+                c.raw(UnsafeBufferPointer(rebasing: prepared[head]))
+                encodeTail(e, region: UnsafeBufferPointer(rebasing: prepared[region]), into: &c)
             }
-            c.raw("}\n")
         }
         w.needsComma = false
+    }
+
+    /// Everything after a line's head: the numbers, the region field, the kind's fields.
+    private func encodeTail(_ e: GestureEvent, region: UnsafeBufferPointer<UInt8>, into c: inout ByteCursor) {
+        c.integer(Int64(truncatingIfNeeded: e.id))
+        c.raw(",\"fingers\":")
+        c.integer(Int64(e.fingers))
+        c.raw(",\"time\":")
+        c.seconds(nanoseconds: e.time.nanoseconds)
+        c.raw(",\"x\":")
+        c.fixed(e.position.x, decimals: 1)
+        c.raw(",\"y\":")
+        c.fixed(e.position.y, decimals: 1)
+        if !region.isEmpty { c.raw(region) }
+        switch e.kind {
+        case .tap:
+            c.raw(",\"count\":")
+            c.integer(Int64(e.count))
+        case .longPress:
+            break
+        case .pan:
+            c.raw(",\"dx\":")
+            c.fixed(e.translation.x, decimals: 1)
+            c.raw(",\"dy\":")
+            c.fixed(e.translation.y, decimals: 1)
+            c.raw(",\"vx\":")
+            c.fixed(e.velocity.x, decimals: 1)
+            c.raw(",\"vy\":")
+            c.fixed(e.velocity.y, decimals: 1)
+            switch e.axis {
+            case .free: break
+            case .horizontal: c.raw(",\"axis\":\"horizontal\"")
+            case .vertical: c.raw(",\"axis\":\"vertical\"")
+            }
+            if let o = e.offset {
+                c.raw(",\"offset\":{\"x\":")
+                c.fixed(o.x, decimals: 1)
+                c.raw(",\"y\":")
+                c.fixed(o.y, decimals: 1)
+                c.byte(UInt8(ascii: "}"))
+            }
+            if let t = e.target {
+                c.raw(",\"target\":{\"x\":")
+                c.fixed(t.x, decimals: 1)
+                c.raw(",\"y\":")
+                c.fixed(t.y, decimals: 1)
+                c.byte(UInt8(ascii: "}"))
+            }
+        case .swipe:
+            if let d = e.direction {
+                c.raw(",\"direction\":\"")
+                for b in d.rawValue.utf8 { c.byte(b) }
+                c.byte(UInt8(ascii: "\""))
+            }
+            c.raw(",\"velocity\":")
+            c.fixed(e.speed, decimals: 1)
+        case .pinch:
+            c.raw(",\"scale\":")
+            c.fixed(e.scale, decimals: 4)
+            c.raw(",\"rotation\":")
+            c.fixed(e.rotation, decimals: 2)
+        case .edgeSwipe:
+            if let edge = e.edge {
+                c.raw(",\"edge\":\"")
+                for b in edge.rawValue.utf8 { c.byte(b) }
+                c.byte(UInt8(ascii: "\""))
+            }
+            c.raw(",\"dx\":")
+            c.fixed(e.translation.x, decimals: 1)
+            c.raw(",\"dy\":")
+            c.fixed(e.translation.y, decimals: 1)
+        }
+        c.raw("}\n")
     }
 
     /// Appends one line (with its newline) for `e`, field by field through the writer: the
