@@ -78,6 +78,17 @@ struct ByteCursor {
         digits(v.magnitude)
     }
 
+    /// `Int64(x.rounded())` for |x| < 9e15, without the libm call: the whole part is exact
+    /// there, and so is the remainder it leaves, so comparing that with one half rounds exactly
+    /// as `rounded()` does (half away from zero).
+    @inline(__always) static func roundHalfAwayFromZero(_ x: Double) -> Int64 {
+        let whole = Int64(x)
+        let rest = x - Double(whole)
+        if rest >= 0.5 { return whole + 1 }
+        if rest <= -0.5 { return whole - 1 }
+        return whole
+    }
+
     /// `JSONLineWriter.fixed`, byte for byte: exactly `decimals` digits after the point (0...6),
     /// NaN, infinities and magnitudes past 9e15 written as 0.
     mutating func fixed(_ v: Double, decimals: Int) {
@@ -96,10 +107,16 @@ struct ByteCursor {
             byte(UInt8(ascii: "0"))
             return
         }
-        let scaled = Int64(scaledDouble.rounded())
+        let scaled = Self.roundHalfAwayFromZero(scaledDouble)
         let m = scaled.magnitude
         let divisor = UInt64(p)
         if scaled < 0 { byte(UInt8(ascii: "-")) }
+        if decimals == 1 {  // positions and velocities: most of a line's numbers
+            digits(m / 10)
+            byte(UInt8(ascii: "."))
+            byte(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: m % 10))
+            return
+        }
         digits(m / divisor)
         guard decimals > 0 else { return }
         byte(UInt8(ascii: "."))

@@ -108,35 +108,41 @@ public struct FrameDecoder {
     }
 
     private mutating func mt(_ e: InputEvent) {
-        switch e.code {
-        case Evdev.ABS_MT_SLOT:
+        if e.code == Evdev.ABS_MT_SLOT {
             slot = e.value >= 0 && Int(e.value) < slots.count ? Int(e.value) : -1
-        case Evdev.ABS_MT_TRACKING_ID:
-            guard slot >= 0 else { return }
-            if e.value < 0 {
-                slots[slot].trackingID = -1
-                slots[slot].isPalm = false
-            } else if slots[slot].trackingID != e.value {
-                // A new contact (or a new id replacing one whose lift was never sent).
-                slots[slot].trackingID = e.value
-                slots[slot].contact = nextContact
-                slots[slot].isPalm = false
-                nextContact &+= 1
-            }
-        case Evdev.ABS_MT_POSITION_X:
-            guard slot >= 0 else { return }
-            slots[slot].x = geometry.xAxis.clamp(e.value)
-            slots[slot].hasX = true
-        case Evdev.ABS_MT_POSITION_Y:
-            guard slot >= 0 else { return }
-            slots[slot].y = geometry.yAxis.clamp(e.value)
-            slots[slot].hasY = true
-        case Evdev.ABS_MT_TOOL_TYPE:
-            guard slot >= 0 else { return }
-            slots[slot].isPalm = e.value == Evdev.MT_TOOL_PALM
-        default:
             return
         }
+        guard slot >= 0 else { return }
+        let slot = slot
+        var next = nextContact
+        // One access to the slot array per event (element by element, each write checked that
+        // the array is unique and the index in range, twice an event).
+        slots.withUnsafeMutableBufferPointer { slots in
+            switch e.code {
+            case Evdev.ABS_MT_TRACKING_ID:
+                if e.value < 0 {
+                    slots[slot].trackingID = -1
+                    slots[slot].isPalm = false
+                } else if slots[slot].trackingID != e.value {
+                    // A new contact (or a new id replacing one whose lift was never sent).
+                    slots[slot].trackingID = e.value
+                    slots[slot].contact = next
+                    slots[slot].isPalm = false
+                    next &+= 1
+                }
+            case Evdev.ABS_MT_POSITION_X:
+                slots[slot].x = geometry.xAxis.clamp(e.value)
+                slots[slot].hasX = true
+            case Evdev.ABS_MT_POSITION_Y:
+                slots[slot].y = geometry.yAxis.clamp(e.value)
+                slots[slot].hasY = true
+            case Evdev.ABS_MT_TOOL_TYPE:
+                slots[slot].isPalm = e.value == Evdev.MT_TOOL_PALM
+            default:
+                return
+            }
+        }
+        nextContact = next
     }
 
     private mutating func st(_ e: InputEvent) {

@@ -114,6 +114,9 @@ struct Play: ParsableCommand {
     @Option(help: "After --settle, wait until this file exists before playing (a script creates it once its readers are ready).")
     var waitFor: String?
 
+    @Option(help: "Seconds to keep the device after the last event, before it is removed.")
+    var hold: Double = 0.1
+
     @Argument(help: "The evemu recording.")
     var recording: String
 
@@ -145,7 +148,7 @@ struct Play: ParsableCommand {
             if writeTimes != nil && e.type == Evdev.EV_SYN && e.code == Evdev.SYN_REPORT { times.append(cl_monotonic_ns()) }
             do { try dev.write(e) } catch { throw fail("\(error)") }
         }
-        sleepFor(0.1)
+        sleepFor(hold)
         if let writeTimes {
             try writeTextFile(writeTimes, times.map { formatSeconds($0) + "\n" }.joined())
         }

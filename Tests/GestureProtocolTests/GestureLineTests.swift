@@ -24,6 +24,14 @@ import Testing
         ]))
     }
 
+    @Test(arguments: [
+        0.49999999999999994, -0.49999999999999994, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 0.0, -0.0, 1e-300,
+        4503599627370495.5, -4503599627370495.5, 8.99e15, -8.99e15, 123456.49999999999, 7.5000000000000009,
+    ])
+    func rounding_isRoundedHalfAwayFromZero(_ x: Double) {
+        #expect(ByteCursor.roundHalfAwayFromZero(x) == Int64(x.rounded()))
+    }
+
     @Test func everyLine_isTheFieldByFieldBytes() {
         let compiled = Self.configuration()
         let encoder = GestureLineEncoder(configuration: compiled)

@@ -455,7 +455,8 @@ bench_instructions() {
     DAEMON=$!
     i=0; while [ $i -lt 1200 ] && ! [ -e /tmp/g.sock ]; do usleep 100000; i=$((i + 1)); done
     monitor /tmp/m-count.txt
-    touchgesturectl play --uinput --settle 0 --wait-for /tmp/count-go $E/rec/count.events 2> /tmp/play-count.log &
+    # The device stays after the stream (--hold) until the counts are dumped: its removal is no frame.
+    touchgesturectl play --uinput --settle 0 --wait-for /tmp/count-go --hold 600 $E/rec/count.events 2> /tmp/play-count.log &
     PLAY=$!
     wait_node /tmp/play-count.log
     udevadm settle --timeout=5
@@ -468,13 +469,14 @@ bench_instructions() {
     usleep 3000000         # past opening: libinput and lisgd read the device's state
     for p in $DAEMON $LISGD $LI; do vgdb --pid=$p zero > /tmp/vgdb-zero-$p.txt 2>&1; done
     touch /tmp/count-go
-    wait $PLAY
-    usleep 3000000         # every reader drains what is queued
+    # The stream lasts its recorded length (its last event's time); then every reader drains.
+    last=$(tail -1 $E/rec/count.events | cut -d' ' -f2 | cut -d. -f1)
+    sleep $((last + 4))
     for p in $DAEMON $LISGD $LI; do vgdb --pid=$p dump > /tmp/vgdb-dump-$p.txt 2>&1; done
     # Asked after the dump: answering `stats` is no part of reading the stream.
     tg_frames=$(touchgesturectl stats --socket /tmp/g.sock | sed -n 's/.*"frames":\([0-9]*\).*/\1/p' | head -1)
     kill $MON; wait $MON 2>/dev/null
-    kill -9 $LISGD $LI $DAEMON; wait $LISGD $LI $DAEMON 2>/dev/null
+    kill -9 $LISGD $LI $DAEMON $PLAY; wait $LISGD $LI $DAEMON $PLAY 2>/dev/null
     swipes=$(grep -c '^SWIPE' /tmp/lisgd-count.txt)
     li_frames=$(grep -c 'TOUCH_FRAME' /tmp/libinput-count.txt)
     tg=$(cg_total /tmp/cg-touchgestured.out.1); li=$(cg_total /tmp/cg-libinput.out.1); lg=$(cg_total /tmp/cg-lisgd.out.1)
