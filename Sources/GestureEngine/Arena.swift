@@ -102,6 +102,6 @@ struct Arena {
 
     mutating func clear() {
         for g in members { isMember[g] = false }
-        members.removeAll(keepingCapacity: true)
+        members.removeAllKeepingCapacity()
     }
 }

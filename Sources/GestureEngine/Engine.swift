@@ -267,7 +267,7 @@ public struct Engine {
                 if let before { log(g, before, .accepted, bank.look(g).stateName, nil, at: time) }
                 emit(emitted, from: g, into: &out)
                 for o in losers { reject(o, at: time, because: .lostTo(g), into: &out) }
-                losers.removeAll(keepingCapacity: true)
+                losers.removeAllKeepingCapacity()
             }
         }
     }

@@ -54,14 +54,14 @@ struct ContactTracker {
     var count: Int { current.count }
 
     mutating func reset() {
-        current.removeAll(keepingCapacity: true)
+        current.removeAllKeepingCapacity()
     }
 
     mutating func update(_ frame: TouchFrame) -> FrameSummary {
         var s = FrameSummary(time: frame.time)
         s.scale = frame.scale
         s.previousCentroid = lastCentroid
-        next.removeAll(keepingCapacity: true)
+        next.removeAllKeepingCapacity()
 
         var common = 0
         var prevSum = PixelPoint.zero

@@ -133,3 +133,17 @@ public struct MillimetersPerPixel: Hashable, Sendable {
     /// The mean of both axes, for isotropic quantities such as a pinch's span.
     public var mean: Double { (x + y) / 2 }
 }
+
+extension Array {
+    /// Empties the array and keeps its storage, cheaply for the few elements a frame leaves:
+    /// `removeAll(keepingCapacity: true)` goes through the general `replaceSubrange` (about
+    /// 80–170 instructions even for one element); popping a handful costs a few each.
+    @inlinable
+    public mutating func removeAllKeepingCapacity() {
+        if count > 8 {
+            removeAll(keepingCapacity: true)
+        } else {
+            while popLast() != nil {}
+        }
+    }
+}

@@ -79,10 +79,10 @@ public struct PipelineOutput {
     /// alone: the daemon calls this for every read).
     public mutating func removeAll() {
         if !text.bytes.isEmpty { text.reset() }
-        if !items.isEmpty { items.removeAll(keepingCapacity: true) }
-        if !events.isEmpty { events.removeAll(keepingCapacity: true) }
-        if !frames.isEmpty { frames.removeAll(keepingCapacity: true) }
-        if !transitions.isEmpty { transitions.removeAll(keepingCapacity: true) }
+        if !items.isEmpty { items.removeAllKeepingCapacity() }
+        if !events.isEmpty { events.removeAllKeepingCapacity() }
+        if !frames.isEmpty { frames.removeAllKeepingCapacity() }
+        if !transitions.isEmpty { transitions.removeAllKeepingCapacity() }
         frameCount = 0
         eventCount = 0
     }

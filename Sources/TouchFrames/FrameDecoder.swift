@@ -159,7 +159,7 @@ public struct FrameDecoder {
     }
 
     private mutating func frame(at time: Timestamp) -> TouchFrame {
-        contacts.removeAll(keepingCapacity: true)
+        contacts.removeAllKeepingCapacity()
         if multitouch {
             for s in slots where s.trackingID >= 0 && s.hasX && s.hasY {
                 contacts.append(Contact(id: s.contact, position: geometry.map(x: s.x, y: s.y), isPalm: s.isPalm))
