@@ -1,3 +1,5 @@
+import GestureEngine
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -25,6 +27,22 @@ struct ByteCursor {
         guard let start = b.baseAddress else { return }
         (base + count).update(from: start, count: b.count)
         count += b.count
+    }
+
+    /// `"s"`, for the protocol's enum names (plain ASCII: nothing to escape).
+    mutating func quoted(_ s: String) {
+        byte(UInt8(ascii: "\""))
+        for b in s.utf8 { byte(b) }
+        byte(UInt8(ascii: "\""))
+    }
+
+    /// `{"x":X,"y":Y}` with one decimal, as `JSONLineWriter.field(_:_: PixelPoint)` writes it.
+    mutating func point(_ p: PixelPoint) {
+        raw("{\"x\":")
+        fixed(p.x, decimals: 1)
+        raw(",\"y\":")
+        fixed(p.y, decimals: 1)
+        byte(UInt8(ascii: "}"))
     }
 
     /// "00" to "99": two digits per division.

@@ -113,24 +113,17 @@ public struct GestureLineEncoder {
             case .vertical: c.raw(",\"axis\":\"vertical\"")
             }
             if let o = e.offset {
-                c.raw(",\"offset\":{\"x\":")
-                c.fixed(o.x, decimals: 1)
-                c.raw(",\"y\":")
-                c.fixed(o.y, decimals: 1)
-                c.byte(UInt8(ascii: "}"))
+                c.raw(",\"offset\":")
+                c.point(o)
             }
             if let t = e.target {
-                c.raw(",\"target\":{\"x\":")
-                c.fixed(t.x, decimals: 1)
-                c.raw(",\"y\":")
-                c.fixed(t.y, decimals: 1)
-                c.byte(UInt8(ascii: "}"))
+                c.raw(",\"target\":")
+                c.point(t)
             }
         case .swipe:
             if let d = e.direction {
-                c.raw(",\"direction\":\"")
-                for b in d.rawValue.utf8 { c.byte(b) }
-                c.byte(UInt8(ascii: "\""))
+                c.raw(",\"direction\":")
+                c.quoted(d.rawValue)
             }
             c.raw(",\"velocity\":")
             c.fixed(e.speed, decimals: 1)
@@ -141,9 +134,8 @@ public struct GestureLineEncoder {
             c.fixed(e.rotation, decimals: 2)
         case .edgeSwipe:
             if let edge = e.edge {
-                c.raw(",\"edge\":\"")
-                for b in edge.rawValue.utf8 { c.byte(b) }
-                c.byte(UInt8(ascii: "\""))
+                c.raw(",\"edge\":")
+                c.quoted(edge.rawValue)
             }
             c.raw(",\"dx\":")
             c.fixed(e.translation.x, decimals: 1)
