@@ -103,9 +103,10 @@ public final class Daemon {
         server.onConnect = { [unowned self] c in self.connected(c) }
         server.onRequest = { [unowned self] c, line in self.request(c, line) }
         server.onDisconnect = { [unowned self] c in self.disconnected(c) }
-        server.onWritten = { [unowned(unsafe) self] ns in self.stats.latencies.add(ns) }
-        loop.afterTurn = { [unowned(unsafe) self] in self.afterTurn() }  // the loop lives in the daemon
-        loop.hasPendingWork = { [unowned(unsafe) self] in self.server.hasBacklog }
+        server.onWritten = { [me = Unmanaged.passUnretained(self)] ns in me._withUnsafeGuaranteedRef { $0.stats.latencies.add(ns) } }
+        // Borrowed, not retained (see `Devices.add`): the loop lives in the daemon.
+        loop.afterTurn = { [me = Unmanaged.passUnretained(self)] in me._withUnsafeGuaranteedRef { $0.afterTurn() } }
+        loop.hasPendingWork = { [me = Unmanaged.passUnretained(self)] in me._withUnsafeGuaranteedRef { $0.server.hasBacklog } }
         actions.configure(base.actions)
         subscriptionsChanged()
 

@@ -117,14 +117,23 @@ final class Devices {
         all.append(device)
         try source.start(
             loop: loop,
-            deliver: { [unowned(unsafe) self, unowned(unsafe) device] batch in
-                if batch.resynced { device.health.resyncs += 1 }
-                device.pipeline.feed(batch, into: &self.output)
-                self.hand(device)
+            deliver: { [devices = Unmanaged.passUnretained(self), device = Unmanaged.passUnretained(device)] batch in
+                // Borrowed, not retained: `unowned(unsafe)` still retained and released both
+                // around every use, five pairs a read. The daemon holds both while the source runs.
+                devices._withUnsafeGuaranteedRef { devices in
+                    device._withUnsafeGuaranteedRef { device in devices.delivered(batch, from: device) }
+                }
             },
             ended: { [unowned self, unowned device] in self.sourceEnded(device) })
         owner.added(device)
         log.info("device \(device.id) added: \(source.description.name) (\(source.node))")
+    }
+
+    /// A read's batch through the device's pipeline, and what it made to the owner.
+    private func delivered(_ batch: InputBatch, from device: Device) {
+        if batch.resynced { device.health.resyncs += 1 }
+        device.pipeline.feed(batch, into: &output)
+        hand(device)
     }
 
     /// A device's decoder (with the configured geometry) and engine (with the current regions).

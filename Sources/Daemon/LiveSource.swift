@@ -39,7 +39,8 @@ public final class LiveSource: InputSource {
         self.loop = loop
         self.deliver = deliver
         self.ended = ended
-        try loop.add(device.fd) { [unowned(unsafe) self] _ in self.deliverDue() }  // removed in stop()
+        // Borrowed, not retained (see `Devices.add`); the handler is removed in stop().
+        try loop.add(device.fd) { [me = Unmanaged.passUnretained(self)] _ in me._withUnsafeGuaranteedRef { $0.deliverDue() } }
     }
 
     public func stop() {
