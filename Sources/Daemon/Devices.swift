@@ -45,8 +45,8 @@ protocol DeviceOwner: AnyObject {
 final class Devices {
     private let loop: EventLoop
     private let log: Logger
-    // unowned(unsafe), here and in the per-frame closures: the daemon owns both for its whole
-    // life, and a checked `unowned` costs a reference-count round trip on every frame.
+    // unowned(unsafe): the daemon owns the devices for its whole life, and a checked `unowned`
+    // costs a reference-count round trip on every frame (the per-read closure borrows instead).
     unowned(unsafe) let owner: DeviceOwner
     private(set) var all: [Device] = []
     private var nextID: UInt32 = 1

@@ -139,7 +139,7 @@ extension Array {
     /// `removeAll(keepingCapacity: true)` goes through the general `replaceSubrange` (about
     /// 80–170 instructions even for one element); popping a handful costs a few each.
     @inlinable
-    public mutating func removeAllKeepingCapacity() {
+    package mutating func removeAllKeepingCapacity() {
         if count > 8 {
             removeAll(keepingCapacity: true)
         } else {

@@ -33,6 +33,25 @@ func readFile(_ path: String) -> String? {
         #expect(c.engine.regions[0].gestures[4].thresholds.longPressDuration == .milliseconds(650))
     }
 
+    /// Recognizers read their deadlines from `Thresholds.ns`, which the duration setters keep:
+    /// every duration key a file sets must arrive there, in the file's scope and a gesture's.
+    @Test func durationKeys_reachTheNanosecondsRecognizersRead() throws {
+        let keys = "tap_max_duration = 410\nmulti_tap_interval = 320\nlong_press_duration = 730\nfinger_settle = 140\nswipe_max_duration = 620\n"
+        let c = try ConfigLoader.parse("[thresholds]\n" + keys, file: "k.toml")
+        let g = try ConfigLoader.parse("[[region]]\nname = 'r'\n[[region.gesture]]\nkind = 'long_press'\n" + keys, file: "g.toml")
+        for t in [c.engine.regions[0].gestures[4].thresholds, g.engine.regions[0].gestures[0].thresholds] {
+            #expect(t.ns.tapMax == 410_000_000)
+            #expect(t.ns.multiTapInterval == 320_000_000)
+            #expect(t.ns.longPress == 730_000_000)
+            #expect(t.ns.fingerSettle == 140_000_000)
+            #expect(t.ns.swipeMax == 620_000_000)
+        }
+        let d = Thresholds.standard  // the defaults, set without their setters, agree too
+        #expect(d.ns.tapMax == d.tapMaxDuration.nanosecondsClamped && d.ns.multiTapInterval == d.multiTapInterval.nanosecondsClamped)
+        #expect(d.ns.longPress == d.longPressDuration.nanosecondsClamped && d.ns.fingerSettle == d.fingerSettle.nanosecondsClamped)
+        #expect(d.ns.swipeMax == d.swipeMaxDuration.nanosecondsClamped)
+    }
+
     @Test func emptyFile_isTheBuiltInDefault() throws {
         let c = try ConfigLoader.parse("# nothing\n", file: "empty.toml")
         #expect(c.engine == Configuration.standard.engine)
