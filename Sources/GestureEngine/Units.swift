@@ -137,9 +137,10 @@ public struct MillimetersPerPixel: Hashable, Sendable {
 extension Array {
     /// Empties the array and keeps its storage, cheaply for the few elements a frame leaves:
     /// `removeAll(keepingCapacity: true)` goes through the general `replaceSubrange` (about
-    /// 80–170 instructions even for one element); popping a handful costs a few each.
+    /// 80–170 instructions even for one element); popping a handful costs a few each. Public,
+    /// not `package`: scripts/fuzz builds the modules with swiftc, without a package name.
     @inlinable
-    package mutating func removeAllKeepingCapacity() {
+    public mutating func removeAllKeepingCapacity() {
         if count > 8 {
             removeAll(keepingCapacity: true)
         } else {
