@@ -237,14 +237,14 @@ public struct Engine {
 
     private mutating func deliver(_ input: RecognizerInput, to g: Int, into out: inout [GestureEvent]) {
         let before = transitionLog == nil ? nil : bank.look(g).stateName
-        let wasFailed = bank.status(g) == .failed
-        let emitted = bank.with(g, Handle(input: input))
+        let first = out.count
+        let (wasFailed, status) = bank.handle(g, input, into: &out)
         if let before {
             let after = bank.look(g)
             log(g, before, input.name, after.stateName, after.failure, at: input.time)
         }
-        emit(emitted, from: g, into: &out)
-        guard bank.status(g) == .failed else { return }
+        stamp(from: first, g, &out)
+        guard status == .failed else { return }
         if !wasFailed, case .invalidInput? = bank.look(g).failure { invalidInputs += 1 }
         if arena.isUndecided(g) { arena.decide(g, .rejected) }
     }
@@ -263,9 +263,10 @@ public struct Engine {
                 let before = transitionLog == nil ? nil : bank.look(g).stateName
                 instance[g] = nextID
                 nextID += 1
-                let emitted = bank.with(g, Accept(time: time))
+                let first = out.count
+                _ = bank.handle(g, .accepted(time), into: &out)
                 if let before { log(g, before, .accepted, bank.look(g).stateName, nil, at: time) }
-                emit(emitted, from: g, into: &out)
+                stamp(from: first, g, &out)
                 for o in losers { reject(o, at: time, because: .lostTo(g), into: &out) }
                 losers.removeAllKeepingCapacity()
             }
@@ -274,9 +275,10 @@ public struct Engine {
 
     private mutating func reject(_ g: Int, at time: Timestamp, because reason: FailReason, into out: inout [GestureEvent]) {
         let before = transitionLog == nil ? nil : bank.look(g).stateName
-        let emitted = bank.with(g, Reject(time: time, reason: reason))
+        let first = out.count
+        _ = bank.handle(g, .rejected(time, reason), into: &out)
         if let before { log(g, before, .rejected, bank.look(g).stateName, reason, at: time) }
-        emit(emitted, from: g, into: &out)
+        stamp(from: first, g, &out)
         if case .invalidInput = reason { invalidInputs += 1 }
         // An accepted gesture cancelled later (a palm, lost events) was decided already.
         if arena.isUndecided(g) { arena.decide(g, .rejected) }
@@ -315,13 +317,13 @@ public struct Engine {
 
     // MARK: - Output
 
-    private mutating func emit(_ e: Emissions, from g: Int, into out: inout [GestureEvent]) {
-        guard e.count > 0 else { return }
-        out.append(e.first!)
-        stamp(&out[out.count - 1], g)
-        guard e.count > 1 else { return }
-        out.append(e.second!)
-        stamp(&out[out.count - 1], g)
+    /// Stamps what recognizer `g` just appended to `out` (from index `first`).
+    private mutating func stamp(from first: Int, _ g: Int, _ out: inout [GestureEvent]) {
+        var i = first
+        while i < out.count {
+            stamp(&out[i], g)
+            i += 1
+        }
     }
 
     /// Gives an emitted event its instance id, gesture and generation (and a pan its drag

@@ -33,6 +33,27 @@ struct FrameSummary {
     init(time: Timestamp) { self.time = time }
 }
 
+extension FrameSummary {
+    /// The summary as recognizers read it: each field loaded where it lies in the engine's one
+    /// copy. Taken by value, the ~160-byte summary was copied (a `memcpy`) for every recognizer
+    /// at every step of a frame. Valid during the recognizer's `handle` call only.
+    struct Ref {
+        let p: UnsafePointer<FrameSummary>
+        var time: Timestamp { p.pointee.time }
+        var count: Int { p.pointee.count }
+        var added: Int { p.pointee.added }
+        var removed: Int { p.pointee.removed }
+        var centroid: PixelPoint { p.pointee.centroid }
+        var delta: PixelPoint { p.pointee.delta }
+        var spreadRatio: Double { p.pointee.spreadRatio }
+        var spread: Millimeters { p.pointee.spread }
+        var rotationDelta: Double { p.pointee.rotationDelta }
+        var maxTravel: Millimeters { p.pointee.maxTravel }
+        var scale: MillimetersPerPixel { p.pointee.scale }
+        var firstContact: PixelPoint { p.pointee.firstContact }
+    }
+}
+
 /// Follows the contacts of the current sequence and summarizes each frame. Two buffers are
 /// swapped frame by frame, so steady state allocates nothing.
 struct ContactTracker {

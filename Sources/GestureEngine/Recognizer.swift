@@ -9,7 +9,7 @@ enum ContactChange {
     /// One contact lifted and another landed between two SYN_REPORTs, others staying down.
     case replaced
 
-    init(_ s: FrameSummary) {
+    init(_ s: FrameSummary.Ref) {
         switch (s.added > 0, s.removed > 0) {
         case (true, false): self = .began
         case (false, true): self = .ended
@@ -23,16 +23,17 @@ enum ContactChange {
 /// and its summary), that one of its deadlines has come, or the arena's word (accepted: it may
 /// fire; rejected: it is out, and an active gesture is cancelled).
 enum RecognizerInput {
-    /// The frame's summary, read in place: the summary is ~150 bytes and each live recognizer
-    /// gets it; passing it by value copied it several times per recognizer per frame. Valid
-    /// during the `handle` call only.
-    case contact(ContactChange, UnsafePointer<FrameSummary>)
+    /// The frame's summary, read in place (see `FrameSummary.Ref`).
+    case contact(ContactChange, FrameSummary.Ref)
     case deadline(Timestamp)
     case accepted(Timestamp)
     case rejected(Timestamp, FailReason)
 
     /// The frame of a given change (the summary built once by the engine).
-    static func frame(_ s: UnsafePointer<FrameSummary>) -> RecognizerInput { .contact(ContactChange(s.pointee), s) }
+    static func frame(_ p: UnsafePointer<FrameSummary>) -> RecognizerInput {
+        let s = FrameSummary.Ref(p: p)
+        return .contact(ContactChange(s), s)
+    }
 
     /// The input's name in transition logs and state diagrams.
     var name: RecognizerInputName {
@@ -49,7 +50,7 @@ enum RecognizerInput {
 
     var time: Timestamp {
         switch self {
-        case .contact(_, let s): return s.pointee.time
+        case .contact(_, let s): return s.time
         case .deadline(let t), .accepted(let t), .rejected(let t, _): return t
         }
     }
@@ -139,35 +140,9 @@ enum RecognizerStatus: Equatable {
     case failed
 }
 
-/// What a recognizer returns: at most two events (a gesture accepted after its fingers lifted
-/// begins and ends at once). A value, so returning it allocates nothing.
-struct Emissions {
-    private(set) var first: GestureEvent?
-    private(set) var second: GestureEvent?
-    /// How many events there are: the engine looks at this before touching the events (most
-    /// inputs emit nothing, and unwrapping an optional event copies all ~190 bytes of it).
-    let count: Int8
-    /// Built where it is returned (a stored `static let` was copied, 377 bytes, twice per call).
-    static var none: Emissions { Emissions() }
-    init() {
-        first = nil
-        second = nil
-        count = 0
-    }
-    init(_ first: GestureEvent) {
-        self.first = first
-        second = nil
-        count = 1
-    }
-    init(_ first: GestureEvent, _ second: GestureEvent) {
-        self.first = first
-        self.second = second
-        count = 2
-    }
-}
-
 /// A recognizer is a value with a private state machine. It owns no timer and calls no one:
-/// it reports its deadline and returns what it emits; the engine and the arena do the rest.
+/// it reports its deadline and appends what it emits (at most two events: a gesture accepted
+/// after its fingers lifted begins and ends at once); the engine and the arena do the rest.
 protocol Recognizer {
     /// The current state's name, for transition logs.
     var stateName: RecognizerStateName { get }
@@ -176,8 +151,8 @@ protocol Recognizer {
     var deadline: Timestamp? { get }
     /// Why it failed, once it has.
     var failure: FailReason? { get }
-    /// Every input, one exhaustive switch over (state, input).
-    mutating func handle(_ input: RecognizerInput) -> Emissions
+    /// Every input, one exhaustive switch over (state, input); emitted events go to `out`.
+    mutating func handle(_ input: RecognizerInput, into out: inout [GestureEvent])
     /// Back to idle, for the next sequence.
     mutating func reset()
     /// Every transition the state machine can make: (from, input, to). State diagrams in

@@ -67,6 +67,32 @@ struct RecognizerBank {
         }
     }
 
+    /// Recognizer `g` takes `input` where it lies in its typed array, appending what it emits
+    /// to `out`; returns whether it had failed before, and its status after.
+    @inline(__always)
+    mutating func handle(_ g: Int, _ input: RecognizerInput, into out: inout [GestureEvent])
+        -> (wasFailed: Bool, status: RecognizerStatus)
+    {
+        let i = slots[g]
+        switch kinds[g] {
+        case .tap: return Self.handle(&taps[i], input, &out)
+        case .longPress: return Self.handle(&longPresses[i], input, &out)
+        case .pan: return Self.handle(&pans[i], input, &out)
+        case .swipe: return Self.handle(&swipes[i], input, &out)
+        case .pinch: return Self.handle(&pinches[i], input, &out)
+        case .edgeSwipe: return Self.handle(&edgeSwipes[i], input, &out)
+        }
+    }
+
+    @inline(__always)
+    private static func handle<R: Recognizer>(_ r: inout R, _ input: RecognizerInput, _ out: inout [GestureEvent])
+        -> (wasFailed: Bool, status: RecognizerStatus)
+    {
+        let wasFailed = r.status == .failed
+        r.handle(input, into: &out)
+        return (wasFailed, r.status)
+    }
+
     /// A look at recognizer `g` without changing it. Read in place through the array's storage:
     /// `array[i]` would copy the whole recognizer (a pan with its velocity tracker is ~700
     /// bytes) each time, and the engine looks several times a frame.
@@ -102,22 +128,6 @@ struct RecognizerBank {
         case .edgeSwipe: return EdgeSwipeRecognizer.transitions
         }
     }
-}
-
-struct Handle: RecognizerVisitor {
-    let input: RecognizerInput
-    func visit<R: Recognizer>(_ r: inout R) -> Emissions { r.handle(input) }
-}
-
-struct Accept: RecognizerVisitor {
-    let time: Timestamp
-    func visit<R: Recognizer>(_ r: inout R) -> Emissions { r.handle(.accepted(time)) }
-}
-
-struct Reject: RecognizerVisitor {
-    let time: Timestamp
-    let reason: FailReason
-    func visit<R: Recognizer>(_ r: inout R) -> Emissions { r.handle(.rejected(time, reason)) }
 }
 
 struct Reset: RecognizerVisitor {

@@ -43,38 +43,6 @@ enum ContinuousLifecycle<Tracking, Shape> {
         return nil
     }
 
-    /// The arena lets it fire: began (and ended, if the fingers already lifted).
-    /// `event(phase, time, shape, liftedAt)` builds the kind's event. Accepting anything but a
-    /// ready recognizer is an impossible pair (`from` names it).
-    mutating func accept(
-        at time: Timestamp, from name: RecognizerStateName,
-        _ event: (GesturePhase, Timestamp, Shape, Timestamp?) -> GestureEvent
-    ) -> Emissions {
-        switch self {
-        case .ready(let shape):
-            self = .active(shape)
-            return Emissions(event(.began, time, shape, nil))
-        case .readyLifted(let shape, let liftedAt):
-            self = .ended
-            return Emissions(event(.began, time, shape, liftedAt), event(.ended, time, shape, liftedAt))
-        case .idle, .tracking, .active, .ended, .failed:
-            self = .failed(.invalidInput(state: name, input: .accepted))
-            return .none
-        }
-    }
-
-    /// The arena (or a palm, a lost device) ends it: cancelled if it had begun, failed otherwise.
-    mutating func reject(
-        at time: Timestamp, because reason: FailReason, _ event: (GesturePhase, Timestamp, Shape, Timestamp?) -> GestureEvent
-    ) -> Emissions {
-        if case .active(let shape) = self {
-            self = .failed(reason)
-            return Emissions(event(.cancelled, time, shape, nil))
-        }
-        self = .failed(reason)
-        return .none
-    }
-
     /// The transitions every continuous recognizer shares after its deciding state; each kind adds
     /// its own for `idle` and the deciding state.
     static func sharedTransitions(tracking: RecognizerStateName) -> [TransitionRow] {
@@ -103,19 +71,19 @@ protocol ContinuousRecognizer: Recognizer {
     /// The most fingers it takes; more fail it.
     var maxFingers: Int { get }
     /// A sequence's first frame, with 1...maxFingers fingers down.
-    mutating func begin(_ s: FrameSummary) -> ContinuousLifecycle<Tracking, Shape>
+    mutating func begin(_ s: FrameSummary.Ref) -> ContinuousLifecycle<Tracking, Shape>
     /// A frame while deciding.
-    mutating func track(_ k: Tracking, _ s: FrameSummary) -> ContinuousLifecycle<Tracking, Shape>
+    mutating func track(_ k: Tracking, _ s: FrameSummary.Ref) -> ContinuousLifecycle<Tracking, Shape>
     /// The deadline it asked for while deciding.
     func deadlinePassed(_ k: Tracking) -> ContinuousLifecycle<Tracking, Shape>
     /// The shape after a frame, once past its threshold (ready or active).
-    mutating func follow(_ shape: Shape, _ s: FrameSummary) -> Shape
+    mutating func follow(_ shape: Shape, _ s: FrameSummary.Ref) -> Shape
     /// Ready, the fingers are gone (accepting it now begins and ends it at once).
-    func lifted(_ s: FrameSummary) -> Bool
+    func lifted(_ s: FrameSummary.Ref) -> Bool
     /// Active, this frame ends it.
-    func ends(_ s: FrameSummary) -> Bool
+    func ends(_ s: FrameSummary.Ref) -> Bool
     /// Active, this frame is reported as changed.
-    func changes(_ s: FrameSummary) -> Bool
+    func changes(_ s: FrameSummary.Ref) -> Bool
     /// The kind's event (`liftedAt`: when the fingers lifted, if before the arena's word).
     func event(_ phase: GesturePhase, _ time: Timestamp, _ shape: Shape, _ liftedAt: Timestamp?) -> GestureEvent
     /// The event of a frame while active (a kind may read its state in place).
@@ -127,7 +95,7 @@ extension ContinuousRecognizer {
     var stateName: RecognizerStateName { state.name(tracking: Self.trackingName) }
     var status: RecognizerStatus { state.status }
     var failure: FailReason? { state.failure }
-    func lifted(_ s: FrameSummary) -> Bool { s.count == 0 }
+    func lifted(_ s: FrameSummary.Ref) -> Bool { s.count == 0 }
     func deadlinePassed(_ k: Tracking) -> ContinuousLifecycle<Tracking, Shape> {
         .failed(.invalidInput(state: Self.trackingName, input: .deadline))
     }
@@ -135,45 +103,60 @@ extension ContinuousRecognizer {
         event(phase, time, shape, nil)
     }
 
-    mutating func handle(_ input: RecognizerInput) -> Emissions {
-        var next = state
-        defer { state = next }
-        switch (next, input) {
-        // The arena's word.
-        case (_, .accepted(let time)):
-            return next.accept(at: time, from: stateName, event)
-        case (_, .rejected(let time, let reason)):
-            return next.reject(at: time, because: reason, event)
-        case (.idle, .contact(_, let frame)):
-            let s = frame.pointee
-            if s.count > maxFingers {
-                next = .failed(.tooManyFingers)
-            } else if s.count > 0 {
-                next = begin(s)
+    /// One switch over (input, state), changing the state in place and appending what it emits
+    /// to `out` (a copy of the state in and out, and a returned pair of events, cost more than
+    /// the work on a frame).
+    mutating func handle(_ input: RecognizerInput, into out: inout [GestureEvent]) {
+        switch input {
+        // The arena lets it fire: began (and ended, if the fingers already lifted). Accepting
+        // anything but a ready recognizer is an impossible pair.
+        case .accepted(let time):
+            switch state {
+            case .ready(let shape):
+                state = .active(shape)
+                out.append(event(.began, time, shape, nil))
+            case .readyLifted(let shape, let liftedAt):
+                state = .ended
+                out.append(event(.began, time, shape, liftedAt))
+                out.append(event(.ended, time, shape, liftedAt))
+            case .idle, .tracking, .active, .ended, .failed:
+                state = .failed(.invalidInput(state: stateName, input: .accepted))
             }
-        case (.tracking(let k), .contact(_, let frame)):
-            next = track(k, frame.pointee)
-        case (.tracking(let k), .deadline):
-            next = deadlinePassed(k)
-        case (.ready(let shape), .contact(_, let frame)):
-            let s = frame.pointee
-            let followed = follow(shape, s)
-            next = lifted(s) ? .readyLifted(followed, liftedAt: s.time) : .ready(followed)
-        case (.active(let shape), .contact(_, let frame)):
-            let s = frame.pointee
-            let followed = follow(shape, s)
-            if ends(s) {
-                next = .ended
-                return Emissions(frameEvent(.ended, s.time, followed))
+        // The arena (or a palm, a lost device) ends it: cancelled if it had begun, failed otherwise.
+        case .rejected(let time, let reason):
+            if case .active(let shape) = state { out.append(event(.cancelled, time, shape, nil)) }
+            state = .failed(reason)
+        case .deadline:
+            if case .tracking(let k) = state {
+                state = deadlinePassed(k)
+            } else {
+                state = .failed(.invalidInput(state: stateName, input: .deadline))
             }
-            next = .active(followed)
-            if changes(s) { return Emissions(frameEvent(.changed, s.time, followed)) }
-        case (.readyLifted, .contact), (.ended, .contact), (.failed, .contact):
-            break
-        case (.idle, .deadline), (.ready, .deadline), (.readyLifted, .deadline), (.active, .deadline),
-            (.ended, .deadline), (.failed, .deadline):
-            next = .failed(.invalidInput(state: stateName, input: .deadline))
+        case .contact(_, let s):
+            switch state {
+            case .idle:
+                if s.count > maxFingers {
+                    state = .failed(.tooManyFingers)
+                } else if s.count > 0 {
+                    state = begin(s)
+                }
+            case .tracking(let k):
+                state = track(k, s)
+            case .ready(let shape):
+                let followed = follow(shape, s)
+                state = lifted(s) ? .readyLifted(followed, liftedAt: s.time) : .ready(followed)
+            case .active(let shape):
+                let followed = follow(shape, s)
+                if ends(s) {
+                    state = .ended
+                    out.append(frameEvent(.ended, s.time, followed))
+                } else {
+                    state = .active(followed)
+                    if changes(s) { out.append(frameEvent(.changed, s.time, followed)) }
+                }
+            case .readyLifted, .ended, .failed:
+                break
+            }
         }
-        return .none
     }
 }

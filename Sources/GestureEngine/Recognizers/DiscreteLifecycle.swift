@@ -35,31 +35,6 @@ enum DiscreteLifecycle<Tracking, Ready> {
         return nil
     }
 
-    /// The arena lets it fire: recognized, with the event `event` builds from what it was ready
-    /// with. Accepting anything but a ready recognizer is an impossible pair (`from` names it).
-    mutating func accept(at time: Timestamp, from name: RecognizerStateName, _ event: (Ready, Timestamp) -> GestureEvent)
-        -> Emissions
-    {
-        guard case .ready(let r) = self else {
-            self = .failed(.invalidInput(state: name, input: .accepted))
-            return .none
-        }
-        self = .recognized
-        return Emissions(event(r, time))
-    }
-
-    /// The arena (or a palm, a lost device) rules it out. Recognized stays recognized: a late
-    /// rejection cannot take back what was reported.
-    mutating func reject(because reason: FailReason) {
-        if case .recognized = self { return }
-        self = .failed(reason)
-    }
-
-    /// A deadline the recognizer did not ask for (it asks only while tracking): impossible.
-    mutating func unexpectedDeadline(from name: RecognizerStateName) {
-        self = .failed(.invalidInput(state: name, input: .deadline))
-    }
-
     /// The transitions every discrete recognizer shares; each kind adds those of `idle` and its
     /// deciding phases.
     static func sharedTransitions(tracking: [RecognizerStateName]) -> [TransitionRow] {
@@ -79,9 +54,9 @@ protocol DiscreteRecognizer: Recognizer {
     /// The name of a deciding phase.
     func trackingName(_ k: Tracking) -> RecognizerStateName
     /// A sequence's first frame, with 1...maxFingers fingers down.
-    mutating func begin(_ s: FrameSummary) -> DiscreteLifecycle<Tracking, Ready>
+    mutating func begin(_ s: FrameSummary.Ref) -> DiscreteLifecycle<Tracking, Ready>
     /// A frame while deciding.
-    mutating func track(_ k: Tracking, _ s: FrameSummary) -> DiscreteLifecycle<Tracking, Ready>
+    mutating func track(_ k: Tracking, _ s: FrameSummary.Ref) -> DiscreteLifecycle<Tracking, Ready>
     /// The deadline it asked for while deciding.
     func deadlinePassed(_ k: Tracking) -> DiscreteLifecycle<Tracking, Ready>
     /// The recognized event.
@@ -93,31 +68,43 @@ extension DiscreteRecognizer {
     var status: RecognizerStatus { state.status }
     var failure: FailReason? { state.failure }
 
-    mutating func handle(_ input: RecognizerInput) -> Emissions {
-        var next = state
-        defer { state = next }
-        switch (next, input) {
-        // The arena's word.
-        case (_, .accepted(let time)):
-            return next.accept(at: time, from: stateName, event)
-        case (_, .rejected(_, let reason)):
-            next.reject(because: reason)
-        case (.idle, .contact(_, let frame)):
-            let s = frame.pointee
-            if s.count > maxFingers {
-                next = .failed(.tooManyFingers)
-            } else if s.count > 0 {
-                next = begin(s)
+    /// One switch over (input, state), changing the state in place (see `ContinuousRecognizer`).
+    mutating func handle(_ input: RecognizerInput, into out: inout [GestureEvent]) {
+        switch input {
+        // The arena lets it fire: recognized, with what it was ready with. Accepting anything but
+        // a ready recognizer is an impossible pair.
+        case .accepted(let time):
+            if case .ready(let r) = state {
+                state = .recognized
+                out.append(event(r, time))
+            } else {
+                state = .failed(.invalidInput(state: stateName, input: .accepted))
             }
-        case (.tracking(let k), .contact(_, let frame)):
-            next = track(k, frame.pointee)
-        case (.tracking(let k), .deadline):
-            next = deadlinePassed(k)
-        case (.ready, .contact), (.recognized, .contact), (.failed, .contact):
-            break
-        case (.idle, .deadline), (.ready, .deadline), (.recognized, .deadline), (.failed, .deadline):
-            next.unexpectedDeadline(from: stateName)
+        // The arena (or a palm, a lost device) rules it out. Recognized stays recognized: a late
+        // rejection cannot take back what was reported.
+        case .rejected(_, let reason):
+            if case .recognized = state { return }
+            state = .failed(reason)
+        // A deadline is asked for only while tracking; any other is an impossible pair.
+        case .deadline:
+            if case .tracking(let k) = state {
+                state = deadlinePassed(k)
+            } else {
+                state = .failed(.invalidInput(state: stateName, input: .deadline))
+            }
+        case .contact(_, let s):
+            switch state {
+            case .idle:
+                if s.count > maxFingers {
+                    state = .failed(.tooManyFingers)
+                } else if s.count > 0 {
+                    state = begin(s)
+                }
+            case .tracking(let k):
+                state = track(k, s)
+            case .ready, .recognized, .failed:
+                break
+            }
         }
-        return .none
     }
 }

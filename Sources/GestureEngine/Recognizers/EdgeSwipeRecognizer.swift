@@ -82,7 +82,7 @@ struct EdgeSwipeRecognizer: ContinuousRecognizer {
         return e
     }
 
-    func follow(_ d: Drag, _ s: FrameSummary) -> Drag {
+    func follow(_ d: Drag, _ s: FrameSummary.Ref) -> Drag {
         var next = d
         next.translation += s.delta
         next.position = s.centroid
@@ -90,12 +90,12 @@ struct EdgeSwipeRecognizer: ContinuousRecognizer {
         return next
     }
 
-    func begin(_ s: FrameSummary) -> ContinuousLifecycle<Drag, Drag> {
+    func begin(_ s: FrameSummary.Ref) -> ContinuousLifecycle<Drag, Drag> {
         guard let e = edge(at: s.firstContact, s.scale) else { return .failed(.notAtEdge) }
         return .tracking(Drag(edge: e, translation: .zero, position: s.centroid, fingers: s.count))
     }
 
-    func track(_ d0: Drag, _ s: FrameSummary) -> ContinuousLifecycle<Drag, Drag> {
+    func track(_ d0: Drag, _ s: FrameSummary.Ref) -> ContinuousLifecycle<Drag, Drag> {
         let d = follow(d0, s)
         let (inward, along) = inwardAndAlong(d, s.scale)
         let minimum = thresholds.edgeMinDistance.value
@@ -106,6 +106,6 @@ struct EdgeSwipeRecognizer: ContinuousRecognizer {
         return .tracking(d)
     }
 
-    func ends(_ s: FrameSummary) -> Bool { s.count == 0 }
-    func changes(_ s: FrameSummary) -> Bool { s.delta != .zero }
+    func ends(_ s: FrameSummary.Ref) -> Bool { s.count == 0 }
+    func changes(_ s: FrameSummary.Ref) -> Bool { s.delta != .zero }
 }

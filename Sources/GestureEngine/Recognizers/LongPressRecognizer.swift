@@ -45,11 +45,11 @@ struct LongPressRecognizer: ContinuousRecognizer {
         return e
     }
 
-    func begin(_ s: FrameSummary) -> ContinuousLifecycle<Press, PixelPoint> {
+    func begin(_ s: FrameSummary.Ref) -> ContinuousLifecycle<Press, PixelPoint> {
         .tracking(Press(firstDownAt: s.time, fullAt: s.count == fingers ? s.time : nil, position: s.centroid))
     }
 
-    func track(_ p: Press, _ s: FrameSummary) -> ContinuousLifecycle<Press, PixelPoint> {
+    func track(_ p: Press, _ s: FrameSummary.Ref) -> ContinuousLifecycle<Press, PixelPoint> {
         if s.count > fingers { return .failed(.tooManyFingers) }
         if s.maxTravel > thresholds.longPressTolerance { return .failed(.moved) }
         if s.count == 0 || (p.fullAt != nil && s.count < fingers) { return .failed(.liftedTooSoon) }
@@ -63,7 +63,7 @@ struct LongPressRecognizer: ContinuousRecognizer {
         p.fullAt == nil ? .failed(.tooFewFingers) : .ready(p.position)
     }
 
-    func follow(_ position: PixelPoint, _ s: FrameSummary) -> PixelPoint { s.centroid }
-    func ends(_ s: FrameSummary) -> Bool { s.count < fingers }
-    func changes(_ s: FrameSummary) -> Bool { s.delta != .zero }
+    func follow(_ position: PixelPoint, _ s: FrameSummary.Ref) -> PixelPoint { s.centroid }
+    func ends(_ s: FrameSummary.Ref) -> Bool { s.count < fingers }
+    func changes(_ s: FrameSummary.Ref) -> Bool { s.delta != .zero }
 }

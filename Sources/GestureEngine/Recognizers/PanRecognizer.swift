@@ -115,13 +115,13 @@ struct PanRecognizer: ContinuousRecognizer {
         }
     }
 
-    mutating func begin(_ s: FrameSummary) -> ContinuousLifecycle<Tracking, Drag> {
+    mutating func begin(_ s: FrameSummary.Ref) -> ContinuousLifecycle<Tracking, Drag> {
         tracker.reset()
         tracker.add(s.time, .zero)
         return .tracking(Tracking(startAt: s.time, translation: .zero, fingers: s.count, lock: axis == .free ? .won : .undecided))
     }
 
-    mutating func track(_ k0: Tracking, _ s: FrameSummary) -> ContinuousLifecycle<Tracking, Drag> {
+    mutating func track(_ k0: Tracking, _ s: FrameSummary.Ref) -> ContinuousLifecycle<Tracking, Drag> {
         var k = k0
         k.translation += s.delta
         k.fingers = s.count
@@ -141,7 +141,7 @@ struct PanRecognizer: ContinuousRecognizer {
 
     func deadlinePassed(_ k: Tracking) -> ContinuousLifecycle<Tracking, Drag> { .failed(.tooFewFingers) }
 
-    mutating func follow(_ d0: Drag, _ s: FrameSummary) -> Drag {
+    mutating func follow(_ d0: Drag, _ s: FrameSummary.Ref) -> Drag {
         var d = d0
         d.translation += s.delta
         d.position = s.centroid
@@ -150,6 +150,6 @@ struct PanRecognizer: ContinuousRecognizer {
         return d
     }
 
-    func ends(_ s: FrameSummary) -> Bool { s.count < minFingers }
-    func changes(_ s: FrameSummary) -> Bool { project(s.delta) != .zero }
+    func ends(_ s: FrameSummary.Ref) -> Bool { s.count < minFingers }
+    func changes(_ s: FrameSummary.Ref) -> Bool { project(s.delta) != .zero }
 }

@@ -57,7 +57,7 @@ struct PinchRecognizer: ContinuousRecognizer {
         return e
     }
 
-    func follow(_ shape: Shape, _ s: FrameSummary) -> Shape {
+    func follow(_ shape: Shape, _ s: FrameSummary.Ref) -> Shape {
         var next = shape
         next.scale *= s.spreadRatio
         next.rotation += s.rotationDelta
@@ -66,11 +66,11 @@ struct PinchRecognizer: ContinuousRecognizer {
         return next
     }
 
-    func begin(_ s: FrameSummary) -> ContinuousLifecycle<Tracking, Shape> {
+    func begin(_ s: FrameSummary.Ref) -> ContinuousLifecycle<Tracking, Shape> {
         .tracking(Tracking(startAt: s.time, shape: follow(Shape(), s)))
     }
 
-    func track(_ k0: Tracking, _ s: FrameSummary) -> ContinuousLifecycle<Tracking, Shape> {
+    func track(_ k0: Tracking, _ s: FrameSummary.Ref) -> ContinuousLifecycle<Tracking, Shape> {
         var k = k0
         k.shape = follow(k.shape, s)
         if s.count == 0 { return .failed(.liftedTooSoon) }
@@ -85,7 +85,7 @@ struct PinchRecognizer: ContinuousRecognizer {
     }
 
     func deadlinePassed(_ k: Tracking) -> ContinuousLifecycle<Tracking, Shape> { .failed(.tooFewFingers) }
-    func lifted(_ s: FrameSummary) -> Bool { s.count < minFingers }
-    func ends(_ s: FrameSummary) -> Bool { s.count < minFingers }
-    func changes(_ s: FrameSummary) -> Bool { s.spreadRatio != 1 || s.rotationDelta != 0 || s.delta != .zero }
+    func lifted(_ s: FrameSummary.Ref) -> Bool { s.count < minFingers }
+    func ends(_ s: FrameSummary.Ref) -> Bool { s.count < minFingers }
+    func changes(_ s: FrameSummary.Ref) -> Bool { s.spreadRatio != 1 || s.rotationDelta != 0 || s.delta != .zero }
 }

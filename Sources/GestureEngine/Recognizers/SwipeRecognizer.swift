@@ -81,13 +81,13 @@ struct SwipeRecognizer: DiscreteRecognizer {
         return e
     }
 
-    mutating func begin(_ s: FrameSummary) -> DiscreteLifecycle<Track, Flick> {
+    mutating func begin(_ s: FrameSummary.Ref) -> DiscreteLifecycle<Track, Flick> {
         tracker.reset()
         tracker.add(s.time, .zero)
         return .tracking(Track(startAt: s.time, translation: .zero, mostFingers: s.count))
     }
 
-    mutating func track(_ k: Track, _ s: FrameSummary) -> DiscreteLifecycle<Track, Flick> {
+    mutating func track(_ k: Track, _ s: FrameSummary.Ref) -> DiscreteLifecycle<Track, Flick> {
         var track = k
         track.translation = track.translation + s.delta
         tracker.add(s.time, track.translation)
@@ -99,7 +99,7 @@ struct SwipeRecognizer: DiscreteRecognizer {
 
     func deadlinePassed(_ k: Track) -> DiscreteLifecycle<Track, Flick> { .failed(.tooSlow) }
 
-    private mutating func release(_ t: PixelPoint, mostFingers: Int, at s: FrameSummary) -> DiscreteLifecycle<Track, Flick> {
+    private mutating func release(_ t: PixelPoint, mostFingers: Int, at s: FrameSummary.Ref) -> DiscreteLifecycle<Track, Flick> {
         guard mostFingers >= minFingers else { return .failed(.tooFewFingers) }
         guard s.scale.length(t) >= thresholds.swipeMinDistance else { return .failed(.tooShort) }
         let v = tracker.velocity(at: s.time)
