@@ -26,8 +26,8 @@ extension Daemon: DeviceOwner {
             device.health.frames += out.frameCount
             device.health.lastFrameAt = since
         }
-        for item in out.items {
-            switch item {
+        for k in out.items.indices {
+            switch out.items[k] {
             case .touch(let line):
                 for c in server.allClients where c.subscription.touches && c.subscription.takes(device: device.id) {
                     server.enqueue(out[line], to: c, since: since)
@@ -38,11 +38,15 @@ extension Daemon: DeviceOwner {
                 stats.gestures.add(out.events[i])
                 guard !line.isEmpty else { continue }
                 let event = out.events[i]
-                for c in server.allClients where c.subscription.takes(event, origin: origin) && c.subscription.takes(device: device.id) {
+                for c in server.allClients
+                where c.subscription.takes(event, origin: origin, in: out) && c.subscription.takes(device: device.id) {
                     server.enqueue(out[line], to: c, since: since)
                 }
-            case .action(let action, let i, let gesture, let origin):
-                actions.fire(action, .init(event: out.events[i], gestureName: gesture, region: origin.region, device: device.id))
+            case .action(let f):
+                let firing = out.firings[f]
+                actions.fire(
+                    firing.action,
+                    .init(event: out.events[firing.event], gestureName: firing.gesture, region: firing.region, device: device.id))
             }
         }
     }

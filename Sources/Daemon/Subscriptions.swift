@@ -50,8 +50,8 @@ struct ResolvedSubscription {
 
     func takes(device: UInt32) -> Bool { request.devices?.contains(device) ?? true }
 
-    /// Does a gesture line for `event` (recognized under `origin`'s configuration) pass?
-    func takes(_ event: GestureEvent, origin: PipelineOutput.Origin) -> Bool {
+    /// Does a gesture line for `event` (recognized under `origin`'s configuration, in `out`) pass?
+    func takes(_ event: GestureEvent, origin: PipelineOutput.Origin, in out: borrowing PipelineOutput) -> Bool {
         guard request.gestures else { return false }
         if unfiltered { return true }
         let g = event.gesture
@@ -59,6 +59,6 @@ struct ResolvedSubscription {
         if origin.configuration == previous.serial, g < previous.passes.count { return previous.passes[g] }
         // A sequence that began two region changes ago: by kind and name, as resolved above.
         return (request.kinds?.contains(event.kind) ?? true)
-            && (request.regions?.contains(origin.region ?? EngineConfiguration.screenRegionName) ?? true)
+            && (request.regions?.contains(out.region(of: origin) ?? EngineConfiguration.screenRegionName) ?? true)
     }
 }

@@ -54,10 +54,11 @@ extension ActionLine {
         for item in out.items {
             switch item {
             case .gesture(_, let line, _): gestureLine = line
-            case .action(let a, let i, _, _):
-                let time = out.events[i].time
-                guard cooldowns.admit(a, at: time) else { continue }
-                encode(a, time: time, gestureLine: out[gestureLine], into: &w)
+            case .action(let f):
+                let firing = out.firings[f]
+                let time = out.events[firing.event].time
+                guard cooldowns.admit(firing.action, at: time) else { continue }
+                encode(firing.action, time: time, gestureLine: out[gestureLine], into: &w)
             case .touch: break
             }
         }

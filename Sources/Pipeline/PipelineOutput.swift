@@ -26,30 +26,45 @@ public struct PipelineOutput {
         }
     }
 
-    /// Which configuration an event's `gesture` index belongs to, and its region as lines name it.
+    /// Which configuration an event's `gesture` index belongs to, and its region as lines name it
+    /// (`region(of:)`).
     public struct Origin: Sendable {
         /// `CompiledConfiguration.serial` of the configuration the event was recognized under.
         public var configuration: Int
+        /// Index into `regionNames`; -1 for the default `screen` region.
+        var regionSlot: Int32
+    }
+
+    /// An `[[action]]` that the event just before fires (its index in `events`), before any
+    /// cooldown: the daemon runs it, `replay --actions` prints it.
+    public struct Firing {
+        public var action: Action
+        public var event: Int
+        public var gesture: String
         /// The region's name, nil for the default `screen` region.
         public var region: String?
     }
 
-    /// One item of output, in the order it happened.
+    /// One item of output, in the order it happened. Plain values only (names and actions live
+    /// in arrays beside), so copying, reading and emptying items costs no reference counting.
     public enum Item {
         /// A frame's `touch` line (made when `wants.touchLines`): its bytes in `text`.
         case touch(Range<Int>)
         /// An engine event (its index in `events`) and its `gesture` line's bytes in `text`
         /// (empty unless `wants.gestureLines`).
         case gesture(Int, line: Range<Int>, origin: Origin)
-        /// An `[[action]]` the event just before fires (its index in `events`), before any
-        /// cooldown: the daemon runs it, `replay --actions` prints it.
-        case action(Action, event: Int, gesture: String, origin: Origin)
+        /// An action fires: its index in `firings`.
+        case action(Int)
     }
 
     public var wants: Wants
     /// The encoded lines, each with its newline; items point into it.
     public private(set) var text: JSONLineWriter
     public private(set) var items: [Item] = []
+    /// The actions fired, in order (`Item.action` points here).
+    public private(set) var firings: [Firing] = []
+    /// The names of the regions gestures came from, other than `screen` (`Origin` points here).
+    public private(set) var regionNames: [String] = []
     /// The engine's events, appended by the engine itself (no copy on the way out).
     public internal(set) var events: [GestureEvent] = []
     /// Frames decoded (all of them, whether kept or not), and the evdev events they came from.
@@ -67,12 +82,15 @@ public struct PipelineOutput {
         events.reserveCapacity(64)
     }
 
+    /// The region an event came from; nil for the default `screen` region.
+    public func region(of origin: Origin) -> String? { origin.regionSlot < 0 ? nil : regionNames[Int(origin.regionSlot)] }
+
     /// The bytes of a line of `text`.
     public subscript(line: Range<Int>) -> ArraySlice<UInt8> { text.bytes[line] }
 
     /// Nothing was made since the last `removeAll`.
     public var isEmpty: Bool {
-        eventCount == 0 && items.isEmpty && events.isEmpty && frames.isEmpty && transitions.isEmpty && text.bytes.isEmpty
+        eventCount == 0 && items.isEmpty && events.isEmpty && firings.isEmpty && frames.isEmpty && transitions.isEmpty && text.bytes.isEmpty
     }
 
     /// Empties the buffer, keeping its capacity and its wants (what is empty already is left
@@ -83,6 +101,8 @@ public struct PipelineOutput {
         if !events.isEmpty { events.removeAllKeepingCapacity() }
         if !frames.isEmpty { frames.removeAllKeepingCapacity() }
         if !transitions.isEmpty { transitions.removeAllKeepingCapacity() }
+        if !firings.isEmpty { firings.removeAllKeepingCapacity() }
+        if !regionNames.isEmpty { regionNames.removeAllKeepingCapacity() }
         frameCount = 0
         eventCount = 0
     }
@@ -102,14 +122,16 @@ public struct PipelineOutput {
     mutating func gesture(_ i: Int, encoder: GestureLineEncoder, configuration: Int, actions: ActionTable) {
         let start = text.bytes.count
         if wants.gestureLines { encoder.encode(events[i], into: &text) }
-        items.append(
-            .gesture(i, line: start..<text.bytes.count, origin: Origin(configuration: configuration, region: encoder.region(of: events[i]))))
+        var origin = Origin(configuration: configuration, regionSlot: -1)
+        if let name = encoder.region(of: events[i]) {
+            origin.regionSlot = Int32(regionNames.count)
+            regionNames.append(name)
+        }
+        items.append(.gesture(i, line: start..<text.bytes.count, origin: origin))
         guard !actions.isEmpty else { return }
         for a in actions.bound(to: events[i].gesture) where a.fires(for: events[i]) {
-            items.append(
-                .action(
-                    a, event: i, gesture: encoder.name(of: events[i]),
-                    origin: Origin(configuration: configuration, region: encoder.region(of: events[i]))))
+            items.append(.action(firings.count))
+            firings.append(Firing(action: a, event: i, gesture: encoder.name(of: events[i]), region: region(of: origin)))
         }
     }
 
