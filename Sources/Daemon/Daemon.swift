@@ -43,7 +43,9 @@ public final class Daemon {
     let actions: ActionRunner
     /// The touch devices and their pipelines (with what the engines run: the file's regions plus
     /// every client's, compiled).
-    private(set) lazy var devices = Devices(loop: loop, log: log, owner: self, base: base)
+    /// (Set at the end of `init`, as it needs `self`; a `lazy var` checked and retained it on
+    /// every use.)
+    private(set) var devices: Devices!
     private let deadline: DeadlineTimer
     private var signalFD: Int32 = -1
     private var watchdog: Int32 = -1
@@ -74,6 +76,7 @@ public final class Daemon {
             maxClients: Self.clientLimit(base.daemon, log: log), maxLineBytes: base.daemon.maxLineBytes,
             outputBufferBytes: base.daemon.outputBufferBytes)
         server = try Server(loop: loop, listenFD: listenFD, limits: limits, log: log)
+        devices = Devices(loop: loop, log: log, owner: self, base: base)
     }
 
     /// `max_clients`, lowered (with a warning) when RLIMIT_NOFILE cannot hold that many.
@@ -103,7 +106,6 @@ public final class Daemon {
         server.onConnect = { [unowned self] c in self.connected(c) }
         server.onRequest = { [unowned self] c, line in self.request(c, line) }
         server.onDisconnect = { [unowned self] c in self.disconnected(c) }
-        server.onWritten = { [me = Unmanaged.passUnretained(self)] ns in me._withUnsafeGuaranteedRef { $0.stats.latencies.add(ns) } }
         // Borrowed, not retained (see `Devices.add`): the loop lives in the daemon.
         loop.afterTurn = { [me = Unmanaged.passUnretained(self)] in me._withUnsafeGuaranteedRef { $0.afterTurn() } }
         loop.hasPendingWork = { [me = Unmanaged.passUnretained(self)] in me._withUnsafeGuaranteedRef { $0.server.hasBacklog } }

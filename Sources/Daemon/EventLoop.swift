@@ -66,12 +66,18 @@ public final class EventLoop {
 
     public func stop() { running = false }
 
+    /// Runs until `stop()`. The hooks are read once, here: set them before.
     public func run() {
         running = true
-        var datas = [UInt64](repeating: 0, count: 64)
-        var events = [UInt32](repeating: 0, count: 64)
+        let afterTurn = afterTurn, hasPendingWork = hasPendingWork
+        let datas = UnsafeMutablePointer<UInt64>.allocate(capacity: 64)
+        let events = UnsafeMutablePointer<UInt32>.allocate(capacity: 64)
+        defer {
+            datas.deallocate()
+            events.deallocate()
+        }
         while running {
-            let n = cl_epoll_wait(epfd, &datas, &events, 64, hasPendingWork?() == true ? 0 : -1)
+            let n = cl_epoll_wait(epfd, datas, events, 64, hasPendingWork?() == true ? 0 : -1)
             if n < 0 {
                 if errno == EINTR { continue }
                 return

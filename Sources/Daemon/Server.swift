@@ -46,8 +46,9 @@ public final class Server {
     var onConnect: ((Client) -> Void)?
     var onRequest: ((Client, ArraySlice<UInt8>) -> Void)?
     var onDisconnect: ((Client) -> Void)?
-    /// Latency samples (ns) from input to write, one per client write.
-    var onWritten: ((Int64) -> Void)?
+    /// Input-to-write latency (ns), one sample per client write (`stats`). Kept here, where it
+    /// is measured: a callback to the daemon cost a closure's reference count per write.
+    var latencies = LatencyRing()
 
     public internal(set) var droppedSlow = 0
     public private(set) var refused = 0

@@ -42,7 +42,16 @@ extension Server {
 
     /// Writes every client's queue (once per loop turn).
     func flush() {
-        for c in allClients where c.queued > 0 && !c.watchingWrites { write(c) }
+        // By index: a write may drop its client (the array shrinks under the loop), and
+        // iterating the array itself retained it and every client, every turn.
+        var i = 0
+        while i < allClients.count {
+            let c = allClients[i]
+            i += 1
+            guard c.queued > 0 && !c.watchingWrites else { continue }
+            write(c)
+            if c.closing { i -= 1 }
+        }
     }
 
     func write(_ client: Client) {
@@ -66,7 +75,7 @@ extension Server {
         client.sent = 0
         client.replyAllowance = 0
         if let since = client.pendingSince {
-            onWritten?(monotonicNanoseconds() - since)
+            latencies.add(monotonicNanoseconds() - since)
             client.pendingSince = nil
         }
         client.watchingWrites = false

@@ -21,8 +21,6 @@ struct Stats {
     var gestures = GestureCounts()
     /// Error replies by code (requests refused, and why).
     var errorsByCode: [String: Int] = [:]
-    /// Input-to-write latency, one sample per client write.
-    var latencies = LatencyRing()
     /// How late the deadline timer fired (long press, double-tap window).
     var lateness = LatencyRing()
 
@@ -71,7 +69,7 @@ struct Stats {
             writer.integer(Int64(n))
         }
         writer.endObject()
-        Self.write(&writer, "latency_us", latencies)
+        Self.write(&writer, "latency_us", server.latencies)
         Self.write(&writer, "deadline_late_us", lateness)
     }
 

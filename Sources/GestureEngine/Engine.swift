@@ -229,7 +229,7 @@ public struct Engine {
             reject(g, at: s.time, because: .eventsLost, into: &out)
         }
         for g in path where !arena.isUndecided(g) {
-            bank.with(g, Reset())
+            bank.reset(g)
             arena.arm(g, round: sequence)
             withUnsafePointer(to: s) { deliver(.frame($0), to: g, into: &out) }
         }

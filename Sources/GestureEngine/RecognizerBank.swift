@@ -16,6 +16,11 @@ struct RecognizerBank {
     private var swipes: [SwipeRecognizer] = []
     private var pinches: [PinchRecognizer] = []
     private var edgeSwipes: [EdgeSwipeRecognizer] = []
+    /// Each recognizer's status and deadline, as of its last input or reset: the engine asks for
+    /// them many times a frame (every member, around every delivery, for the arena and the next
+    /// deadline), and a load from here costs less than a switch into the typed array each time.
+    private var statuses: [RecognizerStatus] = []
+    private var deadlines: [Timestamp?] = []
 
     init(_ config: CompiledConfiguration) {
         for g in config.gestures {
@@ -50,12 +55,14 @@ struct RecognizerBank {
                         fingers: s.minFingers, edges: s.edges, screen: config.screen, thresholds: s.thresholds))
             }
         }
+        statuses = [RecognizerStatus](repeating: .possible, count: kinds.count)
+        deadlines = [Timestamp?](repeating: nil, count: kinds.count)
     }
 
     var count: Int { kinds.count }
 
     @inline(__always)
-    mutating func with<V: RecognizerVisitor>(_ g: Int, _ v: V) -> V.Result {
+    private mutating func with<V: RecognizerVisitor>(_ g: Int, _ v: V) -> V.Result {
         let i = slots[g]
         switch kinds[g] {
         case .tap: return v.visit(&taps[i])
@@ -73,24 +80,35 @@ struct RecognizerBank {
     mutating func handle(_ g: Int, _ input: RecognizerInput, into out: inout [GestureEvent])
         -> (wasFailed: Bool, status: RecognizerStatus)
     {
+        let wasFailed = statuses[g] == .failed
         let i = slots[g]
+        let after: (RecognizerStatus, Timestamp?)
         switch kinds[g] {
-        case .tap: return Self.handle(&taps[i], input, &out)
-        case .longPress: return Self.handle(&longPresses[i], input, &out)
-        case .pan: return Self.handle(&pans[i], input, &out)
-        case .swipe: return Self.handle(&swipes[i], input, &out)
-        case .pinch: return Self.handle(&pinches[i], input, &out)
-        case .edgeSwipe: return Self.handle(&edgeSwipes[i], input, &out)
+        case .tap: after = Self.handle(&taps[i], input, &out)
+        case .longPress: after = Self.handle(&longPresses[i], input, &out)
+        case .pan: after = Self.handle(&pans[i], input, &out)
+        case .swipe: after = Self.handle(&swipes[i], input, &out)
+        case .pinch: after = Self.handle(&pinches[i], input, &out)
+        case .edgeSwipe: after = Self.handle(&edgeSwipes[i], input, &out)
         }
+        statuses[g] = after.0
+        deadlines[g] = after.1
+        return (wasFailed, after.0)
     }
 
     @inline(__always)
     private static func handle<R: Recognizer>(_ r: inout R, _ input: RecognizerInput, _ out: inout [GestureEvent])
-        -> (wasFailed: Bool, status: RecognizerStatus)
+        -> (RecognizerStatus, Timestamp?)
     {
-        let wasFailed = r.status == .failed
         r.handle(input, into: &out)
-        return (wasFailed, r.status)
+        return (r.status, r.deadline)
+    }
+
+    /// Recognizer `g` back to idle, for a new round.
+    mutating func reset(_ g: Int) {
+        with(g, Reset())
+        statuses[g] = .possible
+        deadlines[g] = nil
     }
 
     /// A look at recognizer `g` without changing it. Read in place through the array's storage:
@@ -98,11 +116,11 @@ struct RecognizerBank {
     /// bytes) each time, and the engine looks several times a frame.
     func look(_ g: Int) -> Look.Seen { read(g, Look.All()) }
 
-    /// Only the status of recognizer `g` (asked around every delivery).
-    func status(_ g: Int) -> RecognizerStatus { read(g, Look.Status()) }
+    /// The status of recognizer `g`.
+    func status(_ g: Int) -> RecognizerStatus { statuses[g] }
 
-    /// Only the deadline of recognizer `g` (asked for every live one after every frame).
-    func deadline(_ g: Int) -> Timestamp? { read(g, Look.Deadline()) }
+    /// The deadline of recognizer `g`.
+    func deadline(_ g: Int) -> Timestamp? { deadlines[g] }
 
     @inline(__always)
     private func read<L: Looker>(_ g: Int, _ l: L) -> L.Result {
@@ -134,7 +152,7 @@ struct Reset: RecognizerVisitor {
     func visit<R: Recognizer>(_ r: inout R) { r.reset() }
 }
 
-/// What the engine sees of a recognizer, whole or one part (working out only what is asked).
+/// What the engine sees of a recognizer for its transition log.
 protocol Looker {
     associatedtype Result
     func look<R: Recognizer>(_ rs: UnsafeBufferPointer<R>, _ i: Int) -> Result
@@ -151,11 +169,5 @@ enum Look {
         func look<R: Recognizer>(_ rs: UnsafeBufferPointer<R>, _ i: Int) -> Seen {
             Seen(stateName: rs[i].stateName, status: rs[i].status, deadline: rs[i].deadline, failure: rs[i].failure)
         }
-    }
-    struct Status: Looker {
-        func look<R: Recognizer>(_ rs: UnsafeBufferPointer<R>, _ i: Int) -> RecognizerStatus { rs[i].status }
-    }
-    struct Deadline: Looker {
-        func look<R: Recognizer>(_ rs: UnsafeBufferPointer<R>, _ i: Int) -> Timestamp? { rs[i].deadline }
     }
 }
