@@ -51,6 +51,15 @@ public final class Client {
 
     public var label: String { "client #\(number) (pid \(pid), uid \(uid), gid \(gid))" }
     var queued: Int { output.count - sent }
+
+    /// Queues `bytes`, first dropping what was written when that is more than half the queue.
+    func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        if sent > 0 && sent * 2 > output.count {
+            output.removeFirst(sent)
+            sent = 0
+        }
+        output.append(contentsOf: bytes)
+    }
 }
 
 /// A client's requests over time: token buckets of lines and bytes, each holding one second's

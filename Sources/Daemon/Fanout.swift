@@ -26,27 +26,30 @@ extension Daemon: DeviceOwner {
             device.health.frames += out.frameCount
             device.health.lastFrameAt = since
         }
-        for k in out.items.indices {
-            switch out.items[k] {
-            case .touch(let line):
-                for c in server.allClients where c.subscription.touches && c.subscription.takes(device: device.id) {
-                    server.enqueue(out[line], to: c, since: since)
-                    stats.touchLines += 1
+        // The lines are queued from the buffer in place (a slice of it retained the buffer per
+        // line), and events are read field by field (a copy of one is ~190 bytes).
+        out.text.bytes.withUnsafeBufferPointer { text in
+            for k in out.items.indices {
+                switch out.items[k] {
+                case .touch(let line):
+                    for c in server.allClients where c.subscription.touches && c.subscription.takes(device: device.id) {
+                        server.enqueue(UnsafeBufferPointer(rebasing: text[line]), to: c, since: since)
+                        stats.touchLines += 1
+                    }
+                case .gesture(let i, let line, let origin):
+                    stats.gestureLines += 1
+                    stats.gestures.add(out.events[i].kind, out.events[i].phase)
+                    guard !line.isEmpty else { continue }
+                    for c in server.allClients
+                    where c.subscription.takes(out.events[i], origin: origin, in: out) && c.subscription.takes(device: device.id) {
+                        server.enqueue(UnsafeBufferPointer(rebasing: text[line]), to: c, since: since)
+                    }
+                case .action(let f):
+                    let firing = out.firings[f]
+                    actions.fire(
+                        firing.action,
+                        .init(event: out.events[firing.event], gestureName: firing.gesture, region: firing.region, device: device.id))
                 }
-            case .gesture(let i, let line, let origin):
-                stats.gestureLines += 1
-                stats.gestures.add(out.events[i])
-                guard !line.isEmpty else { continue }
-                let event = out.events[i]
-                for c in server.allClients
-                where c.subscription.takes(event, origin: origin, in: out) && c.subscription.takes(device: device.id) {
-                    server.enqueue(out[line], to: c, since: since)
-                }
-            case .action(let f):
-                let firing = out.firings[f]
-                actions.fire(
-                    firing.action,
-                    .init(event: out.events[firing.event], gestureName: firing.gesture, region: firing.region, device: device.id))
             }
         }
     }
@@ -65,7 +68,7 @@ extension Daemon: DeviceOwner {
         writer.reset()
         Messages.device(&writer, added: added, device.summary, time: Double(monotonicNanoseconds()) / 1e9)
         for c in server.allClients where c.subscription.takes(device: device.id) {
-            server.enqueue(writer.bytes[...], to: c, since: nil)
+            writer.bytes.withUnsafeBufferPointer { server.enqueue($0, to: c, since: nil) }
         }
         writer.reset()
     }

@@ -89,7 +89,7 @@ struct GestureCounts {
         }
     }
 
-    mutating func add(_ e: GestureEvent) { counts[Self.kindIndex(e.kind) * 5 + Self.phaseIndex(e.phase)] += 1 }
+    mutating func add(_ kind: GestureKind, _ phase: GesturePhase) { counts[Self.kindIndex(kind) * 5 + Self.phaseIndex(phase)] += 1 }
 
     /// `{"tap":{"recognized":3},...}`: the kinds and phases seen, in a fixed order.
     func write(into w: inout JSONLineWriter) {

@@ -11,7 +11,7 @@ import Logging
 extension Server {
     /// Queues a stream line (gesture, touch, device) for `client`. `since` is the monotonic time
     /// of the input behind it. A client whose queue would pass the bound is disconnected.
-    func enqueue(_ bytes: ArraySlice<UInt8>, to client: Client, since: Int64?) {
+    func enqueue(_ bytes: UnsafeBufferPointer<UInt8>, to client: Client, since: Int64?) {
         guard !client.closing else { return }
         if client.queued + bytes.count > settings.outputBufferBytes + client.replyAllowance {
             droppedSlow += 1
@@ -20,7 +20,7 @@ extension Server {
                 level: .warning)
             return
         }
-        append(bytes, to: client)
+        client.append(bytes)
         if client.pendingSince == nil { client.pendingSince = since }
     }
 
@@ -28,17 +28,10 @@ extension Server {
     /// while its queue is past the bound.
     func reply(_ bytes: ArraySlice<UInt8>, to client: Client) {
         guard !client.closing else { return }
-        append(bytes, to: client)
+        bytes.withUnsafeBufferPointer { client.append($0) }
         client.replyAllowance += bytes.count
     }
 
-    private func append(_ bytes: ArraySlice<UInt8>, to client: Client) {
-        if client.sent > 0 && client.sent * 2 > client.output.count {
-            client.output.removeFirst(client.sent)
-            client.sent = 0
-        }
-        client.output += bytes
-    }
 
     /// Writes every client's queue (once per loop turn).
     func flush() {
