@@ -24,6 +24,8 @@ struct Arena {
     private var isMember: [Bool]
     private(set) var decision: [Decision]
     private(set) var round: [Int]
+    /// Members or decisions changed since the engine last cleared this (see `Engine.settle`).
+    var moved = true
 
     init(gestureCount n: Int) {
         members.reserveCapacity(n)
@@ -46,6 +48,7 @@ struct Arena {
         }
         decision[g] = .undecided
         round[g] = r
+        moved = true
     }
 
     /// Times the invariant was broken: a decision asked for a member that is not undecided. The
@@ -59,6 +62,7 @@ struct Arena {
             return
         }
         decision[g] = d
+        moved = true
     }
 
     /// May `g` fire now? Not while an undecided member of its round or an earlier one outranks it.
@@ -89,6 +93,7 @@ struct Arena {
             i += 1
             guard decision[g] == .undecided, bank.status(g) == .ready, !isBlocked(g, by: policy) else { continue }
             decision[g] = .accepted
+            moved = true
             for o in members where loses(o, to: g, by: policy) {
                 decision[o] = .rejected
                 losers.append(o)
@@ -103,5 +108,6 @@ struct Arena {
     mutating func clear() {
         for g in members { isMember[g] = false }
         members.removeAllKeepingCapacity()
+        moved = true
     }
 }

@@ -74,7 +74,7 @@ public struct Engine {
 
     /// Replaces the configuration from the next sequence on (the current one finishes under the old).
     public mutating func reconfigure(_ compiled: CompiledConfiguration) {
-        defer { nextDeadline = earliestDeadline() }
+        defer { settle() }
         pending = compiled
         applyPendingIfIdle()
     }
@@ -83,6 +83,18 @@ public struct Engine {
     /// that can change a recognizer (`handle`, `advance`, `deviceRemoved`, `reconfigure`), so
     /// reading it, once a frame here and once a wake-up in the daemon, is a load.
     public private(set) var nextDeadline: Timestamp?
+
+    /// Works out `nextDeadline` again if a recognizer's status or deadline, or the arena,
+    /// changed since the last time. On most frames of a gesture under way nothing did (the pan
+    /// stays active, the swipe keeps its deadline), and neither this nor `resolve` has work.
+    /// Called where every entry point ends, after its last `resolve`: what changed after that
+    /// leaves nothing the arena could fire (everything rejected, or the arena cleared).
+    private mutating func settle() {
+        guard bank.moved || arena.moved else { return }
+        nextDeadline = earliestDeadline()
+        bank.moved = false
+        arena.moved = false
+    }
 
     private func earliestDeadline() -> Timestamp? {
         var best: Timestamp?
@@ -98,7 +110,7 @@ public struct Engine {
     // MARK: - Input
 
     public mutating func handle(_ frame: TouchFrame, into out: inout [GestureEvent]) {
-        defer { nextDeadline = earliestDeadline() }
+        defer { settle() }
         let time = max(frame.time, now)  // time never runs backwards inside the engine
         advance(to: time, into: &out)
         if let d = device, d != frame.device, tracker.count > 0 { return }
@@ -171,7 +183,7 @@ public struct Engine {
             }
             resolve(at: d, into: &out)
             finishIfDone()
-            nextDeadline = earliestDeadline()
+            settle()
         }
         now = max(now, time)
     }
@@ -180,7 +192,7 @@ public struct Engine {
     /// everything it needed and waited only on the clock or the arena (a tap waiting out the
     /// double-tap window) is recognized now, since what it waited for can no longer happen.
     public mutating func deviceRemoved(at time: Timestamp, into out: inout [GestureEvent]) {
-        defer { nextDeadline = earliestDeadline() }
+        defer { settle() }
         advance(to: time, into: &out)
         let t = max(time, now)
         for g in arena.members where isLive(g) {
@@ -253,6 +265,8 @@ public struct Engine {
     /// member its firing rules out is told `rejected`; then the arena is asked again, until a
     /// whole pass decides nothing.
     private mutating func resolve(at time: Timestamp, into out: inout [GestureEvent]) {
+        // Nothing changed since the last pass, which fired everything it could.
+        guard bank.moved || arena.moved else { return }
         var changed = true
         while changed {
             changed = false

@@ -21,6 +21,8 @@ struct RecognizerBank {
     /// deadline), and a load from here costs less than a switch into the typed array each time.
     private var statuses: [RecognizerStatus] = []
     private var deadlines: [Timestamp?] = []
+    /// A status or a deadline changed since the engine last cleared this (see `Engine.settle`).
+    var moved = true
 
     init(_ config: CompiledConfiguration) {
         for g in config.gestures {
@@ -91,8 +93,11 @@ struct RecognizerBank {
         case .pinch: after = Self.handle(&pinches[i], input, &out)
         case .edgeSwipe: after = Self.handle(&edgeSwipes[i], input, &out)
         }
-        statuses[g] = after.0
-        deadlines[g] = after.1
+        if after.0 != statuses[g] || after.1 != deadlines[g] {
+            statuses[g] = after.0
+            deadlines[g] = after.1
+            moved = true
+        }
         return (wasFailed, after.0)
     }
 
@@ -109,6 +114,7 @@ struct RecognizerBank {
         with(g, Reset())
         statuses[g] = .possible
         deadlines[g] = nil
+        moved = true
     }
 
     /// A look at recognizer `g` without changing it. Read in place through the array's storage:
