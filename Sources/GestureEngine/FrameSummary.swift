@@ -61,6 +61,9 @@ struct ContactTracker {
         var id: UInt32
         var down: PixelPoint
         var last: PixelPoint
+        /// Where it was in the frame before, if it was down then (`common`).
+        var previous: PixelPoint
+        var common: Bool
     }
 
     private var current: [Tracked] = []
@@ -89,83 +92,90 @@ struct ContactTracker {
         var curSum = PixelPoint.zero
         var firstPrev = PixelPoint.zero, firstCur = PixelPoint.zero
         var secondPrev = PixelPoint.zero, secondCur = PixelPoint.zero
-        var maxTravel = 0.0
+        // The largest squared travel; its root is the largest travel (the root is monotonic).
+        var maxTravelSquared = 0.0
         var first = true
-        for c in frame.contacts {
-            if c.isPalm {
-                s.hasPalm = true
-                continue
-            }
-            if first {
-                s.firstContact = c.position
-                first = false
-            }
-            var down = c.position
-            if let i = indexOf(c.id) {
-                let prev = current[i].last
-                down = current[i].down
-                prevSum += prev
-                curSum += c.position
-                if common == 0 {
-                    firstPrev = prev
-                    firstCur = c.position
-                } else if common == 1 {
-                    secondPrev = prev
-                    secondCur = c.position
+        let scale = frame.scale
+        current.withUnsafeBufferPointer { current in
+            // Contacts keep their order from frame to frame: the one after the last found is
+            // looked at first.
+            var hint = 0
+            for c in frame.contacts {
+                if c.isPalm {
+                    s.hasPalm = true
+                    continue
                 }
-                common += 1
-            } else {
-                s.added += 1
+                if first {
+                    s.firstContact = c.position
+                    first = false
+                }
+                var i = hint < current.count && current[hint].id == c.id ? hint : -1
+                if i < 0 {
+                    for k in current.indices where current[k].id == c.id {
+                        i = k
+                        break
+                    }
+                }
+                var t = Tracked(id: c.id, down: c.position, last: c.position, previous: .zero, common: false)
+                if i >= 0 {
+                    hint = i + 1
+                    let prev = current[i].last
+                    t.down = current[i].down
+                    t.previous = prev
+                    t.common = true
+                    prevSum += prev
+                    curSum += c.position
+                    if common == 0 {
+                        firstPrev = prev
+                        firstCur = c.position
+                    } else if common == 1 {
+                        secondPrev = prev
+                        secondCur = c.position
+                    }
+                    common += 1
+                } else {
+                    s.added += 1
+                }
+                let mx = (c.position.x - t.down.x) * scale.x, my = (c.position.y - t.down.y) * scale.y
+                maxTravelSquared = max(maxTravelSquared, mx * mx + my * my)
+                next.append(t)
             }
-            maxTravel = max(maxTravel, frame.scale.length(c.position - down).value)
-            next.append(Tracked(id: c.id, down: down, last: c.position))
         }
         s.count = next.count
         s.removed = current.count - common
-        s.maxTravel = Millimeters(maxTravel)
+        s.maxTravel = Millimeters(maxTravelSquared.squareRoot())
 
-        if common > 0 {
-            let n = Double(common)
-            let prevC = prevSum * (1 / n)
-            let curC = curSum * (1 / n)
-            s.delta = curC - prevC
-            if common >= 2 {
-                let prevSpread = meanDistance(from: prevC, previous: true, filter: frame)
-                let curSpread = meanDistance(from: curC, previous: false, filter: frame)
-                if prevSpread > 0 && curSpread > 0 { s.spreadRatio = curSpread / prevSpread }
-                s.rotationDelta = angleBetween(secondPrev - firstPrev, secondCur - firstCur)
+        next.withUnsafeBufferPointer { next in
+            if common > 0 {
+                let n = Double(common)
+                let prevC = prevSum * (1 / n)
+                let curC = curSum * (1 / n)
+                s.delta = curC - prevC
+                if common >= 2 {
+                    // The common contacts' mean distance from their centroid, before and now.
+                    var prevSpread = 0.0, curSpread = 0.0
+                    for t in next where t.common {
+                        prevSpread += (t.previous - prevC).length
+                        curSpread += (t.last - curC).length
+                    }
+                    prevSpread /= n
+                    curSpread /= n
+                    if prevSpread > 0 && curSpread > 0 { s.spreadRatio = curSpread / prevSpread }
+                    s.rotationDelta = angleBetween(secondPrev - firstPrev, secondCur - firstCur)
+                }
             }
-        }
-
-        if s.count > 0 {
-            var sum = PixelPoint.zero
-            for t in next { sum += t.last }
-            lastCentroid = sum * (1 / Double(s.count))
-            var spread = 0.0
-            for t in next { spread += frame.scale.length(t.last - lastCentroid).value }
-            s.spread = Millimeters(spread / Double(s.count))
+            if !next.isEmpty {
+                var sum = PixelPoint.zero
+                for t in next { sum += t.last }
+                lastCentroid = sum * (1 / Double(next.count))
+                var spread = 0.0
+                for t in next { spread += scale.length(t.last - lastCentroid).value }
+                s.spread = Millimeters(spread / Double(next.count))
+            }
         }
         s.centroid = lastCentroid
         swap(&current, &next)
         return s
-    }
-
-    private func indexOf(_ id: UInt32) -> Int? {
-        for i in current.indices where current[i].id == id { return i }
-        return nil
-    }
-
-    /// Mean pixel distance from `center` of the contacts present in both frames, at their previous
-    /// or current positions. Called before the buffers swap: `current` is the previous frame.
-    private func meanDistance(from center: PixelPoint, previous: Bool, filter frame: TouchFrame) -> Double {
-        var sum = 0.0
-        var n = 0.0
-        for c in frame.contacts where !c.isPalm {
-            guard let i = indexOf(c.id) else { continue }
-            sum += ((previous ? current[i].last : c.position) - center).length
-            n += 1
-        }
-        return n > 0 ? sum / n : 0
     }
 }
 
