@@ -68,6 +68,22 @@ public struct FrameDecoder {
     public mutating func feed(_ events: UnsafeBufferPointer<InputEvent>, from start: Int) -> (next: Int, frame: TouchFrame?) {
         var i = start
         while i < events.count {
+            if multitouch && !dropping && events[i].type == Evdev.EV_ABS {
+                // A run of multitouch axis events (most of a frame), against the slots in place:
+                // one access to the slot array for the run, not one per event.
+                var slot = slot, next = nextContact
+                i = slots.withUnsafeMutableBufferPointer { slots in
+                    var j = i
+                    while j < events.count && events[j].type == Evdev.EV_ABS {
+                        Self.mt(events[j], &slot, &next, slots, geometry)
+                        j += 1
+                    }
+                    return j
+                }
+                self.slot = slot
+                nextContact = next
+                continue
+            }
             let e = events[i]
             i += 1
             if let f = feed(e) { return (i, f) }
@@ -108,41 +124,47 @@ public struct FrameDecoder {
     }
 
     private mutating func mt(_ e: InputEvent) {
+        var slot = slot, next = nextContact
+        slots.withUnsafeMutableBufferPointer { Self.mt(e, &slot, &next, $0, geometry) }
+        self.slot = slot
+        nextContact = next
+    }
+
+    /// One multitouch axis event: `slot` is the current slot (-1: one beyond the device's),
+    /// `next` the next contact id.
+    @inline(__always)
+    private static func mt(
+        _ e: InputEvent, _ slot: inout Int, _ next: inout UInt32, _ slots: UnsafeMutableBufferPointer<Slot>,
+        _ geometry: ScreenGeometry
+    ) {
         if e.code == Evdev.ABS_MT_SLOT {
             slot = e.value >= 0 && Int(e.value) < slots.count ? Int(e.value) : -1
             return
         }
         guard slot >= 0 else { return }
-        let slot = slot
-        var next = nextContact
-        // One access to the slot array per event (element by element, each write checked that
-        // the array is unique and the index in range, twice an event).
-        slots.withUnsafeMutableBufferPointer { slots in
-            switch e.code {
-            case Evdev.ABS_MT_TRACKING_ID:
-                if e.value < 0 {
-                    slots[slot].trackingID = -1
-                    slots[slot].isPalm = false
-                } else if slots[slot].trackingID != e.value {
-                    // A new contact (or a new id replacing one whose lift was never sent).
-                    slots[slot].trackingID = e.value
-                    slots[slot].contact = next
-                    slots[slot].isPalm = false
-                    next &+= 1
-                }
-            case Evdev.ABS_MT_POSITION_X:
-                slots[slot].x = geometry.xAxis.clamp(e.value)
-                slots[slot].hasX = true
-            case Evdev.ABS_MT_POSITION_Y:
-                slots[slot].y = geometry.yAxis.clamp(e.value)
-                slots[slot].hasY = true
-            case Evdev.ABS_MT_TOOL_TYPE:
-                slots[slot].isPalm = e.value == Evdev.MT_TOOL_PALM
-            default:
-                return
+        switch e.code {
+        case Evdev.ABS_MT_TRACKING_ID:
+            if e.value < 0 {
+                slots[slot].trackingID = -1
+                slots[slot].isPalm = false
+            } else if slots[slot].trackingID != e.value {
+                // A new contact (or a new id replacing one whose lift was never sent).
+                slots[slot].trackingID = e.value
+                slots[slot].contact = next
+                slots[slot].isPalm = false
+                next &+= 1
             }
+        case Evdev.ABS_MT_POSITION_X:
+            slots[slot].x = geometry.xAxis.clamp(e.value)
+            slots[slot].hasX = true
+        case Evdev.ABS_MT_POSITION_Y:
+            slots[slot].y = geometry.yAxis.clamp(e.value)
+            slots[slot].hasY = true
+        case Evdev.ABS_MT_TOOL_TYPE:
+            slots[slot].isPalm = e.value == Evdev.MT_TOOL_PALM
+        default:
+            return
         }
-        nextContact = next
     }
 
     private mutating func st(_ e: InputEvent) {
@@ -161,8 +183,10 @@ public struct FrameDecoder {
     private mutating func frame(at time: Timestamp) -> TouchFrame {
         contacts.removeAllKeepingCapacity()
         if multitouch {
-            for s in slots where s.trackingID >= 0 && s.hasX && s.hasY {
-                contacts.append(Contact(id: s.contact, position: geometry.map(x: s.x, y: s.y), isPalm: s.isPalm))
+            slots.withUnsafeBufferPointer { slots in
+                for s in slots where s.trackingID >= 0 && s.hasX && s.hasY {
+                    contacts.append(Contact(id: s.contact, position: geometry.map(x: s.x, y: s.y), isPalm: s.isPalm))
+                }
             }
         } else if touching && single.hasX && single.hasY {
             contacts.append(Contact(id: single.contact, position: geometry.map(x: single.x, y: single.y)))
