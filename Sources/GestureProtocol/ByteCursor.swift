@@ -39,23 +39,28 @@ struct ByteCursor {
     /// `{"x":X,"y":Y}` with one decimal, as `JSONLineWriter.field(_:_: PixelPoint)` writes it.
     mutating func point(_ p: PixelPoint) {
         raw("{\"x\":")
-        fixed(p.x, decimals: 1)
+        tenths(p.x)
         raw(",\"y\":")
-        fixed(p.y, decimals: 1)
+        tenths(p.y)
         byte(UInt8(ascii: "}"))
     }
 
-    /// "00" to "99": two digits per division.
-    private static let pairs: [UInt8] = {
-        var table: [UInt8] = []
-        for n in 0..<100 {
-            let tens = UInt8(n / 10)
-            let ones = UInt8(n % 10)
-            table.append(UInt8(ascii: "0") + tens)
-            table.append(UInt8(ascii: "0") + ones)
+    /// "00" to "99": two digits per division. A literal, so reading it is a constant (a `static let`
+    /// array went through a one-time-initialization check on every number).
+    private static var pairs: StaticString { "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899" }
+
+    /// How many decimal digits `m` has (1...20).
+    @inline(__always) static func digitCount(_ m: UInt64) -> Int {
+        if m < 10_000 { return m < 10 ? 1 : m < 100 ? 2 : m < 1_000 ? 3 : 4 }
+        if m < 100_000_000 { return m < 100_000 ? 5 : m < 1_000_000 ? 6 : m < 10_000_000 ? 7 : 8 }
+        var n = 9
+        var limit: UInt64 = 1_000_000_000
+        while n < 20 && m >= limit {
+            n += 1
+            limit &*= 10
         }
-        return table
-    }()
+        return n
+    }
 
     /// The decimal digits of `m` (no sign), written from the back, two per division.
     mutating func digits(_ m: UInt64) {
@@ -63,30 +68,23 @@ struct ByteCursor {
             byte(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: m))
             return
         }
-        var n = 2
-        var limit: UInt64 = 100
-        while n < 20 && m >= limit {
-            n += 1
-            limit &*= 10
-        }
+        let n = Self.digitCount(m)
+        let pairs = Self.pairs.utf8Start
         var v = m
         var i = count + n
-        Self.pairs.withUnsafeBufferPointer { pairs in
-            while v >= 100 {
-                let r = Int(v % 100)
-                v /= 100
-                i -= 2
-                base[i] = pairs[2 * r]
-                base[i + 1] = pairs[2 * r + 1]
-            }
-            if v >= 10 {
-                i -= 2
-                base[i] = pairs[2 * Int(v)]
-                base[i + 1] = pairs[2 * Int(v) + 1]
-            } else {
-                i -= 1
-                base[i] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: v)
-            }
+        while v >= 100 {
+            let r = Int(truncatingIfNeeded: v % 100)
+            v /= 100
+            i -= 2
+            base[i] = pairs[2 * r]
+            base[i + 1] = pairs[2 * r + 1]
+        }
+        if v >= 10 {
+            let r = Int(truncatingIfNeeded: v)
+            base[i - 2] = pairs[2 * r]
+            base[i - 1] = pairs[2 * r + 1]
+        } else {
+            base[i - 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: v)
         }
         count += n
     }
@@ -107,13 +105,29 @@ struct ByteCursor {
         return whole
     }
 
+    /// `fixed(v, decimals: 1)`, inlined where it is called: positions, translations and
+    /// velocities, most of a line's numbers. (NaN and the infinities fail the bound too.)
+    @inline(__always) mutating func tenths(_ v: Double) {
+        let scaledDouble = v * 10
+        guard abs(scaledDouble) < 9e15 else {
+            byte(UInt8(ascii: "0"))
+            return
+        }
+        let scaled = Self.roundHalfAwayFromZero(scaledDouble)
+        if scaled < 0 { byte(UInt8(ascii: "-")) }
+        let m = scaled.magnitude
+        digits(m / 10)
+        byte(UInt8(ascii: "."))
+        byte(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: m % 10))
+    }
+
     /// `JSONLineWriter.fixed`, byte for byte: exactly `decimals` digits after the point (0...6),
     /// NaN, infinities and magnitudes past 9e15 written as 0.
     mutating func fixed(_ v: Double, decimals: Int) {
+        if decimals == 1 { return tenths(v) }
         let p: Double
         switch decimals {
         case 0: p = 1
-        case 1: p = 10
         case 2: p = 100
         case 3: p = 1_000
         case 4: p = 10_000
@@ -121,7 +135,7 @@ struct ByteCursor {
         default: p = 1_000_000
         }
         let scaledDouble = v * p
-        guard v.isFinite, abs(scaledDouble) < 9e15 else {
+        guard abs(scaledDouble) < 9e15 else {
             byte(UInt8(ascii: "0"))
             return
         }
@@ -129,12 +143,6 @@ struct ByteCursor {
         let m = scaled.magnitude
         let divisor = UInt64(p)
         if scaled < 0 { byte(UInt8(ascii: "-")) }
-        if decimals == 1 {  // positions and velocities: most of a line's numbers
-            digits(m / 10)
-            byte(UInt8(ascii: "."))
-            byte(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: m % 10))
-            return
-        }
         digits(m / divisor)
         guard decimals > 0 else { return }
         byte(UInt8(ascii: "."))

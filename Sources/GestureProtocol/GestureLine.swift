@@ -88,9 +88,9 @@ public struct GestureLineEncoder {
         c.raw(",\"time\":")
         c.seconds(nanoseconds: e.time.nanoseconds)
         c.raw(",\"x\":")
-        c.fixed(e.position.x, decimals: 1)
+        c.tenths(e.position.x)
         c.raw(",\"y\":")
-        c.fixed(e.position.y, decimals: 1)
+        c.tenths(e.position.y)
         if !region.isEmpty { c.raw(region) }
         switch e.kind {
         case .tap:
@@ -100,13 +100,13 @@ public struct GestureLineEncoder {
             break
         case .pan:
             c.raw(",\"dx\":")
-            c.fixed(e.translation.x, decimals: 1)
+            c.tenths(e.translation.x)
             c.raw(",\"dy\":")
-            c.fixed(e.translation.y, decimals: 1)
+            c.tenths(e.translation.y)
             c.raw(",\"vx\":")
-            c.fixed(e.velocity.x, decimals: 1)
+            c.tenths(e.velocity.x)
             c.raw(",\"vy\":")
-            c.fixed(e.velocity.y, decimals: 1)
+            c.tenths(e.velocity.y)
             switch e.axis {
             case .free: break
             case .horizontal: c.raw(",\"axis\":\"horizontal\"")
@@ -126,7 +126,7 @@ public struct GestureLineEncoder {
                 c.quoted(d.rawValue)
             }
             c.raw(",\"velocity\":")
-            c.fixed(e.speed, decimals: 1)
+            c.tenths(e.speed)
         case .pinch:
             c.raw(",\"scale\":")
             c.fixed(e.scale, decimals: 4)
@@ -138,9 +138,9 @@ public struct GestureLineEncoder {
                 c.quoted(edge.rawValue)
             }
             c.raw(",\"dx\":")
-            c.fixed(e.translation.x, decimals: 1)
+            c.tenths(e.translation.x)
             c.raw(",\"dy\":")
-            c.fixed(e.translation.y, decimals: 1)
+            c.tenths(e.translation.y)
         }
         c.raw("}\n")
     }
