@@ -124,9 +124,7 @@ public struct Engine {
             return
         }
 
-        var frame = frame
-        frame.time = time
-        let s = tracker.update(frame)
+        let s = tracker.update(frame, at: time)
         if s.hasPalm && !poisoned {
             cancelSequence(at: time, because: .palm, into: &out)
             poisoned = true

@@ -64,29 +64,39 @@ struct ContactTracker {
         /// Where it was in the frame before, if it was down then (`common`).
         var previous: PixelPoint
         var common: Bool
+        static let none = Tracked(id: 0, down: .zero, last: .zero, previous: .zero, common: false)
     }
 
+    /// The contacts down after the last frame: the first `count` of `current`. The buffers only
+    /// grow (to the most contacts seen) and are written through pointers, one access a frame.
     private var current: [Tracked] = []
     private var next: [Tracked] = []
+    private(set) var count = 0
     private var lastCentroid: PixelPoint = .zero
 
     init() {
-        current.reserveCapacity(32)
-        next.reserveCapacity(32)
+        current = [Tracked](repeating: .none, count: 16)
+        next = current
     }
 
-    var count: Int { current.count }
+    mutating func reset() { count = 0 }
 
-    mutating func reset() {
-        current.removeAllKeepingCapacity()
-    }
-
-    mutating func update(_ frame: TouchFrame) -> FrameSummary {
-        var s = FrameSummary(time: frame.time)
+    /// The summary of `frame`, stamped `time` (the engine's, which never runs backwards).
+    mutating func update(_ frame: TouchFrame, at time: Timestamp) -> FrameSummary {
+        var s = FrameSummary(time: time)
         s.scale = frame.scale
         s.previousCentroid = lastCentroid
-        next.removeAllKeepingCapacity()
-
+        if next.count < frame.contacts.count {
+            next += [Tracked](repeating: .none, count: frame.contacts.count - next.count)
+        }
+        // Worked on as locals (swapped out, not copied): a closure over one stored array may
+        // not touch another of `self`.
+        var previousBuffer: [Tracked] = [], nextBuffer: [Tracked] = []
+        swap(&previousBuffer, &current)
+        swap(&nextBuffer, &next)
+        let previousCount = count
+        let scale = frame.scale
+        var n = 0
         var common = 0
         var prevSum = PixelPoint.zero
         var curSum = PixelPoint.zero
@@ -94,87 +104,87 @@ struct ContactTracker {
         var secondPrev = PixelPoint.zero, secondCur = PixelPoint.zero
         // The largest squared travel; its root is the largest travel (the root is monotonic).
         var maxTravelSquared = 0.0
-        var first = true
-        let scale = frame.scale
-        current.withUnsafeBufferPointer { current in
-            // Contacts keep their order from frame to frame: the one after the last found is
-            // looked at first.
-            var hint = 0
-            for c in frame.contacts {
-                if c.isPalm {
-                    s.hasPalm = true
-                    continue
-                }
-                if first {
-                    s.firstContact = c.position
-                    first = false
-                }
-                var i = hint < current.count && current[hint].id == c.id ? hint : -1
-                if i < 0 {
-                    for k in current.indices where current[k].id == c.id {
-                        i = k
-                        break
+        nextBuffer.withUnsafeMutableBufferPointer { next in
+            previousBuffer.withUnsafeBufferPointer { all in
+                let current = UnsafeBufferPointer(rebasing: all[0..<previousCount])
+                // Contacts keep their order from frame to frame: the one after the last found
+                // is looked at first.
+                var hint = 0
+                for c in frame.contacts {
+                    if c.isPalm {
+                        s.hasPalm = true
+                        continue
                     }
-                }
-                var t = Tracked(id: c.id, down: c.position, last: c.position, previous: .zero, common: false)
-                if i >= 0 {
-                    hint = i + 1
-                    let prev = current[i].last
-                    t.down = current[i].down
-                    t.previous = prev
-                    t.common = true
-                    prevSum += prev
-                    curSum += c.position
-                    if common == 0 {
-                        firstPrev = prev
-                        firstCur = c.position
-                    } else if common == 1 {
-                        secondPrev = prev
-                        secondCur = c.position
+                    if n == 0 { s.firstContact = c.position }
+                    var i = hint < current.count && current[hint].id == c.id ? hint : -1
+                    if i < 0 {
+                        for k in current.indices where current[k].id == c.id {
+                            i = k
+                            break
+                        }
                     }
-                    common += 1
-                } else {
-                    s.added += 1
+                    var t = Tracked(id: c.id, down: c.position, last: c.position, previous: .zero, common: false)
+                    if i >= 0 {
+                        hint = i + 1
+                        let prev = current[i].last
+                        t.down = current[i].down
+                        t.previous = prev
+                        t.common = true
+                        prevSum += prev
+                        curSum += c.position
+                        if common == 0 {
+                            firstPrev = prev
+                            firstCur = c.position
+                        } else if common == 1 {
+                            secondPrev = prev
+                            secondCur = c.position
+                        }
+                        common += 1
+                    } else {
+                        s.added += 1
+                    }
+                    let mx = (c.position.x - t.down.x) * scale.x, my = (c.position.y - t.down.y) * scale.y
+                    maxTravelSquared = max(maxTravelSquared, mx * mx + my * my)
+                    next[n] = t
+                    n += 1
                 }
-                let mx = (c.position.x - t.down.x) * scale.x, my = (c.position.y - t.down.y) * scale.y
-                maxTravelSquared = max(maxTravelSquared, mx * mx + my * my)
-                next.append(t)
             }
-        }
-        s.count = next.count
-        s.removed = current.count - common
-        s.maxTravel = Millimeters(maxTravelSquared.squareRoot())
-
-        next.withUnsafeBufferPointer { next in
+            let down = UnsafeBufferPointer(rebasing: next[0..<n])
             if common > 0 {
-                let n = Double(common)
-                let prevC = prevSum * (1 / n)
-                let curC = curSum * (1 / n)
+                let k = Double(common)
+                let prevC = prevSum * (1 / k)
+                let curC = curSum * (1 / k)
                 s.delta = curC - prevC
                 if common >= 2 {
                     // The common contacts' mean distance from their centroid, before and now.
                     var prevSpread = 0.0, curSpread = 0.0
-                    for t in next where t.common {
+                    for t in down where t.common {
                         prevSpread += (t.previous - prevC).length
                         curSpread += (t.last - curC).length
                     }
-                    prevSpread /= n
-                    curSpread /= n
+                    prevSpread /= k
+                    curSpread /= k
                     if prevSpread > 0 && curSpread > 0 { s.spreadRatio = curSpread / prevSpread }
                     s.rotationDelta = angleBetween(secondPrev - firstPrev, secondCur - firstCur)
                 }
             }
-            if !next.isEmpty {
+            if n > 0 {
                 var sum = PixelPoint.zero
-                for t in next { sum += t.last }
-                lastCentroid = sum * (1 / Double(next.count))
+                for t in down { sum += t.last }
+                lastCentroid = sum * (1 / Double(n))
                 var spread = 0.0
-                for t in next { spread += scale.length(t.last - lastCentroid).value }
-                s.spread = Millimeters(spread / Double(next.count))
+                for t in down { spread += scale.length(t.last - lastCentroid).value }
+                s.spread = Millimeters(spread / Double(n))
             }
         }
+        s.count = n
+        s.removed = previousCount - common
+        s.maxTravel = Millimeters(maxTravelSquared.squareRoot())
         s.centroid = lastCentroid
-        swap(&current, &next)
+        // The new contacts become current; the old buffer is the next frame's scratch.
+        current = nextBuffer
+        next = previousBuffer
+        count = n
         return s
     }
 }
