@@ -181,19 +181,24 @@ public struct FrameDecoder {
     }
 
     private mutating func frame(at time: Timestamp) -> TouchFrame {
-        contacts.removeAllKeepingCapacity()
+        // Filled as a local (swapped out, not copied: the last frame has let go of it by now),
+        // so that appending checks no one else holds it.
+        var list: [Contact] = []
+        swap(&list, &contacts)
+        list.removeAllKeepingCapacity()
         if multitouch {
             slots.withUnsafeBufferPointer { slots in
                 for s in slots where s.trackingID >= 0 && s.hasX && s.hasY {
-                    contacts.append(Contact(id: s.contact, position: geometry.map(x: s.x, y: s.y), isPalm: s.isPalm))
+                    list.append(Contact(id: s.contact, position: geometry.map(x: s.x, y: s.y), isPalm: s.isPalm))
                 }
             }
         } else if touching && single.hasX && single.hasY {
-            contacts.append(Contact(id: single.contact, position: geometry.map(x: single.x, y: single.y)))
+            list.append(Contact(id: single.contact, position: geometry.map(x: single.x, y: single.y)))
         }
+        contacts = list
         frameCount += 1
         let f = TouchFrame(
-            time: time, device: device, contacts: contacts, scale: geometry.scale, discontinuity: discontinuity)
+            time: time, device: device, contacts: list, scale: geometry.scale, discontinuity: discontinuity)
         discontinuity = false
         return f
     }

@@ -35,6 +35,9 @@ public struct ScreenGeometry: Sendable {
     /// The affine map from normalized device coordinates (0…1) to screen pixels:
     /// px = m0·u + m1·v + m2, py = m3·u + m4·v + m5.
     private let m: (Double, Double, Double, Double, Double, Double)
+    /// Each axis's minimum and span, converted once (`normalize` runs for every contact).
+    private let xMinimum: Int64, yMinimum: Int64
+    private let xSpan: Double, ySpan: Double
     public let scale: MillimetersPerPixel
     /// Where the panel's physical size came from, for `devices` and logs.
     public let sizeSource: SizeSource
@@ -49,6 +52,10 @@ public struct ScreenGeometry: Sendable {
     public init(x: AbsAxis, y: AbsAxis, configuration c: GeometryConfiguration) {
         xAxis = x
         yAxis = y
+        xMinimum = Int64(x.minimum)
+        yMinimum = Int64(y.minimum)
+        xSpan = Double(Int64(x.maximum) - Int64(x.minimum))
+        ySpan = Double(Int64(y.maximum) - Int64(y.minimum))
         // Physical size: axis resolution, else the configuration, else the documented default.
         if let w = x.lengthInMillimeters, let h = y.lengthInMillimeters, w > 0, h > 0 {
             sizeMM = (w, h)
@@ -92,14 +99,14 @@ public struct ScreenGeometry: Sendable {
     /// Device units to screen pixels. Values outside the axis range are clamped first.
     @inline(__always)
     public func map(x rawX: Int32, y rawY: Int32) -> PixelPoint {
-        let u = normalize(xAxis.clamp(rawX), xAxis)
-        let v = normalize(yAxis.clamp(rawY), yAxis)
+        let u = Self.normalize(xAxis.clamp(rawX), xMinimum, xSpan)
+        let v = Self.normalize(yAxis.clamp(rawY), yMinimum, ySpan)
         return PixelPoint(x: m.0 * u + m.1 * v + m.2, y: m.3 * u + m.4 * v + m.5)
     }
 
-    private func normalize(_ v: Int32, _ a: AbsAxis) -> Double {
-        let span = Double(Int64(a.maximum) - Int64(a.minimum))
-        return span > 0 ? Double(Int64(v) - Int64(a.minimum)) / span : 0
+    @inline(__always)
+    private static func normalize(_ v: Int32, _ minimum: Int64, _ span: Double) -> Double {
+        span > 0 ? Double(Int64(v) - minimum) / span : 0
     }
 }
 
