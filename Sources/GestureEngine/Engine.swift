@@ -57,7 +57,9 @@ public struct Engine {
     /// A bug if it moves; the daemon logs a warning and counts it in `stats`.
     public private(set) var invalidInputs = 0
     /// Decisions the arena was asked to take twice (its invariant broken); 0 unless a bug.
-    public var arenaViolations: Int { arena.violations }
+    /// Stored (kept after each decision): read from another module, a computed property copied
+    /// the whole engine to ask.
+    public private(set) var arenaViolations = 0
 
     public init(configuration: EngineConfiguration) {
         self.init(compiled: CompiledConfiguration(configuration))
@@ -256,7 +258,10 @@ public struct Engine {
         stamp(from: first, g, &out)
         guard status == .failed else { return }
         if !wasFailed, case .invalidInput? = bank.look(g).failure { invalidInputs += 1 }
-        if arena.isUndecided(g) { arena.decide(g, .rejected) }
+        if arena.isUndecided(g) {
+            arena.decide(g, .rejected)
+            arenaViolations = arena.violations
+        }
     }
 
     /// Applies the arena's decisions: each winner it returns is told `accepted` (and fires), each
@@ -293,7 +298,10 @@ public struct Engine {
         stamp(from: first, g, &out)
         if case .invalidInput = reason { invalidInputs += 1 }
         // An accepted gesture cancelled later (a palm, lost events) was decided already.
-        if arena.isUndecided(g) { arena.decide(g, .rejected) }
+        if arena.isUndecided(g) {
+            arena.decide(g, .rejected)
+            arenaViolations = arena.violations
+        }
     }
 
     private mutating func cancelSequence(at time: Timestamp, because reason: FailReason, into out: inout [GestureEvent]) {
