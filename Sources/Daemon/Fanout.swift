@@ -41,7 +41,9 @@ extension Daemon: DeviceOwner {
                     stats.gestures.add(out.events[i].kind, out.events[i].phase)
                     guard !line.isEmpty else { continue }
                     for c in server.allClients
-                    where c.subscription.takes(out.events[i], origin: origin, in: out) && c.subscription.takes(device: device.id) {
+                    where c.subscription.takesEveryGesture
+                        || (c.subscription.takes(out.events[i], origin: origin, in: out) && c.subscription.takes(device: device.id))
+                    {
                         server.enqueue(UnsafeBufferPointer(rebasing: text[line]), to: c, since: since)
                     }
                 case .action(let f):

@@ -21,11 +21,16 @@ struct ResolvedSubscription {
     /// Gesture lines of any kind and region pass (no filter to look up).
     private var unfiltered: Bool { request.kinds == nil && request.regions == nil }
 
+    /// Every gesture line, from every device, passes (what most clients ask for): decided once
+    /// per subscription, so a line asks one flag, not the filter's sets.
+    private(set) var takesEveryGesture = true
+
     /// A new subscription, resolved against what the engines run now.
     mutating func subscribe(_ s: Subscription, configuration: CompiledConfiguration) {
         request = s
         current = Self.resolve(s, configuration)
         previous = Resolution()
+        takesEveryGesture = s.gestures && s.kinds == nil && s.regions == nil && s.devices == nil
     }
 
     /// The regions changed: the filter is resolved against the new configuration; the old
