@@ -15,8 +15,8 @@ public final class Client {
     var input: [UInt8] = []
     var inputStart = 0
     var scanned = 0
-    var output: [UInt8] = []
-    var sent = 0
+    /// Queued output (written from the front as the socket takes it).
+    var output = ByteQueue()
     /// Reply bytes queued since the queue was last empty. A request's answer may be larger than
     /// the stream bound without making its client "slow".
     var replyAllowance = 0
@@ -50,16 +50,7 @@ public final class Client {
     }
 
     public var label: String { "client #\(number) (pid \(pid), uid \(uid), gid \(gid))" }
-    var queued: Int { output.count - sent }
-
-    /// Queues `bytes`, first dropping what was written when that is more than half the queue.
-    func append(_ bytes: UnsafeBufferPointer<UInt8>) {
-        if sent > 0 && sent * 2 > output.count {
-            output.removeFirst(sent)
-            sent = 0
-        }
-        output.append(contentsOf: bytes)
-    }
+    var queued: Int { output.count }
 }
 
 /// A client's requests over time: token buckets of lines and bytes, each holding one second's
@@ -86,5 +77,50 @@ struct RequestBudget {
         let forLines = lines >= 1 ? 0 : (1 - lines) / linesPerSecond
         let forBytes = bytes > 0 ? 0 : (1 - bytes) / bytesPerSecond
         return max(1_000_000, Int64(max(forLines, forBytes) * 1e9))
+    }
+}
+
+/// Bytes queued for a socket: `storage[start..<end]`. The storage only grows (to the most ever
+/// queued, which the output bound limits) and is written through a pointer: queueing a line is a
+/// copy, and emptying the queue once it is written is two stores (an array's `removeAll` and
+/// `append` cost more than the line's bytes on every frame).
+struct ByteQueue {
+    private var storage: [UInt8] = []
+    private var start = 0
+    private var end = 0
+
+    var count: Int { end - start }
+
+    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        if start > 0 && start * 2 > end {
+            // Most of it was written: move the rest to the front.
+            storage.withUnsafeMutableBufferPointer { s in
+                (s.baseAddress! + 0).update(from: s.baseAddress! + start, count: end - start)
+            }
+            end -= start
+            start = 0
+        }
+        if end + bytes.count > storage.count {
+            storage += [UInt8](repeating: 0, count: max(end + bytes.count, 2 * storage.count, 4096) - storage.count)
+        }
+        let at = end
+        storage.withUnsafeMutableBufferPointer { s in (s.baseAddress! + at).update(from: source, count: bytes.count) }
+        end += bytes.count
+    }
+
+    /// Calls `body` with the queued bytes (for `write(2)`).
+    func withQueuedBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        storage.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[start..<end])) }
+    }
+
+    /// `n` bytes were written.
+    mutating func consume(_ n: Int) { start += n }
+
+    /// Empties the queue; storage past `keepingUpTo` bytes is given back.
+    mutating func removeAll(keepingUpTo limit: Int) {
+        start = 0
+        end = 0
+        if storage.count > limit { storage = [] }
     }
 }

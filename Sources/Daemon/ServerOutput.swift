@@ -20,7 +20,7 @@ extension Server {
                 level: .warning)
             return
         }
-        client.append(bytes)
+        client.output.append(bytes)
         if client.pendingSince == nil { client.pendingSince = since }
     }
 
@@ -28,7 +28,7 @@ extension Server {
     /// while its queue is past the bound.
     func reply(_ bytes: ArraySlice<UInt8>, to client: Client) {
         guard !client.closing else { return }
-        bytes.withUnsafeBufferPointer { client.append($0) }
+        bytes.withUnsafeBufferPointer { client.output.append($0) }
         client.replyAllowance += bytes.count
     }
 
@@ -50,7 +50,7 @@ extension Server {
     func write(_ client: Client) {
         let wasPaused = client.queued > settings.outputBufferBytes
         while client.queued > 0 {
-            let n = client.output.withUnsafeBytes { Glibc.write(client.fd, $0.baseAddress! + client.sent, client.queued) }
+            let n = client.output.withQueuedBytes { Glibc.write(client.fd, $0.baseAddress!, $0.count) }
             if n < 0 {
                 if errno == EINTR { continue }
                 if errno == EAGAIN || errno == EWOULDBLOCK {
@@ -62,10 +62,9 @@ extension Server {
                 disconnect(client, reason: "write: \(String(cString: strerror(errno)))")
                 return
             }
-            client.sent += n
+            client.output.consume(n)
         }
-        client.output.removeAll(keepingCapacity: client.output.capacity <= settings.outputBufferBytes)
-        client.sent = 0
+        client.output.removeAll(keepingUpTo: settings.outputBufferBytes)
         client.replyAllowance = 0
         if let since = client.pendingSince {
             latencies.add(monotonicNanoseconds() - since)
