@@ -57,90 +57,98 @@ public struct GestureLineEncoder {
     public func name(of e: GestureEvent) -> String { e.gesture < names.count ? names[e.gesture] : e.kind.rawValue }
 
     /// The region an event belongs to, as lines name it (nil: the default `screen` region).
-    public func region(of e: GestureEvent) -> String? {
-        e.gesture < regions.count ? regions[e.gesture] : nil
-    }
+    public func region(of e: GestureEvent) -> String? { region(ofGesture: e.gesture) }
+
+    /// The region of compiled gesture `g`, as lines name it.
+    public func region(ofGesture g: Int) -> String? { g >= 0 && g < regions.count ? regions[g] : nil }
 
     /// Appends one line (with its newline) for `e`: the prepared head and region field copied,
     /// the numbers written through a pointer, one append into `w` (about a tenth of the
     /// instructions of writing it field by field). The bytes are `encodeByFields`'s.
     public func encode(_ e: GestureEvent, into w: inout JSONLineWriter) {
-        guard e.gesture < names.count else { return encodeByFields(e, into: &w) }
-        let head = heads[e.gesture &* GesturePhase.lineOrder.count &+ e.phase.lineIndex]
-        let region = regionFields[e.gesture]
+        withUnsafePointer(to: e) { encode(at: $0, into: &w) }
+    }
+
+    /// `encode`, for an event read where it lies (an event is ~190 bytes; the pipeline encodes
+    /// from its event buffer without copying one out).
+    public func encode(at p: UnsafePointer<GestureEvent>, into w: inout JSONLineWriter) {
+        let g = p.pointee.gesture
+        guard g >= 0 && g < names.count else { return encodeByFields(p.pointee, into: &w) }
+        let head = heads[g &* GesturePhase.lineOrder.count &+ p.pointee.phase.lineIndex]
+        let region = regionFields[g]
         // Long names and regions (a head past 512 bytes) take the general path; the rest of a
         // line is at most 421 bytes (every number at its widest), so 1024 bytes always hold it.
-        guard head.count + region.count <= 512 else { return encodeByFields(e, into: &w) }
+        guard head.count + region.count <= 512 else { return encodeByFields(p.pointee, into: &w) }
         prepared.withUnsafeBufferPointer { prepared in
             w.appendBounded(maxBytes: 1024) { c in
                 c.raw(UnsafeBufferPointer(rebasing: prepared[head]))
-                encodeTail(e, region: UnsafeBufferPointer(rebasing: prepared[region]), into: &c)
+                encodeTail(p, region: UnsafeBufferPointer(rebasing: prepared[region]), into: &c)
             }
         }
         w.needsComma = false
     }
 
     /// Everything after a line's head: the numbers, the region field, the kind's fields.
-    private func encodeTail(_ e: GestureEvent, region: UnsafeBufferPointer<UInt8>, into c: inout ByteCursor) {
-        c.integer(Int64(truncatingIfNeeded: e.id))
+    private func encodeTail(_ p: UnsafePointer<GestureEvent>, region: UnsafeBufferPointer<UInt8>, into c: inout ByteCursor) {
+        c.integer(Int64(truncatingIfNeeded: p.pointee.id))
         c.raw(",\"fingers\":")
-        c.integer(Int64(e.fingers))
+        c.integer(Int64(p.pointee.fingers))
         c.raw(",\"time\":")
-        c.seconds(nanoseconds: e.time.nanoseconds)
+        c.seconds(nanoseconds: p.pointee.time.nanoseconds)
         c.raw(",\"x\":")
-        c.tenths(e.position.x)
+        c.tenths(p.pointee.position.x)
         c.raw(",\"y\":")
-        c.tenths(e.position.y)
+        c.tenths(p.pointee.position.y)
         if !region.isEmpty { c.raw(region) }
-        switch e.kind {
+        switch p.pointee.kind {
         case .tap:
             c.raw(",\"count\":")
-            c.integer(Int64(e.count))
+            c.integer(Int64(p.pointee.count))
         case .longPress:
             break
         case .pan:
             c.raw(",\"dx\":")
-            c.tenths(e.translation.x)
+            c.tenths(p.pointee.translation.x)
             c.raw(",\"dy\":")
-            c.tenths(e.translation.y)
+            c.tenths(p.pointee.translation.y)
             c.raw(",\"vx\":")
-            c.tenths(e.velocity.x)
+            c.tenths(p.pointee.velocity.x)
             c.raw(",\"vy\":")
-            c.tenths(e.velocity.y)
-            switch e.axis {
+            c.tenths(p.pointee.velocity.y)
+            switch p.pointee.axis {
             case .free: break
             case .horizontal: c.raw(",\"axis\":\"horizontal\"")
             case .vertical: c.raw(",\"axis\":\"vertical\"")
             }
-            if let o = e.offset {
+            if let o = p.pointee.offset {
                 c.raw(",\"offset\":")
                 c.point(o)
             }
-            if let t = e.target {
+            if let t = p.pointee.target {
                 c.raw(",\"target\":")
                 c.point(t)
             }
         case .swipe:
-            if let d = e.direction {
+            if let d = p.pointee.direction {
                 c.raw(",\"direction\":")
                 c.quoted(d.rawValue)
             }
             c.raw(",\"velocity\":")
-            c.tenths(e.speed)
+            c.tenths(p.pointee.speed)
         case .pinch:
             c.raw(",\"scale\":")
-            c.fixed(e.scale, decimals: 4)
+            c.fixed(p.pointee.scale, decimals: 4)
             c.raw(",\"rotation\":")
-            c.fixed(e.rotation, decimals: 2)
+            c.fixed(p.pointee.rotation, decimals: 2)
         case .edgeSwipe:
-            if let edge = e.edge {
+            if let edge = p.pointee.edge {
                 c.raw(",\"edge\":")
                 c.quoted(edge.rawValue)
             }
             c.raw(",\"dx\":")
-            c.tenths(e.translation.x)
+            c.tenths(p.pointee.translation.x)
             c.raw(",\"dy\":")
-            c.tenths(e.translation.y)
+            c.tenths(p.pointee.translation.y)
         }
         c.raw("}\n")
     }

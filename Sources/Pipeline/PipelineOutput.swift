@@ -121,9 +121,16 @@ public struct PipelineOutput {
     /// Event `i` of `events`: its line, and the item that points to both.
     mutating func gesture(_ i: Int, encoder: GestureLineEncoder, configuration: Int, actions: ActionTable) {
         let start = text.bytes.count
-        if wants.gestureLines { encoder.encode(events[i], into: &text) }
+        if wants.gestureLines {
+            // The event is encoded where it lies: `events` is moved out for the call (a swap,
+            // not a copy), so that `text` can be written while it is read.
+            var list: [GestureEvent] = []
+            swap(&list, &events)
+            list.withUnsafeBufferPointer { encoder.encode(at: $0.baseAddress! + i, into: &text) }
+            swap(&list, &events)
+        }
         var origin = Origin(configuration: configuration, regionSlot: -1)
-        if let name = encoder.region(of: events[i]) {
+        if let name = encoder.region(ofGesture: events[i].gesture) {
             origin.regionSlot = Int32(regionNames.count)
             regionNames.append(name)
         }
