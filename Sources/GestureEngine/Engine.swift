@@ -126,7 +126,9 @@ public struct Engine {
             return
         }
 
-        let s = tracker.update(frame, at: time)
+        // A variable, so that recognizers read it where it is (`withUnsafePointer(to: &s)`);
+        // a constant was copied to a temporary for each pointer taken.
+        var s = tracker.update(frame, at: time)
         if s.hasPalm && !poisoned {
             cancelSequence(at: time, because: .palm, into: &out)
             poisoned = true
@@ -147,7 +149,7 @@ public struct Engine {
                 lift.removed = s.removed
                 lift.centroid = s.previousCentroid
                 lift.scale = s.scale
-                withUnsafePointer(to: lift) { p in
+                withUnsafePointer(to: &lift) { p in
                     for g in arena.members where isLive(g) { deliver(.frame(p), to: g, into: &out) }
                 }
                 resolve(at: time, into: &out)
@@ -155,11 +157,10 @@ public struct Engine {
             }
             // The new sequence's first frame: its contacts landed (those that lifted were the
             // old sequence's, told above).
-            var landed = s
-            landed.removed = 0
-            beginSequence(landed, into: &out)
+            s.removed = 0
+            withUnsafePointer(to: &s) { beginSequence($0, into: &out) }
         } else {
-            withUnsafePointer(to: s) { p in
+            withUnsafePointer(to: &s) { p in
                 for g in arena.members where isLive(g) { deliver(.frame(p), to: g, into: &out) }
             }
         }
@@ -218,7 +219,8 @@ public struct Engine {
         }
     }
 
-    private mutating func beginSequence(_ s: FrameSummary, into out: inout [GestureEvent]) {
+    private mutating func beginSequence(_ p: UnsafePointer<FrameSummary>, into out: inout [GestureEvent]) {
+        let s = FrameSummary.Ref(p: p)
         sequence += 1
         applyPendingIfIdle()
         let region = configuration.hitTest(s.firstContact)
@@ -228,7 +230,7 @@ public struct Engine {
         // see this touch-down first; those not on the new path cannot get it.
         for g in arena.members where arena.isUndecided(g) {
             if path.contains(g) {
-                withUnsafePointer(to: s) { deliver(.frame($0), to: g, into: &out) }
+                deliver(.frame(p), to: g, into: &out)
             } else {
                 reject(g, at: s.time, because: .outsideRegion, into: &out)
             }
@@ -243,7 +245,7 @@ public struct Engine {
         for g in path where !arena.isUndecided(g) {
             bank.reset(g)
             arena.arm(g, round: sequence)
-            withUnsafePointer(to: s) { deliver(.frame($0), to: g, into: &out) }
+            deliver(.frame(p), to: g, into: &out)
         }
     }
 
