@@ -149,9 +149,7 @@ public struct Engine {
                 lift.removed = s.removed
                 lift.centroid = s.previousCentroid
                 lift.scale = s.scale
-                withUnsafePointer(to: &lift) { p in
-                    for g in arena.members where isLive(g) { deliver(.frame(p), to: g, into: &out) }
-                }
+                withUnsafePointer(to: &lift) { deliverToLive($0, into: &out) }
                 resolve(at: time, into: &out)
                 finishIfDoneIgnoringContacts()
             }
@@ -160,9 +158,7 @@ public struct Engine {
             s.removed = 0
             withUnsafePointer(to: &s) { beginSequence($0, into: &out) }
         } else {
-            withUnsafePointer(to: &s) { p in
-                for g in arena.members where isLive(g) { deliver(.frame(p), to: g, into: &out) }
-            }
+            withUnsafePointer(to: &s) { deliverToLive($0, into: &out) }
         }
         resolve(at: time, into: &out)
         finishIfDone()
@@ -249,6 +245,17 @@ public struct Engine {
         }
     }
 
+    /// A frame to every live member. By index: iterating `arena.members` itself retained the
+    /// array for the loop, and delivering changes decisions, never the members.
+    private mutating func deliverToLive(_ p: UnsafePointer<FrameSummary>, into out: inout [GestureEvent]) {
+        var k = 0
+        while k < arena.members.count {
+            let g = arena.members[k]
+            k += 1
+            if isLive(g) { deliver(.frame(p), to: g, into: &out) }
+        }
+    }
+
     private mutating func deliver(_ input: RecognizerInput, to g: Int, into out: inout [GestureEvent]) {
         let before = transitionLog == nil ? nil : bank.look(g).stateName
         let first = out.count
@@ -257,7 +264,7 @@ public struct Engine {
             let after = bank.look(g)
             log(g, before, input.name, after.stateName, after.failure, at: input.time)
         }
-        stamp(from: first, g, &out)
+        if out.count > first { stamp(from: first, g, &out) }
         guard status == .failed else { return }
         if !wasFailed, case .invalidInput? = bank.look(g).failure { invalidInputs += 1 }
         if arena.isUndecided(g) {
@@ -285,7 +292,7 @@ public struct Engine {
                 let first = out.count
                 _ = bank.handle(g, .accepted(time), into: &out)
                 if let before { log(g, before, .accepted, bank.look(g).stateName, nil, at: time) }
-                stamp(from: first, g, &out)
+                if out.count > first { stamp(from: first, g, &out) }
                 for o in losers { reject(o, at: time, because: .lostTo(g), into: &out) }
                 losers.removeAllKeepingCapacity()
             }
@@ -297,7 +304,7 @@ public struct Engine {
         let first = out.count
         _ = bank.handle(g, .rejected(time, reason), into: &out)
         if let before { log(g, before, .rejected, bank.look(g).stateName, reason, at: time) }
-        stamp(from: first, g, &out)
+        if out.count > first { stamp(from: first, g, &out) }
         if case .invalidInput = reason { invalidInputs += 1 }
         // An accepted gesture cancelled later (a palm, lost events) was decided already.
         if arena.isUndecided(g) {
