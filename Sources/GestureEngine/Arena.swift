@@ -25,16 +25,32 @@ struct Arena {
     private(set) var decision: [Decision]
     private(set) var round: [Int]
     /// Members or decisions changed since the engine last cleared this (see `Engine.settle`).
-    var moved = true
+    var moved = true {
+        didSet { if moved { openIsStale = true } }
+    }
+    /// The members not rejected, in arming order: those a frame can still concern (most of a
+    /// sequence's members are rejected after its first frames). Rebuilt when decisions change.
+    private(set) var open: [Int] = []
+    private var openIsStale = false
 
     init(gestureCount n: Int) {
         members.reserveCapacity(n)
+        open.reserveCapacity(n)
         isMember = [Bool](repeating: false, count: n)
         decision = [Decision](repeating: .undecided, count: n)
         round = [Int](repeating: 0, count: n)
     }
 
     var isEmpty: Bool { members.isEmpty }
+
+    /// Brings `open` up to date (it changes only here, so it can be walked by index while
+    /// decisions are being taken).
+    mutating func refreshOpen() {
+        guard openIsStale else { return }
+        open.removeAllKeepingCapacity()
+        for g in members where decision[g] != .rejected { open.append(g) }
+        openIsStale = false
+    }
 
     func contains(_ g: Int) -> Bool { isMember[g] }
 

@@ -245,12 +245,14 @@ public struct Engine {
         }
     }
 
-    /// A frame to every live member. By index: iterating `arena.members` itself retained the
-    /// array for the loop, and delivering changes decisions, never the members.
+    /// A frame to every live member, in arming order. Only the members not rejected are
+    /// looked at (a sequence's first frames reject most); a member rejected on the way is
+    /// skipped by `isLive`, as before.
     private mutating func deliverToLive(_ p: UnsafePointer<FrameSummary>, into out: inout [GestureEvent]) {
+        arena.refreshOpen()
         var k = 0
-        while k < arena.members.count {
-            let g = arena.members[k]
+        while k < arena.open.count {
+            let g = arena.open[k]
             k += 1
             if isLive(g) { deliver(.frame(p), to: g, into: &out) }
         }
