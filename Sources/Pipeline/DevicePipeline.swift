@@ -164,6 +164,6 @@ public struct DevicePipeline {
     {
         var out = PipelineOutput()
         try replay(recording, description: description, configuration: configuration, into: &out)
-        return String(decoding: out.text.bytes, as: UTF8.self)
+        return String(decoding: out.lines, as: UTF8.self)
     }
 }

@@ -51,7 +51,10 @@ private func readAll(_ fd: Int32, _ path: String) throws(FileError) -> [UInt8] {
 }
 
 /// Writes all of `bytes` to a file descriptor (stdout for the CLI).
-public func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
+public func writeAll(_ fd: Int32, _ bytes: [UInt8]) { writeAll(fd, bytes[...]) }
+
+/// Writes all of `bytes` to a file descriptor.
+public func writeAll(_ fd: Int32, _ bytes: ArraySlice<UInt8>) {
     var offset = 0
     while offset < bytes.count {
         let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }

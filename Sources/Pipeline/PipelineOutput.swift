@@ -58,8 +58,13 @@ public struct PipelineOutput {
     }
 
     public var wants: Wants
-    /// The encoded lines, each with its newline; items point into it.
+    /// The encoded lines, each with its newline; items point into it. What was made since the
+    /// last `removeAll` starts at `textStart` (the buffer is emptied only once it passes 64 KiB:
+    /// emptying an array costs more than the lines of a frame).
     public private(set) var text: JSONLineWriter
+    public private(set) var textStart = 0
+    /// The lines made since the last `removeAll`.
+    public var lines: ArraySlice<UInt8> { text.bytes[textStart...] }
     public private(set) var items: [Item] = []
     /// The actions fired, in order (`Item.action` points here).
     public private(set) var firings: [Firing] = []
@@ -90,13 +95,19 @@ public struct PipelineOutput {
 
     /// Nothing was made since the last `removeAll`.
     public var isEmpty: Bool {
-        eventCount == 0 && items.isEmpty && events.isEmpty && firings.isEmpty && frames.isEmpty && transitions.isEmpty && text.bytes.isEmpty
+        eventCount == 0 && items.isEmpty && events.isEmpty && firings.isEmpty && frames.isEmpty && transitions.isEmpty
+            && text.bytes.count == textStart
     }
 
     /// Empties the buffer, keeping its capacity and its wants (what is empty already is left
     /// alone: the daemon calls this for every read).
     public mutating func removeAll() {
-        if !text.bytes.isEmpty { text.reset() }
+        if text.bytes.count > 1 << 16 {
+            text.reset()
+            textStart = 0
+        } else {
+            textStart = text.bytes.count
+        }
         if !items.isEmpty { items.removeAllKeepingCapacity() }
         if !events.isEmpty { events.removeAllKeepingCapacity() }
         if !frames.isEmpty { frames.removeAllKeepingCapacity() }

@@ -125,8 +125,8 @@ struct Replay: ParsableCommand {
                     for e in out.events where e.phase != .changed {
                         writeAll(1, Array(prettyLine(e, name: pipeline.gestureName(e.gesture)).utf8))
                     }
-                } else if !out.text.bytes.isEmpty {
-                    writeAll(1, out.text.bytes)
+                } else if !out.lines.isEmpty {
+                    writeAll(1, out.lines)
                 }
                 out.removeAll()
             }
@@ -134,7 +134,7 @@ struct Replay: ParsableCommand {
             let drainsEachEvent = pretty || verbose || actions
             for e in recording.eventsLiftedAtEnd {
                 pipeline.feed(e, into: &out)
-                if drainsEachEvent || out.text.bytes.count > 1 << 16 { drain() }
+                if drainsEachEvent || out.lines.count > 1 << 16 { drain() }
             }
             pipeline.advance(to: .distantFuture, into: &out)
             drain()
