@@ -16,7 +16,7 @@ public let daemonVersion = "0.1.0"
 /// The daemon: one thread, one epoll loop. Inputs, a timerfd at the engines' next deadline, a
 /// signalfd (TERM/INT stop, HUP reloads), the socket and its clients. Nothing polls: with no input
 /// and no clients it does not wake up.
-public final class Daemon {
+public final class Daemon: EventLoopOwner {
     public struct Options {
         public var configPath: String?
         public var socketPath: String?
@@ -106,9 +106,6 @@ public final class Daemon {
         server.onConnect = { [unowned self] c in self.connected(c) }
         server.onRequest = { [unowned self] c, line in self.request(c, line) }
         server.onDisconnect = { [unowned self] c in self.disconnected(c) }
-        // Borrowed, not retained (see `Devices.add`): the loop lives in the daemon.
-        loop.afterTurn = { [me = Unmanaged.passUnretained(self)] in me._withUnsafeGuaranteedRef { $0.afterTurn() } }
-        loop.hasPendingWork = { [me = Unmanaged.passUnretained(self)] in me._withUnsafeGuaranteedRef { $0.server.hasBacklog } }
         actions.configure(base.actions)
         subscriptionsChanged()
 
@@ -133,7 +130,7 @@ public final class Daemon {
             log.warning("cannot reach systemd's notify socket (READY=1)")
         }
         log.info("touchgestured \(daemonVersion) ready on \(base.daemon.socket): \(devices.all.count) device(s), config \(base.source)")
-        loop.run()
+        loop.run(self)
 
         systemd.notify("STOPPING=1")
         server.closeAll()
@@ -162,8 +159,10 @@ public final class Daemon {
         devices.fireDeadlines(now: now)
     }
 
+    var hasPendingWork: Bool { server.hasBacklog }
+
     /// After every wake-up: write what was queued, re-arm the deadline timer, maybe exit.
-    private func afterTurn() {
+    func afterTurn() {
         server.serveBacklog()
         if regionsChanged {
             regionsChanged = false

@@ -4,9 +4,19 @@ import CLinux
     import Glibc
 #endif
 
-/// One thread, one epoll set. Handlers run when their fd is ready; `afterTurn` runs once per
-/// wake-up (the server coalesces its writes there). It waits without a timeout: with nothing
-/// ready it does not wake up at all (timers are timerfds in the same set).
+/// What the loop runs around its handlers (the daemon). Called on the owner handed to `run`
+/// (a parameter: no reference count per call, as a stored closure cost on every wake-up).
+protocol EventLoopOwner: AnyObject {
+    /// After the handlers of each wake-up.
+    func afterTurn()
+    /// Work is left over from a turn (a client's requests past its turn's budget): while true,
+    /// the loop looks at its fds without sleeping, then runs `afterTurn` again.
+    var hasPendingWork: Bool { get }
+}
+
+/// One thread, one epoll set. Handlers run when their fd is ready; the owner's `afterTurn` runs
+/// once per wake-up (the server coalesces its writes there). It waits without a timeout: with
+/// nothing ready it does not wake up at all (timers are timerfds in the same set).
 public final class EventLoop {
     public typealias Handler = (_ events: UInt32) -> Void
 
@@ -14,11 +24,6 @@ public final class EventLoop {
     /// Indexed by fd (small integers): no hashing per ready fd.
     private var handlers: [Handler?] = []
     private var running = false
-    /// Runs after the handlers of each wake-up.
-    public var afterTurn: (() -> Void)?
-    /// Work left over from a turn (a client's requests past its turn's budget): while true the
-    /// loop looks at its fds without sleeping, then runs `afterTurn` again.
-    public var hasPendingWork: (() -> Bool)?
     /// Wake-ups so far (for `stats` and the idle measurement).
     public private(set) var wakeups = 0
     /// CLOCK_MONOTONIC (ns) when this turn's wait returned: where the latency of every line the
@@ -66,10 +71,9 @@ public final class EventLoop {
 
     public func stop() { running = false }
 
-    /// Runs until `stop()`. The hooks are read once, here: set them before.
-    public func run() {
+    /// Runs until `stop()`.
+    func run<Owner: EventLoopOwner>(_ owner: Owner) {
         running = true
-        let afterTurn = afterTurn, hasPendingWork = hasPendingWork
         let datas = UnsafeMutablePointer<UInt64>.allocate(capacity: 64)
         let events = UnsafeMutablePointer<UInt32>.allocate(capacity: 64)
         defer {
@@ -77,7 +81,7 @@ public final class EventLoop {
             events.deallocate()
         }
         while running {
-            let n = cl_epoll_wait(epfd, datas, events, 64, hasPendingWork?() == true ? 0 : -1)
+            let n = cl_epoll_wait(epfd, datas, events, 64, owner.hasPendingWork ? 0 : -1)
             if n < 0 {
                 if errno == EINTR { continue }
                 return
@@ -89,7 +93,7 @@ public final class EventLoop {
                 // A handler may have removed this fd earlier in the same turn.
                 if Int(fd) < handlers.count { handlers[Int(fd)]?(events[i]) }
             }
-            afterTurn?()
+            owner.afterTurn()
         }
     }
 }

@@ -41,6 +41,9 @@ public struct Engine {
     private var instance: [UInt64]
     /// Per region: where its dragged content rests (px), for drag constraints.
     private var rest: [PixelPoint]
+    /// Per region: it has drag constraints (looked up per pan event; asking the optional
+    /// constraints themselves copied them).
+    private var dragged: [Bool]
 
     /// Counts configurations applied: events are indexed into `configuration`, so whoever names
     /// them must re-read it when this changes.
@@ -72,6 +75,7 @@ public struct Engine {
         instance = [UInt64](repeating: 0, count: compiled.gestures.count)
         losers.reserveCapacity(compiled.gestures.count)
         rest = compiled.regions.map { $0.drag?.initial ?? .zero }
+        dragged = compiled.regions.map { $0.drag != nil }
     }
 
     /// Replaces the configuration from the next sequence on (the current one finishes under the old).
@@ -344,6 +348,7 @@ public struct Engine {
         arena = Arena(gestureCount: next.gestures.count)
         instance = [UInt64](repeating: 0, count: next.gestures.count)
         rest = next.regions.map { $0.drag?.initial ?? .zero }
+        dragged = next.regions.map { $0.drag != nil }
     }
 
     // MARK: - Output
@@ -364,7 +369,7 @@ public struct Engine {
         e.gesture = g
         e.generation = configurationGeneration
         let r = configuration.gestures[g].region
-        if e.kind == .pan, let drag = configuration.regions[r].drag {
+        if e.kind == .pan, dragged[r], let drag = configuration.regions[r].drag {
             let raw = rest[r] + e.translation
             let offset = PixelPoint(x: drag.x?.constrain(raw.x) ?? raw.x, y: drag.y?.constrain(raw.y) ?? raw.y)
             e.offset = offset

@@ -71,6 +71,13 @@ public struct DevicePipeline {
             i = next
             if let frame { handle(frame, into: &out) }
         }
+        i = 0
+        while i < batch.kernelEvents.count {
+            let (next, frame) = decoder.feed(batch.kernelEvents, from: i)
+            out.eventCount += next - i
+            i = next
+            if let frame { handle(frame, into: &out) }
+        }
     }
 
     /// Feeds one event; a SYN_REPORT makes a frame, and the engine's events for it.

@@ -49,15 +49,65 @@ public enum Evdev {
     public static let INPUT_PROP_DIRECT: UInt16 = 0x01
 }
 
-/// Events as a reader hands them on: one `read(2)`'s worth, valid during the call only.
+/// An event as `read(2)` on /dev/input/eventN returns it on a 64-bit system: `struct
+/// input_event`, a timeval (seconds, microseconds) then type, code and value, 24 bytes. A live
+/// reader reads into these and hands them on as they are; the decoder takes the time only of
+/// the SYN_REPORT that ends a frame (converting every event's time was a tenth of a frame's work).
+public struct KernelInputEvent: Sendable {
+    public var seconds: Int
+    public var microseconds: Int
+    public var type: UInt16
+    public var code: UInt16
+    public var value: Int32
+
+    public init(seconds: Int, microseconds: Int, type: UInt16, code: UInt16, value: Int32) {
+        self.seconds = seconds
+        self.microseconds = microseconds
+        self.type = type
+        self.code = code
+        self.value = value
+    }
+
+    public var time: Timestamp { Timestamp(seconds: Int64(seconds), microseconds: Int64(microseconds)) }
+    public var event: InputEvent { InputEvent(time: time, type: type, code: code, value: value) }
+}
+
+/// What the frame decoder reads of an event, in either layout.
+public protocol EvdevEvent {
+    var time: Timestamp { get }
+    var type: UInt16 { get }
+    var code: UInt16 { get }
+    var value: Int32 { get }
+}
+
+extension InputEvent: EvdevEvent {}
+extension KernelInputEvent: EvdevEvent {}
+
+/// Events as a reader hands them on: one `read(2)`'s worth, valid during the call only. A live
+/// device's come in the kernel's layout (`kernelEvents`), a replay's and a resync's decoded
+/// (`events`); one of the two is empty.
 public struct InputBatch {
     public let events: UnsafeBufferPointer<InputEvent>
+    public let kernelEvents: UnsafeBufferPointer<KernelInputEvent>
     /// Events were lost before this batch (SYN_DROPPED) and it carries the kernel's state as it
     /// is now: the frame it ends with is a discontinuity (what was under way is cancelled).
     public let resynced: Bool
 
     public init(_ events: UnsafeBufferPointer<InputEvent>, resynced: Bool = false) {
         self.events = events
+        kernelEvents = UnsafeBufferPointer(start: nil, count: 0)
         self.resynced = resynced
     }
+
+    public init(kernel events: UnsafeBufferPointer<KernelInputEvent>) {
+        self.events = UnsafeBufferPointer(start: nil, count: 0)
+        kernelEvents = events
+        resynced = false
+    }
+
+    /// How many events the batch holds.
+    public var count: Int { events.count + kernelEvents.count }
+
+    /// Every event, decoded (for a recorder that keeps them).
+    public var decoded: [InputEvent] { Array(events) + kernelEvents.map(\.event) }
 }

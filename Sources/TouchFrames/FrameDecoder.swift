@@ -66,6 +66,16 @@ public struct FrameDecoder {
     /// last event read, and the frame if one ended. A reader's batch takes one call per frame
     /// this way, not one per event (the per-event step is inlined here).
     public mutating func feed(_ events: UnsafeBufferPointer<InputEvent>, from start: Int) -> (next: Int, frame: TouchFrame?) {
+        feedRun(events, from: start)
+    }
+
+    /// The same, for events in the kernel's layout (a live device's read).
+    public mutating func feed(_ events: UnsafeBufferPointer<KernelInputEvent>, from start: Int) -> (next: Int, frame: TouchFrame?) {
+        feedRun(events, from: start)
+    }
+
+    @inline(__always)
+    private mutating func feedRun<E: EvdevEvent>(_ events: UnsafeBufferPointer<E>, from start: Int) -> (next: Int, frame: TouchFrame?) {
         var i = start
         while i < events.count {
             if multitouch && !dropping && events[i].type == Evdev.EV_ABS {
@@ -75,7 +85,7 @@ public struct FrameDecoder {
                 i = slots.withUnsafeMutableBufferPointer { slots in
                     var j = i
                     while j < events.count && events[j].type == Evdev.EV_ABS {
-                        Self.mt(events[j], &slot, &next, slots, geometry)
+                        Self.mt(events[j].code, events[j].value, &slot, &next, slots, geometry)
                         j += 1
                     }
                     return j
@@ -86,13 +96,16 @@ public struct FrameDecoder {
             }
             let e = events[i]
             i += 1
-            if let f = feed(e) { return (i, f) }
+            if let f = feedOne(e) { return (i, f) }
         }
         return (i, nil)
     }
 
     /// Feeds one event; returns a frame at SYN_REPORT.
-    public mutating func feed(_ e: InputEvent) -> TouchFrame? {
+    public mutating func feed(_ e: InputEvent) -> TouchFrame? { feedOne(e) }
+
+    @inline(__always)
+    private mutating func feedOne<E: EvdevEvent>(_ e: E) -> TouchFrame? {
         if e.type == Evdev.EV_SYN {
             switch e.code {
             case Evdev.SYN_REPORT:
@@ -111,7 +124,7 @@ public struct FrameDecoder {
         }
         if dropping { return nil }
         if e.type == Evdev.EV_ABS {
-            if multitouch { mt(e) } else { st(e) }
+            if multitouch { mt(e.code, e.value) } else { st(e.code, e.value) }
         } else if e.type == Evdev.EV_KEY && e.code == Evdev.BTN_TOUCH && !multitouch {
             let down = e.value != 0
             if down && !touching {
@@ -123,9 +136,9 @@ public struct FrameDecoder {
         return nil
     }
 
-    private mutating func mt(_ e: InputEvent) {
+    private mutating func mt(_ code: UInt16, _ value: Int32) {
         var slot = slot, next = nextContact
-        slots.withUnsafeMutableBufferPointer { Self.mt(e, &slot, &next, $0, geometry) }
+        slots.withUnsafeMutableBufferPointer { Self.mt(code, value, &slot, &next, $0, geometry) }
         self.slot = slot
         nextContact = next
     }
@@ -134,9 +147,10 @@ public struct FrameDecoder {
     /// `next` the next contact id.
     @inline(__always)
     private static func mt(
-        _ e: InputEvent, _ slot: inout Int, _ next: inout UInt32, _ slots: UnsafeMutableBufferPointer<Slot>,
+        _ code: UInt16, _ value: Int32, _ slot: inout Int, _ next: inout UInt32, _ slots: UnsafeMutableBufferPointer<Slot>,
         _ geometry: ScreenGeometry
     ) {
+        let e = (code: code, value: value)
         if e.code == Evdev.ABS_MT_SLOT {
             slot = e.value >= 0 && Int(e.value) < slots.count ? Int(e.value) : -1
             return
@@ -167,7 +181,8 @@ public struct FrameDecoder {
         }
     }
 
-    private mutating func st(_ e: InputEvent) {
+    private mutating func st(_ code: UInt16, _ value: Int32) {
+        let e = (code: code, value: value)
         switch e.code {
         case Evdev.ABS_X:
             single.x = geometry.xAxis.clamp(e.value)

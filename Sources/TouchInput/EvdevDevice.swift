@@ -32,14 +32,19 @@ public final class EvdevDevice {
     public private(set) var description: DeviceDescription
     /// SYN_DROPPED resyncs so far.
     public private(set) var resyncs = 0
-    /// Read buffer (kernel layout) and the batch handed on (our layout), allocated once.
+    /// The read buffer, in the kernel's layout (handed on as it is), allocated once.
     private static let capacity = 256
-    private let raw = UnsafeMutablePointer<input_event>.allocate(capacity: EvdevDevice.capacity)
-    private let batch = UnsafeMutablePointer<InputEvent>.allocate(capacity: EvdevDevice.capacity)
+    private let raw = UnsafeMutablePointer<KernelInputEvent>.allocate(capacity: EvdevDevice.capacity)
     private let slots: Int
 
     public init(path: String) throws(EvdevError) {
         self.path = path
+        // `KernelInputEvent` is `struct input_event` as this platform lays it out.
+        precondition(
+            MemoryLayout<KernelInputEvent>.stride == MemoryLayout<input_event>.stride
+                && MemoryLayout<KernelInputEvent>.offset(of: \.type) == MemoryLayout<input_event>.offset(of: \.type)
+                && MemoryLayout<KernelInputEvent>.offset(of: \.value) == MemoryLayout<input_event>.offset(of: \.value),
+            "struct input_event has an unexpected layout")
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { throw EvdevError("open(\(path))", errno) }
         var dev: OpaquePointer?
@@ -47,7 +52,6 @@ public final class EvdevDevice {
         guard rc == 0, let dev else {
             close(fd)
             raw.deallocate()
-            batch.deallocate()
             throw EvdevError("libevdev_new_from_fd(\(path))", -rc)
         }
         self.fd = fd
@@ -61,7 +65,6 @@ public final class EvdevDevice {
         libevdev_free(dev)
         close(fd)
         raw.deallocate()
-        batch.deallocate()
     }
 
     /// Exclusive access (no other reader, e.g. libinput, sees the touches).
@@ -82,7 +85,7 @@ public final class EvdevDevice {
     /// `resynced` brings the state to exactly the kernel's (lifted contacts lift, new ones begin,
     /// no phantom remains), ending with a SYN_REPORT stamped now.
     public func read(deliver: (InputBatch) -> Void) throws(EvdevError) -> ReadEnd {
-        let stride = MemoryLayout<input_event>.stride
+        let stride = MemoryLayout<KernelInputEvent>.stride
         while true {
             let n = Glibc.read(fd, raw, Self.capacity * stride)
             if n < 0 {
@@ -94,23 +97,15 @@ public final class EvdevDevice {
                 }
             }
             let count = n / stride
-            var out = 0
-            for i in 0..<count {
-                let r = raw[i]
-                if r.type == UInt16(EV_SYN) && r.code == UInt16(SYN_DROPPED) {
-                    // What follows in this buffer and in the queue is a partial, stale picture:
-                    // drop it all and take the kernel's state instead.
-                    if out > 0 { deliver(InputBatch(UnsafeBufferPointer(start: batch, count: out))) }
-                    resyncs += 1
-                    if try resync(deliver: deliver) == .removed { return .removed }
-                    return .drained
-                }
-                var e = r
-                batch[out] = InputEvent(
-                    time: Timestamp(nanoseconds: cev_event_nanoseconds(&e)), type: r.type, code: r.code, value: r.value)
-                out += 1
+            for i in 0..<count where raw[i].type == Evdev.EV_SYN && raw[i].code == Evdev.SYN_DROPPED {
+                // What follows in this buffer and in the queue is a partial, stale picture:
+                // drop it all and take the kernel's state instead.
+                if i > 0 { deliver(InputBatch(kernel: UnsafeBufferPointer(start: raw, count: i))) }
+                resyncs += 1
+                if try resync(deliver: deliver) == .removed { return .removed }
+                return .drained
             }
-            if out > 0 { deliver(InputBatch(UnsafeBufferPointer(start: batch, count: out))) }
+            if count > 0 { deliver(InputBatch(kernel: UnsafeBufferPointer(start: raw, count: count))) }
             // A short read emptied the queue: no second call just to hear EAGAIN (epoll is
             // level-triggered and wakes the loop again for anything newer).
             if count < Self.capacity { return .drained }
@@ -120,7 +115,7 @@ public final class EvdevDevice {
     /// Drains the queue, then hands on one frame with the kernel's current state.
     private func resync(deliver: (InputBatch) -> Void) throws(EvdevError) -> ReadEnd {
         while true {
-            let n = Glibc.read(fd, raw, Self.capacity * MemoryLayout<input_event>.stride)
+            let n = Glibc.read(fd, raw, Self.capacity * MemoryLayout<KernelInputEvent>.stride)
             if n > 0 { continue }
             if n < 0 && errno == EINTR { continue }
             if n < 0 && errno == ENODEV { return .removed }

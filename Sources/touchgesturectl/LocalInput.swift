@@ -75,7 +75,7 @@ struct Record: ParsableCommand {
                         events.append(InputEvent(time: t, type: Evdev.EV_SYN, code: Evdev.SYN_DROPPED, value: 0))
                         events.append(InputEvent(time: t, type: Evdev.EV_SYN, code: Evdev.SYN_REPORT, value: 0))
                     }
-                    events.append(contentsOf: batch.events)
+                    events.append(contentsOf: batch.decoded)
                 })
                 if r == .removed { break loop }
             } catch {
