@@ -170,15 +170,8 @@ public final class Daemon: EventLoopOwner {
         }
         server.flush()
         actions.startPending()
-        var anomalies = 0
-        var next: Int64?
-        for d in devices.all {
-            anomalies += d.pipeline.anomalies
-            if let t = d.pipeline.nextDeadline {
-                let m = d.source.monotonic(of: t)
-                if next == nil || m < next! { next = m }
-            }
-        }
+        let anomalies = devices.anomalies
+        let next = devices.earliestDeadline
         if anomalies > stats.engineAnomalies {
             log.warning("the engine met \(anomalies - stats.engineAnomalies) impossible input(s) or double decision(s): a bug; run with --verbose and report the transitions")
             stats.engineAnomalies = anomalies

@@ -12,6 +12,11 @@ final class Device {
     let source: InputSource
     var pipeline: DevicePipeline
     var ended = false
+    /// The pipeline's next deadline and anomalies as last seen (`Devices.refresh`), the deadline
+    /// also in monotonic time.
+    var engineDeadline: Timestamp?
+    var monotonicDeadline: Int64?
+    var anomalies = 0
     /// Its panel's health (`stats`), carried over from an earlier life of the same panel.
     var health: PanelHealth
 
@@ -67,6 +72,10 @@ final class Devices {
         didSet { if !handing { output.wants = wants } }
     }
     private var handing = false
+    /// The earliest engine deadline over all devices (monotonic ns), and the engines' anomalies
+    /// added up: kept as pipelines run, so the daemon's every wake-up reads two numbers.
+    private(set) var earliestDeadline: Int64?
+    private(set) var anomalies = 0
 
     init(loop: EventLoop, log: Logger, owner: DeviceOwner, base: Configuration) {
         self.loop = loop
@@ -115,6 +124,7 @@ final class Devices {
             health: gone.take(key) ?? PanelHealth(key))
         nextID += 1
         all.append(device)
+        refresh(device)
         try source.start(
             loop: loop,
             deliver: { [devices = Unmanaged.passUnretained(self), device = Unmanaged.passUnretained(device)] batch in
@@ -155,7 +165,7 @@ final class Devices {
     /// Hands what a device's pipeline made to the owner (transitions to the trace log), then
     /// empties the buffer for the next.
     private func hand(_ device: Device) {
-        guard !output.isEmpty else { return }
+        guard !output.isEmpty else { return refresh(device) }
         for t in output.transitions {
             log.trace("\(device.pipeline.gestureName(t.gesture)) \(t.from) --\(t.input)--> \(t.to)\(t.reason.map { " (\($0))" } ?? "")")
         }
@@ -164,6 +174,30 @@ final class Devices {
         handing = false
         output.removeAll()
         if output.wants != wants { output.wants = wants }
+        refresh(device)
+    }
+
+    /// Takes a device's deadline and anomalies after its pipeline ran; the totals are worked out
+    /// again only when they changed (on most frames they do not).
+    private func refresh(_ device: Device) {
+        let t = device.pipeline.nextDeadline
+        let a = device.pipeline.anomalies
+        guard t != device.engineDeadline || a != device.anomalies else { return }
+        device.engineDeadline = t
+        device.monotonicDeadline = t.map { device.source.monotonic(of: $0) }
+        device.anomalies = a
+        recount()
+    }
+
+    private func recount() {
+        var earliest: Int64?
+        var total = 0
+        for d in all {
+            total += d.anomalies
+            if let m = d.monotonicDeadline, earliest == nil || m < earliest! { earliest = m }
+        }
+        earliestDeadline = earliest
+        anomalies = total
     }
 
     /// Fires each device's deadlines due by monotonic time `now`, each at its own time (input
@@ -185,7 +219,10 @@ final class Devices {
         var next = next
         next.serial = compiled.serial + 1
         compiled = next
-        for d in all { d.pipeline.reconfigure(next, file: base) }
+        for d in all {
+            d.pipeline.reconfigure(next, file: base)
+            refresh(d)
+        }
     }
 
     /// A reload changed the geometry ([screen], [device]): each device gets a new decoder. What was
@@ -200,6 +237,7 @@ final class Devices {
             } catch {
                 log.error("device \(d.id): \(error)")
             }
+            refresh(d)
         }
     }
 
@@ -222,6 +260,7 @@ final class Devices {
         device.health.errors += device.source.errorCount
         gone.add(device.health)
         all.removeAll { $0 === device }
+        recount()
         owner.removed(device)
         log.info("device \(device.id) removed: \(device.source.node)")
     }

@@ -59,10 +59,11 @@ public struct PipelineOutput {
 
     public var wants: Wants
     /// The encoded lines, each with its newline; items point into it. What was made since the
-    /// last `removeAll` starts at `textStart` (the buffer is emptied only once it passes 64 KiB:
+    /// last `removeAll` starts at `textStart` (the buffer is emptied only once it is half full:
     /// emptying an array costs more than the lines of a frame).
     public private(set) var text: JSONLineWriter
     public private(set) var textStart = 0
+    private let textLimit: Int
     /// The lines made since the last `removeAll`.
     public var lines: ArraySlice<UInt8> { text.bytes[textStart...] }
     public private(set) var items: [Item] = []
@@ -80,9 +81,10 @@ public struct PipelineOutput {
     /// The recognizer transitions, when `wants.transitions`.
     public private(set) var transitions: [Transition] = []
 
-    public init(wants: Wants = Wants(), capacity: Int = 4096) {
+    public init(wants: Wants = Wants(), capacity: Int = 1 << 15) {
         self.wants = wants
         text = JSONLineWriter(capacity: capacity)
+        textLimit = capacity / 2
         items.reserveCapacity(64)
         events.reserveCapacity(64)
     }
@@ -102,7 +104,7 @@ public struct PipelineOutput {
     /// Empties the buffer, keeping its capacity and its wants (what is empty already is left
     /// alone: the daemon calls this for every read).
     public mutating func removeAll() {
-        if text.bytes.count > 1 << 16 {
+        if text.bytes.count > textLimit {
             text.reset()
             textStart = 0
         } else {
