@@ -20,8 +20,9 @@ public struct TouchFrame: Sendable {
     public var time: Timestamp
     /// Which device the frame came from; a sequence never mixes devices.
     public var device: UInt32
-    /// The contacts that are down after this frame. A contact missing from the next frame has lifted.
-    public var contacts: [Contact]
+    /// The contacts that are down after this frame. A contact missing from the next frame has
+    /// lifted. A slice (from 0) of the decoder's buffer, which it fills in place every frame.
+    public var contacts: ArraySlice<Contact>
     /// Millimetres per pixel for this device, so thresholds can be physical.
     public var scale: MillimetersPerPixel
     /// Events were lost before this frame (SYN_DROPPED without a resync): the engine cancels the
@@ -30,6 +31,13 @@ public struct TouchFrame: Sendable {
 
     public init(
         time: Timestamp, device: UInt32 = 0, contacts: [Contact], scale: MillimetersPerPixel,
+        discontinuity: Bool = false
+    ) {
+        self.init(time: time, device: device, contacts: contacts[...], scale: scale, discontinuity: discontinuity)
+    }
+
+    public init(
+        time: Timestamp, device: UInt32 = 0, contacts: ArraySlice<Contact>, scale: MillimetersPerPixel,
         discontinuity: Bool = false
     ) {
         self.time = time

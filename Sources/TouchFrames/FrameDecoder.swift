@@ -35,6 +35,8 @@ public struct FrameDecoder {
 
     private var dropping = false
     private var discontinuity = false
+    /// The frame's contacts, written in place (as many as there are slots; a frame hands on the
+    /// slice it filled).
     private var contacts: [Contact] = []
 
     /// SYN_DROPPED events seen.
@@ -52,7 +54,7 @@ public struct FrameDecoder {
         self.device = device
         multitouch = kind == .multitouch
         slots = [Slot](repeating: Slot(), count: description.slotCount)
-        contacts.reserveCapacity(slots.count)
+        contacts = [Contact](repeating: Contact(id: 0, position: .zero), count: max(1, slots.count))
     }
 
     /// The live reader resynchronized after SYN_DROPPED (libevdev's sync events follow, bringing
@@ -196,24 +198,26 @@ public struct FrameDecoder {
     }
 
     private mutating func frame(at time: Timestamp) -> TouchFrame {
-        // Filled as a local (swapped out, not copied: the last frame has let go of it by now),
-        // so that appending checks no one else holds it.
-        var list: [Contact] = []
-        swap(&list, &contacts)
-        list.removeAllKeepingCapacity()
+        // Written through a pointer into the buffer (the last frame has let go of it by now: one
+        // uniqueness check, not one per contact), handed on as the slice filled.
+        var n = 0
+        let geometry = geometry
         if multitouch {
             slots.withUnsafeBufferPointer { slots in
-                for s in slots where s.trackingID >= 0 && s.hasX && s.hasY {
-                    list.append(Contact(id: s.contact, position: geometry.map(x: s.x, y: s.y), isPalm: s.isPalm))
+                contacts.withUnsafeMutableBufferPointer { list in
+                    for s in slots where s.trackingID >= 0 && s.hasX && s.hasY {
+                        list[n] = Contact(id: s.contact, position: geometry.map(x: s.x, y: s.y), isPalm: s.isPalm)
+                        n += 1
+                    }
                 }
             }
         } else if touching && single.hasX && single.hasY {
-            list.append(Contact(id: single.contact, position: geometry.map(x: single.x, y: single.y)))
+            contacts[0] = Contact(id: single.contact, position: geometry.map(x: single.x, y: single.y))
+            n = 1
         }
-        contacts = list
         frameCount += 1
         let f = TouchFrame(
-            time: time, device: device, contacts: list, scale: geometry.scale, discontinuity: discontinuity)
+            time: time, device: device, contacts: contacts[0..<n], scale: geometry.scale, discontinuity: discontinuity)
         discontinuity = false
         return f
     }

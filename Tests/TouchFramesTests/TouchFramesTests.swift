@@ -42,7 +42,7 @@ struct Feeder {
         abs(Evdev.ABS_MT_POSITION_X, x)
         abs(Evdev.ABS_MT_POSITION_Y, y)
     }
-    var last: [Contact] { frames.last?.contacts ?? [] }
+    var last: [Contact] { Array(frames.last?.contacts ?? []) }
     var positions: [PixelPoint] { last.map(\.position) }
 }
 
