@@ -166,15 +166,20 @@ final class Devices {
     /// empties the buffer for the next.
     private func hand(_ device: Device) {
         guard !output.isEmpty else { return refresh(device) }
-        for t in output.transitions {
-            log.trace("\(device.pipeline.gestureName(t.gesture)) \(t.from) --\(t.input)--> \(t.to)\(t.reason.map { " (\($0))" } ?? "")")
-        }
+        // (Looked at only when kept: iterating even an empty array retained it, every read.)
+        if output.wants.transitions { logTransitions(device) }
         handing = true
         owner.output(&output, from: device)
         handing = false
         output.removeAll()
         if output.wants != wants { output.wants = wants }
         refresh(device)
+    }
+
+    private func logTransitions(_ device: Device) {
+        for t in output.transitions {
+            log.trace("\(device.pipeline.gestureName(t.gesture)) \(t.from) --\(t.input)--> \(t.to)\(t.reason.map { " (\($0))" } ?? "")")
+        }
     }
 
     /// Takes a device's deadline and anomalies after its pipeline ran; the totals are worked out

@@ -95,8 +95,9 @@ public struct PipelineOutput {
     /// The bytes of a line of `text`.
     public subscript(line: Range<Int>) -> ArraySlice<UInt8> { text.bytes[line] }
 
-    /// Nothing was made since the last `removeAll`.
-    public var isEmpty: Bool {
+    /// Nothing was made since the last `removeAll`. Inlinable: asked after every read, and a
+    /// call into this module copied the buffer's header to ask.
+    @inlinable public var isEmpty: Bool {
         eventCount == 0 && items.isEmpty && events.isEmpty && firings.isEmpty && frames.isEmpty && transitions.isEmpty
             && text.bytes.count == textStart
     }
