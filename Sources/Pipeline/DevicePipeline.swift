@@ -66,18 +66,13 @@ public struct DevicePipeline {
         if batch.resynced { decoder.markDiscontinuity() }
         var i = 0
         while i < batch.events.count {
-            let (next, frame) = decoder.feed(batch.events, from: i)
-            out.eventCount += next - i
-            i = next
-            if let frame { handle(frame, into: &out) }
+            if let frame = decoder.feed(batch.events, from: &i) { handle(frame, into: &out) }
         }
         i = 0
         while i < batch.kernelEvents.count {
-            let (next, frame) = decoder.feed(batch.kernelEvents, from: i)
-            out.eventCount += next - i
-            i = next
-            if let frame { handle(frame, into: &out) }
+            if let frame = decoder.feed(batch.kernelEvents, from: &i) { handle(frame, into: &out) }
         }
+        out.eventCount += batch.count
     }
 
     /// Feeds one event; a SYN_REPORT makes a frame, and the engine's events for it.

@@ -64,28 +64,28 @@ public struct FrameDecoder {
         droppedCount += 1
     }
 
-    /// Feeds `events` from `start` up to and including the next SYN_REPORT: the index after the
-    /// last event read, and the frame if one ended. A reader's batch takes one call per frame
-    /// this way, not one per event (the per-event step is inlined here).
-    public mutating func feed(_ events: UnsafeBufferPointer<InputEvent>, from start: Int) -> (next: Int, frame: TouchFrame?) {
-        feedRun(events, from: start)
+    /// Feeds `events` from `i` up to and including the next SYN_REPORT, moving `i` past the last
+    /// event read; the frame if one ended. A reader's batch takes one call per frame this way,
+    /// not one per event (the per-event step is inlined here).
+    public mutating func feed(_ events: UnsafeBufferPointer<InputEvent>, from i: inout Int) -> TouchFrame? {
+        feedRun(events, from: &i)
     }
 
     /// The same, for events in the kernel's layout (a live device's read).
-    public mutating func feed(_ events: UnsafeBufferPointer<KernelInputEvent>, from start: Int) -> (next: Int, frame: TouchFrame?) {
-        feedRun(events, from: start)
+    public mutating func feed(_ events: UnsafeBufferPointer<KernelInputEvent>, from i: inout Int) -> TouchFrame? {
+        feedRun(events, from: &i)
     }
 
     @inline(__always)
-    private mutating func feedRun<E: EvdevEvent>(_ events: UnsafeBufferPointer<E>, from start: Int) -> (next: Int, frame: TouchFrame?) {
-        var i = start
+    private mutating func feedRun<E: EvdevEvent>(_ events: UnsafeBufferPointer<E>, from i: inout Int) -> TouchFrame? {
         while i < events.count {
             if multitouch && !dropping && events[i].type == Evdev.EV_ABS {
                 // A run of multitouch axis events (most of a frame), against the slots in place:
                 // one access to the slot array for the run, not one per event.
                 var slot = slot, next = nextContact
+                let start = i
                 i = slots.withUnsafeMutableBufferPointer { slots in
-                    var j = i
+                    var j = start
                     while j < events.count && events[j].type == Evdev.EV_ABS {
                         Self.mt(events[j].code, events[j].value, &slot, &next, slots, geometry)
                         j += 1
@@ -98,9 +98,9 @@ public struct FrameDecoder {
             }
             let e = events[i]
             i += 1
-            if let f = feedOne(e) { return (i, f) }
+            if let f = feedOne(e) { return f }
         }
-        return (i, nil)
+        return nil
     }
 
     /// Feeds one event; returns a frame at SYN_REPORT.
