@@ -45,7 +45,7 @@ public final class Daemon: EventLoopOwner {
     /// every client's, compiled).
     /// (Set at the end of `init`, as it needs `self`; a `lazy var` checked and retained it on
     /// every use.)
-    private(set) var devices: Devices!
+    private(set) var devices: Devices<Daemon>!
     private let deadline: DeadlineTimer
     private var signalFD: Int32 = -1
     private var watchdog: Int32 = -1

@@ -47,12 +47,15 @@ protocol DeviceOwner: AnyObject {
 /// The touch devices: discovery and hotplug of live ones (libudev, the capability fallback,
 /// `ignore_devices`, `grab`), a replayed recording, each device's geometry and pipeline, and
 /// what happens when one goes away or the configuration changes.
-final class Devices {
+///
+/// Generic over its owner (the daemon), which it borrows without reference counting: `owner`
+/// is handed every read's output, and a checked reference, even `unowned(unsafe)`, was retained
+/// and released around each call.
+final class Devices<Owner: DeviceOwner> {
     private let loop: EventLoop
     private let log: Logger
-    // unowned(unsafe): the daemon owns the devices for its whole life, and a checked `unowned`
-    // costs a reference-count round trip on every frame (the per-read closure borrows instead).
-    unowned(unsafe) let owner: DeviceOwner
+    /// The daemon owns the devices for its whole life.
+    private let ownerRef: Unmanaged<Owner>
     private(set) var all: [Device] = []
     private var nextID: UInt32 = 1
     /// Sources waiting for enough clients (`--wait-for-clients`).
@@ -77,10 +80,10 @@ final class Devices {
     private(set) var earliestDeadline: Int64?
     private(set) var anomalies = 0
 
-    init(loop: EventLoop, log: Logger, owner: DeviceOwner, base: Configuration) {
+    init(loop: EventLoop, log: Logger, owner: Owner, base: Configuration) {
         self.loop = loop
         self.log = log
-        self.owner = owner
+        ownerRef = Unmanaged.passUnretained(owner)
         self.base = base
         compiled = CompiledConfiguration(base.engine)
     }
@@ -135,7 +138,7 @@ final class Devices {
                 }
             },
             ended: { [unowned self, unowned device] in self.sourceEnded(device) })
-        owner.added(device)
+        ownerRef._withUnsafeGuaranteedRef { $0.added(device) }
         log.info("device \(device.id) added: \(source.description.name) (\(source.node))")
     }
 
@@ -169,7 +172,7 @@ final class Devices {
         // (Looked at only when kept: iterating even an empty array retained it, every read.)
         if output.wants.transitions { logTransitions(device) }
         handing = true
-        owner.output(&output, from: device)
+        ownerRef._withUnsafeGuaranteedRef { $0.output(&output, from: device) }
         handing = false
         output.removeAll()
         if output.wants != wants { output.wants = wants }
@@ -266,7 +269,7 @@ final class Devices {
         gone.add(device.health)
         all.removeAll { $0 === device }
         recount()
-        owner.removed(device)
+        ownerRef._withUnsafeGuaranteedRef { $0.removed(device) }
         log.info("device \(device.id) removed: \(device.source.node)")
     }
 
