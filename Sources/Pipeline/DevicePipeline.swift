@@ -66,11 +66,11 @@ public struct DevicePipeline {
         if batch.resynced { decoder.markDiscontinuity() }
         var i = 0
         while i < batch.events.count {
-            if let frame = decoder.feed(batch.events, from: &i) { handle(frame, into: &out) }
+            if decoder.feed(batch.events, from: &i) { handleDecodedFrame(into: &out) }
         }
         i = 0
         while i < batch.kernelEvents.count {
-            if let frame = decoder.feed(batch.kernelEvents, from: &i) { handle(frame, into: &out) }
+            if decoder.feed(batch.kernelEvents, from: &i) { handleDecodedFrame(into: &out) }
         }
         out.eventCount += batch.count
     }
@@ -80,6 +80,15 @@ public struct DevicePipeline {
         out.eventCount += 1
         guard let frame = decoder.feed(e) else { return }
         handle(frame, into: &out)
+    }
+
+    /// The decoder's last frame, read where it lies (engine and decoder are apart in `self`).
+    private mutating func handleDecodedFrame(into out: inout PipelineOutput) {
+        out.frame(decoder.frame)
+        trace(out.wants.transitions)
+        let first = out.events.count
+        engine.handle(decoder.frame, into: &out.events)
+        flush(from: first, into: &out)
     }
 
     private mutating func handle(_ frame: TouchFrame, into out: inout PipelineOutput) {

@@ -65,19 +65,23 @@ public struct FrameDecoder {
     }
 
     /// Feeds `events` from `i` up to and including the next SYN_REPORT, moving `i` past the last
-    /// event read; the frame if one ended. A reader's batch takes one call per frame this way,
-    /// not one per event (the per-event step is inlined here).
-    public mutating func feed(_ events: UnsafeBufferPointer<InputEvent>, from i: inout Int) -> TouchFrame? {
+    /// event read; true if a frame ended (it is `frame`). A reader's batch takes one call per
+    /// frame this way, not one per event (the per-event step is inlined here). The frame is read
+    /// where it lies: a returned optional frame was destroyed through its type's metadata.
+    public mutating func feed(_ events: UnsafeBufferPointer<InputEvent>, from i: inout Int) -> Bool {
         feedRun(events, from: &i)
     }
 
     /// The same, for events in the kernel's layout (a live device's read).
-    public mutating func feed(_ events: UnsafeBufferPointer<KernelInputEvent>, from i: inout Int) -> TouchFrame? {
+    public mutating func feed(_ events: UnsafeBufferPointer<KernelInputEvent>, from i: inout Int) -> Bool {
         feedRun(events, from: &i)
     }
 
+    /// The last frame made (valid until the next event is fed).
+    public private(set) var frame = TouchFrame(time: .zero, contacts: [], scale: .identity)
+
     @inline(__always)
-    private mutating func feedRun<E: EvdevEvent>(_ events: UnsafeBufferPointer<E>, from i: inout Int) -> TouchFrame? {
+    private mutating func feedRun<E: EvdevEvent>(_ events: UnsafeBufferPointer<E>, from i: inout Int) -> Bool {
         while i < events.count {
             if multitouch && !dropping && events[i].type == Evdev.EV_ABS {
                 // A run of multitouch axis events (most of a frame), against the slots in place:
@@ -98,16 +102,17 @@ public struct FrameDecoder {
             }
             let e = events[i]
             i += 1
-            if let f = feedOne(e) { return f }
+            if feedOne(e) { return true }
         }
-        return nil
+        return false
     }
 
     /// Feeds one event; returns a frame at SYN_REPORT.
-    public mutating func feed(_ e: InputEvent) -> TouchFrame? { feedOne(e) }
+    public mutating func feed(_ e: InputEvent) -> TouchFrame? { feedOne(e) ? frame : nil }
 
+    /// One event; true at SYN_REPORT (the frame is in `frame`).
     @inline(__always)
-    private mutating func feedOne<E: EvdevEvent>(_ e: E) -> TouchFrame? {
+    private mutating func feedOne<E: EvdevEvent>(_ e: E) -> Bool {
         if e.type == Evdev.EV_SYN {
             switch e.code {
             case Evdev.SYN_REPORT:
@@ -115,16 +120,17 @@ public struct FrameDecoder {
                     dropping = false
                     discontinuity = true
                 }
-                return frame(at: e.time)
+                makeFrame(at: e.time)
+                return true
             case Evdev.SYN_DROPPED:
                 dropping = true
                 droppedCount += 1
-                return nil
+                return false
             default:
-                return nil
+                return false
             }
         }
-        if dropping { return nil }
+        if dropping { return false }
         if e.type == Evdev.EV_ABS {
             if multitouch { mt(e.code, e.value) } else { st(e.code, e.value) }
         } else if e.type == Evdev.EV_KEY && e.code == Evdev.BTN_TOUCH && !multitouch {
@@ -135,7 +141,7 @@ public struct FrameDecoder {
             }
             touching = down
         }
-        return nil
+        return false
     }
 
     private mutating func mt(_ code: UInt16, _ value: Int32) {
@@ -197,7 +203,9 @@ public struct FrameDecoder {
         }
     }
 
-    private mutating func frame(at time: Timestamp) -> TouchFrame {
+    private mutating func makeFrame(at time: Timestamp) {
+        // The last frame lets go of the buffer first (so that writing it copies nothing).
+        frame.contacts = []
         // Written through a pointer into the buffer (the last frame has let go of it by now: one
         // uniqueness check, not one per contact), handed on as the slice filled.
         var n = 0
@@ -216,10 +224,9 @@ public struct FrameDecoder {
             n = 1
         }
         frameCount += 1
-        let f = TouchFrame(
+        frame = TouchFrame(
             time: time, device: device, contacts: contacts[0..<n], scale: geometry.scale, discontinuity: discontinuity)
         discontinuity = false
-        return f
     }
 
     /// The contacts of the last frame, by contact id (for tests and `devices`).
