@@ -186,21 +186,23 @@ struct VelocityTracker {
         head = 0
     }
 
+    // The ring's indices (`head`, and `i` below) stay in 0..<capacity by construction, so the
+    // samples are read and written unchecked (a pan reads them every frame).
     mutating func add(_ time: Timestamp, _ p: PixelPoint) {
         // Spacing is measured from the sample before the newest: measured from the newest (which
         // each replacement moves forward), samples arriving faster than the spacing replaced it
         // forever and only the first and the latest were kept, so at 200 Hz and up the release
         // velocity came out 0 and no swipe was recognized (found by the 1 kHz guest benchmark).
-        if count > 1 && time.nanoseconds - times[head == 0 ? Self.capacity - 1 : head - 1] < minimumSpacing {
-            times[head] = time.nanoseconds
-            xs[head] = p.x
-            ys[head] = p.y
+        if count > 1 && time.nanoseconds - times[unchecked: head == 0 ? Self.capacity - 1 : head - 1] < minimumSpacing {
+            times[unchecked: head] = time.nanoseconds
+            xs[unchecked: head] = p.x
+            ys[unchecked: head] = p.y
             return
         }
         head = head == Self.capacity - 1 ? 0 : head + 1
-        times[head] = time.nanoseconds
-        xs[head] = p.x
-        ys[head] = p.y
+        times[unchecked: head] = time.nanoseconds
+        xs[unchecked: head] = p.x
+        ys[unchecked: head] = p.y
         count = min(count + 1, Self.capacity)
     }
 
@@ -210,12 +212,12 @@ struct VelocityTracker {
     /// `mutating` only so that callers read it in place (it changes nothing).
     mutating func velocity(at now: Timestamp) -> PixelPoint {
         let oldest = now.nanoseconds - horizon
-        let x0 = xs[head], y0 = ys[head]
+        let x0 = xs[unchecked: head], y0 = ys[unchecked: head]
         var n = 0, st = 0.0, sx = 0.0, sy = 0.0, stt = 0.0, stx = 0.0, sty = 0.0
         var i = head
-        while n < count && times[i] >= oldest {
-            let t = Double(times[i] - now.nanoseconds)  // ns: no division per sample
-            let x = xs[i] - x0, y = ys[i] - y0
+        while n < count && times[unchecked: i] >= oldest {
+            let t = Double(times[unchecked: i] - now.nanoseconds)  // ns: no division per sample
+            let x = xs[unchecked: i] - x0, y = ys[unchecked: i] - y0
             st += t
             sx += x
             sy += y

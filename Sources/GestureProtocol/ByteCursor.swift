@@ -12,21 +12,23 @@ struct ByteCursor {
     let base: UnsafeMutablePointer<UInt8>
     var count = 0
 
+    // `count` only grows by what a bounded line writes (`appendBounded`): its additions cannot
+    // overflow, and are not checked.
     @inline(__always) mutating func byte(_ b: UInt8) {
         base[count] = b
-        count += 1
+        count &+= 1
     }
 
     @inline(__always) mutating func raw(_ s: StaticString) {
         let n = s.utf8CodeUnitCount
         (base + count).update(from: s.utf8Start, count: n)
-        count += n
+        count &+= n
     }
 
     mutating func raw(_ b: UnsafeBufferPointer<UInt8>) {
         guard let start = b.baseAddress else { return }
         (base + count).update(from: start, count: b.count)
-        count += b.count
+        count &+= b.count
     }
 
     /// `"s"`, for the protocol's enum names (plain ASCII: nothing to escape).
@@ -94,7 +96,7 @@ struct ByteCursor {
         } else {
             base[i - 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: v)
         }
-        count += n
+        count &+= n
     }
 
     mutating func integer(_ v: Int64) {
@@ -179,7 +181,7 @@ extension ByteCursor {
         pair(frac / 10_000, at: count)
         pair(frac / 100 % 100, at: count + 2)
         pair(frac % 100, at: count + 4)
-        count += 6
+        count &+= 6
     }
 }
 
