@@ -20,7 +20,9 @@ extension Daemon: DeviceOwner {
     /// `out` is inout only so that it is not copied on the way in; it is read, not changed.
     func output(_ out: inout PipelineOutput, from device: Device) {
         stats.frames += out.frameCount
-        let since = loop.turnStarted
+        // A line's latency starts at its input: the kernel's timestamp of the first frame behind
+        // it (CLOCK_MONOTONIC), or, for lines no frame led to (a deadline), this turn.
+        let since = out.firstFrameTime.map { device.source.monotonic(of: $0) } ?? loop.turnStarted
         device.health.events += out.eventCount
         if out.frameCount > 0 {
             device.health.frames += out.frameCount

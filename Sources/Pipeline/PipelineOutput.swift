@@ -75,6 +75,9 @@ public struct PipelineOutput {
     public internal(set) var events: [GestureEvent] = []
     /// Frames decoded (all of them, whether kept or not), and the evdev events they came from.
     public private(set) var frameCount = 0
+    /// The time of the first frame decoded (its SYN_REPORT's timestamp, engine time): where the
+    /// latency of the lines it led to starts.
+    public private(set) var firstFrameTime: Timestamp?
     public internal(set) var eventCount = 0
     /// The frames themselves, when `wants.frames`.
     public private(set) var frames: [TouchFrame] = []
@@ -119,11 +122,13 @@ public struct PipelineOutput {
         if !regionNames.isEmpty { regionNames.removeAllKeepingCapacity() }
         frameCount = 0
         eventCount = 0
+        firstFrameTime = nil
     }
 
     // MARK: - Filled by the pipeline
 
     mutating func frame(_ f: TouchFrame) {
+        if frameCount == 0 { firstFrameTime = f.time }
         frameCount += 1
         if wants.frames { frames.append(f) }
         guard wants.touchLines else { return }
