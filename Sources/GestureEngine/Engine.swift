@@ -96,6 +96,9 @@ public struct Engine {
     /// Called where every entry point ends, after its last `resolve`: what changed after that
     /// leaves nothing the arena could fire (everything rejected, or the arena cleared).
     private mutating func settle() {
+        // (Debug builds, which the tests run: the bank's kept statuses and deadlines are the
+        // recognizers' own.)
+        assert(bank.keptMatchesRecognizers(), "a recognizer's kept status or deadline went stale")
         guard bank.moved || arena.moved else { return }
         nextDeadline = earliestDeadline()
         bank.moved = false

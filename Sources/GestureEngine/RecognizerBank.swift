@@ -122,6 +122,14 @@ struct RecognizerBank {
     /// bytes) each time, and the engine looks several times a frame.
     func look(_ g: Int) -> Look.Seen { read(g, Look.All()) }
 
+    /// The kept statuses and deadlines are what the recognizers themselves say (for `assert`).
+    func keptMatchesRecognizers() -> Bool {
+        kinds.indices.allSatisfy { g in
+            let seen = look(g)
+            return seen.status == statuses[g] && seen.deadline == deadlines[g]
+        }
+    }
+
     /// The status of recognizer `g`.
     func status(_ g: Int) -> RecognizerStatus { statuses[g] }
 
