@@ -46,9 +46,18 @@ public final class Server {
     var onConnect: ((Client) -> Void)?
     var onRequest: ((Client, ArraySlice<UInt8>) -> Void)?
     var onDisconnect: ((Client) -> Void)?
-    /// Input-to-write latency (ns), one sample per client write (`stats`). Kept here, where it
-    /// is measured: a callback to the daemon cost a closure's reference count per write.
+    /// Input-to-write latency (ns) of client writes (`stats`), sampled: a write is measured when
+    /// its oldest line's input is at least `latencySpacing` after the last measured one's. Kept
+    /// here, where it is measured: a callback to the daemon cost a closure's reference count per
+    /// write.
     var latencies = LatencyRing()
+    /// The input time of the last measured write.
+    var latencySampledAt: Int64?
+    /// At most one clock read per 4 ms of input (250 samples a second). Where the clock source
+    /// has no vDSO path (HPET, acpi_pm: virtual machines, boards whose TSC is unstable) a clock
+    /// read is a system call, and one per write per client was most of what a client cost beyond
+    /// its write; ≤ 250 Hz panels (most) still have every write measured.
+    static let latencySpacing: Int64 = 4_000_000
 
     public internal(set) var droppedSlow = 0
     public private(set) var refused = 0

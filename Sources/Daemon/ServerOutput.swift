@@ -67,7 +67,10 @@ extension Server {
         client.output.removeAll(keepingUpTo: settings.outputBufferBytes)
         client.replyAllowance = 0
         if let since = client.pendingSince {
-            latencies.add(monotonicNanoseconds() - since)
+            if latencySampledAt.map({ since - $0 >= Server.latencySpacing }) ?? true {
+                latencies.add(monotonicNanoseconds() - since)
+                latencySampledAt = since
+            }
             client.pendingSince = nil
         }
         client.watchingWrites = false

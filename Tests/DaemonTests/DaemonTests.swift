@@ -389,6 +389,56 @@ func offlineLines(_ path: String, config: Configuration = .standard) throws -> [
         #expect(switches() == before, "the idle daemon woke up")
     }
 
+    /// The input-to-write latency is sampled at most once per 4 ms of input (a clock read is a
+    /// system call where the clock source has no vDSO path): a 1 kHz pan measures about one write
+    /// in four, a 100 Hz pan every write.
+    @Test func latencySamples_atMostOnePer4msOfInput_everyWriteAt100Hz() throws {
+        let dir = scratch()
+        var events: [InputEvent] = []
+        func ev(_ us: Int64, _ type: UInt16, _ code: UInt16, _ value: Int32) {
+            events.append(InputEvent(time: Timestamp(nanoseconds: us * 1_000), type: type, code: code, value: value))
+        }
+        // Two pans: 400 frames 1 ms apart, then 40 frames 10 ms apart.
+        var t: Int64 = 100_000
+        for (n, step) in [(400, Int64(1_000)), (40, Int64(10_000))] {
+            ev(t, Evdev.EV_ABS, Evdev.ABS_MT_SLOT, 0)
+            ev(t, Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, Int32(n))
+            ev(t, Evdev.EV_ABS, Evdev.ABS_MT_POSITION_X, 500)
+            ev(t, Evdev.EV_ABS, Evdev.ABS_MT_POSITION_Y, 1000)
+            ev(t, Evdev.EV_KEY, Evdev.BTN_TOUCH, 1)
+            ev(t, Evdev.EV_SYN, Evdev.SYN_REPORT, 0)
+            for i in 1...n {
+                t += step
+                ev(t, Evdev.EV_ABS, Evdev.ABS_MT_POSITION_X, 500 + Int32(i * 2400 / n))
+                ev(t, Evdev.EV_SYN, Evdev.SYN_REPORT, 0)
+            }
+            t += step
+            ev(t, Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, -1)
+            ev(t, Evdev.EV_KEY, Evdev.BTN_TOUCH, 0)
+            ev(t, Evdev.EV_SYN, Evdev.SYN_REPORT, 0)
+            t += 500_000
+        }
+        let panel = DeviceDescription.multitouchPanel(name: "latency panel", maxX: 3839, maxY: 2159, slots: 10, resolution: 15)
+        let recording = dir + "/pans.events"
+        try Evemu.format(Recording(description: panel, events: events)).write(toFile: recording, atomically: true, encoding: .utf8)
+        let d = try DaemonUnderTest(["--replay", recording, "--wait-for-clients", "1"], dir: dir)
+        let c = try TestClient(d.socket)
+        var ended = 0, changed = 0
+        while ended < 2, let l = c.line(seconds: 15) {
+            if l.contains(#""gesture":"pan""#) && l.contains(#""phase":"ended""#) { ended += 1 }
+            if l.contains(#""gesture":"pan""#) && l.contains(#""phase":"changed""#) { changed += 1 }
+        }
+        #expect(ended == 2 && changed > 400)
+        let stats = try #require(c.call(#"{"op":"stats","id":1}"#))
+        let count = try #require(stats["latency_us"]?["count"]?.number)
+        // Every write measured would be about 440 samples (one a frame); sampled, about 100 for
+        // the 1 kHz pan (400 ms of input) and 40 for the 100 Hz one. Under load the replay hands
+        // several due frames over in one batch (one write), so the lower bound is loose.
+        #expect(count <= 100 + 40 + 10, "latency samples: \(count)")
+        #expect(count >= 30, "latency samples: \(count)")
+        #expect(d.stop() == 0)
+    }
+
     @Test func touchgesturectl_talksToTheDaemon() throws {
         let d = try DaemonUnderTest(["--replay", Root.tour, "--wait-for-clients", "1", "--speed", "8"])
         func ctl(_ args: [String]) throws -> String {

@@ -388,6 +388,12 @@ bench_once() {
     fi
     usleep 1000000
     t1=$(cpu_ns $DAEMON); l1=$(cpu_ns $LISGD); i1=$(cpu_ns $LI); c1=$(cpu_ns $MON)
+    # Context switches over the whole run (voluntary/involuntary): an involuntary one is a reader
+    # preempted, e.g. by the client its write woke.
+    sw=""
+    for p in $DAEMON $LISGD $LI $MON; do
+        sw="$sw $(awk '/^voluntary_ctxt/ {v = $2} /^nonvoluntary_ctxt/ {n = $2} END {printf "%s/%s", v, n}' /proc/$p/status 2>/dev/null)"
+    done
     kill $LISGD $LI; wait $LISGD $LI 2>/dev/null
     if [ "$1" = no-client ]; then
         pans=$(touchgesturectl stats --socket /tmp/g.sock | sed -n 's/.*"gesture_lines":\([0-9]*\).*/\1/p')
@@ -397,6 +403,7 @@ bench_once() {
     fi
     swipes=$(grep -c '^SWIPE' /tmp/lisgd.txt)
     li_frames=$(grep -c 'TOUCH_FRAME' /tmp/libinput.txt)
+    echo "E2E BENCH ($1) context switches, voluntary/involuntary: touchgestured, lisgd, libinput, monitor client:$sw"
     echo "E2E BENCH ($1) stream: $frames frames, $events evdev events; seen: touchgestured $pans pans or swipes, lisgd $swipes swipes, libinput $li_frames TOUCH_FRAME"
     # Impossible figures refuse the run: a process that was gone before the last reading (an
     # empty field shifted every column before), a negative CPU time, or readers that did not all
@@ -538,7 +545,7 @@ latency() {
     stop_daemon
 }
 
-echo "E2E guest: $(uname -r), clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+echo "E2E guest: $(uname -r), clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource) (available: $(cat /sys/devices/system/clocksource/clocksource0/available_clocksource))"
 . $E/params.sh
 # ONLY (E2E_ONLY on the host): run just the cases whose names it lists, e.g. "bench latency".
 run() { if [ -z "$ONLY" ] || echo " $ONLY " | grep -q " $1 "; then "$@"; fi; }

@@ -214,8 +214,10 @@ echo "== initramfs: $(du -h "$work/initrd.gz" | cut -f1)"
 # 4. Boot (software emulation: nested KVM does not work here) and read the verdict. Two vCPUs:
 # with one, the benchmark's four readers (the daemon, its client, lisgd, libinput) overran it at
 # 1 kHz and the slowest dropped events, so the figures compared readers that saw different streams.
+# E2E_APPEND: more kernel arguments, e.g. "clocksource=tsc tsc=reliable" (the guest picks HPET, for
+# which clock_gettime is a system call; docs/BENCHMARKS.md has a run on TSC).
 timeout 600 qemu-system-x86_64 -accel tcg -cpu max -smp "${E2E_SMP:-2}" -m 512 -nographic -no-reboot \
-    -kernel "$vmlinuz" -initrd "$work/initrd.gz" -append 'console=ttyS0 quiet panic=-1' \
+    -kernel "$vmlinuz" -initrd "$work/initrd.gz" -append "console=ttyS0 quiet panic=-1 ${E2E_APPEND:-}" \
     > "$work/console.log" 2>&1 || true
 grep -E '^E2E ' "$work/console.log" | grep -v '^E2E CGFILE' || true
 # The instruction counts' dumps (gzip, base64 between markers): on the host, where touchgestured's
