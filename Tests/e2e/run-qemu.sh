@@ -191,8 +191,8 @@ PY
 }
 stream "$work/root/e2e/rec/bench.events" "${E2E_BENCH_FRAMES:-10000}" 1000 200 12
 stream "$work/root/e2e/rec/count.events" "${E2E_COUNT_FRAMES:-1000}" 20000 20 120
-printf 'STORM=%s\nFLOODS=%s\nONLY="%s"\nVARIANTS="%s"\n' "${E2E_STORM:-200}" "${E2E_FLOODS:-5}" "${E2E_ONLY:-}" \
-    "${E2E_BENCH_VARIANTS:-one-client no-client swipe-only}" > "$work/root/e2e/params.sh"
+printf 'STORM=%s\nFLOODS=%s\nONLY="%s"\nVARIANTS="%s"\nTRIALS=%s\n' "${E2E_STORM:-200}" "${E2E_FLOODS:-5}" "${E2E_ONLY:-}" \
+    "${E2E_BENCH_VARIANTS:-one-client no-client swipe-only}" "${E2E_BENCH_TRIALS:-3}" > "$work/root/e2e/params.sh"
 
 cat > "$work/root/init" <<'INIT'
 #!/bin/sh
@@ -216,7 +216,7 @@ echo "== initramfs: $(du -h "$work/initrd.gz" | cut -f1)"
 # 1 kHz and the slowest dropped events, so the figures compared readers that saw different streams.
 # E2E_APPEND: more kernel arguments, e.g. "clocksource=tsc tsc=reliable" (the guest picks HPET, for
 # which clock_gettime is a system call; docs/BENCHMARKS.md has a run on TSC).
-timeout 600 qemu-system-x86_64 -accel tcg -cpu max -smp "${E2E_SMP:-2}" -m 512 -nographic -no-reboot \
+timeout 900 qemu-system-x86_64 -accel tcg -cpu max -smp "${E2E_SMP:-2}" -m 512 -nographic -no-reboot \
     -kernel "$vmlinuz" -initrd "$work/initrd.gz" -append "console=ttyS0 quiet panic=-1 ${E2E_APPEND:-}" \
     > "$work/console.log" 2>&1 || true
 grep -E '^E2E ' "$work/console.log" | grep -v '^E2E CGFILE' || true
