@@ -62,7 +62,10 @@ let package = Package(
         .testTarget(name: "TouchInputTests", dependencies: ["TouchInput", "TouchFrames", "GestureEngine"]),
         .testTarget(
             name: "DaemonTests",
-            dependencies: ["Daemon", "Pipeline", "GestureConfig", "TouchFrames", "GestureProtocol", "GestureEngine", "CLinux"]
+            dependencies: [
+                "Daemon", "Pipeline", "GestureConfig", "TouchFrames", "GestureProtocol", "GestureEngine", "CLinux",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "PipelineTests",

@@ -33,6 +33,14 @@ public final class Client {
     var interest: UInt32 = CL_EPOLLIN | CL_EPOLLRDHUP
     /// Monotonic time of the input behind the oldest line not yet written (for latency).
     var pendingSince: Int64?
+    /// Something queued must go out this turn: a reply, or a stream line that is not a
+    /// continuous update (see `Server.flush`).
+    var urgent = false
+    /// The time of the last write (input time where there was input): continuous updates are
+    /// written at most once per `coalesceNs` after it.
+    var lastWriteAt: Int64 = -(1 << 62)  // long ago, and far from overflowing a subtraction
+    /// The client's own `coalesce_ms` (from `subscribe`), in ns; nil takes the daemon's.
+    var coalesceNs: Int64?
     var closing = false
 
     /// What it subscribed to, resolved. A new client gets gesture and device lines; `subscribe`

@@ -23,6 +23,7 @@ extension Daemon: DeviceOwner {
         // A line's latency starts at its input: the kernel's timestamp of the first frame behind
         // it (CLOCK_MONOTONIC), or, for lines no frame led to (a deadline), this turn.
         let since = out.firstFrameTime.map { device.source.monotonic(of: $0) } ?? loop.turnStarted
+        if out.firstFrameTime != nil { server.inputNow = max(server.inputNow ?? since, since) }
         device.health.events += out.eventCount
         if out.frameCount > 0 {
             device.health.frames += out.frameCount
@@ -35,18 +36,19 @@ extension Daemon: DeviceOwner {
                 switch out.items[k] {
                 case .touch(let line):
                     for c in server.allClients where c.subscription.touches && c.subscription.takes(device: device.id) {
-                        server.enqueue(UnsafeBufferPointer(rebasing: text[line]), to: c, since: since)
+                        server.enqueue(UnsafeBufferPointer(rebasing: text[line]), to: c, since: since, continuous: true)
                         stats.touchLines += 1
                     }
                 case .gesture(let i, let line, let origin):
                     stats.gestureLines += 1
                     stats.gestures.add(out.events[i].kind, out.events[i].phase)
                     guard !line.isEmpty else { continue }
+                    let continuous = out.events[i].phase == .changed
                     for c in server.allClients
                     where c.subscription.takesEveryGesture
                         || (c.subscription.takes(out.events[i], origin: origin, in: out) && c.subscription.takes(device: device.id))
                     {
-                        server.enqueue(UnsafeBufferPointer(rebasing: text[line]), to: c, since: since)
+                        server.enqueue(UnsafeBufferPointer(rebasing: text[line]), to: c, since: since, continuous: continuous)
                     }
                 case .action(let f):
                     let firing = out.firings[f]

@@ -60,6 +60,20 @@ public final class Server {
     static let latencySpacing: Int64 = 4_000_000
 
     public internal(set) var droppedSlow = 0
+    /// write(2) calls that sent stream lines or replies to clients (`stats`: `client_writes`).
+    public internal(set) var writes = 0
+    /// The newest input time this turn (monotonic ns, the owner sets it as it queues lines from
+    /// input): the clock continuous updates are held against, read without a system call.
+    var inputNow: Int64?
+    /// Some client has continuous updates held after the last `flush`.
+    public internal(set) var holding = false
+    /// Wakes the loop when held lines are due and no input came to write them (a finger resting
+    /// still sends no frames): armed at the earliest due time plus `releaseSlack`, and left armed
+    /// when the lines went out with input (disarming it would be a system call a write).
+    let releaseTimer: DeadlineTimer
+    /// While frames keep coming, the frame at the due time writes the held lines; the timer,
+    /// later by this, does not fire beside it.
+    static let releaseSlack: Int64 = 2_000_000
     public private(set) var refused = 0
     /// Connections closed for a request line over `max_line_bytes`.
     public private(set) var tooLongLines = 0
@@ -76,8 +90,11 @@ public final class Server {
         }
         reserveFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
         throttleTimer = try DeadlineTimer()
+        releaseTimer = try DeadlineTimer()
         try loop.add(listenFD) { [unowned self] _ in self.acceptAll() }
         try loop.add(throttleTimer.fd) { [unowned self] _ in self.unthrottle() }
+        // The turn's flush writes what is due (by the clock: no input came).
+        try loop.add(releaseTimer.fd) { [unowned self] _ in self.releaseTimer.acknowledge() }
     }
 
     var clientCount: Int { clients.count }
@@ -122,23 +139,31 @@ public final class Server {
             if let more = refusals.flush() {
                 log.notice("a client slot is free again\(more)")
             }
-            let client = Client(fd: fd, number: nextNumber, pid: pid, uid: uid, gid: gid)
-            nextNumber += 1
-            accepted += 1
-            do {
-                try loop.add(fd, events: client.interest) { [unowned(unsafe) self, unowned(unsafe) client] events in
-                    self.ready(client, events)
-                }
-            } catch {
-                log.warning("cannot watch a new client: \(error)")
-                close(fd)
-                continue
-            }
-            clients[fd] = client
-            allClients.append(client)
-            log.info("\(client.label) connected")
-            onConnect?(client)
+            admit(fd, pid: pid, uid: uid, gid: gid)
         }
+    }
+
+    /// Takes a connected socket as a client (the accept path, and tests with a socketpair);
+    /// nil when the loop cannot watch it (then it is closed).
+    @discardableResult
+    func admit(_ fd: Int32, pid: Int32, uid: UInt32, gid: UInt32) -> Client? {
+        let client = Client(fd: fd, number: nextNumber, pid: pid, uid: uid, gid: gid)
+        nextNumber += 1
+        accepted += 1
+        do {
+            try loop.add(fd, events: client.interest) { [unowned(unsafe) self, unowned(unsafe) client] events in
+                self.ready(client, events)
+            }
+        } catch {
+            log.warning("cannot watch a new client: \(error)")
+            close(fd)
+            return nil
+        }
+        clients[fd] = client
+        allClients.append(client)
+        log.info("\(client.label) connected")
+        onConnect?(client)
+        return client
     }
 
     /// Writes one error line to a connection being turned away and closes it.

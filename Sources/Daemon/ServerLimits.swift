@@ -9,6 +9,16 @@ extension Server {
         public var maxClients: Int
         public var maxLineBytes: Int
         public var outputBufferBytes: Int
+        /// Continuous updates (a gesture's `changed` lines, touch lines) are written to a client
+        /// at most once per this many ns; other lines at once, with what is held before them.
+        /// 0 writes every turn.
+        public var coalesceNs: Int64 = 0
+        public init(maxClients: Int, maxLineBytes: Int, outputBufferBytes: Int, coalesceNs: Int64 = 0) {
+            self.maxClients = maxClients
+            self.maxLineBytes = maxLineBytes
+            self.outputBufferBytes = outputBufferBytes
+            self.coalesceNs = coalesceNs
+        }
         /// Request lines served per client per loop turn.
         public var requestsPerTurn = 64
         /// Bytes read per client per loop turn.

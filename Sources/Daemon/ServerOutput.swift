@@ -10,8 +10,10 @@ import Logging
 /// paused or dropped.
 extension Server {
     /// Queues a stream line (gesture, touch, device) for `client`. `since` is the monotonic time
-    /// of the input behind it. A client whose queue would pass the bound is disconnected.
-    func enqueue(_ bytes: UnsafeBufferPointer<UInt8>, to client: Client, since: Int64?) {
+    /// of the input behind it; `continuous` marks an update the next one supersedes (a gesture's
+    /// `changed` line, a touch line), which may be held back (`flush`). A client whose queue
+    /// would pass the bound is disconnected.
+    func enqueue(_ bytes: UnsafeBufferPointer<UInt8>, to client: Client, since: Int64?, continuous: Bool = false) {
         guard !client.closing else { return }
         if client.queued + bytes.count > settings.outputBufferBytes + client.replyAllowance {
             droppedSlow += 1
@@ -22,6 +24,7 @@ extension Server {
         }
         client.output.append(bytes)
         if client.pendingSince == nil { client.pendingSince = since }
+        if !continuous { client.urgent = true }
     }
 
     /// Queues a reply (to a request, or the hello): always whole; the client's requests pause
@@ -30,11 +33,23 @@ extension Server {
         guard !client.closing else { return }
         bytes.withUnsafeBufferPointer { client.output.append($0) }
         client.replyAllowance += bytes.count
+        client.urgent = true
     }
 
 
-    /// Writes every client's queue (once per loop turn).
+    /// Writes every client's queue (once per loop turn), except continuous updates held back:
+    /// a client whose queue holds only those (a pan's `changed` lines, touch lines) is written
+    /// at most once per its coalescing time (`coalesce_ms`) after its last write, so a 1 kHz
+    /// panel costs it and the daemon one write and one wake-up per 8 ms, not per frame. Any
+    /// other line (a gesture beginning or ending, a tap, a reply) goes out in its turn with
+    /// everything before it, in order; nothing is dropped or merged. When input stops with lines
+    /// held, `releaseTimer` wakes the loop and this turn's clock lets them go.
     func flush() {
+        // Input time where this turn had input; the clock only where it had none.
+        var now = inputNow
+        inputNow = nil
+        holding = false
+        var due = Int64.max
         // By index: a write may drop its client (the array shrinks under the loop), and
         // iterating the array itself retained it and every client, every turn.
         var i = 0
@@ -42,8 +57,24 @@ extension Server {
             let c = allClients[i]
             i += 1
             guard c.queued > 0 && !c.watchingWrites else { continue }
+            let hold = c.coalesceNs ?? settings.coalesceNs
+            if hold > 0 {
+                let t = now ?? loop.turnStarted
+                now = t
+                if !c.urgent && t - c.lastWriteAt < hold {
+                    holding = true
+                    due = min(due, c.lastWriteAt + hold)
+                    continue
+                }
+                c.lastWriteAt = t
+            }
             write(c)
             if c.closing { i -= 1 }
+        }
+        // Armed once per write (the due time moves when a client is written), never disarmed:
+        // firing with nothing held costs one wake-up, after the input stopped.
+        if holding, let e = releaseTimer.arm(at: due + Server.releaseSlack) {
+            log.error("release timer: \(e); held lines wait for the next input")
         }
     }
 
@@ -63,9 +94,11 @@ extension Server {
                 return
             }
             client.output.consume(n)
+            writes += 1
         }
         client.output.removeAll(keepingUpTo: settings.outputBufferBytes)
         client.replyAllowance = 0
+        client.urgent = false
         if let since = client.pendingSince {
             if latencySampledAt.map({ since - $0 >= Server.latencySpacing }) ?? true {
                 latencies.add(monotonicNanoseconds() - since)

@@ -40,6 +40,7 @@ struct Stats {
         writer.field("clients_accepted", server.accepted)
         writer.field("clients_refused", server.refused)
         writer.field("clients_dropped_slow", server.droppedSlow)
+        writer.field("client_writes", server.writes)
         writer.field("reloads", reloads)
         writer.field("reload_failures", reloadFailures)
         writer.field("engine_anomalies", engineAnomalies)

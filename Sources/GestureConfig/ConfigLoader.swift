@@ -133,7 +133,7 @@ struct Loader {
     }
 
     func readDaemon(_ d: Scope) throws(ConfigError) -> DaemonSettings {
-        try d.checkKeys(["socket", "group", "max_clients", "max_line_bytes", "output_buffer_bytes", "set_regions", "set_regions_uids", "set_regions_gids", "ignore_devices", "grab", "max_action_children"])
+        try d.checkKeys(["socket", "group", "max_clients", "max_line_bytes", "output_buffer_bytes", "coalesce_ms", "set_regions", "set_regions_uids", "set_regions_gids", "ignore_devices", "grab", "max_action_children"])
         var s = DaemonSettings()
         s.ignoreDevices = try d.strings("ignore_devices") ?? []
         s.grab = try d.bool("grab") ?? false
@@ -150,6 +150,7 @@ struct Loader {
         s.maxActionChildren = try d.integer("max_action_children", in: 1...64) ?? s.maxActionChildren
         s.maxLineBytes = try d.integer("max_line_bytes", in: 1024...(1 << 20)) ?? s.maxLineBytes
         s.outputBufferBytes = try d.integer("output_buffer_bytes", in: 4096...(16 << 20)) ?? s.outputBufferBytes
+        s.coalesceMilliseconds = try d.integer("coalesce_ms", in: 0...100) ?? s.coalesceMilliseconds
         let worstCase = s.maxClients * (s.outputBufferBytes + s.maxLineBytes)
         if worstCase > DaemonSettings.maxClientMemory {
             let key = ["output_buffer_bytes", "max_line_bytes", "max_clients"].first { d.table[$0] != nil } ?? "max_clients"

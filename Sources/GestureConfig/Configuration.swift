@@ -73,6 +73,12 @@ public struct DaemonSettings: Hashable, Sendable {
     /// that is alive falls behind by; 8 KiB on top keeps 64 clients that never read well within
     /// 1 MiB (16 KiB measured +0.6 to +1.1 MiB in the soak: at the goal's edge). Default 8192.
     public var outputBufferBytes = 8192
+    /// Continuous updates (a gesture's `changed` lines, touch lines) are written to a client at
+    /// most once per this many ms; any other line goes out at once with what was held before it.
+    /// 8 ms is at least one write per frame of a 120 Hz display (UIKit and browsers hand moves
+    /// to apps once per display frame too); a 1 kHz panel then costs the daemon and each client
+    /// 125 writes and wake-ups a second, not 1000. 0 writes every frame. Default 8.
+    public var coalesceMilliseconds = 8
     /// The most that `max_clients × (output_buffer_bytes + max_line_bytes)` may be: what clients
     /// that never read, or send a line that never ends, can make the daemon hold. 64 MiB.
     public static let maxClientMemory = 64 << 20

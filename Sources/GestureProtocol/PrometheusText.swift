@@ -26,6 +26,7 @@ public enum PrometheusText {
         out.counter(s, "reload_failures", "touchgestured_reload_failures_total", "Configuration reloads refused (the old configuration stayed).")
         out.counter(s, "engine_anomalies", "touchgestured_engine_anomalies_total", "Impossible recognizer inputs and double arena decisions (a bug if not 0).")
         out.counter(s, "wakeups", "touchgestured_wakeups_total", "Event-loop wake-ups.")
+        out.counter(s, "client_writes", "touchgestured_client_writes_total", "write(2) calls to clients (lines coalesced per coalesce_ms).")
         out.counter(s, "actions_run", "touchgestured_actions_run_total", "[[action]]s run: chords pressed, commands started.")
         out.counter(s, "actions_skipped", "touchgestured_actions_skipped_total", "Commands not started: max_action_children were running.")
         out.counter(s, "actions_failed", "touchgestured_actions_failed_total", "Actions that failed (no keyboard, a command that could not start, exited non-zero or was killed).")

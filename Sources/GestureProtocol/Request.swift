@@ -35,6 +35,8 @@ public struct Subscription: Equatable, Sendable {
     public var regions: Set<String>?
     public var devices: Set<UInt32>?
     public var touches = false
+    /// The client's own coalescing time (ms, 0...100); nil keeps the daemon's `coalesce_ms`.
+    public var coalesceMilliseconds: Int?
     public init() {}
 }
 
@@ -94,7 +96,7 @@ extension Request {
             try fields(v, allowed: [], op: op)
             return .ping
         case "subscribe":
-            try fields(v, allowed: ["gestures", "regions", "devices", "touches"], op: op)
+            try fields(v, allowed: ["gestures", "regions", "devices", "touches", "coalesce_ms"], op: op)
             return .subscribe(try subscription(v))
         case "set_regions":
             try fields(v, allowed: ["regions"], op: op)
@@ -153,6 +155,12 @@ extension Request {
         if let t = v["touches"] {
             guard case .bool(let b) = t else { throw RequestFailure("invalid_field", "'touches' must be true or false, found \(t.typeName)") }
             s.touches = b
+        }
+        if let t = v["coalesce_ms"] {
+            guard case .number(let n) = t, n >= 0, n <= 100, n == n.rounded() else {
+                throw RequestFailure("invalid_field", "'coalesce_ms' must be a whole number of milliseconds from 0 to 100")
+            }
+            s.coalesceMilliseconds = Int(n)
         }
         return s
     }

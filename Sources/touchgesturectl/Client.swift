@@ -126,6 +126,9 @@ struct Monitor: ParsableCommand {
     @Flag(help: "Start each line with the CLOCK_MONOTONIC time (s) of the read that received it (latency measurements).")
     var receiptTimes = false
 
+    @Option(help: "Hold continuous updates (changed, touch lines) at most this many ms (0-100; default: the daemon's coalesce_ms, 8); 0 gets every frame as it happens.")
+    var coalesceMs: Int?
+
     func run() throws {
         let c = try Connection(connection.path)
         var request: [(String, JSONValue)] = [("op", .string("subscribe")), ("id", .number(1))]
@@ -134,6 +137,7 @@ struct Monitor: ParsableCommand {
         if let r = list(regions) { request.append(("regions", .array(r.map { .string($0) }))) }
         if let d = list(devices) { request.append(("devices", .array(d.compactMap { Double($0) }.map { .number($0) }))) }
         if touches { request.append(("touches", .bool(true))) }
+        if let ms = coalesceMs { request.append(("coalesce_ms", .number(Double(ms)))) }
         c.send(jsonText(.object(request)))
         var seen = 0
         // Lines are written in batches: one write(2) for all the lines one read brought.

@@ -394,6 +394,61 @@ func offlineLines(_ path: String, config: Configuration = .standard) throws -> [
     /// in four, a 100 Hz pan every write.
     @Test func latencySamples_atMostOnePer4msOfInput_everyWriteAt100Hz() throws {
         let dir = scratch()
+        let recording = try Self.twoPans(dir)
+        let d = try DaemonUnderTest(["--replay", recording, "--wait-for-clients", "1"], dir: dir)
+        let c = try TestClient(d.socket)
+        c.send(#"{"op":"subscribe","coalesce_ms":0}"#)
+        var ended = 0, changed = 0
+        while ended < 2, let l = c.line(seconds: 15) {
+            if l.contains(#""gesture":"pan""#) && l.contains(#""phase":"ended""#) { ended += 1 }
+            if l.contains(#""gesture":"pan""#) && l.contains(#""phase":"changed""#) { changed += 1 }
+        }
+        #expect(ended == 2 && changed > 400)
+        let stats = try #require(c.call(#"{"op":"stats","id":1}"#))
+        let count = try #require(stats["latency_us"]?["count"]?.number)
+        // Every write measured would be about 440 samples (one a frame); sampled, about 100 for
+        // the 1 kHz pan (400 ms of input) and 40 for the 100 Hz one. Under load the replay hands
+        // several due frames over in one batch (one write), so the lower bound is loose.
+        #expect(count <= 100 + 40 + 10, "latency samples: \(count)")
+        #expect(count >= 30, "latency samples: \(count)")
+        #expect(d.stop() == 0)
+    }
+
+    /// With the default coalescing (8 ms) a client gets the very lines it gets with none, in the
+    /// same order, in about one write per 8 ms of the 1 kHz pan and one per frame of the 100 Hz
+    /// one; with `coalesce_ms` 0, one write per frame.
+    @Test func coalescing_sameLinesAsEveryFrame_inAboutOneWritePer8msAt1kHz() throws {
+        let dir = scratch()
+        let recording = try Self.twoPans(dir)
+        func run(_ subscribe: String) throws -> (lines: [String], writes: Double) {
+            let d = try DaemonUnderTest(["--replay", recording, "--wait-for-clients", "1"], dir: scratch())
+            let c = try TestClient(d.socket)
+            c.send(subscribe)
+            var lines: [String] = [], ended = 0
+            while ended < 2, let l = c.line(seconds: 15) {
+                guard l.contains(#""type":"gesture""#) else { continue }
+                lines.append(l)
+                if l.contains(#""gesture":"pan""#) && l.contains(#""phase":"ended""#) { ended += 1 }
+            }
+            let stats = try #require(c.call(#"{"op":"stats","id":1}"#))
+            #expect(d.stop() == 0)
+            return (lines, try #require(stats["client_writes"]?.number))
+        }
+        let every = try run(#"{"op":"subscribe","coalesce_ms":0,"id":"s"}"#)
+        let coalesced = try run(#"{"op":"subscribe","id":"s"}"#)
+        #expect(every.lines.count > 400)
+        #expect(coalesced.lines == every.lines)
+        // 400 ms at 1 kHz: 50 writes and the pan's began and ended; 40 frames at 100 Hz: one
+        // each, and the began and ended; the hello and the replies (94 measured). Every frame
+        // written is 437 (fewer when the replay, late under load, hands several frames over in
+        // one batch).
+        #expect(coalesced.writes <= 52 + 42 + 10, "coalesced: \(coalesced.writes) writes")
+        #expect(coalesced.writes >= 40 + 10, "coalesced: \(coalesced.writes) writes")
+        #expect(every.writes >= 250, "every frame: \(every.writes) writes")
+    }
+
+    /// A 1 kHz pan of 400 frames, then a 100 Hz pan of 40 frames, as a recording in `dir`.
+    static func twoPans(_ dir: String) throws -> String {
         var events: [InputEvent] = []
         func ev(_ us: Int64, _ type: UInt16, _ code: UInt16, _ value: Int32) {
             events.append(InputEvent(time: Timestamp(nanoseconds: us * 1_000), type: type, code: code, value: value))
@@ -421,22 +476,7 @@ func offlineLines(_ path: String, config: Configuration = .standard) throws -> [
         let panel = DeviceDescription.multitouchPanel(name: "latency panel", maxX: 3839, maxY: 2159, slots: 10, resolution: 15)
         let recording = dir + "/pans.events"
         try Evemu.format(Recording(description: panel, events: events)).write(toFile: recording, atomically: true, encoding: .utf8)
-        let d = try DaemonUnderTest(["--replay", recording, "--wait-for-clients", "1"], dir: dir)
-        let c = try TestClient(d.socket)
-        var ended = 0, changed = 0
-        while ended < 2, let l = c.line(seconds: 15) {
-            if l.contains(#""gesture":"pan""#) && l.contains(#""phase":"ended""#) { ended += 1 }
-            if l.contains(#""gesture":"pan""#) && l.contains(#""phase":"changed""#) { changed += 1 }
-        }
-        #expect(ended == 2 && changed > 400)
-        let stats = try #require(c.call(#"{"op":"stats","id":1}"#))
-        let count = try #require(stats["latency_us"]?["count"]?.number)
-        // Every write measured would be about 440 samples (one a frame); sampled, about 100 for
-        // the 1 kHz pan (400 ms of input) and 40 for the 100 Hz one. Under load the replay hands
-        // several due frames over in one batch (one write), so the lower bound is loose.
-        #expect(count <= 100 + 40 + 10, "latency samples: \(count)")
-        #expect(count >= 30, "latency samples: \(count)")
-        #expect(d.stop() == 0)
+        return recording
     }
 
     @Test func touchgesturectl_talksToTheDaemon() throws {

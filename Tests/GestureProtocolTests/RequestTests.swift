@@ -9,12 +9,13 @@ import Testing
     }
 
     @Test func subscribe_isReadIntoItsFilters() throws {
-        let r = try parse(#"{"op":"subscribe","id":"s","gestures":["tap","pan"],"regions":["list"],"devices":[2],"touches":true}"#).get()
+        let r = try parse(#"{"op":"subscribe","id":"s","gestures":["tap","pan"],"regions":["list"],"devices":[2],"touches":true,"coalesce_ms":0}"#).get()
         var expected = Subscription()
         expected.kinds = [.tap, .pan]
         expected.regions = ["list"]
         expected.devices = [2]
         expected.touches = true
+        expected.coalesceMilliseconds = 0
         #expect(r.id == .string("s"))
         #expect(r.request == .subscribe(expected))
     }
@@ -26,6 +27,9 @@ import Testing
         (#"[1,2]"#, "not_an_object", RequestID?.none),
         (#"{"op":"subscribe","devices":[-1]}"#, "invalid_field", RequestID?.none),
         (#"{"op":"subscribe","devices":[4294967296]}"#, "invalid_field", RequestID?.none),
+        (#"{"op":"subscribe","coalesce_ms":101}"#, "invalid_field", RequestID?.none),
+        (#"{"op":"subscribe","coalesce_ms":-1}"#, "invalid_field", RequestID?.none),
+        (#"{"op":"subscribe","coalesce_ms":"8"}"#, "invalid_field", RequestID?.none),
         (#"{"op":"set_regions","regions":{}}"#, "invalid_field", RequestID?.none),
         (#"{"op":"ping","id":[1]}"#, "invalid_field", RequestID?.none),
         ("{not json", "parse_error", RequestID?.none),

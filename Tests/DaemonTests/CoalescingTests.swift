@@ -1,0 +1,117 @@
+import Logging
+import Testing
+
+@testable import Daemon
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Continuous updates held back per client (`coalesce_ms`): a client's queue of only `changed`
+/// and touch lines is written at most once per its coalescing time, anything else at once with
+/// what is held before it, in order, and all of it when the release timer wakes the loop.
+@Suite struct CoalescingTests {
+    /// A server with one client on a socketpair; `peer` is the client's end, non-blocking.
+    final class Rig {
+        let loop: EventLoop
+        let server: Server
+        let client: Client
+        let peer: Int32
+        private let listenEnds: [Int32]
+
+        init(coalesceMs: Int64) throws {
+            loop = try EventLoop()
+            var l: [Int32] = [0, 0], s: [Int32] = [0, 0]
+            #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &l) == 0)
+            #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &s) == 0)
+            listenEnds = l
+            server = try Server(
+                loop: loop, listenFD: l[0],
+                limits: .init(maxClients: 4, maxLineBytes: 4096, outputBufferBytes: 8192, coalesceNs: coalesceMs * 1_000_000),
+                log: Logger(label: "test"))
+            _ = fcntl(s[0], F_SETFL, fcntl(s[0], F_GETFL) | O_NONBLOCK)
+            _ = fcntl(s[1], F_SETFL, fcntl(s[1], F_GETFL) | O_NONBLOCK)
+            client = try #require(server.admit(s[0], pid: 1, uid: 0, gid: 0))
+            peer = s[1]
+        }
+        deinit {
+            close(peer)
+            listenEnds.forEach { close($0) }
+        }
+
+        /// Queues `line` as input at `ms` and ends the turn.
+        func line(_ line: String, at ms: Int64, continuous: Bool) {
+            server.inputNow = ms * 1_000_000
+            let bytes = Array((line + "\n").utf8)
+            bytes.withUnsafeBufferPointer { server.enqueue($0, to: client, since: ms * 1_000_000, continuous: continuous) }
+            server.flush()
+        }
+
+        /// What the client can read now.
+        func received() -> [String] {
+            var buf = [UInt8](repeating: 0, count: 65_536)
+            let n = read(peer, &buf, buf.count)
+            guard n > 0 else { return [] }
+            return String(decoding: buf[..<n], as: UTF8.self).split(separator: "\n").map(String.init)
+        }
+    }
+
+    @Test func changedLines_heldUpTo8ms_otherLinesAtOnce_withWhatWasHeld_inOrder() throws {
+        let r = try Rig(coalesceMs: 8)
+        r.line("began", at: 100, continuous: false)
+        #expect(r.received() == ["began"])
+        // A 1 kHz pan: held until 8 ms after the last write, then written together.
+        for ms in Int64(101)...107 { r.line("c\(ms)", at: ms, continuous: true) }
+        #expect(r.received() == [])
+        #expect(r.server.holding && r.server.releaseTimer.armedAt == 110_000_000)
+        r.line("c108", at: 108, continuous: true)
+        #expect(r.received() == (101...108).map { "c\($0)" })
+        #expect(!r.server.holding)
+        // A line that is not a continuous update takes what is held with it, in order.
+        r.line("c109", at: 109, continuous: true)
+        r.line("ended", at: 110, continuous: false)
+        #expect(r.received() == ["c109", "ended"])
+        // Input stops with a line held: the release timer is armed at its due time (8 ms after
+        // the last write) and 2 ms more; its turn's clock lets the line go.
+        r.line("c111", at: 111, continuous: false)
+        r.line("c112", at: 112, continuous: true)
+        #expect(r.received() == ["c111"])
+        #expect(r.server.releaseTimer.armedAt == 121_000_000)
+        r.server.inputNow = 121 * 1_000_000  // that turn's clock (the rig's times are not the real clock's)
+        r.server.flush()
+        #expect(r.received() == ["c112"])
+        // At 100 Hz a frame is 10 ms after the last write: nothing is held.
+        for ms in stride(from: Int64(130), through: 170, by: 10) {
+            r.line("c\(ms)", at: ms, continuous: true)
+            #expect(r.received() == ["c\(ms)"])
+        }
+        // Writes: began, the 1 kHz batch, c109+ended, c111, c112, five at 100 Hz.
+        #expect(r.server.writes == 10)
+    }
+
+    @Test func replies_goOutAtOnce_andAClientsOwnCoalescing_overridesTheDaemons() throws {
+        let r = try Rig(coalesceMs: 8)
+        r.line("c100", at: 100, continuous: true)
+        r.line("c101", at: 101, continuous: true)
+        #expect(r.received() == ["c100"])
+        r.server.reply(Array("reply\n".utf8)[...], to: r.client)
+        r.server.flush()
+        #expect(r.received() == ["c101", "reply"])
+        // `subscribe` with coalesce_ms 0: every line in its turn.
+        r.client.coalesceNs = 0
+        for ms in Int64(102)...105 {
+            r.line("c\(ms)", at: ms, continuous: true)
+            #expect(r.received() == ["c\(ms)"])
+        }
+        #expect(!r.server.holding)
+    }
+
+    @Test func noCoalescing_writesEveryTurn() throws {
+        let r = try Rig(coalesceMs: 0)
+        for ms in Int64(100)...104 {
+            r.line("c\(ms)", at: ms, continuous: true)
+            #expect(r.received() == ["c\(ms)"])
+        }
+        #expect(r.server.writes == 5 && !r.server.holding)
+    }
+}
