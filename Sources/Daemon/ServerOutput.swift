@@ -12,9 +12,17 @@ extension Server {
     /// Queues a stream line (gesture, touch, device) for `client`. `since` is the monotonic time
     /// of the input behind it; `continuous` marks an update the next one supersedes (a gesture's
     /// `changed` line, a touch line), which may be held back (`flush`). A client whose queue
-    /// would pass the bound is disconnected.
+    /// would pass the bound is disconnected, but only once the kernel has refused to take it:
+    /// one turn can make more than the bound for a client that reads everything (a replay
+    /// catching up after the daemon was descheduled hands over many frames at once, and held
+    /// lines wait in the queue), so the queue is written first, and only what the socket did
+    /// not take counts against the client.
     func enqueue(_ bytes: UnsafeBufferPointer<UInt8>, to client: Client, since: Int64?, continuous: Bool = false) {
         guard !client.closing else { return }
+        if client.queued + bytes.count > settings.outputBufferBytes + client.replyAllowance && !client.watchingWrites {
+            write(client)
+            guard !client.closing else { return }
+        }
         if client.queued + bytes.count > settings.outputBufferBytes + client.replyAllowance {
             droppedSlow += 1
             disconnect(

@@ -115,3 +115,28 @@ import Testing
         #expect(r.server.writes == 5 && !r.server.holding)
     }
 }
+
+/// The slow-client bound counts what the socket did not take: a client that reads everything is
+/// not dropped because one turn made more than `output_buffer_bytes` for it (a replay catching
+/// up, held lines), and one that reads nothing still is.
+@Suite struct BurstTests {
+    @Test func oneTurnPastTheBound_isWrittenNotDropped_aClientThatNeverReads_isDropped() throws {
+        let r = try CoalescingTests.Rig(coalesceMs: 8)
+        let line = Array((String(repeating: "x", count: 3000) + "\n").utf8)
+        // 30 lines of 3 KB in one turn (90 KB, eleven times the 8 KiB bound), all held.
+        for _ in 0..<30 {
+            line.withUnsafeBufferPointer { r.server.enqueue($0, to: r.client, since: 100_000_000, continuous: true) }
+        }
+        #expect(!r.client.closing && r.server.droppedSlow == 0)
+        r.server.inputNow = 200_000_000
+        r.server.flush()
+        var got = 0, buf = [UInt8](repeating: 0, count: 65_536)
+        while case let n = read(r.peer, &buf, buf.count), n > 0 { got += n }
+        #expect(got == 30 * line.count)
+        // Nobody reads now: once the kernel's buffer is full, the queue passes the bound.
+        for _ in 0..<2000 where !r.client.closing {
+            line.withUnsafeBufferPointer { r.server.enqueue($0, to: r.client, since: 300_000_000, continuous: false) }
+        }
+        #expect(r.client.closing && r.server.droppedSlow == 1)
+    }
+}
