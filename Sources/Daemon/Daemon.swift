@@ -74,7 +74,7 @@ public final class Daemon: EventLoopOwner {
         socketPathToRemove = madePath
         let limits = Server.Limits(
             maxClients: Self.clientLimit(base.daemon, log: log), maxLineBytes: base.daemon.maxLineBytes,
-            outputBufferBytes: base.daemon.outputBufferBytes, coalesceNs: Int64(base.daemon.coalesceMilliseconds) * 1_000_000)
+            outputBufferBytes: base.daemon.outputBufferBytes, coalesceNs: base.daemon.coalesceNanoseconds)
         server = try Server(loop: loop, listenFD: listenFD, limits: limits, log: log)
         devices = Devices(loop: loop, log: log, owner: self, base: base)
     }
@@ -226,7 +226,7 @@ public final class Daemon: EventLoopOwner {
             if geometryChanged { devices.remap() }
             server.settings.maxLineBytes = base.daemon.maxLineBytes
             server.settings.outputBufferBytes = base.daemon.outputBufferBytes
-            server.settings.coalesceNs = Int64(base.daemon.coalesceMilliseconds) * 1_000_000
+            server.settings.coalesceNs = base.daemon.coalesceNanoseconds
             server.settings.maxClients = Self.clientLimit(base.daemon, log: log)
             log.info("reloaded \(path): applies from the next touch sequence")
         } catch {

@@ -79,6 +79,8 @@ public struct DaemonSettings: Hashable, Sendable {
     /// to apps once per display frame too); a 1 kHz panel then costs the daemon and each client
     /// 125 writes and wake-ups a second, not 1000. 0 writes every frame. Default 8.
     public var coalesceMilliseconds = 8
+    /// `coalesceMilliseconds` in the nanoseconds the server holds lines by.
+    public var coalesceNanoseconds: Int64 { Int64(coalesceMilliseconds) * 1_000_000 }
     /// The most that `max_clients × (output_buffer_bytes + max_line_bytes)` may be: what clients
     /// that never read, or send a line that never ends, can make the daemon hold. 64 MiB.
     public static let maxClientMemory = 64 << 20

@@ -416,12 +416,18 @@ func offlineLines(_ path: String, config: Configuration = .standard) throws -> [
 
     /// With the default coalescing (8 ms) a client gets the very lines it gets with none, in the
     /// same order, in about one write per 8 ms of the 1 kHz pan and one per frame of the 100 Hz
-    /// one; with `coalesce_ms` 0, one write per frame.
+    /// one; with `coalesce_ms` 0 (the client's, or the config's), one write per frame.
     @Test func coalescing_sameLinesAsEveryFrame_inAboutOneWritePer8msAt1kHz() throws {
         let dir = scratch()
         let recording = try Self.twoPans(dir)
-        func run(_ subscribe: String) throws -> (lines: [String], writes: Double) {
-            let d = try DaemonUnderTest(["--replay", recording, "--wait-for-clients", "1"], dir: scratch())
+        func run(_ subscribe: String, config: String = "") throws -> (lines: [String], writes: Double) {
+            let runDir = scratch()
+            var args = ["--replay", recording, "--wait-for-clients", "1"]
+            if !config.isEmpty {
+                try config.write(toFile: runDir + "/c.toml", atomically: true, encoding: .utf8)
+                args += ["--config", runDir + "/c.toml"]
+            }
+            let d = try DaemonUnderTest(args, dir: runDir)
             let c = try TestClient(d.socket)
             c.send(subscribe)
             var lines: [String] = [], ended = 0
@@ -434,10 +440,13 @@ func offlineLines(_ path: String, config: Configuration = .standard) throws -> [
             #expect(d.stop() == 0)
             return (lines, try #require(stats["client_writes"]?.number))
         }
+        // Every frame: once by the client's own subscribe, once by the daemon's config.
         let every = try run(#"{"op":"subscribe","coalesce_ms":0,"id":"s"}"#)
+        let everyByConfig = try run(#"{"op":"subscribe","id":"s"}"#, config: "[daemon]\ncoalesce_ms = 0\n")
         let coalesced = try run(#"{"op":"subscribe","id":"s"}"#)
         #expect(every.lines.count > 400)
-        #expect(coalesced.lines == every.lines)
+        #expect(coalesced.lines == every.lines && everyByConfig.lines == every.lines)
+        #expect(everyByConfig.writes >= 250, "every frame by the config: \(everyByConfig.writes) writes")
         // 400 ms at 1 kHz: 50 writes and the pan's began and ended; 40 frames at 100 Hz: one
         // each, and the began and ended; the hello and the replies (94 measured). Every frame
         // written is 437 (fewer when the replay, late under load, hands several frames over in
