@@ -456,6 +456,37 @@ func offlineLines(_ path: String, config: Configuration = .standard) throws -> [
         #expect(every.writes >= 250, "every frame: \(every.writes) writes")
     }
 
+    /// `[daemon] coalesce_ms` is taken again by a reload (SIGHUP): started at 0 (a write a
+    /// frame), reloaded without the key (the default 8 ms) before the pans, the same client's
+    /// lines go out coalesced.
+    @Test func sighup_coalesceMs_appliesToTheConnectedClients() throws {
+        let dir = scratch()
+        let recording = try delayed(try Self.twoPans(dir), by: 1.5, in: scratch())
+        let d = try DaemonUnderTest(["--replay", recording, "--wait-for-clients", "1"], config: "[daemon]\ncoalesce_ms = 0\n", dir: dir)
+        let c = try TestClient(d.socket)
+        c.send(#"{"op":"subscribe","id":"s"}"#)
+        try "[daemon]\n".write(toFile: d.configPath, atomically: true, encoding: .utf8)
+        d.signal(SIGHUP)
+        var reloads = 0.0
+        for _ in 0..<20 where reloads < 1 {
+            reloads = c.call(#"{"op":"stats","id":1}"#)?["reloads"]?.number ?? 0
+            if reloads < 1 { usleep(50_000) }
+        }
+        #expect(reloads == 1)
+        let before = try #require(c.call(#"{"op":"stats","id":2}"#)?["client_writes"]?.number)
+        var ended = 0, lines = 0
+        while ended < 2, let l = c.line(seconds: 15) {
+            guard l.contains(#""type":"gesture""#) else { continue }
+            lines += 1
+            if l.contains(#""gesture":"pan""#) && l.contains(#""phase":"ended""#) { ended += 1 }
+        }
+        let writes = try #require(c.call(#"{"op":"stats","id":3}"#)?["client_writes"]?.number) - before
+        #expect(ended == 2 && lines > 400)
+        // As in the test above: about 94 coalesced, 250 and more with every frame written.
+        #expect(writes <= 52 + 42 + 10, "after the reload: \(writes) writes")
+        #expect(d.stop() == 0)
+    }
+
     /// A 1 kHz pan of 400 frames, then a 100 Hz pan of 40 frames, as a recording in `dir`.
     static func twoPans(_ dir: String) throws -> String {
         var events: [InputEvent] = []

@@ -154,43 +154,12 @@ t += 60000; ev(3, 0x39, -1); ev(1, 0x14a, 0); syn()                             
 open(sys.argv[1], "w").write(head + "\n" + "\n".join(lines) + "\n")
 PY
 
-# The benchmark streams: strokes of 1 to 5 fingers moving left to right (lisgd's rules match them),
-# 50 ms between strokes. bench.events: $E2E_BENCH_FRAMES frames at 1 kHz (default 10,000), 200 frames
-# a stroke. count.events, for the instruction counts under valgrind (which cannot read 1 kHz under the
-# emulator, whose translation stalls would overrun evdev's buffer): $E2E_COUNT_FRAMES frames at
-# 50 Hz (default 1,000, so each finger count strokes 10 times), 20 frames a stroke at half the speed.
-stream() { # file frames period_us frames_per_stroke step
-python3 - "$@" <<'PY'
-import sys
-head = open("Tests/PipelineTests/Fixtures/tap.events").read().split("\nE:")[0]
-lines, t, tid, frames, stroke = [], 0, 1, 0, 0
-target, period, per_stroke, step = (int(a) for a in sys.argv[2:6])
-def ev(typ, code, val): lines.append(f"E: {t // 1000000}.{t % 1000000:06d} {typ:04x} {code:04x} {val}")
-def syn():
-    global frames
-    ev(0, 0, 0); frames += 1
-while frames < target:
-    n = stroke % 5 + 1
-    stroke += 1
-    for s in range(n):
-        ev(3, 0x2f, s); ev(3, 0x39, tid); tid += 1; ev(3, 0x35, 400 + 200 * s); ev(3, 0x36, 600 + 150 * s)
-    ev(1, 0x14a, 1); syn()
-    for i in range(1, per_stroke - 1):
-        t += period
-        for s in range(n):
-            ev(3, 0x2f, s); ev(3, 0x35, 400 + 200 * s + step * i); ev(3, 0x36, 600 + 150 * s + (i % 7))
-        syn()
-    t += period
-    for s in range(n):
-        ev(3, 0x2f, s); ev(3, 0x39, -1)
-    ev(1, 0x14a, 0); syn()
-    t += 50000
-open(sys.argv[1], "w").write(head + "\n" + "\n".join(lines) + "\n")
-print(f"== {sys.argv[1].split('/')[-1]}: {frames} frames, {len(lines)} events, {stroke} strokes")
-PY
-}
-stream "$work/root/e2e/rec/bench.events" "${E2E_BENCH_FRAMES:-10000}" 1000 200 12
-stream "$work/root/e2e/rec/count.events" "${E2E_COUNT_FRAMES:-1000}" 20000 20 120
+# The benchmark streams (scripts/bench-stream, which scripts/count-daemon also reads): bench.events,
+# $E2E_BENCH_FRAMES frames at 1 kHz (default 10,000); count.events, for the instruction counts under
+# valgrind (which cannot read 1 kHz under the emulator, whose translation stalls would overrun evdev's
+# buffer), $E2E_COUNT_FRAMES frames at 50 Hz (default 1,000, so each finger count strokes 10 times).
+scripts/bench-stream bench "$work/root/e2e/rec/bench.events" "${E2E_BENCH_FRAMES:-10000}"
+scripts/bench-stream count "$work/root/e2e/rec/count.events" "${E2E_COUNT_FRAMES:-1000}"
 printf 'STORM=%s\nFLOODS=%s\nONLY="%s"\nVARIANTS="%s"\nTRIALS=%s\n' "${E2E_STORM:-200}" "${E2E_FLOODS:-5}" "${E2E_ONLY:-}" \
     "${E2E_BENCH_VARIANTS:-one-client no-client swipe-only}" "${E2E_BENCH_TRIALS:-3}" > "$work/root/e2e/params.sh"
 
