@@ -39,6 +39,9 @@ public final class Client {
     /// The time of the last write (input time where there was input): continuous updates are
     /// written at most once per `coalesceNs` after it.
     var lastWriteAt: Int64 = -(1 << 62)  // long ago, and far from overflowing a subtraction
+    /// The input time of the last continuous update queued for it (the input pacing paces only
+    /// while a client is being streamed to).
+    var streamedAt: Int64 = -(1 << 62)
     /// The client's own `coalesce_ms` (from `subscribe`), in ns; nil takes the daemon's.
     var coalesceNs: Int64?
     var closing = false

@@ -57,6 +57,8 @@ public final class Daemon: EventLoopOwner {
     var writer = JSONLineWriter(capacity: 4096)
     var stats = Stats()
     private var deadlineFailures = RepeatedWarning(what: "failures")
+    /// Reading a fast panel a few frames at a time while clients are streamed to (InputPacing.swift).
+    var pacing = InputPacing()
     /// A client that had regions went during this turn: recompile at its end.
     private var regionsChanged = false
 
@@ -185,6 +187,11 @@ public final class Daemon: EventLoopOwner {
         {
             log.info("the replay is over (--exit-after-replay)")
             loop.stop()
+        }
+        if pacing.mayPace(within: server.longestWindow), let streamed = server.streaming(),
+            let until = pacing.readAgain(heldDue: streamed.due, coalesce: streamed.window, deadline: next)
+        {
+            sleepUntil(monotonic: until)
         }
     }
 

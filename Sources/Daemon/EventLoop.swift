@@ -137,3 +137,10 @@ public final class DeadlineTimer {
 }
 
 public func monotonicNanoseconds() -> Int64 { cl_monotonic_ns() }
+
+/// Sleeps until `ns` (CLOCK_MONOTONIC), at once if it has passed. The daemon's signals come
+/// through a signalfd (blocked), so nothing interrupts it but the time.
+func sleepUntil(monotonic ns: Int64) {
+    var ts = timespec(tv_sec: Int(ns / 1_000_000_000), tv_nsec: Int(ns % 1_000_000_000))
+    while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nil) == EINTR {}
+}

@@ -28,6 +28,8 @@ extension Daemon: DeviceOwner {
         if out.frameCount > 0 {
             device.health.frames += out.frameCount
             device.health.lastFrameAt = since
+            let last = out.frameCount > 1 ? out.lastFrameTime.map { device.source.monotonic(of: $0) } ?? since : since
+            pacing.frames(first: since, last: last, count: out.frameCount)
         }
         // The lines are queued from the buffer in place (a slice of it retained the buffer per
         // line), and events are read field by field (a copy of one is ~190 bytes).

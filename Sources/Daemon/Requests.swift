@@ -57,6 +57,7 @@ extension Daemon {
         case .subscribe(let s):
             c.subscription.subscribe(s, configuration: devices.compiled)
             c.coalesceNs = s.coalesceMilliseconds.map { Int64($0) * 1_000_000 }
+            server.longestWindow = max(server.longestWindow, c.coalesceNs ?? 0)
             subscriptionsChanged()
             Messages.beginReply(&writer, id: id, op: op)
             Messages.end(&writer)

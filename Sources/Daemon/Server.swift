@@ -24,7 +24,9 @@ public final class Server {
     let loop: EventLoop
     let listenFD: Int32
     let log: Logger
-    var settings: Limits
+    var settings: Limits {
+        didSet { longestWindow = allClients.reduce(settings.coalesceNs) { max($0, $1.coalesceNs ?? 0) } }
+    }
     private(set) var clients: [Int32: Client] = [:]
     /// The clients in connection order; iterated on every line, so kept as an array (no
     /// allocation per event, unlike building one from the dictionary).
@@ -67,6 +69,11 @@ public final class Server {
     var inputNow: Int64?
     /// Some client has continuous updates held after the last `flush`.
     public internal(set) var holding = false
+    /// The input time of the last `flush`'s turn, nil without input (for `streaming()`).
+    var flushedInput: Int64?
+    /// An upper bound of every client's coalescing window (the longest there has been since the
+    /// last reload): the input pacing looks no further on a panel slower than it allows.
+    var longestWindow: Int64 = 0
     /// Wakes the loop when held lines are due and no input came to write them (a finger resting
     /// still sends no frames): armed at the earliest due time plus `releaseSlack`, and left armed
     /// when the lines went out with input (disarming it would be a system call a write).
@@ -83,6 +90,7 @@ public final class Server {
         self.loop = loop
         self.listenFD = listenFD
         settings = limits
+        longestWindow = limits.coalesceNs
         self.log = log
         let flags = fcntl(listenFD, F_GETFL)
         guard flags >= 0, fcntl(listenFD, F_SETFL, flags | O_NONBLOCK) == 0 else {

@@ -32,7 +32,7 @@ extension Server {
         }
         client.output.append(bytes)
         if client.pendingSince == nil { client.pendingSince = since }
-        if !continuous { client.urgent = true }
+        if continuous { client.streamedAt = since ?? client.streamedAt } else { client.urgent = true }
     }
 
     /// Queues a reply (to a request, or the hello): always whole; the client's requests pause
@@ -55,6 +55,7 @@ extension Server {
     func flush() {
         // Input time where this turn had input; the clock only where it had none.
         var now = inputNow
+        flushedInput = inputNow
         inputNow = nil
         holding = false
         var due = Int64.max
@@ -84,6 +85,31 @@ extension Server {
         if holding, let e = releaseTimer.arm(at: due + Server.releaseSlack) {
             log.error("release timer: \(e); held lines wait for the next input")
         }
+    }
+
+    /// What the input pacing may take (`InputPacing`) after the last `flush`, when it had input:
+    /// the earliest next write of the clients being streamed a continuous gesture (a `changed` or
+    /// touch line came for them within their window), and the shortest such window; nil after a
+    /// turn without input, when no client is streamed to, or when some client takes every frame
+    /// (`coalesce_ms` 0). The daemon asks only on a panel fast enough to pace (a loop over the
+    /// clients a turn is not free at 50 Hz, where it would never pace).
+    func streaming() -> (due: Int64, window: Int64)? {
+        guard let now = flushedInput else { return nil }
+        var due = Int64.max, window = Int64.max
+        var i = 0
+        while i < allClients.count {
+            let c = allClients[i]
+            i += 1
+            let hold = c.coalesceNs ?? settings.coalesceNs
+            guard hold > 0 else { return nil }
+            guard c.streamedAt >= now - hold else { continue }
+            // A window that has passed with nothing held: the next line goes out when it
+            // comes, so the pause is bounded by a window from now.
+            let next = c.lastWriteAt + hold
+            due = min(due, next > now ? next : now + hold)
+            window = min(window, hold)
+        }
+        return due == .max ? nil : (due, window)
     }
 
     func write(_ client: Client) {

@@ -78,6 +78,8 @@ public struct PipelineOutput {
     /// The time of the first frame decoded (its SYN_REPORT's timestamp, engine time): where the
     /// latency of the lines it led to starts.
     public private(set) var firstFrameTime: Timestamp?
+    /// The time of the last frame decoded (the daemon's input pacing reads the frame rate off it).
+    public private(set) var lastFrameTime: Timestamp?
     public internal(set) var eventCount = 0
     /// The frames themselves, when `wants.frames`.
     public private(set) var frames: [TouchFrame] = []
@@ -123,12 +125,14 @@ public struct PipelineOutput {
         frameCount = 0
         eventCount = 0
         firstFrameTime = nil
+        lastFrameTime = nil
     }
 
     // MARK: - Filled by the pipeline
 
     mutating func frame(_ f: TouchFrame) {
         if frameCount == 0 { firstFrameTime = f.time }
+        lastFrameTime = f.time
         frameCount += 1
         if wants.frames { frames.append(f) }
         guard wants.touchLines else { return }

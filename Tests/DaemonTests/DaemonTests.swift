@@ -416,11 +416,13 @@ func offlineLines(_ path: String, config: Configuration = .standard) throws -> [
 
     /// With the default coalescing (8 ms) a client gets the very lines it gets with none, in the
     /// same order, in about one write per 8 ms of the 1 kHz pan and one per frame of the 100 Hz
-    /// one; with `coalesce_ms` 0 (the client's, or the config's), one write per frame.
+    /// one; with `coalesce_ms` 0 (the client's, or the config's), one write per frame. The input
+    /// pacing reads the 1 kHz pan a few frames a wake-up while the coalescing client is streamed
+    /// to, and the 100 Hz one (too slow to pace) and the every-frame clients a frame a wake-up.
     @Test func coalescing_sameLinesAsEveryFrame_inAboutOneWritePer8msAt1kHz() throws {
         let dir = scratch()
         let recording = try Self.twoPans(dir)
-        func run(_ subscribe: String, config: String = "") throws -> (lines: [String], writes: Double) {
+        func run(_ subscribe: String, config: String = "") throws -> (lines: [String], writes: Double, wakeups: Double) {
             let runDir = scratch()
             var args = ["--replay", recording, "--wait-for-clients", "1"]
             if !config.isEmpty {
@@ -438,7 +440,7 @@ func offlineLines(_ path: String, config: Configuration = .standard) throws -> [
             }
             let stats = try #require(c.call(#"{"op":"stats","id":1}"#))
             #expect(d.stop() == 0)
-            return (lines, try #require(stats["client_writes"]?.number))
+            return (lines, try #require(stats["client_writes"]?.number), try #require(stats["wakeups"]?.number))
         }
         // Every frame: once by the client's own subscribe, once by the daemon's config.
         let every = try run(#"{"op":"subscribe","coalesce_ms":0,"id":"s"}"#)
@@ -454,6 +456,10 @@ func offlineLines(_ path: String, config: Configuration = .standard) throws -> [
         #expect(coalesced.writes <= 52 + 42 + 10, "coalesced: \(coalesced.writes) writes")
         #expect(coalesced.writes >= 40 + 10, "coalesced: \(coalesced.writes) writes")
         #expect(every.writes >= 250, "every frame: \(every.writes) writes")
+        // Paced: about two wake-ups per 8 ms of the 1 kHz pan (100), one a frame at 100 Hz (40),
+        // the requests; a wake-up a frame is 440 and more.
+        #expect(coalesced.wakeups <= 250, "paced: \(coalesced.wakeups) wake-ups, every frame: \(every.wakeups)")
+        #expect(every.wakeups >= 250 && everyByConfig.wakeups >= 250, "every frame: \(every.wakeups), \(everyByConfig.wakeups) wake-ups")
     }
 
     /// `[daemon] coalesce_ms` is taken again by a reload (SIGHUP): started at 0 (a write a

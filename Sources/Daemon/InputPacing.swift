@@ -1,0 +1,54 @@
+/// Reading a fast panel a few frames at a time while every client's continuous updates are held.
+///
+/// Being woken costs more than a frame's work: in the qemu guest at 1 kHz, about 75–80 µs of the
+/// daemon's 170 µs a frame (docs/BENCHMARKS.md, "The wake-up per frame"); on hardware too a wake-up
+/// a millisecond keeps a core from sleeping. While a pan streams to clients that coalesce
+/// (`coalesce_ms` > 0: their `changed` lines go out together once per window), reading each frame
+/// the moment it comes buys those clients nothing. So when the panel sends frames at least
+/// `framesPerRead` times faster than the coalescing window (500 Hz and up at the default 8 ms),
+/// the daemon leaves it unread for up to `framesPerRead` frame periods after a turn, then reads
+/// what the kernel buffered in one go. Never past a held client's due write, never up to an
+/// engine deadline (the frames before it are read first), and never more frames than half of what
+/// evdev buffers for a worst-case packet (EVDEV_BUF_PACKETS is 8), so nothing is dropped. A line
+/// is then at most `framesPerRead` frame periods later (4 ms at 1 kHz) on such a panel, and never
+/// later on a slower one, with a client that takes every frame (`coalesce_ms` 0), or with nothing
+/// held. Pure: the daemon tells it the frames and asks it after each turn.
+struct InputPacing {
+    static let framesPerRead: Int64 = 4
+
+    /// The input's recent frame period (ns), 0 before two frames.
+    private(set) var period: Int64 = 0
+    /// The newest frame read (monotonic ns), `.min` before any.
+    private(set) var lastFrame: Int64 = .min
+
+    /// A read's frames: `count` of them, the first and the last at these monotonic times. Called
+    /// for every read, so kept to a few instructions (no optionals, a division only for a batch).
+    @inline(__always)
+    mutating func frames(first: Int64, last: Int64, count: Int) {
+        if count > 1 {
+            if last > first { period = (last - first) / Int64(count - 1) }
+        } else if count == 1, lastFrame != .min, first > lastFrame {
+            period = first - lastFrame
+        }
+        if last > lastFrame { lastFrame = last }
+    }
+
+    /// Whether the panel is fast enough to pace under a coalescing window of `window` (ns): the
+    /// daemon's cheap first question each turn, before it looks at its clients.
+    @inline(__always)
+    func mayPace(within window: Int64) -> Bool {
+        period > 0 && period * Self.framesPerRead <= window
+    }
+
+    /// When to read the panels next after a turn (monotonic ns), or nil for at once (as they
+    /// come). `heldDue`: the earliest write due to a client holding continuous updates, nil when
+    /// none is held or some client takes every frame; `coalesce`: the coalescing window;
+    /// `deadline`: the engines' next deadline.
+    func readAgain(heldDue: Int64?, coalesce: Int64, deadline: Int64?) -> Int64? {
+        guard let heldDue, mayPace(within: coalesce) else { return nil }
+        var until = min(lastFrame + period * Self.framesPerRead, heldDue)
+        if let deadline { until = min(until, deadline - period) }
+        // Less than two more frames: not worth a pause.
+        return until >= lastFrame + 2 * period ? until : nil
+    }
+}

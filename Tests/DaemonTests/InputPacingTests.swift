@@ -1,0 +1,67 @@
+import Testing
+
+@testable import Daemon
+
+/// The input pacing's decisions (InputPacing.swift): when the loop reads the panels again after
+/// a turn. Times in ms, as monotonic ns.
+@Suite struct InputPacingTests {
+    static let ms: Int64 = 1_000_000
+    static let window = 8 * ms
+
+    /// A 1 kHz panel, read a frame at a time until now (the last at 100 ms).
+    func atOneKilohertz() -> InputPacing {
+        var p = InputPacing()
+        for t in 95...100 { p.frames(first: Int64(t) * Self.ms, last: Int64(t) * Self.ms, count: 1) }
+        return p
+    }
+
+    @Test func fastPanel_streamedTo_readsFourFramesLater() {
+        let p = atOneKilohertz()
+        #expect(p.period == Self.ms)
+        #expect(p.readAgain(heldDue: 106 * Self.ms, coalesce: Self.window, deadline: nil) == 104 * Self.ms)
+    }
+
+    @Test func neverPastTheHeldWrite_norUpToADeadline() {
+        let p = atOneKilohertz()
+        // The held client's write is due at 103 ms: read by then.
+        #expect(p.readAgain(heldDue: 103 * Self.ms, coalesce: Self.window, deadline: nil) == 103 * Self.ms)
+        // A long press due at 104 ms: the frames before it are read a frame period earlier.
+        #expect(p.readAgain(heldDue: 106 * Self.ms, coalesce: Self.window, deadline: 104 * Self.ms) == 103 * Self.ms)
+        // Less than two frames to wait for: read as they come.
+        #expect(p.readAgain(heldDue: 101 * Self.ms, coalesce: Self.window, deadline: nil) == nil)
+        #expect(p.readAgain(heldDue: 106 * Self.ms, coalesce: Self.window, deadline: 102 * Self.ms) == nil)
+    }
+
+    @Test func nothingHeld_orSlowPanel_orShortWindow_readsAtOnce() {
+        let fast = atOneKilohertz()
+        // No client streamed to (or one that takes every frame): the server gives no due time.
+        #expect(fast.readAgain(heldDue: nil, coalesce: Self.window, deadline: nil) == nil)
+        // A window shorter than four frames (coalesce_ms 3 at 1 kHz).
+        #expect(fast.readAgain(heldDue: 103 * Self.ms, coalesce: 3 * Self.ms, deadline: nil) == nil)
+        // 250 Hz: four frames are 16 ms, more than the 8 ms window.
+        var slow = InputPacing()
+        for t in stride(from: 80, through: 100, by: 4) { slow.frames(first: Int64(t) * Self.ms, last: Int64(t) * Self.ms, count: 1) }
+        #expect(slow.period == 4 * Self.ms)
+        #expect(slow.readAgain(heldDue: 108 * Self.ms, coalesce: Self.window, deadline: nil) == nil)
+        // The first question the daemon asks each turn, before it looks at its clients.
+        #expect(!slow.mayPace(within: Self.window) && slow.mayPace(within: 16 * Self.ms))
+        #expect(fast.mayPace(within: Self.window) && !fast.mayPace(within: 3 * Self.ms))
+        // Before any frame: nothing to go by.
+        #expect(InputPacing().period == 0)
+        #expect(InputPacing().readAgain(heldDue: 108 * Self.ms, coalesce: Self.window, deadline: nil) == nil)
+        #expect(!InputPacing().mayPace(within: 100 * Self.ms))
+    }
+
+    /// A read of several frames gives the period from its first and last; a stroke that starts
+    /// after a pause measures the pause until its second read.
+    @Test func periodFromABatch_andAfterAPause() {
+        var p = InputPacing()
+        p.frames(first: 100 * Self.ms, last: 103 * Self.ms, count: 4)
+        #expect(p.period == Self.ms && p.lastFrame == 103 * Self.ms)
+        p.frames(first: 153 * Self.ms, last: 153 * Self.ms, count: 1)
+        #expect(p.period == 50 * Self.ms)
+        #expect(p.readAgain(heldDue: 161 * Self.ms, coalesce: Self.window, deadline: nil) == nil)
+        p.frames(first: 154 * Self.ms, last: 154 * Self.ms, count: 1)
+        #expect(p.readAgain(heldDue: 161 * Self.ms, coalesce: Self.window, deadline: nil) == 158 * Self.ms)
+    }
+}
