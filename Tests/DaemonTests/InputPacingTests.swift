@@ -43,13 +43,26 @@ import Testing
         for t in stride(from: 80, through: 100, by: 4) { slow.frames(first: Int64(t) * Self.ms, last: Int64(t) * Self.ms, count: 1) }
         #expect(slow.period == 4 * Self.ms)
         #expect(slow.readAgain(heldDue: 108 * Self.ms, coalesce: Self.window, deadline: nil) == nil)
-        // The first question the daemon asks each turn, before it looks at its clients.
-        #expect(!slow.mayPace(within: Self.window) && slow.mayPace(within: 16 * Self.ms))
+        // The first question the daemon asks each turn, before it looks at its clients: 250 Hz
+        // is slower than 500, whatever the window.
+        #expect(!slow.mayPace(within: Self.window) && !slow.mayPace(within: 100 * Self.ms))
         #expect(fast.mayPace(within: Self.window) && !fast.mayPace(within: 3 * Self.ms))
         // Before any frame: nothing to go by.
         #expect(InputPacing().period == 0)
         #expect(InputPacing().readAgain(heldDue: 108 * Self.ms, coalesce: Self.window, deadline: nil) == nil)
         #expect(!InputPacing().mayPace(within: 100 * Self.ms))
+    }
+
+    /// A long `coalesce_ms` does not make the pause long: at most 4 ms (two frames at 500 Hz),
+    /// so a slower panel is never paced, whatever the window.
+    @Test func longWindow_pausesAtMostFourMilliseconds() {
+        var p500 = InputPacing()
+        for t in stride(from: 90, through: 100, by: 2) { p500.frames(first: Int64(t) * Self.ms, last: Int64(t) * Self.ms, count: 1) }
+        #expect(p500.readAgain(heldDue: 200 * Self.ms, coalesce: 100 * Self.ms, deadline: nil) == 104 * Self.ms)
+        var p40 = InputPacing()
+        for t in stride(from: 0, through: 100, by: 25) { p40.frames(first: Int64(t) * Self.ms, last: Int64(t) * Self.ms, count: 1) }
+        #expect(!p40.mayPace(within: 100 * Self.ms))
+        #expect(p40.readAgain(heldDue: 200 * Self.ms, coalesce: 100 * Self.ms, deadline: nil) == nil)
     }
 
     /// A read of several frames gives the period from its first and last; a stroke that starts
