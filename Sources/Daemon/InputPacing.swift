@@ -8,21 +8,19 @@
 /// `framesPerRead` times faster than the coalescing window (500 Hz and up at the default 8 ms),
 /// the daemon leaves it unread for up to `framesPerRead` frame periods after a turn, then reads
 /// what the kernel buffered in one go. Never past a held client's due write, never up to an
-/// engine deadline (the frames before it are read first), never longer than `longestPause` (the
-/// loop answers nothing while it waits), and never more frames than half of what evdev buffers
-/// for a worst-case packet (EVDEV_BUF_PACKETS is 8), so nothing is dropped. A line is then at most
-/// `framesPerRead` frame periods, and at most 4 ms, later on such a panel; never later on a panel
-/// slower than 500 Hz (a pause must be worth two frames), with a client that takes every frame
-/// (`coalesce_ms` 0), or with nothing held. Pure: the daemon tells it the frames and
-/// asks it after each turn.
+/// engine deadline (the frames before it are read first), and never more frames than half of
+/// what evdev buffers for a worst-case packet (EVDEV_BUF_PACKETS is 8), so nothing is dropped. A
+/// line is then at most `framesPerRead` frame periods later (4 ms at 1 kHz, 8 ms at 500 Hz) on
+/// such a panel; never later on a panel slower than 500 Hz (whatever `coalesce_ms`), with a
+/// client that takes every frame (`coalesce_ms` 0), or with nothing held. Pure: the daemon tells
+/// it the frames and asks it after each turn.
 struct InputPacing {
     static let framesPerRead: Int64 = 4
-    /// The longest the loop leaves the panels (and its clients' requests) unread: a long
-    /// `coalesce_ms` (up to 100) must not make a slow panel's lines, or a request's reply, wait
-    /// four of its frame periods (100 ms at 40 Hz). 4 ms is four frames at 1 kHz, where waking
-    /// for each frame costs most; the pause must be at least two frames, so panels slower than
-    /// 500 Hz are never paced.
-    static let longestPause: Int64 = 4_000_000
+    /// The slowest panel paced, a frame every 2 ms (500 Hz): the loop answers nothing while it
+    /// waits, so a pause is at most four of these (8 ms). A long `coalesce_ms` (up to 100) would
+    /// otherwise pace a slow panel too, and make its lines and the clients' replies wait four of
+    /// its frames (100 ms at 40 Hz), where reading each frame as it comes costs little.
+    static let slowestPeriod: Int64 = 2_000_000
 
     /// The input's recent frame period (ns), 0 before two frames.
     private(set) var period: Int64 = 0
@@ -45,7 +43,7 @@ struct InputPacing {
     /// `window` (ns): the daemon's cheap first question each turn, before it looks at its clients.
     @inline(__always)
     func mayPace(within window: Int64) -> Bool {
-        period > 0 && period * 2 <= Self.longestPause && period * Self.framesPerRead <= window
+        period > 0 && period <= Self.slowestPeriod && period * Self.framesPerRead <= window
     }
 
     /// When to read the panels next after a turn (monotonic ns), or nil for at once (as they
@@ -54,7 +52,7 @@ struct InputPacing {
     /// `deadline`: the engines' next deadline.
     func readAgain(heldDue: Int64?, coalesce: Int64, deadline: Int64?) -> Int64? {
         guard let heldDue, mayPace(within: coalesce) else { return nil }
-        var until = min(lastFrame + min(period * Self.framesPerRead, Self.longestPause), heldDue)
+        var until = min(lastFrame + period * Self.framesPerRead, heldDue)
         if let deadline { until = min(until, deadline - period) }
         // Less than two more frames: not worth a pause.
         return until >= lastFrame + 2 * period ? until : nil
