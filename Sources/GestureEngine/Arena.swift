@@ -1,17 +1,21 @@
 /// The arena decides which of the competing gestures may fire.
 ///
-/// **Rule:** a gesture that is ready fires only when no undecided gesture that outranks it (of its
-/// own round or an earlier one) is left, and when it fires, every undecided gesture of its round
-/// that may not run simultaneously with it is rejected.
+/// **Rule:** a gesture that is ready fires only when no undecided gesture that outranks it and
+/// shares a contact with it (of its own round or an earlier one) is left, and when it fires,
+/// every undecided gesture of its round that shares a contact with it and may not run
+/// simultaneously with it is rejected.
 ///
 /// **Invariant:** each member is accepted or rejected exactly once per round.
 ///
 /// A *round* is one member's part in the arena, from when it is armed (at the touch-down that
 /// starts a sequence in its region) until it is decided. Most rounds last one sequence; a
 /// multi-tap that waits for its next tap, and a gesture waiting for that multi-tap to fail, carry
-/// their round into the next sequence, where the gestures armed afresh start a new round.
-/// "Outranks" comes from the `ArenaPolicy`: requires_failure_of, region nesting and priority,
-/// and finger count.
+/// their round into the next sequence, where the gestures armed afresh start a new round. The
+/// sequences of nested regions that hold contacts at once share a round (`SequenceTable`).
+/// Two members *share a contact* when their regions are one inside the other (or the same) and
+/// a contact the outer one sees landed in the inner one: gestures of sibling regions never
+/// meet, so side-by-side regions recognize independently. "Outranks" comes from the
+/// `ArenaPolicy`: requires_failure_of, region nesting and priority, and finger count.
 struct Arena {
     enum Decision: Equatable {
         case undecided
@@ -24,6 +28,9 @@ struct Arena {
     private var isMember: [Bool]
     private(set) var decision: [Decision]
     private(set) var round: [Int]
+    /// Per member: its region, and the serial of the first contact its round can see.
+    private var region: [Int]
+    private var firstSerial: [UInt64]
     /// Members or decisions changed since the engine last cleared this (see `Engine.settle`).
     var moved = true {
         didSet { if moved { openIsStale = true } }
@@ -39,6 +46,8 @@ struct Arena {
         isMember = [Bool](repeating: false, count: n)
         decision = [Decision](repeating: .undecided, count: n)
         round = [Int](repeating: 0, count: n)
+        region = [Int](repeating: 0, count: n)
+        firstSerial = [UInt64](repeating: 0, count: n)
     }
 
     var isEmpty: Bool { members.isEmpty }
@@ -56,15 +65,27 @@ struct Arena {
 
     func isUndecided(_ g: Int) -> Bool { isMember[g] && decision[g] == .undecided }
 
-    /// Enters `g` for a new round.
-    mutating func arm(_ g: Int, round r: Int) {
+    /// Enters `g` (of region `r`) for a new round, seeing the contacts from serial `first` on.
+    mutating func arm(_ g: Int, round k: Int, region r: Int, firstSerial first: UInt64) {
         if !isMember[g] {
             isMember[g] = true
             members.append(g)
         }
         decision[g] = .undecided
-        round[g] = r
+        round[g] = k
+        region[g] = r
+        firstSerial[g] = first
         moved = true
+    }
+
+    /// Do `a` and `b` share a contact? Yes in one region; for regions one inside the other, when
+    /// a contact the outer member can see (landed since its round began) landed in the inner one.
+    func meet(_ a: Int, _ b: Int, _ sequences: borrowing SequenceTable) -> Bool {
+        let ra = region[a], rb = region[b]
+        if ra == rb { return true }
+        if sequences.tree.isAncestor(ra, of: rb) { return sequences.lastLanded[rb] >= firstSerial[a] }
+        if sequences.tree.isAncestor(rb, of: ra) { return sequences.lastLanded[ra] >= firstSerial[b] }
+        return false
     }
 
     /// Times the invariant was broken: a decision asked for a member that is not undecided. The
@@ -81,18 +102,20 @@ struct Arena {
         moved = true
     }
 
-    /// May `g` fire now? Not while an undecided member of its round or an earlier one outranks it.
-    func isBlocked(_ g: Int, by policy: ArenaPolicy) -> Bool {
+    /// May `g` fire now? Not while an undecided member of its round or an earlier one that
+    /// shares a contact with it outranks it.
+    func isBlocked(_ g: Int, by policy: ArenaPolicy, _ sequences: borrowing SequenceTable) -> Bool {
         for o in members where o != g && decision[o] == .undecided && round[o] <= round[g] {
-            if policy.outranks(o, g) { return true }
+            if policy.outranks(o, g) && meet(o, g, sequences) { return true }
         }
         return false
     }
 
-    /// Does `winner`'s firing reject `o`? Yes if `o` is undecided, of its round, not simultaneous.
-    func loses(_ o: Int, to winner: Int, by policy: ArenaPolicy) -> Bool {
+    /// Does `winner`'s firing reject `o`? Yes if `o` is undecided, of its round, shares a
+    /// contact with it, and may not run with it.
+    func loses(_ o: Int, to winner: Int, by policy: ArenaPolicy, _ sequences: borrowing SequenceTable) -> Bool {
         o != winner && isMember[o] && decision[o] == .undecided && round[o] == round[winner]
-            && !policy.simultaneous(winner, o)
+            && !policy.simultaneous(winner, o) && meet(o, winner, sequences)
     }
 
     /// The rule, applied once from position `start` of `members`: the first undecided member
@@ -101,16 +124,19 @@ struct Arena {
     /// the losers (their recognizers' `accepted` and `rejected`) and asks again from `next`.
     /// nil: nothing from `start` on can fire now.
     mutating func fireNext(
-        from start: Int, bank: borrowing RecognizerBank, policy: ArenaPolicy, losers: inout [Int]
+        from start: Int, bank: borrowing RecognizerBank, policy: ArenaPolicy, sequences: borrowing SequenceTable,
+        losers: inout [Int]
     ) -> (winner: Int, next: Int)? {
         var i = start
         while i < members.count {
             let g = members[i]
             i += 1
-            guard decision[g] == .undecided, bank.status(g) == .ready, !isBlocked(g, by: policy) else { continue }
+            guard decision[g] == .undecided, bank.status(g) == .ready, !isBlocked(g, by: policy, sequences) else {
+                continue
+            }
             decision[g] = .accepted
             moved = true
-            for o in members where loses(o, to: g, by: policy) {
+            for o in members where loses(o, to: g, by: policy, sequences) {
                 decision[o] = .rejected
                 losers.append(o)
             }
@@ -121,9 +147,22 @@ struct Arena {
 
     var hasUndecided: Bool { members.contains { decision[$0] == .undecided } }
 
-    mutating func clear() {
-        for g in members { isMember[g] = false }
-        members.removeAllKeepingCapacity()
+    /// Lets go of the members in `gone` (decided, and their region's sequence over): the next
+    /// sequence in their region arms them afresh.
+    mutating func release(_ gone: [Int]) {
+        guard !gone.isEmpty else { return }
+        for g in gone { isMember[g] = false }
+        var kept = 0
+        var i = 0
+        while i < members.count {
+            let g = members[i]
+            i += 1
+            if isMember[g] {
+                members[kept] = g
+                kept += 1
+            }
+        }
+        members.removeLast(members.count - kept)
         moved = true
     }
 }

@@ -60,6 +60,8 @@ public struct CompiledConfiguration: Sendable {
     /// For each region, the gestures of its path (itself, then each ancestor up to the top),
     /// innermost first: the members of an arena whose sequence starts in that region.
     let paths: [[Int]]
+    /// The regions' nesting, for "is this region inside that one" in O(1).
+    let nesting: RegionTree
     let source: EngineConfiguration
     /// Which compile this is, numbered by whoever compiles successive configurations (the daemon
     /// numbers each reload and regions change): what was resolved against one configuration (a
@@ -132,7 +134,8 @@ public struct CompiledConfiguration: Sendable {
             paths.append(path)
         }
         self.paths = paths
-        policy = Self.buildPolicy(regions: regions, gestures: gestures, nesting: RegionTree(parents: regions.map(\.parent)))
+        nesting = RegionTree(parents: regions.map(\.parent))
+        policy = Self.buildPolicy(regions: regions, gestures: gestures, nesting: nesting)
     }
 
     /// Resolves a rule's name: `name` within the region, or `region/name` anywhere.
@@ -244,7 +247,7 @@ public struct CompiledConfiguration: Sendable {
 
 /// The regions' nesting as a tree, numbered in one depth-first walk so that "is `a` on `b`'s path
 /// to the top" (a region counts as on its own path) is two comparisons.
-struct RegionTree {
+struct RegionTree: Sendable {
     private var enter: [Int]
     private var exit: [Int]
 

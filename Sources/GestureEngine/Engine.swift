@@ -23,27 +23,31 @@ public struct Transition: Sendable, CustomStringConvertible {
 /// (a replay calls it with each frame's time, a daemon arms a timer at `nextDeadline`). Events
 /// are appended to a caller-owned buffer, so a steady stream of frames allocates nothing.
 ///
-/// One engine serves one touch surface: while a sequence is under way, frames from another
-/// device are ignored (a sequence never mixes devices).
+/// Touches are delivered as UIKit delivers them (`SequenceTable`): each contact is hit-tested
+/// where it lands, and a gesture sees only the contacts of its region's sequence, so regions side
+/// by side recognize independently. One engine serves one touch surface: while contacts are
+/// down, frames from another device are ignored (a sequence never mixes devices).
 public struct Engine {
     public private(set) var configuration: CompiledConfiguration
     private var pending: CompiledConfiguration?
-    private var bank: RecognizerBank
-    private var arena: Arena
-    private var tracker = ContactTracker()
+    var bank: RecognizerBank
+    var arena: Arena
+    var sequences: SequenceTable
+    /// The last frame's summaries (regions', then claims'), filled by `sequences.read`.
+    private var summaries: [FrameSummary] = []
+    var drags: DragRests
 
-    private var now = Timestamp.zero
-    private var sequence = 0
+    var now = Timestamp.zero
     private var device: UInt32?
-    /// The sequence was cancelled (palm, lost events): frames are ignored until every finger lifts.
-    private var poisoned = false
-    private var nextID: UInt64 = 1
-    private var instance: [UInt64]
-    /// Per region: where its dragged content rests (px), for drag constraints.
-    private var rest: [PixelPoint]
-    /// Per region: it has drag constraints (looked up per pan event; asking the optional
-    /// constraints themselves copied them).
-    private var dragged: [Bool]
+    /// Events were lost: frames are ignored until every contact lifts.
+    private var lost = false
+    var nextID: UInt64 = 1
+    /// Per gesture: the id of its current instance, its region, and its sequence's number.
+    var instance: [UInt64]
+    var regionOf: [Int]
+    var sequenceOf: [Int]
+    /// The gestures that claimed their contacts (see `claimContacts`).
+    var claimed: [Int] = []
 
     /// Counts configurations applied: events are indexed into `configuration`, so whoever names
     /// them must re-read it when this changes.
@@ -54,15 +58,17 @@ public struct Engine {
     /// Log also the transitions that stay in their state on a frame or a deadline (left out of
     /// `--verbose`, where they would be every frame; the table check wants every row taken).
     public var logsSelfLoops = false
-    /// The members a winner's firing rules out, as the arena returns them (reused: no allocation).
-    private var losers: [Int] = []
+    /// Scratch lists, reused (no allocation): the members a winner's firing rules out, and the
+    /// members whose rounds are over.
+    var losers: [Int] = []
+    var finished: [Int] = []
     /// Impossible (state, input) pairs met so far: each failed its recognizer (never a trap).
     /// A bug if it moves; the daemon logs a warning and counts it in `stats`.
-    public private(set) var invalidInputs = 0
+    public internal(set) var invalidInputs = 0
     /// Decisions the arena was asked to take twice (its invariant broken); 0 unless a bug.
     /// Stored (kept after each decision): read from another module, a computed property copied
     /// the whole engine to ask.
-    public private(set) var arenaViolations = 0
+    public internal(set) var arenaViolations = 0
 
     public init(configuration: EngineConfiguration) {
         self.init(compiled: CompiledConfiguration(configuration))
@@ -72,13 +78,17 @@ public struct Engine {
         configuration = compiled
         bank = RecognizerBank(compiled)
         arena = Arena(gestureCount: compiled.gestures.count)
+        sequences = SequenceTable(compiled)
+        drags = DragRests(compiled)
         instance = [UInt64](repeating: 0, count: compiled.gestures.count)
+        regionOf = compiled.gestures.map(\.region)
+        sequenceOf = [Int](repeating: 0, count: compiled.gestures.count)
         losers.reserveCapacity(compiled.gestures.count)
-        rest = compiled.regions.map { $0.drag?.initial ?? .zero }
-        dragged = compiled.regions.map { $0.drag != nil }
+        finished.reserveCapacity(compiled.gestures.count)
     }
 
-    /// Replaces the configuration from the next sequence on (the current one finishes under the old).
+    /// Replaces the configuration once no contact is down and no gesture waits (what is under
+    /// way finishes under the old one).
     public mutating func reconfigure(_ compiled: CompiledConfiguration) {
         defer { settle() }
         pending = compiled
@@ -91,10 +101,8 @@ public struct Engine {
     public private(set) var nextDeadline: Timestamp?
 
     /// Works out `nextDeadline` again if a recognizer's status or deadline, or the arena,
-    /// changed since the last time. On most frames of a gesture under way nothing did (the pan
-    /// stays active, the swipe keeps its deadline), and neither this nor `resolve` has work.
-    /// Called where every entry point ends, after its last `resolve`: what changed after that
-    /// leaves nothing the arena could fire (everything rejected, or the arena cleared).
+    /// changed since the last time. On most frames of a gesture under way nothing did.
+    /// Called where every entry point ends, after its last `resolve`.
     private mutating func settle() {
         // (Debug builds, which the tests run: the bank's kept statuses and deadlines are the
         // recognizers' own.)
@@ -114,7 +122,7 @@ public struct Engine {
     }
 
     /// No gesture is under way or pending.
-    public var isIdle: Bool { arena.isEmpty && tracker.count == 0 }
+    public var isIdle: Bool { arena.isEmpty && sequences.contactCount == 0 }
 
     // MARK: - Input
 
@@ -122,53 +130,105 @@ public struct Engine {
         defer { settle() }
         let time = max(frame.time, now)  // time never runs backwards inside the engine
         advance(to: time, into: &out)
-        if let d = device, d != frame.device, tracker.count > 0 { return }
+        if let d = device, d != frame.device, sequences.contactCount > 0 || lost { return }
         device = frame.device
+        if sequences.contactCount == 0 { applyPendingIfIdle() }
 
         if frame.discontinuity {
-            cancelSequence(at: time, because: .eventsLost, into: &out)
-            tracker.reset()
-            poisoned = !frame.contacts.isEmpty
-            finishIfDone()
+            for g in arena.members where isLive(g) { reject(g, at: time, because: .eventsLost, into: &out) }
+            sequences.reset()
+            claimed.removeAll()
+            lost = !frame.contacts.isEmpty
+            finish()
             return
         }
-
-        // A variable, so that recognizers read it where it is (`withUnsafePointer(to: &s)`);
-        // a constant was copied to a temporary for each pointer taken.
-        var s = tracker.update(frame, at: time)
-        if s.hasPalm && !poisoned {
-            cancelSequence(at: time, because: .palm, into: &out)
-            poisoned = true
-        }
-        if poisoned {
+        if lost {
             if frame.contacts.isEmpty {
-                poisoned = false
-                finishIfDone()
+                lost = false
+                finish()
             }
             return
         }
+        // Worked on as a local (swapped out of `self`), so the summaries can be read in place
+        // while the recognizers, which are `self`'s, change.
+        var sums: [FrameSummary] = []
+        swap(&sums, &summaries)
+        sequences.read(frame, at: time, claimed: claimed, into: &sums)
+        // Safe: `sums` is a local no one else can reach; each pointer handed on points into it
+        // (an index `read` gave) and lives only for the delivery it is handed to.
+        sums.withUnsafeMutableBufferPointer { deliverFrame($0, at: time, into: &out) }
+        swap(&sums, &summaries)
+        finish()
+    }
 
-        if s.count > 0 && s.added == s.count {
-            if s.removed > 0 {
-                // Every finger was replaced within one frame (a lift and a landing between two
-                // SYN_REPORTs): the old sequence ends here, as if an empty frame had come between.
-                var lift = FrameSummary(time: time)
-                lift.removed = s.removed
-                lift.centroid = s.previousCentroid
-                lift.scale = s.scale
-                withUnsafePointer(to: &lift) { deliverToLive($0, into: &out) }
-                resolve(at: time, into: &out)
-                finishIfDoneIgnoringContacts()
-            }
-            // The new sequence's first frame: its contacts landed (those that lifted were the
-            // old sequence's, told above).
-            s.removed = 0
-            withUnsafePointer(to: &s) { beginSequence($0, into: &out) }
-        } else {
-            withUnsafePointer(to: &s) { deliverToLive($0, into: &out) }
+    /// One frame, read into `sums`, to the gestures that see it.
+    private mutating func deliverFrame(_ sums: UnsafeMutableBufferPointer<FrameSummary>, at time: Timestamp, into out: inout [GestureEvent]) {
+        let base = sums.baseAddress!
+        // A palm cancels the sequences it came down in (and is ignored until they are over).
+        for r in sequences.active where base[sequences.summarySlot(ofRegion: r)].hasPalm && !sequences.poisoned[r] {
+            sequences.poisoned[r] = true
+            for g in arena.members where regionOf[g] == r && isLive(g) { reject(g, at: time, because: .palm, into: &out) }
         }
+        // Gestures under way (and those carried over, waiting for their next tap) see their view.
+        deliverToLive(base, at: time, into: &out)
         resolve(at: time, into: &out)
-        finishIfDone()
+        // A region whose fingers were all replaced between two reports: what was carried over
+        // sees the new fingers land (after the old ones' lift, above).
+        var replaced = false
+        for r in sequences.active where !sequences.poisoned[r] {
+            let p = base + sequences.summarySlot(ofRegion: r)
+            guard p.pointee.count > 0 && p.pointee.added == p.pointee.count && p.pointee.removed > 0 else { continue }
+            p.pointee.removed = 0
+            replaced = true
+            for g in configuration.regions[r].gestures where arena.isUndecided(g) && !sequences.hasClaim(g) {
+                deliver(.frame(UnsafePointer(p)), to: g, into: &out)
+            }
+        }
+        if replaced { resolve(at: time, into: &out) }
+        // Regions whose sequence starts here arm their gestures for a new round.
+        var armed = false
+        for r in sequences.active where !sequences.poisoned[r] {
+            let p = UnsafePointer(base + sequences.summarySlot(ofRegion: r))
+            guard p.pointee.count > 0 && p.pointee.added == p.pointee.count else { continue }
+            armed = true
+            beginSequence(r, p, at: time, into: &out)
+        }
+        if armed { resolve(at: time, into: &out) }
+        claimContacts()
+        for r in sequences.active where sequences.poisoned[r] && sequences.present[r] == 0 {
+            sequences.poisoned[r] = false
+        }
+    }
+
+    /// A frame to every live member whose region it concerns, in arming order: its claimed
+    /// contacts' summary, else its region's (for a region whose fingers were all replaced, first
+    /// their lift). Only the members not rejected are looked at (a sequence's first frames
+    /// reject most); a member rejected on the way is skipped by `isLive`.
+    private mutating func deliverToLive(_ base: UnsafeMutablePointer<FrameSummary>, at time: Timestamp, into out: inout [GestureEvent]) {
+        arena.refreshOpen()
+        var k = 0
+        while k < arena.open.count {
+            let g = arena.open[k]
+            k += 1
+            let r = regionOf[g]
+            guard isLive(g), sequences.isActive(r), !sequences.poisoned[r] else { continue }
+            if sequences.hasClaim(g) {
+                deliver(.frame(UnsafePointer(base + sequences.summarySlot(ofClaim: g))), to: g, into: &out)
+                continue
+            }
+            let p = UnsafePointer(base + sequences.summarySlot(ofRegion: r))
+            if p.pointee.count > 0 && p.pointee.added == p.pointee.count && p.pointee.removed > 0 {
+                // Every finger was replaced within one frame: the old ones lift first.
+                var lift = FrameSummary(time: time)
+                lift.removed = p.pointee.removed
+                lift.centroid = p.pointee.previousCentroid
+                lift.scale = p.pointee.scale
+                // Safe: `lift` is a local that outlives the delivery it is handed to.
+                withUnsafePointer(to: &lift) { deliver(.frame($0), to: g, into: &out) }
+            } else {
+                deliver(.frame(p), to: g, into: &out)
+            }
+        }
     }
 
     /// Fires every deadline up to `time`, each at its own time, in order.
@@ -186,7 +246,8 @@ public struct Engine {
                 }
             }
             resolve(at: d, into: &out)
-            finishIfDone()
+            claimContacts()
+            finish()
             settle()
         }
         now = max(now, time)
@@ -204,199 +265,81 @@ public struct Engine {
             if !complete { reject(g, at: t, because: .deviceRemoved, into: &out) }
         }
         resolve(at: t, into: &out)
-        cancelSequence(at: t, because: .deviceRemoved, into: &out)
-        tracker.reset()
-        poisoned = false
+        for g in arena.members where isLive(g) { reject(g, at: t, because: .deviceRemoved, into: &out) }
+        sequences.reset()
+        claimed.removeAll()
+        lost = false
         device = nil
-        finishIfDone()
+        finish()
     }
 
-    // MARK: - Sequence and arena
+    // MARK: - Sequences
 
-    private func isLive(_ g: Int) -> Bool {
-        guard arena.contains(g) else { return false }
-        switch arena.decision[g] {
-        case .undecided: return true
-        case .accepted: return bank.status(g) == .active
-        case .rejected: return false
-        }
-    }
-
-    private mutating func beginSequence(_ p: UnsafePointer<FrameSummary>, into out: inout [GestureEvent]) {
-        let s = FrameSummary.Ref(p: p)
-        sequence += 1
-        applyPendingIfIdle()
-        let region = configuration.hitTest(s.firstContact)
-        let path = region.map { configuration.paths[$0] } ?? []
-
-        // Members carried over from an earlier sequence (a multi-tap waiting for its next tap)
-        // see this touch-down first; those not on the new path cannot get it.
-        for g in arena.members where arena.isUndecided(g) {
-            if path.contains(g) {
-                deliver(.frame(p), to: g, into: &out)
-            } else {
-                reject(g, at: s.time, because: .outsideRegion, into: &out)
+    /// Region `r`'s sequence starts with frame `p`: its gestures that are through with their last
+    /// round are armed for a new one and see the frame, unless a gesture of a region it is
+    /// nested in is already under way and takes the new contact (it rules them out at once, as
+    /// Flutter's accepted drag claims every new pointer).
+    private mutating func beginSequence(_ r: Int, _ p: UnsafePointer<FrameSummary>, at time: Timestamp, into out: inout [GestureEvent]) {
+        sequences.startSequence(r)
+        for g in configuration.regions[r].gestures where !arena.isUndecided(g) {
+            // (A gesture still running cannot be here: its fingers lifted; should one be, it is
+            // cancelled, never reset.)
+            if arena.contains(g) && arena.decision[g] == .accepted && bank.status(g) == .active {
+                reject(g, at: time, because: .eventsLost, into: &out)
             }
-        }
-        // What that decided fires now, so a gesture it frees can start a new round below.
-        resolve(at: s.time, into: &out)
-        // Everything else on the path starts a new round with this touch-down. (A gesture still
-        // running cannot be here: its fingers lifted; should one be, it is cancelled, never reset.)
-        for g in path where arena.contains(g) && arena.decision[g] == .accepted && bank.status(g) == .active {
-            reject(g, at: s.time, because: .eventsLost, into: &out)
-        }
-        for g in path where !arena.isUndecided(g) {
+            releaseClaim(g)
             bank.reset(g)
-            arena.arm(g, round: sequence)
-            deliver(.frame(p), to: g, into: &out)
-        }
-    }
-
-    /// A frame to every live member, in arming order. Only the members not rejected are
-    /// looked at (a sequence's first frames reject most); a member rejected on the way is
-    /// skipped by `isLive`, as before.
-    private mutating func deliverToLive(_ p: UnsafePointer<FrameSummary>, into out: inout [GestureEvent]) {
-        arena.refreshOpen()
-        var k = 0
-        while k < arena.open.count {
-            let g = arena.open[k]
-            k += 1
-            if isLive(g) { deliver(.frame(p), to: g, into: &out) }
-        }
-    }
-
-    private mutating func deliver(_ input: RecognizerInput, to g: Int, into out: inout [GestureEvent]) {
-        let before = transitionLog == nil ? nil : bank.look(g).stateName
-        let first = out.count
-        let (wasFailed, status) = bank.handle(g, input, into: &out)
-        if let before {
-            let after = bank.look(g)
-            log(g, before, input.name, after.stateName, after.failure, at: input.time)
-        }
-        if out.count > first { stamp(from: first, g, &out) }
-        guard status == .failed else { return }
-        if !wasFailed, case .invalidInput? = bank.look(g).failure { invalidInputs += 1 }
-        if arena.isUndecided(g) {
-            arena.decide(g, .rejected)
-            arenaViolations = arena.violations
-        }
-    }
-
-    /// Applies the arena's decisions: each winner it returns is told `accepted` (and fires), each
-    /// member its firing rules out is told `rejected`; then the arena is asked again, until a
-    /// whole pass decides nothing.
-    private mutating func resolve(at time: Timestamp, into out: inout [GestureEvent]) {
-        // Nothing changed since the last pass, which fired everything it could.
-        guard bank.moved || arena.moved else { return }
-        var changed = true
-        while changed {
-            changed = false
-            var from = 0
-            while let (g, next) = arena.fireNext(from: from, bank: bank, policy: configuration.policy, losers: &losers) {
-                from = next
-                changed = true
-                let before = transitionLog == nil ? nil : bank.look(g).stateName
-                instance[g] = nextID
-                nextID += 1
-                let first = out.count
-                _ = bank.handle(g, .accepted(time), into: &out)
-                if let before { log(g, before, .accepted, bank.look(g).stateName, nil, at: time) }
-                if out.count > first { stamp(from: first, g, &out) }
-                for o in losers { reject(o, at: time, because: .lostTo(g), into: &out) }
-                losers.removeAllKeepingCapacity()
+            arena.arm(g, round: sequences.round[r], region: r, firstSerial: sequences.firstSerialOfFrame)
+            sequenceOf[g] = sequences.sequenceID[r]
+            if let taker = runningGesture(over: r, against: g) {
+                reject(g, at: time, because: .lostTo(taker), into: &out)
+            } else {
+                deliver(.frame(p), to: g, into: &out)
             }
         }
     }
 
-    private mutating func reject(_ g: Int, at time: Timestamp, because reason: FailReason, into out: inout [GestureEvent]) {
-        let before = transitionLog == nil ? nil : bank.look(g).stateName
-        let first = out.count
-        _ = bank.handle(g, .rejected(time, reason), into: &out)
-        if let before { log(g, before, .rejected, bank.look(g).stateName, reason, at: time) }
-        if out.count > first { stamp(from: first, g, &out) }
-        if case .invalidInput = reason { invalidInputs += 1 }
-        // An accepted gesture cancelled later (a palm, lost events) was decided already.
-        if arena.isUndecided(g) {
-            arena.decide(g, .rejected)
-            arenaViolations = arena.violations
+    /// A gesture of a region that holds `r`, accepted and running and still taking new contacts,
+    /// that may not run with `g`: the new contact is its.
+    private func runningGesture(over r: Int, against g: Int) -> Int? {
+        for m in arena.open where regionOf[m] != r && arena.decision[m] == .accepted && bank.status(m) == .active {
+            if !sequences.hasClaim(m) && sequences.tree.isAncestor(regionOf[m], of: r) && !configuration.policy.simultaneous(m, g) {
+                return m
+            }
         }
-    }
-
-    private mutating func cancelSequence(at time: Timestamp, because reason: FailReason, into out: inout [GestureEvent]) {
-        for g in arena.members where isLive(g) { reject(g, at: time, because: reason, into: &out) }
-    }
-
-    /// Closes the arena once every finger is up and every member is decided and done.
-    private mutating func finishIfDone() {
-        guard tracker.count == 0 else { return }
-        finishIfDoneIgnoringContacts()
-    }
-
-    /// As `finishIfDone`, for the moment between a sequence whose fingers all lifted and the next
-    /// one's landing in the same frame (the tracker already holds the new fingers).
-    private mutating func finishIfDoneIgnoringContacts() {
-        guard !poisoned else { return }
-        for g in arena.members where isLive(g) { return }
-        arena.clear()
-        device = nil
-        applyPendingIfIdle()
+        return nil
     }
 
     private mutating func applyPendingIfIdle() {
-        guard let next = pending, arena.isEmpty else { return }
+        guard let next = pending, arena.isEmpty, sequences.contactCount == 0, !lost else { return }
         pending = nil
         configuration = next
         configurationGeneration += 1
         bank = RecognizerBank(next)
         arena = Arena(gestureCount: next.gestures.count)
+        let old = sequences
+        sequences = SequenceTable(next)
+        sequences.continueNumbering(from: old)
+        drags = DragRests(next)
         instance = [UInt64](repeating: 0, count: next.gestures.count)
-        rest = next.regions.map { $0.drag?.initial ?? .zero }
-        dragged = next.regions.map { $0.drag != nil }
+        regionOf = next.gestures.map(\.region)
+        sequenceOf = [Int](repeating: 0, count: next.gestures.count)
+        claimed.removeAll()
     }
 
-    // MARK: - Output
-
-    /// Stamps what recognizer `g` just appended to `out` (from index `first`).
-    private mutating func stamp(from first: Int, _ g: Int, _ out: inout [GestureEvent]) {
-        var i = first
-        while i < out.count {
-            stamp(&out[i], g)
-            i += 1
+    /// Lets go of the members whose round is over (decided and done, their region's sequence
+    /// over); once none is left and no contact is down, the engine is idle.
+    mutating func finish() {
+        finished.removeAllKeepingCapacity()
+        for g in arena.members where !isLive(g) {
+            let r = regionOf[g]
+            if sequences.present[r] == 0 && !sequences.poisoned[r] { finished.append(g) }
         }
-    }
-
-    /// Gives an emitted event its instance id, gesture and generation (and a pan its drag
-    /// offset), in place in the output.
-    private mutating func stamp(_ e: inout GestureEvent, _ g: Int) {
-        e.id = instance[g]
-        e.gesture = g
-        e.generation = configurationGeneration
-        let r = configuration.gestures[g].region
-        if e.kind == .pan, dragged[r], let drag = configuration.regions[r].drag {
-            let raw = rest[r] + e.translation
-            let offset = PixelPoint(x: drag.x?.constrain(raw.x) ?? raw.x, y: drag.y?.constrain(raw.y) ?? raw.y)
-            e.offset = offset
-            switch e.phase {
-            case .ended:
-                let target = PixelPoint(
-                    x: drag.x?.rest(offset: offset.x, velocity: e.velocity.x, projection: drag.projection) ?? offset.x,
-                    y: drag.y?.rest(offset: offset.y, velocity: e.velocity.y, projection: drag.projection) ?? offset.y)
-                e.target = target
-                rest[r] = target
-            case .cancelled:
-                e.target = rest[r]
-            case .began, .changed, .recognized:
-                break
-            }
+        for g in finished { releaseClaim(g) }
+        arena.release(finished)
+        if arena.isEmpty && sequences.contactCount == 0 && !lost {
+            device = nil
+            applyPendingIfIdle()
         }
-    }
-
-    private mutating func log(
-        _ g: Int, _ from: RecognizerStateName, _ input: RecognizerInputName, _ to: RecognizerStateName,
-        _ reason: FailReason?, at time: Timestamp
-    ) {
-        guard transitionLog != nil else { return }
-        guard from != to || input == .accepted || input == .rejected || logsSelfLoops else { return }
-        transitionLog!.append(Transition(time: time, gesture: g, from: from, input: input, to: to, reason: to == .failed ? reason : nil))
     }
 }

@@ -7,6 +7,8 @@ struct FrameSummary {
     var time: Timestamp
     /// Fingers down after this frame (palms excluded).
     var count = 0
+    /// Contacts down after this frame, palms included (a poisoned view waits for this to be 0).
+    var present = 0
     /// Contacts that landed / lifted in this frame.
     var added = 0
     var removed = 0
@@ -16,6 +18,10 @@ struct FrameSummary {
     var delta: PixelPoint = .zero
     /// Ratio of the common contacts' mean distance from their centroid, this frame over the last.
     var spreadRatio: Double = 1
+    /// Change of the common contacts' span (twice their mean distance from their centroid; for
+    /// two fingers, their distance) since the last frame (mm). A contact that just landed is in
+    /// no common pair yet, so it never stretches the span: it counts from its first movement.
+    var spanDelta: Millimeters = 0
     /// Mean distance of the fingers down from their centroid (mm).
     var spread: Millimeters = 0
     /// Change of angle (radians, clockwise on screen) of the line through the first two common contacts.
@@ -25,7 +31,7 @@ struct FrameSummary {
     var scale: MillimetersPerPixel = .identity
     /// A palm is on the glass.
     var hasPalm = false
-    /// Position of the first contact of this frame (px); used to hit-test a new sequence.
+    /// Position of the view's first contact in this frame (px): where an edge swipe starts.
     var firstContact: PixelPoint = .zero
     /// The centroid before this frame (where lifted fingers were).
     var previousCentroid: PixelPoint = .zero
@@ -46,6 +52,7 @@ extension FrameSummary {
         var centroid: PixelPoint { p.pointee.centroid }
         var delta: PixelPoint { p.pointee.delta }
         var spreadRatio: Double { p.pointee.spreadRatio }
+        var spanDelta: Millimeters { p.pointee.spanDelta }
         var spread: Millimeters { p.pointee.spread }
         var rotationDelta: Double { p.pointee.rotationDelta }
         var maxTravel: Millimeters { p.pointee.maxTravel }
@@ -54,10 +61,18 @@ extension FrameSummary {
     }
 }
 
-/// Follows the contacts of the current sequence and summarizes each frame. Two buffers are
-/// swapped frame by frame, so steady state allocates nothing.
+/// Which of a frame's contacts a `ContactTracker` follows: those of one region's sequence, or
+/// those a gesture claimed (`Claim`). Asked once per contact per frame.
+protocol ContactView {
+    /// Does the frame's contact at `index` belong to this view?
+    func includes(_ index: Int, _ contact: Contact) -> Bool
+}
+
+/// Follows the contacts of one view (a region's sequence, or one gesture's claimed contacts) and
+/// summarizes each frame over them. Two buffers are swapped frame by frame, so steady state
+/// allocates nothing.
 struct ContactTracker {
-    private struct Tracked {
+    struct Tracked {
         var id: UInt32
         var down: PixelPoint
         var last: PixelPoint
@@ -72,17 +87,41 @@ struct ContactTracker {
     private var current: [Tracked] = []
     private var next: [Tracked] = []
     private(set) var count = 0
+    /// Contacts down after the last frame, palms included.
+    private(set) var present = 0
+    /// Fingers that landed in the last frame.
+    private(set) var landedThisFrame = 0
     private var lastCentroid: PixelPoint = .zero
 
-    init() {
-        current = [Tracked](repeating: .none, count: 16)
+    init(capacity: Int = 16) {
+        current = [Tracked](repeating: .none, count: max(1, capacity))
         next = current
     }
 
-    mutating func reset() { count = 0 }
+    mutating func reset() {
+        count = 0
+        present = 0
+        landedThisFrame = 0
+    }
 
-    /// The summary of `frame`, stamped `time` (the engine's, which never runs backwards).
-    mutating func update(_ frame: TouchFrame, at time: Timestamp) -> FrameSummary {
+    /// The fingers down after the last frame (for a claim taken from this view).
+    var contacts: ArraySlice<Tracked> { current[0..<count] }
+
+    /// A tracker of the given contacts as they are now (where they landed kept): a gesture's
+    /// claim, cut from the view it was seen in.
+    init(claiming tracked: [Tracked]) {
+        self.init(capacity: tracked.count)
+        for (i, t) in tracked.enumerated() { current[i] = t }
+        count = tracked.count
+        present = tracked.count
+        var sum = PixelPoint.zero
+        for t in tracked { sum += t.last }
+        lastCentroid = tracked.isEmpty ? .zero : sum * (1 / Double(tracked.count))
+    }
+
+    /// The summary of `frame` over the contacts `view` includes, stamped `time` (the engine's,
+    /// which never runs backwards).
+    mutating func update<V: ContactView>(_ frame: TouchFrame, at time: Timestamp, view: V) -> FrameSummary {
         var s = FrameSummary(time: time)
         s.scale = frame.scale
         s.previousCentroid = lastCentroid
@@ -97,6 +136,7 @@ struct ContactTracker {
         let previousCount = count
         let scale = frame.scale
         var n = 0
+        var present = 0
         var common = 0
         var prevSum = PixelPoint.zero
         var curSum = PixelPoint.zero
@@ -104,13 +144,19 @@ struct ContactTracker {
         var secondPrev = PixelPoint.zero, secondCur = PixelPoint.zero
         // The largest squared travel; its root is the largest travel (the root is monotonic).
         var maxTravelSquared = 0.0
+        // Safe: both buffers are locals of this call (swapped out of `self` above), so nothing
+        // else can reach them while the pointers live; indices stay below their counts.
         nextBuffer.withUnsafeMutableBufferPointer { next in
             previousBuffer.withUnsafeBufferPointer { all in
                 let current = UnsafeBufferPointer(rebasing: all[0..<previousCount])
                 // Contacts keep their order from frame to frame: the one after the last found
                 // is looked at first.
                 var hint = 0
+                var index = -1
                 for c in frame.contacts {
+                    index += 1
+                    guard view.includes(index, c) else { continue }
+                    present += 1
                     if c.isPalm {
                         s.hasPalm = true
                         continue
@@ -156,15 +202,20 @@ struct ContactTracker {
                 let curC = curSum * (1 / k)
                 s.delta = curC - prevC
                 if common >= 2 {
-                    // The common contacts' mean distance from their centroid, before and now.
+                    // The common contacts' mean distance from their centroid, before and now:
+                    // in px for the ratio, in mm for the span's change.
                     var prevSpread = 0.0, curSpread = 0.0
+                    var prevMM = 0.0, curMM = 0.0
                     for t in down where t.common {
                         prevSpread += (t.previous - prevC).length
                         curSpread += (t.last - curC).length
+                        prevMM += scale.length(t.previous - prevC).value
+                        curMM += scale.length(t.last - curC).value
                     }
                     prevSpread /= k
                     curSpread /= k
                     if prevSpread > 0 && curSpread > 0 { s.spreadRatio = curSpread / prevSpread }
+                    s.spanDelta = Millimeters(2 * (curMM - prevMM) / k)
                     s.rotationDelta = angleBetween(secondPrev - firstPrev, secondCur - firstCur)
                 }
             }
@@ -178,6 +229,7 @@ struct ContactTracker {
             }
         }
         s.count = n
+        s.present = present
         s.removed = previousCount - common
         s.maxTravel = Millimeters(maxTravelSquared.squareRoot())
         s.centroid = lastCentroid
@@ -185,6 +237,8 @@ struct ContactTracker {
         current = nextBuffer
         next = previousBuffer
         count = n
+        self.present = present
+        landedThisFrame = s.added
         return s
     }
 }

@@ -14,6 +14,10 @@ public struct GestureEvent: Hashable, Sendable {
     /// configuration numbered `generation` (see `Engine.configurationGeneration`).
     public var gesture: Int = 0
     public var generation: Int = 0
+    /// The sequence the gesture belongs to: numbered as sequences start, one per region (a
+    /// region's sequence runs from the first contact landing in it, or in a region nested in
+    /// it, to the last of them lifting). Gestures of one sequence saw the same contacts.
+    public var sequence: Int = 0
     public var fingers: Int = 0
     public var time: Timestamp
     /// Centroid of the gesture's fingers, screen pixels.

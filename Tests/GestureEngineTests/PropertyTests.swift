@@ -339,7 +339,7 @@ enum TargetedTimelines {
 @Suite struct AnomalyCounterTests {
     @Test func arena_aSecondDecision_isCountedNotIgnored() {
         var arena = Arena(gestureCount: 2)
-        arena.arm(0, round: 1)
+        arena.arm(0, round: 1, region: 0, firstSerial: 1)
         arena.decide(0, .accepted)
         #expect(arena.violations == 0)
         arena.decide(0, .rejected)

@@ -44,17 +44,23 @@ enum ContinuousLifecycle<Tracking, Shape> {
     }
 
     /// The transitions every continuous recognizer shares after its deciding state; each kind adds
-    /// its own for `idle` and the deciding state.
-    static func sharedTransitions(tracking: RecognizerStateName) -> [TransitionRow] {
-        [
-(.ready, .contactBegan, .ready), (.ready, .contactReplaced, .ready), (.ready, .contactMoved, .ready), (.ready, .contactEnded, .ready),
+    /// its own for `idle` and the deciding state. A kind of a fixed finger count (`fixedFingers`)
+    /// claims its contacts when it begins (`Engine.claimContacts`), so while active it never sees
+    /// a contact land; `endsAtAnyLift` for one that ends when any of them lifts.
+    static func sharedTransitions(
+        tracking: RecognizerStateName, fixedFingers: Bool = false, endsAtAnyLift: Bool = false
+    ) -> [TransitionRow] {
+        var rows: [TransitionRow] = [
+            (.ready, .contactBegan, .ready), (.ready, .contactReplaced, .ready), (.ready, .contactMoved, .ready), (.ready, .contactEnded, .ready),
             (.ready, .contactEnded, .readyLifted),
             (.ready, .accepted, .active), (.readyLifted, .accepted, .ended),
-            (.active, .contactBegan, .active), (.active, .contactReplaced, .active), (.active, .contactMoved, .active),
-            (.active, .contactEnded, .active), (.active, .contactEnded, .ended),
+            (.active, .contactMoved, .active), (.active, .contactEnded, .ended),
             (tracking, .rejected, .failed), (.ready, .rejected, .failed),
             (.readyLifted, .rejected, .failed), (.active, .rejected, .failed),
         ]
+        if !fixedFingers { rows += [(.active, .contactBegan, .active), (.active, .contactReplaced, .active)] }
+        if !endsAtAnyLift { rows.append((.active, .contactEnded, .active)) }
+        return rows
     }
 }
 

@@ -36,7 +36,7 @@ struct EdgeSwipeRecognizer: ContinuousRecognizer {
             (.tracking, .contactMoved, .tracking), (.tracking, .contactReplaced, .tracking), (.tracking, .contactMoved, .ready),
             (.tracking, .contactMoved, .failed), (.tracking, .contactEnded, .failed),
             (.tracking, .contactEnded, .tracking),
-        ] + ContinuousLifecycle<Drag, Drag>.sharedTransitions(tracking: .tracking)
+        ] + ContinuousLifecycle<Drag, Drag>.sharedTransitions(tracking: .tracking, fixedFingers: true)
 
 
     var deadline: Timestamp? { nil }

@@ -28,7 +28,8 @@ struct LongPressRecognizer: ContinuousRecognizer {
             (.pressing, .contactReplaced, .pressing),
             (.pressing, .contactEnded, .failed), (.pressing, .deadline, .ready),
             (.pressing, .deadline, .failed),
-        ] + ContinuousLifecycle<Press, PixelPoint>.sharedTransitions(tracking: .pressing)
+        ] + ContinuousLifecycle<Press, PixelPoint>.sharedTransitions(
+            tracking: .pressing, fixedFingers: true, endsAtAnyLift: true)
 
 
     var deadline: Timestamp? {

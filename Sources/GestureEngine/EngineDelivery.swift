@@ -1,0 +1,119 @@
+/// The engine's hands: an input to one recognizer, the arena's decisions carried out, claims
+/// taken, and what a recognizer emits stamped with its instance, sequence and drag offset.
+extension Engine {
+    func isLive(_ g: Int) -> Bool {
+        guard arena.contains(g) else { return false }
+        switch arena.decision[g] {
+        case .undecided: return true
+        case .accepted: return bank.status(g) == .active
+        case .rejected: return false
+        }
+    }
+
+    mutating func deliver(_ input: RecognizerInput, to g: Int, into out: inout [GestureEvent]) {
+        let before = transitionLog == nil ? nil : bank.look(g).stateName
+        let first = out.count
+        let (wasFailed, status) = bank.handle(g, input, into: &out)
+        if let before {
+            let after = bank.look(g)
+            log(g, before, input.name, after.stateName, after.failure, at: input.time)
+        }
+        if out.count > first { stamp(from: first, g, &out) }
+        guard status == .failed else { return }
+        if !wasFailed, case .invalidInput? = bank.look(g).failure { invalidInputs += 1 }
+        if arena.isUndecided(g) {
+            arena.decide(g, .rejected)
+            arenaViolations = arena.violations
+        }
+    }
+
+    /// Applies the arena's decisions: each winner it returns is told `accepted` (and fires), each
+    /// member its firing rules out is told `rejected`; then the arena is asked again, until a
+    /// whole pass decides nothing.
+    mutating func resolve(at time: Timestamp, into out: inout [GestureEvent]) {
+        // Nothing changed since the last pass, which fired everything it could.
+        guard bank.moved || arena.moved else { return }
+        var changed = true
+        while changed {
+            changed = false
+            var from = 0
+            while let (g, next) = arena.fireNext(
+                from: from, bank: bank, policy: configuration.policy, sequences: sequences, losers: &losers)
+            {
+                from = next
+                changed = true
+                let before = transitionLog == nil ? nil : bank.look(g).stateName
+                instance[g] = nextID
+                nextID += 1
+                let first = out.count
+                _ = bank.handle(g, .accepted(time), into: &out)
+                if let before { log(g, before, .accepted, bank.look(g).stateName, nil, at: time) }
+                if out.count > first { stamp(from: first, g, &out) }
+                for o in losers { reject(o, at: time, because: .lostTo(g), into: &out) }
+                losers.removeAllKeepingCapacity()
+            }
+        }
+    }
+
+    mutating func reject(_ g: Int, at time: Timestamp, because reason: FailReason, into out: inout [GestureEvent]) {
+        let before = transitionLog == nil ? nil : bank.look(g).stateName
+        let first = out.count
+        _ = bank.handle(g, .rejected(time, reason), into: &out)
+        if let before { log(g, before, .rejected, bank.look(g).stateName, reason, at: time) }
+        if out.count > first { stamp(from: first, g, &out) }
+        if case .invalidInput = reason { invalidInputs += 1 }
+        // An accepted gesture cancelled later (a palm, lost events) was decided already.
+        if arena.isUndecided(g) {
+            arena.decide(g, .rejected)
+            arenaViolations = arena.violations
+        }
+    }
+
+    // MARK: - Claims
+
+    /// A running gesture claims its fingers: one of a fixed count (a long press, an edge swipe,
+    /// `fingers = N`) when it begins, one of a range (pan, pinch) once it has its most
+    /// (`max_fingers`). From then on it follows only those, so a finger that lands later for
+    /// something else never moves its centroid, its finger count or its end. Kept to the end
+    /// of its round.
+    mutating func claimContacts() {
+        for g in arena.members where arena.decision[g] == .accepted && !sequences.hasClaim(g) && bank.status(g) == .active {
+            let r = regionOf[g]
+            let spec = configuration.gestures[g].spec
+            let most = spec.maxFingers
+            guard spec.minFingers == most || sequences.fingers(in: r) >= most else { continue }
+            guard sequences.claim(g, in: r, most: most) else { continue }
+            claimed.append(g)
+        }
+    }
+
+    mutating func releaseClaim(_ g: Int) {
+        guard sequences.hasClaim(g) else { return }
+        sequences.releaseClaim(g)
+        if let i = claimed.firstIndex(of: g) { claimed.remove(at: i) }
+    }
+
+    // MARK: - Output
+
+    /// Stamps what recognizer `g` just appended to `out` (from index `first`).
+    mutating func stamp(from first: Int, _ g: Int, _ out: inout [GestureEvent]) {
+        var i = first
+        while i < out.count {
+            out[i].id = instance[g]
+            out[i].gesture = g
+            out[i].generation = configurationGeneration
+            out[i].sequence = sequenceOf[g]
+            drags.apply(to: &out[i], region: regionOf[g], configuration)
+            i += 1
+        }
+    }
+
+    mutating func log(
+        _ g: Int, _ from: RecognizerStateName, _ input: RecognizerInputName, _ to: RecognizerStateName,
+        _ reason: FailReason?, at time: Timestamp
+    ) {
+        guard transitionLog != nil else { return }
+        guard from != to || input == .accepted || input == .rejected || logsSelfLoops else { return }
+        transitionLog!.append(Transition(time: time, gesture: g, from: from, input: input, to: to, reason: to == .failed ? reason : nil))
+    }
+}

@@ -1,0 +1,280 @@
+/// Which contacts belong to which sequences, by UIKit's hit-testing rule: each contact is
+/// hit-tested once, where it lands, to its innermost region (`CompiledConfiguration.hitTest`), and
+/// a region's *sequence* holds the contacts that landed in it or in a region nested in it, from
+/// the first of them down to the last of them up. So regions side by side have sequences of
+/// their own, and a parent region's sequence holds the contacts of all its children.
+///
+/// Each frame, `read` summarizes it once per region it concerns (a `ContactTracker` per region,
+/// made on first use and kept) and once per gesture that claimed its own contacts (`claim`);
+/// the engine delivers each gesture the summary of its own view. The bound on live sequences is
+/// one per region, and the contacts it follows are the panel's (at most 64 slots).
+struct SequenceTable {
+    /// A contact that is down: where it was hit-tested, and when it landed (a serial, in order).
+    private struct Landed {
+        var id: UInt32
+        var leaf: Int32
+        var serial: UInt64
+        var matched: Bool
+        static let none = Landed(id: 0, leaf: -1, serial: 0, matched: false)
+    }
+
+    private let configuration: CompiledConfiguration
+    private let parents: [Int]
+    private let hasGestures: [Bool]
+    let tree: RegionTree
+
+    // Per region.
+    private var trackers: [ContactTracker?]
+    /// Contacts (palms included) down in the region or a region nested in it, after the last frame.
+    private(set) var present: [Int]
+    /// The serial of the last contact that landed in the region or a region nested in it.
+    private(set) var lastLanded: [UInt64]
+    /// The arena round and the sequence number of the region's current (or last) sequence.
+    private(set) var round: [Int]
+    private(set) var sequenceID: [Int]
+    /// A palm came down in the region's sequence: it is ignored until its contacts are all up.
+    var poisoned: [Bool]
+    private var stamp: [UInt32]
+    private var roundStamp: [UInt32]
+    /// For a region the last frame concerns: its place in `active` and the summaries.
+    private var slot: [Int]
+
+    // Per gesture: the contacts it claimed, once it stopped taking new ones (see `Engine.claim`).
+    private var claims: [ContactTracker?]
+    private var claimIDs: [[UInt32]]
+    private var claimSlot: [Int]
+
+    // Per contact.
+    private var landed: [Landed] = []
+    private var scratch: [Landed] = []
+    private(set) var contactCount = 0
+    /// Per contact of the last frame, in its order: the region it was hit-tested to (-1: none).
+    private var leaves: [Int32] = []
+    private var nextSerial: UInt64 = 1
+    /// The serial the first contact landing in the last frame got (or will get): a gesture armed
+    /// at this frame sees the contacts from this serial on.
+    private(set) var firstSerialOfFrame: UInt64 = 1
+    private var nextRound = 0
+    private var nextSequence = 0
+    private var frameStamp: UInt32 = 0
+
+    /// The regions with gestures that the last frame concerns (a contact of theirs is down or
+    /// lifted), innermost first along each contact's path.
+    private(set) var active: [Int] = []
+
+    init(_ c: CompiledConfiguration) {
+        configuration = c
+        let n = c.regions.count
+        parents = c.regions.map { $0.parent ?? -1 }
+        hasGestures = c.regions.map { !$0.gestures.isEmpty }
+        tree = c.nesting
+        trackers = [ContactTracker?](repeating: nil, count: n)
+        present = [Int](repeating: 0, count: n)
+        lastLanded = [UInt64](repeating: 0, count: n)
+        round = [Int](repeating: 0, count: n)
+        sequenceID = [Int](repeating: 0, count: n)
+        poisoned = [Bool](repeating: false, count: n)
+        stamp = [UInt32](repeating: 0, count: n)
+        roundStamp = [UInt32](repeating: 0, count: n)
+        slot = [Int](repeating: 0, count: n)
+        claims = [ContactTracker?](repeating: nil, count: c.gestures.count)
+        claimIDs = [[UInt32]](repeating: [], count: c.gestures.count)
+        claimSlot = [Int](repeating: 0, count: c.gestures.count)
+        landed.reserveCapacity(16)
+        scratch.reserveCapacity(16)
+        active.reserveCapacity(n)
+    }
+
+    /// The numbering of rounds and sequences goes on across configurations.
+    mutating func continueNumbering(from other: SequenceTable) {
+        nextSerial = other.nextSerial
+        nextRound = other.nextRound
+        nextSequence = other.nextSequence
+    }
+
+    /// Did the last frame concern region `r`?
+    func isActive(_ r: Int) -> Bool { stamp[r] == frameStamp }
+
+    /// Where region `r`'s summary is in the buffer `read` filled (valid when `isActive(r)`).
+    func summarySlot(ofRegion r: Int) -> Int { slot[r] }
+
+    /// Where gesture `g`'s own summary is (valid when it has claimed its contacts).
+    func summarySlot(ofClaim g: Int) -> Int { claimSlot[g] }
+
+    func hasClaim(_ g: Int) -> Bool { claims[g] != nil }
+
+    /// Fingers (palms excluded) down in region `r`'s sequence after the last frame.
+    func fingers(in r: Int) -> Int { trackers[r]?.count ?? 0 }
+
+    // MARK: - Reading a frame
+
+    /// Hit-tests the frame's new contacts, then summarizes it for every region it concerns and
+    /// for every gesture in `claimed`, into `summaries` (regions first, in `active` order).
+    mutating func read(_ frame: TouchFrame, at time: Timestamp, claimed: [Int], into summaries: inout [FrameSummary]) {
+        frameStamp &+= 1
+        if frameStamp == 0 {
+            for r in stamp.indices { stamp[r] = 0; roundStamp[r] = 0 }
+            frameStamp = 1
+        }
+        active.removeAllKeepingCapacity()
+        summaries.removeAllKeepingCapacity()
+        classify(frame)
+        let view = RegionView(leaves: leaves, tree: tree)
+        for r in active {
+            var view = view
+            view.region = r
+            if trackers[r] == nil { trackers[r] = ContactTracker() }
+            let s = trackers[r]!.update(frame, at: time, view: view)
+            present[r] = s.present
+            slot[r] = summaries.count
+            summaries.append(s)
+        }
+        for g in claimed {
+            guard claims[g] != nil else { continue }
+            claimSlot[g] = summaries.count
+            summaries.append(claims[g]!.update(frame, at: time, view: ClaimView(ids: claimIDs[g])))
+        }
+    }
+
+    /// Matches the frame's contacts with those down before (new ones are hit-tested and given a
+    /// serial), and marks the regions of the contacts down and of those that lifted.
+    private mutating func classify(_ frame: TouchFrame) {
+        firstSerialOfFrame = nextSerial
+        let n = frame.contacts.count
+        if leaves.count < n { leaves += [Int32](repeating: -1, count: n - leaves.count) }
+        scratch.removeAllKeepingCapacity()
+        var hint = 0
+        var index = 0
+        for c in frame.contacts {
+            var i = hint < contactCount && landed[hint].id == c.id ? hint : -1
+            if i < 0 {
+                var k = 0
+                while k < contactCount {
+                    if landed[k].id == c.id {
+                        i = k
+                        break
+                    }
+                    k += 1
+                }
+            }
+            var entry: Landed
+            if i >= 0 {
+                hint = i + 1
+                landed[i].matched = true
+                entry = landed[i]
+                entry.matched = false
+            } else {
+                entry = Landed(id: c.id, leaf: Int32(configuration.hitTest(c.position) ?? -1), serial: nextSerial, matched: false)
+                nextSerial += 1
+                noteLanding(entry)
+            }
+            leaves[index] = entry.leaf
+            index += 1
+            scratch.append(entry)
+            mark(entry.leaf)
+        }
+        for k in 0..<contactCount where !landed[k].matched { mark(landed[k].leaf) }
+        swap(&landed, &scratch)
+        contactCount = n
+    }
+
+    /// A new contact: the regions on its path note it as their latest.
+    private mutating func noteLanding(_ e: Landed) {
+        var r = Int(e.leaf)
+        while r >= 0 {
+            lastLanded[r] = e.serial
+            r = parents[r]
+        }
+    }
+
+    /// Marks `leaf` and the regions it is nested in as concerned by this frame.
+    private mutating func mark(_ leaf: Int32) {
+        var r = Int(leaf)
+        while r >= 0 && stamp[r] != frameStamp {
+            stamp[r] = frameStamp
+            if hasGestures[r] { active.append(r) }
+            r = parents[r]
+        }
+    }
+
+    // MARK: - Sequences and rounds
+
+    /// Region `r`'s sequence starts with this frame: it gets a new sequence number and its round,
+    /// which it shares with the sequences of the regions it is nested in that hold contacts now
+    /// (the outermost of them decides: its round goes on, or starts anew with this frame).
+    mutating func startSequence(_ r: Int) {
+        var root = r
+        var p = parents[r]
+        while p >= 0 {
+            if hasGestures[p] && stamp[p] == frameStamp && present[p] > 0 { root = p }
+            p = parents[p]
+        }
+        if roundStamp[root] != frameStamp && (root == r || startsNow(root)) {
+            nextRound += 1
+            round[root] = nextRound
+            roundStamp[root] = frameStamp
+        }
+        round[r] = round[root]
+        roundStamp[r] = frameStamp
+        nextSequence += 1
+        sequenceID[r] = nextSequence
+    }
+
+    /// Does region `r`'s sequence start with this frame (every finger of it new)?
+    private func startsNow(_ r: Int) -> Bool {
+        guard let t = trackers[r], isActive(r) else { return false }
+        return t.count > 0 && t.landedThisFrame == t.count
+    }
+
+    // MARK: - Claims
+
+    /// Gesture `g` (of region `r`) keeps the fingers down in `r` now as its own, at most `most`
+    /// of them: from now on its summary follows only them.
+    mutating func claim(_ g: Int, in r: Int, most: Int) -> Bool {
+        guard let t = trackers[r], t.count > 0 else { return false }
+        let own = Array(t.contacts.prefix(max(1, most)))
+        claims[g] = ContactTracker(claiming: own)
+        claimIDs[g] = own.map(\.id)
+        return true
+    }
+
+    mutating func releaseClaim(_ g: Int) {
+        guard claims[g] != nil else { return }
+        claims[g] = nil
+        claimIDs[g] = []
+    }
+
+    /// Events were lost or the device went away: no contact is down, no sequence runs.
+    mutating func reset() {
+        for r in trackers.indices {
+            trackers[r]?.reset()
+            present[r] = 0
+            poisoned[r] = false
+        }
+        for g in claims.indices { releaseClaim(g) }
+        contactCount = 0
+        active.removeAllKeepingCapacity()
+        frameStamp &+= 1
+    }
+}
+
+/// The contacts of one region's sequence: those hit-tested to it or to a region nested in it.
+struct RegionView: ContactView {
+    let leaves: [Int32]
+    let tree: RegionTree
+    var region = 0
+
+    @inline(__always)
+    func includes(_ index: Int, _ contact: Contact) -> Bool {
+        let leaf = leaves[index]
+        return leaf >= 0 && tree.isAncestor(region, of: Int(leaf))
+    }
+}
+
+/// The contacts a gesture claimed.
+struct ClaimView: ContactView {
+    let ids: [UInt32]
+
+    @inline(__always)
+    func includes(_ index: Int, _ contact: Contact) -> Bool { ids.contains(contact.id) }
+}
