@@ -231,7 +231,10 @@ import Testing
 /// another's failure while its fingers change, and a frame that lifts one finger and moves another.
 enum TargetedTimelines {
     static func all() -> [(GestureKind, [Transition])] {
-        [heldBehindASlowTap(), pinchBehindAFourFingerTap(), edgeSwipeActiveThenPalm(), edgeSwipeBehindASlowTap(), panReadyAtALift()]
+        [
+            heldBehindASlowTap(), pinchBehindAFourFingerTap(), edgeSwipeActiveThenPalm(), edgeSwipeBehindASlowTap(), panReadyAtALift(),
+            pinchReadyAsAFingerLands(), pinchReadyAsAFingerLifts(),
+        ]
     }
 
     /// Plays `script` on a region of `gestures` with every transition logged.
@@ -329,6 +332,34 @@ enum TargetedTimelines {
             t.wait(.milliseconds(10))
             t.contacts.removeAll { $0.id == 2 }
             t.contacts[0].position.x += 10
+            t.send()
+            t.upAll()
+        })
+    }
+
+    /// Two fingers rest; in one frame a third lands while the two spread past the slop
+    /// (pinch tracking → ready on contactBegan: the span is measured over the two that stayed).
+    static func pinchReadyAsAFingerLands() -> (GestureKind, [Transition]) {
+        rows(.pinch, play([GestureSpec(.pinch, fingers: 2, maxFingers: 3)]) { t in
+            t.down([(1, (400, 400)), (2, (500, 400))])
+            t.wait(.milliseconds(10))
+            t.contacts[0].position.x -= 10
+            t.contacts[1].position.x += 10
+            t.contacts.append(Contact(id: 3, position: PixelPoint(x: 450, y: 600)))
+            t.send()
+            t.upAll()
+        })
+    }
+
+    /// Three fingers rest; in one frame one lifts while the other two spread past the slop
+    /// (pinch tracking → ready on contactEnded).
+    static func pinchReadyAsAFingerLifts() -> (GestureKind, [Transition]) {
+        rows(.pinch, play([GestureSpec(.pinch, fingers: 2, maxFingers: 3)]) { t in
+            t.down([(1, (400, 400)), (2, (500, 400)), (3, (450, 600))])
+            t.wait(.milliseconds(10))
+            t.contacts.removeAll { $0.id == 3 }
+            t.contacts[0].position.x -= 10
+            t.contacts[1].position.x += 10
             t.send()
             t.upAll()
         })

@@ -14,6 +14,8 @@ struct PanRecognizer: ContinuousRecognizer {
         var translation: PixelPoint
         var fingers: Int
         var lock: AxisLock
+        /// How much the fingers' span changed while deciding (mm; see `FrameSummary.spanDelta`).
+        var spanChange: Double
     }
 
     /// The axis lock is a decision taken once per sequence, as SwiftUI's and UIScrollView's
@@ -118,12 +120,14 @@ struct PanRecognizer: ContinuousRecognizer {
     mutating func begin(_ s: FrameSummary.Ref) -> ContinuousLifecycle<Tracking, Drag> {
         tracker.reset()
         tracker.add(s.time, .zero)
-        return .tracking(Tracking(startAt: s.time, translation: .zero, fingers: s.count, lock: axis == .free ? .won : .undecided))
+        return .tracking(
+            Tracking(startAt: s.time, translation: .zero, fingers: s.count, lock: axis == .free ? .won : .undecided, spanChange: 0))
     }
 
     mutating func track(_ k0: Tracking, _ s: FrameSummary.Ref) -> ContinuousLifecycle<Tracking, Drag> {
         var k = k0
         k.translation += s.delta
+        k.spanChange += s.spanDelta.value
         k.fingers = s.count
         tracker.add(s.time, k.translation)
         if k.lock == .undecided { k.lock = decideLock(k.translation, s.scale) }
@@ -133,7 +137,11 @@ struct PanRecognizer: ContinuousRecognizer {
         if s.count < minFingers {
             return s.time >= k.startAt.after(thresholds.ns.fingerSettle) ? .failed(.tooFewFingers) : .tracking(k)
         }
-        if k.lock == .won && travel(k.translation, s.scale) >= thresholds.panSlop {
+        // Several fingers pan when they move together: not while their span changes more than
+        // they travel (a zoom with one finger anchored moves the centroid half as far as the
+        // fingers' distance changes; that is a pinch's).
+        let travelled = travel(k.translation, s.scale)
+        if k.lock == .won && travelled >= thresholds.panSlop && (s.count < 2 || travelled.value >= abs(k.spanChange)) {
             return .ready(Drag(translation: k.translation, fingers: s.count, position: s.centroid))
         }
         return .tracking(k)

@@ -13,10 +13,13 @@ struct PinchRecognizer: ContinuousRecognizer {
         var position: PixelPoint = .zero
     }
 
-    /// While deciding: when it started, and the shape so far.
+    /// While deciding: when it started, the shape so far, how far the centroid travelled (px)
+    /// and how much the fingers' span changed (mm), over the same contacts frame to frame.
     struct Tracking {
         var startAt: Timestamp
         var shape: Shape
+        var translation: PixelPoint
+        var spanChange: Double
     }
 
     var state = ContinuousLifecycle<Tracking, Shape>.idle
@@ -37,6 +40,9 @@ struct PinchRecognizer: ContinuousRecognizer {
             (.tracking, .contactEnded, .tracking), (.tracking, .contactEnded, .ready),
             (.tracking, .contactEnded, .failed),
             (.tracking, .deadline, .failed),
+            // Ready and left with fewer than its fingers, it waits for the arena while the rest stay down.
+            (.readyLifted, .contactBegan, .readyLifted), (.readyLifted, .contactMoved, .readyLifted),
+            (.readyLifted, .contactEnded, .readyLifted), (.readyLifted, .contactReplaced, .readyLifted),
         ] + ContinuousLifecycle<Tracking, Shape>.sharedTransitions(tracking: .tracking)
 
 
@@ -67,20 +73,26 @@ struct PinchRecognizer: ContinuousRecognizer {
     }
 
     func begin(_ s: FrameSummary.Ref) -> ContinuousLifecycle<Tracking, Shape> {
-        .tracking(Tracking(startAt: s.time, shape: follow(Shape(), s)))
+        .tracking(Tracking(startAt: s.time, shape: follow(Shape(), s), translation: .zero, spanChange: 0))
     }
 
     func track(_ k0: Tracking, _ s: FrameSummary.Ref) -> ContinuousLifecycle<Tracking, Shape> {
         var k = k0
         k.shape = follow(k.shape, s)
+        k.translation += s.delta
+        k.spanChange += s.spanDelta.value
         if s.count == 0 { return .failed(.liftedTooSoon) }
         if s.count > maxFingers { return .failed(.tooManyFingers) }
         if s.count < minFingers {
             return s.time >= k.startAt.after(thresholds.ns.fingerSettle) ? .failed(.tooFewFingers) : .tracking(k)
         }
-        let spanChange = s.spread.value * abs(1 - 1 / k.shape.scale)
+        // The slop is on the fingers' mean distance from their centroid (half the span). A pinch
+        // also needs the span to change more than the centroid travels: fingers moving together
+        // with some spread are a pan's (`PanRecognizer.track` holds the same line).
+        let span = abs(k.spanChange)
+        let spread = span / 2 >= thresholds.pinchSlop.value && span > s.scale.length(k.translation).value
         let turned = abs(k.shape.rotation) * Self.degreesPerRadian
-        if spanChange >= thresholds.pinchSlop.value || turned >= thresholds.rotationSlop { return .ready(k.shape) }
+        if spread || turned >= thresholds.rotationSlop { return .ready(k.shape) }
         return .tracking(k)
     }
 
