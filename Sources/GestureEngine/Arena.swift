@@ -131,7 +131,7 @@ struct Arena {
         while i < members.count {
             let g = members[i]
             i += 1
-            guard decision[g] == .undecided, bank.status(g) == .ready, !isBlocked(g, by: policy, sequences) else {
+            guard decision[g] == .undecided, bank.status(g).isReady, !isBlocked(g, by: policy, sequences) else {
                 continue
             }
             decision[g] = .accepted

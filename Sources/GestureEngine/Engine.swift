@@ -180,7 +180,8 @@ public struct Engine {
             guard p.pointee.count > 0 && p.pointee.added == p.pointee.count && p.pointee.removed > 0 else { continue }
             p.pointee.removed = 0
             replaced = true
-            for g in configuration.regions[r].gestures where arena.isUndecided(g) && !sequences.hasClaim(g) {
+            for g in configuration.regions[r].gestures
+            where arena.isUndecided(g) && !sequences.hasClaim(g) && bank.status(g) != .readyLifted {
                 deliver(.frame(UnsafePointer(p)), to: g, into: &out)
             }
         }
@@ -211,7 +212,7 @@ public struct Engine {
             let g = arena.open[k]
             k += 1
             let r = regionOf[g]
-            guard isLive(g), sequences.isActive(r), !sequences.poisoned[r] else { continue }
+            guard isLive(g), sequences.isActive(r), !sequences.poisoned[r], bank.status(g) != .readyLifted else { continue }
             if sequences.hasClaim(g) {
                 deliver(.frame(UnsafePointer(base + sequences.summarySlot(ofClaim: g))), to: g, into: &out)
                 continue
@@ -261,7 +262,7 @@ public struct Engine {
         advance(to: time, into: &out)
         let t = max(time, now)
         for g in arena.members where isLive(g) {
-            let complete = configuration.gestures[g].spec.kind.isDiscrete && bank.status(g) == .ready
+            let complete = configuration.gestures[g].spec.kind.isDiscrete && bank.status(g).isReady
             if !complete { reject(g, at: t, because: .deviceRemoved, into: &out) }
         }
         resolve(at: t, into: &out)
@@ -291,10 +292,9 @@ public struct Engine {
             bank.reset(g)
             arena.arm(g, round: sequences.round[r], region: r, firstSerial: sequences.firstSerialOfFrame)
             sequenceOf[g] = sequences.sequenceID[r]
-            if let taker = runningGesture(over: r, against: g) {
+            deliver(.frame(p), to: g, into: &out)
+            if arena.isUndecided(g), let taker = runningGesture(over: r, against: g) {
                 reject(g, at: time, because: .lostTo(taker), into: &out)
-            } else {
-                deliver(.frame(p), to: g, into: &out)
             }
         }
     }

@@ -133,11 +133,17 @@ enum RecognizerStatus: Equatable {
     case possible
     /// Wants to fire (begin or be recognized) and waits for the arena.
     case ready
+    /// As `ready`, with its fingers lifted: it takes no more frames (a new sequence in its
+    /// region is not its), only the arena's word.
+    case readyLifted
     /// Accepted and still running (a continuous gesture between began and ended).
     case active
     /// Accepted and done.
     case finished
     case failed
+
+    /// Waits for the arena to fire it.
+    var isReady: Bool { self == .ready || self == .readyLifted }
 }
 
 /// A recognizer is a value with a private state machine. It owns no timer and calls no one:

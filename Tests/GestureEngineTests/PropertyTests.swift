@@ -10,6 +10,7 @@ import Testing
         ("list", EngineConfiguration(screen: PixelRect(x: 0, y: 0, width: 1000, height: 1000), regions: ArbitrationTests.list + [RegionSpec(name: "extra", rect: PixelRect(x: 0, y: 600, width: 400, height: 400), gestures: EngineConfiguration.standardGestures())])),
         ("photo", EngineConfiguration(screen: PixelRect(x: 0, y: 0, width: 1000, height: 1000), regions: ArbitrationTests.photo + ArbitrationTests.nestedTaps(parentPriority: .simultaneous))),
         ("fingers", EngineConfiguration(screen: PixelRect(x: 0, y: 0, width: 1000, height: 1000), regions: [RegionSpec(name: "all", gestures: fingers)])),
+        ("table", table),
     ]
 
     /// Gestures of several fingers, and gestures kept waiting (ready) behind another's failure,
@@ -116,46 +117,112 @@ import Testing
                 kindsSeen.insert(e.kind.rawValue)
                 if e.phase == .cancelled { cancelled += 1 }
             }
+            Self.checkPromises(config, seed: seed, t, transitions)
+        }
+    }
 
-            // Deterministic: the same input gives the same output.
-            let (again, _) = Self.play(config, seed: seed)
-            #expect(again.events == t.events, "seed \(seed): output differs between runs")
+    /// Several sequences at once: random hands over sibling regions under a parent, and over
+    /// random region trees (random rectangles, so random nesting and overlaps, with random
+    /// gestures), keep every promise too; and sequences do run side by side.
+    @Test func randomRegionTrees_keepEveryPromise() {
+        var overlapping = 0
+        for seed in UInt64(1)...80 {
+            let config = seed <= 20 ? Self.table : Self.randomTree(seed: seed)
+            let (t, transitions) = Self.play(config, seed: seed)
+            Self.checkPromises(config, seed: seed, t, transitions)
+            overlapping += Self.sequencesSideBySide(t.events)
+        }
+        #expect(overlapping > 0, "no two sequences ever ran at once")
+    }
 
-            // Balanced: every instance is one recognized, or began…changed…one ended/cancelled.
-            var byID: [UInt64: [GestureEvent]] = [:]
-            var order: [UInt64] = []
-            for e in t.events {
-                if byID[e.id] == nil { order.append(e.id) }
-                byID[e.id, default: []].append(e)
+    /// A table with two-finger gestures over two halves with the standard gestures.
+    static var table: EngineConfiguration {
+        var both = GestureSpec(.pan, name: "both", fingers: 2)
+        both.priority = .high
+        var halves = RealHandsTests.halves
+        halves.insert(RegionSpec(name: "table", gestures: [both, GestureSpec(.tap, name: "tap2", fingers: 2)]), at: 0)
+        return EngineConfiguration(screen: PixelRect(x: 0, y: 0, width: 1000, height: 1000), regions: halves)
+    }
+
+    /// Two to six random rectangles, each with two to five gestures drawn from the standard set
+    /// and `fingers`, with random priorities.
+    static func randomTree(seed: UInt64) -> EngineConfiguration {
+        var rng = SplitMix64(seed: seed &* 7919)
+        let pool = EngineConfiguration.standardGestures() + fingers
+        var regions: [RegionSpec] = []
+        for i in 0..<Int.random(in: 2...6, using: &rng) {
+            let x = Double(Int.random(in: 0...6, using: &rng)) * 100, y = Double(Int.random(in: 0...6, using: &rng)) * 100
+            let w = Double(Int.random(in: 2...10, using: &rng)) * 100, h = Double(Int.random(in: 2...10, using: &rng)) * 100
+            let rect = PixelRect(x: x, y: y, width: min(w, 1000 - x), height: min(h, 1000 - y))
+            var gestures: [GestureSpec] = []
+            for _ in 0..<Int.random(in: 2...5, using: &rng) {
+                var g = pool[Int.random(in: 0..<pool.count, using: &rng)]
+                guard !gestures.contains(where: { $0.name == g.name }) else { continue }
+                // Rules name gestures of the region; drop those that name one it lacks.
+                g.requiresFailureOf = []
+                g.simultaneousWith = []
+                g.priority = [.normal, .high, .simultaneous][Int.random(in: 0..<3, using: &rng)]
+                gestures.append(g)
             }
-            #expect(order == order.sorted(), "seed \(seed): ids are not unique per instance")
-            for (id, events) in byID {
-                let phases = events.map(\.phase)
-                if events[0].kind.isDiscrete {
-                    #expect(phases == [.recognized], "seed \(seed) id \(id): \(phases)")
-                } else {
-                    let terminal = phases.filter { $0 == .ended || $0 == .cancelled }.count
-                    #expect(phases.first == .began && terminal == 1 && (phases.last == .ended || phases.last == .cancelled),
-                        "seed \(seed) id \(id): \(phases)")
-                    #expect(phases.dropFirst().dropLast().allSatisfy { $0 == .changed }, "seed \(seed) id \(id): \(phases)")
-                }
-            }
-            // Time runs forward.
-            #expect(zip(t.events, t.events.dropFirst()).allSatisfy { $0.time <= $1.time }, "seed \(seed)")
-            // Idle after the last lift: nothing pending, every recognizer back to rest.
-            #expect(t.engine.isIdle, "seed \(seed): engine not idle after the last lift")
-            #expect(t.engine.nextDeadline == nil, "seed \(seed): a deadline is still pending")
+            regions.append(RegionSpec(name: "r\(i)", rect: i == 0 && Bool.random(using: &rng) ? nil : rect, gestures: gestures))
+        }
+        return EngineConfiguration(screen: PixelRect(x: 0, y: 0, width: 1000, height: 1000), regions: regions)
+    }
 
-            // No impossible (state, input) pair, no decision taken twice.
-            #expect(t.engine.invalidInputs == 0 && t.engine.arenaViolations == 0, "seed \(seed)")
-
-            // Every transition the code made is in its recognizer's table.
-            for tr in transitions {
-                let kind = t.engine.configuration.gestures[tr.gesture].spec.kind
-                let table = RecognizerBank.transitions(of: kind)
-                let known = table.contains { $0.from == tr.from && $0.input == tr.input && $0.to == tr.to }
-                #expect(known, "seed \(seed): \(kind.rawValue) \(tr.from) --\(tr.input)--> \(tr.to) is not in its table")
+    /// How many times an event of one sequence came while another sequence had a gesture under way.
+    static func sequencesSideBySide(_ events: [GestureEvent]) -> Int {
+        var running: [UInt64: Int] = [:]  // instance id -> sequence
+        var count = 0
+        for e in events {
+            if running.values.contains(where: { $0 != e.sequence }) { count += 1 }
+            switch e.phase {
+            case .began: running[e.id] = e.sequence
+            case .ended, .cancelled: running[e.id] = nil
+            case .changed, .recognized: break
             }
+        }
+        return count
+    }
+
+    static func checkPromises(_ config: EngineConfiguration, seed: UInt64, _ t: Timeline, _ transitions: [Transition]) {
+        // Deterministic: the same input gives the same output.
+        let (again, _) = Self.play(config, seed: seed)
+        #expect(again.events == t.events, "seed \(seed): output differs between runs")
+
+        // Balanced: every instance is one recognized, or began…changed…one ended/cancelled.
+        var byID: [UInt64: [GestureEvent]] = [:]
+        var order: [UInt64] = []
+        for e in t.events {
+            if byID[e.id] == nil { order.append(e.id) }
+            byID[e.id, default: []].append(e)
+        }
+        #expect(order == order.sorted(), "seed \(seed): ids are not unique per instance")
+        for (id, events) in byID {
+            let phases = events.map(\.phase)
+            if events[0].kind.isDiscrete {
+                #expect(phases == [.recognized], "seed \(seed) id \(id): \(phases)")
+            } else {
+                let terminal = phases.filter { $0 == .ended || $0 == .cancelled }.count
+                #expect(phases.first == .began && terminal == 1 && (phases.last == .ended || phases.last == .cancelled),
+                    "seed \(seed) id \(id): \(phases)")
+                #expect(phases.dropFirst().dropLast().allSatisfy { $0 == .changed }, "seed \(seed) id \(id): \(phases)")
+            }
+        }
+        // Time runs forward.
+        #expect(zip(t.events, t.events.dropFirst()).allSatisfy { $0.time <= $1.time }, "seed \(seed)")
+        // Idle after the last lift: nothing pending, every recognizer back to rest.
+        #expect(t.engine.isIdle, "seed \(seed): engine not idle after the last lift")
+        #expect(t.engine.nextDeadline == nil, "seed \(seed): a deadline is still pending")
+
+        // No impossible (state, input) pair, no decision taken twice.
+        #expect(t.engine.invalidInputs == 0 && t.engine.arenaViolations == 0, "seed \(seed)")
+
+        // Every transition the code made is in its recognizer's table.
+        for tr in transitions {
+            let kind = t.engine.configuration.gestures[tr.gesture].spec.kind
+            let table = RecognizerBank.transitions(of: kind)
+            let known = table.contains { $0.from == tr.from && $0.input == tr.input && $0.to == tr.to }
+            #expect(known, "seed \(seed): \(kind.rawValue) \(tr.from) --\(tr.input)--> \(tr.to) is not in its table")
         }
     }
 
@@ -199,8 +266,9 @@ import Testing
 
     @Test func everyTableRow_isTakenByTheCode() {
         var taken: Set<Row> = []
-        for (_, config) in PropertyTests.configurations {
-            for seed in UInt64(1)...150 {
+        let trees = (UInt64(1)...40).map { ("tree \($0)", PropertyTests.randomTree(seed: $0)) }
+        for (name, config) in PropertyTests.configurations + trees {
+            for seed in UInt64(1)...(name.hasPrefix("tree") ? 10 : 150) {
                 let (t, transitions) = PropertyTests.play(config, seed: seed)
                 for tr in transitions {
                     let kind = t.engine.configuration.gestures[tr.gesture].spec.kind

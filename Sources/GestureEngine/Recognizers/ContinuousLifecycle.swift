@@ -31,7 +31,8 @@ enum ContinuousLifecycle<Tracking, Shape> {
     var status: RecognizerStatus {
         switch self {
         case .idle, .tracking: return .possible
-        case .ready, .readyLifted: return .ready
+        case .ready: return .ready
+        case .readyLifted: return .readyLifted
         case .active: return .active
         case .ended: return .finished
         case .failed: return .failed

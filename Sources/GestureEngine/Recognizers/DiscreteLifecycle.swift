@@ -24,7 +24,8 @@ enum DiscreteLifecycle<Tracking, Ready> {
     var status: RecognizerStatus {
         switch self {
         case .idle, .tracking: return .possible
-        case .ready: return .ready
+        // A discrete gesture is complete only once its fingers lifted.
+        case .ready: return .readyLifted
         case .recognized: return .finished
         case .failed: return .failed
         }

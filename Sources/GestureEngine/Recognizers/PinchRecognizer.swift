@@ -40,9 +40,6 @@ struct PinchRecognizer: ContinuousRecognizer {
             (.tracking, .contactEnded, .tracking), (.tracking, .contactEnded, .ready),
             (.tracking, .contactEnded, .failed),
             (.tracking, .deadline, .failed),
-            // Ready and left with fewer than its fingers, it waits for the arena while the rest stay down.
-            (.readyLifted, .contactBegan, .readyLifted), (.readyLifted, .contactMoved, .readyLifted),
-            (.readyLifted, .contactEnded, .readyLifted), (.readyLifted, .contactReplaced, .readyLifted),
         ] + ContinuousLifecycle<Tracking, Shape>.sharedTransitions(tracking: .tracking)
 
 

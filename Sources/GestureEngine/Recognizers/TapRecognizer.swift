@@ -41,8 +41,6 @@ struct TapRecognizer: DiscreteRecognizer {
             (.pressing, .deadline, .failed),
             (.waitingForNextTap, .contactBegan, .pressing), (.waitingForNextTap, .contactBegan, .failed),
             (.waitingForNextTap, .deadline, .failed),
-            // Lifted and blocked (by a gesture that must fail first) when the next touch lands.
-            (.ready, .contactBegan, .ready),
         ] + DiscreteLifecycle<Phase, PixelPoint>.sharedTransitions(tracking: [.pressing, .waitingForNextTap])
 
     func trackingName(_ k: Phase) -> RecognizerStateName { k.name }
