@@ -198,7 +198,12 @@ struct Loader {
         }
         if let o = try device.numbers("output", count: 4) {
             guard o[2] > 0 && o[3] > 0 else { throw device.fail("output", "'output' width and height must be more than 0") }
-            geometry.output = PixelRect(x: o[0], y: o[1], width: o[2], height: o[3])
+            let rect = PixelRect(x: o[0], y: o[1], width: o[2], height: o[3])
+            guard rect.clipped(to: geometry.screen) != nil else {
+                throw device.fail(
+                    "output", "'output' lies outside the screen (\(Int(geometry.screenWidth))×\(Int(geometry.screenHeight)) px, [screen])")
+            }
+            geometry.output = rect
         }
     }
 

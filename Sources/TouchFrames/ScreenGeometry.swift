@@ -29,6 +29,14 @@ public struct GeometryConfiguration: Hashable, Sendable {
 }
 
 /// The mapping from one device's units to screen pixels, and the millimetres a pixel spans.
+///
+/// Every device value lands on a pixel of the screen. The axes map linearly onto the output
+/// rectangle (the minimum on its first pixel's edge, the maximum on its far edge), and the
+/// position is then clamped to the output's pixels within the screen, first to last: the far
+/// edge (x = width) belongs to the last pixel (x = width − 1), and a calibration matrix that
+/// points past the output lands on its edge (a finger at the bezel is at the screen's edge).
+/// So the last row and column, where a finger partly off the glass reports the axis maximum,
+/// are inside every region that reaches them.
 public struct ScreenGeometry: Sendable {
     public let xAxis: AbsAxis
     public let yAxis: AbsAxis
@@ -38,6 +46,8 @@ public struct ScreenGeometry: Sendable {
     /// Each axis's minimum and span, converted once (`normalize` runs for every contact).
     private let xMinimum: Int64, yMinimum: Int64
     private let xSpan: Double, ySpan: Double
+    /// The pixels a position may take: the output within the screen, first to last pixel.
+    private let low: PixelPoint, high: PixelPoint
     public let scale: MillimetersPerPixel
     /// Where the panel's physical size came from, for `devices` and logs.
     public let sizeSource: SizeSource
@@ -77,10 +87,12 @@ public struct ScreenGeometry: Sendable {
         case 270: r = (0, 1, 0, -1, 0, 1)  // (u, v) -> (v, 1 - u)
         default: r = (1, 0, 0, 0, 1, 0)
         }
-        let out = c.output ?? c.screen
+        let out = c.output.flatMap { $0.clipped(to: c.screen) } ?? c.screen
         // Compose: output ∘ rotation ∘ calibration.
         let rc = compose(r, (k[0], k[1], k[2], k[3], k[4], k[5]))
         m = compose((out.width, 0, out.x, 0, out.height, out.y), rc)
+        low = PixelPoint(x: out.x, y: out.y)
+        high = PixelPoint(x: out.x + max(0, out.width - 1), y: out.y + max(0, out.height - 1))
 
         // mm per pixel: invert the linear part, then scale normalized units by the panel size.
         let det = m.0 * m.4 - m.1 * m.3
@@ -96,12 +108,14 @@ public struct ScreenGeometry: Sendable {
         }
     }
 
-    /// Device units to screen pixels. Values outside the axis range are clamped first.
+    /// Device units to screen pixels. Values outside the axis range are clamped first, and the
+    /// position, after calibration, to the output's pixels.
     @inline(__always)
     public func map(x rawX: Int32, y rawY: Int32) -> PixelPoint {
         let u = Self.normalize(xAxis.clamp(rawX), xMinimum, xSpan)
         let v = Self.normalize(yAxis.clamp(rawY), yMinimum, ySpan)
-        return PixelPoint(x: m.0 * u + m.1 * v + m.2, y: m.3 * u + m.4 * v + m.5)
+        let x = m.0 * u + m.1 * v + m.2, y = m.3 * u + m.4 * v + m.5
+        return PixelPoint(x: min(max(x, low.x), high.x), y: min(max(y, low.y), high.y))
     }
 
     @inline(__always)

@@ -228,7 +228,7 @@ func readFile(_ path: String) -> String? {
 
     @Test func panels_giveEachTouchscreenItsOwnGeometry() throws {
         let c = try ConfigLoader.parse(
-            "[device]\nwidth_mm = 300\nheight_mm = 200\n[[panel]]\nmatch = \"ILITEK*\"\noutput = [1920, 0, 1920, 1080]\n[[panel]]\nmatch = \"0eef:0001\"\nrotation = 90\n",
+            "[screen]\nwidth = 3840\n[device]\nwidth_mm = 300\nheight_mm = 200\n[[panel]]\nmatch = \"ILITEK*\"\noutput = [1920, 0, 1920, 1080]\n[[panel]]\nmatch = \"0eef:0001\"\nrotation = 90\n",
             file: "k.toml")
         let left = c.geometry(path: "/dev/input/event3", name: "ILITEK Multi-Touch", vendor: 0x222a, product: 1)
         #expect(left.output == PixelRect(x: 1920, y: 0, width: 1920, height: 1080))
@@ -236,6 +236,10 @@ func readFile(_ path: String) -> String? {
         #expect(c.geometry(path: "/dev/input/event4", name: "eGalax", vendor: 0x0eef, product: 1).rotation == 90)
         #expect(c.geometry(path: "/dev/input/event5", name: "Other", vendor: 1, product: 2) == c.geometry)
         #expect(devicePatternMatches("/dev/input/event5", path: "/dev/input/event5", name: "x", vendor: 0, product: 0))
+        // A panel placed off the screen would touch no region: refused with its line.
+        #expect(throws: ConfigError.self) {
+            try ConfigLoader.parse("[[panel]]\nmatch = \"ILITEK*\"\noutput = [1920, 0, 1920, 1080]\n", file: "k.toml")
+        }
     }
 
     @Test func daemonSection_isRead() throws {

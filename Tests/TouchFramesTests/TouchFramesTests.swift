@@ -87,7 +87,9 @@ struct Feeder {
         var f = Feeder()
         f.touch(slot: 0, id: 1, x: -50, y: 9999)
         f.syn()
-        #expect(f.positions == [PixelPoint(x: 0, y: 499)])
+        // The axis maximum (499) is the far edge, which belongs to the last pixel row of the
+        // 499 px screen: 498.
+        #expect(f.positions == [PixelPoint(x: 0, y: 498)])
     }
 
     @Test func eventsBeforeTheFirstReport_andUnknownCodes_areHarmless() {
@@ -195,14 +197,16 @@ struct Feeder {
     @Test func identity_scalesToTheScreen_andMillimetresFromResolution() {
         let g = geometry { _ in }
         #expect(g.map(x: 0, y: 0) == PixelPoint(x: 0, y: 0))
-        #expect(g.map(x: 1000, y: 500) == PixelPoint(x: 2000, y: 1000))
+        #expect(g.map(x: 500, y: 250) == PixelPoint(x: 1000, y: 500))
+        // The axis maximum is the far edge, which belongs to the last pixel: inside the screen.
+        #expect(g.map(x: 1000, y: 500) == PixelPoint(x: 1999, y: 999))
         #expect(g.sizeSource == .resolution)
         // 100 mm across 2000 px.
         #expect(abs(g.scale.x - 0.05) < 1e-12 && abs(g.scale.y - 0.05) < 1e-12)
     }
 
     @Test(arguments: [
-        (90, PixelPoint(x: 2000, y: 0)), (180, PixelPoint(x: 2000, y: 1000)), (270, PixelPoint(x: 0, y: 1000)),
+        (90, PixelPoint(x: 1999, y: 0)), (180, PixelPoint(x: 1999, y: 999)), (270, PixelPoint(x: 0, y: 999)),
     ])
     func rotation_movesTheTopLeftCorner(degrees: Int, corner: PixelPoint) {
         let g = geometry { $0.rotation = degrees }
@@ -218,14 +222,19 @@ struct Feeder {
 
     @Test func calibrationMatrix_flipY_inLibinputsConvention() {
         let g = geometry { $0.calibration = [1, 0, 0, 0, -1, 1] }
-        #expect(g.map(x: 0, y: 0) == PixelPoint(x: 0, y: 1000))
+        #expect(g.map(x: 0, y: 0) == PixelPoint(x: 0, y: 999))
         #expect(g.map(x: 500, y: 500) == PixelPoint(x: 1000, y: 0))
+        #expect(g.map(x: 500, y: 250) == PixelPoint(x: 1000, y: 500))
     }
 
     @Test func output_placesThePanelOnPartOfTheScreen() {
-        let g = geometry { $0.output = PixelRect(x: 2000, y: 0, width: 1000, height: 500) }
-        #expect(g.map(x: 0, y: 0) == PixelPoint(x: 2000, y: 0))
-        #expect(g.map(x: 1000, y: 500) == PixelPoint(x: 3000, y: 500))
+        let g = geometry { $0.output = PixelRect(x: 1000, y: 0, width: 1000, height: 500) }
+        #expect(g.map(x: 0, y: 0) == PixelPoint(x: 1000, y: 0))
+        #expect(g.map(x: 500, y: 250) == PixelPoint(x: 1500, y: 250))
+        #expect(g.map(x: 1000, y: 500) == PixelPoint(x: 1999, y: 499))
+        // An output partly off the screen keeps to the screen.
+        let wide = geometry { $0.output = PixelRect(x: 1500, y: 0, width: 1000, height: 500) }
+        #expect(wide.map(x: 1000, y: 0) == PixelPoint(x: 1999, y: 0))
     }
 
     @Test func sizeFallsBack_toConfig_thenToTheDefaultPanel() {
