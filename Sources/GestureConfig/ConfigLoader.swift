@@ -93,12 +93,12 @@ struct Loader {
             geometry.screenHeight = try screen.number("height", atLeast: 1, atMost: 65536) ?? geometry.screenHeight
         }
         if let device = try top.subtable("device") {
-            try device.checkKeys(["rotation", "calibration", "width_mm", "height_mm", "output"])
+            try device.checkKeys(["rotation", "calibration", "width_mm", "height_mm", "output", "palm_size"])
             try readGeometry(device, into: &geometry)
         }
         var panels: [PanelGeometry] = []
         for p in try top.subtables("panel", label: "[[panel]]") {
-            try p.checkKeys(["match", "rotation", "calibration", "width_mm", "height_mm", "output"])
+            try p.checkKeys(["match", "rotation", "calibration", "width_mm", "height_mm", "output", "palm_size"])
             guard let match = try p.string("match"), !match.isEmpty else {
                 throw p.fail(nil, "a [[panel]] needs 'match': a node path, \"vvvv:pppp\" or a glob on the device name")
             }
@@ -196,6 +196,7 @@ struct Loader {
             geometry.widthMM = w
             geometry.heightMM = h
         }
+        geometry.palmSize = try device.number("palm_size", atLeast: 0, atMost: 1000) ?? geometry.palmSize
         if let o = try device.numbers("output", count: 4) {
             guard o[2] > 0 && o[3] > 0 else { throw device.fail("output", "'output' width and height must be more than 0") }
             let rect = PixelRect(x: o[0], y: o[1], width: o[2], height: o[3])

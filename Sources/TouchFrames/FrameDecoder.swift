@@ -19,12 +19,18 @@ public struct FrameDecoder {
         var hasX = false
         var hasY = false
         var isPalm = false
+        /// ABS_MT_TOUCH_MAJOR, in the axis's units.
+        var major: Int32 = 0
     }
 
     public let description: DeviceDescription
     public let geometry: ScreenGeometry
     public let device: UInt32
     private let multitouch: Bool
+    /// Millimetres per unit of ABS_MT_TOUCH_MAJOR, and the size above which a contact is a palm
+    /// (`GeometryConfiguration.palmSize`); 0: the panel reports no size, or the check is off.
+    private let majorScale: Double
+    private let palmSize: Double
     private var slots: [Slot]
     private var slot = 0
     private var nextContact: UInt32 = 1
@@ -53,6 +59,17 @@ public struct FrameDecoder {
         self.geometry = ScreenGeometry(x: axes.x, y: axes.y, configuration: geometry)
         self.device = device
         multitouch = kind == .multitouch
+        if kind == .multitouch, geometry.palmSize > 0, let major = description.axes[Evdev.ABS_MT_TOUCH_MAJOR],
+            major.maximum > major.minimum
+        {
+            // The kernel's multi-touch protocol gives the touch size in surface units, unless the
+            // axis reports a resolution (units per mm) of its own.
+            majorScale = major.resolution > 0 ? 1 / Double(major.resolution) : self.geometry.millimetersPerSurfaceUnit
+            palmSize = geometry.palmSize
+        } else {
+            majorScale = 0
+            palmSize = 0
+        }
         slots = [Slot](repeating: Slot(), count: description.slotCount)
         contacts = [Contact](repeating: Contact(id: 0, position: .zero), count: max(1, slots.count))
     }
@@ -169,11 +186,13 @@ public struct FrameDecoder {
             if e.value < 0 {
                 slots[slot].trackingID = -1
                 slots[slot].isPalm = false
+                slots[slot].major = 0
             } else if slots[slot].trackingID != e.value {
                 // A new contact (or a new id replacing one whose lift was never sent).
                 slots[slot].trackingID = e.value
                 slots[slot].contact = next
                 slots[slot].isPalm = false
+                slots[slot].major = 0
                 next &+= 1
             }
         case Evdev.ABS_MT_POSITION_X:
@@ -184,6 +203,8 @@ public struct FrameDecoder {
             slots[slot].hasY = true
         case Evdev.ABS_MT_TOOL_TYPE:
             slots[slot].isPalm = e.value == Evdev.MT_TOOL_PALM
+        case Evdev.ABS_MT_TOUCH_MAJOR:
+            slots[slot].major = e.value
         default:
             return
         }
@@ -210,11 +231,14 @@ public struct FrameDecoder {
         // uniqueness check, not one per contact), handed on as the slice filled.
         var n = 0
         let geometry = geometry
+        let majorScale = majorScale, palmSize = palmSize
         if multitouch {
             slots.withUnsafeBufferPointer { slots in
                 contacts.withUnsafeMutableBufferPointer { list in
                     for s in slots where s.trackingID >= 0 && s.hasX && s.hasY {
-                        list[n] = Contact(id: s.contact, position: geometry.map(x: s.x, y: s.y), isPalm: s.isPalm)
+                        // A palm by the panel's word, or by its size (a touch longer than palm_size).
+                        let palm = s.isPalm || (majorScale > 0 && Double(s.major) * majorScale > palmSize)
+                        list[n] = Contact(id: s.contact, position: geometry.map(x: s.x, y: s.y), isPalm: palm)
                         n += 1
                     }
                 }

@@ -1,7 +1,7 @@
 import GestureEngine
 
-/// How a panel's device units land on the screen, as configured (`[screen]` and `[device]` in
-/// the config file).
+/// How a panel's device units land on the screen, and how large a touch is a palm, as
+/// configured (`[screen]` and `[device]` in the config file).
 public struct GeometryConfiguration: Hashable, Sendable {
     /// The screen in pixels.
     public var screenWidth: Double = 1920
@@ -17,8 +17,19 @@ public struct GeometryConfiguration: Hashable, Sendable {
     /// used when the panel reports no axis resolution (most report 0).
     public var widthMM: Double?
     public var heightMM: Double?
+    /// A contact whose ABS_MT_TOUCH_MAJOR (its touch ellipse's long axis) is longer than this
+    /// (mm) is a palm, handled as the panel's MT_TOOL_PALM is; 0 turns it off. Read by
+    /// `FrameDecoder`, only for panels that report the axis. None of the recordings in
+    /// shared/recordings reports a touch size (EP0430M09 and the QUANTA panel send positions
+    /// only), so the value comes from elsewhere: ChromeOS's touchpad palm classifier takes a
+    /// contact wider than 21.2 mm for a palm ("Palm Width"), libinput's touchpad palm size
+    /// quirks lie in the same range, and a flat adult thumb pad is 20-25 mm long. Kiosk glass is
+    /// pressed flat, hurriedly, sometimes in gloves, so we stay above every thumb: 30 mm (a
+    /// palm's heel is 40 mm and more). Default 30 mm.
+    public var palmSize: Double = 30
 
     public init() {}
+
 
     /// Used when neither the axis resolution nor the configuration gives a size: a 15.6-inch 16:9
     /// panel (344.2 × 193.6 mm), the most common kiosk size. Gestures still work on other sizes,
@@ -52,6 +63,11 @@ public struct ScreenGeometry: Sendable {
     /// Where the panel's physical size came from, for `devices` and logs.
     public let sizeSource: SizeSource
     public let sizeMM: (width: Double, height: Double)
+    /// Millimetres per unit of the panel's surface (the mean of both axes): the unit of
+    /// ABS_MT_TOUCH_MAJOR when that axis reports no resolution of its own.
+    public var millimetersPerSurfaceUnit: Double {
+        ((xSpan > 0 ? sizeMM.width / xSpan : 0) + (ySpan > 0 ? sizeMM.height / ySpan : 0)) / 2
+    }
 
     public enum SizeSource: String, Sendable {
         case resolution = "axis resolution"

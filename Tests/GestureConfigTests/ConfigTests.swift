@@ -242,6 +242,14 @@ func readFile(_ path: String) -> String? {
         }
     }
 
+    @Test func palmSize_isReadPerPanel_andRefusedWhenNegative() throws {
+        let c = try ConfigLoader.parse("[device]\npalm_size = 25\n[[panel]]\nmatch = \"ILITEK*\"\npalm_size = 0\n", file: "k.toml")
+        #expect(c.geometry.palmSize == 25)
+        #expect(c.geometry(path: "/dev/input/event3", name: "ILITEK Multi-Touch", vendor: 0x222a, product: 1).palmSize == 0)
+        #expect(try ConfigLoader.parse("", file: "k.toml").geometry.palmSize == 30)
+        #expect(throws: ConfigError.self) { try ConfigLoader.parse("[device]\npalm_size = -1\n", file: "k.toml") }
+    }
+
     @Test func daemonSection_isRead() throws {
         let c = try ConfigLoader.parse("[daemon]\nsocket = '/tmp/x.sock'\nset_regions_uids = [1000]\n", file: "k.toml")
         #expect(c.daemon.socket == "/tmp/x.sock")

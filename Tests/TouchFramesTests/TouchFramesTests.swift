@@ -149,6 +149,67 @@ struct Feeder {
         #expect(f.last.first?.isPalm == true)
     }
 
+    /// The test panel (100 × 50 mm, 10 units/mm) reporting a touch size: with its own resolution
+    /// (`majorResolution` units/mm), or in surface units (0.1 mm each here).
+    static func panelWithTouchSize(majorResolution: Int32) -> DeviceDescription {
+        var d = panel()
+        d.axes[Evdev.ABS_MT_TOUCH_MAJOR] = AbsAxis(minimum: 0, maximum: 1000, resolution: majorResolution)
+        d.codes[Evdev.EV_ABS]?.insert(Evdev.ABS_MT_TOUCH_MAJOR)
+        return d
+    }
+
+    static func isPalm(major: Int32, _ d: DeviceDescription, palmSize: Double = 30) -> Bool? {
+        var g = identityGeometry()
+        g.palmSize = palmSize
+        var f = Feeder(d, geometry: g)
+        f.touch(slot: 0, id: 1, x: 5, y: 6)
+        f.abs(Evdev.ABS_MT_TOUCH_MAJOR, major)
+        f.syn()
+        return f.last.first?.isPalm
+    }
+
+    @Test func touchMajorAbovePalmSize_isAPalm_inTheAxisResolution() {
+        // 4 units/mm: 30 mm is 120 units; just over is a palm, at it is not.
+        let d = Self.panelWithTouchSize(majorResolution: 4)
+        #expect(Self.isPalm(major: 121, d) == true)
+        #expect(Self.isPalm(major: 120, d) == false)
+        #expect(Self.isPalm(major: 40, d) == false)
+    }
+
+    @Test func touchMajorAbovePalmSize_isAPalm_inSurfaceUnits() {
+        // No resolution on the size axis: surface units, 0.1 mm here (the position axes' 10/mm).
+        let d = Self.panelWithTouchSize(majorResolution: 0)
+        #expect(Self.isPalm(major: 301, d) == true)
+        #expect(Self.isPalm(major: 299, d) == false)
+    }
+
+    @Test func palmSize_isOffAtZero_andWhereThePanelReportsNoSize() {
+        #expect(Self.isPalm(major: 900, Self.panelWithTouchSize(majorResolution: 4), palmSize: 0) == false)
+        // The plain test panel has no ABS_MT_TOUCH_MAJOR: a stray event of it changes nothing.
+        #expect(Self.isPalm(major: 900, panel()) == false)
+    }
+
+    @Test func aContactTheSizeOfAPalm_cancelsThePanUnderWay() {
+        var f = Feeder(Self.panelWithTouchSize(majorResolution: 4))
+        var engine = Engine(configuration: .standard(screen: PixelRect(x: 0, y: 0, width: 999, height: 499)))
+        var events: [GestureEvent] = []
+        f.touch(slot: 0, id: 1, x: 100, y: 100)
+        f.abs(Evdev.ABS_MT_TOUCH_MAJOR, 40)
+        f.syn()
+        for i in 1...10 {
+            f.abs(Evdev.ABS_MT_SLOT, 0)
+            f.abs(Evdev.ABS_MT_POSITION_X, 100 + Int32(i) * 10)
+            f.syn()
+        }
+        // The side of a hand comes down: 50 mm long.
+        f.touch(slot: 1, id: 2, x: 600, y: 300)
+        f.abs(Evdev.ABS_MT_TOUCH_MAJOR, 200)
+        f.syn()
+        for frame in f.frames { engine.handle(frame, into: &events) }
+        #expect(events.filter { $0.kind == .pan }.map(\.phase).first == .began)
+        #expect(events.last.map { $0.kind == .pan && $0.phase == .cancelled } == true)
+    }
+
     @Test func singleTouchPanel_isOneContact() {
         var d = DeviceDescription(name: "resistive")
         d.codes[Evdev.EV_KEY] = [Evdev.BTN_TOUCH]
