@@ -9,11 +9,23 @@ public struct Transition: Sendable, CustomStringConvertible {
     public var to: RecognizerStateName
     /// Why it failed or was rejected, when it did.
     public var reason: FailReason?
+    /// The sequence of the gesture's round (as its events' `sequence`).
+    public var sequence = 0
 
     public var description: String {
         let why = reason.map { " (\($0))" } ?? ""
         return "#\(gesture) \(from) --\(input)--> \(to)\(why)"
     }
+}
+
+/// A contact landing in a region's sequence, for trace pictures: one for each region with
+/// gestures it was hit-tested to or is nested in, innermost first.
+public struct Landing: Sendable {
+    public var time: Timestamp
+    public var contact: UInt32
+    /// Index of the compiled region.
+    public var region: Int
+    public var sequence: Int
 }
 
 /// The gesture engine: frames and time in, gesture events out. Pure and deterministic: no
@@ -55,6 +67,8 @@ public struct Engine {
 
     /// When non-nil, every recognizer transition is appended here (the caller drains it).
     public var transitionLog: [Transition]?
+    /// When non-nil, every contact's landing is appended here (the caller drains it).
+    public var landingLog: [Landing]?
     /// Log also the transitions that stay in their state on a frame or a deadline (left out of
     /// `--verbose`, where they would be every frame; the table check wants every row taken).
     public var logsSelfLoops = false
@@ -158,6 +172,9 @@ public struct Engine {
         // (an index `read` gave) and lives only for the delivery it is handed to.
         sums.withUnsafeMutableBufferPointer { deliverFrame($0, at: time, into: &out) }
         swap(&sums, &summaries)
+        if landingLog != nil {
+            for l in sequences.landings { sequences.logLanding(l.contact, leaf: l.leaf, at: time, into: &landingLog!) }
+        }
         finish()
     }
 

@@ -114,6 +114,8 @@ extension Engine {
     ) {
         guard transitionLog != nil else { return }
         guard from != to || input == .accepted || input == .rejected || logsSelfLoops else { return }
-        transitionLog!.append(Transition(time: time, gesture: g, from: from, input: input, to: to, reason: to == .failed ? reason : nil))
+        var t = Transition(time: time, gesture: g, from: from, input: input, to: to, reason: to == .failed ? reason : nil)
+        t.sequence = sequenceOf[g]
+        transitionLog!.append(t)
     }
 }

@@ -61,6 +61,8 @@ struct SequenceTable {
     /// The regions with gestures that the last frame concerns (a contact of theirs is down or
     /// lifted), innermost first along each contact's path.
     private(set) var active: [Int] = []
+    /// The contacts that landed in the last frame, with the region each was hit-tested to.
+    private(set) var landings: [(contact: UInt32, leaf: Int)] = []
 
     init(_ c: CompiledConfiguration) {
         configuration = c
@@ -140,6 +142,7 @@ struct SequenceTable {
     /// serial), and marks the regions of the contacts down and of those that lifted.
     private mutating func classify(_ frame: TouchFrame) {
         firstSerialOfFrame = nextSerial
+        landings.removeAllKeepingCapacity()
         let n = frame.contacts.count
         if leaves.count < n { leaves += [Int32](repeating: -1, count: n - leaves.count) }
         scratch.removeAllKeepingCapacity()
@@ -167,6 +170,7 @@ struct SequenceTable {
                 entry = Landed(id: c.id, leaf: Int32(configuration.hitTest(c.position) ?? -1), serial: nextSerial, matched: false)
                 nextSerial += 1
                 noteLanding(entry)
+                landings.append((c.id, Int(entry.leaf)))
             }
             leaves[index] = entry.leaf
             index += 1
@@ -224,6 +228,16 @@ struct SequenceTable {
     private func startsNow(_ r: Int) -> Bool {
         guard let t = trackers[r], isActive(r) else { return false }
         return t.count > 0 && t.landedThisFrame == t.count
+    }
+
+    /// The sequences contact `contact`, hit-tested to `leaf`, belongs to: one per region with
+    /// gestures on its path, innermost first.
+    func logLanding(_ contact: UInt32, leaf: Int, at time: Timestamp, into log: inout [Landing]) {
+        var r = leaf
+        while r >= 0 {
+            if hasGestures[r] { log.append(Landing(time: time, contact: contact, region: r, sequence: sequenceID[r])) }
+            r = parents[r]
+        }
     }
 
     // MARK: - Claims

@@ -26,6 +26,22 @@ public enum StateDiagrams {
             recognizer. Every row is a transition the code takes: `swift test` fails on a transition
             missing from its table, and on a row no timeline takes.
 
+            A recognizer sees only the contacts of its region's sequence (each contact is hit-tested
+            where it lands; CONFIG.md, "How touches reach gestures"), so a frame is `contactBegan` for it
+            only when a contact lands in its region or a region nested in it. Once it is `ready` with its
+            fingers lifted (a discrete gesture's `ready`, a continuous one's `readyLifted`) it takes no
+            more frames, only the arena's word. Once `active`, a long press or an edge swipe follows only
+            the fingers it began with (so it never sees `contactBegan` there), a pan or a pinch those it
+            has when it reaches its `max_fingers`.
+
+            **Pan or pinch** on two or more fingers is decided by the motion, in `tracking`: a pan goes
+            `ready` only while its centroid has travelled at least `pan_slop` and at least as far as the
+            fingers' span (twice their mean distance from the centroid) has changed; a pinch goes `ready`
+            when its mean distance from the centroid has changed `pinch_slop` and the span has changed
+            more than the centroid travelled (or it turned `rotation_slop`), both summed frame to frame
+            over the contacts down in both frames. So two fingers moving together are a pan, and a zoom
+            with one finger anchored (the centroid travels half as far as the distance changes) a pinch.
+
             """
         for kind in GestureKind.allCases {
             out += "\n## \(kind.rawValue)\n\n```mermaid\n\(mermaid(for: kind))\n```\n"

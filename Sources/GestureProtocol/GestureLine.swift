@@ -4,7 +4,7 @@ import GestureEngine
 public let protocolVersion = 1
 
 /// Encodes engine events as protocol lines (docs/PROTOCOL.md, "gesture"):
-/// `{"type":"gesture","gesture":G,"phase":P,"id":N,"fingers":F,"time":T,"x":X,"y":Y,...}`.
+/// `{"type":"gesture","gesture":G,"phase":P,"id":N,"sequence":S,"fingers":F,"time":T,"x":X,"y":Y,...}`.
 public struct GestureLineEncoder {
     /// Names per compiled gesture and region, resolved once so encoding allocates nothing.
     private var names: [String]
@@ -77,7 +77,7 @@ public struct GestureLineEncoder {
         let head = heads[g &* GesturePhase.lineOrder.count &+ p.pointee.phase.lineIndex]
         let region = regionFields[g]
         // Long names and regions (a head past 512 bytes) take the general path; the rest of a
-        // line is at most 421 bytes (every number at its widest), so 1024 bytes always hold it.
+        // line is at most 453 bytes (every number at its widest), so 1024 bytes always hold it.
         guard head.count + region.count <= 512 else { return encodeByFields(p.pointee, into: &w) }
         prepared.withUnsafeBufferPointer { prepared in
             w.appendBounded(maxBytes: 1024) { c in
@@ -91,6 +91,8 @@ public struct GestureLineEncoder {
     /// Everything after a line's head: the numbers, the region field, the kind's fields.
     private func encodeTail(_ p: UnsafePointer<GestureEvent>, region: UnsafeBufferPointer<UInt8>, into c: inout ByteCursor) {
         c.integer(Int64(truncatingIfNeeded: p.pointee.id))
+        c.raw(",\"sequence\":")
+        c.integer(Int64(p.pointee.sequence))
         c.raw(",\"fingers\":")
         c.integer(Int64(p.pointee.fingers))
         c.raw(",\"time\":")
@@ -164,6 +166,7 @@ public struct GestureLineEncoder {
         w.key("phase")
         w.string(e.phase.rawValue)
         w.field("id", e.id)
+        w.field("sequence", e.sequence)
         w.field("fingers", e.fingers)
         w.field("time", e.time.seconds, decimals: 6)
         w.field("x", e.position.x, decimals: 1)

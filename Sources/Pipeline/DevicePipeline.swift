@@ -130,7 +130,10 @@ public struct DevicePipeline {
     }
 
     private mutating func trace(_ on: Bool) {
-        if on != (engine.transitionLog != nil) { engine.transitionLog = on ? [] : nil }
+        if on != (engine.transitionLog != nil) {
+            engine.transitionLog = on ? [] : nil
+            engine.landingLog = on ? [] : nil
+        }
     }
 
     /// Encodes the events from `first` on (those the engine just appended).
@@ -140,6 +143,10 @@ public struct DevicePipeline {
         if let log = engine.transitionLog, !log.isEmpty {
             out.transitions(log)
             engine.transitionLog!.removeAll(keepingCapacity: true)
+        }
+        if let log = engine.landingLog, !log.isEmpty {
+            out.landings(log)
+            engine.landingLog!.removeAll(keepingCapacity: true)
         }
         if encoderGeneration != engine.configurationGeneration {
             previous = (encoder, serial, actions)

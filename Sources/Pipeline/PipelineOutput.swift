@@ -85,6 +85,8 @@ public struct PipelineOutput {
     public private(set) var frames: [TouchFrame] = []
     /// The recognizer transitions, when `wants.transitions`.
     public private(set) var transitions: [Transition] = []
+    /// The contacts' landings with their sequences, when `wants.transitions`.
+    public private(set) var landings: [Landing] = []
 
     public init(wants: Wants = Wants(), capacity: Int = 1 << 15) {
         self.wants = wants
@@ -104,6 +106,7 @@ public struct PipelineOutput {
     /// call into this module copied the buffer's header to ask.
     @inlinable public var isEmpty: Bool {
         eventCount == 0 && items.isEmpty && events.isEmpty && firings.isEmpty && frames.isEmpty && transitions.isEmpty
+            && landings.isEmpty
             && text.bytes.count == textStart
     }
 
@@ -120,6 +123,7 @@ public struct PipelineOutput {
         if !events.isEmpty { events.removeAllKeepingCapacity() }
         if !frames.isEmpty { frames.removeAllKeepingCapacity() }
         if !transitions.isEmpty { transitions.removeAllKeepingCapacity() }
+        if !landings.isEmpty { landings.removeAllKeepingCapacity() }
         if !firings.isEmpty { firings.removeAllKeepingCapacity() }
         if !regionNames.isEmpty { regionNames.removeAllKeepingCapacity() }
         frameCount = 0
@@ -163,6 +167,10 @@ public struct PipelineOutput {
             items.append(.action(firings.count))
             firings.append(Firing(action: a, event: i, gesture: encoder.name(of: events[i]), region: region(of: origin)))
         }
+    }
+
+    mutating func landings(_ log: [Landing]) {
+        landings.append(contentsOf: log)
     }
 
     mutating func transitions(_ log: [Transition]) {

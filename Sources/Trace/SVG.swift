@@ -34,141 +34,178 @@ public enum TraceSVG {
         }
     }
 
+    /// Where things go: the screen's scale and place, and the tops of the parts below it.
+    struct Layout {
+        var k: Double
+        var screen: PixelRect
+        let screenTop = 48.0
+        var decisionsTop = 0.0
+        var stripTitleTop = 0.0
+        var stripTop = 0.0
+        var height = 0.0
+        /// The time axis: from the trace's start over `span` ns, between x0 and x1.
+        var start: Int64
+        var span: Int64
+        var x0 = margin + labelColumn
+        var x1 = width - margin
+
+        func sx(_ x: Double) -> Double { margin + (x - screen.x) * k }
+        func sy(_ y: Double) -> Double { screenTop + (y - screen.y) * k }
+        func tx(_ t: Timestamp) -> Double {
+            x0 + Double(min(max(t.nanoseconds - start, 0), span)) / Double(span) * (x1 - x0)
+        }
+    }
+
+    /// The colour of the sequence at `index` (grey for a contact in no sequence).
+    static func color(ofSequence index: Int?) -> String { index.map { palette[$0 % palette.count] } ?? "#7f7f7f" }
+
     public static func render(_ trace: TraceRecording) -> String {
         var svg = Canvas()
-        // A tenth more after the last mark leaves room for its label.
-        let span = max((trace.end.nanoseconds - trace.start.nanoseconds) * 11 / 10, 1_000_000)
-
-        // Screen area, scaled to the width (and to at most 640 px high for portrait screens).
-        let k = min((width - 2 * margin) / max(trace.screen.width, 1), 640 / max(trace.screen.height, 1))
-        let screenTop = 48.0
-        func sx(_ x: Double) -> Double { margin + (x - trace.screen.x) * k }
-        func sy(_ y: Double) -> Double { screenTop + (y - trace.screen.y) * k }
-        let screenBottom = sy(trace.screen.y + trace.screen.height)
-
+        // Screen area, scaled to the width (and to at most 640 px high for portrait screens);
+        // a tenth more time after the last mark leaves room for its label.
+        var l = Layout(
+            k: min((width - 2 * margin) / max(trace.screen.width, 1), 640 / max(trace.screen.height, 1)),
+            screen: trace.screen, start: trace.start.nanoseconds,
+            span: max((trace.end.nanoseconds - trace.start.nanoseconds) * 11 / 10, 1_000_000))
         // Decisions, laid out first to know the height.
         let decisions = decisionLines(trace)
-        let decisionsTop = screenBottom + 36
-        let stripTitleTop = decisionsTop + Double(decisions.count) * 16 + 28
         let rows = rowsOf(trace)
-        let stripTop = stripTitleTop + 34
-        let height = stripTop + Double(rows.count) * rowHeight + 44
+        l.decisionsTop = l.sy(trace.screen.y + trace.screen.height) + 36
+        l.stripTitleTop = l.decisionsTop + Double(decisions.count) * 16 + 28
+        l.stripTop = l.stripTitleTop + 34
+        l.height = l.stripTop + Double(rows.count) * rowHeight + 44
 
-        svg.open(width: width, height: height)
+        svg.open(width: width, height: l.height)
         svg.text(
             margin, 24,
             "touchgestured trace: \(trace.device), \(format(Double(trace.end.nanoseconds - trace.start.nanoseconds) / 1e9, 3)) s, \(trace.sequences.count) sequence(s), \(Set(trace.events.map(\.id)).count) gesture(s)",
             size: 15, weight: "bold")
         svg.text(
             margin, 40,
-            "screen \(Int(trace.screen.width))×\(Int(trace.screen.height)) px; dots on paths every 50 ms; ● touch-down ○ lift",
+            "screen \(Int(trace.screen.width))×\(Int(trace.screen.height)) px; each sequence in its colour; dots on paths every 50 ms; ● touch-down ○ lift",
             size: 11, fill: "#555")
+        drawScreen(trace, l, &svg)
+        drawPaths(trace, l, &svg)
+        drawLabels(trace, l, &svg)
+        svg.text(margin, l.decisionsTop - 12, "Decisions per sequence (winners, then each loser and why it failed)", size: 13, weight: "bold")
+        for (i, line) in decisions.enumerated() {
+            let y = l.decisionsTop + 4 + Double(i) * 16
+            if let swatch = line.swatch { svg.rect(margin, y - 9, 10, 10, fill: swatch, stroke: nil) }
+            svg.text(margin + (line.indent ? 16 : 14), y, line.text, size: 12, fill: line.color)
+        }
+        drawStrip(trace, rows, l, &svg)
+        svg.close()
+        return svg.out
+    }
 
-        // Screen and regions.
-        svg.rect(sx(trace.screen.x), sy(trace.screen.y), trace.screen.width * k, trace.screen.height * k, fill: "#f7f7f7", stroke: "#888")
+    /// The screen and its regions, the deeper ones darker.
+    static func drawScreen(_ trace: TraceRecording, _ l: Layout, _ svg: inout Canvas) {
+        svg.rect(l.sx(trace.screen.x), l.sy(trace.screen.y), trace.screen.width * l.k, trace.screen.height * l.k, fill: "#f7f7f7", stroke: "#888")
         for r in trace.regions.sorted(by: { $0.depth < $1.depth }) {
             let shade = ["#eef3fa", "#e3ecf7", "#d8e5f4", "#cddef1"][min(r.depth, 3)]
-            svg.rect(sx(r.rect.x), sy(r.rect.y), r.rect.width * k, r.rect.height * k, fill: shade, stroke: "#7a8ca5", dash: "6 4")
-            svg.text(sx(r.rect.x) + 4, sy(r.rect.y) + 14, r.name, size: 12, fill: "#4a5a70")
+            svg.rect(l.sx(r.rect.x), l.sy(r.rect.y), r.rect.width * l.k, r.rect.height * l.k, fill: shade, stroke: "#7a8ca5", dash: "6 4")
+            svg.text(l.sx(r.rect.x) + 4, l.sy(r.rect.y) + 14, r.name, size: 12, fill: "#4a5a70")
         }
+    }
 
-        // Contact paths, with a dot every 50 ms so speed shows.
+    /// Contact paths in the colour of their (innermost) sequence, with a dot every 50 ms so speed
+    /// shows; palms grey and dashed.
+    static func drawPaths(_ trace: TraceRecording, _ l: Layout, _ svg: inout Canvas) {
         for (i, p) in trace.paths.enumerated() {
-            let color = p.isPalm ? "#999999" : palette[i % palette.count]
-            let points = p.points.map { (sx($0.position.x), sy($0.position.y)) }
+            let color = p.isPalm ? "#999999" : color(ofSequence: p.sequence)
+            let points = p.points.map { (l.sx($0.position.x), l.sy($0.position.y)) }
             svg.polyline(points, stroke: color, width: 2, dash: p.isPalm ? "3 3" : nil)
             var bucket = Int64.min
             for q in p.points {
                 let b = (q.time.nanoseconds - trace.start.nanoseconds) / 50_000_000
                 if b != bucket {
                     bucket = b
-                    svg.circle(sx(q.position.x), sy(q.position.y), 2.6, fill: color)
+                    svg.circle(l.sx(q.position.x), l.sy(q.position.y), 2.6, fill: color)
                 }
             }
-            if let first = points.first { svg.circle(first.0, first.1, 4.5, fill: color, title: "contact \(i + 1) down") }
+            let which = p.sequence.map { " (sequence #\($0 + 1))" } ?? ""
+            if let first = points.first { svg.circle(first.0, first.1, 4.5, fill: color, title: "contact \(i + 1) down\(which)") }
             if let last = points.last { svg.circle(last.0, last.1, 4.5, fill: "#ffffff", stroke: color, title: "contact \(i + 1) up") }
         }
+    }
 
-        // Gesture labels where each gesture ended (or was recognized), kept from overlapping.
+    /// Gesture labels where each gesture ended (or was recognized), kept from overlapping.
+    static func drawLabels(_ trace: TraceRecording, _ l: Layout, _ svg: inout Canvas) {
         var placed: [(Double, Double, Double, Double)] = []
         for id in orderedIDs(trace) {
             let events = trace.events.filter { $0.id == id }
             guard let last = events.last, let first = events.first else { continue }
             let text = label(trace, first: first, last: last)
             let w = Double(text.count) * 6.6 + 8
-            var x = sx(last.position.x) + 8
-            if x + w > width - margin { x = sx(last.position.x) - 8 - w }
-            var y = max(sy(last.position.y) - 10, screenTop + 14)
+            var x = l.sx(last.position.x) + 8
+            if x + w > width - margin { x = l.sx(last.position.x) - 8 - w }
+            var y = max(l.sy(last.position.y) - 10, l.screenTop + 14)
             for _ in 0..<30 where placed.contains(where: { overlaps($0, (x, y - 12, w, 16)) }) { y += 16 }
             placed.append((x, y - 12, w, 16))
             let color = last.phase == .cancelled ? "#b00020" : "#111111"
-            svg.diamond(sx(last.position.x), sy(last.position.y), 5, fill: color)
+            svg.diamond(l.sx(last.position.x), l.sy(last.position.y), 5, fill: color)
             svg.rect(x - 3, y - 12, w, 16, fill: "#ffffffd9", stroke: nil)
             svg.text(x, y, text, size: 12, fill: color, weight: "bold")
         }
+    }
 
-        // Decisions per sequence.
-        svg.text(margin, decisionsTop - 12, "Decisions (winners, then each loser and why it failed)", size: 13, weight: "bold")
-        for (i, line) in decisions.enumerated() {
-            svg.text(margin + (line.indent ? 16 : 0), decisionsTop + 4 + Double(i) * 16, line.text, size: 12, fill: line.color)
-        }
-
-        // The strip: each recognizer's state over time.
-        let x0 = margin + labelColumn, x1 = width - margin
-        func tx(_ t: Timestamp) -> Double {
-            x0 + Double(min(max(t.nanoseconds - trace.start.nanoseconds, 0), span)) / Double(span) * (x1 - x0)
-        }
-        svg.text(margin, stripTitleTop, "Recognizers over time", size: 13, weight: "bold")
-        legend(&svg, x: margin + 170, y: stripTitleTop)
-        // Time ticks.
-        let step = tickStep(Double(span) / 1e9)
+    /// The strip: each recognizer's state over time, with time ticks and sequence starts.
+    static func drawStrip(_ trace: TraceRecording, _ rows: [Int], _ l: Layout, _ svg: inout Canvas) {
+        let bottom = l.stripTop + Double(rows.count) * rowHeight
+        svg.text(margin, l.stripTitleTop, "Recognizers over time", size: 13, weight: "bold")
+        legend(&svg, x: margin + 170, y: l.stripTitleTop)
+        let step = tickStep(Double(l.span) / 1e9)
         var tick = 0.0
-        while tick * 1e9 <= Double(span) + 1 {
-            let x = x0 + tick * 1e9 / Double(span) * (x1 - x0)
-            svg.line(x, stripTop - 6, x, stripTop + Double(rows.count) * rowHeight, stroke: "#dddddd")
-            svg.text(x - 10, stripTop - 10, format(tick, step < 0.1 ? 2 : 1) + " s", size: 10, fill: "#666")
+        while tick * 1e9 <= Double(l.span) + 1 {
+            let x = l.x0 + tick * 1e9 / Double(l.span) * (l.x1 - l.x0)
+            svg.line(x, l.stripTop - 6, x, bottom, stroke: "#dddddd")
+            svg.text(x - 10, l.stripTop - 10, format(tick, step < 0.1 ? 2 : 1) + " s", size: 10, fill: "#666")
             tick += step
         }
-        // Sequence starts.
+        // Sequence starts; labels of sequences that start together side by side.
+        var labelX = -Double.infinity
         for (i, s) in trace.sequences.enumerated() {
-            let x = tx(s.start)
-            svg.line(x, stripTop - 4, x, stripTop + Double(rows.count) * rowHeight, stroke: "#999999", dash: "2 3")
-            svg.text(x + 2, stripTop + Double(rows.count) * rowHeight + 14, "#\(i + 1)", size: 10, fill: "#666")
+            let x = l.tx(s.start)
+            svg.line(x, l.stripTop - 4, x, bottom, stroke: color(ofSequence: i), dash: "2 3")
+            labelX = max(x + 2, labelX)
+            svg.text(labelX, bottom + 14, "#\(i + 1)", size: 10, fill: color(ofSequence: i))
+            labelX += 8 + 6 * Double(String(i + 1).count)
         }
-        for (r, g) in rows.enumerated() {
-            let y = stripTop + Double(r) * rowHeight
-            if r % 2 == 0 { svg.rect(margin, y, width - 2 * margin, rowHeight, fill: "#fafafa", stroke: nil) }
-            svg.text(margin + 4, y + 14, trace.name(g), size: 12)
-            let ts = trace.transitions.filter { $0.gesture == g }
-            for (i, t) in ts.enumerated() {
-                let category = Category(t.to.description)
-                let next = i + 1 < ts.count ? ts[i + 1].time : trace.end
-                if let fill = category.fill {
-                    svg.rect(tx(t.time), y + 4, max(tx(next) - tx(t.time), 1.5), rowHeight - 8, fill: fill, stroke: nil,
-                        title: "\(trace.name(g)) \(t.to) \(format(Double(t.time.nanoseconds - trace.start.nanoseconds) / 1e9, 3))–\(format(Double(next.nanoseconds - trace.start.nanoseconds) / 1e9, 3)) s")
-                }
-                if category == .failed {
-                    let why = t.reason.map { trace.why($0) } ?? "failed"
-                    svg.cross(tx(t.time), y + rowHeight / 2, 4, stroke: "#b00020", title: "\(trace.name(g)) failed: \(why)")
-                    // The reason, if it fits before this row's next mark.
-                    let room = (i + 1 < ts.count ? tx(ts[i + 1].time) : x1) - tx(t.time) - 8
-                    let fitting = fit(why, room: room)
-                    if !fitting.isEmpty { svg.text(tx(t.time) + 6, y + 14, fitting, size: 10, fill: "#b00020") }
-                }
+        for (r, g) in rows.enumerated() { drawRow(trace, g, y: l.stripTop + Double(r) * rowHeight, shaded: r % 2 == 0, l, &svg) }
+    }
+
+    /// One recognizer's row: its states as segments, failures with why, its events as marks.
+    static func drawRow(_ trace: TraceRecording, _ g: Int, y: Double, shaded: Bool, _ l: Layout, _ svg: inout Canvas) {
+        if shaded { svg.rect(margin, y, width - 2 * margin, rowHeight, fill: "#fafafa", stroke: nil) }
+        svg.text(margin + 4, y + 14, trace.name(g), size: 12)
+        let ts = trace.transitions.filter { $0.gesture == g }
+        let rel = { (t: Timestamp) in format(Double(t.nanoseconds - trace.start.nanoseconds) / 1e9, 3) }
+        for (i, t) in ts.enumerated() {
+            let category = Category(t.to.description)
+            let next = i + 1 < ts.count ? ts[i + 1].time : trace.end
+            if let fill = category.fill {
+                svg.rect(l.tx(t.time), y + 4, max(l.tx(next) - l.tx(t.time), 1.5), rowHeight - 8, fill: fill, stroke: nil,
+                    title: "\(trace.name(g)) \(t.to) \(rel(t.time))–\(rel(next)) s")
             }
-            for e in trace.events where e.gesture == g {
-                let x = tx(e.time), cy = y + rowHeight / 2
-                switch e.phase {
-                case .began: svg.triangle(x, cy, 5, fill: "#1b5e20")
-                case .recognized: svg.circle(x, cy, 4.5, fill: "#1b5e20", title: "\(trace.name(g)) recognized")
-                case .ended: svg.rect(x - 3.5, cy - 3.5, 7, 7, fill: "#1b5e20", stroke: nil)
-                case .cancelled: svg.cross(x, cy, 5, stroke: "#000000", title: "\(trace.name(g)) cancelled")
-                case .changed: break
-                }
+            if category == .failed {
+                let why = t.reason.map { trace.why($0) } ?? "failed"
+                svg.cross(l.tx(t.time), y + rowHeight / 2, 4, stroke: "#b00020", title: "\(trace.name(g)) failed: \(why)")
+                // The reason, if it fits before this row's next mark.
+                let room = (i + 1 < ts.count ? l.tx(ts[i + 1].time) : l.x1) - l.tx(t.time) - 8
+                let fitting = fit(why, room: room)
+                if !fitting.isEmpty { svg.text(l.tx(t.time) + 6, y + 14, fitting, size: 10, fill: "#b00020") }
             }
         }
-        svg.close()
-        return svg.out
+        for e in trace.events where e.gesture == g {
+            let x = l.tx(e.time), cy = y + rowHeight / 2
+            switch e.phase {
+            case .began: svg.triangle(x, cy, 5, fill: "#1b5e20")
+            case .recognized: svg.circle(x, cy, 4.5, fill: "#1b5e20", title: "\(trace.name(g)) recognized")
+            case .ended: svg.rect(x - 3.5, cy - 3.5, 7, 7, fill: "#1b5e20", stroke: nil)
+            case .cancelled: svg.cross(x, cy, 5, stroke: "#000000", title: "\(trace.name(g)) cancelled")
+            case .changed: break
+            }
+        }
     }
 
     static func legend(_ svg: inout Canvas, x: Double, y: Double) {
@@ -222,24 +259,27 @@ public enum TraceSVG {
         var text: String
         var indent: Bool
         var color: String
+        /// A sequence's colour, before its heading.
+        var swatch: String? = nil
     }
 
-    /// Per sequence: where and when it started, who won, who lost and why.
+    /// Per sequence: its region, where and when it started, who won, who lost and why.
     static func decisionLines(_ trace: TraceRecording) -> [Line] {
         var lines: [Line] = []
+        let rel = { (t: Timestamp) in format(Double(t.nanoseconds - trace.start.nanoseconds) / 1e9, 3) }
         for (i, s) in trace.sequences.enumerated() {
-            let rel = { (t: Timestamp) in format(Double(t.nanoseconds - trace.start.nanoseconds) / 1e9, 3) }
-            lines.append(Line(text: "#\(i + 1)  \(rel(s.start)) s at (\(format(s.origin.x, 0)), \(format(s.origin.y, 0)))", indent: false, color: "#111"))
+            let fingers = "\(s.contacts.count) contact" + (s.contacts.count == 1 ? "" : "s")
+            lines.append(
+                Line(text: "#\(i + 1)  \(s.region), \(rel(s.start)) s at (\(format(s.origin.x, 0)), \(format(s.origin.y, 0))), \(fingers)",
+                    indent: false, color: "#111", swatch: color(ofSequence: i)))
             var won: [String] = []
-            for e in trace.events where trace.sequence(at: e.time) == i && (e.phase == .began || e.phase == .recognized) {
-                won.append("\(trace.name(e.gesture)) \(e.phase.rawValue) at \(rel(e.time)) s")
-            }
             var cancelled: [String] = []
-            for e in trace.events where trace.sequence(at: e.time) == i && e.phase == .cancelled {
-                cancelled.append(trace.name(e.gesture))
+            for e in trace.events where e.sequence == s.id {
+                if e.phase == .began || e.phase == .recognized { won.append("\(trace.name(e.gesture)) \(e.phase.rawValue) at \(rel(e.time)) s") }
+                if e.phase == .cancelled { cancelled.append(trace.name(e.gesture)) }
             }
             var lost: [String] = []
-            for t in trace.transitions where trace.sequence(at: t.time) == i && t.to == .failed {
+            for t in trace.transitions where t.sequence == s.id && t.to == .failed {
                 let why = t.reason.map { trace.why($0) } ?? "failed"
                 let cancel = cancelled.contains(trace.name(t.gesture)) ? "cancelled, " : ""
                 lost.append("\(trace.name(t.gesture)): \(cancel)\(why)")
@@ -290,106 +330,5 @@ public enum TraceSVG {
         }
         if !line.trimmingCharacters().isEmpty { out.append(line) }
         return out
-    }
-}
-
-/// Fixed decimals without Foundation (deterministic).
-func format(_ v: Double, _ decimals: Int) -> String {
-    guard v.isFinite else { return "0" }
-    var p = 1.0
-    for _ in 0..<decimals { p *= 10 }
-    let m = Int64((v * p).rounded())
-    let sign = m < 0 ? "-" : ""
-    let a = m.magnitude
-    let whole = a / UInt64(p)
-    guard decimals > 0 else { return sign + String(whole) }
-    let frac = String(a % UInt64(p))
-    return sign + String(whole) + "." + String(repeating: "0", count: decimals - frac.count) + frac
-}
-
-extension String {
-    func trimmingCharacters() -> String { String(self.drop { $0 == " " }) }
-}
-
-/// A tiny SVG writer: elements appended as text, numbers with one decimal.
-struct Canvas {
-    var out = ""
-
-    mutating func open(width: Double, height: Double) {
-        out += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        out += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(n(width))\" height=\"\(n(height))\" viewBox=\"0 0 \(n(width)) \(n(height))\" font-family=\"DejaVu Sans, Verdana, sans-serif\">\n"
-        out += "<rect x=\"0\" y=\"0\" width=\"\(n(width))\" height=\"\(n(height))\" fill=\"#ffffff\"/>\n"
-    }
-
-    mutating func close() { out += "</svg>\n" }
-
-    func n(_ v: Double) -> String { format(v, 1) }
-
-    static func escape(_ s: String) -> String {
-        var r = ""
-        for c in s {
-            switch c {
-            case "&": r += "&amp;"
-            case "<": r += "&lt;"
-            case ">": r += "&gt;"
-            case "\"": r += "&quot;"
-            default: r.append(c)
-            }
-        }
-        return r
-    }
-
-    private func titled(_ element: String, _ title: String?) -> String {
-        guard let title else { return element + "/>\n" }
-        return element + "><title>\(Self.escape(title))</title></\(element.split(separator: " ")[0].dropFirst())>\n"
-    }
-
-    mutating func rect(
-        _ x: Double, _ y: Double, _ w: Double, _ h: Double, fill: String, stroke: String?, dash: String? = nil,
-        title: String? = nil
-    ) {
-        var e = "<rect x=\"\(n(x))\" y=\"\(n(y))\" width=\"\(n(w))\" height=\"\(n(h))\" fill=\"\(fill)\""
-        if let stroke { e += " stroke=\"\(stroke)\"" }
-        if let dash { e += " stroke-dasharray=\"\(dash)\"" }
-        out += titled(e, title)
-    }
-
-    mutating func circle(_ x: Double, _ y: Double, _ r: Double, fill: String, stroke: String? = nil, title: String? = nil) {
-        var e = "<circle cx=\"\(n(x))\" cy=\"\(n(y))\" r=\"\(n(r))\" fill=\"\(fill)\""
-        if let stroke { e += " stroke=\"\(stroke)\" stroke-width=\"2\"" }
-        out += titled(e, title)
-    }
-
-    mutating func line(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double, stroke: String, dash: String? = nil) {
-        var e = "<line x1=\"\(n(x1))\" y1=\"\(n(y1))\" x2=\"\(n(x2))\" y2=\"\(n(y2))\" stroke=\"\(stroke)\""
-        if let dash { e += " stroke-dasharray=\"\(dash)\"" }
-        out += e + "/>\n"
-    }
-
-    mutating func polyline(_ points: [(Double, Double)], stroke: String, width: Double, dash: String? = nil) {
-        guard points.count > 1 else { return }
-        var e = "<polyline points=\"" + points.map { "\(n($0.0)),\(n($0.1))" }.joined(separator: " ")
-        e += "\" fill=\"none\" stroke=\"\(stroke)\" stroke-width=\"\(n(width))\" stroke-linejoin=\"round\" stroke-linecap=\"round\""
-        if let dash { e += " stroke-dasharray=\"\(dash)\"" }
-        out += e + "/>\n"
-    }
-
-    mutating func text(_ x: Double, _ y: Double, _ s: String, size: Double, fill: String = "#222", weight: String? = nil) {
-        var e = "<text x=\"\(n(x))\" y=\"\(n(y))\" font-size=\"\(n(size))\" fill=\"\(fill)\""
-        if let weight { e += " font-weight=\"\(weight)\"" }
-        out += e + ">\(Self.escape(s))</text>\n"
-    }
-
-    mutating func diamond(_ x: Double, _ y: Double, _ r: Double, fill: String) {
-        out += "<polygon points=\"\(n(x)),\(n(y - r)) \(n(x + r)),\(n(y)) \(n(x)),\(n(y + r)) \(n(x - r)),\(n(y))\" fill=\"\(fill)\"/>\n"
-    }
-
-    mutating func triangle(_ x: Double, _ y: Double, _ r: Double, fill: String) {
-        out += "<polygon points=\"\(n(x - r)),\(n(y + r)) \(n(x + r)),\(n(y + r)) \(n(x)),\(n(y - r))\" fill=\"\(fill)\"/>\n"
-    }
-
-    mutating func cross(_ x: Double, _ y: Double, _ r: Double, stroke: String, title: String? = nil) {
-        let e = "<path d=\"M\(n(x - r)) \(n(y - r)) L\(n(x + r)) \(n(y + r)) M\(n(x - r)) \(n(y + r)) L\(n(x + r)) \(n(y - r))\" stroke=\"\(stroke)\" stroke-width=\"2\" fill=\"none\""
-        out += titled(e, title)
     }
 }

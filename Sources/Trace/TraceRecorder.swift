@@ -17,13 +17,21 @@ public struct TraceRecording {
         public var contact: UInt32
         public var points: [(time: Timestamp, position: PixelPoint)]
         public var isPalm: Bool
+        /// The innermost sequence it belongs to (an index into `sequences`); nil when it landed
+        /// in no region with gestures.
+        public var sequence: Int?
     }
 
-    /// One sequence: first finger down to last finger up (with the deadlines that follow it).
+    /// One region's sequence, as the engine numbered it: from the first of its contacts down to
+    /// the last up, with the deadlines that follow it.
     public struct Sequence {
+        /// The engine's number (gesture lines' `sequence`).
+        public var id: Int
+        public var region: String
         public var start: Timestamp
         public var end: Timestamp
         public var origin: PixelPoint
+        public var contacts: [UInt32]
     }
 
     public var screen: PixelRect
@@ -49,8 +57,6 @@ public struct TraceRecording {
 
         var paths: [Path] = []
         var index: [UInt32: Int] = [:]
-        var sequences: [Sequence] = []
-        var down = 0
         for frame in out.frames {
             for c in frame.contacts {
                 if let i = index[c.id] {
@@ -61,14 +67,10 @@ public struct TraceRecording {
                     paths.append(Path(contact: c.id, points: [(frame.time, c.position)], isPalm: c.isPalm))
                 }
             }
-            if down == 0 && !frame.contacts.isEmpty {
-                sequences.append(Sequence(start: frame.time, end: frame.time, origin: frame.contacts[0].position))
-            }
-            if !sequences.isEmpty { sequences[sequences.count - 1].end = frame.time }
-            down = frame.contacts.count
         }
         let events = out.events
         let transitions = out.transitions
+        let sequences = Self.sequences(out.landings, &paths, index, regions: pipeline.engine.configuration.regions.map(\.name))
 
         let compiled = pipeline.engine.configuration
         var end = out.frames.reduce(Timestamp.zero) { max($0, $1.time) }
@@ -78,7 +80,12 @@ public struct TraceRecording {
             screen: compiled.screen,
             regions: compiled.regions.map { Region(name: $0.name, rect: $0.rect, depth: $0.depth) },
             gestures: compiled.gestures.map(\.qualifiedName),
-            paths: paths, sequences: sequences, events: events, transitions: transitions,
+            paths: paths, sequences: sequences.map { s in
+                var s = s
+                for e in events where e.sequence == s.id { s.end = max(s.end, e.time) }
+                for t in transitions where t.sequence == s.id && t.time < .distantFuture { s.end = max(s.end, t.time) }
+                return s
+            }, events: events, transitions: transitions,
             start: out.frames.first?.time ?? .zero, end: end, device: description.name)
     }
 
@@ -94,8 +101,32 @@ public struct TraceRecording {
         return reason.description
     }
 
-    /// The sequence a moment belongs to: the last one started at or before it.
-    public func sequence(at t: Timestamp) -> Int? {
-        sequences.lastIndex { $0.start <= t }
+    /// The place in `sequences` of the sequence the engine numbered `id`.
+    public func sequenceIndex(_ id: Int) -> Int? { sequences.firstIndex { $0.id == id } }
+
+    /// The engine's sequences from its landings, in the order they started; each path learns
+    /// its innermost one.
+    static func sequences(_ landings: [Landing], _ paths: inout [Path], _ index: [UInt32: Int], regions: [String]) -> [Sequence] {
+        var sequences: [Sequence] = []
+        var byID: [Int: Int] = [:]
+        for l in landings {
+            let path = index[l.contact]
+            let i: Int
+            if let known = byID[l.sequence] {
+                i = known
+            } else {
+                i = sequences.count
+                byID[l.sequence] = i
+                let origin = path.map { paths[$0].points[0].position } ?? .zero
+                sequences.append(
+                    Sequence(id: l.sequence, region: regions[l.region], start: l.time, end: l.time, origin: origin, contacts: []))
+            }
+            sequences[i].contacts.append(l.contact)
+            if let p = path {
+                if paths[p].sequence == nil { paths[p].sequence = i }
+                sequences[i].end = max(sequences[i].end, paths[p].points.last!.time)
+            }
+        }
+        return sequences
     }
 }

@@ -189,6 +189,20 @@ enum Scenarios {
             s.up(1)
             s.sync()
         }),
+        // Two visitors at once: a tap on the left half while a swipe crosses the right half.
+        ("two-visitors", "museum-table.toml", { s in
+            s.down(0, (400, 500))
+            s.down(1, (1500, 600))
+            s.sync()
+            s.wait(10)
+            s.move(1, (1480, 600))
+            s.sync()
+            s.wait(40)
+            s.up(0)
+            s.drag([1], by: (-260, -30), over: 100)
+            s.up(1)
+            s.sync()
+        }),
         ("bottom-sheet-handle", "bottom-sheet.toml", { s in
             s.down(0, (960, 310))
             s.sync()

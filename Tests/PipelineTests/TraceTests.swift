@@ -19,6 +19,7 @@ import TouchFrames
         ("row-vs-scroll", "swipeable-row-scrolls-list", "swipeable-rows.toml"),
         ("sheet-snaps", "bottom-sheet-handle", "bottom-sheet.toml"),
         ("photo-select-move-zoom", "photo-select-and-move", "photo-viewer.toml"),
+        ("two-visitors", "two-visitors", "museum-table.toml"),
     ]
 
     static func svg(fixture: String, config: String?) throws -> String {
