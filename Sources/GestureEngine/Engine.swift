@@ -175,22 +175,49 @@ public struct Engine {
         if landingLog != nil {
             for l in sequences.landings { sequences.logLanding(l.contact, leaf: l.leaf, at: time, into: &landingLog!) }
         }
-        finish()
+        // Only a decision, a recognizer that moved on, or a sequence that ended can end a round.
+        if arena.moved || bank.moved || sequences.emptiedRegion { finish() }
     }
 
     /// One frame, read into `sums`, to the gestures that see it.
     private mutating func deliverFrame(_ sums: UnsafeMutableBufferPointer<FrameSummary>, at time: Timestamp, into out: inout [GestureEvent]) {
         let base = sums.baseAddress!
+        // What the frame holds beyond motion, in one look (most frames only move fingers).
+        var palms = false, starts = false, poisoned = false
+        for r in sequences.active {
+            let p = base + sequences.summarySlot(ofRegion: r)
+            if sequences.poisoned[r] {
+                poisoned = true
+            } else if p.pointee.hasPalm {
+                palms = true
+            }
+            if p.pointee.count > 0 && p.pointee.added == p.pointee.count { starts = true }
+        }
         // A palm cancels the sequences it came down in (and is ignored until they are over).
-        for r in sequences.active where base[sequences.summarySlot(ofRegion: r)].hasPalm && !sequences.poisoned[r] {
-            sequences.poisoned[r] = true
-            for g in arena.members where regionOf[g] == r && isLive(g) { reject(g, at: time, because: .palm, into: &out) }
+        if palms {
+            for r in sequences.active where base[sequences.summarySlot(ofRegion: r)].hasPalm && !sequences.poisoned[r] {
+                sequences.poisoned[r] = true
+                poisoned = true
+                for g in arena.members where regionOf[g] == r && isLive(g) { reject(g, at: time, because: .palm, into: &out) }
+            }
         }
         // Gestures under way (and those carried over, waiting for their next tap) see their view.
         deliverToLive(base, at: time, into: &out)
         resolve(at: time, into: &out)
-        // A region whose fingers were all replaced between two reports: what was carried over
-        // sees the new fingers land (after the old ones' lift, above).
+        if starts { beginSequences(base, at: time, into: &out) }
+        // Only an acceptance or a finger landing can give a gesture its fingers.
+        if arena.moved || !sequences.landings.isEmpty { claimContacts() }
+        if poisoned {
+            for r in sequences.active where sequences.poisoned[r] && sequences.present[r] == 0 {
+                sequences.poisoned[r] = false
+            }
+        }
+    }
+
+    /// The regions whose sequence starts with this frame: where every finger was replaced
+    /// between two reports, what was carried over sees the new fingers land (after the old ones'
+    /// lift, delivered before); then each arms its gestures for a new round.
+    private mutating func beginSequences(_ base: UnsafeMutablePointer<FrameSummary>, at time: Timestamp, into out: inout [GestureEvent]) {
         var replaced = false
         for r in sequences.active where !sequences.poisoned[r] {
             let p = base + sequences.summarySlot(ofRegion: r)
@@ -203,19 +230,12 @@ public struct Engine {
             }
         }
         if replaced { resolve(at: time, into: &out) }
-        // Regions whose sequence starts here arm their gestures for a new round.
-        var armed = false
         for r in sequences.active where !sequences.poisoned[r] {
             let p = UnsafePointer(base + sequences.summarySlot(ofRegion: r))
             guard p.pointee.count > 0 && p.pointee.added == p.pointee.count else { continue }
-            armed = true
             beginSequence(r, p, at: time, into: &out)
         }
-        if armed { resolve(at: time, into: &out) }
-        claimContacts()
-        for r in sequences.active where sequences.poisoned[r] && sequences.present[r] == 0 {
-            sequences.poisoned[r] = false
-        }
+        resolve(at: time, into: &out)
     }
 
     /// A frame to every live member whose region it concerns, in arming order: its claimed
@@ -264,7 +284,7 @@ public struct Engine {
                 }
             }
             resolve(at: d, into: &out)
-            claimContacts()
+            if arena.moved { claimContacts() }
             finish()
             settle()
         }

@@ -120,9 +120,9 @@ struct ContactTracker {
     }
 
     /// The summary of `frame` over the contacts `view` includes, stamped `time` (the engine's,
-    /// which never runs backwards).
-    mutating func update<V: ContactView>(_ frame: TouchFrame, at time: Timestamp, view: V) -> FrameSummary {
-        var s = FrameSummary(time: time)
+    /// which never runs backwards), written into `s` where it lies (a summary is ~180 bytes).
+    mutating func update<V: ContactView>(_ frame: TouchFrame, at time: Timestamp, view: V, into s: inout FrameSummary) {
+        s = FrameSummary(time: time)
         s.scale = frame.scale
         s.previousCentroid = lastCentroid
         if next.count < frame.contacts.count {
@@ -239,7 +239,6 @@ struct ContactTracker {
         count = n
         self.present = present
         landedThisFrame = s.added
-        return s
     }
 }
 

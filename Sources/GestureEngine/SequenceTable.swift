@@ -63,6 +63,8 @@ struct SequenceTable {
     private(set) var active: [Int] = []
     /// The contacts that landed in the last frame, with the region each was hit-tested to.
     private(set) var landings: [(contact: UInt32, leaf: Int)] = []
+    /// The last frame emptied a region's sequence (its last contact lifted).
+    private(set) var emptiedRegion = false
 
     init(_ c: CompiledConfiguration) {
         configuration = c
@@ -120,66 +122,134 @@ struct SequenceTable {
         }
         active.removeAllKeepingCapacity()
         summaries.removeAllKeepingCapacity()
-        classify(frame)
-        let view = RegionView(leaves: leaves, tree: tree)
-        for r in active {
-            var view = view
-            view.region = r
+        emptiedRegion = false
+        let oneLeaf = classify(frame)
+        var k = 0
+        while k < active.count {
+            let r = active[k]
+            k += 1
             if trackers[r] == nil { trackers[r] = ContactTracker() }
-            let s = trackers[r]!.update(frame, at: time, view: view)
-            present[r] = s.present
-            slot[r] = summaries.count
-            summaries.append(s)
+            let i = summaries.count
+            summaries.append(FrameSummary(time: time))
+            // Most frames have all their contacts in one region (one hand, or no regions at
+            // all): each region on its path then follows every contact, and asks no one.
+            if let leaf = oneLeaf, tree.isAncestor(r, of: leaf) {
+                trackers[r]!.update(frame, at: time, view: EveryContact(), into: &summaries[i])
+            } else {
+                trackers[r]!.update(frame, at: time, view: RegionView(leaves: leaves, tree: tree, region: r), into: &summaries[i])
+            }
+            let now = summaries[i].present
+            if now == 0 && present[r] > 0 { emptiedRegion = true }
+            present[r] = now
+            slot[r] = i
         }
-        for g in claimed {
-            guard claims[g] != nil else { continue }
-            claimSlot[g] = summaries.count
-            summaries.append(claims[g]!.update(frame, at: time, view: ClaimView(ids: claimIDs[g])))
+        for g in claimed where claims[g] != nil {
+            let i = summaries.count
+            claimSlot[g] = i
+            summaries.append(FrameSummary(time: time))
+            claims[g]!.update(frame, at: time, view: ClaimView(ids: claimIDs[g]), into: &summaries[i])
         }
     }
 
     /// Matches the frame's contacts with those down before (new ones are hit-tested and given a
-    /// serial), and marks the regions of the contacts down and of those that lifted.
-    private mutating func classify(_ frame: TouchFrame) {
+    /// serial), and marks the regions of the contacts down and of those that lifted. Returns the
+    /// region every contact of the frame, down or lifted, was hit-tested to, when it is one.
+    private mutating func classify(_ frame: TouchFrame) -> Int? {
         firstSerialOfFrame = nextSerial
-        landings.removeAllKeepingCapacity()
+        if !landings.isEmpty { landings.removeAllKeepingCapacity() }
+        if let same = sameContactsAsBefore(frame) { return same }
         let n = frame.contacts.count
         if leaves.count < n { leaves += [Int32](repeating: -1, count: n - leaves.count) }
-        scratch.removeAllKeepingCapacity()
-        var hint = 0
-        var index = 0
-        for c in frame.contacts {
-            var i = hint < contactCount && landed[hint].id == c.id ? hint : -1
-            if i < 0 {
-                var k = 0
-                while k < contactCount {
-                    if landed[k].id == c.id {
-                        i = k
-                        break
+        if scratch.count < n { scratch += [Landed](repeating: .none, count: n - scratch.count) }
+        // Worked on as locals (swapped out of `self`), so the loop below checks no uniqueness.
+        var down: [Landed] = [], next: [Landed] = [], leafOf: [Int32] = []
+        swap(&down, &landed)
+        swap(&next, &scratch)
+        swap(&leafOf, &leaves)
+        var first: Int32 = -2
+        var mixed = false
+        let previous = contactCount
+        var newcomers = 0
+        // Safe: the three buffers are locals of this call (nothing else reaches them while the
+        // pointers live), indices stay below `previous` (down) and `n` (next, leafOf).
+        down.withUnsafeMutableBufferPointer { down in
+            next.withUnsafeMutableBufferPointer { next in
+                leafOf.withUnsafeMutableBufferPointer { leafOf in
+                    var hint = 0
+                    var index = 0
+                    for c in frame.contacts {
+                        var i = hint < previous && down[hint].id == c.id ? hint : -1
+                        if i < 0 {
+                            for k in 0..<previous where down[k].id == c.id {
+                                i = k
+                                break
+                            }
+                        }
+                        var entry: Landed
+                        if i >= 0 {
+                            hint = i + 1
+                            down[i].matched = true
+                            entry = down[i]
+                            entry.matched = false
+                        } else {
+                            entry = Landed(id: c.id, leaf: -1, serial: 0, matched: false)
+                            newcomers += 1
+                        }
+                        leafOf[index] = entry.leaf
+                        next[index] = entry
+                        index += 1
                     }
-                    k += 1
+                    for k in 0..<previous where !down[k].matched {
+                        if first == -2 { first = down[k].leaf } else if down[k].leaf != first { mixed = true }
+                    }
                 }
             }
-            var entry: Landed
-            if i >= 0 {
-                hint = i + 1
-                landed[i].matched = true
-                entry = landed[i]
-                entry.matched = false
-            } else {
-                entry = Landed(id: c.id, leaf: Int32(configuration.hitTest(c.position) ?? -1), serial: nextSerial, matched: false)
-                nextSerial += 1
-                noteLanding(entry)
-                landings.append((c.id, Int(entry.leaf)))
-            }
-            leaves[index] = entry.leaf
-            index += 1
-            scratch.append(entry)
-            mark(entry.leaf)
         }
-        for k in 0..<contactCount where !landed[k].matched { mark(landed[k].leaf) }
-        swap(&landed, &scratch)
+        // Newcomers are hit-tested here (rare: a landing), then every contact marks its path.
+        if newcomers > 0 {
+            var index = 0
+            for c in frame.contacts {
+                if next[index].serial == 0 {
+                    let leaf = Int32(configuration.hitTest(c.position) ?? -1)
+                    next[index] = Landed(id: c.id, leaf: leaf, serial: nextSerial, matched: false)
+                    leafOf[index] = leaf
+                    nextSerial += 1
+                    noteLanding(next[index])
+                    landings.append((c.id, Int(leaf)))
+                }
+                index += 1
+            }
+        }
+        var marked: Int32 = -2
+        for index in 0..<n {
+            let leaf = leafOf[index]
+            if first == -2 { first = leaf } else if leaf != first { mixed = true }
+            if leaf != marked { mark(leaf) }
+            marked = leaf
+        }
+        for k in 0..<previous where !down[k].matched { mark(down[k].leaf) }
+        landed = next
+        scratch = down
+        leaves = leafOf
         contactCount = n
+        return mixed || first < 0 ? nil : Int(first)
+    }
+
+    /// Most frames move the same contacts as the frame before, in the same order: then nothing is
+    /// matched or hit-tested, the regions are marked as they were, and the result is
+    /// `classify`'s (nil when it is not such a frame, or when its contacts are in several regions).
+    private mutating func sameContactsAsBefore(_ frame: TouchFrame) -> Int?? {
+        guard frame.contacts.count == contactCount, contactCount > 0 else { return nil }
+        var index = 0
+        var leaf: Int32 = -2
+        for c in frame.contacts {
+            guard landed[index].id == c.id else { return nil }
+            if leaf == -2 { leaf = landed[index].leaf } else if landed[index].leaf != leaf { leaf = -1 }
+            index += 1
+        }
+        guard leaf >= 0 else { return nil }
+        mark(leaf)
+        return .some(Int(leaf))
     }
 
     /// A new contact: the regions on its path note it as their latest.
@@ -276,7 +346,7 @@ struct SequenceTable {
 struct RegionView: ContactView {
     let leaves: [Int32]
     let tree: RegionTree
-    var region = 0
+    let region: Int
 
     @inline(__always)
     func includes(_ index: Int, _ contact: Contact) -> Bool {
@@ -285,10 +355,19 @@ struct RegionView: ContactView {
     }
 }
 
+/// Every contact of the frame (they all landed in the region, or in regions nested in it).
+struct EveryContact: ContactView {
+    @inline(__always)
+    func includes(_ index: Int, _ contact: Contact) -> Bool { true }
+}
+
 /// The contacts a gesture claimed.
 struct ClaimView: ContactView {
     let ids: [UInt32]
 
     @inline(__always)
-    func includes(_ index: Int, _ contact: Contact) -> Bool { ids.contains(contact.id) }
+    func includes(_ index: Int, _ contact: Contact) -> Bool {
+        for id in ids where id == contact.id { return true }
+        return false
+    }
 }
