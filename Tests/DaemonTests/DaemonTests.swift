@@ -117,6 +117,25 @@ func offlineLines(_ path: String, config: Configuration = .standard) throws -> [
         #expect(clash?["message"]?.string?.contains("region 'screen' is defined twice") == true)
     }
 
+    @Test func clientRegions_sideBySide_recognizeIndependently() throws {
+        // Two buttons of a client, each with a tap that waits for its double tap: "select, then
+        // confirm" 100 ms apart gives both taps (one sequence each), not a lost first tap.
+        let dir = scratch()
+        let taps = try delayed(Root.fixtures + "/select-then-confirm.events", by: 0.5, in: dir)
+        let d = try DaemonUnderTest(["--replay", taps, "--wait-for-clients", "1"], dir: dir)
+        let c = try TestClient(d.socket)
+        let button = { (name: String, x: Int) in
+            #"{"name":"\#(name)","rect":[\#(x),300,400,400],"gesture":[{"kind":"tap","name":"twice","count":2},{"kind":"tap","requires_failure_of":["twice"]}]}"#
+        }
+        let reply = c.call(#"{"op":"set_regions","id":1,"regions":["# + button("select", 200) + "," + button("confirm", 1300) + "]}")
+        #expect(reply?["ok"] == .bool(true), "\(String(describing: reply))")
+        let first = try #require(c.next("gesture"))
+        let second = try #require(c.next("gesture"))
+        #expect([first, second].map { $0["region"] } == [.string("select"), .string("confirm")])
+        #expect([first, second].allSatisfy { $0["gesture"] == .string("tap") && $0["name"] == nil })
+        #expect(first["sequence"] != second["sequence"])
+    }
+
     @Test func clientRegions_canBeForbiddenByConfig() throws {
         let d = try DaemonUnderTest([], config: "[daemon]\nset_regions = \"none\"\n")
         let c = try TestClient(d.socket)

@@ -203,6 +203,12 @@ enum Scenarios {
             s.up(1)
             s.sync()
         }),
+        // "Select, then confirm": two buttons tapped 100 ms apart (the daemon's client regions test).
+        ("select-then-confirm", nil, { s in
+            s.tap((400, 500))
+            s.wait(100)
+            s.tap((1500, 500))
+        }),
         ("bottom-sheet-handle", "bottom-sheet.toml", { s in
             s.down(0, (960, 310))
             s.sync()
