@@ -39,7 +39,11 @@ struct SequenceTable {
     /// For a region the last frame concerns: its place in `active` and the summaries.
     private var slot: [Int]
 
-    // Per gesture: the contacts it claimed, once it stopped taking new ones (see `Engine.claim`).
+    // Per gesture: the contacts it claimed, once it stopped taking new ones (`Engine.claimContacts`),
+    // and in which region. As long as no other contact lands in that region, the region's
+    // summary is the claim's; the claim follows its contacts with a tracker of its own from the
+    // first frame in which another one lands.
+    private var claimRegion: [Int]
     private var claims: [ContactTracker?]
     private var claimIDs: [[UInt32]]
     private var claimSlot: [Int]
@@ -81,6 +85,7 @@ struct SequenceTable {
         stamp = [UInt32](repeating: 0, count: n)
         roundStamp = [UInt32](repeating: 0, count: n)
         slot = [Int](repeating: 0, count: n)
+        claimRegion = [Int](repeating: -1, count: c.gestures.count)
         claims = [ContactTracker?](repeating: nil, count: c.gestures.count)
         claimIDs = [[UInt32]](repeating: [], count: c.gestures.count)
         claimSlot = [Int](repeating: 0, count: c.gestures.count)
@@ -105,7 +110,7 @@ struct SequenceTable {
     /// Where gesture `g`'s own summary is (valid when it has claimed its contacts).
     func summarySlot(ofClaim g: Int) -> Int { claimSlot[g] }
 
-    func hasClaim(_ g: Int) -> Bool { claims[g] != nil }
+    func hasClaim(_ g: Int) -> Bool { claimRegion[g] >= 0 }
 
     /// Fingers (palms excluded) down in region `r`'s sequence after the last frame.
     func fingers(in r: Int) -> Int { trackers[r]?.count ?? 0 }
@@ -124,6 +129,15 @@ struct SequenceTable {
         summaries.removeAllKeepingCapacity()
         emptiedRegion = false
         let oneLeaf = classify(frame)
+        // A claim whose region another contact lands in now goes its own way, from the state it
+        // shared with its region until this frame.
+        if !landings.isEmpty {
+            for g in claimed where claimRegion[g] >= 0 && claims[g] == nil {
+                let r = claimRegion[g]
+                guard landings.contains(where: { $0.leaf >= 0 && tree.isAncestor(r, of: $0.leaf) }), let t = trackers[r] else { continue }
+                claims[g] = ContactTracker(claiming: t.contacts.filter { claimIDs[g].contains($0.id) })
+            }
+        }
         var k = 0
         while k < active.count {
             let r = active[k]
@@ -143,7 +157,11 @@ struct SequenceTable {
             present[r] = now
             slot[r] = i
         }
-        for g in claimed where claims[g] != nil {
+        for g in claimed where claimRegion[g] >= 0 {
+            guard claims[g] != nil else {
+                claimSlot[g] = slot[claimRegion[g]]
+                continue
+            }
             let i = summaries.count
             claimSlot[g] = i
             summaries.append(FrameSummary(time: time))
@@ -317,13 +335,16 @@ struct SequenceTable {
     mutating func claim(_ g: Int, in r: Int, most: Int) -> Bool {
         guard let t = trackers[r], t.count > 0 else { return false }
         let own = Array(t.contacts.prefix(max(1, most)))
-        claims[g] = ContactTracker(claiming: own)
+        claimRegion[g] = r
         claimIDs[g] = own.map(\.id)
+        // Fewer than all: it follows its own from now on.
+        claims[g] = own.count < t.count ? ContactTracker(claiming: own) : nil
         return true
     }
 
     mutating func releaseClaim(_ g: Int) {
-        guard claims[g] != nil else { return }
+        guard claimRegion[g] >= 0 else { return }
+        claimRegion[g] = -1
         claims[g] = nil
         claimIDs[g] = []
     }
