@@ -24,7 +24,7 @@ struct SequenceTable {
     let tree: RegionTree
 
     // Per region.
-    private var trackers: [ContactTracker?]
+    private var trackers: [ContactTracker]
     /// Contacts (palms included) down in the region or a region nested in it, after the last frame.
     private(set) var present: [Int]
     /// The serial of the last contact that landed in the region or a region nested in it.
@@ -76,7 +76,9 @@ struct SequenceTable {
         parents = c.regions.map { $0.parent ?? -1 }
         hasGestures = c.regions.map { !$0.gestures.isEmpty }
         tree = c.nesting
-        trackers = [ContactTracker?](repeating: nil, count: n)
+        // Small at first (a region with no gestures never uses its own); they grow to the most
+        // contacts seen.
+        trackers = (0..<n).map { _ in ContactTracker(capacity: 2) }
         present = [Int](repeating: 0, count: n)
         lastLanded = [UInt64](repeating: 0, count: n)
         round = [Int](repeating: 0, count: n)
@@ -113,7 +115,7 @@ struct SequenceTable {
     func hasClaim(_ g: Int) -> Bool { claimRegion[g] >= 0 }
 
     /// Fingers (palms excluded) down in region `r`'s sequence after the last frame.
-    func fingers(in r: Int) -> Int { trackers[r]?.count ?? 0 }
+    func fingers(in r: Int) -> Int { trackers[r].count }
 
     // MARK: - Reading a frame
 
@@ -134,23 +136,22 @@ struct SequenceTable {
         if !landings.isEmpty {
             for g in claimed where claimRegion[g] >= 0 && claims[g] == nil {
                 let r = claimRegion[g]
-                guard landings.contains(where: { $0.leaf >= 0 && tree.isAncestor(r, of: $0.leaf) }), let t = trackers[r] else { continue }
-                claims[g] = ContactTracker(claiming: t.contacts.filter { claimIDs[g].contains($0.id) })
+                guard landings.contains(where: { $0.leaf >= 0 && tree.isAncestor(r, of: $0.leaf) }) else { continue }
+                claims[g] = ContactTracker(claiming: trackers[r].contacts.filter { claimIDs[g].contains($0.id) })
             }
         }
         var k = 0
         while k < active.count {
             let r = active[k]
             k += 1
-            if trackers[r] == nil { trackers[r] = ContactTracker() }
             let i = summaries.count
             summaries.append(FrameSummary(time: time))
             // Most frames have all their contacts in one region (one hand, or no regions at
             // all): each region on its path then follows every contact, and asks no one.
             if let leaf = oneLeaf, tree.isAncestor(r, of: leaf) {
-                trackers[r]!.update(frame, at: time, view: EveryContact(), into: &summaries[i])
+                trackers[r].update(frame, at: time, view: EveryContact(), into: &summaries[i])
             } else {
-                trackers[r]!.update(frame, at: time, view: RegionView(leaves: leaves, tree: tree, region: r), into: &summaries[i])
+                trackers[r].update(frame, at: time, view: RegionView(leaves: leaves, tree: tree, region: r), into: &summaries[i])
             }
             let now = summaries[i].present
             if now == 0 && present[r] > 0 { emptiedRegion = true }
@@ -314,8 +315,7 @@ struct SequenceTable {
 
     /// Does region `r`'s sequence start with this frame (every finger of it new)?
     private func startsNow(_ r: Int) -> Bool {
-        guard let t = trackers[r], isActive(r) else { return false }
-        return t.count > 0 && t.landedThisFrame == t.count
+        isActive(r) && trackers[r].count > 0 && trackers[r].landedThisFrame == trackers[r].count
     }
 
     /// The sequences contact `contact`, hit-tested to `leaf`, belongs to: one per region with
@@ -333,7 +333,8 @@ struct SequenceTable {
     /// Gesture `g` (of region `r`) keeps the fingers down in `r` now as its own, at most `most`
     /// of them: from now on its summary follows only them.
     mutating func claim(_ g: Int, in r: Int, most: Int) -> Bool {
-        guard let t = trackers[r], t.count > 0 else { return false }
+        let t = trackers[r]
+        guard t.count > 0 else { return false }
         let own = Array(t.contacts.prefix(max(1, most)))
         claimRegion[g] = r
         claimIDs[g] = own.map(\.id)
@@ -352,7 +353,7 @@ struct SequenceTable {
     /// Events were lost or the device went away: no contact is down, no sequence runs.
     mutating func reset() {
         for r in trackers.indices {
-            trackers[r]?.reset()
+            trackers[r].reset()
             present[r] = 0
             poisoned[r] = false
         }
