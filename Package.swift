@@ -55,7 +55,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "GestureEngineTests", dependencies: ["GestureEngine"]),
+        // Helpers the test targets share (a deterministic random generator).
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "GestureEngineTests", dependencies: ["GestureEngine", "TestSupport"]),
         .testTarget(name: "GestureProtocolTests", dependencies: ["GestureProtocol"]),
         .testTarget(name: "TouchFramesTests", dependencies: ["TouchFrames", "GestureEngine"]),
         .testTarget(name: "GestureConfigTests", dependencies: ["GestureConfig", "GestureEngine", "TouchFrames"]),
@@ -69,7 +71,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PipelineTests",
-            dependencies: ["Pipeline", "GestureConfig", "TouchFrames", "GestureProtocol", "GestureEngine", "Trace"],
+            dependencies: ["Pipeline", "GestureConfig", "TouchFrames", "GestureProtocol", "GestureEngine", "Trace", "TestSupport"],
             exclude: ["Fixtures"]
         ),
     ]

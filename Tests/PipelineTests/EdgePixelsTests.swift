@@ -2,6 +2,7 @@ import Foundation
 import GestureConfig
 import GestureEngine
 import Pipeline
+import TestSupport
 import Testing
 import TouchFrames
 
@@ -33,7 +34,7 @@ import TouchFrames
     /// Random geometries: screen sizes, rotations, calibration matrices (flips, offsets past the
     /// edge, scaling), outputs inside and partly outside the screen.
     static func randomGeometries(count: Int, seed: UInt64) -> [GeometryConfiguration] {
-        var rng = SplitMix(seed: seed)
+        var rng = SplitMix64(seed: seed)
         return (0..<count).map { _ in
             var g = GeometryConfiguration()
             g.screenWidth = Double(Int.random(in: 1...7680, using: &rng))
@@ -75,7 +76,7 @@ import TouchFrames
     }
 
     @Test func randomAxes_underRandomGeometries_mapTheirEdgesInsideTheScreen() {
-        var rng = SplitMix(seed: 11)
+        var rng = SplitMix64(seed: 11)
         for (i, g) in Self.randomGeometries(count: 300, seed: 3).enumerated() {
             let lowX = Int32.random(in: -5000...5000, using: &rng), lowY = Int32.random(in: -5000...5000, using: &rng)
             let x = AbsAxis(minimum: lowX, maximum: lowX + Int32.random(in: 1...70000, using: &rng))
@@ -110,18 +111,5 @@ import TouchFrames
         s.sync()
         let out = try lines(try DevicePipeline.lines(s.recording, description: Synth.panel, configuration: .standard))
         #expect(out.first?.gesture == "edge_swipe" && out.first?.edge == "right", "\(out)")
-    }
-}
-
-/// SplitMix64, for the random geometries (deterministic).
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
