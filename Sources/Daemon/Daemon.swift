@@ -48,6 +48,7 @@ public final class Daemon: EventLoopOwner {
     private(set) var devices: Devices<Daemon>!
     private let deadline: DeadlineTimer
     private var signalFD: Int32 = -1
+    private var strays = StraySignals()
     private var watchdog: Int32 = -1
     private var socketPathToRemove: String?
     private var exitCode: Int32 = 0
@@ -204,10 +205,11 @@ public final class Daemon: EventLoopOwner {
             switch sig {
             case SIGHUP: reload()
             case SIGCHLD: actions.reap()
-            case SIGTERM, SIGINT:
+            case SIGTERM, SIGINT, SIGQUIT:
                 log.info("signal \(sig): stopping")
                 loop.stop()
-            default: break
+            default:
+                strays.note(sig, log: log)
             }
         }
     }

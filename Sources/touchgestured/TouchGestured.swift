@@ -15,7 +15,9 @@ struct TouchGestured: ParsableCommand {
         abstract: "Touchscreen gesture daemon: recognizes gestures and serves them as JSON lines on a Unix socket.",
         discussion: """
             Protocol: docs/PROTOCOL.md. Configuration: docs/CONFIG.md. Signals: SIGHUP reloads the \
-            configuration (a bad file is refused and the old one stays), SIGTERM/SIGINT stop.
+            configuration (a bad file is refused and the old one stays), SIGTERM/SIGINT/SIGQUIT stop; \
+            other signals that would end a process (SIGUSR1, SIGUSR2, SIGALRM, real-time ones) are \
+            logged and ignored.
             """,
         version: daemonVersion
     )

@@ -297,6 +297,21 @@ func offlineLines(_ path: String, config: Configuration = .standard) throws -> [
         #expect(d.notify.wait(for: "RELOADING=1", seconds: 1) != nil)
     }
 
+    @Test func straySignals_areLoggedAndIgnored_neverFatal() throws {
+        let d = try DaemonUnderTest([])
+        let c = try TestClient(d.socket)
+        _ = c.json()
+        // USR1, USR2 and ALRM killed the daemon (their default action), leaving its socket behind.
+        for s in [SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGIO, SIGPWR, cl_sigrtmin() + 3, cl_sigrtmax()] {
+            for _ in 0..<20 { d.signal(s) }
+        }
+        #expect(c.call(#"{"op":"ping","id":1}"#)?["ok"] == .bool(true))
+        #expect(d.process.isRunning)
+        #expect(d.stop() == 0)
+        #expect(d.log.contains("signal 10 (SIGUSR1) ignored; 1 stray signal(s) so far"))
+        #expect(!FileManager.default.fileExists(atPath: d.socket))
+    }
+
     @Test func sighup_newGeometry_remapsTheDevices() throws {
         let dir = scratch()
         let tap = try delayed(Root.fixtures + "/tap.events", by: 2, in: dir)

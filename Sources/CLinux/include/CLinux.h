@@ -88,14 +88,33 @@ static inline uint64_t cl_timerfd_read(int fd) {
     return n;
 }
 
-// The daemon's signals: SIGTERM, SIGINT and SIGHUP; SIGCHLD (an action's command ended).
+// The daemon's signals: SIGTERM, SIGINT, SIGQUIT and SIGHUP; SIGCHLD (an action's command
+// ended); and every other signal whose default action would end the daemon and that another
+// process may send it (SIGUSR1, SIGUSR2, SIGALRM, ... and the real-time ones): they arrive on
+// the signalfd too, where they are logged and ignored, never fatal. (Faults such as SIGSEGV are
+// left alone: blocked, a real fault would still kill the process, and its core would be lost.)
+// SIGRTMIN is a glibc function (it keeps the first two for its threads): a C function.
 static inline void cl_daemon_signals(sigset_t *set) {
     sigemptyset(set);
     sigaddset(set, SIGTERM);
     sigaddset(set, SIGINT);
+    sigaddset(set, SIGQUIT);
     sigaddset(set, SIGHUP);
     sigaddset(set, SIGCHLD);
+    sigaddset(set, SIGUSR1);
+    sigaddset(set, SIGUSR2);
+    sigaddset(set, SIGALRM);
+    sigaddset(set, SIGVTALRM);
+    sigaddset(set, SIGPROF);
+    sigaddset(set, SIGIO);
+    sigaddset(set, SIGPWR);
+    sigaddset(set, SIGSTKFLT);
+    for (int s = SIGRTMIN; s <= SIGRTMAX; s++) sigaddset(set, s);
 }
+
+// The real-time signals' range (macros that call into glibc).
+static inline int cl_sigrtmin(void) { return SIGRTMIN; }
+static inline int cl_sigrtmax(void) { return SIGRTMAX; }
 
 // Blocks the daemon's signals (they wait, pending, for the signalfd) and ignores SIGPIPE. Called
 // first thing in main: a SIGHUP sent while the daemon starts (a config management run) must not
