@@ -119,10 +119,7 @@ struct ByteCursor {
     /// velocities, most of a line's numbers. (NaN and the infinities fail the bound too.)
     @inline(__always) mutating func tenths(_ v: Double) {
         let scaledDouble = v * 10
-        guard abs(scaledDouble) < 9e15 else {
-            byte(UInt8(ascii: "0"))
-            return
-        }
+        guard abs(scaledDouble) < 9e15 else { return huge(v) }
         let scaled = Self.roundHalfAwayFromZero(scaledDouble)
         if scaled < 0 { byte(UInt8(ascii: "-")) }
         let m = scaled.magnitude
@@ -131,8 +128,15 @@ struct ByteCursor {
         byte(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: m % 10))
     }
 
+    /// A number `fixed` cannot write with its decimals: NaN and infinities as 0, a finite one past
+    /// 9e15 in Swift's shortest round-trip form (at most 24 bytes: "-1.7976931348623157e+308").
+    @inline(never) mutating func huge(_ v: Double) {
+        guard v.isFinite else { return byte(UInt8(ascii: "0")) }
+        for b in v.description.utf8 { byte(b) }
+    }
+
     /// `JSONLineWriter.fixed`, byte for byte: exactly `decimals` digits after the point (0...6),
-    /// NaN, infinities and magnitudes past 9e15 written as 0.
+    /// NaN and infinities written as 0, finite magnitudes past 9e15 as `huge` writes them.
     mutating func fixed(_ v: Double, decimals: Int) {
         if decimals == 1 { return tenths(v) }
         let p: Double
@@ -145,10 +149,7 @@ struct ByteCursor {
         default: p = 1_000_000
         }
         let scaledDouble = v * p
-        guard abs(scaledDouble) < 9e15 else {
-            byte(UInt8(ascii: "0"))
-            return
-        }
+        guard abs(scaledDouble) < 9e15 else { return huge(v) }
         let scaled = Self.roundHalfAwayFromZero(scaledDouble)
         let m = scaled.magnitude
         let divisor = UInt64(p)

@@ -77,7 +77,8 @@ public struct GestureLineEncoder {
         let head = heads[g &* GesturePhase.lineOrder.count &+ p.pointee.phase.lineIndex]
         let region = regionFields[g]
         // Long names and regions (a head past 512 bytes) take the general path; the rest of a
-        // line is at most 453 bytes (every number at its widest), so 1024 bytes always hold it.
+        // line is at most 512 bytes (every number at its widest, 24 bytes for the largest finite
+        // ones: `theWidestTail_fitsTheFastPathsScratch`), so 1024 bytes always hold it.
         guard head.count + region.count <= 512 else { return encodeByFields(p.pointee, into: &w) }
         prepared.withUnsafeBufferPointer { prepared in
             w.appendBounded(maxBytes: 1024) { c in

@@ -112,12 +112,19 @@ public struct JSONLineWriter {
     }
 
     /// A number with exactly `decimals` digits after the point. NaN and infinities (which the
-    /// engine never produces) are written as 0 so a line is always valid JSON.
+    /// engine never produces) are written as 0 so a line is always valid JSON; a finite number
+    /// too large for that (9e15 and up, after the decimals: a configured offset of 1e15 px) in
+    /// Swift's shortest round-trip form ("1000000000000000.0", "2.5e+300"), which is JSON too and
+    /// keeps its value.
     public mutating func fixed(_ v: Double, decimals: Int) {
         var p: Double = 1
         for _ in 0..<decimals { p *= 10 }
-        guard v.isFinite, abs(v * p) < 9e15 else {
+        guard v.isFinite else {
             bytes.append(UInt8(ascii: "0"))
+            return
+        }
+        guard abs(v * p) < 9e15 else {
+            bytes.append(contentsOf: v.description.utf8)
             return
         }
         let scaled = Int64((v * p).rounded())

@@ -10,6 +10,7 @@ import Testing
     static let numbers: [Double] = [
         0, -0.0, 0.04, -0.04, 0.05, -0.05, 0.95, 1, -1, 12.345678, -12.345678, 1234.56789, 99999.95,
         8.9e14, -8.9e14, 8.9e15, 1e300, -.infinity, .infinity, .nan, 1e-7, 0.0000005, 3.14159265,
+        1e15, -1.2345678901234567e16, -.greatestFiniteMagnitude,
     ]
 
     static func configuration() -> CompiledConfiguration {
@@ -45,6 +46,7 @@ import Testing
                                      position: PixelPoint(x: v, y: w))
                 e.gesture = g
                 e.id = i % 3 == 0 ? UInt64.max : UInt64(i)
+                e.sequence = i % 4 == 0 ? Int.max : i
                 e.fingers = i % 11
                 e.count = i % 4
                 e.translation = PixelPoint(x: w, y: v)
@@ -68,5 +70,38 @@ import Testing
             }
         }
         #expect(checked == (Self.configuration().gestures.count + 1) * Self.numbers.count)
+    }
+
+    /// A large finite number keeps its value (a drag's `initial = [1e15, 0]` was written as 0).
+    @Test func aLargeFiniteNumber_isWrittenWithItsValue() throws {
+        var e = GestureEvent(kind: .pan, phase: .changed, time: Timestamp(seconds: 1), position: PixelPoint(x: 1e15, y: -2.5e300))
+        e.offset = PixelPoint(x: 1e15, y: 0)
+        let encoder = GestureLineEncoder(configuration: Self.configuration())
+        var w = JSONLineWriter()
+        encoder.encode(e, into: &w)
+        let line = String(decoding: w.bytes, as: UTF8.self)
+        #expect(line.contains(#""x":1000000000000000.0,"y":-2.5e+300"#), "\(line)")
+        #expect(line.contains(#""offset":{"x":1000000000000000.0,"y":0.0}"#), "\(line)")
+        let parsed = try parseJSON(w.bytes.dropLast())
+        #expect(parsed["offset"]?["x"] == .number(1e15))
+    }
+
+    /// The fast path writes a line's numbers into 1024 bytes of stack after a head of at most
+    /// 512: the widest tail, every number at its widest, must fit in the rest.
+    @Test func theWidestTail_fitsTheFastPathsScratch() {
+        var e = GestureEvent(kind: .pan, phase: .changed, time: Timestamp(nanoseconds: Int64.max - 1), position: PixelPoint(x: -.greatestFiniteMagnitude, y: -.greatestFiniteMagnitude))
+        e.id = UInt64.max
+        e.sequence = Int.min
+        e.fingers = Int.min
+        e.translation = e.position
+        e.velocity = e.position
+        e.axis = .horizontal
+        e.offset = e.position
+        e.target = e.position
+        let encoder = GestureLineEncoder(configuration: Self.configuration())
+        var w = JSONLineWriter()
+        encoder.encodeByFields(e, into: &w)
+        let head = #"{"type":"gesture","gesture":"pan","phase":"changed","id":"#.utf8.count
+        #expect(w.bytes.count - head <= 512, "a tail of \(w.bytes.count - head) bytes")
     }
 }
