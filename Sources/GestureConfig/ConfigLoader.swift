@@ -181,13 +181,26 @@ struct Loader {
         return s
     }
 
+    /// The largest number a calibration matrix may hold.
+    static let calibrationLimit = 1000.0
+
     /// `[device]` and `[[panel]]` keys onto a geometry.
     func readGeometry(_ device: Scope, into geometry: inout GeometryConfiguration) throws(ConfigError) {
         if let r = try device.integer("rotation", in: 0...270) {
             guard [0, 90, 180, 270].contains(r) else { throw device.fail("rotation", "'rotation' must be 0, 90, 180 or 270, found \(r)") }
             geometry.rotation = r
         }
-        geometry.calibration = try device.numbers("calibration", count: 6) ?? geometry.calibration
+        if let k = try device.numbers("calibration", count: 6) {
+            // libinput's matrices stay within a few units (a flip is -1, an offset 1); one that
+            // scales by a thousand or more, or folds the panel onto a line, is a typo.
+            guard k.allSatisfy({ abs($0) <= Self.calibrationLimit }) else {
+                throw device.fail("calibration", "'calibration' numbers must lie within ±\(Int(Self.calibrationLimit))")
+            }
+            guard abs(k[0] * k[4] - k[1] * k[3]) >= 1e-3 else {
+                throw device.fail("calibration", "'calibration' folds the panel onto a line or a point (a·e − b·d is 0): every touch would land in one place")
+            }
+            geometry.calibration = k
+        }
         let w = try device.number("width_mm", above: 0), h = try device.number("height_mm", above: 0)
         if (w == nil) != (h == nil) {
             throw device.fail(w == nil ? "height_mm" : "width_mm", "set both 'width_mm' and 'height_mm', or neither")
@@ -199,6 +212,9 @@ struct Loader {
         geometry.palmSize = try device.number("palm_size", atLeast: 0, atMost: 1000) ?? geometry.palmSize
         if let o = try device.numbers("output", count: 4) {
             guard o[2] > 0 && o[3] > 0 else { throw device.fail("output", "'output' width and height must be more than 0") }
+            guard o.allSatisfy({ abs($0) <= 1_048_576.0 }) else {
+                throw device.fail("output", "'output' numbers must lie within ±1048576 px")
+            }
             let rect = PixelRect(x: o[0], y: o[1], width: o[2], height: o[3])
             guard rect.clipped(to: geometry.screen) != nil else {
                 throw device.fail(

@@ -157,6 +157,11 @@ func readFile(_ path: String) -> String? {
         ("[[panel]]\nrotation = 90", 1, "a [[panel]] needs 'match'"),
         ("[[panel]]\nmatch = 'x'\noutput = [0, 0, -1, 5]", 3, "'output' width and height must be more than 0"),
         ("[device]\ncalibration = [1, 0, 0]", 2, "'calibration' must hold 6 numbers"),
+        // Degenerate geometry: every touch at one place, or none on the screen.
+        ("[device]\ncalibration = [0, 0, 0, 0, 0, 0]", 2, "'calibration' folds the panel onto a line or a point"),
+        ("[device]\ncalibration = [1, 2, 0, 2, 4, 0]", 2, "'calibration' folds the panel onto a line or a point"),
+        ("[device]\ncalibration = [1e308, 0, 0, 0, 1, 0]", 2, "'calibration' numbers must lie within ±1000"),
+        ("[device]\noutput = [-1e308, 0, 1e308, 1]", 2, "'output' numbers must lie within ±1048576 px"),
         ("[device]\nwidth_mm = 100", 2, "set both 'width_mm' and 'height_mm'"),
         ("[[region]]\nname = 'a'\n[[region.gesture]]\nkind = 'pan'\naxis = 'diagonal'", 5, "'axis' must be one of \"free\", \"horizontal\", \"vertical\""),
         ("[[region]]\nname = 'a'\n[[region.gesture]]\nkind = 'pinch'\nmin_fingers = 1", 5, "a pinch needs at least 2 fingers"),
