@@ -105,10 +105,12 @@ extension Loader {
             guard program.hasPrefix("/") else {
                 throw a.fail("exec", "action '\(name)': '\(program)' is a relative path; give the program's absolute path (no shell, no PATH search)")
             }
+            // (Before any system call: a NUL would cut the path or an argument where C reads it.)
+            guard !argv.contains(where: { $0.utf8.contains(0) }) else { throw a.fail("exec", "action '\(name)': an argument holds a NUL byte") }
             guard access(program, X_OK) == 0 else {
                 throw a.fail("exec", "action '\(name)': '\(program)' is not an executable file: \(String(cString: strerror(errno)))")
             }
-            guard !argv.contains(where: { $0.utf8.contains(0) }) else { throw a.fail("exec", "action '\(name)': an argument holds a NUL byte") }
+            if let why = unsafeProgram(program) { throw a.fail("exec", "action '\(name)': '\(program)' \(why)") }
             return .exec(argv)
         }
     }
@@ -121,4 +123,25 @@ extension String {
         while s.last == " " { s.removeLast() }
         return String(s)
     }
+
+}
+
+/// Why `program` may not be run for an action, or nil: not a regular file (a directory passes
+/// `access(X_OK)`), or one that others could replace: writable by anyone, or in a directory
+/// anyone may write to without the sticky bit (the daemon would run what they put there).
+private func unsafeProgram(_ program: String) -> String? {
+    var st = stat()
+    guard stat(program, &st) == 0 else { return "cannot be read: \(String(cString: strerror(errno)))" }
+    guard st.st_mode & S_IFMT == S_IFREG else { return "is not a regular file" }
+    if st.st_mode & S_IWOTH != 0 { return "is writable by anyone: anyone could change what the action runs" }
+    var dir = program
+    while let slash = dir.lastIndex(of: "/"), slash != dir.startIndex {
+        dir = String(dir[..<slash])
+        var d = stat()
+        guard stat(dir, &d) == 0 else { continue }
+        if d.st_mode & S_IWOTH != 0 && d.st_mode & S_ISVTX == 0 {
+            return "is in '\(dir)', which anyone may write to: anyone could replace the program"
+        }
+    }
+    return nil
 }

@@ -1,3 +1,4 @@
+import Foundation
 import GestureEngine
 import TouchFrames
 import Testing
@@ -47,6 +48,9 @@ import Testing
         ("exec = []", 4, "'exec' is empty"),
         ("exec = [\"true\"]", 4, "'true' is a relative path"),
         ("exec = [\"/nonexistent/program\"]", 4, "'/nonexistent/program' is not an executable file"),
+        // A directory passes access(X_OK); a NUL would cut the argument at spawn.
+        ("exec = [\"/tmp\"]", 4, "'/tmp' is not a regular file"),
+        ("exec = [\"/bin/echo\", \"a\\u0000b\"]", 4, "an argument holds a NUL byte"),
         ("keys = \"KEY_A\"\nexec = [\"/bin/true\"]", 1, "exactly one of 'keys'"),
         ("", 1, "exactly one of 'keys'"),
         ("keys = \"KEY_A\"\ntimeout = 100", 5, "'timeout' is for exec actions"),
@@ -71,6 +75,24 @@ import Testing
             refused(
                 "[[action]]\nname = \"a\"\ngesture = \"pan\"\nphase = \"recognized\"\nkeys = \"KEY_A\"\n", line: 4,
                 reason: "'phase' must be \"began\" or \"ended\""))
+    }
+
+    @Test func aProgramOthersCouldReplace_isRefused() throws {
+        // Writable by anyone, or in a directory anyone may write to without the sticky bit: the
+        // daemon would run whatever someone put there.
+        let dir = "/tmp/touchgestured-actions-\(getpid())"
+        mkdir(dir, 0o755)
+        defer { _ = try? FileManager.default.removeItem(atPath: dir) }
+        let program = dir + "/run"
+        try "#!/bin/sh\n".write(toFile: program, atomically: true, encoding: .utf8)
+        chmod(program, 0o777)
+        let text = "[[action]]\nname = \"a\"\ngesture = \"tap\"\nexec = [\"\(program)\"]\n"
+        #expect(refused(text, line: 4, reason: "is writable by anyone"))
+        chmod(program, 0o755)
+        chmod(dir, 0o777)
+        #expect(refused(text, line: 4, reason: "which anyone may write to"))
+        chmod(dir, 0o755)
+        #expect(throws: Never.self) { try ConfigLoader.parse(text, file: "k.toml") }
     }
 
     @Test func twoActionsWithOneName_areRefused() {
