@@ -61,6 +61,8 @@ public final class ReplaySource: InputSource {
     private var ended: (() -> Void)?
     public private(set) var passes = 0
     private var due: [InputEvent] = []
+    /// The recording's first event to its latest (ns).
+    private let span: Int64
 
     private let log: Logger
 
@@ -74,16 +76,27 @@ public final class ReplaySource: InputSource {
         self.speed = speed > 0 ? speed : 1
         loops = loop
         first = recording.events.first?.time.nanoseconds ?? 0
+        // A pass lasts to its latest event, however the recording's times run (backwards in a
+        // bad one: the next pass must still start later, never at once and forever).
+        let latest = recording.events.reduce(first) { max($0, $1.time.nanoseconds) }
+        span = latest &- first
         timer = try DeadlineTimer()
         due.reserveCapacity(256)
     }
 
     public func monotonic(of t: Timestamp) -> Int64 {
-        startMonotonic + Int64((Double(t.nanoseconds - first) / speed).rounded(.up))
+        startMonotonic &+ Self.clamped((Double(t.nanoseconds &- first) / speed).rounded(.up))
     }
 
     public func engineTime(atMonotonic ns: Int64) -> Timestamp {
-        Timestamp(nanoseconds: first + Int64((Double(ns - startMonotonic) * speed).rounded(.down)))
+        Timestamp(nanoseconds: first &+ Self.clamped((Double(ns &- startMonotonic) * speed).rounded(.down)))
+    }
+
+    /// A time in ns from a Double, clamped to a range no timestamp arithmetic here overflows in
+    /// (a recording spanning 1e9 s at speed 0.001 is past Int64).
+    private static func clamped(_ ns: Double) -> Int64 {
+        guard ns.isFinite else { return ns > 0 ? Int64.max / 4 : Int64.min / 4 }
+        return Int64(max(min(ns, Double(Int64.max / 4)), Double(Int64.min / 4)))
     }
 
     public var systemCalibration: [Double]? { nil }
@@ -139,7 +152,7 @@ public final class ReplaySource: InputSource {
             passes += 1
             if loops && events.count > 0 {
                 // The next pass starts a second after this one ended, on the same timeline.
-                offset += (events[events.count - 1].time.nanoseconds - first) + 1_000_000_000
+                offset &+= span &+ 1_000_000_000
                 index = 0
             } else {
                 ended?()

@@ -52,7 +52,7 @@ public enum TraceSVG {
         func sx(_ x: Double) -> Double { margin + (x - screen.x) * k }
         func sy(_ y: Double) -> Double { screenTop + (y - screen.y) * k }
         func tx(_ t: Timestamp) -> Double {
-            x0 + Double(min(max(t.nanoseconds - start, 0), span)) / Double(span) * (x1 - x0)
+            x0 + Double(min(max(t.nanoseconds &- start, 0), span)) / Double(span) * (x1 - x0)
         }
     }
 
@@ -66,7 +66,7 @@ public enum TraceSVG {
         var l = Layout(
             k: min((width - 2 * margin) / max(trace.screen.width, 1), 640 / max(trace.screen.height, 1)),
             screen: trace.screen, start: trace.start.nanoseconds,
-            span: max((trace.end.nanoseconds - trace.start.nanoseconds) * 11 / 10, 1_000_000))
+            span: max((trace.end.nanoseconds &- trace.start.nanoseconds) / 10 &* 11, 1_000_000))
         // Decisions, laid out first to know the height.
         let decisions = decisionLines(trace)
         let rows = rowsOf(trace)
@@ -78,7 +78,7 @@ public enum TraceSVG {
         svg.open(width: width, height: l.height)
         svg.text(
             margin, 24,
-            "touchgestured trace: \(trace.device), \(format(Double(trace.end.nanoseconds - trace.start.nanoseconds) / 1e9, 3)) s, \(trace.sequences.count) sequence(s), \(Set(trace.events.map(\.id)).count) gesture(s)",
+            "touchgestured trace: \(trace.device), \(format(Double(trace.end.nanoseconds &- trace.start.nanoseconds) / 1e9, 3)) s, \(trace.sequences.count) sequence(s), \(Set(trace.events.map(\.id)).count) gesture(s)",
             size: 15, weight: "bold")
         svg.text(
             margin, 40,
@@ -117,7 +117,7 @@ public enum TraceSVG {
             svg.polyline(points, stroke: color, width: 2, dash: p.isPalm ? "3 3" : nil)
             var bucket = Int64.min
             for q in p.points {
-                let b = (q.time.nanoseconds - trace.start.nanoseconds) / 50_000_000
+                let b = (q.time.nanoseconds &- trace.start.nanoseconds) / 50_000_000
                 if b != bucket {
                     bucket = b
                     svg.circle(l.sx(q.position.x), l.sy(q.position.y), 2.6, fill: color)
@@ -179,7 +179,7 @@ public enum TraceSVG {
         if shaded { svg.rect(margin, y, width - 2 * margin, rowHeight, fill: "#fafafa", stroke: nil) }
         svg.text(margin + 4, y + 14, trace.name(g), size: 12)
         let ts = trace.transitions.filter { $0.gesture == g }
-        let rel = { (t: Timestamp) in format(Double(t.nanoseconds - trace.start.nanoseconds) / 1e9, 3) }
+        let rel = { (t: Timestamp) in format(Double(t.nanoseconds &- trace.start.nanoseconds) / 1e9, 3) }
         for (i, t) in ts.enumerated() {
             let category = Category(t.to.description)
             let next = i + 1 < ts.count ? ts[i + 1].time : trace.end
@@ -266,7 +266,7 @@ public enum TraceSVG {
     /// Per sequence: its region, where and when it started, who won, who lost and why.
     static func decisionLines(_ trace: TraceRecording) -> [Line] {
         var lines: [Line] = []
-        let rel = { (t: Timestamp) in format(Double(t.nanoseconds - trace.start.nanoseconds) / 1e9, 3) }
+        let rel = { (t: Timestamp) in format(Double(t.nanoseconds &- trace.start.nanoseconds) / 1e9, 3) }
         for (i, s) in trace.sequences.enumerated() {
             let fingers = "\(s.contacts.count) contact" + (s.contacts.count == 1 ? "" : "s")
             lines.append(
@@ -306,9 +306,15 @@ public enum TraceSVG {
         a.0 < b.0 + b.2 && b.0 < a.0 + a.2 && a.1 < b.1 + b.3 && b.1 < a.1 + a.3
     }
 
+    /// A tick every 1, 2 or 5 × 10^k s, so that at most 12 ticks cover `seconds` (a recording
+    /// that spans years gets a dozen ticks, not millions).
     static func tickStep(_ seconds: Double) -> Double {
-        for s in [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300] where seconds / s <= 12 { return s }
-        return 600
+        for s in [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 600] where seconds / s <= 12 { return s }
+        var step = 1000.0
+        while seconds / step > 12 && step < 1e300 {
+            for k in [2.0, 2.5, 2.0] where seconds / step > 12 { step *= k }
+        }
+        return step
     }
 
     static func fit(_ text: String, room: Double) -> String {

@@ -122,7 +122,7 @@ struct Play: ParsableCommand {
 
     func validate() throws {
         guard uinput else { throw ValidationError("play needs --uinput") }
-        guard speed > 0 else { throw ValidationError("--speed must be positive") }
+        guard speed >= 0.001 && speed <= 1000 else { throw ValidationError("--speed must be from 0.001 to 1000") }
     }
 
     func run() throws {

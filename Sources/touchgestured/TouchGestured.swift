@@ -37,7 +37,7 @@ struct TouchGestured: ParsableCommand {
     @Flag(name: .customLong("loop"), help: "Play the recording again and again.")
     var loopReplay = false
 
-    @Option(name: .long, help: "Replay speed factor (2 = twice as fast). Gesture lines keep the recording's timeline.")
+    @Option(name: .long, help: "Replay speed factor, 0.001 to 1000 (2 = twice as fast). Gesture lines keep the recording's timeline.")
     var speed: Double = 1
 
     @Flag(help: "Stop once the replay is over and every gesture has ended.")
@@ -57,7 +57,7 @@ struct TouchGestured: ParsableCommand {
     }
 
     func validate() throws {
-        guard speed > 0 && speed.isFinite else { throw ValidationError("--speed must be a positive number") }
+        guard speed >= 0.001 && speed <= 1000 else { throw ValidationError("--speed must be from 0.001 to 1000") }
     }
 
     func run() throws {

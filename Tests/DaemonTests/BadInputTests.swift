@@ -1,4 +1,5 @@
 import Foundation
+import GestureEngine
 import GestureProtocol
 import Testing
 import TouchFrames
@@ -24,6 +25,43 @@ import TouchFrames
         #expect(c.call(#"{"op":"stats","id":2}"#)?["reload_failures"] == .number(3))
         #expect(d.stop() == 0)
         #expect(d.log.contains("touchgestured.toml:2: 'set_regions_uids' must hold user or group ids"))
+    }
+
+    @Test func replayLoop_ofARecordingWhoseTimeRunsBackwards_playsAPassASecond() throws {
+        // The first event is 10 s after all the others: each pass used to start before the last
+        // one ended, so the loop replayed at once, forever (872k frames in 3 s, a core spinning).
+        let dir = scratch()
+        let fixture = Root.fixtures + "/tap.events"
+        let r = try Evemu.parse(try String(contentsOfFile: fixture, encoding: .utf8), file: fixture)
+        var events = r.events
+        events[0].time = Timestamp(nanoseconds: events[0].time.nanoseconds + 10_000_000_000)
+        let path = dir + "/backwards.events"
+        try Evemu.format(Recording(description: r.description, events: events)).write(toFile: path, atomically: true, encoding: .utf8)
+        let d = try DaemonUnderTest(["--replay", path, "--loop"], dir: dir)
+        let c = try TestClient(d.socket)
+        _ = c.json()
+        usleep(1_500_000)
+        let frames = c.call(#"{"op":"stats","id":1}"#)?["frames"]?.number ?? .infinity
+        let perPass = Double(events.filter { $0.type == Evdev.EV_SYN && $0.code == Evdev.SYN_REPORT }.count)
+        // A pass a second (plus the lift the replay adds at each end): in 1.5 s at most three.
+        #expect(frames <= 3 * (perPass + 1), "\(frames) frames in 1.5 s, \(perPass) a pass")
+        #expect(d.stop() == 0)
+    }
+
+    @Test(arguments: ["1e-12", "0", "-1", "1e308", "nan"])
+    func replaySpeed_outOfRange_isRefusedCleanly(speed: String) throws {
+        // 1e-12 trapped converting the recording's times; 1e308 on a short recording too.
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Root.daemon)
+        p.arguments = ["--socket", scratch() + "/s.sock", "--replay", Root.fixtures + "/tap.events", "--speed=" + speed]
+        let err = Pipe()
+        p.standardError = err
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationReason == .exit && p.terminationStatus != 0, "\(p.terminationReason) \(p.terminationStatus)")
+        #expect(text.contains("--speed must be from 0.001 to 1000"), "\(text)")
     }
 
     @Test func sighup_whileTheConfigIsAFIFO_isRefusedWithoutHanging() throws {

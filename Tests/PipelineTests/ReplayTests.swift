@@ -242,6 +242,24 @@ func lines(_ ndjson: String) throws -> [Line] {
         #expect(r.err.contains("screen/tap#1 ready --rejected--> failed (lost to gesture #0)"))
     }
 
+    @Test func trace_ofARecordingSpanningYears_isASmallPicture() throws {
+        // A tap, and another 1.7e9 s later: the strip's span overflowed (a trap), and at 7e8 s
+        // its ticks every 600 s made a 188 MB SVG.
+        let tap = try read("\(Paths.fixtures)/tap.events")
+        let late = tap.split(separator: "\n").map { line -> String in
+            guard line.hasPrefix("E: "), let dot = line.firstIndex(of: ".") else { return String(line) }
+            let seconds = Int(line[line.index(line.startIndex, offsetBy: 3)..<dot]) ?? 0
+            return "E: \(seconds + 1_700_000_000)" + line[dot...]
+        }
+        let path = NSTemporaryDirectory() + "/years-\(getpid()).events"
+        try (tap + late.filter { $0.hasPrefix("E: ") }.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        let svg = NSTemporaryDirectory() + "/years-\(getpid()).svg"
+        let r = try run(["trace", path, "-o", svg])
+        #expect(r.status == 0, "\(r.err)")
+        let size = (try? FileManager.default.attributesOfItem(atPath: svg)[.size] as? Int) ?? Int.max
+        #expect(size < 200_000, "\(size) bytes")
+    }
+
     @Test func diagrams_matchTheCommittedDocument() throws {
         let r = try run(["diagrams"])
         #expect(r.status == 0)
