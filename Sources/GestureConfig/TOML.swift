@@ -200,7 +200,10 @@ struct TOMLParser {
         return t
     }
 
-    /// `key`, `a.b."c d"`, with spaces around the dots.
+    /// `key`, `a.b."c d"`, with spaces around the dots. At most `maxDepth` parts: each makes a
+    /// table inside the last, and a key 30,000 parts deep (60 KB) overflowed the stack when its
+    /// tables were let go; with headers, dotted keys and inline tables each bounded, no table
+    /// is nested deeper than three times that.
     mutating func parseKeyPath() throws(TOMLError) -> [String] {
         var path: [String] = []
         while true {
@@ -208,6 +211,7 @@ struct TOMLParser {
             path.append(try parseKey())
             skipSpaces()
             guard peek == UInt8(ascii: ".") else { return path }
+            guard path.count < Self.maxDepth else { throw error("a key of more than \(Self.maxDepth) dotted parts") }
             i += 1
         }
     }

@@ -157,6 +157,9 @@ func readFile(_ path: String) -> String? {
         ("[[panel]]\nrotation = 90", 1, "a [[panel]] needs 'match'"),
         ("[[panel]]\nmatch = 'x'\noutput = [0, 0, -1, 5]", 3, "'output' width and height must be more than 0"),
         ("[device]\ncalibration = [1, 0, 0]", 2, "'calibration' must hold 6 numbers"),
+        // Keys 30,000 parts deep: the nested tables overflowed the stack when released.
+        (String(repeating: "a.", count: 30_000) + "a = 1", 1, "a key of more than 128 dotted parts"),
+        ("[" + String(repeating: "a.", count: 30_000) + "a]", 1, "a key of more than 128 dotted parts"),
         // Degenerate geometry: every touch at one place, or none on the screen.
         ("[device]\ncalibration = [0, 0, 0, 0, 0, 0]", 2, "'calibration' folds the panel onto a line or a point"),
         ("[device]\ncalibration = [1, 2, 0, 2, 4, 0]", 2, "'calibration' folds the panel onto a line or a point"),
