@@ -51,6 +51,8 @@ public final class Daemon: EventLoopOwner {
     private var strays = StraySignals()
     private var watchdog: Int32 = -1
     private var socketPathToRemove: String?
+    /// The socket's directory, when this start made it.
+    private var directoryMade: String?
     private var exitCode: Int32 = 0
     private var lastReloadError: String?
 
@@ -73,12 +75,20 @@ public final class Daemon: EventLoopOwner {
         if let s = options.socketPath { base.daemon.socket = s }
         self.base = base
         actions.maxChildren = base.daemon.maxActionChildren
-        let (listenFD, madePath) = try ListenSocket.open(base.daemon, log: log)
+        let (listenFD, madePath, madeDirectory) = try ListenSocket.open(base.daemon, log: log)
         socketPathToRemove = madePath
+        directoryMade = madeDirectory
         let limits = Server.Limits(
             maxClients: Self.clientLimit(base.daemon, log: log), maxLineBytes: base.daemon.maxLineBytes,
             outputBufferBytes: base.daemon.outputBufferBytes, coalesceNs: base.daemon.coalesceNanoseconds)
-        server = try Server(loop: loop, listenFD: listenFD, limits: limits, log: log)
+        do {
+            server = try Server(loop: loop, listenFD: listenFD, limits: limits, log: log)
+        } catch {
+            close(listenFD)
+            if let madePath { unlink(madePath) }
+            if let madeDirectory { rmdir(madeDirectory) }
+            throw error
+        }
         devices = Devices(loop: loop, log: log, owner: self, base: base)
     }
 
@@ -98,8 +108,28 @@ public final class Daemon: EventLoopOwner {
 
     // MARK: - Start and run
 
-    /// Sets everything up, tells systemd READY=1, runs until stopped; returns the exit code.
+    /// Sets everything up, tells systemd READY=1, runs until stopped; returns the exit code. A
+    /// start-up that fails leaves no socket file behind.
     public func run() throws -> Int32 {
+        do {
+            try start()
+        } catch {
+            if let path = socketPathToRemove { unlink(path) }
+            if let dir = directoryMade { rmdir(dir) }
+            throw error
+        }
+        loop.run(self)
+
+        systemd.notify("STOPPING=1")
+        server.closeAll()
+        devices.stopAll()
+        actions.stopAll()
+        if let path = socketPathToRemove { unlink(path) }
+        log.info("stopped")
+        return exitCode
+    }
+
+    private func start() throws {
         cl_set_process_name("touchgestured")
         signalFD = cl_signalfd_create()
         guard signalFD >= 0 else { throw EventLoop.Failure(call: "signalfd", errno: errno) }
@@ -133,15 +163,6 @@ public final class Daemon: EventLoopOwner {
             log.warning("cannot reach systemd's notify socket (READY=1)")
         }
         log.info("touchgestured \(daemonVersion) ready on \(base.daemon.socket): \(devices.all.count) device(s), config \(base.source)")
-        loop.run(self)
-
-        systemd.notify("STOPPING=1")
-        server.closeAll()
-        devices.stopAll()
-        actions.stopAll()
-        if let path = socketPathToRemove { unlink(path) }
-        log.info("stopped")
-        return exitCode
     }
 
     var status: String {

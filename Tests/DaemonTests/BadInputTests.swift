@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 import GestureEngine
 import GestureProtocol
@@ -213,6 +214,57 @@ import TouchFrames
             #expect(text.contains("\(path) is \(kind), not a socket; refusing to replace it"), "\(text)")
         }
         #expect((try? String(contentsOfFile: file, encoding: .utf8)) == "keep me")
+    }
+
+    /// Runs the daemon expecting it to refuse to start; returns its stderr (nil if it still
+    /// ran after five seconds: it hung, and was killed).
+    static func refusedStart(_ args: [String]) throws -> String? {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Root.daemon)
+        p.arguments = args
+        let err = Pipe()
+        p.standardError = err
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        let end = Date().addingTimeInterval(5)
+        while p.isRunning && Date() < end { usleep(20_000) }
+        if p.isRunning {
+            kill(p.processIdentifier, SIGKILL)
+            p.waitUntilExit()
+            return nil
+        }
+        #expect(p.terminationReason == .exit && p.terminationStatus == 1)
+        return String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    }
+
+    @Test func socketSetUp_failsCleanly() throws {
+        let dir = scratch()
+        // An abstract name was bound, then the start failed.
+        #expect(try Self.refusedStart(["--socket", "@touchgestured"])?.contains("must be an absolute path") == true)
+        // A start that fails after the bind (here: a recording that is not there) leaves neither
+        // the socket nor the directory made for it.
+        let fresh = dir + "/fresh"
+        #expect(try Self.refusedStart(["--socket", fresh + "/gestures.sock", "--replay", dir + "/missing.events"]) != nil)
+        #expect(!FileManager.default.fileExists(atPath: fresh))
+        // A link is named as one ("is not a socket, not a socket" before).
+        let link = dir + "/link.sock"
+        symlink("/nonexistent", link)
+        #expect(try Self.refusedStart(["--socket", link])?.contains("\(link) is a symbolic link, not a socket") == true)
+        // A foreign listener whose backlog is full: the probe's blocking connect hung start-up
+        // (with SIGTERM blocked).
+        let busy = dir + "/busy.sock"
+        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        #expect(cl_bind_unix(listener, busy) == 0 && listen(listener, 0) == 0)
+        var queued: [Int32] = []
+        defer { for q in queued { close(q) } }
+        for _ in 0..<8 {
+            let q = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            queued.append(q)
+            if cl_connect_unix(q, busy) != 0 { break }
+        }
+        let text = try Self.refusedStart(["--socket", busy])
+        #expect(text?.contains("another process is listening on \(busy)") == true, "\(String(describing: text))")
     }
 
     @Test func numberID_pastTwoToThe53_isEchoedAsWritten() throws {

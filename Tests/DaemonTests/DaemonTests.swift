@@ -373,7 +373,7 @@ func offlineLines(_ path: String, config: Configuration = .standard) throws -> [
         try second.run()
         second.waitUntilExit()
         #expect(second.terminationStatus != 0)
-        #expect(String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).contains("another touchgestured is listening"))
+        #expect(String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).contains("another process is listening"))
         _ = d.stop()
         #expect(d.log.contains("replaced a stale socket"))
     }
