@@ -276,8 +276,12 @@ with_udevd() {
     # y = 600 of 1080 lands at y = 480. The QUANTA panel is excluded by TOUCHGESTURED_IGNORE=1.
     touchgesturectl play --uinput --settle 1.0 $E/rec/fling-left.events 2>/dev/null &
     P1=$!
-    usleep 600000
-    touchgesturectl devices --local > /tmp/devices-udev.txt 2>&1
+    # Until udev has tagged the new panel (a loaded guest can take longer than the play's settle).
+    for _ in $(seq 40); do
+        usleep 150000
+        touchgesturectl devices --local > /tmp/devices-udev.txt 2>&1
+        grep -q 'touchgestured virtual panel.*taken: udev' /tmp/devices-udev.txt && break
+    done
     wait $P1
     touchgesturectl play --uinput --settle 1.0 --device $E/rec/quanta-touch-on-left.desc $E/rec/quanta-touch-on-left.events 2>/dev/null
     usleep 600000
