@@ -277,10 +277,12 @@ with_udevd() {
     touchgesturectl play --uinput --settle 1.0 $E/rec/fling-left.events 2>/dev/null &
     P1=$!
     # Until udev has tagged the new panel (a loaded guest can take longer than the play's settle).
-    for _ in $(seq 40); do
+    i=0
+    while [ $i -lt 40 ]; do
         usleep 150000
         touchgesturectl devices --local > /tmp/devices-udev.txt 2>&1
         grep -q 'touchgestured virtual panel.*taken: udev' /tmp/devices-udev.txt && break
+        i=$((i + 1))
     done
     wait $P1
     touchgesturectl play --uinput --settle 1.0 --device $E/rec/quanta-touch-on-left.desc $E/rec/quanta-touch-on-left.events 2>/dev/null
