@@ -13,6 +13,9 @@ public enum ConfigLoader {
 
     /// A file's bytes: bytes that are not UTF-8 are refused with their line, like any TOML error.
     public static func parse(bytes: [UInt8], file: String) throws(ConfigError) -> Configuration {
+        guard bytes.count <= ConfigLimits.fileBytes else {
+            throw ConfigError(file: file, line: 1, reason: "the file is \(bytes.count) bytes; a config holds \(ConfigLimits.fileBytes) at most (1 MiB)")
+        }
         let root: TOMLTable
         do {
             root = try parseTOML(bytes: bytes)
@@ -71,6 +74,13 @@ public enum ConfigLimits {
     public static let gesturesPerClient = 64
     /// Gestures in all clients' regions together.
     public static let gesturesOfAllClients = 256
+    /// A config file's bytes, regions and gestures, and the names in one rule list: the compile
+    /// works on every pair of gestures (a policy matrix of gestures²), so these keep a reload
+    /// within milliseconds and a few MB, far above any kiosk's needs.
+    public static let fileBytes = 1 << 20
+    public static let regionsPerFile = 1024
+    public static let gesturesPerFile = 1024
+    public static let namesPerRule = 1024
 }
 
 struct Loader {
@@ -116,8 +126,16 @@ struct Loader {
         let screen = geometry.screen
         var regions: [RegionSpec] = []
         let regionScopes = try top.subtables("region", label: "[[region]]")
+        if regionScopes.count > ConfigLimits.regionsPerFile {
+            throw regionScopes[ConfigLimits.regionsPerFile].fail(nil, "more than \(ConfigLimits.regionsPerFile) regions in one file")
+        }
+        var gestureCount = 0
         for r in regionScopes {
             regions.append(try readRegion(r, thresholds: thresholds, screen: screen, existing: regions))
+            gestureCount += regions[regions.count - 1].gestures.count
+            if gestureCount > ConfigLimits.gesturesPerFile {
+                throw r.fail(nil, "more than \(ConfigLimits.gesturesPerFile) gestures in one file")
+            }
         }
         if regionScopes.isEmpty {
             regions = [RegionSpec(name: EngineConfiguration.screenRegionName, gestures: EngineConfiguration.standardGestures(thresholds: thresholds))]

@@ -122,6 +122,10 @@ extension Loader {
         }
         spec.requiresFailureOf = try g.strings("requires_failure_of") ?? []
         spec.simultaneousWith = try g.strings("simultaneous_with") ?? []
+        for (list, key) in [(spec.requiresFailureOf, "requires_failure_of"), (spec.simultaneousWith, "simultaneous_with")]
+        where list.count > ConfigLimits.namesPerRule {
+            throw g.fail(key, "'\(key)' names \(list.count) gestures; \(ConfigLimits.namesPerRule) at most")
+        }
         return spec
     }
 
