@@ -184,7 +184,8 @@ struct Loader {
             guard let list = try d.numbers(key) else { continue }
             ids[key] = try list.map { (v: Double) throws(ConfigError) -> UInt32 in
                 guard v >= 0, v == v.rounded(), v <= 4_294_967_294 else {
-                    throw d.fail(key, "'\(key)' must hold user or group ids (whole numbers from 0 to 4294967294), found \(v)")
+                    let found = v == v.rounded() && abs(v) < 1e15 ? String(Int64(v)) : "\(v)"
+                    throw d.fail(key, "'\(key)' must hold user or group ids (whole numbers from 0 to 4294967294), found \(found)")
                 }
                 return UInt32(v)
             }

@@ -144,7 +144,13 @@ struct TOMLParser {
                 let isArray = peek == UInt8(ascii: "[")
                 if isArray { i += 1 }
                 let path = try parseKeyPath()
-                guard peek == UInt8(ascii: "]") else { throw error("expected ']' to close the table header") }
+                guard peek == UInt8(ascii: "]") else {
+                    // A letter that only looks like ASCII ('е', Cyrillic) ends a bare key: say so.
+                    if let c = peek, c >= 0x80 {
+                        throw error("a bare key holds only A-Z, a-z, 0-9, '_' and '-'; quote a key with other characters (found a non-ASCII character after '\(path.joined(separator: "."))')")
+                    }
+                    throw error("expected ']' to close the table header")
+                }
                 i += 1
                 if isArray {
                     guard peek == UInt8(ascii: "]") else { throw error("expected ']]' to close the array-of-tables header") }
@@ -242,6 +248,9 @@ struct TOMLParser {
         let path = try parseKeyPath()
         let name = path.joined(separator: ".")
         guard peek == UInt8(ascii: "=") else {
+            if let c = peek, c >= 0x80 {
+                throw error("a bare key holds only A-Z, a-z, 0-9, '_' and '-'; quote a key with other characters (found a non-ASCII character after '\(name)')")
+            }
             throw error("expected '=' after the key '\(name)', found \(peek.map(describe) ?? "the end of the file")")
         }
         i += 1

@@ -165,6 +165,10 @@ func readFile(_ path: String) -> String? {
         ("[[region]]\nname = 'r'\n[[region.gesture]]\nkind = 'tap'\nrequires_failure_of = [" + (0..<1025).map { "'g\($0)'" }.joined(separator: ",") + "]",
             5, "'requires_failure_of' names 1025 gestures; 1024 at most"),
         ("# " + String(repeating: "x", count: 1 << 20) + "\n", 1, "a config holds 1048576 at most"),
+        // A header with a Cyrillic 'е' that looks like an ASCII 'e' is named as such.
+        ("[scr\u{0435}en]\nwidth = 5", 1, "a bare key holds only A-Z, a-z, 0-9, '_' and '-'"),
+        ("[screen]\nw\u{0456}dth = 5", 2, "a bare key holds only A-Z, a-z, 0-9, '_' and '-'"),
+        ("[daemon]\nset_regions_uids = [-1]", 2, "found -1"),
         // Keys 30,000 parts deep: the nested tables overflowed the stack when released.
         (String(repeating: "a.", count: 30_000) + "a = 1", 1, "a key of more than 128 dotted parts"),
         ("[" + String(repeating: "a.", count: 30_000) + "a]", 1, "a key of more than 128 dotted parts"),
