@@ -202,31 +202,11 @@ struct ContactTracker {
                 let curC = curSum * (1 / k)
                 s.delta = curC - prevC
                 if common >= 2 {
-                    // The common contacts' mean distance from their centroid, before and now:
-                    // in px for the ratio, in mm for the span's change.
-                    var prevSpread = 0.0, curSpread = 0.0
-                    var prevMM = 0.0, curMM = 0.0
-                    for t in down where t.common {
-                        prevSpread += (t.previous - prevC).length
-                        curSpread += (t.last - curC).length
-                        prevMM += scale.length(t.previous - prevC).value
-                        curMM += scale.length(t.last - curC).value
-                    }
-                    prevSpread /= k
-                    curSpread /= k
-                    if prevSpread > 0 && curSpread > 0 { s.spreadRatio = curSpread / prevSpread }
-                    s.spanDelta = Millimeters(2 * (curMM - prevMM) / k)
+                    Self.spreadChange(down, from: prevC, to: curC, common: k, scale, into: &s)
                     s.rotationDelta = angleBetween(secondPrev - firstPrev, secondCur - firstCur)
                 }
             }
-            if n > 0 {
-                var sum = PixelPoint.zero
-                for t in down { sum += t.last }
-                lastCentroid = sum * (1 / Double(n))
-                var spread = 0.0
-                for t in down { spread += scale.length(t.last - lastCentroid).value }
-                s.spread = Millimeters(spread / Double(n))
-            }
+            if n > 0 { lastCentroid = Self.centroidAndSpread(down, scale, into: &s) }
         }
         s.count = n
         s.present = present
@@ -239,6 +219,43 @@ struct ContactTracker {
         count = n
         self.present = present
         landedThisFrame = s.added
+    }
+}
+
+extension ContactTracker {
+    /// The common contacts' mean distance from their centroid, before (around `prevC`) and now
+    /// (around `curC`): in px for the spread's ratio, in mm for the span's change.
+    @inline(__always)
+    fileprivate static func spreadChange(
+        _ down: UnsafeBufferPointer<Tracked>, from prevC: PixelPoint, to curC: PixelPoint, common k: Double,
+        _ scale: MillimetersPerPixel, into s: inout FrameSummary
+    ) {
+        var prevSpread = 0.0, curSpread = 0.0
+        var prevMM = 0.0, curMM = 0.0
+        for t in down where t.common {
+            prevSpread += (t.previous - prevC).length
+            curSpread += (t.last - curC).length
+            prevMM += scale.length(t.previous - prevC).value
+            curMM += scale.length(t.last - curC).value
+        }
+        prevSpread /= k
+        curSpread /= k
+        if prevSpread > 0 && curSpread > 0 { s.spreadRatio = curSpread / prevSpread }
+        s.spanDelta = Millimeters(2 * (curMM - prevMM) / k)
+    }
+
+    /// The centroid of the fingers down (returned) and their mean distance from it (mm, into `s`).
+    @inline(__always)
+    fileprivate static func centroidAndSpread(_ down: UnsafeBufferPointer<Tracked>, _ scale: MillimetersPerPixel, into s: inout FrameSummary)
+        -> PixelPoint
+    {
+        var sum = PixelPoint.zero
+        for t in down { sum += t.last }
+        let centroid = sum * (1 / Double(down.count))
+        var spread = 0.0
+        for t in down { spread += scale.length(t.last - centroid).value }
+        s.spread = Millimeters(spread / Double(down.count))
+        return centroid
     }
 }
 
