@@ -95,8 +95,6 @@ public enum FailReason: Hashable, Sendable, CustomStringConvertible {
     case notAtEdge
     /// The arena gave the sequence to another gesture (index into the compiled gestures).
     case lostTo(Int)
-    /// A new sequence landed outside this gesture's region while it was waiting.
-    case outsideRegion
     case palm
     case deviceRemoved
     case eventsLost
@@ -118,7 +116,6 @@ public enum FailReason: Hashable, Sendable, CustomStringConvertible {
         case .wrongDirection: return "wrong direction"
         case .notAtEdge: return "did not start at an edge"
         case .lostTo(let g): return "lost to gesture #\(g)"
-        case .outsideRegion: return "next contact outside the region"
         case .palm: return "palm"
         case .deviceRemoved: return "device removed"
         case .eventsLost: return "events lost"
