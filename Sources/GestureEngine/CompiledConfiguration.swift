@@ -57,9 +57,6 @@ public struct CompiledConfiguration: Sendable {
     public let regions: [CompiledRegion]
     public let gestures: [CompiledGesture]
     public let policy: ArenaPolicy
-    /// For each region, the gestures of its path (itself, then each ancestor up to the top),
-    /// innermost first: the members of an arena whose sequence starts in that region.
-    let paths: [[Int]]
     /// The regions' nesting, for "is this region inside that one" in O(1).
     let nesting: RegionTree
     let source: EngineConfiguration
@@ -123,17 +120,6 @@ public struct CompiledConfiguration: Sendable {
         self.regions = regions
         self.gestures = gestures
 
-        var paths: [[Int]] = []
-        for i in regions.indices {
-            var path = regions[i].gestures
-            var p = regions[i].parent
-            while let q = p, path.count <= gestures.count {
-                path += regions[q].gestures
-                p = regions[q].parent
-            }
-            paths.append(path)
-        }
-        self.paths = paths
         nesting = RegionTree(parents: regions.map(\.parent))
         policy = Self.buildPolicy(regions: regions, gestures: gestures, nesting: nesting)
     }
