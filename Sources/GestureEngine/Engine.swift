@@ -58,8 +58,6 @@ public struct Engine {
     var instance: [UInt64]
     var regionOf: [Int]
     var sequenceOf: [Int]
-    /// The gestures that claimed their contacts (see `claimContacts`).
-    var claimed: [Int] = []
 
     /// Counts configurations applied: events are indexed into `configuration`, so whoever names
     /// them must re-read it when this changes.
@@ -151,7 +149,6 @@ public struct Engine {
         if frame.discontinuity {
             for g in arena.members where isLive(g) { reject(g, at: time, because: .eventsLost, into: &out) }
             sequences.reset()
-            claimed.removeAll()
             lost = !frame.contacts.isEmpty
             finish()
             return
@@ -167,7 +164,7 @@ public struct Engine {
         // while the recognizers, which are `self`'s, change.
         var sums: [FrameSummary] = []
         swap(&sums, &summaries)
-        sequences.read(frame, at: time, claimed: claimed, into: &sums)
+        sequences.read(frame, at: time, into: &sums)
         // Safe: `sums` is a local no one else can reach; each pointer handed on points into it
         // (an index `read` gave) and lives only for the delivery it is handed to.
         sums.withUnsafeMutableBufferPointer { deliverFrame($0, at: time, into: &out) }
@@ -305,7 +302,6 @@ public struct Engine {
         resolve(at: t, into: &out)
         for g in arena.members where isLive(g) { reject(g, at: t, because: .deviceRemoved, into: &out) }
         sequences.reset()
-        claimed.removeAll()
         lost = false
         device = nil
         finish()
@@ -361,7 +357,6 @@ public struct Engine {
         instance = [UInt64](repeating: 0, count: next.gestures.count)
         regionOf = next.gestures.map(\.region)
         sequenceOf = [Int](repeating: 0, count: next.gestures.count)
-        claimed.removeAll()
     }
 
     /// Lets go of the members whose round is over (decided and done, their region's sequence

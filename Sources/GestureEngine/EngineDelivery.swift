@@ -82,16 +82,11 @@ extension Engine {
             let spec = configuration.gestures[g].spec
             let most = spec.maxFingers
             guard spec.minFingers == most || sequences.fingers(in: r) >= most else { continue }
-            guard sequences.claim(g, in: r, most: most) else { continue }
-            claimed.append(g)
+            sequences.claim(g, in: r, most: most)
         }
     }
 
-    mutating func releaseClaim(_ g: Int) {
-        guard sequences.hasClaim(g) else { return }
-        sequences.releaseClaim(g)
-        if let i = claimed.firstIndex(of: g) { claimed.remove(at: i) }
-    }
+    mutating func releaseClaim(_ g: Int) { sequences.releaseClaim(g) }
 
     // MARK: - Output
 

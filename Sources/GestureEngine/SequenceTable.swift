@@ -47,6 +47,8 @@ struct SequenceTable {
     private var claims: [ContactTracker?]
     private var claimIDs: [[UInt32]]
     private var claimSlot: [Int]
+    /// The gestures that hold a claim (in the order they took it).
+    private var claimed: [Int] = []
 
     // Per contact.
     private var landed: [Landed] = []
@@ -120,8 +122,8 @@ struct SequenceTable {
     // MARK: - Reading a frame
 
     /// Hit-tests the frame's new contacts, then summarizes it for every region it concerns and
-    /// for every gesture in `claimed`, into `summaries` (regions first, in `active` order).
-    mutating func read(_ frame: TouchFrame, at time: Timestamp, claimed: [Int], into summaries: inout [FrameSummary]) {
+    /// for every gesture that claimed its contacts, into `summaries` (regions first, in `active` order).
+    mutating func read(_ frame: TouchFrame, at time: Timestamp, into summaries: inout [FrameSummary]) {
         frameStamp &+= 1
         if frameStamp == 0 {
             for r in stamp.indices { stamp[r] = 0; roundStamp[r] = 0 }
@@ -332,20 +334,21 @@ struct SequenceTable {
 
     /// Gesture `g` (of region `r`) keeps the fingers down in `r` now as its own, at most `most`
     /// of them: from now on its summary follows only them.
-    mutating func claim(_ g: Int, in r: Int, most: Int) -> Bool {
+    mutating func claim(_ g: Int, in r: Int, most: Int) {
         let t = trackers[r]
-        guard t.count > 0 else { return false }
+        guard t.count > 0, claimRegion[g] < 0 else { return }
+        claimed.append(g)
         let own = Array(t.contacts.prefix(max(1, most)))
         claimRegion[g] = r
         claimIDs[g] = own.map(\.id)
         // Fewer than all: it follows its own from now on.
         claims[g] = own.count < t.count ? ContactTracker(claiming: own) : nil
-        return true
     }
 
     mutating func releaseClaim(_ g: Int) {
         guard claimRegion[g] >= 0 else { return }
         claimRegion[g] = -1
+        if let i = claimed.firstIndex(of: g) { claimed.remove(at: i) }
         claims[g] = nil
         claimIDs[g] = []
     }
