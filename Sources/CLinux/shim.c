@@ -9,6 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+extern char **environ;
+
 int cl_spawn(const char *path, char *const argv[], char *const envp[], int out_fd, pid_t *pid) {
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t attr;
@@ -31,9 +33,35 @@ int cl_spawn(const char *path, char *const argv[], char *const envp[], int out_f
     if (rc == 0) rc = posix_spawn_file_actions_addclosefrom_np(&fa, 3);
     if (rc == 0) rc = posix_spawnattr_setsigmask(&attr, &none);
     if (rc == 0) rc = posix_spawnattr_setsigdefault(&attr, &all);
-    if (rc == 0) rc = posix_spawnattr_setpgroup(&attr, 0);
-    if (rc == 0) rc = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
+    if (rc == 0) rc = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSID);
     if (rc == 0) rc = posix_spawn(pid, path, &fa, &attr, argv, envp);
+    posix_spawnattr_destroy(&attr);
+    posix_spawn_file_actions_destroy(&fa);
+    return rc;
+}
+
+int cl_spawn_runner(const char *path, char *const argv[], int fd, pid_t *pid) {
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t attr;
+    int rc = posix_spawn_file_actions_init(&fa);
+    if (rc != 0) return rc;
+    rc = posix_spawnattr_init(&attr);
+    if (rc != 0) {
+        posix_spawn_file_actions_destroy(&fa);
+        return rc;
+    }
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    if (rc == 0) rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    // dup2 clears close-on-exec on the copy; when fd is already 3 it would not, so it never is
+    // (the daemon's fds 0-2 are open, and the socket pair was made after them).
+    if (rc == 0) rc = posix_spawn_file_actions_adddup2(&fa, fd, 3);
+    if (rc == 0) rc = posix_spawn_file_actions_addclosefrom_np(&fa, 4);
+    if (rc == 0) rc = posix_spawnattr_setsigmask(&attr, &none);
+    if (rc == 0) rc = posix_spawnattr_setsigdefault(&attr, &all);
+    if (rc == 0) rc = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    if (rc == 0) rc = posix_spawn(pid, path, &fa, &attr, argv, environ);
     posix_spawnattr_destroy(&attr);
     posix_spawn_file_actions_destroy(&fa);
     return rc;

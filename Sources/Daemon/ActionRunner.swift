@@ -9,63 +9,44 @@ import TouchInput
     import Glibc
 #endif
 
-/// Runs the `[[action]]`s gestures fire: key chords through the virtual keyboard, commands as
-/// children. Nothing here blocks the loop: a command is started with posix_spawn and reaped when
-/// SIGCHLD comes through the signalfd; its output is read from a non-blocking pipe into the log;
-/// one timerfd enforces every child's timeout (SIGTERM to its process group, SIGKILL 2 s later).
-/// Over `max_action_children` running, a firing is skipped and logged, never queued.
+/// Runs the `[[action]]`s gestures fire: key chords through the virtual keyboard (here, as only
+/// the daemon may write /dev/uinput), commands through the action runner, a process of its own
+/// (`RunnerLink`: the daemon's child, or touchgestured-actions.service under another user) that
+/// counts, times out and kills each command's whole process tree. Nothing here blocks the loop:
+/// a firing is one message to the runner, sent after the turn's client writes. Over the cap a
+/// firing is skipped and logged, never queued.
 final class ActionRunner {
-    private let loop: EventLoop
     private let log: Logger
     var maxChildren: Int
     private var cooldowns = ActionCooldowns()
     private(set) var keyboard: VirtualKeyboard?
-    private var children: [Child] = []
-    private let timer: DeadlineTimer
-    private var skips = RepeatedWarning(what: "skipped")
-    /// SIGTERM first; SIGKILL this long after.
-    static let killGrace: Int64 = 2_000_000_000
-    /// Bytes of a child's output kept per line in the log.
-    static let maxLogLine = 1024
+    let link: RunnerLink
+    private var warnings = RepeatedWarning(what: "skipped or failed")
 
     private(set) var started = 0
     private(set) var skipped = 0
     private(set) var failed = 0
 
-    final class Child {
-        let pid: Int32
-        let action: Action
-        let startedAt: Int64
-        var termAt: Int64
-        var killAt: Int64?
-        init(pid: Int32, action: Action, startedAt: Int64) {
-            self.pid = pid
-            self.action = action
-            self.startedAt = startedAt
-            termAt = startedAt + action.timeout.nanosecondsClamped
-        }
-    }
-
-    init(loop: EventLoop, log: Logger, maxChildren: Int) throws {
-        self.loop = loop
+    init(loop: EventLoop, log: Logger, maxChildren: Int, runnerSocket: String?, verbose: Bool) {
         self.log = log
         self.maxChildren = maxChildren
-        timer = try DeadlineTimer()
-        try loop.add(timer.fd) { [unowned self] _ in
-            self.timer.acknowledge()
-            self.enforceTimeouts()
-        }
+        link = RunnerLink(loop: loop, log: log, socket: runnerSocket, verbose: verbose)
+        link.onReply = { [unowned self] m in self.replied(m) }
     }
 
-    /// Commands fired this turn, started once the turn's lines are written (`startPending`).
-    private var pending: [(action: Action, argv: [String], env: [String])] = []
+    /// Commands fired this turn, sent once the turn's lines are written (`startPending`).
+    private var pending: [(action: Action, argv: [String], env: [String], firedAt: Int64)] = []
 
-    /// Commands running or about to start.
-    var running: Int { children.count + pending.count }
+    /// Commands running (until every process of theirs has ended) or about to start.
+    var running: Int { link.inFlight + pending.count }
 
     /// A configuration (at start, at each reload): the virtual keyboard exists while some action
     /// presses keys, and survives a reload that keeps key actions.
     func configure(_ actions: [Action]) {
+        if actions.contains(where: { if case .exec = $0.effect { true } else { false } }), let e = link.connect() {
+            // Up before the first gesture: the runner's start is not paid by a firing.
+            log.error("exec actions cannot run: \(e)")
+        }
         var extra = Set<UInt16>()
         var needsKeys = false
         for a in actions {
@@ -121,21 +102,40 @@ final class ActionRunner {
         case .exec(let argv):
             guard running < maxChildren else {
                 skipped += 1
-                if let more = skips.note(at: monotonicNanoseconds()) {
-                    log.warning("action '\(action.name)' skipped: \(children.count) actions running, the limit (max_action_children)\(more)")
+                if let more = warnings.note(at: monotonicNanoseconds()) {
+                    log.warning("action '\(action.name)' skipped: \(running) actions running, the limit (max_action_children)\(more)")
                 }
                 return
             }
-            pending.append((action, argv, Self.environment(context)))
+            pending.append((action, argv, Self.environment(context), monotonicNanoseconds()))
         }
     }
 
-    /// Starts the commands fired this turn. Called after the turn's client writes, so that
-    /// spawning (the daemon waits while the child execs) never delays a gesture line.
+    /// Sends the commands fired this turn to the runner. Called after the turn's client writes.
     func startPending() {
         guard !pending.isEmpty else { return }
-        for p in pending { spawn(p.action, p.argv, p.env) }
+        for p in pending {
+            let timeoutMs = Int(p.action.timeout.nanosecondsClamped / 1_000_000)
+            let error = link.run(
+                name: p.action.name, argv: p.argv, env: p.env, timeoutMs: timeoutMs, maxProcesses: maxChildren,
+                firedAt: Int(p.firedAt / 1000))
+            if let error {
+                failed += 1
+                if let more = warnings.note(at: monotonicNanoseconds()) { log.error("action '\(p.action.name)' not run: \(error)\(more)") }
+            }
+        }
         pending.removeAll(keepingCapacity: true)
+    }
+
+    /// What the runner said of a command (it logs the details itself).
+    private func replied(_ m: RunnerMessage) {
+        switch m {
+        case .started(_, _, let us): started += 1; log.debug("an action started \(us) µs after its gesture")
+        case .skipped: skipped += 1
+        case .failed: failed += 1
+        case .ended(_, let status, let signal, _): if status != 0 || signal != 0 { failed += 1 }
+        case .run: log.warning("the action runner sent a request: ignored")
+        }
     }
 
     /// A clean environment: a standard PATH and the gesture, nothing of the daemon's.
@@ -157,130 +157,10 @@ final class ActionRunner {
         return env
     }
 
-    private func spawn(_ action: Action, _ argv: [String], _ env: [String]) {
-        var fds: [Int32] = [-1, -1]
-        guard cl_output_pipe(&fds) == 0 else {
-            failed += 1
-            log.error("action '\(action.name)': pipe: \(String(cString: strerror(errno)))")
-            return
-        }
-        var pid: pid_t = 0
-        let rc = withCStrings(argv) { cargv in
-            withCStrings(env) { cenv in cl_spawn(argv[0], cargv, cenv, fds[1], &pid) }
-        }
-        close(fds[1])
-        guard rc == 0 else {
-            close(fds[0])
-            failed += 1
-            log.error("action '\(action.name)': cannot start \(argv[0]): \(String(cString: strerror(rc)))")
-            return
-        }
-        started += 1
-        let child = Child(pid: pid, action: action, startedAt: monotonicNanoseconds())
-        children.append(child)
-        log.info("action '\(action.name)' started: \(argv.joined(separator: " ")) (pid \(pid))")
-        watchOutput(fds[0], name: action.name, pid: pid)
-        armTimer()
-    }
+    /// SIGCHLD: the daemon's only child is its action runner.
+    func reap() { link.reap() }
 
-    /// The child's stdout and stderr, line by line into the log, until it closes them.
-    private func watchOutput(_ fd: Int32, name: String, pid: Int32) {
-        var pending: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        let logLine = { [log] (bytes: ArraySlice<UInt8>) in
-            let text = String(decoding: bytes.prefix(Self.maxLogLine), as: UTF8.self)
-            log.info("action '\(name)' (pid \(pid)): \(text)")
-        }
-        do {
-            try loop.add(fd) { [unowned self] _ in
-                // At most 64 KiB a wake-up: a chatty child cannot hold the loop.
-                for _ in 0..<16 {
-                    let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-                    if n < 0 && (errno == EAGAIN || errno == EINTR) { return }
-                    if n <= 0 {
-                        if !pending.isEmpty { logLine(pending[...]) }
-                        if let e = self.loop.remove(fd) { self.log.debug("action '\(name)': \(e)") }
-                        close(fd)
-                        return
-                    }
-                    pending += buffer[0..<n]
-                    while let nl = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                        logLine(pending[..<nl])
-                        pending.removeSubrange(...nl)
-                    }
-                    if pending.count > Self.maxLogLine {
-                        logLine(pending[...])
-                        pending.removeAll()
-                    }
-                }
-            }
-        } catch {
-            log.warning("action '\(name)': its output is not read: \(error)")
-            close(fd)
-        }
-    }
-
-    /// SIGCHLD: every child that ended is reaped and its end logged.
-    func reap() {
-        while true {
-            var code: Int32 = 0
-            var sig: Int32 = 0
-            let pid = cl_reap(&code, &sig)
-            guard pid > 0 else { break }
-            guard let i = children.firstIndex(where: { $0.pid == pid }) else { continue }
-            let c = children.remove(at: i)
-            let ms = (monotonicNanoseconds() - c.startedAt) / 1_000_000
-            if sig != 0 {
-                failed += 1
-                log.warning("action '\(c.action.name)' (pid \(pid)) killed by signal \(sig) after \(ms) ms")
-            } else if code != 0 {
-                failed += 1
-                log.warning("action '\(c.action.name)' (pid \(pid)) exited with status \(code) after \(ms) ms")
-            } else {
-                log.info("action '\(c.action.name)' (pid \(pid)) exited with status 0 after \(ms) ms")
-            }
-        }
-        armTimer()
-    }
-
-    private func enforceTimeouts() {
-        let now = monotonicNanoseconds()
-        for c in children {
-            if let killAt = c.killAt {
-                if now >= killAt {
-                    log.warning("action '\(c.action.name)' (pid \(c.pid)) still running \(Self.killGrace / 1_000_000_000) s after SIGTERM: SIGKILL")
-                    kill(-c.pid, SIGKILL)
-                    c.killAt = .max
-                }
-            } else if now >= c.termAt {
-                log.warning("action '\(c.action.name)' (pid \(c.pid)) timed out after \(c.action.timeout): SIGTERM")
-                kill(-c.pid, SIGTERM)
-                c.killAt = now + Self.killGrace
-            }
-        }
-        armTimer()
-    }
-
-    private func armTimer() {
-        var next: Int64?
-        for c in children {
-            let due = c.killAt ?? c.termAt
-            guard due != .max else { continue }
-            if next == nil || due < next! { next = due }
-        }
-        if let e = timer.arm(at: next) { log.error("action timeout timer: \(e)") }
-    }
-
-    /// The daemon stops: running commands get SIGTERM (they are not waited for).
-    func stopAll() {
-        for c in children { kill(-c.pid, SIGTERM) }
-    }
-}
-
-/// argv/envp for C: NUL-terminated copies, valid during `body`.
-func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
-    var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
-    pointers.append(nil)
-    defer { for p in pointers { free(p) } }
-    return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+    /// The daemon stops: the runner ends every command's tree; a runner of the daemon's own is
+    /// waited for (a grace at most), so that nothing an action started outlives the daemon.
+    func stopAll() { link.close(waitForChild: true) }
 }

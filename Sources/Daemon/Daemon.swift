@@ -28,6 +28,9 @@ public final class Daemon: EventLoopOwner {
         /// Start the replay once this many clients have connected (0: at once).
         public var waitForClients = 0
         public var verbose = false
+        /// The action runner's socket (touchgestured-actions.socket); nil: a runner child of the
+        /// daemon's own.
+        public var actionRunner: String?
         public init() {}
     }
 
@@ -70,7 +73,7 @@ public final class Daemon: EventLoopOwner {
         self.log = log
         loop = try EventLoop()
         deadline = try DeadlineTimer()
-        actions = try ActionRunner(loop: loop, log: log, maxChildren: 4)
+        actions = ActionRunner(loop: loop, log: log, maxChildren: 4, runnerSocket: options.actionRunner, verbose: options.verbose)
         var base = try Self.loadConfiguration(options.configPath)
         if let s = options.socketPath { base.daemon.socket = s }
         self.base = base

@@ -27,13 +27,22 @@ enum ListenSocket {
         }
         let madeDirectory = try makeDirectory(of: path, group: gid)
         do {
-            try replaceStale(path, log: log)
-            return (try bindAndListen(path, group: gid), path, madeDirectory)
+            try replaceStale(path, type: SOCK_STREAM, log: log)
+            return (try bindAndListen(path, type: SOCK_STREAM, group: gid), path, madeDirectory)
         } catch {
             // Nothing of a start that failed stays behind: not the socket, not a directory made for it.
             if let dir = madeDirectory { rmdir(dir) }
             throw error
         }
+    }
+
+    /// The action runner's own SOCK_SEQPACKET socket at `path` (run by hand, without systemd's
+    /// touchgestured-actions.socket), with the runner's group: a stale one is replaced, a live
+    /// one refused, as for the daemon's.
+    static func bindSequentialPacket(_ path: String, log: Logger) throws -> Int32 {
+        guard path.hasPrefix("/") else { throw Daemon.StartError("the runner's socket must be an absolute path, found '\(path)'") }
+        try replaceStale(path, type: SOCK_SEQPACKET, log: log)
+        return try bindAndListen(path, type: SOCK_SEQPACKET, group: getegid())
     }
 
     /// A missing directory is made 0750 with the socket's group: the members that may connect
@@ -56,7 +65,7 @@ enum ListenSocket {
     /// Only a socket nobody listens on is replaced (a daemon that died left it); anything else
     /// there is not ours to delete. The probe does not wait: a listener whose backlog is full
     /// (EAGAIN) is a listener, and start-up must not hang on it with SIGTERM blocked.
-    private static func replaceStale(_ path: String, log: Logger) throws {
+    private static func replaceStale(_ path: String, type socketType: __socket_type, log: Logger) throws {
         var st = stat()
         guard lstat(path, &st) == 0 else { return }
         let type = st.st_mode & S_IFMT
@@ -66,7 +75,7 @@ enum ListenSocket {
                 : type == S_IFIFO ? "a FIFO" : "a device"
             throw Daemon.StartError("\(path) is \(kind), not a socket; refusing to replace it (choose another --socket or remove it)")
         }
-        let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        let probe = socket(AF_UNIX, Int32(socketType.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         defer { close(probe) }
         if cl_connect_unix(probe, path) == 0 || errno == EAGAIN || errno == EINPROGRESS {
             throw Daemon.StartError("another process is listening on \(path)")
@@ -78,8 +87,8 @@ enum ListenSocket {
     /// Binds the socket already 0660 (by the umask during `bind`: a `chmod` by path after it
     /// would follow a link put there meanwhile) and gives it its group without following links.
     /// On any failure the socket file is removed.
-    private static func bindAndListen(_ path: String, group gid: gid_t) throws -> Int32 {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+    private static func bindAndListen(_ path: String, type socketType: __socket_type, group gid: gid_t) throws -> Int32 {
+        let fd = socket(AF_UNIX, Int32(socketType.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { throw EventLoop.Failure(call: "socket", errno: errno) }
         let mask = umask(0o117)
         let bound = cl_bind_unix(fd, path)

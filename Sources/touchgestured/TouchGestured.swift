@@ -49,6 +49,15 @@ struct TouchGestured: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Log every recognizer transition.")
     var verbose = false
 
+    @Option(help: "Send exec actions to the action runner at this socket (touchgestured-actions.socket) instead of a runner child of the daemon's own.")
+    var actionRunner: String?
+
+    @Option(help: "Be the action runner, not the daemon: serve the socket systemd passes, or bind this path (SOCK_SEQPACKET).")
+    var serveActions: String?
+
+    @Option(help: .hidden)
+    var serveActionsFd: Int32?
+
     /// Blocks SIGHUP, SIGTERM and SIGINT before anything else runs (even argument parsing): one
     /// that arrives during start-up waits for the loop instead of killing the daemon.
     static func main() {
@@ -63,6 +72,7 @@ struct TouchGestured: ParsableCommand {
     func run() throws {
         JournalLogHandler.bootstrap(verbose: verbose)
         let log = Logger(label: "touchgestured")
+        if serveActions != nil || serveActionsFd != nil { return try runActionRunner(log) }
         var options = Daemon.Options()
         options.configPath = config
         options.socketPath = socket
@@ -73,6 +83,7 @@ struct TouchGestured: ParsableCommand {
         options.exitAfterReplay = exitAfterReplay
         options.waitForClients = waitForClients
         options.verbose = verbose
+        options.actionRunner = actionRunner
         do {
             let daemon = try Daemon(options: options, log: log)
             let code = try daemon.run()
@@ -81,6 +92,20 @@ struct TouchGestured: ParsableCommand {
             throw e
         } catch {
             log.critical("cannot start: \(error)")
+            throw ExitCode(1)
+        }
+    }
+
+    /// `--serve-actions`: the action runner (ActionRunnerService), for a daemon's exec actions.
+    func runActionRunner(_ log: Logger) throws {
+        do {
+            let runner = try ActionRunnerService(log: log, connection: serveActionsFd, path: serveActions)
+            let code = try runner.run()
+            if code != 0 { throw ExitCode(code) }
+        } catch let e as ExitCode {
+            throw e
+        } catch {
+            log.critical("the action runner cannot start: \(error)")
             throw ExitCode(1)
         }
     }

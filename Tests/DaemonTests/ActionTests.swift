@@ -58,8 +58,8 @@ import TouchFrames
         #expect(took < 15, "the daemon waited \(took) s")
         let log = d.log
         #expect(log.contains("action 'hang' (pid"))
-        #expect(log.contains("timed out after 0.2 seconds: SIGTERM"))
-        #expect(log.contains("still running 2 s after SIGTERM: SIGKILL"))
+        #expect(log.contains("timed out after 200 ms: SIGTERM to 2 process(es)"))
+        #expect(log.contains("still running 2 s after SIGTERM: SIGKILL to 2 process(es)"))
         #expect(log.contains("killed by signal 9"))
         #expect(!log.contains("never"))
     }
@@ -68,25 +68,7 @@ import TouchFrames
     /// with no cooldown and at most 4 at once.
     @Test func twoHundredGesturesInASecond_neverRunMoreThanTheCap_andNoLineIsLost() throws {
         let dir = scratch()
-        var events: [InputEvent] = []
-        func ev(_ ms: Int64, _ type: UInt16, _ code: UInt16, _ value: Int32) {
-            events.append(InputEvent(time: Timestamp(nanoseconds: ms * 1_000_000), type: type, code: code, value: value))
-        }
-        for i in 0..<200 {
-            let t = Int64(i) * 50 + 100
-            ev(t, Evdev.EV_ABS, Evdev.ABS_MT_SLOT, 0)
-            ev(t, Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, Int32(i + 1))
-            ev(t, Evdev.EV_ABS, Evdev.ABS_MT_POSITION_X, 1000 + Int32(i % 7) * 200)
-            ev(t, Evdev.EV_ABS, Evdev.ABS_MT_POSITION_Y, 1000)
-            ev(t, Evdev.EV_KEY, Evdev.BTN_TOUCH, 1)
-            ev(t, Evdev.EV_SYN, Evdev.SYN_REPORT, 0)
-            ev(t + 20, Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, -1)
-            ev(t + 20, Evdev.EV_KEY, Evdev.BTN_TOUCH, 0)
-            ev(t + 20, Evdev.EV_SYN, Evdev.SYN_REPORT, 0)
-        }
-        let panel = DeviceDescription.multitouchPanel(name: "actions panel", maxX: 3839, maxY: 2159, slots: 10, resolution: 15)
-        let recording = dir + "/taps.events"
-        try Evemu.format(Recording(description: panel, events: events)).write(toFile: recording, atomically: true, encoding: .utf8)
+        let recording = try tapsRecording(count: 200, dir: dir)
         let trace = dir + "/runs.txt"
         let s = try Self.script(dir, "busy.sh", "echo \"+ $(date +%s%N)\" >> \(trace)\nsleep 0.15\necho \"- $(date +%s%N)\" >> \(trace)")
         let config = """
@@ -123,8 +105,36 @@ import TouchFrames
             most = max(most, running)
             if delta > 0 { runs += 1 }
         }
-        #expect(most <= 4 && most >= 2, "at most \(most) ran at once")
+        // Each run is two processes (the shell and its sleep or date) but one between them: a
+        // start is admitted while fewer than four live, so three can overlap, never four.
+        #expect(most <= 3 && most >= 1, "at most \(most) ran at once (each is mostly two processes, the cap four)")
         #expect(runs >= 4 && runs < 200, "\(runs) ran")
-        #expect(d.log.contains("skipped: 4 actions running, the limit (max_action_children)"))
+        // Each run is two processes (the shell and its sleep): the runner's count of live
+        // processes turns firings away, the daemon's count of commands may too.
+        #expect(d.log.contains("skipped: 4 action processes running, the limit (max_action_children)"))
     }
+}
+
+/// A recording of `count` one-finger taps, `spacingMs` apart (20 ms each), on a 3840×2160 panel.
+func tapsRecording(count: Int, spacingMs: Int64 = 50, dir: String) throws -> String {
+    var events: [InputEvent] = []
+    func ev(_ ms: Int64, _ type: UInt16, _ code: UInt16, _ value: Int32) {
+        events.append(InputEvent(time: Timestamp(nanoseconds: ms * 1_000_000), type: type, code: code, value: value))
+    }
+    for i in 0..<count {
+        let t = Int64(i) * spacingMs + 100
+        ev(t, Evdev.EV_ABS, Evdev.ABS_MT_SLOT, 0)
+        ev(t, Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, Int32(i + 1))
+        ev(t, Evdev.EV_ABS, Evdev.ABS_MT_POSITION_X, 1000 + Int32(i % 7) * 200)
+        ev(t, Evdev.EV_ABS, Evdev.ABS_MT_POSITION_Y, 1000)
+        ev(t, Evdev.EV_KEY, Evdev.BTN_TOUCH, 1)
+        ev(t, Evdev.EV_SYN, Evdev.SYN_REPORT, 0)
+        ev(t + 20, Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, -1)
+        ev(t + 20, Evdev.EV_KEY, Evdev.BTN_TOUCH, 0)
+        ev(t + 20, Evdev.EV_SYN, Evdev.SYN_REPORT, 0)
+    }
+    let panel = DeviceDescription.multitouchPanel(name: "actions panel", maxX: 3839, maxY: 2159, slots: 10, resolution: 15)
+    let recording = dir + "/taps.events"
+    try Evemu.format(Recording(description: panel, events: events)).write(toFile: recording, atomically: true, encoding: .utf8)
+    return recording
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
@@ -202,8 +203,8 @@ static inline int cl_accept(int fd) {
 static inline int cl_set_process_name(const char *name) { return prctl(PR_SET_NAME, name, 0, 0, 0); }
 
 // Starts an action's command with posix_spawn (glibc's vfork-style clone: the loop is not held up
-// by copying the daemon), in a process group of its own (so a timeout can signal everything it
-// started), with an empty signal mask and default dispositions (the daemon blocks SIGTERM, SIGHUP,
+// by copying the runner), in a session of its own (its id, the leader's pid, names every process
+// the command starts that does not leave the session: the runner's ProcessTree), with an empty signal mask and default dispositions (the daemon blocks SIGTERM, SIGHUP,
 // SIGCHLD and ignores SIGPIPE; a child must not inherit that), "/" as working directory, stdin
 // from /dev/null, stdout and stderr into `out_fd`, and no other fd (all from 3 up are closed).
 // Returns 0 and sets *pid, or returns an errno (ENOENT for a missing program).
@@ -215,5 +216,24 @@ int cl_reap(int *exit_code, int *signal);
 
 // pipe2 with both ends close-on-exec and the read end non-blocking: fds[0] read, fds[1] write.
 int cl_output_pipe(int fds[2]);
+
+// Starts the action runner (`touchgestured --serve-actions --serve-actions-fd 3`): `fd` becomes its
+// fd 3, stdin /dev/null, stdout and stderr the daemon's (the journal), no other fd, an empty signal
+// mask and default dispositions. Returns 0 and sets *pid, or an errno.
+int cl_spawn_runner(const char *path, char *const argv[], int fd, pid_t *pid);
+
+// prctl is variadic: Swift cannot call it. Makes this process the reaper of every orphan among its
+// descendants (PR_SET_CHILD_SUBREAPER): what an action's command leaves running stays in reach.
+static inline int cl_become_subreaper(void) { return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); }
+
+// syscall is variadic: Swift cannot call it. A pidfd for `pid` (readable once it has exited), so
+// the daemon's stop can wait for its action runner without a sleep loop.
+static inline int cl_pidfd_open(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
+
+// A connected pair of SOCK_SEQPACKET sockets (each message arrives whole), close-on-exec and
+// non-blocking: the daemon's end and the runner's.
+static inline int cl_seqpacket_pair(int fds[2]) {
+    return socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, fds);
+}
 
 #endif

@@ -1,0 +1,160 @@
+import CLinux
+import Logging
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `touchgestured --serve-actions`: the process that runs exec actions for a daemon. It is a
+/// child subreaper running one epoll loop over its connections (SOCK_SEQPACKET, a message a
+/// request), SIGCHLD and the timeouts. Two ways to start it:
+/// - by the daemon itself, as its child over a socket pair (`--serve-actions-fd`); it then ends
+///   once the daemon's end closes and the commands it ran are gone;
+/// - as a service of its own (touchgestured-actions.service, socket-activated or on a path it
+///   binds), under a user without the daemon's input and uinput access; it serves daemons until
+///   stopped.
+/// Whichever way, a connection that closes has its commands' trees ended (SIGTERM, SIGKILL a
+/// grace later), and a SIGTERM to the runner kills every process below it before it exits.
+public final class ActionRunnerService: EventLoopOwner {
+    private let log: Logger
+    private let loop: EventLoop
+    private let supervisor: ActionSupervisor
+    private var signalFD: Int32 = -1
+    private var listenFD: Int32?
+    private var connections: Set<Int32> = []
+    /// Ended-action messages waiting for the end of the turn.
+    private var outbox: [(owner: Int32, message: RunnerMessage)] = []
+    private var strays = StraySignals()
+    /// Serving one daemon over an inherited fd: stop once it is gone and nothing runs.
+    private let servesOne: Bool
+    private var buffer = [UInt8](repeating: 0, count: RunnerMessage.maxBytes)
+
+    /// Serves `connection` (an inherited, connected fd) or, with nil, the listening socket
+    /// systemd passed or one bound at `path`.
+    public init(log: Logger, connection: Int32?, path: String?) throws {
+        self.log = log
+        loop = try EventLoop()
+        supervisor = try ActionSupervisor(loop: loop, log: log)
+        servesOne = connection != nil
+        if let connection {
+            try serve(connection)
+        } else if let fd = Systemd.listenFDs().first {
+            listenFD = fd
+        } else if let path {
+            listenFD = try ListenSocket.bindSequentialPacket(path, log: log)
+        } else {
+            throw Daemon.StartError("--serve-actions needs a socket: systemd's (touchgestured-actions.socket), a path, or --serve-actions-fd")
+        }
+        if let fd = listenFD {
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            try loop.add(fd) { [unowned self] _ in self.accept() }
+        }
+    }
+
+    /// Runs until SIGTERM (or, serving one daemon, until it and its commands are gone).
+    public func run() throws -> Int32 {
+        cl_set_process_name("tg-actions")
+        guard cl_become_subreaper() == 0 else { throw EventLoop.Failure(call: "prctl(PR_SET_CHILD_SUBREAPER)", errno: errno) }
+        signalFD = cl_signalfd_create()
+        guard signalFD >= 0 else { throw EventLoop.Failure(call: "signalfd", errno: errno) }
+        try loop.add(signalFD) { [unowned self] _ in self.signals() }
+        log.info("action runner ready (uid \(getuid()), groups \(Self.groups()))")
+        loop.run(self)
+        supervisor.killAll()
+        log.info("action runner stopped")
+        return 0
+    }
+
+    /// The supplementary groups this process (and so each command) has, for the log.
+    static func groups() -> String {
+        var list = [gid_t](repeating: 0, count: 256)
+        let n = getgroups(Int32(list.count), &list)
+        return n <= 0 ? "none" : list.prefix(Int(n)).map(String.init).joined(separator: ",")
+    }
+
+    var hasPendingWork: Bool { false }
+
+    func afterTurn() {
+        for (owner, message) in outbox where connections.contains(owner) { send(message, to: owner) }
+        outbox.removeAll(keepingCapacity: true)
+        if servesOne && connections.isEmpty && supervisor.running.isEmpty { loop.stop() }
+    }
+
+    private func signals() {
+        while true {
+            let sig = cl_signalfd_read(signalFD)
+            if sig == 0 { return }
+            switch sig {
+            case SIGCHLD: outbox += supervisor.reap()
+            case SIGTERM, SIGINT, SIGQUIT:
+                log.info("signal \(sig): stopping, every action process is killed")
+                loop.stop()
+            case SIGHUP: log.notice("SIGHUP: the runner has nothing to reload")
+            default: strays.note(sig, log: log)
+            }
+        }
+    }
+
+    private func accept() {
+        while true {
+            let fd = cl_accept(listenFD ?? -1)
+            guard fd >= 0 else {
+                if errno != EAGAIN && errno != EINTR { log.warning("accept: \(String(cString: strerror(errno)))") }
+                return
+            }
+            var pid: Int32 = 0
+            var uid: UInt32 = 0
+            var gid: UInt32 = 0
+            _ = cl_peer_credentials(fd, &pid, &uid, &gid)
+            log.info("daemon connected (pid \(pid), uid \(uid))")
+            do { try serve(fd) } catch {
+                log.error("cannot serve a daemon: \(error)")
+                close(fd)
+            }
+        }
+    }
+
+    private func serve(_ fd: Int32) throws {
+        try loop.add(fd) { [unowned self] _ in self.receive(fd) }
+        connections.insert(fd)
+    }
+
+    private func receive(_ fd: Int32) {
+        while connections.contains(fd) {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if n < 0 && (errno == EAGAIN || errno == EINTR) { return }
+            guard n > 0 else { return drop(fd) }
+            do {
+                let request = try RunnerMessage(decoding: buffer[0..<n])
+                guard case .run(let id, let name, let argv, let env, let timeoutMs, let maxProcesses, let firedAt) = request else {
+                    log.warning("a daemon sent a reply, not a request: ignored")
+                    continue
+                }
+                let answer = supervisor.start(
+                    id: id, owner: fd, name: name, argv: argv, env: env, timeoutMs: timeoutMs, maxProcesses: maxProcesses, firedAt: firedAt)
+                if case .skipped(_, let alive) = answer {
+                    log.warning("action '\(name)' skipped: \(alive) action processes running, the limit (max_action_children)")
+                }
+                if case .failed(_, let reason) = answer { log.error("action '\(name)': \(reason)") }
+                send(answer, to: fd)
+            } catch {
+                log.warning("a malformed request from a daemon: \(error)")
+            }
+        }
+    }
+
+    private func send(_ message: RunnerMessage, to fd: Int32) {
+        let bytes = message.encoded()
+        let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
+        if n < 0 && errno != EAGAIN { drop(fd) } else if n < 0 { log.warning("a daemon reads no replies: one lost") }
+    }
+
+    /// A daemon went: what it started ends now.
+    private func drop(_ fd: Int32) {
+        guard connections.remove(fd) != nil else { return }
+        _ = loop.remove(fd)
+        close(fd)
+        log.info("daemon disconnected: its \(supervisor.running.count { $0.owner == fd }) running action(s) are ended")
+        supervisor.abandon(owner: fd)
+    }
+}

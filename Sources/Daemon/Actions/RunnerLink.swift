@@ -1,0 +1,171 @@
+import CLinux
+import Logging
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The daemon's end of the action runner. Without `--action-runner` the daemon starts the runner
+/// as its own child (`touchgestured --serve-actions-fd 3` over a socket pair), when the first
+/// configuration with an exec action loads, and again after it died; with it, the daemon
+/// connects to the runner's socket (touchgestured-actions.socket), and a runner that is not
+/// there fails the firing (never a fallback that would run the command with the daemon's
+/// groups). Sends never wait: a runner that reads nothing makes a firing fail, not the loop stall.
+final class RunnerLink {
+    private let loop: EventLoop
+    private let log: Logger
+    /// The runner's socket, or nil for a runner of the daemon's own.
+    let socket: String?
+    private let verbose: Bool
+    private var fd: Int32 = -1
+    /// The runner the daemon started, while it lives.
+    private(set) var child: Int32 = 0
+    private var nextID = 1
+    /// Commands sent whose end has not come back, by id.
+    private var waiting: Set<Int> = []
+    private var buffer = [UInt8](repeating: 0, count: RunnerMessage.maxBytes)
+    private var connectFailures = RepeatedWarning(what: "failed")
+    var onReply: (RunnerMessage) -> Void = { _ in }
+
+    init(loop: EventLoop, log: Logger, socket: String?, verbose: Bool) {
+        self.loop = loop
+        self.log = log
+        self.socket = socket
+        self.verbose = verbose
+    }
+
+    var inFlight: Int { waiting.count }
+    var isConnected: Bool { fd >= 0 }
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Connects (or starts the runner) unless already done; the error otherwise.
+    @discardableResult
+    func connect() -> Failure? {
+        guard fd < 0 else { return nil }
+        do {
+            fd = try socket.map(Self.open) ?? startChild()
+            try loop.add(fd) { [unowned self] _ in self.receive() }
+            return nil
+        } catch let e as Failure {
+            if fd >= 0 { Glibc.close(fd) }
+            fd = -1
+            return e
+        } catch {
+            if fd >= 0 { Glibc.close(fd) }
+            fd = -1
+            return Failure(description: "\(error)")
+        }
+    }
+
+    private static func open(_ path: String) throws(Failure) -> Int32 {
+        let s = Glibc.socket(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard s >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
+        guard cl_connect_unix(s, path) == 0 else {
+            let e = errno
+            Glibc.close(s)
+            throw Failure(description: "cannot reach the action runner at \(path): \(String(cString: strerror(e))) (is touchgestured-actions.socket enabled?)")
+        }
+        return s
+    }
+
+    /// The runner as the daemon's child: the same executable, in its runner mode.
+    private func startChild() throws(Failure) -> Int32 {
+        var pair: [Int32] = [-1, -1]
+        guard cl_seqpacket_pair(&pair) == 0 else { throw Failure(description: "socketpair: \(String(cString: strerror(errno)))") }
+        let argv = ["touchgestured", "--serve-actions-fd", "3"] + (verbose ? ["--verbose"] : [])
+        var pid: pid_t = 0
+        let rc = withCStrings(argv) { cl_spawn_runner("/proc/self/exe", $0, pair[1], &pid) }
+        Glibc.close(pair[1])
+        guard rc == 0 else {
+            Glibc.close(pair[0])
+            throw Failure(description: "cannot start the action runner: \(String(cString: strerror(rc)))")
+        }
+        child = pid
+        log.info("action runner started (pid \(pid))")
+        return pair[0]
+    }
+
+    /// Asks the runner to run a command; the error when it could not be asked.
+    func run(name: String, argv: [String], env: [String], timeoutMs: Int, maxProcesses: Int, firedAt: Int) -> Failure? {
+        if let e = connect() { return e }
+        let id = nextID
+        nextID += 1
+        let bytes = RunnerMessage.run(
+            id: id, name: name, argv: argv, env: env, timeoutMs: timeoutMs, maxProcesses: maxProcesses, firedAt: firedAt
+        ).encoded()
+        guard bytes.count <= RunnerMessage.maxBytes else { return Failure(description: "its command line is over 256 KiB") }
+        let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
+        guard n == bytes.count else {
+            let e = errno
+            if e != EAGAIN { disconnect("send: \(String(cString: strerror(e)))") }
+            return Failure(description: e == EAGAIN ? "the action runner is not reading" : "the action runner went away")
+        }
+        waiting.insert(id)
+        return nil
+    }
+
+    private func receive() {
+        while fd >= 0 {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if n < 0 && (errno == EAGAIN || errno == EINTR) { return }
+            guard n > 0 else { return disconnect(n == 0 ? "it closed the connection" : String(cString: strerror(errno))) }
+            do {
+                let m = try RunnerMessage(decoding: buffer[0..<n])
+                switch m {
+                case .skipped(let id, _), .failed(let id, _), .ended(let id, _, _, _): waiting.remove(id)
+                case .started, .run: break
+                }
+                onReply(m)
+            } catch {
+                log.warning("the action runner sent a malformed message: \(error)")
+            }
+        }
+    }
+
+    /// The connection is gone: what was sent is over (the runner ends what it ran for us).
+    private func disconnect(_ why: String) {
+        guard fd >= 0 else { return }
+        _ = loop.remove(fd)
+        Glibc.close(fd)
+        fd = -1
+        if let more = connectFailures.note(at: monotonicNanoseconds()) {
+            log.error("lost the action runner (\(why)); \(waiting.count) running action(s) are ended by it\(more)")
+        }
+        waiting.removeAll()
+    }
+
+    /// SIGCHLD: reaps the runner child if it ended (the next firing starts another).
+    func reap() {
+        var code: Int32 = 0
+        var sig: Int32 = 0
+        while true {
+            let pid = cl_reap(&code, &sig)
+            guard pid > 0 else { return }
+            guard pid == child else { continue }
+            child = 0
+            disconnect("it ended")
+            log.warning("the action runner (pid \(pid)) ended: status \(code), signal \(sig)")
+        }
+    }
+
+    /// Closes the connection; the runner then ends every command it ran for this daemon. A
+    /// runner child is waited for, at most its grace for SIGKILL and a second.
+    func close(waitForChild: Bool) {
+        guard fd >= 0 else { return }
+        _ = loop.remove(fd)
+        Glibc.close(fd)
+        fd = -1
+        guard waitForChild, child > 0 else { return }
+        let pidfd = cl_pidfd_open(child)
+        guard pidfd >= 0 else { return }
+        defer { Glibc.close(pidfd) }
+        var p = pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)
+        let ms = Int32((ActionSupervisor.killGrace + 1_000_000_000) / 1_000_000)
+        while poll(&p, 1, ms) < 0 && errno == EINTR {}
+        var status: Int32 = 0
+        if waitpid(child, &status, WNOHANG) == child { child = 0 }
+    }
+}
