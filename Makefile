@@ -34,6 +34,9 @@ install: build
 	sed 's|@BINDIR@|$(BINDIR)|g; s|/usr/local/share/doc|$(PREFIX)/share/doc|g' systemd/touchgestured.service \
 		> $(DESTDIR)$(UNITDIR)/touchgestured.service
 	sed 's|/usr/local/share/doc|$(PREFIX)/share/doc|g' systemd/touchgestured.socket > $(DESTDIR)$(UNITDIR)/touchgestured.socket
+	sed 's|@BINDIR@|$(BINDIR)|g; s|/usr/local/share/doc|$(PREFIX)/share/doc|g' systemd/touchgestured-actions.service \
+		> $(DESTDIR)$(UNITDIR)/touchgestured-actions.service
+	sed 's|/usr/local/share/doc|$(PREFIX)/share/doc|g' systemd/touchgestured-actions.socket > $(DESTDIR)$(UNITDIR)/touchgestured-actions.socket
 	sed 's|@BINDIR@|$(BINDIR)|g; s|/usr/local/share/doc|$(PREFIX)/share/doc|g' systemd/touchgestured-metrics.service \
 		> $(DESTDIR)$(UNITDIR)/touchgestured-metrics.service
 	sed 's|/usr/local/share/doc|$(PREFIX)/share/doc|g' systemd/touchgestured-metrics.timer > $(DESTDIR)$(UNITDIR)/touchgestured-metrics.timer
@@ -46,13 +49,15 @@ install: build
 	@if [ -z "$(DESTDIR)" ] && command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then \
 		systemd-sysusers $(SYSUSERSDIR)/touchgestured.conf; systemctl daemon-reload; \
 		udevadm control --reload 2>/dev/null || true; \
-		echo "installed: systemctl enable --now touchgestured.socket touchgestured.service"; fi
+		echo "installed: systemctl enable --now touchgestured-actions.socket touchgestured.socket touchgestured.service"; fi
 
 uninstall:
 	-@if [ -z "$(DESTDIR)" ] && command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then \
-		systemctl disable --now touchgestured-metrics.timer touchgestured.service touchgestured.socket 2>/dev/null; fi
+		systemctl disable --now touchgestured-metrics.timer touchgestured.service touchgestured.socket \
+			touchgestured-actions.service touchgestured-actions.socket 2>/dev/null; fi
 	rm -f $(DESTDIR)$(BINDIR)/touchgestured $(DESTDIR)$(BINDIR)/touchgesturectl
 	rm -f $(DESTDIR)$(UNITDIR)/touchgestured.service $(DESTDIR)$(UNITDIR)/touchgestured.socket
+	rm -f $(DESTDIR)$(UNITDIR)/touchgestured-actions.service $(DESTDIR)$(UNITDIR)/touchgestured-actions.socket
 	rm -f $(DESTDIR)$(UNITDIR)/touchgestured-metrics.service $(DESTDIR)$(UNITDIR)/touchgestured-metrics.timer
 	rm -f $(DESTDIR)$(SYSUSERSDIR)/touchgestured.conf $(DESTDIR)$(UDEVDIR)/70-touchgestured.rules $(DESTDIR)$(UDEVDIR)/71-touchgestured-uinput.rules
 	rm -rf $(DESTDIR)$(DOCDIR)

@@ -607,18 +607,22 @@ func offlineLines(_ path: String, config: Configuration = .standard) throws -> [
             .replacingOccurrences(of: "@BINDIR@", with: Root.path + "/.build/debug")
         try service.write(toFile: dir + "/touchgestured.service", atomically: true, encoding: .utf8)
         try FileManager.default.copyItem(atPath: Root.path + "/systemd/touchgestured.socket", toPath: dir + "/touchgestured.socket")
-        let metrics = try String(contentsOfFile: Root.path + "/systemd/touchgestured-metrics.service", encoding: .utf8)
-            .replacingOccurrences(of: "@BINDIR@", with: Root.path + "/.build/debug")
-        try metrics.write(toFile: dir + "/touchgestured-metrics.service", atomically: true, encoding: .utf8)
+        for unit in ["touchgestured-metrics.service", "touchgestured-actions.service"] {
+            let text = try String(contentsOfFile: Root.path + "/systemd/" + unit, encoding: .utf8)
+                .replacingOccurrences(of: "@BINDIR@", with: Root.path + "/.build/debug")
+            try text.write(toFile: dir + "/" + unit, atomically: true, encoding: .utf8)
+        }
+        try FileManager.default.copyItem(
+            atPath: Root.path + "/systemd/touchgestured-actions.socket", toPath: dir + "/touchgestured-actions.socket")
         try FileManager.default.copyItem(
             atPath: Root.path + "/systemd/touchgestured-metrics.timer", toPath: dir + "/touchgestured-metrics.timer")
         func run(_ args: [String]) throws -> (Int32, String) { try runProgram("/usr/bin/systemd-analyze", args) }
         let verify = try run([
             "verify", dir + "/touchgestured.service", dir + "/touchgestured.socket", dir + "/touchgestured-metrics.service",
-            dir + "/touchgestured-metrics.timer",
+            dir + "/touchgestured-metrics.timer", dir + "/touchgestured-actions.service", dir + "/touchgestured-actions.socket",
         ])
         #expect(verify.0 == 0, "\(verify.1)")
-        for unit in ["touchgestured", "touchgestured-metrics"] {
+        for unit in ["touchgestured", "touchgestured-metrics", "touchgestured-actions"] {
             let security = try run(["security", "--offline=yes", dir + "/\(unit).service"])
             let score = security.1.firstMatch(of: /exposure level for [a-z-]+\.service: ([\d.]+)/).flatMap { Double($0.1) }
             #expect(score != nil && score! <= 2.0, "\(unit): \(security.1.suffix(200))")

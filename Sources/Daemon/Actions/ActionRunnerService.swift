@@ -21,6 +21,8 @@ public final class ActionRunnerService: EventLoopOwner {
     private let supervisor: ActionSupervisor
     private var signalFD: Int32 = -1
     private var listenFD: Int32?
+    /// The socket file the runner bound (removed when it stops); nil for systemd's.
+    private var boundPath: String?
     private var connections: Set<Int32> = []
     /// Ended-action messages waiting for the end of the turn.
     private var outbox: [(owner: Int32, message: RunnerMessage)] = []
@@ -42,6 +44,7 @@ public final class ActionRunnerService: EventLoopOwner {
             listenFD = fd
         } else if let path {
             listenFD = try ListenSocket.bindSequentialPacket(path, log: log)
+            boundPath = path
         } else {
             throw Daemon.StartError("--serve-actions needs a socket: systemd's (touchgestured-actions.socket), a path, or --serve-actions-fd")
         }
@@ -60,6 +63,7 @@ public final class ActionRunnerService: EventLoopOwner {
         try loop.add(signalFD) { [unowned self] _ in self.signals() }
         log.info("action runner ready (uid \(getuid()), groups \(Self.groups()))")
         loop.run(self)
+        if let boundPath { unlink(boundPath) }
         supervisor.killAll()
         log.info("action runner stopped")
         return 0
