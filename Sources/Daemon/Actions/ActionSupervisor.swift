@@ -59,6 +59,7 @@ final class ActionSupervisor {
         var fds: [Int32] = [-1, -1]
         guard cl_output_pipe(&fds) == 0 else { return .failed(id: id, reason: "pipe: \(String(cString: strerror(errno)))") }
         var pid: pid_t = 0
+        let before = monotonicNanoseconds()
         let rc = withCStrings(argv) { cargv in withCStrings(env) { cenv in cl_spawn(argv[0], cargv, cenv, fds[1], &pid) } }
         close(fds[1])
         guard rc == 0 else {
@@ -69,6 +70,7 @@ final class ActionSupervisor {
         let timeout = Int64(max(1, timeoutMs)) * 1_000_000
         running.append(Running(id: id, owner: owner, name: name, leader: pid, startedAt: now, termAt: now + timeout))
         log.info("action '\(name)' started: \(argv.joined(separator: " ")) (pid \(pid))")
+        log.debug("action '\(name)': posix_spawn took \((now - before) / 1000) µs, started \(Int(now / 1000) - firedAt) µs after its gesture")
         watchOutput(fds[0], name: name, pid: pid)
         armTimer()
         return .started(id: id, pid: Int(pid), spawnMicros: max(0, Int(now / 1000) - firedAt))
