@@ -45,6 +45,8 @@ public final class Client {
     /// The client's own `coalesce_ms` (from `subscribe`), in ns; nil takes the daemon's.
     var coalesceNs: Int64?
     var closing = false
+    /// Monotonic time of its connect or its last request (the idle limit counts from it).
+    var lastRequestAt: Int64 = monotonicNanoseconds()
 
     /// What it subscribed to, resolved. A new client gets gesture and device lines; `subscribe`
     /// changes that.

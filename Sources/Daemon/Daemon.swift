@@ -81,9 +81,11 @@ public final class Daemon: EventLoopOwner {
         let (listenFD, madePath, madeDirectory) = try ListenSocket.open(base.daemon, log: log)
         socketPathToRemove = madePath
         directoryMade = madeDirectory
-        let limits = Server.Limits(
+        var limits = Server.Limits(
             maxClients: Self.clientLimit(base.daemon, log: log), maxLineBytes: base.daemon.maxLineBytes,
             outputBufferBytes: base.daemon.outputBufferBytes, coalesceNs: base.daemon.coalesceNanoseconds)
+        limits.maxClientsPerUser = base.daemon.maxClientsPerUser
+        limits.idleNs = Int64(base.daemon.idleTimeoutMilliseconds) * 1_000_000
         do {
             server = try Server(loop: loop, listenFD: listenFD, limits: limits, log: log)
         } catch {
@@ -261,6 +263,9 @@ public final class Daemon: EventLoopOwner {
             server.settings.outputBufferBytes = base.daemon.outputBufferBytes
             server.settings.coalesceNs = base.daemon.coalesceNanoseconds
             server.settings.maxClients = Self.clientLimit(base.daemon, log: log)
+            server.settings.maxClientsPerUser = base.daemon.maxClientsPerUser
+            server.settings.idleNs = Int64(base.daemon.idleTimeoutMilliseconds) * 1_000_000
+            for c in server.allClients { server.watchIdle(c) }
             log.info("reloaded \(path): applies from the next touch sequence")
         } catch {
             stats.reloadFailures += 1

@@ -59,6 +59,7 @@ extension Daemon {
             c.coalesceNs = s.coalesceMilliseconds.map { Int64($0) * 1_000_000 }
             server.longestWindow = max(server.longestWindow, c.coalesceNs ?? 0)
             subscriptionsChanged()
+            server.watchIdle(c)
             Messages.beginReply(&writer, id: id, op: op)
             Messages.end(&writer)
 
@@ -93,6 +94,14 @@ extension Daemon {
                 throw RequestError(
                     "invalid_regions",
                     "clients may set \(ConfigLimits.gesturesOfAllClients) gestures at most together; the others have \(othersGestures)")
+            }
+            let usersGestures = server.allClients.reduce(0) {
+                $0 + ($1 === c || $1.uid != c.uid ? 0 : $1.ownedRegions.reduce(0) { $0 + $1.gestures.count })
+            }
+            guard usersGestures + mine <= ConfigLimits.gesturesPerUser else {
+                throw RequestError(
+                    "invalid_regions",
+                    "one user may set \(ConfigLimits.gesturesPerUser) gestures at most together; uid \(c.uid)'s other connections have \(usersGestures)")
             }
             c.ownedRegions = regions
             try recompile()

@@ -33,16 +33,18 @@ public final class Server {
     private(set) var allClients: [Client] = []
     /// Clients with request lines left over from an earlier turn.
     var backlog: [Client] = []
-    private var nextNumber = 1
+    var nextNumber = 1
     private var chunk = [UInt8](repeating: 0, count: 65_536)
     /// An fd held in reserve: when accept fails for want of fds (EMFILE), it is closed so that
     /// the waiting connection can be accepted and turned away, instead of the listening socket
     /// staying readable and the loop spinning.
-    private var reserveFD: Int32 = -1
-    private var refusals = RepeatedWarning()
+    var reserveFD: Int32 = -1
+    var refusals = RepeatedWarning()
     /// Clients that spent their request budget, and the timer that brings them back.
     private var throttled: [Client] = []
     private let throttleTimer: DeadlineTimer
+    /// Closes connections that take no lines and send nothing (ServerAdmission.swift).
+    let idleTimer: DeadlineTimer
 
     /// What the server tells its owner.
     var onConnect: ((Client) -> Void)?
@@ -81,7 +83,7 @@ public final class Server {
     /// While frames keep coming, the frame at the due time writes the held lines; the timer,
     /// later by this, does not fire beside it.
     static let releaseSlack: Int64 = 2_000_000
-    public private(set) var refused = 0
+    public internal(set) var refused = 0
     /// Connections closed for a request line over `max_line_bytes`.
     public private(set) var tooLongLines = 0
     public private(set) var accepted = 0
@@ -99,10 +101,12 @@ public final class Server {
         reserveFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
         throttleTimer = try DeadlineTimer()
         releaseTimer = try DeadlineTimer()
+        idleTimer = try DeadlineTimer()
         try loop.add(listenFD) { [unowned self] _ in self.acceptAll() }
         try loop.add(throttleTimer.fd) { [unowned self] _ in self.unthrottle() }
         // The turn's flush writes what is due (by the clock: no input came).
         try loop.add(releaseTimer.fd) { [unowned self] _ in self.releaseTimer.acknowledge() }
+        try loop.add(idleTimer.fd) { [unowned self] _ in self.closeIdle() }
     }
 
     var clientCount: Int { clients.count }
@@ -113,43 +117,6 @@ public final class Server {
 
     /// Some client has requests left from an earlier turn: the loop must not sleep.
     var hasBacklog: Bool { !backlog.isEmpty }
-
-    private func acceptAll() {
-        while true {
-            let fd = cl_accept(listenFD)
-            if fd < 0 {
-                switch errno {
-                case EINTR: continue
-                case EAGAIN, EWOULDBLOCK: return
-                case EMFILE, ENFILE:
-                    turnAwayWithoutFDs()
-                    return
-                default:
-                    log.warning("accept: \(String(cString: strerror(errno)))")
-                    return
-                }
-            }
-            var pid: Int32 = 0, uid: UInt32 = 0, gid: UInt32 = 0
-            guard cl_peer_credentials(fd, &pid, &uid, &gid) == 0 else {
-                // Without credentials the set_regions policy cannot be applied: fail closed.
-                log.warning("refused a client: SO_PEERCRED failed: \(String(cString: strerror(errno)))")
-                close(fd)
-                continue
-            }
-            if clients.count >= settings.maxClients {
-                refused += 1
-                refuse(fd, code: "too_many_clients", message: "the daemon serves \(settings.maxClients) clients at most")
-                if let more = refusals.note(at: monotonicNanoseconds()) {
-                    log.warning("refused a client (pid \(pid), uid \(uid)): \(settings.maxClients) clients already\(more)")
-                }
-                continue
-            }
-            if let more = refusals.flush() {
-                log.notice("a client slot is free again\(more)")
-            }
-            admit(fd, pid: pid, uid: uid, gid: gid)
-        }
-    }
 
     /// Takes a connected socket as a client (the accept path, and tests with a socketpair);
     /// nil when the loop cannot watch it (then it is closed).
@@ -172,34 +139,6 @@ public final class Server {
         log.info("\(client.label) connected")
         onConnect?(client)
         return client
-    }
-
-    /// Writes one error line to a connection being turned away and closes it.
-    private func refuse(_ fd: Int32, code: String, message: String) {
-        var w = JSONLineWriter(capacity: 256)
-        Messages.error(&w, id: nil, code: code, message: message)
-        // Best effort: the connection is closed either way, and a peer that cannot take one
-        // line has nothing to lose by missing it.
-        _ = w.bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        close(fd)
-    }
-
-    /// Out of fds: accept the waiting connection with the reserve fd, tell it why, close it.
-    private func turnAwayWithoutFDs() {
-        refused += 1
-        if reserveFD >= 0 {
-            close(reserveFD)
-            reserveFD = -1
-            let fd = cl_accept(listenFD)
-            if fd >= 0 { refuse(fd, code: "too_many_clients", message: "the daemon is out of file descriptors") }
-            reserveFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
-        }
-        if let more = refusals.note(at: monotonicNanoseconds()) {
-            log.warning("refused a client: out of file descriptors (\(clients.count) clients)\(more)")
-        }
-        // Without the reserve (it could not be reopened) the connection stays queued; the
-        // listening socket is left out of the loop until a client goes, so the loop cannot spin.
-        if reserveFD < 0, let e = loop.modify(listenFD, events: 0) { log.error("cannot pause accepting: \(e)") }
     }
 
     private func ready(_ client: Client, _ events: UInt32) {
@@ -359,6 +298,7 @@ public final class Server {
         var l = line
         if l.last == 0x0D { l = l.dropLast() }
         if l.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }  // blank lines are harmless
+        client.lastRequestAt = monotonicNanoseconds()
         onRequest?(client, l)
     }
 

@@ -13,6 +13,10 @@ extension Server {
         /// at most once per this many ns; other lines at once, with what is held before them.
         /// 0 writes every turn.
         public var coalesceNs: Int64 = 0
+        /// Connections one uid may hold (`[daemon] max_clients_per_user`).
+        public var maxClientsPerUser = Int.max
+        /// A connection that takes no lines and sends nothing this long is closed; 0 never.
+        public var idleNs: Int64 = 0
         public init(maxClients: Int, maxLineBytes: Int, outputBufferBytes: Int, coalesceNs: Int64 = 0) {
             self.maxClients = maxClients
             self.maxLineBytes = maxLineBytes

@@ -74,6 +74,9 @@ public enum ConfigLimits {
     public static let gesturesPerClient = 64
     /// Gestures in all clients' regions together.
     public static let gesturesOfAllClients = 256
+    /// Gestures in the regions of one user's clients together (half of all clients'): one user
+    /// cannot take the whole share and lock another's `set_regions` out.
+    public static let gesturesPerUser = 128
     /// A config file's bytes, regions and gestures, and the names in one rule list: the compile
     /// works on every pair of gestures (a policy matrix of gestures²), so these keep a reload
     /// within milliseconds and a few MB, far above any kiosk's needs.
@@ -151,7 +154,9 @@ struct Loader {
     }
 
     func readDaemon(_ d: Scope) throws(ConfigError) -> DaemonSettings {
-        try d.checkKeys(["socket", "group", "max_clients", "max_line_bytes", "output_buffer_bytes", "coalesce_ms", "set_regions", "set_regions_uids", "set_regions_gids", "ignore_devices", "grab", "max_action_children"])
+        try d.checkKeys(["socket", "group", "max_clients", "max_line_bytes", "output_buffer_bytes", "coalesce_ms", "set_regions", "set_regions_uids", "set_regions_gids", "ignore_devices", "grab", "max_action_children",
+            "max_clients_per_user", "idle_timeout_ms",
+        ])
         var s = DaemonSettings()
         s.ignoreDevices = try d.strings("ignore_devices") ?? []
         s.grab = try d.bool("grab") ?? false
@@ -165,6 +170,8 @@ struct Loader {
             s.group = g
         }
         s.maxClients = try d.integer("max_clients", in: 1...1024) ?? s.maxClients
+        s.maxClientsPerUser = try d.integer("max_clients_per_user", in: 1...1024) ?? s.maxClientsPerUser
+        s.idleTimeoutMilliseconds = try d.integer("idle_timeout_ms", in: 0...86_400_000) ?? s.idleTimeoutMilliseconds
         s.maxActionChildren = try d.integer("max_action_children", in: 1...64) ?? s.maxActionChildren
         s.maxLineBytes = try d.integer("max_line_bytes", in: 1024...(1 << 20)) ?? s.maxLineBytes
         s.outputBufferBytes = try d.integer("output_buffer_bytes", in: 4096...(16 << 20)) ?? s.outputBufferBytes

@@ -65,6 +65,15 @@ public struct DaemonSettings: Hashable, Sendable {
     public var groupLine: Int?
     /// Clients at once; more are turned away with an error line. Default 64.
     public var maxClients = 64
+    /// Connections one user (uid) may hold at once: a user that opens many (a runaway script,
+    /// a hostile member of the socket's group) cannot lock out the kiosk app's user. A kiosk app
+    /// needs one or two; `touchgesturectl` one at a time. Default 16 (a quarter of the default
+    /// `max_clients`); taken as `max_clients` when larger.
+    public var maxClientsPerUser = 16
+    /// A connection that takes no lines (it subscribed to nothing: no gestures, no touches) and
+    /// sends no request for this long is closed with an `idle_timeout` error line; 0 never. A
+    /// client that takes lines is never idle (the stream is what it is there for). Default 30000.
+    public var idleTimeoutMilliseconds = 30_000
     /// The longest request line (bytes); a longer one gets an error and the connection is closed. Default 65536.
     public var maxLineBytes = 65_536
     /// Bytes of stream lines (gestures, touches, devices) queued for one client, beyond the

@@ -1,0 +1,125 @@
+import CLinux
+import GestureProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Who the server takes and keeps: `max_clients` in all, `max_clients_per_user` of one uid (so
+/// one user's connections cannot lock out the kiosk app's), and no connection that takes no
+/// lines and sends nothing for `idle_timeout_ms`. A connection turned away or closed is told
+/// why in an error line first.
+extension Server {
+    func acceptAll() {
+        while true {
+            let fd = cl_accept(listenFD)
+            if fd < 0 {
+                switch errno {
+                case EINTR: continue
+                case EAGAIN, EWOULDBLOCK: return
+                case EMFILE, ENFILE:
+                    turnAwayWithoutFDs()
+                    return
+                default:
+                    log.warning("accept: \(String(cString: strerror(errno)))")
+                    return
+                }
+            }
+            var pid: Int32 = 0, uid: UInt32 = 0, gid: UInt32 = 0
+            guard cl_peer_credentials(fd, &pid, &uid, &gid) == 0 else {
+                // Without credentials the set_regions policy cannot be applied: fail closed.
+                log.warning("refused a client: SO_PEERCRED failed: \(String(cString: strerror(errno)))")
+                close(fd)
+                continue
+            }
+            if let why = turnedAway(uid: uid) {
+                refused += 1
+                refuse(fd, code: "too_many_clients", message: why)
+                if let more = refusals.note(at: monotonicNanoseconds()) {
+                    log.warning("refused a client (pid \(pid), uid \(uid)): \(why)\(more)")
+                }
+                continue
+            }
+            if let more = refusals.flush() {
+                log.notice("a client slot is free again\(more)")
+            }
+            admit(fd, pid: pid, uid: uid, gid: gid)
+        }
+    }
+
+    /// Writes one error line to a connection being turned away and closes it.
+    func refuse(_ fd: Int32, code: String, message: String) {
+        var w = JSONLineWriter(capacity: 256)
+        Messages.error(&w, id: nil, code: code, message: message)
+        // Best effort: the connection is closed either way, and a peer that cannot take one
+        // line has nothing to lose by missing it.
+        _ = w.bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+    }
+
+    /// Out of fds: accept the waiting connection with the reserve fd, tell it why, close it.
+    func turnAwayWithoutFDs() {
+        refused += 1
+        if reserveFD >= 0 {
+            close(reserveFD)
+            reserveFD = -1
+            let fd = cl_accept(listenFD)
+            if fd >= 0 { refuse(fd, code: "too_many_clients", message: "the daemon is out of file descriptors") }
+            reserveFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        }
+        if let more = refusals.note(at: monotonicNanoseconds()) {
+            log.warning("refused a client: out of file descriptors (\(clients.count) clients)\(more)")
+        }
+        // Without the reserve (it could not be reopened) the connection stays queued; the
+        // listening socket is left out of the loop until a client goes, so the loop cannot spin.
+        if reserveFD < 0, let e = loop.modify(listenFD, events: 0) { log.error("cannot pause accepting: \(e)") }
+    }
+
+    /// Why a connection of `uid` is turned away now, or nil to take it.
+    func turnedAway(uid: UInt32) -> String? {
+        if clients.count >= settings.maxClients { return "the daemon serves \(settings.maxClients) clients at most" }
+        let share = min(settings.maxClientsPerUser, settings.maxClients)
+        let mine = allClients.reduce(0) { $0 + ($1.uid == uid ? 1 : 0) }
+        if mine >= share {
+            return "uid \(uid) has \(mine) connections, the most one user may have ([daemon] max_clients_per_user)"
+        }
+        return nil
+    }
+
+    /// A client that takes no lines may go idle: the idle timer is armed for it (no-op when
+    /// the limit is off or the timer fires sooner).
+    func watchIdle(_ client: Client) {
+        guard settings.idleNs > 0, Self.takesNothing(client) else { return }
+        let due = client.lastRequestAt + settings.idleNs
+        if idleTimer.armedAt == 0 || due < idleTimer.armedAt {
+            if let e = idleTimer.arm(at: due) { log.error("idle timer: \(e)") }
+        }
+    }
+
+    static func takesNothing(_ client: Client) -> Bool { !client.subscription.gestures && !client.subscription.touches }
+
+    /// The idle timer fired: clients that took no lines and sent nothing for the limit are told
+    /// and closed; the timer is armed again for the next one that could be.
+    func closeIdle() {
+        idleTimer.acknowledge()
+        guard settings.idleNs > 0 else { return }
+        let now = monotonicNanoseconds()
+        var next: Int64?
+        for c in allClients where Self.takesNothing(c) && !c.closing {
+            let due = c.lastRequestAt + settings.idleNs
+            guard due <= now else {
+                next = min(next ?? due, due)
+                continue
+            }
+            var w = JSONLineWriter(capacity: 256)
+            let seconds = Double(settings.idleNs) / 1e9
+            Messages.error(
+                &w, id: nil, code: "idle_timeout",
+                message: "no request for \(seconds) s and subscribed to nothing ([daemon] idle_timeout_ms); closing")
+            reply(w.bytes[...], to: c)
+            write(c)
+            disconnect(c, reason: "idle for \(seconds) s with no subscription")
+        }
+        if let e = idleTimer.arm(at: next) { log.error("idle timer: \(e)") }
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import GestureProtocol
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One user cannot lock another out of the socket: a share of the connections and of the
+/// client-region gestures per uid, and connections that take nothing and say nothing are closed.
+/// A connection turned away or closed is told why.
+@Suite(.serialized) struct FairShareTests {
+    static let asNobody = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+
+    /// A request sent from another user's process (python3 under setpriv): the daemon's answer.
+    static func requestAsNobody(_ socket: String, _ request: String) throws -> String {
+        let script = """
+            import socket, sys
+            s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile("rw")
+            f.readline(); f.write(sys.argv[2] + "\\n"); f.flush(); print(f.readline().strip())
+            """
+        let (status, out) = try runProgram(asNobody[0], Array(asNobody.dropFirst()) + ["/usr/bin/python3", "-c", script, socket, request])
+        guard status == 0 else { throw HarnessError("python3 as nobody: \(out)") }
+        return out
+    }
+
+    @Test func aUsersConnections_stopAtItsShare_withTheReason() throws {
+        let d = try DaemonUnderTest([], config: "[daemon]\nmax_clients_per_user = 3\n")
+        var mine: [TestClient] = []
+        for _ in 0..<3 {
+            let c = try TestClient(d.socket)
+            #expect(c.json()?["type"] == .string("hello"))
+            mine.append(c)
+        }
+        let fourth = try TestClient(d.socket)
+        let refusal = fourth.json()
+        #expect(refusal?["code"] == .string("too_many_clients"))
+        #expect(refusal?["message"]?.string == "uid \(getuid()) has 3 connections, the most one user may have ([daemon] max_clients_per_user)")
+        #expect(fourth.isClosed())
+        // One of them goes: the user may connect again.
+        mine.removeLast()
+        usleep(100_000)
+        let again = try TestClient(d.socket)
+        #expect(again.json()?["type"] == .string("hello"))
+    }
+
+    @Test(.enabled(if: getuid() == 0, "needs root to connect as a second user"))
+    func anotherUser_stillConnects_whileOneHoldsItsWholeShare() throws {
+        let d = try DaemonUnderTest([], config: "[daemon]\nmax_clients_per_user = 3\ngroup = \"nogroup\"\n")
+        var mine: [TestClient] = []
+        for _ in 0..<3 { mine.append(try TestClient(d.socket)) }
+        let answer = try Self.requestAsNobody(d.socket, #"{"op":"ping","id":1}"#)
+        #expect(answer.contains(#""type":"reply""#), "\(answer)")
+    }
+
+    /// Over one user's 128 gestures, set_regions is refused with the reason; another user can
+    /// still set its own.
+    @Test(.enabled(if: getuid() == 0, "needs root to connect as a second user"))
+    func aUsersRegionGestures_stopAtItsShare_andAnotherUserStillSetsRegions() throws {
+        let d = try DaemonUnderTest([], config: "[daemon]\ngroup = \"nogroup\"\n")
+        func request(_ prefix: String) -> String {
+            let regions = (0..<8).map { i in
+                #"{"name":"\#(prefix)\#(i)","gesture":["# + (0..<8).map { #"{"kind":"tap","name":"t\#($0)"}"# }.joined(separator: ",") + "]}"
+            }
+            return #"{"op":"set_regions","id":1,"regions":["# + regions.joined(separator: ",") + "]}"
+        }
+        var mine: [TestClient] = []
+        var answers: [JSONValue?] = []
+        for k in 0..<3 {
+            let c = try TestClient(d.socket)
+            _ = c.json()
+            answers.append(c.call(request("a\(k)_")))
+            mine.append(c)
+        }
+        #expect(answers[0]?["type"] == .string("reply") && answers[1]?["type"] == .string("reply"))
+        #expect(answers[2]?["code"] == .string("invalid_regions"))
+        #expect(answers[2]?["message"]?.string == "one user may set 128 gestures at most together; uid 0's other connections have 128")
+        let theirs = try Self.requestAsNobody(d.socket, request("kiosk_"))
+        #expect(theirs.contains(#""type":"reply""#), "\(theirs)")
+    }
+
+    /// Subscribed to nothing and silent past idle_timeout_ms: told, then closed. A client that
+    /// takes lines, or keeps asking, stays.
+    @Test func aConnectionThatTakesNothingAndSaysNothing_isClosedWithTheReason() throws {
+        let d = try DaemonUnderTest([], config: "[daemon]\nidle_timeout_ms = 300\n")
+        let idle = try TestClient(d.socket)
+        let streaming = try TestClient(d.socket)
+        let polling = try TestClient(d.socket)
+        for c in [idle, streaming, polling] { _ = c.json() }
+        #expect(idle.call(#"{"op":"subscribe","id":1,"gestures":false}"#)?["type"] == .string("reply"))
+        #expect(polling.call(#"{"op":"subscribe","id":1,"gestures":false}"#)?["type"] == .string("reply"))
+        var closedWith: JSONValue?
+        for i in 0..<10 {
+            usleep(100_000)
+            #expect(polling.call(#"{"op":"ping","id":\#(i + 2)}"#)?["type"] == .string("reply"), "a client that asks was closed")
+            if closedWith == nil { closedWith = idle.json(seconds: 0.01) }
+        }
+        #expect(closedWith?["code"] == .string("idle_timeout"))
+        #expect(closedWith?["message"]?.string == "no request for 0.3 s and subscribed to nothing ([daemon] idle_timeout_ms); closing")
+        #expect(idle.isClosed())
+        #expect(streaming.call(#"{"op":"ping","id":1}"#)?["type"] == .string("reply"), "a client that takes gestures was closed")
+        #expect(d.stop() == 0)
+        #expect(d.log.contains("disconnected: idle for 0.3 s with no subscription"))
+    }
+}
