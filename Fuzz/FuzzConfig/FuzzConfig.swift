@@ -3,9 +3,13 @@ import GestureEngine
 
 /// libFuzzer target: any bytes as a configuration file. It is refused with FILE:LINE: reason or
 /// accepted; an accepted one compiles, has no rule cycle, and an engine runs a tap and a drag on it.
+/// An input starting with 0xD0 is read as a recipe for a deep or wide key instead (`dottedKeys`):
+/// byte mutations alone seldom grow a key to thousands of parts.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzConfig(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    // libFuzzer hands `size` readable bytes at `data` for the duration of the call.
+    let input = Array(UnsafeBufferPointer(start: data, count: size))
+    let bytes = input.first == 0xD0 ? dottedKeys(input) : input
     let config: Configuration
     do {
         config = try ConfigLoader.parse(bytes: bytes, file: "fuzz.toml")
@@ -30,4 +34,35 @@ public func fuzzConfig(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     engine.advance(to: .distantFuture, into: &out)
     if !engine.isIdle { fatalError("the engine is not idle after the last lift") }
     return 0
+}
+
+/// A file of dotted keys and table headers from a recipe: bytes 1-2 the depth (parts in one key,
+/// up to 65,535: past the 128 the reader allows), byte 3 the width (keys or headers side by side,
+/// up to 255), byte 4 the shape (a dotted key, a `[header]`, an `[[array]]` header, or dotted
+/// keys inside an inline table), the rest the characters of each part.
+func dottedKeys(_ recipe: [UInt8]) -> [UInt8] {
+    func byte(_ i: Int) -> Int { i < recipe.count ? Int(recipe[i]) : 0 }
+    let depth = max(1, byte(1) << 8 | byte(2))
+    let width = max(1, byte(3))
+    let shape = byte(4) % 4
+    var part = recipe.count > 5 ? Array(recipe[5...].prefix(8)) : [UInt8(ascii: "a")]
+    // Parts are bare keys (letters, digits, _ and -) or, where the recipe has other bytes, quoted.
+    let bare = part.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5F || $0 == 0x2D }
+    if !bare { part = [0x22] + part.filter { $0 != 0x22 && $0 != 0x5C && $0 >= 0x20 } + [0x22] }
+    var out: [UInt8] = []
+    for w in 0..<width {
+        var key: [UInt8] = []
+        for d in 0..<depth {
+            if d > 0 { key.append(UInt8(ascii: ".")) }
+            key += part
+        }
+        key += Array("w\(w)".utf8)
+        switch shape {
+        case 0: out += key + Array(" = 1\n".utf8)
+        case 1: out += Array("[".utf8) + key + Array("]\nx = 1\n".utf8)
+        case 2: out += Array("[[".utf8) + key + Array("]]\n".utf8)
+        default: out += Array("t\(w) = { ".utf8) + key + Array(" = 1 }\n".utf8)
+        }
+    }
+    return out
 }

@@ -86,6 +86,8 @@ public final class Server {
     public internal(set) var refused = 0
     /// Connections closed for a request line over `max_line_bytes`.
     public private(set) var tooLongLines = 0
+    /// Connections closed by `[daemon] idle_timeout_ms`.
+    public internal(set) var closedIdle = 0
     public private(set) var accepted = 0
 
     init(loop: EventLoop, listenFD: Int32, limits: Limits, log: Logger) throws(EventLoop.Failure) {

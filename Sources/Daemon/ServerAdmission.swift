@@ -111,6 +111,7 @@ extension Server {
                 next = min(next ?? due, due)
                 continue
             }
+            closedIdle += 1
             var w = JSONLineWriter(capacity: 256)
             let seconds = Double(settings.idleNs) / 1e9
             Messages.error(

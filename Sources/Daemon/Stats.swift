@@ -65,6 +65,7 @@ struct Stats {
         var codes = errorsByCode
         if server.refused > 0 { codes["too_many_clients", default: 0] += server.refused }
         if server.tooLongLines > 0 { codes["line_too_long", default: 0] += server.tooLongLines }
+        if server.closedIdle > 0 { codes["idle_timeout", default: 0] += server.closedIdle }
         for (code, n) in codes.sorted(by: { $0.key < $1.key }) {
             writer.key(dynamic: code)
             writer.integer(Int64(n))
