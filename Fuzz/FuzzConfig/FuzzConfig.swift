@@ -50,9 +50,11 @@ func dottedKeys(_ recipe: [UInt8]) -> [UInt8] {
     let bare = part.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5F || $0 == 0x2D }
     if !bare { part = [0x22] + part.filter { $0 != 0x22 && $0 != 0x5C && $0 >= 0x20 } + [0x22] }
     var out: [UInt8] = []
-    for w in 0..<width {
+    // Just past the reader's 1 MiB cap at most: larger files are refused unread, and building
+    // them would only slow the run.
+    for w in 0..<width where out.count <= 1_100_000 {
         var key: [UInt8] = []
-        for d in 0..<depth {
+        for d in 0..<depth where key.count <= 1_100_000 {
             if d > 0 { key.append(UInt8(ascii: ".")) }
             key += part
         }
