@@ -11,7 +11,12 @@
 
 extern char **environ;
 
-int cl_spawn(const char *path, char *const argv[], char *const envp[], int out_fd, pid_t *pid) {
+// posix_spawn with stdin from /dev/null, an empty signal mask and default dispositions (the
+// daemon blocks its signals and ignores SIGPIPE: a child must not inherit that), `fd` copied to
+// each of `targets` (dup2 clears close-on-exec on the copy), every fd from `close_from` up
+// closed, and `flags` besides (POSIX_SPAWN_SETSID: a session of its own).
+static int spawn(const char *path, char *const argv[], char *const envp[], int fd, const int *targets, int n_targets,
+                 const char *dir, int close_from, short flags, pid_t *pid) {
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t attr;
     int rc = posix_spawn_file_actions_init(&fa);
@@ -25,46 +30,30 @@ int cl_spawn(const char *path, char *const argv[], char *const envp[], int out_f
     sigemptyset(&none);
     sigfillset(&all);
     if (rc == 0) rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    if (rc == 0) rc = posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
-    if (rc == 0) rc = posix_spawn_file_actions_adddup2(&fa, out_fd, 2);
-    if (rc == 0) rc = posix_spawn_file_actions_addchdir_np(&fa, "/");
-    // Nothing else of the daemon's: an fd a library opened without O_CLOEXEC, or one the
-    // daemon's own parent leaked to it, must not reach a command.
-    if (rc == 0) rc = posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+    for (int i = 0; rc == 0 && i < n_targets; i++) rc = posix_spawn_file_actions_adddup2(&fa, fd, targets[i]);
+    if (rc == 0 && dir) rc = posix_spawn_file_actions_addchdir_np(&fa, dir);
+    // Nothing else of the parent's: an fd a library opened without O_CLOEXEC, or one the
+    // daemon's own parent leaked to it, must not reach a child.
+    if (rc == 0) rc = posix_spawn_file_actions_addclosefrom_np(&fa, close_from);
     if (rc == 0) rc = posix_spawnattr_setsigmask(&attr, &none);
     if (rc == 0) rc = posix_spawnattr_setsigdefault(&attr, &all);
-    if (rc == 0) rc = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSID);
+    if (rc == 0) rc = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | flags);
     if (rc == 0) rc = posix_spawn(pid, path, &fa, &attr, argv, envp);
     posix_spawnattr_destroy(&attr);
     posix_spawn_file_actions_destroy(&fa);
     return rc;
 }
 
+int cl_spawn(const char *path, char *const argv[], char *const envp[], int out_fd, pid_t *pid) {
+    static const int outputs[] = {1, 2};
+    return spawn(path, argv, envp, out_fd, outputs, 2, "/", 3, POSIX_SPAWN_SETSID, pid);
+}
+
 int cl_spawn_runner(const char *path, char *const argv[], int fd, pid_t *pid) {
-    posix_spawn_file_actions_t fa;
-    posix_spawnattr_t attr;
-    int rc = posix_spawn_file_actions_init(&fa);
-    if (rc != 0) return rc;
-    rc = posix_spawnattr_init(&attr);
-    if (rc != 0) {
-        posix_spawn_file_actions_destroy(&fa);
-        return rc;
-    }
-    sigset_t none, all;
-    sigemptyset(&none);
-    sigfillset(&all);
-    if (rc == 0) rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    // dup2 clears close-on-exec on the copy; when fd is already 3 it would not, so it never is
-    // (the daemon's fds 0-2 are open, and the socket pair was made after them).
-    if (rc == 0) rc = posix_spawn_file_actions_adddup2(&fa, fd, 3);
-    if (rc == 0) rc = posix_spawn_file_actions_addclosefrom_np(&fa, 4);
-    if (rc == 0) rc = posix_spawnattr_setsigmask(&attr, &none);
-    if (rc == 0) rc = posix_spawnattr_setsigdefault(&attr, &all);
-    if (rc == 0) rc = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-    if (rc == 0) rc = posix_spawn(pid, path, &fa, &attr, argv, environ);
-    posix_spawnattr_destroy(&attr);
-    posix_spawn_file_actions_destroy(&fa);
-    return rc;
+    // fd is never 3 itself (0-2 are open and the pair was made after them), so the copy is made
+    // and loses close-on-exec; the daemon's stdout and stderr (the journal) stay the runner's.
+    static const int runner[] = {3};
+    return spawn(path, argv, environ, fd, runner, 1, NULL, 4, 0, pid);
 }
 
 int cl_reap(int *exit_code, int *signal) {

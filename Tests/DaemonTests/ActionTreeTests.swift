@@ -23,6 +23,16 @@ import Testing
         }
     }
 
+    /// Waits (at most 10 s) until `count` processes carry `marker`; how many did.
+    static func waitFor(_ marker: String, count: Int) -> Int {
+        var seen = 0
+        for _ in 0..<1000 where seen < count {
+            seen = processes(marker).count
+            usleep(10_000)
+        }
+        return seen
+    }
+
     static func config(_ script: String, timeoutMs: Int, cap: Int = 4) -> String {
         """
         [daemon]
@@ -81,12 +91,7 @@ import Testing
         let dir = scratch()
         let s = try DaemonActionTests.script(dir, "long.sh", "sleep 33.17 &\nsleep 33.17")
         let d = try DaemonUnderTest(["--replay", Root.fixtures + "/tap.events"], config: Self.config(s, timeoutMs: 60_000), dir: dir)
-        var seen = 0
-        for _ in 0..<1000 where seen < 2 {
-            seen = Self.processes("33.17").count
-            usleep(10_000)
-        }
-        #expect(seen == 2, "the command's two sleeps never ran")
+        #expect(Self.waitFor("33.17", count: 2) == 2, "the command's two sleeps never ran")
         #expect(d.stop() == 0)
         #expect(Self.processes("33.17").isEmpty, "an action's process outlived the daemon")
     }
@@ -110,12 +115,7 @@ import Testing
         let dir = scratch()
         let s = try DaemonActionTests.script(dir, "long.sh", "sleep 35.17")
         let d = try DaemonUnderTest(["--replay", Root.fixtures + "/tap.events"], config: Self.config(s, timeoutMs: 60_000), dir: dir)
-        var seen = 0
-        for _ in 0..<1000 where seen < 1 {
-            seen = Self.processes("35.17").count
-            usleep(10_000)
-        }
-        #expect(seen == 1)
+        #expect(Self.waitFor("35.17", count: 1) == 1)
         d.signal(SIGKILL)
         _ = d.stop()
         var left = Self.processes("35.17")
