@@ -1,0 +1,81 @@
+import GestureConfig
+import GestureEngine
+import GestureProtocol
+
+/// `set_regions`: a client's regions, read by the config loader's code (and refused for the
+/// same reasons as the file's `[[region]]`), within the caps per client, per user and for all
+/// clients (docs/PROTOCOL.md).
+extension Daemon {
+    /// Takes `items` as `c`'s regions (replacing any it had) and recompiles; the names set.
+    func setRegions(_ items: [JSONValue], for c: Client) throws -> [String] {
+        guard base.daemon.maySetRegions(uid: c.uid, gid: c.gid) else {
+            throw RequestError("forbidden", "this daemon does not take regions from uid \(c.uid) (see [daemon] set_regions)")
+        }
+        // The cap before any work: 1,500 regions would otherwise each become a table first.
+        guard items.count <= ConfigLimits.regionsPerClient else {
+            throw RequestError(
+                "invalid_regions", "a client may set \(ConfigLimits.regionsPerClient) regions at most, found \(items.count)")
+        }
+        var tables: [TOMLTable] = []
+        for item in items {
+            guard case .object(let members) = item else {
+                throw RequestError("invalid_regions", "each region is an object, found \(item.typeName)")
+            }
+            tables.append(try Self.table(members))
+        }
+        // Validate against the file's regions and every other client's.
+        var others = base
+        for o in server.allClients where o !== c { others.engine.regions += o.ownedRegions }
+        let regions: [RegionSpec]
+        do {
+            regions = try ConfigLoader.clientRegions(tables, base: others, file: "client #\(c.number)")
+        } catch {
+            throw RequestError("invalid_regions", error.reason)
+        }
+        func gestures(_ clients: [Client]) -> Int { clients.reduce(0) { $0 + $1.ownedRegions.reduce(0) { $0 + $1.gestures.count } } }
+        let otherClients = server.allClients.filter { $0 !== c }
+        let othersGestures = gestures(otherClients)
+        let usersGestures = gestures(otherClients.filter { $0.uid == c.uid })
+        let mine = regions.reduce(0) { $0 + $1.gestures.count }
+        guard othersGestures + mine <= ConfigLimits.gesturesOfAllClients else {
+            throw RequestError(
+                "invalid_regions",
+                "clients may set \(ConfigLimits.gesturesOfAllClients) gestures at most together; the others have \(othersGestures)")
+        }
+        guard usersGestures + mine <= ConfigLimits.gesturesPerUser else {
+            throw RequestError(
+                "invalid_regions",
+                "one user may set \(ConfigLimits.gesturesPerUser) gestures at most together; uid \(c.uid)'s other connections have \(usersGestures)")
+        }
+        c.ownedRegions = regions
+        try recompile()
+        log.info("\(c.label) set regions: \(c.ownedRegions.map(\.name).joined(separator: ", "))")
+        return c.ownedRegions.map(\.name)
+    }
+
+    /// A JSON region object as the config loader's table, so client regions are read by the
+    /// same code (and refused for the same reasons) as the config file's `[[region]]`.
+    static func table(_ members: [(String, JSONValue)]) throws -> TOMLTable {
+        let t = TOMLTable(line: 1)
+        for (k, v) in members {
+            switch v {
+            case .object(let inner): t.set(k, .table(try table(inner)), line: 1)
+            default: t.set(k, .value(try value(v)), line: 1)
+            }
+        }
+        return t
+    }
+
+    static func value(_ v: JSONValue) throws -> TOMLValue {
+        switch v {
+        case .null: throw RequestError("invalid_regions", "null is not a value here")
+        case .bool(let b): return TOMLValue(kind: .bool(b), line: 1)
+        case .number(let n):
+            if n == n.rounded() && abs(n) < 9e15 { return TOMLValue(kind: .integer(Int64(n)), line: 1) }
+            return TOMLValue(kind: .float(n), line: 1)
+        case .string(let s): return TOMLValue(kind: .string(s), line: 1)
+        case .array(let items): return TOMLValue(kind: .array(try items.map(value)), line: 1)
+        case .object(let members): return TOMLValue(kind: .table(try table(members)), line: 1)
+        }
+    }
+}
