@@ -61,61 +61,63 @@ public typealias RecordingError = FileLineError
 public enum Evemu {
     /// Parses an evemu recording. `file` names it in errors.
     public static func parse(_ text: String, file: String) throws(RecordingError) -> Recording {
-        var desc: DeviceDescription?
-        var props: [UInt8] = []
-        var masks: [UInt16: [UInt8]] = [:]
-        var events: [InputEvent] = []
-        var lineNumber = 0
-        func fail(_ reason: String) -> RecordingError { RecordingError(file: file, line: lineNumber, reason: reason) }
-
+        var reader = Reader(file: file)
         var text = text
         let bytes = text.withUTF8 { Array($0) }
-        events.reserveCapacity(bytes.count / 28)
+        reader.events.reserveCapacity(bytes.count / 28)
         var start = 0
         while start <= bytes.count {
             let end = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count
             defer { start = end + 1 }
-            lineNumber += 1
+            reader.lineNumber += 1
             // Almost every line is an event in the exact form evemu writes: read it from the
             // bytes. Anything else (comments, description lines, odd spacing, errors) takes the
-            // general path below.
+            // general path.
             if let e = fastEvent(bytes, start, end) {
-                events.append(e)
+                reader.events.append(e)
                 continue
             }
-            var line = Substring(String(decoding: bytes[start..<end], as: UTF8.self))
+            try reader.read(Substring(String(decoding: bytes[start..<end], as: UTF8.self)))
+        }
+        return reader.recording()
+    }
+
+    /// The general path: one line at a time into the description and the events.
+    private struct Reader {
+        let file: String
+        var lineNumber = 0
+        var desc: DeviceDescription?
+        var props: [UInt8] = []
+        var masks: [UInt16: [UInt8]] = [:]
+        var events: [InputEvent] = []
+
+        init(file: String) { self.file = file }
+
+        func fail(_ reason: String) -> RecordingError { RecordingError(file: file, line: lineNumber, reason: reason) }
+
+        mutating func read(_ text: Substring) throws(RecordingError) {
+            var line = text
             if let hash = line.firstIndex(of: "#") { line = line[..<hash] }
             line = line.drop { $0 == " " || $0 == "\t" || $0 == "\r" }
             while let last = line.last, last == " " || last == "\t" || last == "\r" { line = line.dropLast() }
-            if line.isEmpty { continue }
-            guard line.count >= 2, line.dropFirst().first == ":" else {
+            if line.isEmpty { return }
+            guard line.count >= 2, line.dropFirst().first == ":", let tag = line.first else {
                 throw fail("expected a line like 'E: 0.000000 0003 0035 100', found '\(line.prefix(40))'")
             }
-            let tag = line.first!
             let fields = line.dropFirst(2).split(whereSeparator: { $0 == " " || $0 == "\t" })
             switch tag {
-            case "E":
-                guard fields.count == 4 else { throw fail("an event needs 4 fields (time type code value), found \(fields.count)") }
-                guard let time = parseTime(fields[0]) else { throw fail("bad event time '\(fields[0])'") }
-                guard let type = UInt16(fields[1], radix: 16), type <= Evdev.EV_MAX else {
-                    throw fail("bad event type '\(fields[1])' (hex, at most 1f)")
-                }
-                guard let code = UInt16(fields[2], radix: 16), code <= 0x2ff else {
-                    throw fail("bad event code '\(fields[2])' (hex, at most 2ff)")
-                }
-                guard let value = Int32(fields[3]) else { throw fail("bad event value '\(fields[3])' (decimal)") }
-                events.append(InputEvent(time: time, type: type, code: code, value: value))
+            case "E": events.append(try event(fields))
             case "N":
                 if desc == nil { desc = DeviceDescription(name: "") }
-                desc!.name = String(line.dropFirst(2).drop { $0 == " " })
+                desc?.name = String(line.dropFirst(2).drop { $0 == " " })
             case "I":
-                guard fields.count == 4, let ids = Optional(fields.compactMap { UInt16($0, radix: 16) }), ids.count == 4
-                else { throw fail("an id line needs 4 hex fields (bus vendor product version)") }
+                let ids = fields.compactMap { UInt16($0, radix: 16) }
+                guard fields.count == 4, ids.count == 4 else { throw fail("an id line needs 4 hex fields (bus vendor product version)") }
                 if desc == nil { desc = DeviceDescription(name: "") }
-                desc!.bustype = ids[0]
-                desc!.vendor = ids[1]
-                desc!.product = ids[2]
-                desc!.version = ids[3]
+                desc?.bustype = ids[0]
+                desc?.vendor = ids[1]
+                desc?.product = ids[2]
+                desc?.version = ids[3]
             case "P":
                 let bytes = fields.compactMap { UInt8($0, radix: 16) }
                 guard bytes.count == fields.count else { throw fail("a property line holds hex bytes") }
@@ -124,41 +126,58 @@ public enum Evemu {
                 let bytes = fields.compactMap { UInt8($0, radix: 16) }
                 guard bytes.count == fields.count, bytes.count >= 1 else { throw fail("a bitmask line holds hex bytes") }
                 masks[UInt16(bytes[0]), default: []] += bytes.dropFirst()
-            case "A":
-                guard fields.count == 5 || fields.count == 6, let code = UInt16(fields[0], radix: 16), code <= Evdev.ABS_MAX else {
-                    throw fail("an axis line needs: code(hex) min max fuzz flat [resolution]")
-                }
-                let numbers = fields.dropFirst().compactMap { Int32($0) }
-                guard numbers.count == fields.count - 1 else { throw fail("axis values must be decimal integers") }
-                guard numbers[0] <= numbers[1] else { throw fail("axis \(fields[0]): minimum \(numbers[0]) above maximum \(numbers[1])") }
-                if [Evdev.ABS_X, Evdev.ABS_Y, Evdev.ABS_MT_POSITION_X, Evdev.ABS_MT_POSITION_Y].contains(code) && numbers[0] == numbers[1] {
-                    throw fail("axis \(fields[0]): minimum equals maximum (\(numbers[0])): every position on it would map to one point")
-                }
-                if desc == nil { desc = DeviceDescription(name: "") }
-                desc!.axes[code] = AbsAxis(
-                    minimum: numbers[0], maximum: numbers[1], fuzz: numbers[2], flat: numbers[3],
-                    resolution: numbers.count > 4 ? numbers[4] : 0)
-            case "L", "S":
-                continue  // LEDs and switches: not ours
-            default:
-                throw fail("unknown line type '\(tag):'")
+            case "A": try axis(fields)
+            case "L", "S": return  // LEDs and switches: not ours
+            default: throw fail("unknown line type '\(tag):'")
             }
         }
-        if desc != nil {
+
+        func event(_ fields: [Substring]) throws(RecordingError) -> InputEvent {
+            guard fields.count == 4 else { throw fail("an event needs 4 fields (time type code value), found \(fields.count)") }
+            guard let time = parseTime(fields[0]) else { throw fail("bad event time '\(fields[0])'") }
+            guard let type = UInt16(fields[1], radix: 16), type <= Evdev.EV_MAX else {
+                throw fail("bad event type '\(fields[1])' (hex, at most 1f)")
+            }
+            guard let code = UInt16(fields[2], radix: 16), code <= 0x2ff else {
+                throw fail("bad event code '\(fields[2])' (hex, at most 2ff)")
+            }
+            guard let value = Int32(fields[3]) else { throw fail("bad event value '\(fields[3])' (decimal)") }
+            return InputEvent(time: time, type: type, code: code, value: value)
+        }
+
+        mutating func axis(_ fields: [Substring]) throws(RecordingError) {
+            guard fields.count == 5 || fields.count == 6, let code = UInt16(fields[0], radix: 16), code <= Evdev.ABS_MAX else {
+                throw fail("an axis line needs: code(hex) min max fuzz flat [resolution]")
+            }
+            let numbers = fields.dropFirst().compactMap { Int32($0) }
+            guard numbers.count == fields.count - 1 else { throw fail("axis values must be decimal integers") }
+            guard numbers[0] <= numbers[1] else { throw fail("axis \(fields[0]): minimum \(numbers[0]) above maximum \(numbers[1])") }
+            if [Evdev.ABS_X, Evdev.ABS_Y, Evdev.ABS_MT_POSITION_X, Evdev.ABS_MT_POSITION_Y].contains(code) && numbers[0] == numbers[1] {
+                throw fail("axis \(fields[0]): minimum equals maximum (\(numbers[0])): every position on it would map to one point")
+            }
+            if desc == nil { desc = DeviceDescription(name: "") }
+            desc?.axes[code] = AbsAxis(
+                minimum: numbers[0], maximum: numbers[1], fuzz: numbers[2], flat: numbers[3],
+                resolution: numbers.count > 4 ? numbers[4] : 0)
+        }
+
+        /// The events, and the description with its property and code bitmasks as sets.
+        func recording() -> Recording {
+            guard var d = desc else { return Recording(description: nil, events: events) }
             for (i, byte) in props.enumerated() {
-                for bit in 0..<8 where byte & (1 << bit) != 0 { desc!.properties.insert(UInt16(i * 8 + bit)) }
+                for bit in 0..<8 where byte & (1 << bit) != 0 { d.properties.insert(UInt16(i * 8 + bit)) }
             }
             for (type, bytes) in masks {
                 var set = Set<UInt16>()
                 for (i, byte) in bytes.enumerated() {
                     for bit in 0..<8 where byte & (1 << bit) != 0 { set.insert(UInt16(i * 8 + bit)) }
                 }
-                desc!.codes[type] = set
+                d.codes[type] = set
             }
             // Axes declared with A: lines are supported even when a B: line for EV_ABS is missing.
-            for code in desc!.axes.keys { desc!.codes[Evdev.EV_ABS, default: []].insert(code) }
+            for code in d.axes.keys { d.codes[Evdev.EV_ABS, default: []].insert(code) }
+            return Recording(description: d, events: events)
         }
-        return Recording(description: desc, events: events)
     }
 
     /// `E: SEC.FRACTION TYPE CODE VALUE` exactly as evemu writes it (single spaces, no comment,
