@@ -1,0 +1,138 @@
+import Foundation
+import Testing
+
+@testable import GestureEngine
+
+@Suite struct PanAndSwipeTests {
+    @Test(arguments: [(2.9, false), (3.0, true)])
+    func pan_slop(distance: Double, begins: Bool) {
+        var u = Timeline(regions: [RegionSpec(name: "screen", gestures: [GestureSpec(.pan)])])
+        u.down(1, at: (500, 500))
+        u.wait(.milliseconds(20))
+        u.move(1, to: (500, 500 + distance))
+        #expect(u.log == (begins ? ["pan began"] : []))
+    }
+
+    @Test func pan_reportsTranslationVelocityAndCentroid() {
+        var t = Timeline(regions: [RegionSpec(name: "screen", gestures: [GestureSpec(.pan)])])
+        t.down(1, at: (100, 100))
+        t.drag(1, by: (50, 0), over: .milliseconds(500), steps: 50)
+        t.up(1)
+        let ended = t.event("pan", .ended)
+        #expect(ended?.translation == PixelPoint(x: 50, y: 0))
+        #expect(ended?.position.x == 150)
+        // 50 mm over 0.5 s, steady: 100 mm/s (1 px = 1 mm).
+        #expect(abs((ended?.velocity.x ?? 0) - 100) < 0.5)
+        #expect(t.log.first == "pan began")
+        #expect(t.log.filter { $0 == "pan changed" }.count > 10)
+    }
+
+    @Test func pan_pauseBeforeLift_endsWithZeroVelocity() {
+        var t = Timeline(regions: [RegionSpec(name: "screen", gestures: [GestureSpec(.pan)])])
+        t.down(1, at: (100, 100))
+        t.drag(1, by: (50, 0), over: .milliseconds(200))
+        t.wait(.milliseconds(150))
+        t.up(1)
+        #expect(t.event("pan", .ended)?.velocity == .zero)
+    }
+
+    @Test func swipe_fastFlick_isRecognizedWithDirection_andRunsWithThePan() {
+        var t = Timeline()
+        t.down(1, at: (500, 500))
+        t.drag(1, by: (60, 0), over: .milliseconds(100))
+        t.up(1)
+        t.finish()
+        #expect(t.log.first == "pan began")
+        #expect(t.log.suffix(2) == ["pan ended", "swipe recognized"])
+        let swipe = t.event("swipe", .recognized)
+        #expect(swipe?.direction == .right)
+        #expect(abs((swipe?.speed ?? 0) - 600) < 1)
+    }
+
+    /// Panels reporting at 200 Hz and more (here up to 1 kHz): the velocity tracker once kept only
+    /// the first and the latest sample, so a stroke longer than the velocity horizon ended with
+    /// velocity 0 and no swipe was recognized.
+    @Test(arguments: [100, 250, 1000])
+    func swipe_atHighReportRates_hasItsVelocity(hz: Int) {
+        var t = Timeline()
+        t.down(1, at: (500, 500))
+        t.drag(1, by: (180, 0), over: .milliseconds(300), steps: hz * 3 / 10)  // longer than the horizon
+        t.up(1)
+        t.finish()
+        let swipe = t.event("swipe", .recognized)
+        #expect(swipe?.direction == .right)
+        #expect(abs((swipe?.speed ?? 0) - 600) < 1)
+        #expect(abs((t.event("pan", .ended)?.velocity.x ?? 0) - 600) < 1)
+    }
+
+    @Test(arguments: [
+        ((0.0, -60.0), SwipeDirection.up), ((0.0, 60.0), .down), ((-60.0, 0.0), .left), ((60.0, 10.0), .right),
+    ])
+    func swipe_fourDirections(d: (Double, Double), expected: SwipeDirection) {
+        var t = Timeline()
+        t.down(1, at: (500, 500))
+        t.drag(1, by: d, over: .milliseconds(100))
+        t.up(1)
+        #expect(t.event("swipe", .recognized)?.direction == expected)
+    }
+
+    @Test func swipe_twoFingerFlick_isASwipeWithTwoFingers() {
+        var t = Timeline()
+        t.down([(1, (400, 500)), (2, (460, 500))])
+        t.dragAll(by: (0, 80), over: .milliseconds(100))
+        t.upAll()
+        let swipe = t.event("swipe", .recognized)
+        #expect(swipe?.fingers == 2)
+        #expect(swipe?.direction == .down)
+    }
+
+    @Test func swipe_sixFingers_isTooMany() {
+        var t = Timeline()
+        t.down((1...6).map { (UInt32($0), (Double($0) * 50 + 200, 500.0)) })
+        t.dragAll(by: (0, 80), over: .milliseconds(100))
+        t.upAll()
+        #expect(t.event("swipe", .recognized) == nil)
+    }
+
+    @Test func swipe_eightDirections_diagonal() {
+        var s = GestureSpec(.swipe)
+        s.directionCount = 8
+        var t = Timeline(regions: [RegionSpec(name: "screen", gestures: [s])])
+        t.down(1, at: (500, 500))
+        t.drag(1, by: (-40, -40), over: .milliseconds(80))
+        t.up(1)
+        #expect(t.event("swipe", .recognized)?.direction == .upLeft)
+    }
+
+    @Test(arguments: [(9.5, false), (10.5, true)])
+    func swipe_minimumDistance(distance: Double, recognized: Bool) {
+        var t = Timeline(regions: [RegionSpec(name: "screen", gestures: [GestureSpec(.swipe)])])
+        t.down(1, at: (500, 500))
+        t.drag(1, by: (distance, 0), over: .milliseconds(30), steps: 3)
+        t.up(1)
+        #expect(t.log == (recognized ? ["swipe recognized"] : []))
+    }
+
+    @Test(arguments: [(95.0, false), (105.0, true)])
+    func swipe_minimumVelocity(speed: Double, recognized: Bool) {
+        // 40 mm at `speed` mm/s, steady, released without a pause.
+        var th = Thresholds.standard
+        th.swipeMaxDuration = .seconds(2)
+        var t = Timeline(regions: [RegionSpec(name: "screen", gestures: [GestureSpec(.swipe, thresholds: th)])])
+        t.down(1, at: (500, 500))
+        t.drag(1, by: (40, 0), over: .milliseconds(Int64(40 / speed * 1000)), steps: 40)
+        t.up(1)
+        #expect(t.log == (recognized ? ["swipe recognized"] : []))
+    }
+
+    @Test(arguments: [(490, true), (510, false)])
+    func swipe_maximumDuration(ms: Int64, recognized: Bool) {
+        var th = Thresholds.standard
+        th.swipeMinVelocity = 10
+        var t = Timeline(regions: [RegionSpec(name: "screen", gestures: [GestureSpec(.swipe, thresholds: th)])])
+        t.down(1, at: (500, 500))
+        t.drag(1, by: (60, 0), over: .milliseconds(ms), steps: 10)
+        t.up(1)
+        #expect(t.log == (recognized ? ["swipe recognized"] : []))
+    }
+}

@@ -1,0 +1,232 @@
+import GestureEngine
+import Testing
+
+@testable import TouchFrames
+
+@Suite struct GeometryTests {
+    let x = AbsAxis(minimum: 0, maximum: 1000, resolution: 10)
+    let y = AbsAxis(minimum: 0, maximum: 500, resolution: 10)
+
+    func geometry(_ edit: (inout GeometryConfiguration) -> Void) -> ScreenGeometry {
+        var c = GeometryConfiguration()
+        c.screenWidth = 2000
+        c.screenHeight = 1000
+        edit(&c)
+        return ScreenGeometry(x: x, y: y, configuration: c)
+    }
+
+    @Test func identity_scalesToTheScreen_andMillimetresFromResolution() {
+        let g = geometry { _ in }
+        #expect(g.map(x: 0, y: 0) == PixelPoint(x: 0, y: 0))
+        #expect(g.map(x: 500, y: 250) == PixelPoint(x: 1000, y: 500))
+        // The axis maximum is the far edge, which belongs to the last pixel: inside the screen.
+        #expect(g.map(x: 1000, y: 500) == PixelPoint(x: 1999, y: 999))
+        #expect(g.sizeSource == .resolution)
+        // 100 mm across 2000 px.
+        #expect(abs(g.scale.x - 0.05) < 1e-12 && abs(g.scale.y - 0.05) < 1e-12)
+    }
+
+    @Test(arguments: [
+        (90, PixelPoint(x: 1999, y: 0)), (180, PixelPoint(x: 1999, y: 999)), (270, PixelPoint(x: 0, y: 999)),
+    ])
+    func rotation_movesTheTopLeftCorner(degrees: Int, corner: PixelPoint) {
+        let g = geometry { $0.rotation = degrees }
+        #expect(g.map(x: 0, y: 0) == corner)
+    }
+
+    @Test func rotation90_swapsTheMillimetreScale() {
+        let g = geometry { $0.rotation = 90 }
+        // Screen x now runs along the panel's 50 mm axis: 50 mm / 2000 px.
+        #expect(abs(g.scale.x - 0.025) < 1e-12)
+        #expect(abs(g.scale.y - 0.1) < 1e-12)
+    }
+
+    @Test func calibrationMatrix_flipY_inLibinputsConvention() {
+        let g = geometry { $0.calibration = [1, 0, 0, 0, -1, 1] }
+        #expect(g.map(x: 0, y: 0) == PixelPoint(x: 0, y: 999))
+        #expect(g.map(x: 500, y: 500) == PixelPoint(x: 1000, y: 0))
+        #expect(g.map(x: 500, y: 250) == PixelPoint(x: 1000, y: 500))
+    }
+
+    @Test func output_placesThePanelOnPartOfTheScreen() {
+        let g = geometry { $0.output = PixelRect(x: 1000, y: 0, width: 1000, height: 500) }
+        #expect(g.map(x: 0, y: 0) == PixelPoint(x: 1000, y: 0))
+        #expect(g.map(x: 500, y: 250) == PixelPoint(x: 1500, y: 250))
+        #expect(g.map(x: 1000, y: 500) == PixelPoint(x: 1999, y: 499))
+        // An output partly off the screen keeps to the screen.
+        let wide = geometry { $0.output = PixelRect(x: 1500, y: 0, width: 1000, height: 500) }
+        #expect(wide.map(x: 1000, y: 0) == PixelPoint(x: 1999, y: 0))
+    }
+
+    @Test func sizeFallsBack_toConfig_thenToTheDefaultPanel() {
+        let noRes = AbsAxis(minimum: 0, maximum: 1000)
+        var c = GeometryConfiguration()
+        c.screenWidth = 1920
+        c.screenHeight = 1080
+        let fallback = ScreenGeometry(x: noRes, y: noRes, configuration: c)
+        #expect(fallback.sizeSource == .fallback)
+        #expect(abs(fallback.scale.x - 344.2 / 1920) < 1e-12)
+        c.widthMM = 192
+        c.heightMM = 108
+        let configured = ScreenGeometry(x: noRes, y: noRes, configuration: c)
+        #expect(configured.sizeSource == .configuration)
+        #expect(abs(configured.scale.x - 0.1) < 1e-12 && abs(configured.scale.y - 0.1) < 1e-12)
+    }
+}
+
+@Suite struct EvemuTests {
+    static let sample = """
+        # EVEMU 1.3
+        N: Sample Panel
+        I: 0018 04f3 2d0b 0100
+        P: 02 00 00 00 00 00 00 00
+        B: 00 0b 00 00 00 00 00 00 00
+        B: 01 00 00 00 00 00 00 00 00
+        B: 01 00 00 00 00 00 00 00 00
+        B: 01 00 00 00 00 00 00 00 00
+        B: 01 00 00 00 00 00 00 00 00
+        B: 01 00 00 00 00 00 00 00 00
+        B: 01 00 04 00 00 00 00 00 00
+        B: 03 03 00 00 00 00 80 60 02
+        A: 00 0 1279 0 0 12
+        A: 01 0 767 0 0
+        A: 2f 0 4 0 0 0
+        A: 35 0 1279 0 0 12
+        A: 36 0 767 0 0 12
+        A: 39 0 65535 0 0 0
+        E: 0.000001 0003 0039 0001\t# EV_ABS / ABS_MT_TRACKING_ID 1
+        E: 0.000001 0003 0035 0404
+        E: 1.5 0000 0000 0000
+        """
+
+    @Test func parse_readsTheDescriptionAndEvents() throws {
+        let r = try Evemu.parse(Self.sample, file: "sample.events")
+        let d = try #require(r.description)
+        #expect(d.name == "Sample Panel")
+        #expect(d.bustype == 0x18 && d.vendor == 0x04f3 && d.product == 0x2d0b && d.version == 0x0100)
+        #expect(d.properties == [Evdev.INPUT_PROP_DIRECT])
+        #expect(d.supports(Evdev.EV_KEY, Evdev.BTN_TOUCH))
+        #expect(d.supports(Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID))
+        #expect(d.axes[Evdev.ABS_X]?.resolution == 12)
+        #expect(d.axes[Evdev.ABS_Y]?.resolution == 0)  // the 5-field form
+        #expect(d.slotCount == 5)
+        #expect(d.touchKind == .multitouch)
+        // Leading zeros are decimal, not octal; the fraction is decimal.
+        #expect(r.events[1].value == 404)
+        #expect(r.events[0].time.nanoseconds == 1_000)
+        #expect(r.events[2].time.nanoseconds == 1_500_000_000)
+    }
+
+    @Test(arguments: [
+        ("E: 0.1 0003 0035", 1, "an event needs 4 fields"),
+        ("# c\nE: x 0003 0035 1", 2, "bad event time"),
+        ("E: 0.1 00zz 0035 1", 1, "bad event type"),
+        ("E: 0.1 0003 0035 1.5", 1, "bad event value"),
+        ("\n\nQ: what", 3, "unknown line type"),
+        ("A: 00 10 5 0 0", 1, "minimum 10 above maximum 5"),
+        ("N: panel\nA: 35 0 0 0 0 0", 2, "minimum equals maximum (0): every position on it would map to one point"),
+        ("hello", 1, "expected a line like"),
+    ])
+    func parse_malformed_namesTheLine(text: String, line: Int, reason: String) {
+        #expect {
+            _ = try Evemu.parse(text, file: "bad.events")
+        } throws: { error in
+            guard let e = error as? RecordingError else { return false }
+            return e.file == "bad.events" && e.line == line && e.reason.contains(reason)
+        }
+    }
+
+    /// Event lines in evemu's exact form are read from the bytes (`Evemu.fastEvent`); each must
+    /// read as the general path reads it (a trailing comment sends a line down the general path),
+    /// and a line the fast path declines must still be read, or refused, by the general one.
+    @Test(arguments: [
+        "E: 0.000001 0003 0039 1", "E: 12.5 0000 0000 0", "E: 1350644052.895553 0003 0035 -1",
+        "E: 0.123456789 00ff 02ff 2147483647", "E: 0.1 0003 0035 -2147483648", "E: 7.000000 0001 014A 0001",
+        "E: 0.1234567891 0003 0035 1", "E: 0.1 00003 0035 1", "E: 99999999999.0 0003 0035 1",
+        "E: 0.1 0003 0035 2147483648", "E: 0.1 0020 0000 0", "E: 0.1 0003 0300 0", "E: 0.1 0003 0035 +5",
+        "E: 0.1  0003 0035 5", "E: 0.1 0003 0035 5\r", "E:0.1 0003 0035 5", "E: .5 0003 0035 5", "E: 5. 0003 0035 5",
+    ])
+    func parse_fastEventLines_readAsTheGeneralPathDoes(line: String) {
+        let fast = try? Evemu.parse(line, file: "f")
+        let general = try? Evemu.parse(line + " # via the general path", file: "g")
+        #expect(fast?.events == general?.events)
+        #expect(fast?.description == nil)
+    }
+
+    /// Found by the evemu fuzzer (Fuzz/FuzzEvemu): a recording whose clock runs backwards was
+    /// written with negative times that could not be read back.
+    @Test func format_timeRunningBackwards_staysReadable() throws {
+        let r = try Evemu.parse("N: x\nA: 35 0 100 0 0 0\nE: 5.000000 0003 0035 1\nE: 2.000000 0000 0000 0\n", file: "back.events")
+        let again = try Evemu.parse(Evemu.format(r), file: "formatted")
+        #expect(again.events.map(\.time.nanoseconds) == [3_000_000_000, 0])
+    }
+
+    @Test func format_thenParse_roundTrips() throws {
+        let r = try Evemu.parse(Self.sample, file: "sample.events")
+        let again = try Evemu.parse(Evemu.format(r), file: "formatted")
+        #expect(again.description == r.description)
+        #expect(again.events.map(\.value) == r.events.map(\.value))
+        #expect(again.events.map(\.time) == r.events.map { Timestamp(nanoseconds: $0.time.nanoseconds - 1_000) })
+    }
+}
+
+/// A live read hands its events on in the kernel's layout; the decoder must make the same frames
+/// of them as of the decoded events a replay gives it.
+@Suite struct KernelLayoutTests {
+    /// Two fingers landing, moving and lifting, with SYN_REPORTs at whole microseconds.
+    static let events: [InputEvent] = {
+        var e: [InputEvent] = []
+        func add(_ us: Int64, _ type: UInt16, _ code: UInt16, _ value: Int32) {
+            e.append(InputEvent(time: Timestamp(seconds: 12, microseconds: us), type: type, code: code, value: value))
+        }
+        add(100, Evdev.EV_ABS, Evdev.ABS_MT_SLOT, 0)
+        add(100, Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, 7)
+        add(100, Evdev.EV_ABS, Evdev.ABS_MT_POSITION_X, 100)
+        add(100, Evdev.EV_ABS, Evdev.ABS_MT_POSITION_Y, 200)
+        add(100, Evdev.EV_ABS, Evdev.ABS_MT_SLOT, 1)
+        add(100, Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, 8)
+        add(100, Evdev.EV_ABS, Evdev.ABS_MT_POSITION_X, 300)
+        add(100, Evdev.EV_ABS, Evdev.ABS_MT_POSITION_Y, 400)
+        add(100, Evdev.EV_SYN, Evdev.SYN_REPORT, 0)
+        add(8_250, Evdev.EV_ABS, Evdev.ABS_MT_SLOT, 0)
+        add(8_250, Evdev.EV_ABS, Evdev.ABS_MT_POSITION_X, 150)
+        add(8_250, Evdev.EV_SYN, Evdev.SYN_REPORT, 0)
+        add(999_999, Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, -1)
+        add(999_999, Evdev.EV_ABS, Evdev.ABS_MT_SLOT, 1)
+        add(999_999, Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, -1)
+        add(999_999, Evdev.EV_SYN, Evdev.SYN_REPORT, 0)
+        return e
+    }()
+
+    static func frames(_ feed: (inout FrameDecoder, inout Int) -> Bool, count: Int) -> [(Timestamp, [Contact])] {
+        var decoder = FrameDecoder(description: panel(), geometry: identityGeometry())!
+        var out: [(Timestamp, [Contact])] = []
+        var i = 0
+        while i < count {
+            if feed(&decoder, &i) { out.append((decoder.frame.time, Array(decoder.frame.contacts))) }
+        }
+        return out
+    }
+
+    @Test func kernelLayout_givesTheFramesOfDecodedEvents() {
+        let kernel = Self.events.map {
+            KernelInputEvent(
+                seconds: Int($0.time.nanoseconds / 1_000_000_000), microseconds: Int($0.time.nanoseconds % 1_000_000_000 / 1000),
+                type: $0.type, code: $0.code, value: $0.value)
+        }
+        #expect(MemoryLayout<KernelInputEvent>.stride == 24)
+        let decoded = Self.events.withUnsafeBufferPointer { buf in
+            Self.frames({ $0.feed(buf, from: &$1) }, count: buf.count)
+        }
+        let read = kernel.withUnsafeBufferPointer { buf in
+            Self.frames({ $0.feed(buf, from: &$1) }, count: buf.count)
+        }
+        #expect(decoded.count == 3)
+        #expect(read.map(\.0) == decoded.map(\.0))
+        #expect(read.map(\.1) == decoded.map(\.1))
+        #expect(read.map(\.0) == [Timestamp(seconds: 12, microseconds: 100), Timestamp(seconds: 12, microseconds: 8_250), Timestamp(seconds: 12, microseconds: 999_999)])
+        #expect(read.map { $0.1.count } == [2, 2, 0])
+        #expect(InputBatch(kernel: UnsafeBufferPointer(start: nil, count: 0)).count == 0)
+        #expect(kernel.withUnsafeBufferPointer { InputBatch(kernel: $0).decoded } == Self.events)
+    }
+}
