@@ -22,8 +22,6 @@ public struct Systemd {
         }
     }
 
-    public var isNotifying: Bool { notifySocket != nil }
-
     /// Sends `state` ("READY=1", "STATUS=...", ...); does nothing outside systemd. False when
     /// the message could not be sent (the daemon warns for READY and WATCHDOG, whose loss makes
     /// systemd restart it; a lost STATUS is only a stale line in `systemctl status`).

@@ -145,8 +145,6 @@ struct Arena {
         return nil
     }
 
-    var hasUndecided: Bool { members.contains { decision[$0] == .undecided } }
-
     /// Lets go of the members in `gone` (decided, and their region's sequence over): the next
     /// sequence in their region arms them afresh.
     mutating func release(_ gone: [Int]) {
