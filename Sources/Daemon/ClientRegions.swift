@@ -9,17 +9,17 @@ extension Daemon {
     /// Takes `items` as `c`'s regions (replacing any it had) and recompiles; the names set.
     func setRegions(_ items: [JSONValue], for c: Client) throws -> [String] {
         guard base.daemon.maySetRegions(uid: c.uid, gid: c.gid) else {
-            throw RequestError("forbidden", "this daemon does not take regions from uid \(c.uid) (see [daemon] set_regions)")
+            throw RequestError(.forbidden, "this daemon does not take regions from uid \(c.uid) (see [daemon] set_regions)")
         }
         // The cap before any work: 1,500 regions would otherwise each become a table first.
         guard items.count <= ConfigLimits.regionsPerClient else {
             throw RequestError(
-                "invalid_regions", "a client may set \(ConfigLimits.regionsPerClient) regions at most, found \(items.count)")
+                .invalidRegions, "a client may set \(ConfigLimits.regionsPerClient) regions at most, found \(items.count)")
         }
         var tables: [TOMLTable] = []
         for item in items {
             guard case .object(let members) = item else {
-                throw RequestError("invalid_regions", "each region is an object, found \(item.typeName)")
+                throw RequestError(.invalidRegions, "each region is an object, found \(item.typeName)")
             }
             tables.append(try Self.table(members))
         }
@@ -30,7 +30,7 @@ extension Daemon {
         do {
             regions = try ConfigLoader.clientRegions(tables, base: others, file: "client #\(c.number)")
         } catch {
-            throw RequestError("invalid_regions", error.reason)
+            throw RequestError(.invalidRegions, error.reason)
         }
         func gestures(_ clients: [Client]) -> Int { clients.reduce(0) { $0 + $1.ownedRegions.reduce(0) { $0 + $1.gestures.count } } }
         let otherClients = server.allClients.filter { $0 !== c }
@@ -39,12 +39,12 @@ extension Daemon {
         let mine = regions.reduce(0) { $0 + $1.gestures.count }
         guard othersGestures + mine <= ConfigLimits.gesturesOfAllClients else {
             throw RequestError(
-                "invalid_regions",
+                .invalidRegions,
                 "clients may set \(ConfigLimits.gesturesOfAllClients) gestures at most together; the others have \(othersGestures)")
         }
         guard usersGestures + mine <= ConfigLimits.gesturesPerUser else {
             throw RequestError(
-                "invalid_regions",
+                .invalidRegions,
                 "one user may set \(ConfigLimits.gesturesPerUser) gestures at most together; uid \(c.uid)'s other connections have \(usersGestures)")
         }
         c.ownedRegions = regions
@@ -68,7 +68,7 @@ extension Daemon {
 
     static func value(_ v: JSONValue) throws -> TOMLValue {
         switch v {
-        case .null: throw RequestError("invalid_regions", "null is not a value here")
+        case .null: throw RequestError(.invalidRegions, "null is not a value here")
         case .bool(let b): return TOMLValue(kind: .bool(b), line: 1)
         case .number(let n):
             if n == n.rounded() && abs(n) < 9e15 { return TOMLValue(kind: .integer(Int64(n)), line: 1) }

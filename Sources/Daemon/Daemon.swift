@@ -283,7 +283,7 @@ public final class Daemon: EventLoopOwner {
             if c.ownedRegions.contains(where: { names.contains($0.name) }) {
                 c.ownedRegions = []
                 writer.reset()
-                Messages.error(&writer, id: nil, code: "regions_dropped", message: "your regions clash with the reloaded configuration")
+                Messages.error(&writer, id: nil, code: .regionsDropped, message: "your regions clash with the reloaded configuration")
                 server.reply(writer.bytes[...], to: c)
                 continue
             }

@@ -10,9 +10,9 @@ import GestureProtocol
 /// connection goes on; nothing a client sends can stop the daemon.
 extension Daemon {
     struct RequestError: Error {
-        var code: String
+        var code: ErrorCode
         var message: String
-        init(_ code: String, _ message: String) {
+        init(_ code: ErrorCode, _ message: String) {
             self.code = code
             self.message = message
         }
@@ -39,8 +39,8 @@ extension Daemon {
         } catch {
             stats.errors += 1
             writer.reset()
-            stats.errorsByCode["internal", default: 0] += 1
-            Messages.error(&writer, id: id, code: "internal", message: "\(error)")
+            stats.errorsByCode[.internal, default: 0] += 1
+            Messages.error(&writer, id: id, code: .internal, message: "\(error)")
         }
         server.reply(writer.bytes[...], to: c)
         writer.reset()

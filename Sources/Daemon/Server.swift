@@ -307,7 +307,7 @@ public final class Server {
     private func tooLong(_ client: Client) {
         tooLongLines += 1
         var w = JSONLineWriter(capacity: 256)
-        Messages.error(&w, id: nil, code: "line_too_long", message: "a request line may have \(settings.maxLineBytes) bytes at most; closing")
+        Messages.error(&w, id: nil, code: .lineTooLong, message: "a request line may have \(settings.maxLineBytes) bytes at most; closing")
         reply(w.bytes[...], to: client)
         write(client)
         disconnect(client, reason: "sent a line longer than \(settings.maxLineBytes) bytes")

@@ -34,7 +34,7 @@ extension Server {
             }
             if let why = turnedAway(uid: uid) {
                 refused += 1
-                refuse(fd, code: "too_many_clients", message: why)
+                refuse(fd, code: .tooManyClients, message: why)
                 if let more = refusals.note(at: monotonicNanoseconds()) {
                     log.warning("refused a client (pid \(pid), uid \(uid)): \(why)\(more)")
                 }
@@ -48,7 +48,7 @@ extension Server {
     }
 
     /// Writes one error line to a connection being turned away and closes it.
-    func refuse(_ fd: Int32, code: String, message: String) {
+    func refuse(_ fd: Int32, code: ErrorCode, message: String) {
         var w = JSONLineWriter(capacity: 256)
         Messages.error(&w, id: nil, code: code, message: message)
         // Best effort: the connection is closed either way, and a peer that cannot take one
@@ -64,7 +64,7 @@ extension Server {
             close(reserveFD)
             reserveFD = -1
             let fd = cl_accept(listenFD)
-            if fd >= 0 { refuse(fd, code: "too_many_clients", message: "the daemon is out of file descriptors") }
+            if fd >= 0 { refuse(fd, code: .tooManyClients, message: "the daemon is out of file descriptors") }
             reserveFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
         }
         if let more = refusals.note(at: monotonicNanoseconds()) {
@@ -115,7 +115,7 @@ extension Server {
             var w = JSONLineWriter(capacity: 256)
             let seconds = Double(settings.idleNs) / 1e9
             Messages.error(
-                &w, id: nil, code: "idle_timeout",
+                &w, id: nil, code: .idleTimeout,
                 message: "no request for \(seconds) s and subscribed to nothing ([daemon] idle_timeout_ms); closing")
             reply(w.bytes[...], to: c)
             write(c)

@@ -20,7 +20,7 @@ struct Stats {
     /// Gesture lines by kind and phase.
     var gestures = GestureCounts()
     /// Error replies by code (requests refused, and why).
-    var errorsByCode: [String: Int] = [:]
+    var errorsByCode: [ErrorCode: Int] = [:]
     /// How late the deadline timer fired (long press, double-tap window).
     var lateness = LatencyRing()
 
@@ -63,11 +63,11 @@ struct Stats {
         writer.beginObject()
         // The server's own refusals (the connection, not a request, is turned away) count too.
         var codes = errorsByCode
-        if server.refused > 0 { codes["too_many_clients", default: 0] += server.refused }
-        if server.tooLongLines > 0 { codes["line_too_long", default: 0] += server.tooLongLines }
-        if server.closedIdle > 0 { codes["idle_timeout", default: 0] += server.closedIdle }
-        for (code, n) in codes.sorted(by: { $0.key < $1.key }) {
-            writer.key(dynamic: code)
+        if server.refused > 0 { codes[.tooManyClients, default: 0] += server.refused }
+        if server.tooLongLines > 0 { codes[.lineTooLong, default: 0] += server.tooLongLines }
+        if server.closedIdle > 0 { codes[.idleTimeout, default: 0] += server.closedIdle }
+        for (code, n) in codes.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            writer.key(dynamic: code.rawValue)
             writer.integer(Int64(n))
         }
         writer.endObject()

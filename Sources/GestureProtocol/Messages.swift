@@ -113,7 +113,7 @@ public enum Messages {
         w.endLine()
     }
 
-    public static func error(_ w: inout JSONLineWriter, id: RequestID?, code: String, message: String) {
+    public static func error(_ w: inout JSONLineWriter, id: RequestID?, code: ErrorCode, message: String) {
         w.beginObject()
         w.field("type", "error")
         if let id {
@@ -121,7 +121,7 @@ public enum Messages {
             id.write(&w)
         }
         w.field("ok", false)
-        w.field("code", code)
+        w.field("code", code.rawValue)
         w.field("message", message)
         w.endObject()
         w.endLine()

@@ -43,10 +43,10 @@ public struct Subscription: Equatable, Sendable {
 /// A request line that cannot be acted on: the error line's code and message, and the id when
 /// the line had one that could be read.
 public struct RequestFailure: Error, Equatable, Sendable {
-    public var code: String
+    public var code: ErrorCode
     public var message: String
     public var id: RequestID?
-    public init(_ code: String, _ message: String, id: RequestID? = nil) {
+    public init(_ code: ErrorCode, _ message: String, id: RequestID? = nil) {
         self.code = code
         self.message = message
         self.id = id
@@ -57,17 +57,17 @@ extension Request {
     /// Reads one request line (without its newline).
     public static func parse(_ line: ArraySlice<UInt8>) -> Result<(id: RequestID?, request: Request), RequestFailure> {
         guard String(validating: line, as: UTF8.self) != nil else {
-            return .failure(RequestFailure("invalid_utf8", "the line is not valid UTF-8"))
+            return .failure(RequestFailure(.invalidUTF8, "the line is not valid UTF-8"))
         }
         let value: JSONValue
         let text: [String: String]
         do {
             (value, text) = try parseJSONKeepingText(line)
         } catch {
-            return .failure(RequestFailure("parse_error", "not JSON: \(error)"))
+            return .failure(RequestFailure(.parseError, "not JSON: \(error)"))
         }
         guard case .object = value else {
-            return .failure(RequestFailure("not_an_object", "a request is a JSON object, found \(value.typeName)"))
+            return .failure(RequestFailure(.notAnObject, "a request is a JSON object, found \(value.typeName)"))
         }
         var id: RequestID?
         if let given = value["id"] {
@@ -75,7 +75,7 @@ extension Request {
             case .string(let s): id = .string(s)
             case .number: id = .number(text: text["id"] ?? "0")
             default:
-                return .failure(RequestFailure("invalid_field", "'id' must be a string or a number, found \(given.typeName)"))
+                return .failure(RequestFailure(.invalidField, "'id' must be a string or a number, found \(given.typeName)"))
             }
         }
         do {
@@ -87,9 +87,9 @@ extension Request {
     }
 
     private static func request(_ v: JSONValue) throws(RequestFailure) -> Request {
-        guard let opValue = v["op"] else { throw RequestFailure("missing_op", "a request needs an 'op'") }
+        guard let opValue = v["op"] else { throw RequestFailure(.missingOp, "a request needs an 'op'") }
         guard case .string(let op) = opValue else {
-            throw RequestFailure("invalid_field", "'op' must be a string, found \(opValue.typeName)")
+            throw RequestFailure(.invalidField, "'op' must be a string, found \(opValue.typeName)")
         }
         switch op {
         case "ping":
@@ -101,7 +101,7 @@ extension Request {
         case "set_regions":
             try fields(v, allowed: ["regions"], op: op)
             guard case .array(let items)? = v["regions"] else {
-                throw RequestFailure("invalid_field", "'regions' must be an array of region objects")
+                throw RequestFailure(.invalidField, "'regions' must be an array of region objects")
             }
             return .setRegions(items)
         case "clear_regions":
@@ -117,7 +117,7 @@ extension Request {
             try fields(v, allowed: [], op: op)
             return .stats
         default:
-            throw RequestFailure("unknown_op", "unknown op '\(op)' (\(ops.joined(separator: ", ")))")
+            throw RequestFailure(.unknownOp, "unknown op '\(op)' (\(ops.joined(separator: ", ")))")
         }
     }
 
@@ -131,34 +131,34 @@ extension Request {
             for name in try strings(v["gestures"], "gestures") ?? [] {
                 guard let k = GestureKind(rawValue: name) else {
                     throw RequestFailure(
-                        "invalid_field", "unknown gesture kind '\(name)' (\(GestureKind.allCases.map(\.rawValue).joined(separator: ", ")))")
+                        .invalidField, "unknown gesture kind '\(name)' (\(GestureKind.allCases.map(\.rawValue).joined(separator: ", ")))")
                 }
                 kinds.insert(k)
             }
             s.kinds = kinds
         case let other?:
-            throw RequestFailure("invalid_field", "'gestures' must be true, false or an array of kinds, found \(other.typeName)")
+            throw RequestFailure(.invalidField, "'gestures' must be true, false or an array of kinds, found \(other.typeName)")
         }
         s.regions = try strings(v["regions"], "regions").map(Set.init)
         if let d = v["devices"] {
-            guard case .array(let items) = d else { throw RequestFailure("invalid_field", "'devices' must be an array of device ids") }
+            guard case .array(let items) = d else { throw RequestFailure(.invalidField, "'devices' must be an array of device ids") }
             var devices: Set<UInt32> = []
             for item in items {
                 // Range-checked before it is converted.
                 guard case .number(let n) = item, n >= 0, n < 4_294_967_296, n == n.rounded() else {
-                    throw RequestFailure("invalid_field", "'devices' must hold device ids (whole numbers)")
+                    throw RequestFailure(.invalidField, "'devices' must hold device ids (whole numbers)")
                 }
                 devices.insert(UInt32(n))
             }
             s.devices = devices
         }
         if let t = v["touches"] {
-            guard case .bool(let b) = t else { throw RequestFailure("invalid_field", "'touches' must be true or false, found \(t.typeName)") }
+            guard case .bool(let b) = t else { throw RequestFailure(.invalidField, "'touches' must be true or false, found \(t.typeName)") }
             s.touches = b
         }
         if let t = v["coalesce_ms"] {
             guard case .number(let n) = t, n >= 0, n <= 100, n == n.rounded() else {
-                throw RequestFailure("invalid_field", "'coalesce_ms' must be a whole number of milliseconds from 0 to 100")
+                throw RequestFailure(.invalidField, "'coalesce_ms' must be a whole number of milliseconds from 0 to 100")
             }
             s.coalesceMilliseconds = Int(n)
         }
@@ -168,16 +168,16 @@ extension Request {
     private static func fields(_ v: JSONValue, allowed: [String], op: String) throws(RequestFailure) {
         guard case .object(let members) = v else { return }
         for (k, _) in members where !allowed.contains(k) && k != "op" && k != "id" {
-            throw RequestFailure("invalid_field", "unknown field '\(k)' for \(op) (known: \(allowed.joined(separator: ", ")))")
+            throw RequestFailure(.invalidField, "unknown field '\(k)' for \(op) (known: \(allowed.joined(separator: ", ")))")
         }
     }
 
     private static func strings(_ v: JSONValue?, _ name: String) throws(RequestFailure) -> [String]? {
         guard let v else { return nil }
-        guard case .array(let items) = v else { throw RequestFailure("invalid_field", "'\(name)' must be an array of strings") }
+        guard case .array(let items) = v else { throw RequestFailure(.invalidField, "'\(name)' must be an array of strings") }
         var out: [String] = []
         for item in items {
-            guard case .string(let s) = item else { throw RequestFailure("invalid_field", "'\(name)' must hold strings only") }
+            guard case .string(let s) = item else { throw RequestFailure(.invalidField, "'\(name)' must hold strings only") }
             out.append(s)
         }
         return out

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import GestureProtocol
@@ -39,7 +40,7 @@ import Testing
             Issue.record("\(line) was read")
             return
         }
-        #expect(f.code == code && f.id == id, "\(f)")
+        #expect(f.code.rawValue == code && f.id == id, "\(f)")
     }
 
     @Test func invalidUTF8_isItsOwnError() {
@@ -47,6 +48,18 @@ import Testing
             Issue.record("read")
             return
         }
-        #expect(f.code == "invalid_utf8")
+        #expect(f.code == .invalidUTF8)
+    }
+}
+
+@Suite struct ErrorCodeTests {
+    /// PROTOCOL.md's table of errors has a row for every code the daemon can send, and no other.
+    @Test func everyCode_hasItsRowInPROTOCOL() throws {
+        var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
+        parts.removeLast(3)
+        let doc = try String(contentsOfFile: parts.joined(separator: "/") + "/docs/PROTOCOL.md", encoding: .utf8)
+        let table = doc.split(separator: "\n").filter { $0.hasPrefix("| `") && ($0.hasSuffix("| goes on |") || $0.hasSuffix("| closed |")) }
+        let documented = Set(table.compactMap { $0.firstMatch(of: /^\| `([a-z_0-9]+)`/).map { String($0.1) } })
+        #expect(documented == Set(ErrorCode.allCases.map(\.rawValue)))
     }
 }

@@ -1,0 +1,18 @@
+/// Every code an error line can carry (docs/PROTOCOL.md, "Errors"): one enum, so that the daemon,
+/// its stats and touchgesturectl name a code by a case, never by a string that could be misspelt.
+public enum ErrorCode: String, CaseIterable, Sendable {
+    case invalidUTF8 = "invalid_utf8"
+    case parseError = "parse_error"
+    case notAnObject = "not_an_object"
+    case missingOp = "missing_op"
+    case unknownOp = "unknown_op"
+    case invalidField = "invalid_field"
+    case invalidRegions = "invalid_regions"
+    case forbidden
+    case regionsDropped = "regions_dropped"
+    case lineTooLong = "line_too_long"
+    case tooManyClients = "too_many_clients"
+    case idleTimeout = "idle_timeout"
+    /// A failure of the daemon's own (a bug): the message says what.
+    case `internal`
+}
