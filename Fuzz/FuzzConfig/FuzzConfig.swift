@@ -37,7 +37,7 @@ public func fuzzConfig(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 }
 
 /// A file of dotted keys and table headers from a recipe: bytes 1-2 the depth (parts in one key,
-/// up to 65,535: past the 128 the reader allows), byte 3 the width (keys or headers side by side,
+/// up to 65,535, within 64 KiB of text: past the 128 the reader allows), byte 3 the width (keys or headers side by side,
 /// up to 255), byte 4 the shape (a dotted key, a `[header]`, an `[[array]]` header, or dotted
 /// keys inside an inline table), the rest the characters of each part.
 func dottedKeys(_ recipe: [UInt8]) -> [UInt8] {
@@ -50,11 +50,11 @@ func dottedKeys(_ recipe: [UInt8]) -> [UInt8] {
     let bare = part.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5F || $0 == 0x2D }
     if !bare { part = [0x22] + part.filter { $0 != 0x22 && $0 != 0x5C && $0 >= 0x20 } + [0x22] }
     var out: [UInt8] = []
-    // Just past the reader's 1 MiB cap at most: larger files are refused unread, and building
-    // them would only slow the run.
-    for w in 0..<width where out.count <= 1_100_000 {
+    // At most 64 KiB: room for a key 32,000 parts deep (30,000 overflowed the stack once), and
+    // each run stays cheap (the 1 MiB file cap has its own test).
+    for w in 0..<width where out.count <= 65_536 {
         var key: [UInt8] = []
-        for d in 0..<depth where key.count <= 1_100_000 {
+        for d in 0..<depth where key.count <= 65_536 {
             if d > 0 { key.append(UInt8(ascii: ".")) }
             key += part
         }

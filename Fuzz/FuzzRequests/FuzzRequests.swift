@@ -6,8 +6,9 @@ import GestureProtocol
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzRequests(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = UnsafeBufferPointer(start: data, count: size)
-    // The typed request reader must give a request or a failure with a code, never trap.
-    if case .failure(let f) = Request.parse(Array(bytes)[...]), f.code.isEmpty { fatalError("a failure without a code") }
+    // The typed request reader must give a request or a failure with a message, never trap (its
+    // code is an ErrorCode: it cannot be missing).
+    if case .failure(let f) = Request.parse(Array(bytes)[...]), f.message.isEmpty { fatalError("a failure without a message") }
     guard let value = try? parseJSON(bytes) else { return 0 }
     var w = JSONLineWriter(capacity: 256)
     w.value(value)

@@ -77,7 +77,9 @@ public final class EventLoop {
 
     public func stop() { running = false }
 
-    /// Runs until `stop()`.
+    /// Runs until `stop()`. Never inlined: the instruction counts (scripts/count-daemon, the
+    /// guest's E2E COUNT) count from this function's entry.
+    @inline(never)
     func run<Owner: EventLoopOwner>(_ owner: Owner) {
         running = true
         let datas = UnsafeMutablePointer<UInt64>.allocate(capacity: 64)
