@@ -134,7 +134,51 @@ struct ContactTracker {
         swap(&previousBuffer, &current)
         swap(&nextBuffer, &next)
         let previousCount = count
-        let scale = frame.scale
+        var m = Matching()
+        // Safe: both buffers are locals of this call (swapped out of `self` above), so nothing
+        // else can reach them while the pointers live; indices stay below their counts.
+        nextBuffer.withUnsafeMutableBufferPointer { next in
+            previousBuffer.withUnsafeBufferPointer { all in
+                let current = UnsafeBufferPointer(rebasing: all[0..<previousCount])
+                var index = -1
+                for c in frame.contacts {
+                    index += 1
+                    guard view.includes(index, c) else { continue }
+                    m.take(c, from: current, scale: frame.scale, into: next, summary: &s)
+                }
+            }
+            let down = UnsafeBufferPointer(rebasing: next[0..<m.n])
+            if m.common > 0 {
+                let k = Double(m.common)
+                let prevC = m.prevSum * (1 / k)
+                let curC = m.curSum * (1 / k)
+                s.delta = curC - prevC
+                if m.common >= 2 {
+                    Self.spreadChange(down, from: prevC, to: curC, common: k, frame.scale, into: &s)
+                    s.rotationDelta = angleBetween(m.secondPrev - m.firstPrev, m.secondCur - m.firstCur)
+                }
+            }
+            if m.n > 0 { lastCentroid = Self.centroidAndSpread(down, frame.scale, into: &s) }
+        }
+        s.count = m.n
+        s.present = m.present
+        s.removed = previousCount - m.common
+        s.maxTravel = Millimeters(m.maxTravelSquared.squareRoot())
+        s.centroid = lastCentroid
+        // The new contacts become current; the old buffer is the next frame's scratch.
+        current = nextBuffer
+        next = previousBuffer
+        count = m.n
+        present = m.present
+        landedThisFrame = s.added
+    }
+}
+
+extension ContactTracker {
+    /// One frame's contacts matched to the last frame's, a contact at a time: what the summary is
+    /// made of (sums over the common contacts, the first two of them for the rotation, the
+    /// largest travel from where a contact landed).
+    fileprivate struct Matching {
         var n = 0
         var present = 0
         var common = 0
@@ -142,87 +186,56 @@ struct ContactTracker {
         var curSum = PixelPoint.zero
         var firstPrev = PixelPoint.zero, firstCur = PixelPoint.zero
         var secondPrev = PixelPoint.zero, secondCur = PixelPoint.zero
-        // The largest squared travel; its root is the largest travel (the root is monotonic).
+        /// The largest squared travel; its root is the largest travel (the root is monotonic).
         var maxTravelSquared = 0.0
-        // Safe: both buffers are locals of this call (swapped out of `self` above), so nothing
-        // else can reach them while the pointers live; indices stay below their counts.
-        nextBuffer.withUnsafeMutableBufferPointer { next in
-            previousBuffer.withUnsafeBufferPointer { all in
-                let current = UnsafeBufferPointer(rebasing: all[0..<previousCount])
-                // Contacts keep their order from frame to frame: the one after the last found
-                // is looked at first.
-                var hint = 0
-                var index = -1
-                for c in frame.contacts {
-                    index += 1
-                    guard view.includes(index, c) else { continue }
-                    present += 1
-                    if c.isPalm {
-                        s.hasPalm = true
-                        continue
-                    }
-                    if n == 0 { s.firstContact = c.position }
-                    var i = hint < current.count && current[hint].id == c.id ? hint : -1
-                    if i < 0 {
-                        for k in current.indices where current[k].id == c.id {
-                            i = k
-                            break
-                        }
-                    }
-                    var t = Tracked(id: c.id, down: c.position, last: c.position, previous: .zero, common: false)
-                    if i >= 0 {
-                        hint = i + 1
-                        let prev = current[i].last
-                        t.down = current[i].down
-                        t.previous = prev
-                        t.common = true
-                        prevSum += prev
-                        curSum += c.position
-                        if common == 0 {
-                            firstPrev = prev
-                            firstCur = c.position
-                        } else if common == 1 {
-                            secondPrev = prev
-                            secondCur = c.position
-                        }
-                        common += 1
-                    } else {
-                        s.added += 1
-                    }
-                    let mx = (c.position.x - t.down.x) * scale.x, my = (c.position.y - t.down.y) * scale.y
-                    maxTravelSquared = max(maxTravelSquared, mx * mx + my * my)
-                    next[n] = t
-                    n += 1
-                }
-            }
-            let down = UnsafeBufferPointer(rebasing: next[0..<n])
-            if common > 0 {
-                let k = Double(common)
-                let prevC = prevSum * (1 / k)
-                let curC = curSum * (1 / k)
-                s.delta = curC - prevC
-                if common >= 2 {
-                    Self.spreadChange(down, from: prevC, to: curC, common: k, scale, into: &s)
-                    s.rotationDelta = angleBetween(secondPrev - firstPrev, secondCur - firstCur)
-                }
-            }
-            if n > 0 { lastCentroid = Self.centroidAndSpread(down, scale, into: &s) }
-        }
-        s.count = n
-        s.present = present
-        s.removed = previousCount - common
-        s.maxTravel = Millimeters(maxTravelSquared.squareRoot())
-        s.centroid = lastCentroid
-        // The new contacts become current; the old buffer is the next frame's scratch.
-        current = nextBuffer
-        next = previousBuffer
-        count = n
-        self.present = present
-        landedThisFrame = s.added
-    }
-}
+        /// Contacts keep their order from frame to frame: the one after the last found is
+        /// looked at first.
+        var hint = 0
 
-extension ContactTracker {
+        mutating func take(
+            _ c: Contact, from current: UnsafeBufferPointer<Tracked>, scale: MillimetersPerPixel,
+            into next: UnsafeMutableBufferPointer<Tracked>, summary s: inout FrameSummary
+        ) {
+            present += 1
+            if c.isPalm {
+                s.hasPalm = true
+                return
+            }
+            if n == 0 { s.firstContact = c.position }
+            var i = hint < current.count && current[hint].id == c.id ? hint : -1
+            if i < 0 {
+                for k in current.indices where current[k].id == c.id {
+                    i = k
+                    break
+                }
+            }
+            var t = Tracked(id: c.id, down: c.position, last: c.position, previous: .zero, common: false)
+            if i >= 0 {
+                hint = i + 1
+                let prev = current[i].last
+                t.down = current[i].down
+                t.previous = prev
+                t.common = true
+                prevSum += prev
+                curSum += c.position
+                if common == 0 {
+                    firstPrev = prev
+                    firstCur = c.position
+                } else if common == 1 {
+                    secondPrev = prev
+                    secondCur = c.position
+                }
+                common += 1
+            } else {
+                s.added += 1
+            }
+            let mx = (c.position.x - t.down.x) * scale.x, my = (c.position.y - t.down.y) * scale.y
+            maxTravelSquared = max(maxTravelSquared, mx * mx + my * my)
+            next[n] = t
+            n += 1
+        }
+    }
+
     /// The common contacts' mean distance from their centroid, before (around `prevC`) and now
     /// (around `curC`): in px for the spread's ratio, in mm for the span's change.
     @inline(__always)
