@@ -7,12 +7,6 @@ import class Foundation.ProcessInfo
 //   touchgesturectl -> Trace -> Pipeline -> GestureConfig, GestureProtocol, TouchFrames -> GestureEngine
 // GestureEngine and TouchFrames use the standard library only (TouchFrames builds on GestureEngine's types).
 
-// The modules that run per frame on class properties (the daemon, its input and its pipeline)
-// are built for release without the runtime's exclusivity checks: each access to a class's
-// stored property cost about 70 instructions there, some 40 a frame (docs/BENCHMARKS.md). Debug
-// builds, which the tests run, keep the checks, and the compile-time ones stay everywhere.
-let perFrame: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
-
 let package = Package(
     name: "touchgestured",
     products: [
@@ -29,18 +23,17 @@ let package = Package(
         .target(name: "TouchFrames", dependencies: ["GestureEngine"]),
         .target(name: "GestureConfig", dependencies: ["GestureEngine", "TouchFrames"]),
         .target(name: "GestureProtocol", dependencies: ["GestureEngine"]),
-        .target(name: "Pipeline", dependencies: ["GestureEngine", "TouchFrames", "GestureConfig", "GestureProtocol"], swiftSettings: perFrame),
+        .target(name: "Pipeline", dependencies: ["GestureEngine", "TouchFrames", "GestureConfig", "GestureProtocol"]),
         .target(name: "CLinux"),
         .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
-        .target(name: "TouchInput", dependencies: ["CEvdev", "CUdev", "CLinux", "TouchFrames", "GestureEngine"], swiftSettings: perFrame),
+        .target(name: "TouchInput", dependencies: ["CEvdev", "CUdev", "CLinux", "TouchFrames", "GestureEngine"]),
         .target(
             name: "Daemon",
             dependencies: [
                 "CLinux", "Pipeline", "GestureConfig", "GestureProtocol", "GestureEngine", "TouchFrames", "TouchInput",
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: perFrame
+            ]
         ),
         .executableTarget(
             name: "touchgestured",

@@ -36,6 +36,9 @@ final class ActionRunner {
 
     /// Commands fired this turn, sent once the turn's lines are written (`startPending`).
     private var pending: [(action: Action, argv: [String], env: [String], firedAt: Int64)] = []
+    /// `pending` is not empty: a plain flag, asked after every loop turn (a flag only ever
+    /// loaded and stored needs no runtime exclusivity check; the array does).
+    private var hasPending = false
 
     /// Commands running (until every process of theirs has ended) or about to start.
     var running: Int { link.inFlight + pending.count }
@@ -108,12 +111,14 @@ final class ActionRunner {
                 return
             }
             pending.append((action, argv, Self.environment(context), monotonicNanoseconds()))
+            hasPending = true
         }
     }
 
     /// Sends the commands fired this turn to the runner. Called after the turn's client writes.
     func startPending() {
-        guard !pending.isEmpty else { return }
+        guard hasPending else { return }
+        hasPending = false
         for p in pending {
             let timeoutMs = Int(p.action.timeout.nanosecondsClamped / 1_000_000)
             let error = link.run(

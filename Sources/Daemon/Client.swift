@@ -2,68 +2,58 @@ import CLinux
 import GestureEngine
 import GestureProtocol
 
-/// One connected client: its credentials, the bytes it sent that are not yet taken as requests,
-/// its queued output and what it subscribed to.
-public final class Client {
-    public let fd: Int32
-    public let number: Int
-    public let pid: Int32
-    public let uid: UInt32
-    public let gid: UInt32
+/// One connected client, as the server's request side sees it: its credentials, the bytes it
+/// sent that are not yet taken as requests, its request budget and the regions it set. What is
+/// queued for it and what it subscribed to are its `Subscriber` in the fan-out, at `slot`.
+final class Client {
+    let fd: Int32
+    let number: Int
+    let pid: Int32
+    let uid: UInt32
+    let gid: UInt32
+    /// Its subscriber's slot in `Fanout.subscribers`.
+    let slot: Int
     /// Bytes read and not yet taken as request lines start at `inputStart`; `scanned` is how far
     /// the search for a newline has looked (a partial line is not searched again).
     var input: [UInt8] = []
     var inputStart = 0
     var scanned = 0
-    /// Queued output (written from the front as the socket takes it).
-    var output = ByteQueue()
-    /// Reply bytes queued since the queue was last empty. A request's answer may be larger than
-    /// the stream bound without making its client "slow".
-    var replyAllowance = 0
-    var watchingWrites = false
-    /// The client shut down its writing side: its last requests are answered, then it is closed.
-    var readClosed = false
-    /// It has request lines left over from an earlier turn (it used up its turn's budget).
-    var backlogged = false
+
+    /// The read side: when its requests are read and served.
+    enum ReadSide: Equatable {
+        /// Read when epoll says it sent something.
+        case ready
+        /// It has request lines left over from an earlier turn (it used up its turn's budget).
+        case backlogged
+        /// It spent its request budget: not read until then (monotonic ns).
+        case throttled(until: Int64)
+    }
+    var readSide = ReadSide.ready
+    /// It shut down its writing side: its last requests are answered, then it is closed.
+    var peerClosed = false
+    /// The server closed it (its fd is closed; it is no longer in the server's lists).
+    var closed = false
     /// Its request budget over time (token buckets of lines and bytes, refilled as time passes).
     var budget = RequestBudget()
-    /// It spent its budget: not read until then (monotonic ns).
-    var throttledUntil: Int64?
     /// The epoll events asked for now.
     var interest: UInt32 = CL_EPOLLIN | CL_EPOLLRDHUP
-    /// Monotonic time of the input behind the oldest line not yet written (for latency).
-    var pendingSince: Int64?
-    /// Something queued must go out this turn: a reply, or a stream line that is not a
-    /// continuous update (see `Server.flush`).
-    var urgent = false
-    /// The time of the last write (input time where there was input): continuous updates are
-    /// written at most once per `coalesceNs` after it.
-    var lastWriteAt: Int64 = -(1 << 62)  // long ago, and far from overflowing a subtraction
-    /// The input time of the last continuous update queued for it (the input pacing paces only
-    /// while a client is being streamed to).
-    var streamedAt: Int64 = -(1 << 62)
-    /// The client's own `coalesce_ms` (from `subscribe`), in ns; nil takes the daemon's.
-    var coalesceNs: Int64?
-    var closing = false
     /// Monotonic time of its connect or its last request (the idle limit counts from it).
     var lastRequestAt: Int64 = monotonicNanoseconds()
-
-    /// What it subscribed to, resolved. A new client gets gesture and device lines; `subscribe`
-    /// changes that.
-    var subscription = ResolvedSubscription()
     /// Regions this client set (removed when it goes).
     var ownedRegions: [RegionSpec] = []
 
-    init(fd: Int32, number: Int, pid: Int32, uid: UInt32, gid: UInt32) {
+    init(fd: Int32, number: Int, slot: Int, pid: Int32, uid: UInt32, gid: UInt32) {
         self.fd = fd
         self.number = number
+        self.slot = slot
         self.pid = pid
         self.uid = uid
         self.gid = gid
     }
 
-    public var label: String { "client #\(number) (pid \(pid), uid \(uid), gid \(gid))" }
-    var queued: Int { output.count }
+    var label: String { "client #\(number) (pid \(pid), uid \(uid), gid \(gid))" }
+    var backlogged: Bool { readSide == .backlogged }
+    var throttled: Bool { if case .throttled = readSide { true } else { false } }
 }
 
 /// A client's requests over time: token buckets of lines and bytes, each holding one second's
@@ -90,50 +80,5 @@ struct RequestBudget {
         let forLines = lines >= 1 ? 0 : (1 - lines) / linesPerSecond
         let forBytes = bytes > 0 ? 0 : (1 - bytes) / bytesPerSecond
         return max(1_000_000, Int64(max(forLines, forBytes) * 1e9))
-    }
-}
-
-/// Bytes queued for a socket: `storage[start..<end]`. The storage only grows (to the most ever
-/// queued, which the output bound limits) and is written through a pointer: queueing a line is a
-/// copy, and emptying the queue once it is written is two stores (an array's `removeAll` and
-/// `append` cost more than the line's bytes on every frame).
-struct ByteQueue {
-    private var storage: [UInt8] = []
-    private var start = 0
-    private var end = 0
-
-    var count: Int { end - start }
-
-    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
-        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
-        if start > 0 && start * 2 > end {
-            // Most of it was written: move the rest to the front.
-            storage.withUnsafeMutableBufferPointer { s in
-                (s.baseAddress! + 0).update(from: s.baseAddress! + start, count: end - start)
-            }
-            end -= start
-            start = 0
-        }
-        if end + bytes.count > storage.count {
-            storage += [UInt8](repeating: 0, count: max(end + bytes.count, 2 * storage.count, 4096) - storage.count)
-        }
-        let at = end
-        storage.withUnsafeMutableBufferPointer { s in (s.baseAddress! + at).update(from: source, count: bytes.count) }
-        end += bytes.count
-    }
-
-    /// Calls `body` with the queued bytes (for `write(2)`).
-    func withQueuedBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
-        storage.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[start..<end])) }
-    }
-
-    /// `n` bytes were written.
-    mutating func consume(_ n: Int) { start += n }
-
-    /// Empties the queue; storage past `keepingUpTo` bytes is given back.
-    mutating func removeAll(keepingUpTo limit: Int) {
-        start = 0
-        end = 0
-        if storage.count > limit { storage = [] }
     }
 }

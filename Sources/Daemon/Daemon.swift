@@ -45,9 +45,7 @@ public final class Daemon: EventLoopOwner {
     /// What `[[action]]`s do: the virtual keyboard, commands.
     let actions: ActionRunner
     /// The touch devices and their pipelines (with what the engines run: the file's regions plus
-    /// every client's, compiled).
-    /// (Set at the end of `init`, as it needs `self`; a `lazy var` checked and retained it on
-    /// every use.)
+    /// every client's, compiled). Set at the end of `init`, as it needs `self`.
     private(set) var devices: Devices<Daemon>!
     private let deadline: DeadlineTimer
     private var signalFD: Int32 = -1
@@ -63,10 +61,8 @@ public final class Daemon: EventLoopOwner {
     var writer = JSONLineWriter(capacity: 4096)
     var stats = Stats()
     private var deadlineFailures = RepeatedWarning(what: "failures")
-    /// Reading a fast panel a few frames at a time while clients are streamed to (InputPacing.swift).
-    var pacing = InputPacing()
-    /// A client that had regions went during this turn: recompile at its end.
-    private var regionsChanged = false
+    /// The engines' anomalies reported so far (`stats`: engine_anomalies).
+    private(set) var reportedAnomalies = 0
 
     public init(options: Options, log: Logger) throws {
         self.options = options
@@ -81,29 +77,30 @@ public final class Daemon: EventLoopOwner {
         let (listenFD, madePath, madeDirectory) = try ListenSocket.open(base.daemon, log: log)
         socketPathToRemove = madePath
         directoryMade = madeDirectory
-        var limits = Server.Limits(
-            maxClients: Self.clientLimit(base.daemon, log: log), maxLineBytes: base.daemon.maxLineBytes,
-            outputBufferBytes: base.daemon.outputBufferBytes, coalesceNs: base.daemon.coalesceNanoseconds)
-        limits.maxClientsPerUser = base.daemon.maxClientsPerUser
-        limits.idleNs = Int64(base.daemon.idleTimeoutMilliseconds) * 1_000_000
         do {
-            server = try Server(loop: loop, listenFD: listenFD, limits: limits, log: log)
+            server = try Server(loop: loop, listenFD: listenFD, limits: Self.limits(base.daemon, log: log), log: log)
         } catch {
             close(listenFD)
             if let madePath { unlink(madePath) }
             if let madeDirectory { rmdir(madeDirectory) }
             throw error
         }
-        devices = Devices(loop: loop, log: log, owner: self, base: base)
+        devices = Devices(loop: loop, log: log, owner: self, server: server, actions: actions, base: base)
     }
 
-    /// `max_clients`, lowered (with a warning) when RLIMIT_NOFILE cannot hold that many.
-    static func clientLimit(_ settings: DaemonSettings, log: Logger) -> Int {
+    /// The server's limits from `[daemon]`; `max_clients` lowered (with a warning) when
+    /// RLIMIT_NOFILE cannot hold that many.
+    static func limits(_ settings: DaemonSettings, log: Logger) -> Server.Limits {
         let n = Server.clientLimit(configured: settings.maxClients)
         if n < settings.maxClients {
             log.warning("max_clients \(settings.maxClients) lowered to \(n): RLIMIT_NOFILE leaves fds for \(n) clients")
         }
-        return n
+        var limits = Server.Limits(
+            maxClients: n, maxLineBytes: settings.maxLineBytes, outputBufferBytes: settings.outputBufferBytes,
+            coalesceNs: settings.coalesceNanoseconds)
+        limits.maxClientsPerUser = settings.maxClientsPerUser
+        limits.idleNs = Int64(settings.idleTimeoutMilliseconds) * 1_000_000
+        return limits
     }
 
     static func loadConfiguration(_ path: String?) throws -> Configuration {
@@ -190,20 +187,15 @@ public final class Daemon: EventLoopOwner {
 
     var hasPendingWork: Bool { server.hasBacklog }
 
-    /// After every wake-up: write what was queued, re-arm the deadline timer, maybe exit.
+    /// After every wake-up: serve the backlog, write what was queued, start the actions' commands,
+    /// re-arm the deadline timer, maybe exit, maybe pace the input. Each part is read once.
     func afterTurn() {
-        server.serveBacklog()
-        if regionsChanged {
-            regionsChanged = false
-            do { try recompile() } catch { log.error("recompiling without a client's regions: \(error)") }
-        }
-        server.flush()
+        let (next, anomalies) = devices.table.deadlineAndAnomalies
+        let readAgain = server.endTurn(deadline: next)
         actions.startPending()
-        let anomalies = devices.anomalies
-        let next = devices.earliestDeadline
-        if anomalies > stats.engineAnomalies {
-            log.warning("the engine met \(anomalies - stats.engineAnomalies) impossible input(s) or double decision(s): a bug; run with --verbose and report the transitions")
-            stats.engineAnomalies = anomalies
+        if anomalies > reportedAnomalies {
+            log.warning("the engine met \(anomalies - reportedAnomalies) impossible input(s) or double decision(s): a bug; run with --verbose and report the transitions")
+            reportedAnomalies = anomalies
         }
         if let e = deadline.arm(at: next), let more = deadlineFailures.note(at: monotonicNanoseconds()) {
             log.error("deadline timer: \(e); gestures waiting on time are late\(more)")
@@ -215,11 +207,7 @@ public final class Daemon: EventLoopOwner {
             log.info("the replay is over (--exit-after-replay)")
             loop.stop()
         }
-        if pacing.mayPace(within: server.longestWindow), let streamed = server.streaming(),
-            let until = pacing.readAgain(heldDue: streamed.due, coalesce: streamed.window, deadline: next)
-        {
-            sleepUntil(monotonic: until)
-        }
+        if let until = readAgain { sleepUntil(monotonic: until) }
     }
 
     // MARK: - Signals and reload
@@ -248,30 +236,32 @@ public final class Daemon: EventLoopOwner {
         systemd.notify("RELOADING=1")
         defer { systemd.notify("READY=1\nSTATUS=\(status)") }
         do {
-            var next = try Self.loadConfiguration(path)
-            next.daemon.socket = base.daemon.socket
-            let geometryChanged = next.geometry != base.geometry || next.panels != base.panels
-            base = next
+            try apply(try Self.loadConfiguration(path))
             lastReloadError = nil
             stats.reloads += 1
-            devices.base = base
-            actions.maxChildren = base.daemon.maxActionChildren
-            actions.configure(base.actions)
-            try recompile()
-            if geometryChanged { devices.remap() }
-            server.settings.maxLineBytes = base.daemon.maxLineBytes
-            server.settings.outputBufferBytes = base.daemon.outputBufferBytes
-            server.settings.coalesceNs = base.daemon.coalesceNanoseconds
-            server.settings.maxClients = Self.clientLimit(base.daemon, log: log)
-            server.settings.maxClientsPerUser = base.daemon.maxClientsPerUser
-            server.settings.idleNs = Int64(base.daemon.idleTimeoutMilliseconds) * 1_000_000
-            for c in server.allClients { server.watchIdle(c) }
             log.info("reloaded \(path): applies from the next touch sequence")
         } catch {
             stats.reloadFailures += 1
             lastReloadError = "\(error)"
             log.error("reload refused, the old configuration stays: \(error)")
         }
+    }
+
+    /// Takes a new configuration (a reload): the one place where every part hears of it. The
+    /// socket's path stays (the socket is open); the rest applies from each device's next
+    /// touch sequence.
+    func apply(_ configuration: Configuration) throws {
+        var next = configuration
+        next.daemon.socket = base.daemon.socket
+        let geometryChanged = next.geometry != base.geometry || next.panels != base.panels
+        base = next
+        devices.base = next
+        actions.maxChildren = next.daemon.maxActionChildren
+        actions.configure(next.actions)
+        try recompile()
+        if geometryChanged { devices.remap() }
+        server.settings = Self.limits(next.daemon, log: log)
+        for c in server.allClients { server.watchIdle(c) }
     }
 
     /// The file's regions plus each client's, in connection order; a client's regions that no
@@ -290,12 +280,12 @@ public final class Daemon: EventLoopOwner {
             regions += c.ownedRegions
         }
         devices.reconfigure(CompiledConfiguration(EngineConfiguration(screen: base.engine.screen, regions: regions)))
-        for c in server.allClients { c.subscription.reconfigure(devices.compiled) }
+        for c in server.allClients { server.fanout.subscribers[c.slot].subscription.reconfigure(devices.compiled) }
     }
 
     // MARK: - Clients
 
-    private func connected(_ c: Client) {
+    func connected(_ c: Client) {
         writer.reset()
         Messages.hello(&writer, version: daemonVersion, devices: devices.all.map(\.summary), screen: base.engine.screen)
         server.reply(writer.bytes[...], to: c)
@@ -305,16 +295,40 @@ public final class Daemon: EventLoopOwner {
         systemd.notify("STATUS=\(status)")
     }
 
-    /// A client went. Its regions are removed at the end of the turn, not here: a client can be
-    /// dropped (too slow) while a device's pipeline is running and writing to it, and the
-    /// pipeline must not be reconfigured under itself.
+    /// A client went (the server reports it between handlers, never during a fan-out): its
+    /// regions are removed at once.
     private func disconnected(_ c: Client) {
         if !c.ownedRegions.isEmpty {
             c.ownedRegions = []
-            regionsChanged = true
             log.info("\(c.label)'s regions removed")
+            do { try recompile() } catch { log.error("recompiling without a client's regions: \(error)") }
         }
         subscriptionsChanged()
         systemd.notify("STATUS=\(status)")
+    }
+}
+
+/// Devices coming and going, and what the pipelines must make for the clients.
+extension Daemon: DeviceOwner {
+    /// What the pipelines make: lines are formatted only when some client takes them.
+    func subscriptionsChanged() {
+        devices.wants = server.fanout.wants(transitions: options.verbose)
+    }
+
+    func added(_ device: Device) {
+        announce(device, added: true)
+        systemd.notify("STATUS=\(status)")
+    }
+
+    func removed(_ device: Device) {
+        announce(device, added: false)
+        systemd.notify("STATUS=\(status)")
+    }
+
+    private func announce(_ device: Device, added: Bool) {
+        writer.reset()
+        Messages.device(&writer, added: added, device.summary, time: Double(monotonicNanoseconds()) / 1e9)
+        writer.bytes.withUnsafeBufferPointer { server.fanout.announce($0, device: device.id) }
+        writer.reset()
     }
 }

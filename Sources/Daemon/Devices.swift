@@ -7,13 +7,13 @@ import TouchFrames
 import TouchInput
 
 /// One touch device: its source, and the decoder + engine + encoder its events go through.
-final class Device {
+struct Device {
     let id: UInt32
     let source: InputSource
     var pipeline: DevicePipeline
     var ended = false
-    /// The pipeline's next deadline and anomalies as last seen (`Devices.refresh`), the deadline
-    /// also in monotonic time.
+    /// The pipeline's next deadline and anomalies as last seen (`DeviceTable.refresh`), the
+    /// deadline also in monotonic time.
     var engineDeadline: Timestamp?
     var monotonicDeadline: Int64?
     var anomalies = 0
@@ -36,54 +36,48 @@ final class Device {
     }
 }
 
-/// Where what the devices produce goes (the daemon's fan-out to clients).
+/// What the daemon hears of devices coming and going.
 protocol DeviceOwner: AnyObject {
-    /// What a device's pipeline made of its input or of a deadline (valid during the call).
-    func output(_ out: inout PipelineOutput, from device: Device)
     func added(_ device: Device)
     func removed(_ device: Device)
 }
 
 /// The touch devices: discovery and hotplug of live ones (libudev, the capability fallback,
 /// `ignore_devices`, `grab`), a replayed recording, each device's geometry and pipeline, and
-/// what happens when one goes away or the configuration changes.
-///
-/// Generic over its owner (the daemon), which it borrows without reference counting: `owner`
-/// is handed every read's output, and a checked reference, even `unowned(unsafe)`, was retained
-/// and released around each call.
+/// what happens when one goes away or the configuration changes. What a pipeline makes goes
+/// straight to the fan-out (`Server.fanout`) and the actions; the owner (the daemon) hears only
+/// of devices added and removed.
 final class Devices<Owner: DeviceOwner> {
-    private let loop: EventLoop
-    private let log: Logger
-    /// The daemon owns the devices for its whole life.
-    private let ownerRef: Unmanaged<Owner>
-    private(set) var all: [Device] = []
+    let loop: EventLoop
+    let log: Logger
+    private unowned let owner: Owner
+    private let server: Server
+    private let actions: ActionRunner
+    /// The devices, their output buffer and totals: the per-frame state (DeviceTable.swift).
+    private(set) var table = DeviceTable()
+    var all: [Device] { table.all }
     private var nextID: UInt32 = 1
     /// Sources waiting for enough clients (`--wait-for-clients`).
     private var pending: [InputSource] = []
-    private var hotplug: HotplugMonitor?
+    var hotplug: HotplugMonitor?
     /// The file's configuration (geometry, `[daemon]`), and what the engines run.
     var base: Configuration
     private(set) var compiled: CompiledConfiguration
     /// Panels that went (for `stats`: up = false), the newest 64.
     private var gone = GonePanels()
-    /// The one output buffer every pipeline fills in turn; the owner reads it after each run.
-    private var output = PipelineOutput()
-    /// What the pipelines make beyond the events (the owner's clients decide). Applied to the
-    /// output buffer at once, except during a hand-over (a client dropped while its lines were
-    /// being queued changes it while the owner reads the buffer): then right after it.
-    var wants = PipelineOutput.Wants() {
-        didSet { if !handing { output.wants = wants } }
+    /// What the pipelines make beyond the events (the clients decide). Never changed while a
+    /// pipeline runs or its output is read: the fan-out reports, it does not call back.
+    var wants: PipelineOutput.Wants {
+        get { table.output.wants }
+        set { table.output.wants = newValue }
     }
-    private var handing = false
-    /// The earliest engine deadline over all devices (monotonic ns), and the engines' anomalies
-    /// added up: kept as pipelines run, so the daemon's every wake-up reads two numbers.
-    private(set) var earliestDeadline: Int64?
-    private(set) var anomalies = 0
 
-    init(loop: EventLoop, log: Logger, owner: Owner, base: Configuration) {
+    init(loop: EventLoop, log: Logger, owner: Owner, server: Server, actions: ActionRunner, base: Configuration) {
         self.loop = loop
         self.log = log
-        ownerRef = Unmanaged.passUnretained(owner)
+        self.owner = owner
+        self.server = server
+        self.actions = actions
         self.base = base
         compiled = CompiledConfiguration(base.engine)
     }
@@ -122,31 +116,23 @@ final class Devices<Owner: DeviceOwner> {
     func add(_ source: InputSource) throws {
         let d = source.description
         let key = PanelHealth.Key(name: d.name, vendor: d.vendor, product: d.product, node: source.node)
-        let device = Device(
-            id: nextID, source: source, pipeline: try makePipeline(source, id: nextID),
-            health: gone.take(key) ?? PanelHealth(key))
+        let id = nextID
+        let device = Device(id: id, source: source, pipeline: try makePipeline(source, id: id), health: gone.take(key) ?? PanelHealth(key))
         nextID += 1
-        all.append(device)
-        refresh(device)
+        table.add(device)
+        // Unowned: the devices outlive their sources' handlers (each source is stopped first).
         try source.start(
             loop: loop,
-            deliver: { [devices = Unmanaged.passUnretained(self), device = Unmanaged.passUnretained(device)] batch in
-                // Borrowed, not retained: `unowned(unsafe)` still retained and released both
-                // around every use, five pairs a read. The daemon holds both while the source runs.
-                devices._withUnsafeGuaranteedRef { devices in
-                    device._withUnsafeGuaranteedRef { device in devices.delivered(batch, from: device) }
-                }
-            },
-            ended: { [unowned self, unowned device] in self.sourceEnded(device) })
-        ownerRef._withUnsafeGuaranteedRef { $0.added(device) }
-        log.info("device \(device.id) added: \(source.description.name) (\(source.node))")
+            deliver: { [unowned self] batch in self.delivered(batch, from: id) },
+            ended: { [unowned self] in self.sourceEnded(id) })
+        owner.added(device)
+        log.info("device \(id) added: \(source.description.name) (\(source.node))")
     }
 
-    /// A read's batch through the device's pipeline, and what it made to the owner.
-    private func delivered(_ batch: InputBatch, from device: Device) {
-        if batch.resynced { device.health.resyncs += 1 }
-        device.pipeline.feed(batch, into: &output)
-        hand(device)
+    /// A read's batch through the device's pipeline, and what it made to the fan-out.
+    private func delivered(_ batch: InputBatch, from id: UInt32) {
+        guard let k = table.feed(batch, from: id, to: &server.fanout, turn: loop) else { return }
+        afterHandOff(k)
     }
 
     /// A device's decoder (with the configured geometry) and engine (with the current regions).
@@ -165,59 +151,36 @@ final class Devices<Owner: DeviceOwner> {
         return try DevicePipeline(description: source.description, configuration: configuration, compiled: compiled, device: id)
     }
 
-    /// Hands what a device's pipeline made to the owner (transitions to the trace log), then
-    /// empties the buffer for the next.
-    private func hand(_ device: Device) {
-        guard !output.isEmpty else { return refresh(device) }
-        // (Looked at only when kept: iterating even an empty array retained it, every read.)
-        if output.wants.transitions { logTransitions(device) }
-        handing = true
-        ownerRef._withUnsafeGuaranteedRef { $0.output(&output, from: device) }
-        handing = false
-        output.removeAll()
-        if output.wants != wants { output.wants = wants }
-        refresh(device)
+    /// Hands what device `k`'s pipeline made (left in `table.output`) to the fan-out, the
+    /// actions and the trace log.
+    private func hand(_ k: Int) {
+        if table.handOff(k, to: &server.fanout, turn: loop) { afterHandOff(k) }
     }
 
-    private func logTransitions(_ device: Device) {
-        for t in output.transitions {
-            log.trace("\(device.pipeline.gestureName(t.gesture)) \(t.from) --\(t.input)--> \(t.to)\(t.reason.map { " (\($0))" } ?? "")")
+    /// Logs the transitions device `k`'s output traced, and runs the actions it fired.
+    private func afterHandOff(_ k: Int) {
+        logTransitions(k)
+        let id = table.all[k].id
+        for firing in table.output.firings {
+            actions.fire(
+                firing.action, .init(event: table.output.events[firing.event], gestureName: firing.gesture, region: firing.region, device: id))
         }
     }
 
-    /// Takes a device's deadline and anomalies after its pipeline ran; the totals are worked out
-    /// again only when they changed (on most frames they do not).
-    private func refresh(_ device: Device) {
-        let t = device.pipeline.nextDeadline
-        let a = device.pipeline.anomalies
-        guard t != device.engineDeadline || a != device.anomalies else { return }
-        device.engineDeadline = t
-        device.monotonicDeadline = t.map { device.source.monotonic(of: $0) }
-        device.anomalies = a
-        recount()
+    private func logTransitions(_ k: Int) {
+        for t in table.output.transitions {
+            log.trace("\(table.all[k].pipeline.gestureName(t.gesture)) \(t.from) --\(t.input)--> \(t.to)\(t.reason.map { " (\($0))" } ?? "")")
+        }
     }
 
-    private func recount() {
-        var earliest: Int64?
-        var total = 0
-        for d in all {
-            total += d.anomalies
-            if let m = d.monotonicDeadline, earliest == nil || m < earliest! { earliest = m }
-        }
-        earliestDeadline = earliest
-        anomalies = total
-    }
 
     /// Fires each device's deadlines due by monotonic time `now`, each at its own time (input
     /// already due is read first, so that input and deadlines keep their order).
     func fireDeadlines(now: Int64) {
-        for d in all {
-            d.source.deliverDue()
-            let engineNow = d.source.engineTime(atMonotonic: now)
-            while let t = d.pipeline.nextDeadline, t <= engineNow {
-                d.pipeline.advance(to: t, into: &output)
-            }
-            hand(d)
+        for d in table.all { d.source.deliverDue() }
+        for k in table.all.indices {
+            table.advance(k, toMonotonic: now)
+            hand(k)
         }
     }
 
@@ -227,55 +190,50 @@ final class Devices<Owner: DeviceOwner> {
         var next = next
         next.serial = compiled.serial + 1
         compiled = next
-        for d in all {
-            d.pipeline.reconfigure(next, file: base)
-            refresh(d)
-        }
+        table.reconfigure(next, file: base)
     }
 
     /// A reload changed the geometry ([screen], [device]): each device gets a new decoder. What was
     /// under way ends `cancelled` (the old mapping's positions cannot continue in the new one).
     func remap() {
         let now = monotonicNanoseconds()
-        for d in all {
-            d.pipeline.deviceRemoved(at: d.source.engineTime(atMonotonic: now), into: &output)
-            hand(d)
+        for k in table.all.indices {
+            table.removeDevice(k, atMonotonic: now)
+            hand(k)
             do {
-                d.pipeline = try makePipeline(d.source, id: d.id)
+                table.replacePipeline(k, with: try makePipeline(table.all[k].source, id: table.all[k].id))
             } catch {
-                log.error("device \(d.id): \(error)")
+                log.error("device \(table.all[k].id): \(error)")
             }
-            refresh(d)
         }
     }
 
-    private func sourceEnded(_ device: Device) {
-        device.ended = true
-        if device.source.removesWhenEnded {
-            remove(device)
+    private func sourceEnded(_ id: UInt32) {
+        guard let k = table.index(of: id) else { return }
+        table.markEnded(k)
+        let source = table.all[k].source
+        if source.removesWhenEnded {
+            remove(id)
         } else {
-            log.info("device \(device.id) (\(device.source.node)) has no more input")
+            log.info("device \(id) (\(source.node)) has no more input")
         }
     }
 
     /// A device went away: its gestures end `cancelled`, then the owner hears `removed`.
-    func remove(_ device: Device) {
-        device.pipeline.deviceRemoved(at: device.source.engineTime(atMonotonic: monotonicNanoseconds()), into: &output)
-        hand(device)
+    func remove(_ id: UInt32) {
+        guard let k = table.index(of: id) else { return }
+        table.removeDevice(k, atMonotonic: monotonicNanoseconds())
+        hand(k)
+        let device = table.take(k)
         device.source.stop()
-        device.health.up = false
-        device.health.removals += 1
-        device.health.errors += device.source.errorCount
         gone.add(device.health)
-        all.removeAll { $0 === device }
-        recount()
-        ownerRef._withUnsafeGuaranteedRef { $0.removed(device) }
+        owner.removed(device)
         log.info("device \(device.id) removed: \(device.source.node)")
     }
 
     /// Every panel's health: those present (their read errors so far added), then those gone.
     var panels: [PanelHealth] {
-        all.map { d in
+        table.all.map { d in
             var h = d.health
             h.errors += d.source.errorCount
             return h
@@ -283,65 +241,6 @@ final class Devices<Owner: DeviceOwner> {
     }
 
     func stopAll() {
-        for d in all { d.source.stop() }
-    }
-
-    // MARK: - Live devices
-
-    /// Every input node now: touchscreens are opened, the rest are logged as skipped.
-    func scan() {
-        for node in Discovery.nodes() { open(node) }
-    }
-
-    private func open(_ node: InputNode) {
-        guard !all.contains(where: { $0.source.node == node.path }) else { return }
-        let evdev: EvdevDevice
-        do {
-            evdev = try EvdevDevice(path: node.path)
-        } catch {
-            log.debug("\(node.path): skipped: \(error)")
-            return
-        }
-        switch Discovery.classify(node, evdev.description, excluded: excluded) {
-        case .skipped(let reason):
-            log.debug("\(node.path) (\(evdev.description.name)): skipped: \(reason)")
-        case .taken(let reason):
-            if base.daemon.grab {
-                do { try evdev.grab(true) } catch { log.warning("\(node.path): cannot grab: \(error)") }
-            }
-            log.info("\(node.path) (\(evdev.description.name)): taken: \(reason)")
-            do {
-                try add(LiveSource(device: evdev, node: node, log: log))
-            } catch {
-                log.error("\(node.path): \(error)")
-            }
-        }
-    }
-
-    /// `[daemon] ignore_devices`: a node path, `vvvv:pppp`, or a glob on the name.
-    private func excluded(_ node: InputNode, _ d: DeviceDescription) -> String? {
-        base.daemon.ignoreDevices.first {
-            devicePatternMatches($0, path: node.path, name: d.name, vendor: d.vendor, product: d.product)
-        }.map { "config ignore_devices \"\($0)\"" }
-    }
-
-    /// Devices that come and go: the udev monitor, or inotify on /dev/input without udevd.
-    func startHotplug() {
-        do {
-            let monitor = try HotplugMonitor()
-            hotplug = monitor
-            try loop.add(monitor.fd) { [unowned self] _ in
-                for change in monitor.drain() {
-                    switch change {
-                    case .added(let path): self.open(Discovery.node(devnode: path))
-                    case .removed(let path):
-                        if let d = self.all.first(where: { $0.source.node == path }) { self.remove(d) }
-                    }
-                }
-            }
-            log.info("hotplug: \(monitor.mode.rawValue)")
-        } catch {
-            log.notice("no hotplug: \(error)")
-        }
+        for d in table.all { d.source.stop() }
     }
 }

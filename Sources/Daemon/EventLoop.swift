@@ -17,39 +17,39 @@ protocol EventLoopOwner: AnyObject {
 /// One thread, one epoll set. Handlers run when their fd is ready; the owner's `afterTurn` runs
 /// once per wake-up (the server coalesces its writes there). It waits without a timeout: with
 /// nothing ready it does not wake up at all (timers are timerfds in the same set).
-public final class EventLoop {
-    public typealias Handler = (_ events: UInt32) -> Void
+final class EventLoop {
+    typealias Handler = (_ events: UInt32) -> Void
 
     private let epfd: Int32
     /// Indexed by fd (small integers): no hashing per ready fd.
     private var handlers: [Handler?] = []
     private var running = false
     /// Wake-ups so far (for `stats` and the idle measurement).
-    public private(set) var wakeups = 0
+    private(set) var wakeups = 0
     /// CLOCK_MONOTONIC (ns) of this turn, read when first asked after the wait returned (for
     /// lines no input frame led to: a deadline, a removed device). Not read on every wake-up:
     /// where the clock source has no vDSO path (HPET, as in the qemu guest) a clock read is a
     /// system call and an emulated device read.
-    public var turnStarted: Int64 {
+    var turnStarted: Int64 {
         if turnClock == 0 { turnClock = monotonicNanoseconds() }
         return turnClock
     }
     private var turnClock: Int64 = 0
 
-    public struct Failure: Error, CustomStringConvertible {
-        public var call: String
-        public var errno: Int32
-        public var description: String { "\(call): \(String(cString: strerror(errno)))" }
+    struct Failure: Error, CustomStringConvertible {
+        var call: String
+        var errno: Int32
+        var description: String { "\(call): \(String(cString: strerror(errno)))" }
     }
 
-    public init() throws(Failure) {
+    init() throws(Failure) {
         epfd = cl_epoll_create()
         guard epfd >= 0 else { throw Failure(call: "epoll_create1", errno: errno) }
     }
 
     deinit { close(epfd) }
 
-    public func add(_ fd: Int32, events: UInt32 = CL_EPOLLIN, _ handler: @escaping Handler) throws(Failure) {
+    func add(_ fd: Int32, events: UInt32 = CL_EPOLLIN, _ handler: @escaping Handler) throws(Failure) {
         guard cl_epoll_ctl(epfd, EPOLL_CTL_ADD, fd, events, UInt64(UInt32(bitPattern: fd))) == 0 else {
             throw Failure(call: "epoll_ctl(ADD, \(fd))", errno: errno)
         }
@@ -58,7 +58,7 @@ public final class EventLoop {
     }
 
     /// Changes the events watched on `fd`; the error when epoll refuses.
-    public func modify(_ fd: Int32, events: UInt32) -> Failure? {
+    func modify(_ fd: Int32, events: UInt32) -> Failure? {
         guard cl_epoll_ctl(epfd, EPOLL_CTL_MOD, fd, events, UInt64(UInt32(bitPattern: fd))) == 0 else {
             return Failure(call: "epoll_ctl(MOD, \(fd))", errno: errno)
         }
@@ -67,7 +67,7 @@ public final class EventLoop {
 
     /// Stops watching `fd` (the caller closes it, which would drop it from the set anyway: a
     /// failure here is harmless and only reported).
-    public func remove(_ fd: Int32) -> Failure? {
+    func remove(_ fd: Int32) -> Failure? {
         if Int(fd) < handlers.count { handlers[Int(fd)] = nil }
         guard cl_epoll_ctl(epfd, EPOLL_CTL_DEL, fd, 0, 0) == 0 else {
             return Failure(call: "epoll_ctl(DEL, \(fd))", errno: errno)
@@ -75,7 +75,7 @@ public final class EventLoop {
         return nil
     }
 
-    public func stop() { running = false }
+    func stop() { running = false }
 
     /// Runs until `stop()`. Never inlined: the instruction counts (scripts/count-daemon, the
     /// guest's E2E COUNT) count from this function's entry.
@@ -107,11 +107,11 @@ public final class EventLoop {
 }
 
 /// A timerfd armed at absolute CLOCK_MONOTONIC times.
-public final class DeadlineTimer {
-    public let fd: Int32
-    public private(set) var armedAt: Int64 = 0
+final class DeadlineTimer {
+    let fd: Int32
+    private(set) var armedAt: Int64 = 0
 
-    public init() throws(EventLoop.Failure) {
+    init() throws(EventLoop.Failure) {
         fd = cl_timerfd_create()
         guard fd >= 0 else { throw EventLoop.Failure(call: "timerfd_create", errno: errno) }
     }
@@ -120,7 +120,7 @@ public final class DeadlineTimer {
 
     /// Arms at `ns` (monotonic), or disarms with nil. Re-arming at the same time is free. A
     /// failure (the caller logs it) leaves the timer as it was.
-    public func arm(at ns: Int64?) -> EventLoop.Failure? {
+    func arm(at ns: Int64?) -> EventLoop.Failure? {
         let target = ns.map { max($0, 1) } ?? 0
         guard target != armedAt else { return nil }
         guard cl_timerfd_set_absolute(fd, target) == 0 else {
@@ -132,13 +132,13 @@ public final class DeadlineTimer {
 
     /// Acknowledges an expiry (the fd is readable). The read's result is not needed: it only
     /// empties the expiry count, and EAGAIN (a spurious wake-up) leaves nothing to empty.
-    public func acknowledge() {
+    func acknowledge() {
         _ = cl_timerfd_read(fd)
         armedAt = 0
     }
 }
 
-public func monotonicNanoseconds() -> Int64 { cl_monotonic_ns() }
+func monotonicNanoseconds() -> Int64 { cl_monotonic_ns() }
 
 /// Sleeps until `ns` (CLOCK_MONOTONIC), at once if it has passed. The daemon's signals come
 /// through a signalfd (blocked), so nothing interrupts it but the time.

@@ -1,83 +1,207 @@
+import CLinux
 import GestureEngine
 import GestureProtocol
+import Logging
 import Pipeline
-import TouchFrames
 
-/// What the devices produce, out to the clients that subscribed to it: touch and gesture lines
-/// (each encoded once by the device's pipeline and queued to every client it passes), device
-/// announcements.
-extension Daemon: DeviceOwner {
-    /// What the pipelines make: lines are formatted only when some client takes them.
-    func subscriptionsChanged() {
-        var wants = PipelineOutput.Wants(touchLines: false, gestureLines: false, transitions: options.verbose)
-        for c in server.allClients {
-            wants.touchLines = wants.touchLines || c.subscription.touches
-            wants.gestureLines = wants.gestureLines || c.subscription.gestures
+/// What the devices produce, out to the subscribers that take it, in one value the server owns:
+/// each line (encoded once by the device's pipeline) queued to every subscriber it passes,
+/// written once a turn with continuous updates coalesced, the input pacing, the latency samples
+/// and the line counters. Everything per frame happens inside one `mutating` call on it, so the
+/// per-frame path begins one access, not one per client field.
+///
+/// It never calls out: a subscriber that fails or falls too far behind is marked `gone` and
+/// reported in `notices`, which the server handles at the end of the turn (closing the
+/// connection, removing the client's regions). Nothing is reconfigured while lines are queued.
+struct Fanout {
+    /// By slot (a client's `slot`); free slots are reused.
+    var subscribers: [Subscriber] = []
+    /// What happened to subscribers since the server last looked (`Server.settle`).
+    var notices: [Notice] = []
+    enum Notice {
+        /// Dropped (a failed write, too slow, its peer closed and all was written).
+        case gone(slot: Int, reason: String, level: Logger.Level)
+        /// Its write side changed (blocked on the kernel, or unblocked): the epoll interest.
+        case interest(slot: Int)
+        /// Its queue went back under the bound: its requests may be served again.
+        case resumed(slot: Int)
+
+        var slot: Int {
+            switch self {
+            case .gone(let s, _, _), .interest(let s), .resumed(let s): s
+            }
         }
-        devices.wants = wants
     }
 
-    /// `out` is inout only so that it is not copied on the way in; it is read, not changed.
-    func output(_ out: inout PipelineOutput, from device: Device) {
-        stats.frames += out.frameCount
-        // A line's latency starts at its input: the kernel's timestamp of the first frame behind
-        // it (CLOCK_MONOTONIC), or, for lines no frame led to (a deadline), this turn.
-        let since = out.firstFrameTime.map { device.source.monotonic(of: $0) } ?? loop.turnStarted
-        if out.firstFrameTime != nil { server.inputNow = max(server.inputNow ?? since, since) }
-        device.health.events += out.eventCount
-        if out.frameCount > 0 {
-            device.health.frames += out.frameCount
-            device.health.lastFrameAt = since
-            let last = out.frameCount > 1 ? out.lastFrameTime.map { device.source.monotonic(of: $0) } ?? since : since
-            pacing.frames(first: since, last: last, count: out.frameCount)
+    var coalesceNs: Int64
+    var outputBufferBytes: Int
+    /// An upper bound of every subscriber's coalescing window (the longest there has been since
+    /// the last reload): the input pacing looks no further on a panel slower than it allows.
+    var longestWindow: Int64
+    /// Reading a fast panel a few frames at a time while subscribers are streamed to.
+    var pacing = InputPacing()
+
+    /// Input-to-write latency (ns) of writes (`stats`), sampled: a write is measured when its
+    /// oldest line's input is at least `latencySpacing` after the last measured one's. Where
+    /// the clock has no vDSO path (HPET, acpi_pm: virtual machines) a clock read is a system
+    /// call; ≤ 250 Hz panels still have every write measured.
+    var latencies = LatencyRing()
+    var latencySampledAt: Int64?
+    static let latencySpacing: Int64 = 4_000_000
+
+    /// Counters for `stats`.
+    var writes = 0
+    private(set) var droppedSlow = 0
+    private(set) var touchLines = 0
+    private(set) var gestureLines = 0
+    private(set) var gestures = GestureCounts()
+
+    /// The newest input time this turn (monotonic ns), set as lines from input are queued: the
+    /// clock continuous updates are held against, read without a system call.
+    var inputNow: Int64?
+    /// Some subscriber has continuous updates held after the last `flush`.
+    var holding = false
+    /// The input time of the last `flush`'s turn, nil without input (for `streaming()`).
+    var flushedInput: Int64?
+
+    init(coalesceNs: Int64, outputBufferBytes: Int) {
+        self.coalesceNs = coalesceNs
+        self.outputBufferBytes = outputBufferBytes
+        longestWindow = coalesceNs
+    }
+
+    // MARK: - Subscribers
+
+    /// A new subscriber's slot.
+    mutating func open(_ kind: Subscriber.Kind) -> Int {
+        let s = Subscriber(kind: kind)
+        if let free = subscribers.firstIndex(where: { $0.link == .free }) {
+            subscribers[free] = s
+            return free
         }
-        // The lines are queued from the buffer in place (a slice of it retained the buffer per
-        // line), and events are read field by field (a copy of one is ~190 bytes).
+        subscribers.append(s)
+        return subscribers.count - 1
+    }
+
+    /// The slot's subscriber is gone for good (its connection closed): the slot is free again.
+    mutating func release(_ slot: Int) {
+        subscribers[slot] = .empty
+        // What was reported of it is moot, and must not reach the slot's next subscriber.
+        notices.removeAll { $0.slot == slot }
+    }
+
+    /// What the pipelines must make: touch lines, gesture lines (`--verbose` adds transitions).
+    func wants(transitions: Bool) -> PipelineOutput.Wants {
+        var wants = PipelineOutput.Wants(touchLines: false, gestureLines: false, transitions: transitions)
+        for s in subscribers where s.isLive {
+            wants.touchLines = wants.touchLines || s.subscription.touches
+            wants.gestureLines = wants.gestureLines || s.subscription.gestures
+        }
+        return wants
+    }
+
+    /// A subscriber's own coalescing window (nil: the daemon's).
+    mutating func setCoalescing(_ ns: Int64?, of slot: Int) {
+        subscribers[slot].coalesceNs = ns
+        longestWindow = max(longestWindow, ns ?? 0)
+    }
+
+    /// New settings (a reload): the longest window is worked out again.
+    mutating func configure(coalesceNs: Int64, outputBufferBytes: Int) {
+        self.coalesceNs = coalesceNs
+        self.outputBufferBytes = outputBufferBytes
+        longestWindow = subscribers.reduce(coalesceNs) { max($0, $1.isLive ? $1.coalesceNs ?? 0 : 0) }
+    }
+
+    // MARK: - Lines in
+
+    /// A device's output, queued to each subscriber it passes. `since` is the monotonic time of
+    /// the input behind it (the first frame's kernel timestamp, or this turn for a deadline);
+    /// `lastFrame` the monotonic time of its last frame.
+    mutating func deliver(_ out: borrowing PipelineOutput, device: UInt32, since: Int64, lastFrame: Int64) {
+        if out.frameCount > 0 {
+            inputNow = max(inputNow ?? since, since)
+            pacing.frames(first: since, last: lastFrame, count: out.frameCount)
+        }
+        // Lines are queued from the buffer in place, and events are read field by field.
         out.text.bytes.withUnsafeBufferPointer { text in
             for k in out.items.indices {
                 switch out.items[k] {
                 case .touch(let line):
-                    for c in server.allClients where c.subscription.touches && c.subscription.takes(device: device.id) {
-                        server.enqueue(UnsafeBufferPointer(rebasing: text[line]), to: c, since: since, continuous: true)
-                        stats.touchLines += 1
+                    let bytes = UnsafeBufferPointer(rebasing: text[line])
+                    for s in subscribers.indices
+                    where subscribers[s].isLive && subscribers[s].subscription.touches
+                        && subscribers[s].subscription.takes(device: device)
+                    {
+                        enqueue(bytes, to: s, since: since, continuous: true)
+                        touchLines += 1
                     }
                 case .gesture(let i, let line, let origin):
-                    stats.gestureLines += 1
-                    stats.gestures.add(out.events[i].kind, out.events[i].phase)
+                    gestureLines += 1
+                    gestures.add(out.events[i].kind, out.events[i].phase)
                     guard !line.isEmpty else { continue }
+                    let bytes = UnsafeBufferPointer(rebasing: text[line])
                     let continuous = out.events[i].phase == .changed
-                    for c in server.allClients
-                    where c.subscription.takesEveryGesture
-                        || (c.subscription.takes(out.events[i], origin: origin, in: out) && c.subscription.takes(device: device.id))
-                    {
-                        server.enqueue(UnsafeBufferPointer(rebasing: text[line]), to: c, since: since, continuous: continuous)
+                    for s in subscribers.indices where subscribers[s].isLive && takes(s, i, origin, device, out) {
+                        enqueue(bytes, to: s, since: since, continuous: continuous)
                     }
-                case .action(let f):
-                    let firing = out.firings[f]
-                    actions.fire(
-                        firing.action,
-                        .init(event: out.events[firing.event], gestureName: firing.gesture, region: firing.region, device: device.id))
+                case .action:
+                    continue
                 }
             }
         }
     }
 
-    func added(_ device: Device) {
-        announce(device, added: true)
-        systemd.notify("STATUS=\(status)")
+    private func takes(_ s: Int, _ i: Int, _ origin: PipelineOutput.Origin, _ device: UInt32, _ out: borrowing PipelineOutput) -> Bool {
+        let sub = subscribers[s].subscription
+        return sub.takesEveryGesture || (sub.takes(out.events[i], origin: origin, in: out) && sub.takes(device: device))
     }
 
-    func removed(_ device: Device) {
-        announce(device, added: false)
-        systemd.notify("STATUS=\(status)")
-    }
-
-    private func announce(_ device: Device, added: Bool) {
-        writer.reset()
-        Messages.device(&writer, added: added, device.summary, time: Double(monotonicNanoseconds()) / 1e9)
-        for c in server.allClients where c.subscription.takes(device: device.id) {
-            writer.bytes.withUnsafeBufferPointer { server.enqueue($0, to: c, since: nil) }
+    /// A device line (added, removed) for every subscriber that takes the device.
+    mutating func announce(_ bytes: UnsafeBufferPointer<UInt8>, device: UInt32) {
+        for s in subscribers.indices where subscribers[s].isLive && subscribers[s].subscription.takes(device: device) {
+            enqueue(bytes, to: s, since: nil)
         }
-        writer.reset()
+    }
+
+    /// Queues a stream line (gesture, touch, device) for slot `s`. `since` is the monotonic time
+    /// of the input behind it; `continuous` marks an update the next one supersedes (a gesture's
+    /// `changed` line, a touch line), which may be held back (`flush`). A subscriber whose queue
+    /// would pass the bound is dropped, but only once the kernel has refused to take it: one
+    /// turn can make more than the bound for a client that reads everything (a replay catching
+    /// up hands over many frames at once, and held lines wait in the queue), so the queue is
+    /// written first, and only what the socket did not take counts against it.
+    mutating func enqueue(_ bytes: UnsafeBufferPointer<UInt8>, to s: Int, since: Int64?, continuous: Bool = false) {
+        guard subscribers[s].isLive else { return }
+        let limit = outputBufferBytes + subscribers[s].replyAllowance
+        if subscribers[s].queued + bytes.count > limit && subscribers[s].link == .open {
+            write(s)
+            guard subscribers[s].isLive else { return }
+        }
+        if subscribers[s].queued + bytes.count > limit {
+            droppedSlow += 1
+            drop(s, reason: "stopped reading: \(subscribers[s].queued) bytes queued, the limit is \(outputBufferBytes)", level: .warning)
+            return
+        }
+        subscribers[s].output.append(bytes)
+        if subscribers[s].pendingSince == nil { subscribers[s].pendingSince = since }
+        if continuous { subscribers[s].streamedAt = since ?? subscribers[s].streamedAt } else { subscribers[s].urgent = true }
+    }
+
+    /// Queues a reply (to a request, or the hello): always whole; the client's requests pause
+    /// while its queue is past the bound.
+    mutating func reply(_ bytes: ArraySlice<UInt8>, to s: Int) {
+        guard subscribers[s].isLive else { return }
+        bytes.withUnsafeBufferPointer { subscribers[s].output.append($0) }
+        subscribers[s].replyAllowance += bytes.count
+        subscribers[s].urgent = true
+    }
+
+    /// Marks slot `s` gone and tells the server; nothing more is queued or written for it.
+    mutating func drop(_ s: Int, reason: String, level: Logger.Level = .info) {
+        guard subscribers[s].isLive else { return }
+        subscribers[s].link = .gone
+        subscribers[s].output.removeAll(keepingUpTo: 0)
+        notices.append(.gone(slot: s, reason: reason, level: level))
     }
 }

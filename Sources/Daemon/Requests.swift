@@ -55,9 +55,8 @@ extension Daemon {
             Messages.end(&writer)
 
         case .subscribe(let s):
-            c.subscription.subscribe(s, configuration: devices.compiled)
-            c.coalesceNs = s.coalesceMilliseconds.map { Int64($0) * 1_000_000 }
-            server.longestWindow = max(server.longestWindow, c.coalesceNs ?? 0)
+            server.fanout.subscribers[c.slot].subscription.subscribe(s, configuration: devices.compiled)
+            server.fanout.setCoalescing(s.coalesceMilliseconds.map { Int64($0) * 1_000_000 }, of: c.slot)
             subscriptionsChanged()
             server.watchIdle(c)
             Messages.beginReply(&writer, id: id, op: op)
@@ -92,7 +91,7 @@ extension Daemon {
             Messages.beginReply(&writer, id: id, op: op)
             stats.write(
                 into: &writer, clients: server.clientCount, devices: devices.all.count, panels: devices.panels,
-                server: server, actions: actions, wakeups: loop.wakeups)
+                frames: devices.table.frames, anomalies: devices.table.anomalies, server: server, actions: actions, wakeups: loop.wakeups)
             Messages.end(&writer)
 
         }

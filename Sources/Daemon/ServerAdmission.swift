@@ -89,14 +89,17 @@ extension Server {
     /// A client that takes no lines may go idle: the idle timer is armed for it (no-op when
     /// the limit is off or the timer fires sooner).
     func watchIdle(_ client: Client) {
-        guard settings.idleNs > 0, Self.takesNothing(client) else { return }
+        guard settings.idleNs > 0, takesNothing(client) else { return }
         let due = client.lastRequestAt + settings.idleNs
         if idleTimer.armedAt == 0 || due < idleTimer.armedAt {
             if let e = idleTimer.arm(at: due) { log.error("idle timer: \(e)") }
         }
     }
 
-    static func takesNothing(_ client: Client) -> Bool { !client.subscription.gestures && !client.subscription.touches }
+    func takesNothing(_ client: Client) -> Bool {
+        let s = fanout.subscribers[client.slot].subscription
+        return !s.gestures && !s.touches
+    }
 
     /// The idle timer fired: clients that took no lines and sent nothing for the limit are told
     /// and closed; the timer is armed again for the next one that could be.
@@ -105,7 +108,7 @@ extension Server {
         guard settings.idleNs > 0 else { return }
         let now = monotonicNanoseconds()
         var next: Int64?
-        for c in allClients where Self.takesNothing(c) && !c.closing {
+        for c in allClients where takesNothing(c) && !c.closed {
             let due = c.lastRequestAt + settings.idleNs
             guard due <= now else {
                 next = min(next ?? due, due)
@@ -118,7 +121,7 @@ extension Server {
                 &w, id: nil, code: .idleTimeout,
                 message: "no request for \(seconds) s and subscribed to nothing ([daemon] idle_timeout_ms); closing")
             reply(w.bytes[...], to: c)
-            write(c)
+            fanout.write(c.slot)
             disconnect(c, reason: "idle for \(seconds) s with no subscription")
         }
         if let e = idleTimer.arm(at: next) { log.error("idle timer: \(e)") }

@@ -5,33 +5,33 @@
 /// How much the server takes: clients at once (and what RLIMIT_NOFILE allows), line and queue
 /// sizes, and each client's share of a loop turn.
 extension Server {
-    public struct Limits {
-        public var maxClients: Int
-        public var maxLineBytes: Int
-        public var outputBufferBytes: Int
+    struct Limits {
+        var maxClients: Int
+        var maxLineBytes: Int
+        var outputBufferBytes: Int
         /// Continuous updates (a gesture's `changed` lines, touch lines) are written to a client
         /// at most once per this many ns; other lines at once, with what is held before them.
         /// 0 writes every turn.
-        public var coalesceNs: Int64 = 0
+        var coalesceNs: Int64 = 0
         /// Connections one uid may hold (`[daemon] max_clients_per_user`).
-        public var maxClientsPerUser = Int.max
+        var maxClientsPerUser = Int.max
         /// A connection that takes no lines and sends nothing this long is closed; 0 never.
-        public var idleNs: Int64 = 0
-        public init(maxClients: Int, maxLineBytes: Int, outputBufferBytes: Int, coalesceNs: Int64 = 0) {
+        var idleNs: Int64 = 0
+        init(maxClients: Int, maxLineBytes: Int, outputBufferBytes: Int, coalesceNs: Int64 = 0) {
             self.maxClients = maxClients
             self.maxLineBytes = maxLineBytes
             self.outputBufferBytes = outputBufferBytes
             self.coalesceNs = coalesceNs
         }
         /// Request lines served per client per loop turn.
-        public var requestsPerTurn = 64
+        var requestsPerTurn = 64
         /// Bytes read per client per loop turn.
-        public var bytesPerTurn = 65_536
+        var bytesPerTurn = 65_536
         /// Request lines a client may send per second over time (a burst of one second's worth);
         /// past it the client is not read until its budget refills.
-        public var requestsPerSecond = 2000.0
+        var requestsPerSecond = 2000.0
         /// Request bytes a client may send per second over time (a burst of one second's worth).
-        public var bytesPerSecond = 1_048_576.0
+        var bytesPerSecond = 1_048_576.0
     }
 
     /// Fds the daemon keeps for itself beyond its clients: input devices, epoll, timers,

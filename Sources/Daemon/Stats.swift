@@ -8,24 +8,17 @@ import GestureProtocol
 /// process's RSS. Written as the reply's fields (docs/PROTOCOL.md, `stats`).
 struct Stats {
     let startedAt = monotonicNanoseconds()
-    var frames = 0
-    var gestureLines = 0
-    var touchLines = 0
     var requests = 0
     var errors = 0
     var reloads = 0
     var reloadFailures = 0
-    /// Impossible (state, input) pairs and arena decisions asked twice, over all devices.
-    var engineAnomalies = 0
-    /// Gesture lines by kind and phase.
-    var gestures = GestureCounts()
     /// Error replies by code (requests refused, and why).
     var errorsByCode: [ErrorCode: Int] = [:]
     /// How late the deadline timer fired (long press, double-tap window).
     var lateness = LatencyRing()
 
     func write(
-        into writer: inout JSONLineWriter, clients: Int, devices: Int, panels: [PanelHealth], server: Server,
+        into writer: inout JSONLineWriter, clients: Int, devices: Int, panels: [PanelHealth], frames: Int, anomalies: Int, server: Server,
         actions: ActionRunner, wakeups: Int
     ) {
         let now = monotonicNanoseconds()
@@ -33,17 +26,18 @@ struct Stats {
         writer.field("clients", clients)
         writer.field("devices", devices)
         writer.field("frames", frames)
-        writer.field("gesture_lines", gestureLines)
-        writer.field("touch_lines", touchLines)
+        writer.field("gesture_lines", server.fanout.gestureLines)
+        writer.field("touch_lines", server.fanout.touchLines)
         writer.field("requests", requests)
         writer.field("errors", errors)
         writer.field("clients_accepted", server.accepted)
         writer.field("clients_refused", server.refused)
-        writer.field("clients_dropped_slow", server.droppedSlow)
-        writer.field("client_writes", server.writes)
+        writer.field("clients_dropped_slow", server.fanout.droppedSlow)
+        writer.field("client_writes", server.fanout.writes)
         writer.field("reloads", reloads)
         writer.field("reload_failures", reloadFailures)
-        writer.field("engine_anomalies", engineAnomalies)
+        // Impossible (state, input) pairs and arena decisions asked twice, over all devices.
+        writer.field("engine_anomalies", anomalies)
         writer.field("actions_run", actions.started)
         writer.field("actions_skipped", actions.skipped)
         writer.field("actions_failed", actions.failed)
@@ -58,7 +52,7 @@ struct Stats {
         }
         writer.endArray()
         writer.key("gestures")
-        gestures.write(into: &writer)
+        server.fanout.gestures.write(into: &writer)
         writer.key("errors_by_code")
         writer.beginObject()
         // The server's own refusals (the connection, not a request, is turned away) count too.
@@ -71,7 +65,7 @@ struct Stats {
             writer.integer(Int64(n))
         }
         writer.endObject()
-        Self.write(&writer, "latency_us", server.latencies)
+        Self.write(&writer, "latency_us", server.fanout.latencies)
         Self.write(&writer, "deadline_late_us", lateness)
     }
 

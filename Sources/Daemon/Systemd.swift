@@ -7,12 +7,12 @@ import CLinux
 /// sd_notify(3) and sd_listen_fds(3) in plain Swift: a datagram to $NOTIFY_SOCKET (an abstract
 /// name when it starts with '@'), and the fds systemd passes from 3 on. Five fewer shared
 /// libraries than libsystemd.
-public struct Systemd {
+struct Systemd {
     let notifySocket: String?
     /// How often to send WATCHDOG=1 (half of WatchdogSec), when systemd asks for it.
-    public let watchdogInterval: Int64?
+    let watchdogInterval: Int64?
 
-    public init() {
+    init() {
         notifySocket = getenv("NOTIFY_SOCKET").map { String(cString: $0) }
         if let usec = getenv("WATCHDOG_USEC").flatMap({ Int64(String(cString: $0)) }), usec > 0 {
             let pid = getenv("WATCHDOG_PID").flatMap { Int32(String(cString: $0)) }
@@ -26,7 +26,7 @@ public struct Systemd {
     /// the message could not be sent (the daemon warns for READY and WATCHDOG, whose loss makes
     /// systemd restart it; a lost STATUS is only a stale line in `systemctl status`).
     @discardableResult
-    public func notify(_ state: String) -> Bool {
+    func notify(_ state: String) -> Bool {
         guard let path = notifySocket else { return true }
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return false }
@@ -37,7 +37,7 @@ public struct Systemd {
 
     /// The listening sockets systemd passed (socket activation), from fd 3; empty otherwise.
     /// Unsets the variables so children do not inherit them.
-    public static func listenFDs() -> [Int32] {
+    static func listenFDs() -> [Int32] {
         defer {
             unsetenv("LISTEN_PID")
             unsetenv("LISTEN_FDS")

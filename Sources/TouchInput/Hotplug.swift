@@ -78,6 +78,8 @@ public final class HotplugMonitor {
                 init(_ d: String) { directory = d }
             }
             let box = Box(directory)
+            // Unretained: `box` lives to the end of this scope, and the C function calls back only
+            // during the call.
             let context = Unmanaged.passUnretained(box).toOpaque()
             _ = cud_inotify_drain(fd, context) { ctx, created, name in
                 guard let ctx, let name else { return }

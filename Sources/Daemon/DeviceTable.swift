@@ -1,0 +1,134 @@
+import GestureConfig
+import TouchFrames
+import GestureEngine
+import Pipeline
+
+/// The devices' per-frame state in one value: each device (its pipeline, deadline, health), the
+/// one output buffer every pipeline fills in turn, and the totals the daemon reads every
+/// wake-up. `Devices` owns it; a read's whole trip through a pipeline is one mutating call here.
+struct DeviceTable {
+    private(set) var all: [Device] = []
+    /// What the last fill made (emptied by the next fill, so the fan-out reads it in place).
+    var output = PipelineOutput()
+    /// The earliest engine deadline over all devices (monotonic ns), and the engines' anomalies
+    /// added up: kept as pipelines run, so the daemon's every wake-up reads two numbers.
+    private(set) var earliestDeadline: Int64?
+    private(set) var anomalies = 0
+    /// Frames decoded over all devices (`stats`).
+    private(set) var frames = 0
+
+    var hasOutput: Bool { !output.isEmpty }
+
+    /// What the daemon reads after every turn, in one read.
+    var deadlineAndAnomalies: (deadline: Int64?, anomalies: Int) { (earliestDeadline, anomalies) }
+
+    func index(of id: UInt32) -> Int? { all.firstIndex { $0.id == id } }
+
+    mutating func add(_ device: Device) {
+        all.append(device)
+        refresh(all.count - 1)
+    }
+
+    /// Takes device `k` out (it went away).
+    mutating func take(_ k: Int) -> Device {
+        var d = all.remove(at: k)
+        d.health.up = false
+        d.health.removals += 1
+        d.health.errors += d.source.errorCount
+        recount()
+        return d
+    }
+
+    /// A read's batch through device `id`'s pipeline, and what it made to `fanout`; the
+    /// device's index when actions fired or transitions were traced (the caller runs and logs
+    /// them from `output`).
+    mutating func feed(_ batch: InputBatch, from id: UInt32, to fanout: inout Fanout, turn: EventLoop) -> Int? {
+        guard let k = index(of: id) else { return nil }
+        output.removeAll()
+        if batch.resynced { all[k].health.resyncs += 1 }
+        all[k].pipeline.feed(batch, into: &output)
+        all[k].health.events += output.eventCount
+        if output.frameCount > 0 {
+            frames += output.frameCount
+            all[k].health.frames += output.frameCount
+            all[k].health.lastFrameAt = all[k].source.monotonic(of: output.lastFrameTime!)
+        }
+        refresh(k)
+        return handOff(k, to: &fanout, turn: turn) ? k : nil
+    }
+
+    /// Hands what device `k`'s pipeline made (in `output`, read in place) to `fanout`; whether
+    /// actions fired or transitions were traced. A line's latency starts at its input: the kernel's timestamp of the first
+    /// frame behind it (CLOCK_MONOTONIC), or, for lines no frame led to (a deadline), this turn.
+    mutating func handOff(_ k: Int, to fanout: inout Fanout, turn: EventLoop) -> Bool {
+        guard !output.isEmpty else { return false }
+        let times = frameTimes(k)
+        let since = times?.first ?? turn.turnStarted
+        fanout.deliver(output, device: all[k].id, since: since, lastFrame: times?.last ?? since)
+        return !output.firings.isEmpty || !output.transitions.isEmpty
+    }
+
+    /// The monotonic times of the first and last frame in `output` (device `k`'s), nil when it
+    /// came from no frame (a deadline, a removal).
+    func frameTimes(_ k: Int) -> (first: Int64, last: Int64)? {
+        guard let first = output.firstFrameTime else { return nil }
+        let source = all[k].source
+        let f = source.monotonic(of: first)
+        return (f, output.frameCount > 1 ? output.lastFrameTime.map { source.monotonic(of: $0) } ?? f : f)
+    }
+
+    /// Fires device `k`'s deadlines due by monotonic time `now`, each at its own time (the
+    /// caller hands the output on).
+    mutating func advance(_ k: Int, toMonotonic now: Int64) {
+        output.removeAll()
+        let engineNow = all[k].source.engineTime(atMonotonic: now)
+        while let t = all[k].pipeline.nextDeadline, t <= engineNow {
+            all[k].pipeline.advance(to: t, into: &output)
+        }
+        refresh(k)
+    }
+
+    /// Device `k` went away (or its geometry changed): its gestures end `cancelled`.
+    mutating func removeDevice(_ k: Int, atMonotonic now: Int64) {
+        output.removeAll()
+        all[k].pipeline.deviceRemoved(at: all[k].source.engineTime(atMonotonic: now), into: &output)
+        refresh(k)
+    }
+
+    mutating func replacePipeline(_ k: Int, with pipeline: DevicePipeline) {
+        all[k].pipeline = pipeline
+        refresh(k)
+    }
+
+    mutating func markEnded(_ k: Int) { all[k].ended = true }
+
+    mutating func reconfigure(_ next: CompiledConfiguration, file: Configuration) {
+        for k in all.indices {
+            all[k].pipeline.reconfigure(next, file: file)
+            refresh(k)
+        }
+    }
+
+    /// Takes device `k`'s deadline and anomalies after its pipeline ran; the totals are worked
+    /// out again only when they changed (on most frames they do not).
+    private mutating func refresh(_ k: Int) {
+        let t = all[k].pipeline.nextDeadline
+        let a = all[k].pipeline.anomalies
+        guard t != all[k].engineDeadline || a != all[k].anomalies else { return }
+        all[k].engineDeadline = t
+        all[k].monotonicDeadline = t.map { all[k].source.monotonic(of: $0) }
+        all[k].anomalies = a
+        recount()
+    }
+
+    private mutating func recount() {
+        var earliest: Int64?
+        var total = 0
+        for d in all {
+            total += d.anomalies
+            if let m = d.monotonicDeadline, earliest == nil || m < earliest! { earliest = m }
+        }
+        earliestDeadline = earliest
+        anomalies = total
+    }
+}

@@ -1,0 +1,111 @@
+import CLinux
+
+/// The fan-out's write side: each subscriber's queue written once a loop turn without ever
+/// blocking, continuous updates coalesced, a subscriber that stops reading paused or dropped.
+extension Fanout {
+    /// Writes every subscriber's queue (once per loop turn), except continuous updates held
+    /// back: a subscriber whose queue holds only those (a pan's `changed` lines, touch lines) is
+    /// written at most once per its coalescing time (`coalesce_ms`) after its last write, so a
+    /// 1 kHz panel costs it and the daemon one write and one wake-up per 8 ms, not per frame. Any
+    /// other line (a gesture beginning or ending, a tap, a reply) goes out in its turn with
+    /// everything before it, in order; nothing is dropped or merged. Returns when held lines are
+    /// due (the server's release timer wakes the loop then, if no input comes first); `clock`
+    /// is this turn's time, asked only when the turn had no input.
+    mutating func flush(clock: () -> Int64) -> Int64? {
+        var now = inputNow
+        flushedInput = inputNow
+        inputNow = nil
+        holding = false
+        var due = Int64.max
+        for s in subscribers.indices where subscribers[s].link == .open && subscribers[s].queued > 0 {
+            let hold = subscribers[s].coalesceNs ?? coalesceNs
+            if hold > 0 {
+                let t = now ?? clock()
+                now = t
+                if !subscribers[s].urgent && t - subscribers[s].lastWriteAt < hold {
+                    holding = true
+                    due = min(due, subscribers[s].lastWriteAt + hold)
+                    continue
+                }
+                subscribers[s].lastWriteAt = t
+            }
+            write(s)
+        }
+        return holding ? due : nil
+    }
+
+    /// The end of a loop turn in one call: `flush`, then when held lines are due, when to read
+    /// the panels next (`readAgain`), and whether `notices` has something for the server.
+    mutating func endTurn(clock: () -> Int64, deadline: Int64?) -> (holdingDue: Int64?, readAgain: Int64?, notices: Bool) {
+        let due = flush(clock: clock)
+        return (due, readAgain(deadline: deadline), !notices.isEmpty)
+    }
+
+    /// What the input pacing may take (`InputPacing`) after the last `flush`, when it had input:
+    /// the earliest next write of the subscribers being streamed a continuous gesture (a
+    /// `changed` or touch line came for them within their window), and the shortest such
+    /// window; nil after a turn without input, when none is streamed to, or when one takes every
+    /// frame (`coalesce_ms` 0).
+    func streaming() -> (due: Int64, window: Int64)? {
+        guard let now = flushedInput else { return nil }
+        var due = Int64.max, window = Int64.max
+        for s in subscribers where s.isLive {
+            let hold = s.coalesceNs ?? coalesceNs
+            guard hold > 0 else { return nil }
+            guard s.streamedAt >= now - hold else { continue }
+            // A window that has passed with nothing held: the next line goes out when it
+            // comes, so the pause is bounded by a window from now.
+            let next = s.lastWriteAt + hold
+            due = min(due, next > now ? next : now + hold)
+            window = min(window, hold)
+        }
+        return due == .max ? nil : (due, window)
+    }
+
+    /// When to read the panels next after this turn (monotonic ns), or nil for at once: the
+    /// input pacing, asked only on a panel fast enough to pace.
+    func readAgain(deadline: Int64?) -> Int64? {
+        guard pacing.mayPace(within: longestWindow), let streamed = streaming() else { return nil }
+        return pacing.readAgain(heldDue: streamed.due, coalesce: streamed.window, deadline: deadline)
+    }
+
+    /// Writes slot `s`'s queue as far as the kernel takes it. A change of its write side
+    /// (blocked, unblocked, back under the bound) is reported in `notices`.
+    mutating func write(_ s: Int) {
+        guard subscribers[s].isLive, case .socket(let fd) = subscribers[s].kind else { return }
+        let wasPaused = subscribers[s].queued > outputBufferBytes
+        let wasBlocked = subscribers[s].link == .blocked
+        while subscribers[s].queued > 0 {
+            switch subscribers[s].output.withQueuedBytes({ Posix.write(fd, $0) }) {
+            case .done(let n):
+                subscribers[s].output.consume(n)
+                writes += 1
+            case .wouldBlock:
+                subscribers[s].link = .blocked
+                if wasPaused && subscribers[s].queued <= outputBufferBytes { notices.append(.resumed(slot: s)) }
+                if !wasBlocked { notices.append(.interest(slot: s)) }
+                return
+            case .failed(let e):
+                drop(s, reason: "\(e)")
+                return
+            }
+        }
+        subscribers[s].output.removeAll(keepingUpTo: outputBufferBytes)
+        subscribers[s].replyAllowance = 0
+        subscribers[s].urgent = false
+        if let since = subscribers[s].pendingSince {
+            if latencySampledAt.map({ since - $0 >= Self.latencySpacing }) ?? true {
+                latencies.add(monotonicNanoseconds() - since)
+                latencySampledAt = since
+            }
+            subscribers[s].pendingSince = nil
+        }
+        subscribers[s].link = .open
+        if subscribers[s].closeWhenWritten {
+            drop(s, reason: "closed the connection")
+            return
+        }
+        if wasPaused { notices.append(.resumed(slot: s)) }
+        if wasBlocked || wasPaused { notices.append(.interest(slot: s)) }
+    }
+}

@@ -1,0 +1,130 @@
+import GestureProtocol
+import Logging
+
+/// The server's read side: a client's requests split into lines and served within its budget
+/// for the turn and over time (`Limits`), the rest left for later turns.
+extension Server {
+    /// One turn's work for a client: request lines already read first, then reads, within the
+    /// turn's budget; whatever is left waits for the next turn.
+    func serve(_ client: Client) {
+        var requests = 0, bytesRead = 0
+        guard client.readSide == .ready else { return }
+        let now = monotonicNanoseconds()
+        client.budget.refill(now: now, linesPerSecond: settings.requestsPerSecond, bytesPerSecond: settings.bytesPerSecond)
+        reading: while !client.closed {
+            if queued(client) > settings.outputBufferBytes { break }  // paused until it reads
+            if client.budget.lines < 1 || client.budget.bytes <= 0 {
+                throttle(client, now: now)
+                break
+            }
+            if requests >= settings.requestsPerTurn {
+                if hasLine(client) || client.peerClosed { toBacklog(client) }
+                break
+            }
+            if let line = nextLine(client) {
+                requests += 1
+                client.budget.lines -= 1
+                client.budget.bytes -= Double(line.count + 1)
+                deliver(client, line)
+                continue
+            }
+            if client.input.count - client.inputStart > settings.maxLineBytes {
+                tooLong(client)
+                return
+            }
+            if client.peerClosed {
+                // The last request may end without a newline.
+                if client.inputStart < client.input.count {
+                    let rest = client.input[client.inputStart...]
+                    client.input.removeAll()
+                    client.inputStart = 0
+                    client.scanned = 0
+                    deliver(client, rest)
+                    continue
+                }
+                // Everything is served: it closes once its answers are written.
+                if queued(client) == 0 { disconnect(client, reason: "closed the connection") } else { fanout.subscribers[client.slot].closeWhenWritten = true }
+                break
+            }
+            if bytesRead >= settings.bytesPerTurn {
+                toBacklog(client)
+                break
+            }
+            switch readChunk(client) {
+            case .bytes(let n): bytesRead += n
+            case .ended: continue  // served to the end above, then closed
+            case .nothing: break reading
+            case .dropped: return
+            }
+        }
+        if !client.closed { refreshInterest(client) }
+    }
+
+    private enum ReadOutcome { case bytes(Int), nothing, ended, dropped }
+
+    /// Reads what the client sent into its input.
+    private func readChunk(_ client: Client) -> ReadOutcome {
+        switch chunk.withUnsafeMutableBytes({ Posix.read(client.fd, into: $0) }) {
+        case .wouldBlock: return .nothing
+        case .failed(let e):
+            disconnect(client, reason: "\(e)")
+            return .dropped
+        case .done(0):
+            client.peerClosed = true
+            return .ended
+        case .done(let n):
+            if client.inputStart > 0 {
+                client.input.removeFirst(client.inputStart)
+                client.scanned -= client.inputStart
+                client.inputStart = 0
+            }
+            client.input += chunk[0..<n]
+            return .bytes(n)
+        }
+    }
+
+    /// Is a complete request line waiting in the client's input?
+    private func hasLine(_ client: Client) -> Bool {
+        client.input[max(client.scanned, client.inputStart)...].contains(0x0A)
+    }
+
+    /// The next complete request line in the client's input (without its newline), taken.
+    private func nextLine(_ client: Client) -> ArraySlice<UInt8>? {
+        let from = max(client.scanned, client.inputStart)
+        guard let end = client.input[from...].firstIndex(of: 0x0A) else {
+            client.scanned = client.input.count
+            return nil
+        }
+        let line = client.input[client.inputStart..<end]
+        client.inputStart = end + 1
+        client.scanned = end + 1
+        if client.inputStart == client.input.count {
+            // Keeps the slice's bytes alive (copy on write) while reusing small buffers.
+            client.input = []
+            client.inputStart = 0
+            client.scanned = 0
+        }
+        return line
+    }
+
+    private func deliver(_ client: Client, _ line: ArraySlice<UInt8>) {
+        if line.count > settings.maxLineBytes {
+            tooLong(client)
+            return
+        }
+        var l = line
+        if l.last == 0x0D { l = l.dropLast() }
+        if l.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }  // blank lines are harmless
+        client.lastRequestAt = monotonicNanoseconds()
+        onRequest?(client, l)
+    }
+
+    private func tooLong(_ client: Client) {
+        tooLongLines += 1
+        var w = JSONLineWriter(capacity: 256)
+        Messages.error(&w, id: nil, code: .lineTooLong, message: "a request line may have \(settings.maxLineBytes) bytes at most; closing")
+        reply(w.bytes[...], to: client)
+        fanout.write(client.slot)
+        disconnect(client, reason: "sent a line longer than \(settings.maxLineBytes) bytes")
+    }
+}

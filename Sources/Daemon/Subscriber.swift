@@ -1,0 +1,120 @@
+import CLinux
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One receiver of stream lines as the fan-out sees it: where its lines go (`Kind`), what is
+/// queued for it, and its coalescing clock. A value in `Fanout.subscribers`, so the per-frame
+/// path reads and writes it without touching an object.
+struct Subscriber {
+    /// Where lines go: the seam between the fan-out and its receivers. A socket client today;
+    /// the virtual devices and the WebSocket bridge become further cases, each written by
+    /// `Fanout.write`.
+    enum Kind: Equatable {
+        case socket(fd: Int32)
+    }
+
+    /// The write side's state. `gone` is set by the fan-out (a failed write, a client too slow)
+    /// and reported in `Fanout.notices`; the server closes the connection at the end of the turn
+    /// and the slot becomes `free`.
+    enum Link: Equatable {
+        /// An empty slot.
+        case free
+        /// Lines are written once a turn (`Fanout.flush`).
+        case open
+        /// The kernel took no more: written again when the fd is writable (EPOLLOUT).
+        case blocked
+        /// Dropped; no line is queued or written any more.
+        case gone
+    }
+
+    var kind: Kind
+    var link: Link
+    /// Queued output (written from the front as the socket takes it).
+    var output = ByteQueue()
+    /// Reply bytes queued since the queue was last empty. A request's answer may be larger than
+    /// the stream bound without making its client "slow".
+    var replyAllowance = 0
+    /// Monotonic time of the input behind the oldest line not yet written (for latency).
+    var pendingSince: Int64?
+    /// Something queued must go out this turn: a reply, or a stream line that is not a
+    /// continuous update (see `Fanout.flush`).
+    var urgent = false
+    /// The time of the last write (input time where there was input): continuous updates are
+    /// written at most once per `coalesceNs` after it.
+    var lastWriteAt: Int64 = -(1 << 62)  // long ago, and far from overflowing a subtraction
+    /// The input time of the last continuous update queued for it (the input pacing paces only
+    /// while a client is being streamed to).
+    var streamedAt: Int64 = -(1 << 62)
+    /// Its own `coalesce_ms` (from `subscribe`), in ns; nil takes the daemon's.
+    var coalesceNs: Int64?
+    /// What it subscribed to, resolved. A new client gets gesture and device lines; `subscribe`
+    /// changes that.
+    var subscription = ResolvedSubscription()
+    /// Its peer closed its writing side and every request was served: once the queue is
+    /// written, the connection closes.
+    var closeWhenWritten = false
+
+    init(kind: Kind) {
+        self.kind = kind
+        link = .open
+    }
+
+    static let empty = Subscriber(free: ())
+    private init(free: Void) {
+        kind = .socket(fd: -1)
+        link = .free
+    }
+
+    var queued: Int { output.count }
+    /// Lines may be queued and written (it is neither free nor dropped).
+    var isLive: Bool { link == .open || link == .blocked }
+}
+
+/// Bytes queued for a socket: `storage[start..<end]`. The storage only grows (to the most ever
+/// queued, which the output bound limits) and is written through a pointer: queueing a line is a
+/// copy, and emptying the queue once it is written is two stores (an array's `removeAll` and
+/// `append` cost more than the line's bytes on every frame).
+struct ByteQueue {
+    private var storage: [UInt8] = []
+    private var start = 0
+    private var end = 0
+
+    var count: Int { end - start }
+
+    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        if start > 0 && start * 2 > end {
+            // Most of it was written: move the rest to the front.
+            // Safe: both ranges lie within `storage` (start..<end, and 0..<end-start).
+            storage.withUnsafeMutableBufferPointer { s in
+                (s.baseAddress! + 0).update(from: s.baseAddress! + start, count: end - start)
+            }
+            end -= start
+            start = 0
+        }
+        if end + bytes.count > storage.count {
+            storage += [UInt8](repeating: 0, count: max(end + bytes.count, 2 * storage.count, 4096) - storage.count)
+        }
+        let at = end
+        // Safe: the storage was grown above to hold `at + bytes.count` bytes.
+        storage.withUnsafeMutableBufferPointer { s in (s.baseAddress! + at).update(from: source, count: bytes.count) }
+        end += bytes.count
+    }
+
+    /// Calls `body` with the queued bytes (for `write(2)`).
+    func withQueuedBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        storage.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[start..<end])) }
+    }
+
+    /// `n` bytes were written.
+    mutating func consume(_ n: Int) { start += n }
+
+    /// Empties the queue; storage past `keepingUpTo` bytes is given back.
+    mutating func removeAll(keepingUpTo limit: Int) {
+        start = 0
+        end = 0
+        if storage.count > limit { storage = [] }
+    }
+}
