@@ -190,7 +190,7 @@ public final class Daemon: EventLoopOwner {
     /// After every wake-up: serve the backlog, write what was queued, start the actions' commands,
     /// re-arm the deadline timer, maybe exit, maybe pace the input. Each part is read once.
     func afterTurn() {
-        let (next, anomalies) = devices.table.deadlineAndAnomalies
+        let (next, anomalies) = devices.deadlineAndAnomalies
         let readAgain = server.endTurn(deadline: next)
         actions.startPending()
         if anomalies > reportedAnomalies {

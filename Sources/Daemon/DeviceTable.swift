@@ -19,8 +19,6 @@ struct DeviceTable {
 
     var hasOutput: Bool { !output.isEmpty }
 
-    /// What the daemon reads after every turn, in one read.
-    var deadlineAndAnomalies: (deadline: Int64?, anomalies: Int) { (earliestDeadline, anomalies) }
 
     func index(of id: UInt32) -> Int? { all.firstIndex { $0.id == id } }
 

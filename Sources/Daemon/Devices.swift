@@ -56,6 +56,8 @@ final class Devices<Owner: DeviceOwner> {
     /// The devices, their output buffer and totals: the per-frame state (DeviceTable.swift).
     private(set) var table = DeviceTable()
     var all: [Device] { table.all }
+    /// What the daemon reads after every turn (the fields read in place, not the table copied).
+    var deadlineAndAnomalies: (deadline: Int64?, anomalies: Int) { (table.earliestDeadline, table.anomalies) }
     private var nextID: UInt32 = 1
     /// Sources waiting for enough clients (`--wait-for-clients`).
     private var pending: [InputSource] = []

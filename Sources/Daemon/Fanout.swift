@@ -153,8 +153,9 @@ struct Fanout {
     }
 
     private func takes(_ s: Int, _ i: Int, _ origin: PipelineOutput.Origin, _ device: UInt32, _ out: borrowing PipelineOutput) -> Bool {
-        let sub = subscribers[s].subscription
-        return sub.takesEveryGesture || (sub.takes(out.events[i], origin: origin, in: out) && sub.takes(device: device))
+        subscribers[s].subscription.takesEveryGesture
+            || (subscribers[s].subscription.takes(out.events[i], origin: origin, in: out)
+                && subscribers[s].subscription.takes(device: device))
     }
 
     /// A device line (added, removed) for every subscriber that takes the device.

@@ -77,8 +77,8 @@ final class Connection {
         }
         send(request)
         while let line = readLine() {
-            // Stream lines still on their way are skipped unparsed.
-            guard line.hasPrefix(#"{"type":"reply""#) || line.hasPrefix(#"{"type":"error""#) else { continue }
+            // Every line is parsed (whatever the order of its keys); stream lines still on their
+            // way, and replies to other ids, are skipped.
             guard let v = try? parseJSON(Array(line.utf8)) else { continue }
             if case .string(let t)? = v["type"], t == "reply" || t == "error", v["id"] == .number(Double(id)) {
                 if t == "error" {

@@ -1,0 +1,146 @@
+import GestureConfig
+import GestureEngine
+import GestureProtocol
+import Logging
+import Pipeline
+import Testing
+import TouchFrames
+
+@testable import Daemon
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The fan-out as a value: subscribers by slot, what it reports instead of calling back, and
+/// slots reused clean.
+@Suite struct FanoutTests {
+    /// A non-blocking socketpair: (the subscriber's end, the reader's end).
+    static func pair() -> (Int32, Int32) {
+        var s: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &s) == 0)
+        for fd in s { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
+        return (s[0], s[1])
+    }
+
+    static func read(_ fd: Int32) -> String {
+        var buf = [UInt8](repeating: 0, count: 1 << 20), got: [UInt8] = []
+        while case let n = Glibc.read(fd, &buf, buf.count), n > 0 { got += buf[..<n] }
+        return String(decoding: got, as: UTF8.self)
+    }
+
+    static func enqueue(_ f: inout Fanout, _ line: String, to s: Int, continuous: Bool = false) {
+        Array((line + "\n").utf8).withUnsafeBufferPointer { f.enqueue($0, to: s, since: 1_000_000, continuous: continuous) }
+    }
+
+    @Test func aSubscriberThatStopsReading_isReportedGone_theOtherGetsEveryLine() {
+        var f = Fanout(coalesceNs: 0, outputBufferBytes: 4096)
+        let (slow, slowPeer) = Self.pair(), (fast, fastPeer) = Self.pair()
+        defer { [slow, slowPeer, fast, fastPeer].forEach { close($0) } }
+        let a = f.open(.socket(fd: slow)), b = f.open(.socket(fd: fast))
+        let line = String(repeating: "x", count: 999)
+        var delivered = 0
+        for _ in 0..<2000 {
+            Self.enqueue(&f, line, to: a)
+            Self.enqueue(&f, line, to: b)
+            _ = f.flush(clock: { 0 })
+            delivered += Self.read(fastPeer).count
+        }
+        #expect(delivered == 2000 * 1000)
+        #expect(f.droppedSlow == 1 && f.subscribers[a].link == .gone && f.subscribers[b].link == .open)
+        // Reported, not acted on (first its write side blocked, then gone): the server closes
+        // it when it settles the turn.
+        guard case .interest(a)? = f.notices.first, case .gone(let slot, let reason, _)? = f.notices.last else {
+            Issue.record("no notice: \(f.notices)")
+            return
+        }
+        #expect(slot == a && reason.contains("stopped reading"))
+        // Nothing more is queued for it.
+        Self.enqueue(&f, "late", to: a)
+        #expect(f.subscribers[a].queued == 0)
+    }
+
+    @Test func aReleasedSlot_isReusedClean_andItsNoticesAreGone() {
+        var f = Fanout(coalesceNs: 8_000_000, outputBufferBytes: 4096)
+        let (x, xPeer) = Self.pair(), (y, yPeer) = Self.pair()
+        defer { [x, xPeer, y, yPeer].forEach { close($0) } }
+        let a = f.open(.socket(fd: x))
+        f.setCoalescing(0, of: a)
+        Self.enqueue(&f, "held", to: a, continuous: true)
+        f.drop(a, reason: "test")
+        #expect(f.notices.count == 1)
+        f.release(a)
+        #expect(f.notices.isEmpty)
+        let b = f.open(.socket(fd: y))
+        #expect(b == a)
+        #expect(f.subscribers[b].queued == 0 && f.subscribers[b].coalesceNs == nil && f.subscribers[b].link == .open)
+        Self.enqueue(&f, "fresh", to: b)
+        _ = f.flush(clock: { 0 })
+        #expect(Self.read(yPeer) == "fresh\n" && Self.read(xPeer).isEmpty)
+    }
+
+    @Test func heldUpdates_giveTheirDueTime_anUrgentLineTakesThemAlong() {
+        var f = Fanout(coalesceNs: 8_000_000, outputBufferBytes: 4096)
+        let (w, peer) = Self.pair()
+        defer { [w, peer].forEach { close($0) } }
+        let s = f.open(.socket(fd: w))
+        // A first write starts the window.
+        Self.enqueue(&f, "began", to: s)
+        f.inputNow = 100_000_000
+        #expect(f.flush(clock: { 0 }) == nil)
+        #expect(Self.read(peer) == "began\n")
+        Self.enqueue(&f, "changed 1", to: s, continuous: true)
+        f.inputNow = 102_000_000
+        #expect(f.flush(clock: { 0 }) == 108_000_000)
+        #expect(f.holding && Self.read(peer).isEmpty)
+        Self.enqueue(&f, "ended", to: s)
+        f.inputNow = 103_000_000
+        #expect(f.flush(clock: { 0 }) == nil)
+        #expect(Self.read(peer) == "changed 1\nended\n")
+    }
+
+    @Test func wants_followTheLiveSubscriptions() {
+        var f = Fanout(coalesceNs: 0, outputBufferBytes: 4096)
+        let (w, peer) = Self.pair()
+        defer { [w, peer].forEach { close($0) } }
+        let s = f.open(.socket(fd: w))
+        #expect(f.wants(transitions: false) == .init(touchLines: false, gestureLines: true))
+        var sub = Subscription()
+        sub.touches = true
+        f.subscribers[s].subscription.subscribe(sub, configuration: CompiledConfiguration(EngineConfiguration.standard()))
+        #expect(f.wants(transitions: true) == .init(touchLines: true, gestureLines: true, transitions: true))
+        f.drop(s, reason: "test")
+        #expect(f.wants(transitions: false) == .init(touchLines: false, gestureLines: false))
+    }
+}
+
+/// The devices' table: a read's trip through a pipeline to the fan-out, the totals the daemon
+/// reads after each turn, a device taken out.
+@Suite struct DeviceTableTests {
+    static func source(_ name: String) throws -> ReplaySource {
+        let path = Root.fixtures + "/" + name + ".events"
+        let recording = try Evemu.parse(try String(contentsOfFile: path, encoding: .utf8), file: path)
+        return try ReplaySource(
+            recording: recording, description: #require(recording.description), path: path, speed: 1, loop: false,
+            log: Logger(label: "test"))
+    }
+
+    @Test func aTapFedInBatches_reachesTheFanout_thenTheDeadlineFires() throws {
+        let s = try Self.source("double-tap")
+        var table = DeviceTable()
+        let pipeline = try DevicePipeline(description: s.description, configuration: .standard, device: 1)
+        table.add(Device(id: 1, source: s, pipeline: pipeline, health: PanelHealth(.init(name: "t", vendor: 0, product: 0, node: "n"))))
+        var fanout = Fanout(coalesceNs: 0, outputBufferBytes: 1 << 20)
+        let loop = try EventLoop()
+        let path = Root.fixtures + "/double-tap.events"
+        let events = try Evemu.parse(try String(contentsOfFile: path, encoding: .utf8), file: path).eventsLiftedAtEnd
+        for e in events {
+            [e].withUnsafeBufferPointer { _ = table.feed(InputBatch($0), from: 1, to: &fanout, turn: loop) }
+        }
+        #expect(table.frames > 0 && table.all[0].health.frames == table.frames)
+        #expect(fanout.gestureLines > 0)
+        #expect(table.feed(InputBatch(UnsafeBufferPointer(start: nil, count: 0)), from: 7, to: &fanout, turn: loop) == nil)
+        let taken = table.take(0)
+        #expect(!taken.health.up && taken.health.removals == 1 && table.all.isEmpty && table.earliestDeadline == nil)
+    }
+}
