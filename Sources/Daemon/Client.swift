@@ -8,9 +8,10 @@ import GestureProtocol
 final class Client {
     let fd: Int32
     let number: Int
-    let pid: Int32
-    let uid: UInt32
-    let gid: UInt32
+    /// Who is at the other end (SO_PEERCRED at accept).
+    let peer: (pid: Int32, uid: UInt32, gid: UInt32)
+    var uid: UInt32 { peer.uid }
+    var gid: UInt32 { peer.gid }
     /// Its subscriber's slot in `Fanout.subscribers`.
     let slot: Int
     /// Bytes read and not yet taken as request lines start at `inputStart`; `scanned` is how far
@@ -42,16 +43,11 @@ final class Client {
     /// Regions this client set (removed when it goes).
     var ownedRegions: [RegionSpec] = []
 
-    init(fd: Int32, number: Int, slot: Int, pid: Int32, uid: UInt32, gid: UInt32) {
-        self.fd = fd
-        self.number = number
-        self.slot = slot
-        self.pid = pid
-        self.uid = uid
-        self.gid = gid
+    init(fd: Int32, number: Int, slot: Int, peer: (pid: Int32, uid: UInt32, gid: UInt32)) {
+        (self.fd, self.number, self.slot, self.peer) = (fd, number, slot, peer)
     }
 
-    var label: String { "client #\(number) (pid \(pid), uid \(uid), gid \(gid))" }
+    var label: String { "client #\(number) (pid \(peer.pid), uid \(peer.uid), gid \(peer.gid))" }
     var backlogged: Bool { readSide == .backlogged }
     var throttled: Bool { if case .throttled = readSide { true } else { false } }
 }

@@ -2,10 +2,6 @@ import GestureConfig
 import GestureEngine
 import GestureProtocol
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// Client requests (docs/PROTOCOL.md, "Requests"). Every bad line gets an error line and the
 /// connection goes on; nothing a client sends can stop the daemon.
 extension Daemon {

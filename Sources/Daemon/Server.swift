@@ -112,7 +112,7 @@ final class Server {
     @discardableResult
     func admit(_ fd: Int32, pid: Int32, uid: UInt32, gid: UInt32) -> Client? {
         let slot = fanout.open(.socket(fd: fd))
-        let client = Client(fd: fd, number: nextNumber, slot: slot, pid: pid, uid: uid, gid: gid)
+        let client = Client(fd: fd, number: nextNumber, slot: slot, peer: (pid, uid, gid))
         nextNumber += 1
         accepted += 1
         do {

@@ -79,6 +79,26 @@ public enum RecognizerStateName: String, Sendable, CaseIterable, CustomStringCon
 /// One row of a recognizer's transition table.
 typealias TransitionRow = (from: RecognizerStateName, input: RecognizerInputName, to: RecognizerStateName)
 
+/// How the tables of recognizers that decide alike begin.
+enum TransitionRows {
+    /// Fingers held (tap, long press): landing, more fingers, moving within the slop, a finger
+    /// replaced.
+    static let pressing: [TransitionRow] = [
+            (.idle, .contactBegan, .pressing), (.idle, .contactBegan, .failed),
+            (.pressing, .contactBegan, .pressing), (.pressing, .contactBegan, .failed),
+            (.pressing, .contactMoved, .pressing), (.pressing, .contactMoved, .failed),
+            (.pressing, .contactReplaced, .pressing),
+    ]
+    /// Fingers moving toward a threshold (edge swipe, pinch): landing, more fingers (which may
+    /// make it ready), moving.
+    static let tracking: [TransitionRow] = [
+            (.idle, .contactBegan, .tracking), (.idle, .contactBegan, .failed),
+            (.tracking, .contactBegan, .tracking), (.tracking, .contactBegan, .failed),
+            (.tracking, .contactBegan, .ready),
+            (.tracking, .contactMoved, .tracking), (.tracking, .contactReplaced, .tracking), (.tracking, .contactMoved, .ready),
+    ]
+}
+
 /// Why a recognizer failed (or was cancelled); shown in logs and in `trace` pictures.
 public enum FailReason: Hashable, Sendable, CustomStringConvertible {
     case moved

@@ -98,14 +98,19 @@ public enum Messages {
 
     /// Opens `{"type":"reply","id":…,"ok":true,"op":OP`; the caller adds fields and calls `end`.
     public static func beginReply(_ w: inout JSONLineWriter, id: RequestID?, op: String) {
+        head(&w, type: "reply", id: id, ok: true)
+        w.field("op", op)
+    }
+
+    /// `{"type":T,"id":…,"ok":B`: how replies and errors begin.
+    private static func head(_ w: inout JSONLineWriter, type: String, id: RequestID?, ok: Bool) {
         w.beginObject()
-        w.field("type", "reply")
+        w.field("type", type)
         if let id {
             w.key("id")
             id.write(&w)
         }
-        w.field("ok", true)
-        w.field("op", op)
+        w.field("ok", ok)
     }
 
     public static func end(_ w: inout JSONLineWriter) {
@@ -114,13 +119,7 @@ public enum Messages {
     }
 
     public static func error(_ w: inout JSONLineWriter, id: RequestID?, code: ErrorCode, message: String) {
-        w.beginObject()
-        w.field("type", "error")
-        if let id {
-            w.key("id")
-            id.write(&w)
-        }
-        w.field("ok", false)
+        head(&w, type: "error", id: id, ok: false)
         w.field("code", code.rawValue)
         w.field("message", message)
         w.endObject()

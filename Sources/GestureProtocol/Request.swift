@@ -3,6 +3,11 @@ import GestureEngine
 /// A client's request line, read and checked (docs/PROTOCOL.md, "Requests"): what the daemon
 /// acts on is a typed value, never a JSON tree looked into with strings.
 public enum Request: Equatable, Sendable {
+    /// The requests that take no fields, by op.
+    static let withoutFields: [String: Request] = [
+        "ping": .ping, "clear_regions": .clearRegions, "list_devices": .listDevices, "get_config": .getConfig, "stats": .stats,
+    ]
+
     case ping
     case subscribe(Subscription)
     /// Region objects in the config's `[[region]]` schema, read by the config loader.
@@ -92,9 +97,6 @@ extension Request {
             throw RequestFailure(.invalidField, "'op' must be a string, found \(opValue.typeName)")
         }
         switch op {
-        case "ping":
-            try fields(v, allowed: [], op: op)
-            return .ping
         case "subscribe":
             try fields(v, allowed: ["gestures", "regions", "devices", "touches", "coalesce_ms"], op: op)
             return .subscribe(try subscription(v))
@@ -104,18 +106,10 @@ extension Request {
                 throw RequestFailure(.invalidField, "'regions' must be an array of region objects")
             }
             return .setRegions(items)
-        case "clear_regions":
+        case "ping", "clear_regions", "list_devices", "get_config", "stats":
+            // Requests without fields of their own.
             try fields(v, allowed: [], op: op)
-            return .clearRegions
-        case "list_devices":
-            try fields(v, allowed: [], op: op)
-            return .listDevices
-        case "get_config":
-            try fields(v, allowed: [], op: op)
-            return .getConfig
-        case "stats":
-            try fields(v, allowed: [], op: op)
-            return .stats
+            return Self.withoutFields[op]!  // every op of this case is a key
         default:
             throw RequestFailure(.unknownOp, "unknown op '\(op)' (\(ops.joined(separator: ", ")))")
         }

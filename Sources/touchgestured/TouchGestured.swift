@@ -84,28 +84,25 @@ struct TouchGestured: ParsableCommand {
         options.waitForClients = waitForClients
         options.verbose = verbose
         options.actionRunner = actionRunner
-        do {
-            let daemon = try Daemon(options: options, log: log)
-            let code = try daemon.run()
-            if code != 0 { throw ExitCode(code) }
-        } catch let e as ExitCode {
-            throw e
-        } catch {
-            log.critical("cannot start: \(error)")
-            throw ExitCode(1)
-        }
+        try exit(log, "cannot start") { try Daemon(options: options, log: log).run() }
     }
 
     /// `--serve-actions`: the action runner (ActionRunnerService), for a daemon's exec actions.
     func runActionRunner(_ log: Logger) throws {
+        try exit(log, "the action runner cannot start") {
+            try ActionRunnerService(log: log, connection: serveActionsFd, path: serveActions).run()
+        }
+    }
+
+    /// Runs `body` to its exit code: nonzero exits with it; a failure is logged and exits 1.
+    private func exit(_ log: Logger, _ what: String, _ body: () throws -> Int32) throws {
         do {
-            let runner = try ActionRunnerService(log: log, connection: serveActionsFd, path: serveActions)
-            let code = try runner.run()
+            let code = try body()
             if code != 0 { throw ExitCode(code) }
         } catch let e as ExitCode {
             throw e
         } catch {
-            log.critical("the action runner cannot start: \(error)")
+            log.critical("\(what): \(error)")
             throw ExitCode(1)
         }
     }

@@ -1,3 +1,5 @@
+import CLinux
+import Foundation
 import GestureConfig
 import GestureEngine
 import GestureProtocol

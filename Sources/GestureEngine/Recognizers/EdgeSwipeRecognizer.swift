@@ -29,11 +29,7 @@ struct EdgeSwipeRecognizer: ContinuousRecognizer {
     }
 
     static let transitions: [TransitionRow] =
-        [
-            (.idle, .contactBegan, .tracking), (.idle, .contactBegan, .failed),
-            (.tracking, .contactBegan, .tracking), (.tracking, .contactBegan, .failed),
-            (.tracking, .contactBegan, .ready),
-            (.tracking, .contactMoved, .tracking), (.tracking, .contactReplaced, .tracking), (.tracking, .contactMoved, .ready),
+        TransitionRows.tracking + [
             (.tracking, .contactMoved, .failed), (.tracking, .contactEnded, .failed),
             (.tracking, .contactEnded, .tracking),
         ] + ContinuousLifecycle<Drag, Drag>.sharedTransitions(tracking: .tracking, fixedFingers: true)

@@ -21,11 +21,7 @@ struct LongPressRecognizer: ContinuousRecognizer {
     }
 
     static let transitions: [TransitionRow] =
-        [
-            (.idle, .contactBegan, .pressing), (.idle, .contactBegan, .failed),
-            (.pressing, .contactBegan, .pressing), (.pressing, .contactBegan, .failed),
-            (.pressing, .contactMoved, .pressing), (.pressing, .contactMoved, .failed),
-            (.pressing, .contactReplaced, .pressing),
+        TransitionRows.pressing + [
             (.pressing, .contactEnded, .failed), (.pressing, .deadline, .ready),
             (.pressing, .deadline, .failed),
         ] + ContinuousLifecycle<Press, PixelPoint>.sharedTransitions(

@@ -31,11 +31,7 @@ struct PinchRecognizer: ContinuousRecognizer {
     }
 
     static let transitions: [TransitionRow] =
-        [
-            (.idle, .contactBegan, .tracking), (.idle, .contactBegan, .failed),
-            (.tracking, .contactBegan, .tracking), (.tracking, .contactBegan, .failed),
-            (.tracking, .contactBegan, .ready),
-            (.tracking, .contactMoved, .tracking), (.tracking, .contactReplaced, .tracking), (.tracking, .contactMoved, .ready),
+        TransitionRows.tracking + [
             (.tracking, .contactMoved, .failed),
             (.tracking, .contactEnded, .tracking), (.tracking, .contactEnded, .ready),
             (.tracking, .contactEnded, .failed),

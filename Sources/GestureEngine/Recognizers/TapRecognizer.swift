@@ -31,11 +31,7 @@ struct TapRecognizer: DiscreteRecognizer {
     }
 
     static let transitions: [TransitionRow] =
-        [
-            (.idle, .contactBegan, .pressing), (.idle, .contactBegan, .failed),
-            (.pressing, .contactBegan, .pressing), (.pressing, .contactBegan, .failed),
-            (.pressing, .contactMoved, .pressing), (.pressing, .contactMoved, .failed),
-            (.pressing, .contactReplaced, .pressing),
+        TransitionRows.pressing + [
             (.pressing, .contactEnded, .pressing), (.pressing, .contactEnded, .waitingForNextTap),
             (.pressing, .contactEnded, .ready), (.pressing, .contactEnded, .failed),
             (.pressing, .deadline, .failed),
