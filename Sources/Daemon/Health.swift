@@ -27,21 +27,20 @@ struct PanelHealth {
 
     init(_ key: Key) { self.key = key }
 
-    func write(into w: inout JSONLineWriter, now: Int64) {
-        w.beginObject()
-        w.field("name", key.name)
-        w.field("vendor", DeviceDescription.hex4(key.vendor))
-        w.field("product", DeviceDescription.hex4(key.product))
-        w.field("node", key.node)
-        w.field("up", up)
-        w.key("last_frame_age_s")
-        if let t = lastFrameAt { w.fixed(Double(now - t) / 1e9, decimals: 3) } else { w.raw("null") }
-        w.field("frames", frames)
-        w.field("events", events)
-        w.field("resyncs", resyncs)
-        w.field("errors", errors)
-        w.field("removals", removals)
-        w.endObject()
+    func snapshot(now: Int64) -> StatsSnapshot.Panel {
+        var p = StatsSnapshot.Panel()
+        p.name = key.name
+        p.vendor = DeviceDescription.hex4(key.vendor)
+        p.product = DeviceDescription.hex4(key.product)
+        p.node = key.node
+        p.up = up
+        p.lastFrameAge = lastFrameAt.map { Double(now - $0) / 1e9 }
+        p.counters.frames = frames
+        p.counters.events = events
+        p.counters.resyncs = resyncs
+        p.counters.errors = errors
+        p.counters.removals = removals
+        return p
     }
 }
 
@@ -91,21 +90,16 @@ struct GestureCounts {
 
     mutating func add(_ kind: GestureKind, _ phase: GesturePhase) { counts[Self.kindIndex(kind) * 5 + Self.phaseIndex(phase)] += 1 }
 
-    /// `{"tap":{"recognized":3},...}`: the kinds and phases seen, in a fixed order.
-    func write(into w: inout JSONLineWriter) {
+    /// The kinds and phases seen, in a fixed order.
+    var snapshot: [StatsSnapshot.GestureCount] {
         let phases: [GesturePhase] = [.began, .changed, .ended, .cancelled, .recognized]
-        w.beginObject()
+        var out: [StatsSnapshot.GestureCount] = []
         for k in GestureKind.allCases {
             let row = Self.kindIndex(k) * 5
-            guard counts[row..<row + 5].contains(where: { $0 > 0 }) else { continue }
-            w.key(dynamic: k.rawValue)
-            w.beginObject()
             for p in phases where counts[row + Self.phaseIndex(p)] > 0 {
-                w.key(dynamic: p.rawValue)
-                w.integer(Int64(counts[row + Self.phaseIndex(p)]))
+                out.append(.init(kind: k.rawValue, phase: p.rawValue, count: counts[row + Self.phaseIndex(p)]))
             }
-            w.endObject()
         }
-        w.endObject()
+        return out
     }
 }

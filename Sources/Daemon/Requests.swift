@@ -85,9 +85,10 @@ extension Daemon {
 
         case .stats:
             Messages.beginReply(&writer, id: id, op: op)
-            stats.write(
-                into: &writer, clients: server.clientCount, devices: devices.all.count, panels: devices.panels,
-                frames: devices.table.frames, anomalies: devices.table.anomalies, server: server, actions: actions, wakeups: loop.wakeups)
+            stats.snapshot(
+                clients: server.clientCount, devices: devices.all.count, panels: devices.panels, frames: devices.table.frames,
+                anomalies: devices.table.anomalies, server: server, actions: actions, wakeups: loop.wakeups
+            ).write(into: &writer)
             Messages.end(&writer)
 
         }

@@ -17,77 +17,47 @@ struct Stats {
     /// How late the deadline timer fired (long press, double-tap window).
     var lateness = LatencyRing()
 
-    func write(
-        into writer: inout JSONLineWriter, clients: Int, devices: Int, panels: [PanelHealth], frames: Int, anomalies: Int, server: Server,
+    /// The `stats` reply, as values (`StatsSnapshot` writes it; `touchgesturectl metrics`
+    /// reads the same fields back).
+    func snapshot(
+        clients: Int, devices: Int, panels: [PanelHealth], frames: Int, anomalies: Int, server: Server,
         actions: ActionRunner, wakeups: Int
-    ) {
+    ) -> StatsSnapshot {
         let now = monotonicNanoseconds()
-        writer.field("uptime", Double(monotonicNanoseconds() - startedAt) / 1e9, decimals: 3)
-        writer.field("clients", clients)
-        writer.field("devices", devices)
-        writer.field("frames", frames)
-        writer.field("gesture_lines", server.fanout.gestureLines)
-        writer.field("touch_lines", server.fanout.touchLines)
-        writer.field("requests", requests)
-        writer.field("errors", errors)
-        writer.field("clients_accepted", server.accepted)
-        writer.field("clients_refused", server.refused)
-        writer.field("clients_dropped_slow", server.fanout.droppedSlow)
-        writer.field("client_writes", server.fanout.writes)
-        writer.field("reloads", reloads)
-        writer.field("reload_failures", reloadFailures)
+        var s = StatsSnapshot()
+        s.uptime = Double(now - startedAt) / 1e9
+        s.counters.clients = clients
+        s.counters.devices = devices
+        s.counters.frames = frames
+        s.counters.gestureLines = server.fanout.gestureLines
+        s.counters.touchLines = server.fanout.touchLines
+        s.counters.requests = requests
+        s.counters.errors = errors
+        s.counters.clientsAccepted = server.accepted
+        s.counters.clientsRefused = server.refused
+        s.counters.clientsDroppedSlow = server.fanout.droppedSlow
+        s.counters.clientWrites = server.fanout.writes
+        s.counters.reloads = reloads
+        s.counters.reloadFailures = reloadFailures
         // Impossible (state, input) pairs and arena decisions asked twice, over all devices.
-        writer.field("engine_anomalies", anomalies)
-        writer.field("actions_run", actions.started)
-        writer.field("actions_skipped", actions.skipped)
-        writer.field("actions_failed", actions.failed)
-        writer.field("actions_running", actions.running)
-        writer.field("wakeups", wakeups)
-        writer.field("rss_kb", Self.residentKilobytes())
-        writer.key("panels")
-        writer.beginArray()
-        for p in panels {
-            writer.elementSeparator()
-            p.write(into: &writer, now: now)
-        }
-        writer.endArray()
-        writer.key("gestures")
-        server.fanout.gestures.write(into: &writer)
-        writer.key("errors_by_code")
-        writer.beginObject()
+        s.counters.engineAnomalies = anomalies
+        s.counters.actionsRun = actions.started
+        s.counters.actionsSkipped = actions.skipped
+        s.counters.actionsFailed = actions.failed
+        s.counters.actionsRunning = actions.running
+        s.counters.wakeups = wakeups
+        s.counters.rssKilobytes = Self.residentKilobytes()
+        s.panels = panels.map { $0.snapshot(now: now) }
+        s.gestures = server.fanout.gestures.snapshot
         // The server's own refusals (the connection, not a request, is turned away) count too.
         var codes = errorsByCode
         if server.refused > 0 { codes[.tooManyClients, default: 0] += server.refused }
         if server.tooLongLines > 0 { codes[.lineTooLong, default: 0] += server.tooLongLines }
         if server.closedIdle > 0 { codes[.idleTimeout, default: 0] += server.closedIdle }
-        for (code, n) in codes.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-            writer.key(dynamic: code.rawValue)
-            writer.integer(Int64(n))
-        }
-        writer.endObject()
-        Self.write(&writer, "latency_us", server.fanout.latencies)
-        Self.write(&writer, "deadline_late_us", lateness)
-    }
-
-    private static func write(_ writer: inout JSONLineWriter, _ key: StaticString, _ ring: LatencyRing) {
-        writer.key(key)
-        writer.beginObject()
-        writer.field("count", ring.count)
-        writer.field("sum_us", Double(ring.sum) / 1e3, decimals: 1)
-        writer.field("p50", Double(ring.percentile(0.5)) / 1e3, decimals: 1)
-        writer.field("p99", Double(ring.percentile(0.99)) / 1e3, decimals: 1)
-        writer.field("max", Double(ring.max) / 1e3, decimals: 1)
-        writer.key("histogram")
-        writer.beginArray()
-        for (k, n) in ring.buckets.enumerated() where n > 0 {
-            writer.elementSeparator()
-            writer.beginObject()
-            if k < ring.buckets.count - 1 { writer.field("below", LatencyRing.bucketBound(k)) }
-            writer.field("count", n)
-            writer.endObject()
-        }
-        writer.endArray()
-        writer.endObject()
+        s.errorsByCode = codes.sorted { $0.key.rawValue < $1.key.rawValue }.map { .init(code: $0.key.rawValue, count: $0.value) }
+        s.latency = server.fanout.latencies.snapshot
+        s.deadlineLateness = lateness.snapshot
+        return s
     }
 
     /// VmRSS from /proc/self/status.
@@ -131,6 +101,20 @@ struct LatencyRing {
 
     /// The exclusive upper bound (µs) of bucket `k`.
     static func bucketBound(_ k: Int) -> Int { 1 << k }
+
+    /// The ring as `stats` reports it.
+    var snapshot: StatsSnapshot.Histogram {
+        var h = StatsSnapshot.Histogram()
+        h.count = count
+        h.sumMicroseconds = Double(sum) / 1e3
+        h.p50 = Double(percentile(0.5)) / 1e3
+        h.p99 = Double(percentile(0.99)) / 1e3
+        h.max = Double(max) / 1e3
+        h.buckets = buckets.enumerated().filter { $0.element > 0 }.map {
+            .init(below: $0.offset < buckets.count - 1 ? Self.bucketBound($0.offset) : nil, count: $0.element)
+        }
+        return h
+    }
 
     func percentile(_ p: Double) -> Int64 {
         let n = Swift.min(count, samples.count)

@@ -21,9 +21,9 @@ struct Metrics: ParsableCommand {
     var output: String?
 
     func run() throws {
-        var stats: JSONValue?
-        if let c = try? Connection(connection.path), c.readLine() != nil {
-            stats = try? c.call(#"{"op":"stats","id":1}"#, id: 1)
+        var stats: StatsSnapshot?
+        if let c = try? Connection(connection.path), c.readLine() != nil, let reply = try? c.call(#"{"op":"stats","id":1}"#, id: 1) {
+            stats = StatsSnapshot(reply: reply)
         }
         let text = PrometheusText.render(stats)
         guard let output else {

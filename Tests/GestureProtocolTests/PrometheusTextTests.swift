@@ -21,7 +21,7 @@ import Testing
         """#.utf8))
 
     @Test func aStatsReply_becomesTheExposition() {
-        let text = PrometheusText.render(Self.stats)
+        let text = PrometheusText.render(StatsSnapshot(reply: Self.stats))
         let lines = Set(text.split(separator: "\n").map(String.init))
         for expected in [
             "touchgestured_up 1",
@@ -49,6 +49,21 @@ import Testing
         // Every metric has its HELP and TYPE once.
         let types = text.split(separator: "\n").filter { $0.hasPrefix("# TYPE ") }
         #expect(Set(types).count == types.count)
+    }
+
+    /// What the daemon writes reads back as the same values (so the renderer sees every field
+    /// the daemon sends, by the one name both sides use).
+    @Test func aSnapshot_writtenAndReadBack_isTheSame() throws {
+        let read = try #require(StatsSnapshot(reply: Self.stats))
+        var w = JSONLineWriter(capacity: 4096)
+        w.beginObject()
+        w.field("type", "reply")
+        read.write(into: &w)
+        w.endObject()
+        let again = try #require(StatsSnapshot(reply: try parseJSON(w.bytes)))
+        #expect(again == read)
+        #expect(read.counters.rssKilobytes == 11000 && read.panels.count == 2 && read.panels[1].lastFrameAge == nil)
+        #expect(read.gestures.count == 4 && read.latency.buckets.count == 3)
     }
 
     @Test func noDaemon_isUpZero_only() {
