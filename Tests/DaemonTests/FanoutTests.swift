@@ -101,6 +101,26 @@ import TouchFrames
         #expect(Self.read(peer) == "changed 1\nended\n")
     }
 
+    /// A write's latency is measured when its oldest line's input is 4 ms or more after the last
+    /// measured one's: every write of a 100 Hz panel, one in four at 1 kHz.
+    @Test func latency_sampledOncePer4msOfInput() {
+        func samples(everyMicroseconds step: Int64, writes: Int) -> Int {
+            var f = Fanout(coalesceNs: 0, outputBufferBytes: 1 << 16)
+            let (w, peer) = Self.pair()
+            defer { [w, peer].forEach { close($0) } }
+            let s = f.open(.socket(fd: w))
+            for k in 0..<Int64(writes) {
+                Array("l\n".utf8).withUnsafeBufferPointer { f.enqueue($0, to: s, since: 1_000_000_000 + k * step * 1000) }
+                _ = f.flush(clock: { 0 })
+                _ = Self.read(peer)
+            }
+            return f.latencies.count
+        }
+        #expect(samples(everyMicroseconds: 10_000, writes: 40) == 40)
+        #expect(samples(everyMicroseconds: 1_000, writes: 400) == 100)
+        #expect(samples(everyMicroseconds: 4_000, writes: 50) == 50)
+    }
+
     @Test func wants_followTheLiveSubscriptions() {
         var f = Fanout(coalesceNs: 0, outputBufferBytes: 4096)
         let (w, peer) = Self.pair()
