@@ -138,7 +138,7 @@ public struct CompiledConfiguration: Sendable {
 
     /// Builds the policy in time proportional to the pairs that can meet (plus the rules): the
     /// nesting is asked in O(1) and every rule's name is resolved once, so deeply nested regions
-    /// compile in milliseconds, not the seconds a per-pair walk of the ancestry took.
+    /// compile in milliseconds (a per-pair walk of the ancestry takes seconds).
     private static func buildPolicy(regions: [CompiledRegion], gestures: [CompiledGesture], nesting: RegionTree)
         -> ArenaPolicy
     {

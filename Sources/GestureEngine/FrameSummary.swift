@@ -41,8 +41,8 @@ struct FrameSummary {
 
 extension FrameSummary {
     /// The summary as recognizers read it: each field loaded where it lies in the engine's one
-    /// copy. Taken by value, the ~160-byte summary was copied (a `memcpy`) for every recognizer
-    /// at every step of a frame. Valid during the recognizer's `handle` call only.
+    /// copy (taken by value, the ~160-byte summary would be copied for every recognizer at every
+    /// step of a frame). Valid during the recognizer's `handle` call only.
     struct Ref {
         let p: UnsafePointer<FrameSummary>
         var time: Timestamp { p.pointee.time }

@@ -213,9 +213,9 @@ struct VelocityTracker {
     // samples are read and written unchecked (a pan reads them every frame).
     mutating func add(_ time: Timestamp, _ p: PixelPoint) {
         // Spacing is measured from the sample before the newest: measured from the newest (which
-        // each replacement moves forward), samples arriving faster than the spacing replaced it
-        // forever and only the first and the latest were kept, so at 200 Hz and up the release
-        // velocity came out 0 and no swipe was recognized (found by the 1 kHz guest benchmark).
+        // each replacement moves forward), samples faster than the spacing would replace it
+        // forever, keep only the first and the latest, and give a release velocity of 0 at
+        // 200 Hz and up.
         if count > 1 && time.nanoseconds - times[unchecked: head == 0 ? Self.capacity - 1 : head - 1] < minimumSpacing {
             times[unchecked: head] = time.nanoseconds
             xs[unchecked: head] = p.x

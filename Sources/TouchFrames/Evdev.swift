@@ -52,7 +52,7 @@ public enum Evdev {
 /// An event as `read(2)` on /dev/input/eventN returns it on a 64-bit system: `struct
 /// input_event`, a timeval (seconds, microseconds) then type, code and value, 24 bytes. A live
 /// reader reads into these and hands them on as they are; the decoder takes the time only of
-/// the SYN_REPORT that ends a frame (converting every event's time was a tenth of a frame's work).
+/// the SYN_REPORT that ends a frame (converting every event's time would be a tenth of a frame's work).
 public struct KernelInputEvent: Sendable {
     public var seconds: Int
     public var microseconds: Int

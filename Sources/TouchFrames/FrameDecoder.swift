@@ -84,7 +84,7 @@ public struct FrameDecoder {
     /// Feeds `events` from `i` up to and including the next SYN_REPORT, moving `i` past the last
     /// event read; true if a frame ended (it is `frame`). A reader's batch takes one call per
     /// frame this way, not one per event (the per-event step is inlined here). The frame is read
-    /// where it lies: a returned optional frame was destroyed through its type's metadata.
+    /// where it lies (a returned optional frame is destroyed through its type's metadata).
     public mutating func feed(_ events: UnsafeBufferPointer<InputEvent>, from i: inout Int) -> Bool {
         feedRun(events, from: &i)
     }

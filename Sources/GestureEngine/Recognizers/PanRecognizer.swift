@@ -84,8 +84,8 @@ struct PanRecognizer: ContinuousRecognizer {
         return event(phase, time, d, velocity: tracker.velocity(at: liftedAt ?? time))
     }
 
-    /// The velocity is read where it lies (`mutating`): read from a non-mutating method, the
-    /// 512-byte tracker was copied first, on every frame of a pan.
+    /// The velocity is read where it lies (`mutating`): from a non-mutating method the 512-byte
+    /// tracker would be copied first, on every frame of a pan.
     mutating func frameEvent(_ phase: GesturePhase, _ time: Timestamp, _ d: Drag) -> GestureEvent {
         event(phase, time, d, velocity: tracker.velocity(at: time))
     }
