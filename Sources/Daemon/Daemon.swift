@@ -201,9 +201,7 @@ public final class Daemon: EventLoopOwner {
             log.error("deadline timer: \(e); gestures waiting on time are late\(more)")
         }
         // --exit-after-replay waits for the actions' commands too (each is bounded by its timeout).
-        if options.exitAfterReplay && !devices.all.isEmpty && devices.all.allSatisfy({ $0.ended && $0.pipeline.isIdle })
-            && next == nil && actions.running == 0
-        {
+        if options.exitAfterReplay && next == nil && devices.table.allEndedAndIdle && actions.running == 0 {
             log.info("the replay is over (--exit-after-replay)")
             loop.stop()
         }

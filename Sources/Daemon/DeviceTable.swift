@@ -19,6 +19,12 @@ struct DeviceTable {
 
     var hasOutput: Bool { !output.isEmpty }
 
+    /// Every device has ended its input and has nothing under way (`--exit-after-replay`); each
+    /// asked where it lies (a `Device` is about a kilobyte).
+    var allEndedAndIdle: Bool {
+        !all.isEmpty && all.indices.allSatisfy { all[$0].ended && all[$0].pipeline.isIdle }
+    }
+
 
     func index(of id: UInt32) -> Int? { all.firstIndex { $0.id == id } }
 
