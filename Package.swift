@@ -5,6 +5,8 @@ import class Foundation.ProcessInfo
 
 // Dependencies point inward (see docs/ARCHITECTURE.md):
 //   touchgesturectl -> Trace -> Pipeline -> GestureConfig, GestureProtocol, TouchFrames -> GestureEngine
+// SystemCalls (reads and writes on fds) depends on nothing; Pipeline, TouchInput, Daemon and
+// touchgesturectl use it.
 // GestureEngine and TouchFrames use the standard library only (TouchFrames builds on GestureEngine's types).
 
 let package = Package(
@@ -23,15 +25,17 @@ let package = Package(
         .target(name: "TouchFrames", dependencies: ["GestureEngine"]),
         .target(name: "GestureConfig", dependencies: ["GestureEngine", "TouchFrames"]),
         .target(name: "GestureProtocol", dependencies: ["GestureEngine"]),
-        .target(name: "Pipeline", dependencies: ["GestureEngine", "TouchFrames", "GestureConfig", "GestureProtocol"]),
+        .target(name: "Pipeline", dependencies: ["GestureEngine", "TouchFrames", "GestureConfig", "GestureProtocol", "SystemCalls"]),
         .target(name: "CLinux"),
+        // The reads and writes on fds, with EINTR, EAGAIN and ENODEV handled in one place.
+        .target(name: "SystemCalls"),
         .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
-        .target(name: "TouchInput", dependencies: ["CEvdev", "CUdev", "CLinux", "TouchFrames", "GestureEngine"]),
+        .target(name: "TouchInput", dependencies: ["CEvdev", "CUdev", "CLinux", "SystemCalls", "TouchFrames", "GestureEngine"]),
         .target(
             name: "Daemon",
             dependencies: [
-                "CLinux", "Pipeline", "GestureConfig", "GestureProtocol", "GestureEngine", "TouchFrames", "TouchInput",
+                "CLinux", "SystemCalls", "Pipeline", "GestureConfig", "GestureProtocol", "GestureEngine", "TouchFrames", "TouchInput",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -43,7 +47,7 @@ let package = Package(
         .executableTarget(
             name: "touchgesturectl",
             dependencies: [
-                "Pipeline", "GestureConfig", "TouchFrames", "GestureProtocol", "GestureEngine", "Trace", "CLinux", "TouchInput",
+                "Pipeline", "GestureConfig", "TouchFrames", "GestureProtocol", "GestureEngine", "Trace", "CLinux", "SystemCalls", "TouchInput",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

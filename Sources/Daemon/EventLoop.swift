@@ -1,4 +1,5 @@
 import CLinux
+import SystemCalls
 
 #if canImport(Glibc)
     import Glibc
@@ -36,11 +37,8 @@ final class EventLoop {
     }
     private var turnClock: Int64 = 0
 
-    struct Failure: Error, CustomStringConvertible {
-        var call: String
-        var errno: Int32
-        var description: String { "\(call): \(String(cString: strerror(errno)))" }
-    }
+    /// A system call of the loop's that failed (epoll, timerfd, signalfd).
+    typealias Failure = SystemCallError
 
     init() throws(Failure) {
         epfd = cl_epoll_create()

@@ -1,4 +1,5 @@
 import CLinux
+import SystemCalls
 
 /// The fan-out's write side: each subscriber's queue written once a loop turn without ever
 /// blocking, continuous updates coalesced, a subscriber that stops reading paused or dropped.
@@ -87,6 +88,9 @@ extension Fanout {
                 return
             case .failed(let e):
                 drop(s, reason: "\(e)")
+                return
+            case .removed:
+                drop(s, reason: "write: the socket went away")
                 return
             }
         }

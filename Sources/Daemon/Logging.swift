@@ -1,4 +1,5 @@
 import Logging
+import SystemCalls
 
 #if canImport(Glibc)
     import Glibc
@@ -39,7 +40,8 @@ public struct JournalLogHandler: LogHandler {
         if !all.isEmpty { body += " " + all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ") }
         text += Self.escaped(body) + "\n"
         let bytes = Array(text.utf8)
-        _ = bytes.withUnsafeBytes { Glibc.write(2, $0.baseAddress, $0.count) }
+        // Best effort: a log line that cannot be written has nowhere else to go.
+        _ = bytes.withUnsafeBytes { Posix.writeAll(2, $0) }
     }
 
     /// Longest message written, in bytes (a client's string can be long).

@@ -1,5 +1,6 @@
 import CLinux
 import GestureProtocol
+import SystemCalls
 
 #if canImport(Glibc)
     import Glibc
@@ -53,7 +54,7 @@ extension Server {
         Messages.error(&w, id: nil, code: code, message: message)
         // Best effort: the connection is closed either way, and a peer that cannot take one
         // line has nothing to lose by missing it.
-        _ = w.bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        _ = w.bytes.withUnsafeBytes { Posix.write(fd, $0) }
         close(fd)
     }
 

@@ -1,5 +1,6 @@
 import GestureProtocol
 import Logging
+import SystemCalls
 
 /// The server's read side: a client's requests split into lines and served within its budget
 /// for the turn and over time (`Limits`), the rest left for later turns.
@@ -68,6 +69,9 @@ extension Server {
         case .wouldBlock: return .nothing
         case .failed(let e):
             disconnect(client, reason: "\(e)")
+            return .dropped
+        case .removed:
+            disconnect(client, reason: "read: the socket went away")
             return .dropped
         case .done(0):
             client.peerClosed = true

@@ -1,4 +1,5 @@
 import GestureProtocol
+import SystemCalls
 
 #if canImport(Glibc)
     import Glibc
@@ -66,8 +67,7 @@ struct Stats {
         guard fd >= 0 else { return 0 }
         defer { close(fd) }
         var buf = [UInt8](repeating: 0, count: 8192)
-        let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        guard n > 0 else { return 0 }
+        guard case .done(let n) = buf.withUnsafeMutableBytes({ Posix.read(fd, into: $0) }), n > 0 else { return 0 }
         for line in String(decoding: buf[0..<n], as: UTF8.self).split(separator: "\n") where line.hasPrefix("VmRSS:") {
             return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
         }

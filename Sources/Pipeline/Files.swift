@@ -1,3 +1,5 @@
+import SystemCalls
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -35,19 +37,11 @@ public func readRegularFile(_ path: String) throws(FileError) -> [UInt8] {
 }
 
 private func readAll(_ fd: Int32, _ path: String) throws(FileError) -> [UInt8] {
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n < 0 {
-            if errno == EINTR { continue }
-            throw FileError(path: path, reason: String(cString: strerror(errno)))
-        }
-        if n == 0 { break }
-        bytes += chunk[0..<n]
-        if bytes.count > 256 << 20 { throw FileError(path: path, reason: "larger than 256 MiB") }
+    switch Posix.readAll(fd, limit: 256 << 20) {
+    case .success(let bytes)?: return bytes
+    case .failure(let e)?: throw FileError(path: path, reason: String(cString: strerror(e.errno)))
+    case nil: throw FileError(path: path, reason: "larger than 256 MiB")
     }
-    return bytes
 }
 
 /// Writes all of `bytes` to a file descriptor (stdout for the CLI).
@@ -55,15 +49,8 @@ public func writeAll(_ fd: Int32, _ bytes: [UInt8]) { writeAll(fd, bytes[...]) }
 
 /// Writes all of `bytes` to a file descriptor.
 public func writeAll(_ fd: Int32, _ bytes: ArraySlice<UInt8>) {
-    var offset = 0
-    while offset < bytes.count {
-        let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-        if n < 0 {
-            if errno == EINTR { continue }
-            return
-        }
-        offset += n
-    }
+    // Best effort (stdout gone: nothing to tell).
+    _ = bytes.withUnsafeBytes { Posix.writeAll(fd, $0) }
 }
 
 /// Writes a whole text file (created with mode 0644, replaced if present).
@@ -71,15 +58,8 @@ public func writeTextFile(_ path: String, _ text: String) throws(FileError) {
     let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     guard fd >= 0 else { throw FileError(path: path, reason: String(cString: strerror(errno))) }
     defer { close(fd) }
-    let bytes = Array(text.utf8)
-    var offset = 0
-    while offset < bytes.count {
-        let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-        if n < 0 {
-            if errno == EINTR { continue }
-            throw FileError(path: path, reason: String(cString: strerror(errno)))
-        }
-        offset += n
+    if let e = Array(text.utf8).withUnsafeBytes({ Posix.writeAll(fd, $0) }) {
+        throw FileError(path: path, reason: String(cString: strerror(e.errno)))
     }
 }
 

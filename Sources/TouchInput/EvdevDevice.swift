@@ -1,24 +1,16 @@
 import CEvdev
 import CLinux
 import GestureEngine
+import SystemCalls
 import TouchFrames
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// A libevdev call that failed: the call's name and the errno it returned.
-public struct EvdevError: Error, CustomStringConvertible {
-    public var call: String
-    public var code: Int32
-    public init(_ call: String, _ code: Int32) {
-        self.call = call
-        self.code = code
-    }
-    public var description: String { "\(call): \(String(cString: strerror(code)))" }
-    /// The device went away (unplugged): an expected event, not a failure.
-    public var isRemoval: Bool { code == ENODEV }
-}
+/// A libevdev or system call that failed: the call's name and its errno (`isRemoval`: the
+/// device went away, an expected event rather than a failure).
+public typealias EvdevError = SystemCallError
 
 /// One /dev/input node: opened non-blocking on CLOCK_MONOTONIC, described and grabbed with
 /// libevdev, read with plain `read(2)` into a fixed buffer (a wake-up's events in one system
@@ -86,15 +78,15 @@ public final class EvdevDevice {
     /// no phantom remains), ending with a SYN_REPORT stamped now.
     public func read(deliver: (InputBatch) -> Void) throws(EvdevError) -> ReadEnd {
         let stride = MemoryLayout<KernelInputEvent>.stride
+        // Safe: `raw` holds `capacity` events for the device's life; the kernel writes whole ones.
+        let buffer = UnsafeMutableRawBufferPointer(start: raw, count: Self.capacity * stride)
         while true {
-            let n = Glibc.read(fd, raw, Self.capacity * stride)
-            if n < 0 {
-                switch errno {
-                case EAGAIN: return .drained
-                case EINTR: continue
-                case ENODEV: return .removed
-                default: throw EvdevError("read(\(path))", errno)
-                }
+            let n: Int
+            switch Posix.read(fd, into: buffer, "read(\(path))") {
+            case .done(let got): n = got
+            case .wouldBlock: return .drained
+            case .removed: return .removed
+            case .failed(let e): throw e
             }
             let count = n / stride
             for i in 0..<count where raw[i].type == Evdev.EV_SYN && raw[i].code == Evdev.SYN_DROPPED {
@@ -114,13 +106,15 @@ public final class EvdevDevice {
 
     /// Drains the queue, then hands on one frame with the kernel's current state.
     private func resync(deliver: (InputBatch) -> Void) throws(EvdevError) -> ReadEnd {
-        while true {
-            let n = Glibc.read(fd, raw, Self.capacity * MemoryLayout<KernelInputEvent>.stride)
-            if n > 0 { continue }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 && errno == ENODEV { return .removed }
-            if n < 0 && errno != EAGAIN { throw EvdevError("read(\(path))", errno) }
-            break
+        // Safe: as in `read`.
+        let buffer = UnsafeMutableRawBufferPointer(start: raw, count: Self.capacity * MemoryLayout<KernelInputEvent>.stride)
+        drain: while true {
+            switch Posix.read(fd, into: buffer, "read(\(path))") {
+            case .done(let n) where n > 0: continue
+            case .done, .wouldBlock: break drain
+            case .removed: return .removed
+            case .failed(let e): throw e
+            }
         }
         var mt = [Int32](repeating: 0, count: 4 * max(slots, 1))
         var st = [Int32](repeating: 0, count: 4)

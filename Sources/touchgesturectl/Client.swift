@@ -4,6 +4,7 @@ import GestureConfig
 import GestureEngine
 import GestureProtocol
 import Pipeline
+import SystemCalls
 
 #if canImport(Glibc)
     import Glibc
@@ -54,9 +55,7 @@ final class Connection {
                 }
                 return line
             }
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return nil }
+            guard case .done(let n) = chunk.withUnsafeMutableBytes({ Posix.read(fd, into: $0) }), n > 0 else { return nil }
             lastReadNanoseconds = cl_monotonic_ns()
             buffer += chunk[0..<n]
         }

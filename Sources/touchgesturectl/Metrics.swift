@@ -1,6 +1,7 @@
 import ArgumentParser
 import GestureProtocol
 import Pipeline
+import SystemCalls
 
 #if canImport(Glibc)
     import Glibc
@@ -33,12 +34,11 @@ struct Metrics: ParsableCommand {
         let temporary = output + ".tmp.\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw fail("\(temporary): \(String(cString: strerror(errno)))") }
-        let bytes = Array(text.utf8)
-        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        let failed = Array(text.utf8).withUnsafeBytes { Posix.writeAll(fd, $0) }
         let synced = fsync(fd) == 0
         close(fd)
-        guard written == bytes.count, synced, rename(temporary, output) == 0 else {
-            let reason = String(cString: strerror(errno))
+        guard failed == nil, synced, rename(temporary, output) == 0 else {
+            let reason = String(cString: strerror(failed?.errno ?? errno))
             unlink(temporary)
             throw fail("\(output): \(reason)")
         }

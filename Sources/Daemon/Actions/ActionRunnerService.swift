@@ -1,5 +1,6 @@
 import CLinux
 import Logging
+import SystemCalls
 
 #if canImport(Glibc)
     import Glibc
@@ -125,9 +126,9 @@ public final class ActionRunnerService: EventLoopOwner {
 
     private func receive(_ fd: Int32) {
         while connections.contains(fd) {
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-            if n < 0 && (errno == EAGAIN || errno == EINTR) { return }
-            guard n > 0 else { return drop(fd) }
+            let got = buffer.withUnsafeMutableBytes { Posix.receive(fd, into: $0) }
+            if got == .wouldBlock { return }
+            guard case .done(let n) = got, n > 0 else { return drop(fd) }
             do {
                 let request = try RunnerMessage(decoding: buffer[0..<n])
                 guard case .run(let id, let name, let argv, let env, let timeoutMs, let maxProcesses, let firedAt) = request else {
@@ -149,8 +150,11 @@ public final class ActionRunnerService: EventLoopOwner {
 
     private func send(_ message: RunnerMessage, to fd: Int32) {
         let bytes = message.encoded()
-        let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
-        if n < 0 && errno != EAGAIN { drop(fd) } else if n < 0 { log.warning("a daemon reads no replies: one lost") }
+        switch bytes.withUnsafeBytes({ Posix.send(fd, $0) }) {
+        case .done: break
+        case .wouldBlock: log.warning("a daemon reads no replies: one lost")
+        case .removed, .failed: drop(fd)
+        }
     }
 
     /// A daemon went: what it started ends now.

@@ -1,5 +1,6 @@
 import CLinux
 import Logging
+import SystemCalls
 
 #if canImport(Glibc)
     import Glibc
@@ -191,9 +192,9 @@ final class ActionSupervisor {
             try loop.add(fd) { [unowned self] _ in
                 // At most 64 KiB a wake-up: a chatty command cannot hold the runner.
                 for _ in 0..<16 {
-                    let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-                    if n < 0 && (errno == EAGAIN || errno == EINTR) { return }
-                    if n <= 0 {
+                    let got = buffer.withUnsafeMutableBytes { Posix.read(fd, into: $0) }
+                    if got == .wouldBlock { return }
+                    guard case .done(let n) = got, n > 0 else {
                         if !pending.isEmpty { logLine(pending[...]) }
                         if let e = self.loop.remove(fd) { self.log.debug("action '\(name)': \(e)") }
                         close(fd)

@@ -1,3 +1,5 @@
+import SystemCalls
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -69,9 +71,7 @@ struct ProcessTree {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while bytes.count < 65536 {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { break }
+            guard case .done(let n) = buffer.withUnsafeMutableBytes({ Posix.read(fd, into: $0) }), n > 0 else { break }
             bytes += buffer[0..<n]
         }
         return bytes

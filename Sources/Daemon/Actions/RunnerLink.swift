@@ -1,5 +1,6 @@
 import CLinux
 import Logging
+import SystemCalls
 
 #if canImport(Glibc)
     import Glibc
@@ -97,11 +98,15 @@ final class RunnerLink {
             id: id, name: name, argv: argv, env: env, timeoutMs: timeoutMs, maxProcesses: maxProcesses, firedAt: firedAt
         ).encoded()
         guard bytes.count <= RunnerMessage.maxBytes else { return Failure(description: "its command line is over 256 KiB") }
-        let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
-        guard n == bytes.count else {
-            let e = errno
-            if e != EAGAIN { disconnect("send: \(String(cString: strerror(e)))") }
-            return Failure(description: e == EAGAIN ? "the action runner is not reading" : "the action runner went away")
+        switch bytes.withUnsafeBytes({ Posix.send(fd, $0, "send to the action runner") }) {
+        case .done(let n) where n == bytes.count: break
+        case .done, .wouldBlock: return Failure(description: "the action runner is not reading")
+        case .removed:
+            disconnect("send to the action runner: its socket went away")
+            return Failure(description: "the action runner went away")
+        case .failed(let e):
+            disconnect("\(e)")
+            return Failure(description: "the action runner went away")
         }
         waiting.insert(id)
         return nil
@@ -109,9 +114,12 @@ final class RunnerLink {
 
     private func receive() {
         while fd >= 0 {
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-            if n < 0 && (errno == EAGAIN || errno == EINTR) { return }
-            guard n > 0 else { return disconnect(n == 0 ? "it closed the connection" : String(cString: strerror(errno))) }
+            let got = buffer.withUnsafeMutableBytes { Posix.receive(fd, into: $0, "recv from the action runner") }
+            if got == .wouldBlock { return }
+            guard case .done(let n) = got, n > 0 else {
+                if case .failed(let e) = got { return disconnect("\(e)") }
+                return disconnect("it closed the connection")
+            }
             do {
                 let m = try RunnerMessage(decoding: buffer[0..<n])
                 switch m {
