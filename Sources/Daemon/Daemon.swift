@@ -190,8 +190,8 @@ public final class Daemon: EventLoopOwner {
     /// After every wake-up: serve the backlog, write what was queued, start the actions' commands,
     /// re-arm the deadline timer, maybe exit, maybe pace the input. Each part is read once.
     func afterTurn() {
-        let (next, anomalies) = devices.deadlineAndAnomalies
-        let readAgain = server.endTurn(deadline: next)
+        let turn = server.endTurn()
+        let (next, anomalies) = (turn.deadline, turn.anomalies)
         actions.startPending()
         if anomalies > reportedAnomalies {
             log.warning("the engine met \(anomalies - reportedAnomalies) impossible input(s) or double decision(s): a bug; run with --verbose and report the transitions")
@@ -205,7 +205,7 @@ public final class Daemon: EventLoopOwner {
             log.info("the replay is over (--exit-after-replay)")
             loop.stop()
         }
-        if let until = readAgain { sleepUntil(monotonic: until) }
+        if let until = turn.readAgain { sleepUntil(monotonic: until) }
     }
 
     // MARK: - Signals and reload
@@ -278,7 +278,7 @@ public final class Daemon: EventLoopOwner {
             regions += c.ownedRegions
         }
         devices.reconfigure(CompiledConfiguration(EngineConfiguration(screen: base.engine.screen, regions: regions)))
-        for c in server.allClients { server.fanout.subscribers[c.slot].subscription.reconfigure(devices.compiled) }
+        for c in server.allClients { server.hub.state.fanout.subscribers[c.slot].subscription.reconfigure(devices.compiled) }
     }
 
     // MARK: - Clients
@@ -310,7 +310,7 @@ public final class Daemon: EventLoopOwner {
 extension Daemon: DeviceOwner {
     /// What the pipelines make: lines are formatted only when some client takes them.
     func subscriptionsChanged() {
-        devices.wants = server.fanout.wants(transitions: options.verbose)
+        devices.wants = server.hub.state.fanout.wants(transitions: options.verbose)
     }
 
     func added(_ device: Device) {
@@ -326,7 +326,7 @@ extension Daemon: DeviceOwner {
     private func announce(_ device: Device, added: Bool) {
         writer.reset()
         Messages.device(&writer, added: added, device.summary, time: Double(monotonicNanoseconds()) / 1e9)
-        writer.bytes.withUnsafeBufferPointer { server.fanout.announce($0, device: device.id) }
+        writer.bytes.withUnsafeBufferPointer { server.hub.state.fanout.announce($0, device: device.id) }
         writer.reset()
     }
 }

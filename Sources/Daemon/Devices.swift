@@ -53,11 +53,12 @@ final class Devices<Owner: DeviceOwner> {
     private unowned let owner: Owner
     private let server: Server
     private let actions: ActionRunner
-    /// The devices, their output buffer and totals: the per-frame state (DeviceTable.swift).
-    private(set) var table = DeviceTable()
-    var all: [Device] { table.all }
-    /// What the daemon reads after every turn (the fields read in place, not the table copied).
-    var deadlineAndAnomalies: (deadline: Int64?, anomalies: Int) { (table.earliestDeadline, table.anomalies) }
+    /// The per-frame state, shared with the server: the devices, their output buffer and totals
+    /// are `hub.state.devices` (DeviceTable.swift).
+    private let hub: Hub
+    /// The table as it is now (a copy: for requests and logs, not for the per-frame path).
+    var table: DeviceTable { hub.state.devices }
+    var all: [Device] { hub.state.devices.all }
     private var nextID: UInt32 = 1
     /// Sources waiting for enough clients (`--wait-for-clients`).
     private var pending: [InputSource] = []
@@ -70,8 +71,8 @@ final class Devices<Owner: DeviceOwner> {
     /// What the pipelines make beyond the events (the clients decide). Never changed while a
     /// pipeline runs or its output is read: the fan-out reports, it does not call back.
     var wants: PipelineOutput.Wants {
-        get { table.output.wants }
-        set { table.output.wants = newValue }
+        get { hub.state.devices.output.wants }
+        set { hub.state.devices.output.wants = newValue }
     }
 
     init(loop: EventLoop, log: Logger, owner: Owner, server: Server, actions: ActionRunner, base: Configuration) {
@@ -79,6 +80,7 @@ final class Devices<Owner: DeviceOwner> {
         self.log = log
         self.owner = owner
         self.server = server
+        hub = server.hub
         self.actions = actions
         self.base = base
         compiled = CompiledConfiguration(base.engine)
@@ -121,7 +123,7 @@ final class Devices<Owner: DeviceOwner> {
         let id = nextID
         let device = Device(id: id, source: source, pipeline: try makePipeline(source, id: id), health: gone.take(key) ?? PanelHealth(key))
         nextID += 1
-        table.add(device)
+        hub.state.devices.add(device)
         // Unowned: the devices outlive their sources' handlers (each source is stopped first).
         try source.start(
             loop: loop,
@@ -133,7 +135,7 @@ final class Devices<Owner: DeviceOwner> {
 
     /// A read's batch through the device's pipeline, and what it made to the fan-out.
     private func delivered(_ batch: InputBatch, from id: UInt32) {
-        guard let k = table.feed(batch, from: id, to: &server.fanout, turn: loop) else { return }
+        guard let k = hub.state.feed(batch, from: id, turn: loop) else { return }
         afterHandOff(k)
     }
 
@@ -153,25 +155,25 @@ final class Devices<Owner: DeviceOwner> {
         return try DevicePipeline(description: source.description, configuration: configuration, compiled: compiled, device: id)
     }
 
-    /// Hands what device `k`'s pipeline made (left in `table.output`) to the fan-out, the
+    /// Hands what device `k`'s pipeline made (left in the table's output) to the fan-out, the
     /// actions and the trace log.
     private func hand(_ k: Int) {
-        if table.handOff(k, to: &server.fanout, turn: loop) { afterHandOff(k) }
+        if hub.state.handOff(k, turn: loop) { afterHandOff(k) }
     }
 
     /// Logs the transitions device `k`'s output traced, and runs the actions it fired.
     private func afterHandOff(_ k: Int) {
         logTransitions(k)
-        let id = table.all[k].id
-        for firing in table.output.firings {
+        let id = hub.state.devices.all[k].id
+        for firing in hub.state.devices.output.firings {
             actions.fire(
-                firing.action, .init(event: table.output.events[firing.event], gestureName: firing.gesture, region: firing.region, device: id))
+                firing.action, .init(event: hub.state.devices.output.events[firing.event], gestureName: firing.gesture, region: firing.region, device: id))
         }
     }
 
     private func logTransitions(_ k: Int) {
-        for t in table.output.transitions {
-            log.trace("\(table.all[k].pipeline.gestureName(t.gesture)) \(t.from) --\(t.input)--> \(t.to)\(t.reason.map { " (\($0))" } ?? "")")
+        for t in hub.state.devices.output.transitions {
+            log.trace("\(hub.state.devices.all[k].pipeline.gestureName(t.gesture)) \(t.from) --\(t.input)--> \(t.to)\(t.reason.map { " (\($0))" } ?? "")")
         }
     }
 
@@ -179,9 +181,11 @@ final class Devices<Owner: DeviceOwner> {
     /// Fires each device's deadlines due by monotonic time `now`, each at its own time (input
     /// already due is read first, so that input and deadlines keep their order).
     func fireDeadlines(now: Int64) {
-        for d in table.all { d.source.deliverDue() }
-        for k in table.all.indices {
-            table.advance(k, toMonotonic: now)
+        // The sources first, as a list of their own: a delivery changes the table, which a loop
+        // over the table itself would copy.
+        for source in hub.state.devices.all.map(\.source) { source.deliverDue() }
+        for k in hub.state.devices.all.indices {
+            hub.state.devices.advance(k, toMonotonic: now)
             hand(k)
         }
     }
@@ -192,28 +196,28 @@ final class Devices<Owner: DeviceOwner> {
         var next = next
         next.serial = compiled.serial + 1
         compiled = next
-        table.reconfigure(next, file: base)
+        hub.state.devices.reconfigure(next, file: base)
     }
 
     /// A reload changed the geometry ([screen], [device]): each device gets a new decoder. What was
     /// under way ends `cancelled` (the old mapping's positions cannot continue in the new one).
     func remap() {
         let now = monotonicNanoseconds()
-        for k in table.all.indices {
-            table.removeDevice(k, atMonotonic: now)
+        for k in hub.state.devices.all.indices {
+            hub.state.devices.removeDevice(k, atMonotonic: now)
             hand(k)
             do {
-                table.replacePipeline(k, with: try makePipeline(table.all[k].source, id: table.all[k].id))
+                hub.state.devices.replacePipeline(k, with: try makePipeline(hub.state.devices.all[k].source, id: hub.state.devices.all[k].id))
             } catch {
-                log.error("device \(table.all[k].id): \(error)")
+                log.error("device \(hub.state.devices.all[k].id): \(error)")
             }
         }
     }
 
     private func sourceEnded(_ id: UInt32) {
-        guard let k = table.index(of: id) else { return }
-        table.markEnded(k)
-        let source = table.all[k].source
+        guard let k = hub.state.devices.index(of: id) else { return }
+        hub.state.devices.markEnded(k)
+        let source = hub.state.devices.all[k].source
         if source.removesWhenEnded {
             remove(id)
         } else {
@@ -223,10 +227,10 @@ final class Devices<Owner: DeviceOwner> {
 
     /// A device went away: its gestures end `cancelled`, then the owner hears `removed`.
     func remove(_ id: UInt32) {
-        guard let k = table.index(of: id) else { return }
-        table.removeDevice(k, atMonotonic: monotonicNanoseconds())
+        guard let k = hub.state.devices.index(of: id) else { return }
+        hub.state.devices.removeDevice(k, atMonotonic: monotonicNanoseconds())
         hand(k)
-        let device = table.take(k)
+        let device = hub.state.devices.take(k)
         device.source.stop()
         gone.add(device.health)
         owner.removed(device)
@@ -235,7 +239,7 @@ final class Devices<Owner: DeviceOwner> {
 
     /// Every panel's health: those present (their read errors so far added), then those gone.
     var panels: [PanelHealth] {
-        table.all.map { d in
+        hub.state.devices.all.map { d in
             var h = d.health
             h.errors += d.source.errorCount
             return h
@@ -243,6 +247,6 @@ final class Devices<Owner: DeviceOwner> {
     }
 
     func stopAll() {
-        for d in table.all { d.source.stop() }
+        for d in hub.state.devices.all { d.source.stop() }
     }
 }

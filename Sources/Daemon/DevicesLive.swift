@@ -13,7 +13,7 @@ extension Devices {
     }
 
     private func open(_ node: InputNode) {
-        guard !table.all.contains(where: { $0.source.node == node.path }) else { return }
+        guard !all.contains(where: { $0.source.node == node.path }) else { return }
         let evdev: EvdevDevice
         do {
             evdev = try EvdevDevice(path: node.path)
@@ -54,7 +54,7 @@ extension Devices {
                     switch change {
                     case .added(let path): self.open(Discovery.node(devnode: path))
                     case .removed(let path):
-                        if let d = self.table.all.first(where: { $0.source.node == path }) { self.remove(d.id) }
+                        if let d = self.all.first(where: { $0.source.node == path }) { self.remove(d.id) }
                     }
                 }
             }

@@ -51,8 +51,8 @@ extension Daemon {
             Messages.end(&writer)
 
         case .subscribe(let s):
-            server.fanout.subscribers[c.slot].subscription.subscribe(s, configuration: devices.compiled)
-            server.fanout.setCoalescing(s.coalesceMilliseconds.map { Int64($0) * 1_000_000 }, of: c.slot)
+            server.hub.state.fanout.subscribers[c.slot].subscription.subscribe(s, configuration: devices.compiled)
+            server.hub.state.fanout.setCoalescing(s.coalesceMilliseconds.map { Int64($0) * 1_000_000 }, of: c.slot)
             subscriptionsChanged()
             server.watchIdle(c)
             Messages.beginReply(&writer, id: id, op: op)

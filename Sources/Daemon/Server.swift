@@ -25,10 +25,11 @@ final class Server {
     let listenFD: Int32
     let log: Logger
     var settings: Limits {
-        didSet { fanout.configure(coalesceNs: settings.coalesceNs, outputBufferBytes: settings.outputBufferBytes) }
+        didSet { hub.state.fanout.configure(coalesceNs: settings.coalesceNs, outputBufferBytes: settings.outputBufferBytes) }
     }
-    /// Every client's output: queues, coalescing, pacing, latency (Fanout.swift).
-    var fanout: Fanout
+    /// The per-frame state, shared with the devices: every client's output (`state.fanout`:
+    /// queues, coalescing, pacing, latency) and the device table.
+    let hub: Hub
     private(set) var clients: [Int32: Client] = [:]
     /// The clients in connection order.
     private(set) var allClients: [Client] = []
@@ -77,7 +78,7 @@ final class Server {
         self.loop = loop
         self.listenFD = listenFD
         settings = limits
-        fanout = Fanout(coalesceNs: limits.coalesceNs, outputBufferBytes: limits.outputBufferBytes)
+        hub = Hub(fanout: Fanout(coalesceNs: limits.coalesceNs, outputBufferBytes: limits.outputBufferBytes))
         self.log = log
         let flags = fcntl(listenFD, F_GETFL)
         guard flags >= 0, fcntl(listenFD, F_SETFL, flags | O_NONBLOCK) == 0 else {
@@ -111,7 +112,7 @@ final class Server {
     /// nil when the loop cannot watch it (then it is closed).
     @discardableResult
     func admit(_ fd: Int32, pid: Int32, uid: UInt32, gid: UInt32) -> Client? {
-        let slot = fanout.open(.socket(fd: fd))
+        let slot = hub.state.fanout.open(.socket(fd: fd))
         let client = Client(fd: fd, number: nextNumber, slot: slot, peer: (pid, uid, gid))
         nextNumber += 1
         accepted += 1
@@ -120,7 +121,7 @@ final class Server {
             try loop.add(fd, events: client.interest) { [unowned self] events in self.ready(client, events) }
         } catch {
             log.warning("cannot watch a new client: \(error)")
-            fanout.release(slot)
+            hub.state.fanout.release(slot)
             close(fd)
             return nil
         }
@@ -148,39 +149,43 @@ final class Server {
     }
 
     /// Bytes queued for `client`.
-    func queued(_ client: Client) -> Int { fanout.subscribers[client.slot].queued }
+    func queued(_ client: Client) -> Int { hub.state.fanout.subscribers[client.slot].queued }
 
     /// Queues a stream line for `client` (see `Fanout.enqueue`).
     func enqueue(_ bytes: UnsafeBufferPointer<UInt8>, to client: Client, since: Int64?, continuous: Bool = false) {
-        fanout.enqueue(bytes, to: client.slot, since: since, continuous: continuous)
+        hub.state.fanout.enqueue(bytes, to: client.slot, since: since, continuous: continuous)
     }
 
     /// Queues a reply (to a request, or the hello): always whole.
     func reply(_ bytes: ArraySlice<UInt8>, to client: Client) {
-        fanout.reply(bytes, to: client.slot)
+        hub.state.fanout.reply(bytes, to: client.slot)
     }
 
     /// Writes what is queued for `client` now, and settles what came of it.
     func write(_ client: Client) {
-        fanout.write(client.slot)
+        hub.state.fanout.write(client.slot)
         settle()
     }
 
     /// The end of a loop turn: the backlog served, every queue written, what came of it settled;
-    /// when to read the panels next (the input pacing, given the engines' next `deadline`), nil
-    /// for at once.
-    func endTurn(deadline: Int64?) -> Int64? {
+    /// the engines' next deadline and when to read the panels next (the input pacing; nil for at
+    /// once).
+    func endTurn() -> FrameState.TurnEnd {
         if hasBacklog { serveBacklog() }
-        let turn = fanout.endTurn(clock: { loop.turnStarted }, deadline: deadline)
+        var turn = hub.state.endTurn(clock: { loop.turnStarted })
         armRelease(turn.holdingDue)
-        if turn.notices { settle() }
-        return turn.readAgain
+        if turn.notices {
+            settle()
+            // A client gone with regions recompiled them: the deadline is read again.
+            turn.deadline = hub.state.devices.earliestDeadline
+        }
+        return turn
     }
 
     /// Writes every client's queue (`Fanout.flush`), arms the release timer for held lines, and
     /// settles what came of the writes.
     func flush() {
-        armRelease(fanout.flush(clock: { loop.turnStarted }))
+        armRelease(hub.state.fanout.flush(clock: { loop.turnStarted }))
         settle()
     }
 
@@ -193,9 +198,9 @@ final class Server {
     /// Handles what the fan-out reported since the last time (a client dropped, a write side
     /// blocked or unblocked), outside any fan-out: this is where a client goes.
     func settle() {
-        guard !fanout.notices.isEmpty else { return }
-        let notices = fanout.notices
-        fanout.notices.removeAll(keepingCapacity: true)
+        guard !hub.state.fanout.notices.isEmpty else { return }
+        let notices = hub.state.fanout.notices
+        hub.state.fanout.notices.removeAll(keepingCapacity: true)
         for n in notices {
             switch n {
             case .gone(let slot, let reason, let level):
@@ -251,7 +256,7 @@ final class Server {
     /// the kernel.
     func refreshInterest(_ client: Client) {
         var events: UInt32 = 0
-        if fanout.subscribers[client.slot].link == .blocked { events |= CL_EPOLLOUT }
+        if hub.state.fanout.subscribers[client.slot].link == .blocked { events |= CL_EPOLLOUT }
         if !client.peerClosed && client.readSide == .ready && queued(client) <= settings.outputBufferBytes {
             events |= CL_EPOLLIN | CL_EPOLLRDHUP
         }
@@ -276,7 +281,7 @@ final class Server {
         clients[client.fd] = nil
         allClients.removeAll { $0 === client }
         bySlot[client.slot] = nil
-        fanout.release(client.slot)
+        hub.state.fanout.release(client.slot)
         log.log(level: level, "\(client.label) disconnected: \(reason)")
         if reserveFD < 0 {
             reserveFD = open("/dev/null", O_RDONLY | O_CLOEXEC)

@@ -98,7 +98,7 @@ extension Server {
     }
 
     func takesNothing(_ client: Client) -> Bool {
-        let s = fanout.subscribers[client.slot].subscription
+        let s = hub.state.fanout.subscribers[client.slot].subscription
         return !s.gestures && !s.touches
     }
 
@@ -122,7 +122,7 @@ extension Server {
                 &w, id: nil, code: .idleTimeout,
                 message: "no request for \(seconds) s and subscribed to nothing ([daemon] idle_timeout_ms); closing")
             reply(w.bytes[...], to: c)
-            fanout.write(c.slot)
+            hub.state.fanout.write(c.slot)
             disconnect(c, reason: "idle for \(seconds) s with no subscription")
         }
         if let e = idleTimer.arm(at: next) { log.error("idle timer: \(e)") }

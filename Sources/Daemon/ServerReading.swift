@@ -44,7 +44,7 @@ extension Server {
                     continue
                 }
                 // Everything is served: it closes once its answers are written.
-                if queued(client) == 0 { disconnect(client, reason: "closed the connection") } else { fanout.subscribers[client.slot].closeWhenWritten = true }
+                if queued(client) == 0 { disconnect(client, reason: "closed the connection") } else { hub.state.fanout.subscribers[client.slot].closeWhenWritten = true }
                 break
             }
             if bytesRead >= settings.bytesPerTurn {
@@ -128,7 +128,7 @@ extension Server {
         var w = JSONLineWriter(capacity: 256)
         Messages.error(&w, id: nil, code: .lineTooLong, message: "a request line may have \(settings.maxLineBytes) bytes at most; closing")
         reply(w.bytes[...], to: client)
-        fanout.write(client.slot)
+        hub.state.fanout.write(client.slot)
         disconnect(client, reason: "sent a line longer than \(settings.maxLineBytes) bytes")
     }
 }

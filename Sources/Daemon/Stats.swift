@@ -30,14 +30,14 @@ struct Stats {
         s.counters.clients = clients
         s.counters.devices = devices
         s.counters.frames = frames
-        s.counters.gestureLines = server.fanout.gestureLines
-        s.counters.touchLines = server.fanout.touchLines
+        s.counters.gestureLines = server.hub.state.fanout.gestureLines
+        s.counters.touchLines = server.hub.state.fanout.touchLines
         s.counters.requests = requests
         s.counters.errors = errors
         s.counters.clientsAccepted = server.accepted
         s.counters.clientsRefused = server.refused
-        s.counters.clientsDroppedSlow = server.fanout.droppedSlow
-        s.counters.clientWrites = server.fanout.writes
+        s.counters.clientsDroppedSlow = server.hub.state.fanout.droppedSlow
+        s.counters.clientWrites = server.hub.state.fanout.writes
         s.counters.reloads = reloads
         s.counters.reloadFailures = reloadFailures
         // Impossible (state, input) pairs and arena decisions asked twice, over all devices.
@@ -49,14 +49,14 @@ struct Stats {
         s.counters.wakeups = wakeups
         s.counters.rssKilobytes = Self.residentKilobytes()
         s.panels = panels.map { $0.snapshot(now: now) }
-        s.gestures = server.fanout.gestures.snapshot
+        s.gestures = server.hub.state.fanout.gestures.snapshot
         // The server's own refusals (the connection, not a request, is turned away) count too.
         var codes = errorsByCode
         if server.refused > 0 { codes[.tooManyClients, default: 0] += server.refused }
         if server.tooLongLines > 0 { codes[.lineTooLong, default: 0] += server.tooLongLines }
         if server.closedIdle > 0 { codes[.idleTimeout, default: 0] += server.closedIdle }
         s.errorsByCode = codes.sorted { $0.key.rawValue < $1.key.rawValue }.map { .init(code: $0.key.rawValue, count: $0.value) }
-        s.latency = server.fanout.latencies.snapshot
+        s.latency = server.hub.state.fanout.latencies.snapshot
         s.deadlineLateness = lateness.snapshot
         return s
     }

@@ -42,7 +42,7 @@ import Testing
 
         /// Queues `line` as input at `ms` and ends the turn.
         func line(_ line: String, at ms: Int64, continuous: Bool) {
-            server.fanout.inputNow = ms * 1_000_000
+            server.hub.state.fanout.inputNow = ms * 1_000_000
             let bytes = Array((line + "\n").utf8)
             bytes.withUnsafeBufferPointer { server.enqueue($0, to: client, since: ms * 1_000_000, continuous: continuous) }
             server.flush()
@@ -64,10 +64,10 @@ import Testing
         // A 1 kHz pan: held until 8 ms after the last write, then written together.
         for ms in Int64(101)...107 { r.line("c\(ms)", at: ms, continuous: true) }
         #expect(r.received() == [])
-        #expect(r.server.fanout.holding && r.server.releaseTimer.armedAt == 110_000_000)
+        #expect(r.server.hub.state.fanout.holding && r.server.releaseTimer.armedAt == 110_000_000)
         r.line("c108", at: 108, continuous: true)
         #expect(r.received() == (101...108).map { "c\($0)" })
-        #expect(!r.server.fanout.holding)
+        #expect(!r.server.hub.state.fanout.holding)
         // A line that is not a continuous update takes what is held with it, in order.
         r.line("c109", at: 109, continuous: true)
         r.line("ended", at: 110, continuous: false)
@@ -78,7 +78,7 @@ import Testing
         r.line("c112", at: 112, continuous: true)
         #expect(r.received() == ["c111"])
         #expect(r.server.releaseTimer.armedAt == 121_000_000)
-        r.server.fanout.inputNow = 121 * 1_000_000  // that turn's clock (the rig's times are not the real clock's)
+        r.server.hub.state.fanout.inputNow = 121 * 1_000_000  // that turn's clock (the rig's times are not the real clock's)
         r.server.flush()
         #expect(r.received() == ["c112"])
         // At 100 Hz a frame is 10 ms after the last write: nothing is held.
@@ -87,7 +87,7 @@ import Testing
             #expect(r.received() == ["c\(ms)"])
         }
         // Writes: began, the 1 kHz batch, c109+ended, c111, c112, five at 100 Hz.
-        #expect(r.server.fanout.writes == 10)
+        #expect(r.server.hub.state.fanout.writes == 10)
     }
 
     @Test func replies_goOutAtOnce_andAClientsOwnCoalescing_overridesTheDaemons() throws {
@@ -99,12 +99,12 @@ import Testing
         r.server.flush()
         #expect(r.received() == ["c101", "reply"])
         // `subscribe` with coalesce_ms 0: every line in its turn.
-        r.server.fanout.subscribers[r.client.slot].coalesceNs = 0
+        r.server.hub.state.fanout.subscribers[r.client.slot].coalesceNs = 0
         for ms in Int64(102)...105 {
             r.line("c\(ms)", at: ms, continuous: true)
             #expect(r.received() == ["c\(ms)"])
         }
-        #expect(!r.server.fanout.holding)
+        #expect(!r.server.hub.state.fanout.holding)
     }
 
     @Test func noCoalescing_writesEveryTurn() throws {
@@ -113,7 +113,7 @@ import Testing
             r.line("c\(ms)", at: ms, continuous: true)
             #expect(r.received() == ["c\(ms)"])
         }
-        #expect(r.server.fanout.writes == 5 && !r.server.fanout.holding)
+        #expect(r.server.hub.state.fanout.writes == 5 && !r.server.hub.state.fanout.holding)
     }
 }
 
@@ -128,18 +128,18 @@ import Testing
         for _ in 0..<30 {
             line.withUnsafeBufferPointer { r.server.enqueue($0, to: r.client, since: 100_000_000, continuous: true) }
         }
-        #expect(!r.client.closed && r.server.fanout.droppedSlow == 0)
-        r.server.fanout.inputNow = 200_000_000
+        #expect(!r.client.closed && r.server.hub.state.fanout.droppedSlow == 0)
+        r.server.hub.state.fanout.inputNow = 200_000_000
         r.server.flush()
         var got = 0, buf = [UInt8](repeating: 0, count: 65_536)
         while case let n = read(r.peer, &buf, buf.count), n > 0 { got += n }
         #expect(got == 30 * line.count)
         // Nobody reads now: once the kernel's buffer is full, the queue passes the bound.
-        for _ in 0..<2000 where r.server.fanout.subscribers[r.client.slot].isLive {
+        for _ in 0..<2000 where r.server.hub.state.fanout.subscribers[r.client.slot].isLive {
             line.withUnsafeBufferPointer { r.server.enqueue($0, to: r.client, since: 300_000_000, continuous: false) }
         }
         // Dropped by the fan-out, closed by the server once it settles the turn.
-        #expect(!r.client.closed && r.server.fanout.droppedSlow == 1)
+        #expect(!r.client.closed && r.server.hub.state.fanout.droppedSlow == 1)
         r.server.settle()
         #expect(r.client.closed)
     }
