@@ -119,32 +119,23 @@ public enum PrometheusText {
         return "\(v)"
     }
 
-    static func escapeLabel(_ s: String) -> String {
+    /// A label value: backslash, double quote and newline escaped (the exposition format).
+    static func escapeLabel(_ s: String) -> String { escaped(s, quotes: true) }
+
+    /// A HELP text: backslash and newline escaped (a double quote stays as it is there).
+    static func escapeHelp(_ s: String) -> String { escaped(s, quotes: false) }
+
+    private static func escaped(_ s: String, quotes: Bool) -> String {
         var out = ""
         for c in s.unicodeScalars {
-            switch c {
-            case "\\": out += "\\\\"
-            case "\"": out += "\\\""
-            case "\n": out += "\\n"
-            default: out.unicodeScalars.append(c)
-            }
-        }
-        return out
-    }
-
-    static func escapeHelp(_ s: String) -> String {
-        s.replacingBackslashesAndNewlines
-    }
-}
-
-extension String {
-    fileprivate var replacingBackslashesAndNewlines: String {
-        var out = ""
-        for c in unicodeScalars {
-            switch c {
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            default: out.unicodeScalars.append(c)
+            if c == "\\" {
+                out += "\\\\"
+            } else if c == "\n" {
+                out += "\\n"
+            } else if quotes && c == "\"" {
+                out += "\\\""
+            } else {
+                out.unicodeScalars.append(c)
             }
         }
         return out
