@@ -85,7 +85,7 @@ public final class Daemon: EventLoopOwner {
             if let madeDirectory { rmdir(madeDirectory) }
             throw error
         }
-        devices = Devices(loop: loop, log: log, owner: self, server: server, actions: actions, base: base)
+        devices = Devices(loop: loop, log: log, owner: self, hub: server.hub, actions: actions, base: base)
     }
 
     /// The server's limits from `[daemon]`; `max_clients` lowered (with a warning) when

@@ -5,7 +5,8 @@ import Pipeline
 
 /// The devices' per-frame state in one value: each device (its pipeline, deadline, health), the
 /// one output buffer every pipeline fills in turn, and the totals the daemon reads every
-/// wake-up. `Devices` owns it; a read's whole trip through a pipeline is one mutating call here.
+/// wake-up. It lives in the `Hub` beside the fan-out; `Devices` changes it, and a read's whole
+/// trip through a pipeline is one mutating call here.
 struct DeviceTable {
     private(set) var all: [Device] = []
     /// What the last fill made (emptied by the next fill, so the fan-out reads it in place).
@@ -17,14 +18,11 @@ struct DeviceTable {
     /// Frames decoded over all devices (`stats`).
     private(set) var frames = 0
 
-    var hasOutput: Bool { !output.isEmpty }
-
     /// Every device has ended its input and has nothing under way (`--exit-after-replay`); each
     /// asked where it lies (a `Device` is about a kilobyte).
     var allEndedAndIdle: Bool {
         !all.isEmpty && all.indices.allSatisfy { all[$0].ended && all[$0].pipeline.isIdle }
     }
-
 
     func index(of id: UInt32) -> Int? { all.firstIndex { $0.id == id } }
 
@@ -62,8 +60,9 @@ struct DeviceTable {
     }
 
     /// Hands what device `k`'s pipeline made (in `output`, read in place) to `fanout`; whether
-    /// actions fired or transitions were traced. A line's latency starts at its input: the kernel's timestamp of the first
-    /// frame behind it (CLOCK_MONOTONIC), or, for lines no frame led to (a deadline), this turn.
+    /// actions fired or transitions were traced. A line's latency starts at its input: the
+    /// kernel's timestamp of the first frame behind it (CLOCK_MONOTONIC), or, for lines no frame
+    /// led to (a deadline), this turn.
     mutating func handOff(_ k: Int, to fanout: inout Fanout, turn: EventLoop) -> Bool {
         guard !output.isEmpty else { return false }
         let times = frameTimes(k)

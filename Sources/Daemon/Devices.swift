@@ -45,13 +45,12 @@ protocol DeviceOwner: AnyObject {
 /// The touch devices: discovery and hotplug of live ones (libudev, the capability fallback,
 /// `ignore_devices`, `grab`), a replayed recording, each device's geometry and pipeline, and
 /// what happens when one goes away or the configuration changes. What a pipeline makes goes
-/// straight to the fan-out (`Server.fanout`) and the actions; the owner (the daemon) hears only
+/// straight to the fan-out (in the `Hub` it shares with the server) and the actions; the owner (the daemon) hears only
 /// of devices added and removed.
 final class Devices<Owner: DeviceOwner> {
     let loop: EventLoop
     let log: Logger
     private unowned let owner: Owner
-    private let server: Server
     private let actions: ActionRunner
     /// The per-frame state, shared with the server: the devices, their output buffer and totals
     /// are `hub.state.devices` (DeviceTable.swift).
@@ -75,12 +74,11 @@ final class Devices<Owner: DeviceOwner> {
         set { hub.state.devices.output.wants = newValue }
     }
 
-    init(loop: EventLoop, log: Logger, owner: Owner, server: Server, actions: ActionRunner, base: Configuration) {
+    init(loop: EventLoop, log: Logger, owner: Owner, hub: Hub, actions: ActionRunner, base: Configuration) {
         self.loop = loop
         self.log = log
         self.owner = owner
-        self.server = server
-        hub = server.hub
+        self.hub = hub
         self.actions = actions
         self.base = base
         compiled = CompiledConfiguration(base.engine)
@@ -176,7 +174,6 @@ final class Devices<Owner: DeviceOwner> {
             log.trace("\(hub.state.devices.all[k].pipeline.gestureName(t.gesture)) \(t.from) --\(t.input)--> \(t.to)\(t.reason.map { " (\($0))" } ?? "")")
         }
     }
-
 
     /// Fires each device's deadlines due by monotonic time `now`, each at its own time (input
     /// already due is read first, so that input and deadlines keep their order).

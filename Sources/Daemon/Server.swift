@@ -7,9 +7,10 @@ import Logging
     import Glibc
 #endif
 
-/// The Unix socket: accepts clients, splits their requests into lines, and queues output per
-/// client with a bound (the write side is in ServerOutput.swift). Writes are coalesced: `enqueue`
-/// only appends; `flush` (once per loop turn) writes each client's queue with one `write`.
+/// The Unix socket: accepts clients, splits their requests into lines (ServerReading.swift), and
+/// queues output per client with a bound in the fan-out (Fanout.swift, FanoutWrites.swift).
+/// Writes are coalesced: `enqueue` only appends; `endTurn` (once per loop turn) writes each
+/// client's queue with one `write`.
 ///
 /// Fairness and memory, whatever a client does:
 /// - A client's requests are served at most `requestsPerTurn` lines and `bytesPerTurn` bytes a
@@ -180,13 +181,6 @@ final class Server {
             turn.deadline = hub.state.devices.earliestDeadline
         }
         return turn
-    }
-
-    /// Writes every client's queue (`Fanout.flush`), arms the release timer for held lines, and
-    /// settles what came of the writes.
-    func flush() {
-        armRelease(hub.state.fanout.flush(clock: { loop.turnStarted }))
-        settle()
     }
 
     private func armRelease(_ due: Int64?) {

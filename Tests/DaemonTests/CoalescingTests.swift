@@ -45,7 +45,7 @@ import Testing
             server.hub.state.fanout.inputNow = ms * 1_000_000
             let bytes = Array((line + "\n").utf8)
             bytes.withUnsafeBufferPointer { server.enqueue($0, to: client, since: ms * 1_000_000, continuous: continuous) }
-            server.flush()
+            _ = server.endTurn()
         }
 
         /// What the client can read now.
@@ -79,7 +79,7 @@ import Testing
         #expect(r.received() == ["c111"])
         #expect(r.server.releaseTimer.armedAt == 121_000_000)
         r.server.hub.state.fanout.inputNow = 121 * 1_000_000  // that turn's clock (the rig's times are not the real clock's)
-        r.server.flush()
+        _ = r.server.endTurn()
         #expect(r.received() == ["c112"])
         // At 100 Hz a frame is 10 ms after the last write: nothing is held.
         for ms in stride(from: Int64(130), through: 170, by: 10) {
@@ -96,7 +96,7 @@ import Testing
         r.line("c101", at: 101, continuous: true)
         #expect(r.received() == ["c100"])
         r.server.reply(Array("reply\n".utf8)[...], to: r.client)
-        r.server.flush()
+        _ = r.server.endTurn()
         #expect(r.received() == ["c101", "reply"])
         // `subscribe` with coalesce_ms 0: every line in its turn.
         r.server.hub.state.fanout.subscribers[r.client.slot].coalesceNs = 0
@@ -130,7 +130,7 @@ import Testing
         }
         #expect(!r.client.closed && r.server.hub.state.fanout.droppedSlow == 0)
         r.server.hub.state.fanout.inputNow = 200_000_000
-        r.server.flush()
+        _ = r.server.endTurn()
         var got = 0, buf = [UInt8](repeating: 0, count: 65_536)
         while case let n = read(r.peer, &buf, buf.count), n > 0 { got += n }
         #expect(got == 30 * line.count)

@@ -147,22 +147,29 @@ import TouchFrames
             log: Logger(label: "test"))
     }
 
-    @Test func aTapFedInBatches_reachesTheFanout_thenTheDeadlineFires() throws {
-        let s = try Self.source("double-tap")
+    /// A single tap is only told once the double-tap window has passed: fed, it leaves a
+    /// deadline and no line; advanced past the deadline, its line reaches the fan-out.
+    @Test func aTapFedInBatches_waitsForItsDeadline_thenReachesTheFanout() throws {
+        let s = try Self.source("tap")
         var table = DeviceTable()
         let pipeline = try DevicePipeline(description: s.description, configuration: .standard, device: 1)
         table.add(Device(id: 1, source: s, pipeline: pipeline, health: PanelHealth(.init(name: "t", vendor: 0, product: 0, node: "n"))))
         var fanout = Fanout(coalesceNs: 0, outputBufferBytes: 1 << 20)
         let loop = try EventLoop()
-        let path = Root.fixtures + "/double-tap.events"
+        let path = Root.fixtures + "/tap.events"
         let events = try Evemu.parse(try String(contentsOfFile: path, encoding: .utf8), file: path).eventsLiftedAtEnd
         for e in events {
             [e].withUnsafeBufferPointer { _ = table.feed(InputBatch($0), from: 1, to: &fanout, turn: loop) }
         }
         #expect(table.frames > 0 && table.all[0].health.frames == table.frames)
-        #expect(fanout.gestureLines > 0)
+        #expect(fanout.gestureLines == 0)
+        let deadline = try #require(table.earliestDeadline)
+        table.advance(0, toMonotonic: deadline)
+        _ = table.handOff(0, to: &fanout, turn: loop)
+        #expect(fanout.gestureLines == 1 && table.earliestDeadline == nil)
+        // An unknown device takes nothing; a device taken out leaves the totals.
         #expect(table.feed(InputBatch(UnsafeBufferPointer(start: nil, count: 0)), from: 7, to: &fanout, turn: loop) == nil)
         let taken = table.take(0)
-        #expect(!taken.health.up && taken.health.removals == 1 && table.all.isEmpty && table.earliestDeadline == nil)
+        #expect(!taken.health.up && taken.health.removals == 1 && table.all.isEmpty)
     }
 }
