@@ -51,9 +51,8 @@ public final class Daemon: EventLoopOwner {
     private var signalFD: Int32 = -1
     private var strays = StraySignals()
     private var watchdog: Int32 = -1
-    private var socketPathToRemove: String?
-    /// The socket's directory, when this start made it.
-    private var directoryMade: String?
+    /// The sockets' files and directories this start made (none under socket activation).
+    private var sockets = ListenSocket.Opened()
     private var exitCode: Int32 = 0
     private var lastReloadError: String?
 
@@ -74,15 +73,13 @@ public final class Daemon: EventLoopOwner {
         if let s = options.socketPath { base.daemon.socket = s }
         self.base = base
         actions.maxChildren = base.daemon.maxActionChildren
-        let (listenFD, madePath, madeDirectory) = try ListenSocket.open(base.daemon, log: log)
-        socketPathToRemove = madePath
-        directoryMade = madeDirectory
+        let opened = try ListenSocket.open(base.daemon, log: log)
+        sockets = opened
         do {
-            server = try Server(loop: loop, listenFD: listenFD, limits: Self.limits(base.daemon, log: log), log: log)
+            server = try Server(loop: loop, listeners: opened.listeners, limits: Self.limits(base.daemon, log: log), log: log)
         } catch {
-            close(listenFD)
-            if let madePath { unlink(madePath) }
-            if let madeDirectory { rmdir(madeDirectory) }
+            for l in opened.listeners { close(l.fd) }
+            opened.removeFiles()
             throw error
         }
         devices = Devices(loop: loop, log: log, owner: self, hub: server.hub, actions: actions, base: base)
@@ -116,8 +113,7 @@ public final class Daemon: EventLoopOwner {
         do {
             try start()
         } catch {
-            if let path = socketPathToRemove { unlink(path) }
-            if let dir = directoryMade { rmdir(dir) }
+            sockets.removeFiles()
             throw error
         }
         loop.run(self)
@@ -126,7 +122,7 @@ public final class Daemon: EventLoopOwner {
         server.closeAll()
         devices.stopAll()
         actions.stopAll()
-        if let path = socketPathToRemove { unlink(path) }
+        for p in sockets.paths { unlink(p) }
         log.info("stopped")
         return exitCode
     }

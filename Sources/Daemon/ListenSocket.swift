@@ -1,39 +1,85 @@
 import CLinux
 import GestureConfig
+import GestureProtocol
 import Logging
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// The listening Unix socket: what may be replaced at its path, who may reach it.
+/// A listening socket of the daemon's. `quiet`: the request socket, whose connections start
+/// subscribed to nothing (GestureProtocol.SocketPaths).
+struct Listener {
+    let fd: Int32
+    let quiet: Bool
+}
+
+/// The listening Unix sockets: what may be replaced at their paths, who may reach them.
 enum ListenSocket {
-    /// systemd's socket (socket activation), or our own at `settings.socket`; `path` is set
-    /// when the daemon made the socket file (it removes it when it stops), `directory` when it
-    /// made the directory for it (removed if the start fails).
-    static func open(_ settings: DaemonSettings, log: Logger) throws -> (fd: Int32, path: String?, directory: String?) {
-        if let fd = Systemd.listenFDs().first {
-            log.info("using the socket systemd passed (fd \(fd))")
-            return (fd, nil, nil)
+    /// What `open` made: the sockets, and the files and directories it created (removed when
+    /// the daemon stops, or at once when its start fails).
+    struct Opened {
+        var listeners: [Listener] = []
+        var paths: [String] = []
+        var directories: [String] = []
+
+        func removeFiles() {
+            for p in paths { unlink(p) }
+            for d in directories.reversed() { rmdir(d) }
         }
-        let path = settings.socket
-        guard path.hasPrefix("/") else {
-            throw Daemon.StartError("the socket must be an absolute path, found '\(path)' (abstract sockets, '@name', are not supported)")
+    }
+
+    /// systemd's sockets (socket activation), or our own at `settings.socket` and beside it the
+    /// request socket (`request_socket`). Of systemd's, the request socket is the one whose path
+    /// ends in `-requests.sock` (as touchgestured.socket's second `ListenStream=`), or one with
+    /// `FileDescriptorName=requests`.
+    static func open(_ settings: DaemonSettings, log: Logger) throws -> Opened {
+        var opened = Opened()
+        let passed = Systemd.listenSockets()
+        if !passed.isEmpty {
+            for s in passed {
+                let quiet = s.name == "requests" || boundPath(s.fd).hasSuffix("-requests.sock")
+                opened.listeners.append(Listener(fd: s.fd, quiet: quiet))
+            }
+            opened.listeners.sort { !$0.quiet && $1.quiet }
+            log.info("using the sockets systemd passed (fds \(passed.map { "\($0.fd)" }.joined(separator: ", ")))")
+            return opened
         }
-        var gid: gid_t = getegid()
-        if let group = settings.group {
-            guard let g = getgrnam(group) else { throw Daemon.StartError("unknown group '\(group)' ([daemon] group)") }
-            gid = g.pointee.gr_gid
-        }
-        let madeDirectory = try makeDirectory(of: path, group: gid)
+        var paths = [(settings.socket, false)]
+        let requests = settings.requestSocket ?? SocketPaths.requests(besides: settings.socket)
+        if !requests.isEmpty { paths.append((requests, true)) }
         do {
-            try replaceStale(path, type: SOCK_STREAM, log: log)
-            return (try bindAndListen(path, type: SOCK_STREAM, group: gid), path, madeDirectory)
+            let gid = try group(settings)
+            for (path, quiet) in paths {
+                guard path.hasPrefix("/") else {
+                    throw Daemon.StartError("the socket must be an absolute path, found '\(path)' (abstract sockets, '@name', are not supported)")
+                }
+                if let made = try makeDirectory(of: path, group: gid) { opened.directories.append(made) }
+                try replaceStale(path, type: SOCK_STREAM, log: log)
+                opened.listeners.append(Listener(fd: try bindAndListen(path, type: SOCK_STREAM, group: gid), quiet: quiet))
+                opened.paths.append(path)
+            }
         } catch {
-            // Nothing of a start that failed stays behind: not the socket, not a directory made for it.
-            if let dir = madeDirectory { rmdir(dir) }
+            // Nothing of a start that failed stays behind: no socket, no directory made for one.
+            for l in opened.listeners { close(l.fd) }
+            opened.removeFiles()
             throw error
         }
+        return opened
+    }
+
+    /// The path socket `fd` is bound to ("" for none).
+    private static func boundPath(_ fd: Int32) -> String {
+        var buffer = [CChar](repeating: 0, count: 128)
+        // Safe: the C function writes at most `buffer.count` bytes, NUL-terminated, into the array it is lent.
+        let ok = buffer.withUnsafeMutableBufferPointer { cl_unix_socket_path(fd, $0.baseAddress, $0.count) } == 0
+        return ok ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+    }
+
+    private static func group(_ settings: DaemonSettings) throws -> gid_t {
+        guard let group = settings.group else { return getegid() }
+        guard let g = getgrnam(group) else { throw Daemon.StartError("unknown group '\(group)' ([daemon] group)") }
+        return g.pointee.gr_gid
     }
 
     /// The action runner's own SOCK_SEQPACKET socket at `path` (run by hand, without systemd's

@@ -69,6 +69,7 @@ extension Daemon {
             if !c.ownedRegions.isEmpty {
                 c.ownedRegions = []
                 try recompile()
+                server.watchIdle(c)
             }
             Messages.beginReply(&writer, id: id, op: op)
             Messages.end(&writer)

@@ -23,7 +23,8 @@ import Logging
 ///   not dropped, and cannot grow its queue without bound.
 final class Server {
     let loop: EventLoop
-    let listenFD: Int32
+    /// The stream socket, and the request socket when there is one.
+    let listeners: [Listener]
     let log: Logger
     var settings: Limits {
         didSet { hub.state.fanout.configure(coalesceNs: settings.coalesceNs, outputBufferBytes: settings.outputBufferBytes) }
@@ -75,21 +76,23 @@ final class Server {
     var closedIdle = 0
     private(set) var accepted = 0
 
-    init(loop: EventLoop, listenFD: Int32, limits: Limits, log: Logger) throws(EventLoop.Failure) {
+    init(loop: EventLoop, listeners: [Listener], limits: Limits, log: Logger) throws(EventLoop.Failure) {
         self.loop = loop
-        self.listenFD = listenFD
+        self.listeners = listeners
         settings = limits
         hub = Hub(fanout: Fanout(coalesceNs: limits.coalesceNs, outputBufferBytes: limits.outputBufferBytes))
         self.log = log
-        let flags = fcntl(listenFD, F_GETFL)
-        guard flags >= 0, fcntl(listenFD, F_SETFL, flags | O_NONBLOCK) == 0 else {
-            throw EventLoop.Failure(call: "fcntl(O_NONBLOCK) on the listening socket", errno: errno)
+        for l in listeners {
+            let flags = fcntl(l.fd, F_GETFL)
+            guard flags >= 0, fcntl(l.fd, F_SETFL, flags | O_NONBLOCK) == 0 else {
+                throw EventLoop.Failure(call: "fcntl(O_NONBLOCK) on the listening socket", errno: errno)
+            }
         }
         reserveFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
         throttleTimer = try DeadlineTimer()
         releaseTimer = try DeadlineTimer()
         idleTimer = try DeadlineTimer()
-        try loop.add(listenFD) { [unowned self] _ in self.acceptAll() }
+        for l in listeners { try loop.add(l.fd) { [unowned self] _ in self.acceptAll(l) } }
         try loop.add(throttleTimer.fd) { [unowned self] _ in self.unthrottle() }
         // The turn's flush writes what is due (by the clock: no input came).
         try loop.add(releaseTimer.fd) { [unowned self] _ in self.releaseTimer.acknowledge() }
@@ -112,8 +115,10 @@ final class Server {
     /// Takes a connected socket as a client (the accept path, and tests with a socketpair);
     /// nil when the loop cannot watch it (then it is closed).
     @discardableResult
-    func admit(_ fd: Int32, pid: Int32, uid: UInt32, gid: UInt32) -> Client? {
+    /// A `quiet` connection (the request socket's) starts subscribed to nothing.
+    func admit(_ fd: Int32, pid: Int32, uid: UInt32, gid: UInt32, quiet: Bool = false) -> Client? {
         let slot = hub.state.fanout.open(.socket(fd: fd))
+        if quiet { hub.state.fanout.subscribers[slot].subscription = .nothing }
         let client = Client(fd: fd, number: nextNumber, slot: slot, peer: (pid, uid, gid))
         nextNumber += 1
         accepted += 1
@@ -130,8 +135,9 @@ final class Server {
         allClients.append(client)
         if bySlot.count <= slot { bySlot += [Client?](repeating: nil, count: slot + 1 - bySlot.count) }
         bySlot[slot] = client
-        log.info("\(client.label) connected")
+        log.info("\(client.label) connected\(quiet ? " to the request socket" : "")")
         onConnect?(client)
+        watchIdle(client)
         return client
     }
 
@@ -279,7 +285,7 @@ final class Server {
         log.log(level: level, "\(client.label) disconnected: \(reason)")
         if reserveFD < 0 {
             reserveFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
-            if let e = loop.modify(listenFD, events: CL_EPOLLIN) { log.error("cannot resume accepting: \(e)") }
+            pauseAccepting(false)
         }
         onDisconnect?(client)
     }

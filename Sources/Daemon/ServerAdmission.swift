@@ -11,15 +11,15 @@ import SystemCalls
 /// lines and sends nothing for `idle_timeout_ms`. A connection turned away or closed is told
 /// why in an error line first.
 extension Server {
-    func acceptAll() {
+    func acceptAll(_ listener: Listener) {
         while true {
-            let fd = cl_accept(listenFD)
+            let fd = cl_accept(listener.fd)
             if fd < 0 {
                 switch errno {
                 case EINTR: continue
                 case EAGAIN, EWOULDBLOCK: return
                 case EMFILE, ENFILE:
-                    turnAwayWithoutFDs()
+                    turnAwayWithoutFDs(listener)
                     return
                 default:
                     log.warning("accept: \(String(cString: strerror(errno)))")
@@ -44,7 +44,7 @@ extension Server {
             if let more = refusals.flush() {
                 log.notice("a client slot is free again\(more)")
             }
-            admit(fd, pid: pid, uid: uid, gid: gid)
+            admit(fd, pid: pid, uid: uid, gid: gid, quiet: listener.quiet)
         }
     }
 
@@ -59,12 +59,12 @@ extension Server {
     }
 
     /// Out of fds: accept the waiting connection with the reserve fd, tell it why, close it.
-    func turnAwayWithoutFDs() {
+    func turnAwayWithoutFDs(_ listener: Listener) {
         refused += 1
         if reserveFD >= 0 {
             close(reserveFD)
             reserveFD = -1
-            let fd = cl_accept(listenFD)
+            let fd = cl_accept(listener.fd)
             if fd >= 0 { refuse(fd, code: .tooManyClients, message: "the daemon is out of file descriptors") }
             reserveFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
         }
@@ -72,8 +72,17 @@ extension Server {
             log.warning("refused a client: out of file descriptors (\(clients.count) clients)\(more)")
         }
         // Without the reserve (it could not be reopened) the connection stays queued; the
-        // listening socket is left out of the loop until a client goes, so the loop cannot spin.
-        if reserveFD < 0, let e = loop.modify(listenFD, events: 0) { log.error("cannot pause accepting: \(e)") }
+        // listening sockets are left out of the loop until a client goes, so the loop cannot spin.
+        if reserveFD < 0 { pauseAccepting(true) }
+    }
+
+    /// Takes the listening sockets out of the loop (out of fds), or puts them back.
+    func pauseAccepting(_ pause: Bool) {
+        for l in listeners {
+            if let e = loop.modify(l.fd, events: pause ? 0 : CL_EPOLLIN) {
+                log.error("cannot \(pause ? "pause" : "resume") accepting: \(e)")
+            }
+        }
     }
 
     /// Why a connection of `uid` is turned away now, or nil to take it.
@@ -97,9 +106,11 @@ extension Server {
         }
     }
 
+    /// Subscribed to no gesture or touch line, and holding no regions (a connection that set
+    /// regions is there to keep them: `touchgesturectl regions set` waits quietly).
     func takesNothing(_ client: Client) -> Bool {
         let s = hub.state.fanout.subscribers[client.slot].subscription
-        return !s.gestures && !s.touches
+        return !s.gestures && !s.touches && client.ownedRegions.isEmpty
     }
 
     /// The idle timer fired: clients that took no lines and sent nothing for the limit are told

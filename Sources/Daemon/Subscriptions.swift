@@ -25,6 +25,16 @@ struct ResolvedSubscription {
     /// per subscription, so a line asks one flag, not the filter's sets.
     private(set) var takesEveryGesture = true
 
+    /// No line at all, not even device lines: a connection on the request socket until it
+    /// subscribes.
+    static var nothing: ResolvedSubscription {
+        var r = ResolvedSubscription()
+        r.request.gestures = false
+        r.request.devices = []
+        r.takesEveryGesture = false
+        return r
+    }
+
     /// A new subscription, resolved against what the engines run now.
     mutating func subscribe(_ s: Subscription, configuration: CompiledConfiguration) {
         request = s

@@ -35,9 +35,10 @@ struct Systemd {
         return bytes.withUnsafeBytes { cl_sendto_unix(fd, $0.baseAddress, $0.count, path) } >= 0
     }
 
-    /// The listening sockets systemd passed (socket activation), from fd 3; empty otherwise.
-    /// Unsets the variables so children do not inherit them.
-    static func listenFDs() -> [Int32] {
+    /// The listening sockets systemd passed (socket activation), from fd 3, with their
+    /// `FileDescriptorName=` (LISTEN_FDNAMES; the socket unit's name by default); empty
+    /// otherwise. Unsets the variables so children do not inherit them.
+    static func listenSockets() -> [(fd: Int32, name: String)] {
         defer {
             unsetenv("LISTEN_PID")
             unsetenv("LISTEN_FDS")
@@ -46,6 +47,7 @@ struct Systemd {
         guard let pid = getenv("LISTEN_PID").flatMap({ Int32(String(cString: $0)) }), pid == getpid(),
             let n = getenv("LISTEN_FDS").flatMap({ Int32(String(cString: $0)) }), n > 0
         else { return [] }
-        return (0..<n).map { 3 + $0 }
+        let names = getenv("LISTEN_FDNAMES").map { String(cString: $0).split(separator: ":", omittingEmptySubsequences: false).map(String.init) } ?? []
+        return (0..<n).map { (3 + $0, Int($0) < names.count ? names[Int($0)] : "") }
     }
 }

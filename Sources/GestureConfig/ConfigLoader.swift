@@ -155,7 +155,7 @@ struct Loader {
 
     func readDaemon(_ d: Scope) throws(ConfigError) -> DaemonSettings {
         try d.checkKeys(["socket", "group", "max_clients", "max_line_bytes", "output_buffer_bytes", "coalesce_ms", "set_regions", "set_regions_uids", "set_regions_gids", "ignore_devices", "grab", "max_action_children",
-            "max_clients_per_user", "idle_timeout_ms",
+            "max_clients_per_user", "idle_timeout_ms", "request_socket",
         ])
         var s = DaemonSettings()
         s.ignoreDevices = try d.strings("ignore_devices") ?? []
@@ -163,6 +163,12 @@ struct Loader {
         if let path = try d.string("socket") {
             guard path.hasPrefix("/"), path.utf8.count < 108 else { throw d.fail("socket", "'socket' must be an absolute path shorter than 108 bytes") }
             s.socket = path
+        }
+        if let path = try d.string("request_socket") {
+            guard path.isEmpty || (path.hasPrefix("/") && path.utf8.count < 108) else {
+                throw d.fail("request_socket", "'request_socket' must be an absolute path shorter than 108 bytes, or \"\" for none")
+            }
+            s.requestSocket = path
         }
         if let g = try d.string("group") {
             guard !g.isEmpty else { throw d.fail("group", "'group' must not be empty") }

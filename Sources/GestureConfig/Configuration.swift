@@ -57,6 +57,9 @@ public func devicePatternMatches(_ pattern: String, path: String, name: String, 
 public struct DaemonSettings: Hashable, Sendable {
     /// The listening socket's path (unless systemd passes one). Default /run/touchgestured/gestures.sock.
     public var socket = "/run/touchgestured/gestures.sock"
+    /// The request socket, where connections start subscribed to nothing (one-shot clients):
+    /// nil puts it beside `socket` (`SocketPaths.requests(besides:)`), "" opens none.
+    public var requestSocket: String?
     /// Exec actions running at once; one more is skipped (and logged), never queued.
     public var maxActionChildren = 4
     /// The socket's group (mode 0660): members may connect. Nil keeps the daemon's group.

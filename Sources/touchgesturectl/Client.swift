@@ -16,7 +16,16 @@ struct SocketOption: ParsableArguments {
     var socket: String?
 
     var path: String {
-        socket ?? getenv("TOUCHGESTURED_SOCKET").map { String(cString: $0) } ?? "/run/touchgestured/gestures.sock"
+        socket ?? getenv("TOUCHGESTURED_SOCKET").map { String(cString: $0) } ?? SocketPaths.stream
+    }
+
+    /// A connection for one request and its reply: on the request socket beside `path`, where
+    /// no stream line is sent; on `path` itself when there is none (`request_socket = ""`, or a
+    /// daemon older than it), after unsubscribing there.
+    func oneShot() throws -> Connection {
+        let c = try (try? Connection(SocketPaths.requests(besides: path), quiet: true)) ?? Connection(path)
+        _ = c.readLine()  // hello
+        return c
     }
 }
 
@@ -30,9 +39,13 @@ final class Connection {
     /// CLOCK_MONOTONIC (ns) when the read that completed the last returned line returned.
     private(set) var lastReadNanoseconds: Int64 = 0
 
-    init(_ path: String) throws {
+    /// `quiet`: the request socket, where the connection starts subscribed to nothing; failing
+    /// to reach it prints nothing (the caller falls back to the stream socket).
+    init(_ path: String, quiet: Bool = false) throws {
+        self.quiet = quiet
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0, cl_connect_unix(fd, path) == 0 else {
+            if quiet { throw ExitCode.failure }
             throw fail("cannot connect to \(path): \(String(cString: strerror(errno))) (is touchgestured running? --socket PATH)")
         }
     }
@@ -64,11 +77,13 @@ final class Connection {
     /// A whole line is already read: `readLine` returns it without a system call.
     var hasBufferedLine: Bool { buffer[start...].contains(0x0A) }
 
-    private var quiet = false
+    /// Subscribed to no gesture lines (the request socket, or after the first `call`).
+    private var quiet: Bool
 
-    /// Sends a request and returns its reply (or error) line, skipping other lines. The first
-    /// call first unsubscribes from gesture lines: under a flood of them (a replay at 100×) a
-    /// one-shot command would otherwise read, and be dropped as too slow, before its reply came.
+    /// Sends a request and returns its reply (or error) line, skipping other lines. On the
+    /// stream socket the first call first unsubscribes from gesture lines: under a flood of them
+    /// (a replay at 100×) a one-shot command would otherwise read, and be dropped as too slow,
+    /// before its reply came.
     func call(_ request: String, id: Int) throws -> JSONValue {
         if !quiet {
             send(#"{"op":"subscribe","id":0,"gestures":false}"#)
@@ -232,8 +247,7 @@ struct Ping: ParsableCommand {
     @OptionGroup var connection: SocketOption
 
     func run() throws {
-        let c = try Connection(connection.path)
-        _ = c.readLine()  // hello
+        let c = try connection.oneShot()
         let start = cl_monotonic_ns()
         _ = try c.call(#"{"op":"ping","id":1}"#, id: 1)
         let us = Double(cl_monotonic_ns() - start) / 1000
@@ -246,8 +260,7 @@ struct Stats: ParsableCommand {
     @OptionGroup var connection: SocketOption
 
     func run() throws {
-        let c = try Connection(connection.path)
-        _ = c.readLine()
+        let c = try connection.oneShot()
         print(jsonText(try c.call(#"{"op":"stats","id":1}"#, id: 1)))
     }
 }
@@ -261,8 +274,7 @@ struct Devices: ParsableCommand {
 
     func run() throws {
         if local { return try listLocalDevices() }
-        let c = try Connection(connection.path)
-        _ = c.readLine()
+        let c = try connection.oneShot()
         let reply = try c.call(#"{"op":"list_devices","id":1}"#, id: 1)
         guard case .array(let devices)? = reply["devices"] else { return }
         if devices.isEmpty { print("no touch devices") }
@@ -309,8 +321,8 @@ struct Regions: ParsableCommand {
             let request = JSONValue.object([
                 ("op", .string("set_regions")), ("id", .number(1)), ("regions", .array(regions.map(tomlToJSON))),
             ])
-            let c = try Connection(connection.path)
-            _ = c.readLine()
+            // Regions stay while their connection does, which takes no stream lines meanwhile.
+            let c = try connection.oneShot()
             let reply = try c.call(jsonText(request), id: 1)
             var names: [String] = []
             if case .array(let r)? = reply["regions"] { names = r.compactMap { if case .string(let s) = $0 { s } else { nil } } }
@@ -331,8 +343,7 @@ struct Regions: ParsableCommand {
         @OptionGroup var connection: SocketOption
 
         func run() throws {
-            let c = try Connection(connection.path)
-            _ = c.readLine()
+            let c = try connection.oneShot()
             _ = try c.call(#"{"op":"clear_regions","id":1}"#, id: 1)
             print("ok")
         }

@@ -23,7 +23,7 @@ struct Metrics: ParsableCommand {
 
     func run() throws {
         var stats: StatsSnapshot?
-        if let c = try? Connection(connection.path), c.readLine() != nil, let reply = try? c.call(#"{"op":"stats","id":1}"#, id: 1) {
+        if let c = try? connection.oneShot(), let reply = try? c.call(#"{"op":"stats","id":1}"#, id: 1) {
             stats = StatsSnapshot(reply: reply)
         }
         let text = PrometheusText.render(stats)

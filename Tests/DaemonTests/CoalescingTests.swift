@@ -27,7 +27,7 @@ import Testing
             #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &s) == 0)
             listenEnds = l
             server = try Server(
-                loop: loop, listenFD: l[0],
+                loop: loop, listeners: [Listener(fd: l[0], quiet: false)],
                 limits: .init(maxClients: 4, maxLineBytes: 4096, outputBufferBytes: 8192, coalesceNs: coalesceMs * 1_000_000),
                 log: Logger(label: "test"))
             _ = fcntl(s[0], F_SETFL, fcntl(s[0], F_GETFL) | O_NONBLOCK)

@@ -122,13 +122,15 @@ import TouchFrames
     }
 
     @Test(.enabled(if: hasTool("systemd-socket-activate"), "systemd-socket-activate is not installed (apt-get install systemd)"))
-    func socketActivation_usesTheSocketSystemdPasses() throws {
+    func socketActivation_usesTheSocketsSystemdPasses() throws {
         let dir = scratch()
         let path = dir + "/activated.sock"
+        let requests = dir + "/activated-requests.sock"
         let notify = NotifyListener(dir: dir)
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-socket-activate")
-        p.arguments = ["-l", path, "-E", "NOTIFY_SOCKET=\(notify.path)", Root.daemon, "--socket", dir + "/unused.sock"]
+        // As touchgestured.socket: the stream socket, and the request socket (known by its ending).
+        p.arguments = ["-l", path, "-l", requests, "-E", "NOTIFY_SOCKET=\(notify.path)", Root.daemon, "--socket", dir + "/unused.sock"]
         let err = Pipe()
         p.standardError = err
         try p.run()
@@ -145,9 +147,16 @@ import TouchFrames
         #expect(client.json()?["type"] == .string("hello"))
         #expect(notify.wait(for: "READY=1") != nil)
         #expect(!FileManager.default.fileExists(atPath: dir + "/unused.sock"))
+        #expect(!FileManager.default.fileExists(atPath: dir + "/unused-requests.sock"))
+        let quiet = try TestClient(requests)
+        #expect(quiet.json()?["type"] == .string("hello"))
+        #expect(quiet.call(#"{"op":"ping","id":1}"#)?["type"] == .string("reply"))
         p.terminate()
         p.waitUntilExit()
-        #expect(String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).contains("using the socket systemd passed"))
+        let log = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(log.contains("using the sockets systemd passed"))
+        #expect(log.contains("connected to the request socket"))
+        #expect(log.components(separatedBy: "connected to the request socket").count == 2, "only the second socket is quiet")
     }
 
     @Test func idle_makesNoWakeups() throws {

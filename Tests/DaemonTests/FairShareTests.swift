@@ -102,4 +102,23 @@ import Testing
         #expect(d.stop() == 0)
         #expect(d.log.contains("disconnected: idle for 0.3 s with no subscription"))
     }
+
+    /// A connection that set regions is there to hold them (`touchgesturectl regions set` waits
+    /// without a stream): it is never idle, and its regions stay.
+    @Test func aConnectionHoldingRegions_isNotIdle() throws {
+        let d = try DaemonUnderTest([], config: "[daemon]\nidle_timeout_ms = 200\n")
+        let holder = try TestClient(SocketPaths.requests(besides: d.socket))
+        let idle = try TestClient(SocketPaths.requests(besides: d.socket))
+        for c in [holder, idle] { _ = c.json() }
+        let set = #"{"op":"set_regions","id":1,"regions":[{"name":"strip","rect":[0,0,100,100],"gesture":[{"kind":"tap"}]}]}"#
+        #expect(holder.call(set)?["type"] == .string("reply"))
+        #expect(idle.call(#"{"op":"ping","id":1}"#)?["type"] == .string("reply"))
+        // The one that only pinged is closed after the limit; the holder is not (events waited
+        // for, not a clock compared).
+        #expect(idle.json()?["code"] == .string("idle_timeout"))
+        #expect(idle.isClosed())
+        #expect(holder.call(#"{"op":"ping","id":2}"#)?["type"] == .string("reply"))
+        #expect(!holder.isClosed(seconds: 0.3))
+        #expect(d.stop() == 0)
+    }
 }

@@ -200,6 +200,7 @@ func readFile(_ path: String) -> String? {
         ("[screen]\nwidth = 1e-320", 2, "'width' must be at least 1"),
         ("[daemon]\nmax_clients = 1024\noutput_buffer_bytes = 16777216", 3, "max_clients × (output_buffer_bytes + max_line_bytes) is"),
         ("[daemon]\ncoalesce_ms = 101", 2, "'coalesce_ms'"),
+        ("[daemon]\nrequest_socket = 'run/r.sock'", 2, "'request_socket' must be an absolute path shorter than 108 bytes, or \"\" for none"),
         ("[daemon]\n\ncoalesce_ms = -1", 3, "'coalesce_ms'"),
         ("[daemon]\ncoalesce_ms = 2.5", 2, "'coalesce_ms'"),
         ("[thresholds]\ntap_slop = 1e-999", 2, "too small for a 64-bit float"),

@@ -175,6 +175,22 @@ static inline int cl_bind_unix(int fd, const char *path) {
     return bind(fd, (struct sockaddr *)&addr, (socklen_t)len);
 }
 
+// The path a Unix socket is bound to, NUL-terminated in `out` (`size` bytes); "" when it has none
+// (or an abstract one). Returns -1 on failure.
+static inline int cl_unix_socket_path(int fd, char *out, size_t size) {
+    struct sockaddr_un addr;
+    socklen_t len = sizeof addr;
+    memset(&addr, 0, sizeof addr);
+    if (size == 0 || getsockname(fd, (struct sockaddr *)&addr, &len) != 0) return -1;
+    out[0] = '\0';
+    if (addr.sun_family != AF_UNIX || len <= offsetof(struct sockaddr_un, sun_path) || addr.sun_path[0] == '\0') return 0;
+    size_t n = strnlen(addr.sun_path, sizeof addr.sun_path);
+    if (n >= size) n = size - 1;
+    memcpy(out, addr.sun_path, n);
+    out[n] = '\0';
+    return 0;
+}
+
 static inline int cl_connect_unix(int fd, const char *path) {
     struct sockaddr_un addr;
     int len = cl_unix_address(path, &addr);

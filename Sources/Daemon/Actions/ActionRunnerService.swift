@@ -41,7 +41,7 @@ public final class ActionRunnerService: EventLoopOwner {
         servesOne = connection != nil
         if let connection {
             try serve(connection)
-        } else if let fd = Systemd.listenFDs().first {
+        } else if let fd = Systemd.listenSockets().first?.fd {
             listenFD = fd
         } else if let path {
             listenFD = try ListenSocket.bindSequentialPacket(path, log: log)
