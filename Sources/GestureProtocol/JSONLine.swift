@@ -14,23 +14,20 @@ public struct JSONLineWriter {
         needsComma = false
     }
 
-    public mutating func beginObject() {
-        bytes.append(UInt8(ascii: "{"))
+    public mutating func beginObject() { open(UInt8(ascii: "{")) }
+    public mutating func endObject() { close(UInt8(ascii: "}")) }
+    public mutating func beginArray() { open(UInt8(ascii: "[")) }
+    public mutating func endArray() { close(UInt8(ascii: "]")) }
+
+    /// A container starts: its first element needs no comma.
+    private mutating func open(_ bracket: UInt8) {
+        bytes.append(bracket)
         needsComma = false
     }
 
-    public mutating func endObject() {
-        bytes.append(UInt8(ascii: "}"))
-        needsComma = true
-    }
-
-    public mutating func beginArray() {
-        bytes.append(UInt8(ascii: "["))
-        needsComma = false
-    }
-
-    public mutating func endArray() {
-        bytes.append(UInt8(ascii: "]"))
+    /// A container ends: it was an element, and the next one needs a comma.
+    private mutating func close(_ bracket: UInt8) {
+        bytes.append(bracket)
         needsComma = true
     }
 

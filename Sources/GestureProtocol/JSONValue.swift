@@ -77,6 +77,30 @@ private struct JSONParser {
         while i < s.count, s[i] == 0x20 || s[i] == 0x09 || s[i] == 0x0A || s[i] == 0x0D { i += 1 }
     }
 
+    /// At an array's or object's opening bracket: steps over it, and over `close` right after
+    /// it (true: the container is empty).
+    mutating func opensEmpty(_ close: UInt8) -> Bool {
+        i += 1
+        skipSpace()
+        guard i < s.count, s[i] == close else { return false }
+        i += 1
+        return true
+    }
+
+    /// After an element of an array or object: a comma (false: another element follows) or
+    /// `close` (true: the container ends).
+    mutating func closes(_ close: UInt8, in what: String) throws(JSONError) -> Bool {
+        skipSpace()
+        guard i < s.count else { throw error("unexpected end of input in \(what)") }
+        if s[i] == UInt8(ascii: ",") {
+            i += 1
+            return false
+        }
+        guard s[i] == close else { throw error("expected ',' or '\(Character(Unicode.Scalar(close)))' in \(what)") }
+        i += 1
+        return true
+    }
+
     mutating func literal(_ word: StaticString, _ v: JSONValue) throws(JSONError) -> JSONValue {
         let n = word.utf8CodeUnitCount
         guard i + n <= s.count else { throw error("unexpected end of input") }
@@ -98,37 +122,18 @@ private struct JSONParser {
         case UInt8(ascii: "f"): return try literal("false", .bool(false))
         case UInt8(ascii: "\""): return .string(try string())
         case UInt8(ascii: "["):
-            i += 1
             var items: [JSONValue] = []
-            skipSpace()
-            if i < s.count, s[i] == UInt8(ascii: "]") {
-                i += 1
-                return .array(items)
-            }
+            if opensEmpty(UInt8(ascii: "]")) { return .array(items) }
             while true {
                 skipSpace()
                 items.append(try value(depth: depth + 1))
-                skipSpace()
-                guard i < s.count else { throw error("unexpected end of input in an array") }
-                if s[i] == UInt8(ascii: ",") {
-                    i += 1
-                } else if s[i] == UInt8(ascii: "]") {
-                    i += 1
-                    return .array(items)
-                } else {
-                    throw error("expected ',' or ']' in an array")
-                }
+                if try closes(UInt8(ascii: "]"), in: "an array") { return .array(items) }
             }
         case UInt8(ascii: "{"):
-            i += 1
             var members: [(String, JSONValue)] = []
             // Duplicate keys are found through a set: a line of thousands of keys stays linear.
             var keys: Set<String> = []
-            skipSpace()
-            if i < s.count, s[i] == UInt8(ascii: "}") {
-                i += 1
-                return .object(members)
-            }
+            if opensEmpty(UInt8(ascii: "}")) { return .object(members) }
             while true {
                 skipSpace()
                 guard i < s.count, s[i] == UInt8(ascii: "\"") else { throw error("expected a string key in an object") }
@@ -141,16 +146,7 @@ private struct JSONParser {
                 let start = i
                 members.append((key, try value(depth: depth + 1)))
                 if depth == 0 { topLevelText[key] = String(decoding: s[start..<i], as: UTF8.self) }
-                skipSpace()
-                guard i < s.count else { throw error("unexpected end of input in an object") }
-                if s[i] == UInt8(ascii: ",") {
-                    i += 1
-                } else if s[i] == UInt8(ascii: "}") {
-                    i += 1
-                    return .object(members)
-                } else {
-                    throw error("expected ',' or '}' in an object")
-                }
+                if try closes(UInt8(ascii: "}"), in: "an object") { return .object(members) }
             }
         default:
             return .number(try number())
