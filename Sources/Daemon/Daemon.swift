@@ -246,7 +246,14 @@ public final class Daemon: EventLoopOwner {
     /// touch sequence.
     func apply(_ configuration: Configuration) throws {
         var next = configuration
+        // What applies at start stays: the sockets, and how the panels are held (a mirror the
+        // compositor reads does not come and go with a reload).
         next.daemon.socket = base.daemon.socket
+        next.daemon.requestSocket = base.daemon.requestSocket
+        if next.daemon.mode != base.daemon.mode {
+            log.notice("[device] mode = \"\(next.daemon.mode.rawValue)\" applies at start: the panels stay \"\(base.daemon.mode.rawValue)\" until a restart")
+            next.daemon.mode = base.daemon.mode
+        }
         let geometryChanged = next.geometry != base.geometry || next.panels != base.panels
         base = next
         devices.base = next

@@ -2,6 +2,7 @@ import GestureConfig
 import TouchFrames
 import GestureEngine
 import Pipeline
+import SystemCalls
 
 /// The devices' per-frame state in one value: each device (its pipeline, deadline, health), the
 /// one output buffer every pipeline fills in turn, and the totals the daemon reads every
@@ -41,11 +42,13 @@ struct DeviceTable {
         return d
     }
 
-    /// A read's batch through device `id`'s pipeline, and what it made to `fanout`; the
-    /// device's index when actions fired or transitions were traced (the caller runs and logs
-    /// them from `output`).
+    /// A read's batch to device `id`'s mirror (pass-through) and through its pipeline, and what
+    /// it made to `fanout`; the device's index when actions fired, transitions were traced or
+    /// the mirror's write failed (the caller runs and logs them).
     mutating func feed(_ batch: InputBatch, from id: UInt32, to fanout: inout Fanout, turn: EventLoop) -> Int? {
         guard let k = index(of: id) else { return nil }
+        // Pass-through: the compositor gets the read first, as it came.
+        let mirrorFailed = all[k].mirror?.pass(batch) ?? false
         output.removeAll()
         if batch.resynced { all[k].health.resyncs += 1 }
         all[k].pipeline.feed(batch, into: &output)
@@ -56,7 +59,7 @@ struct DeviceTable {
             all[k].health.lastFrameAt = all[k].source.monotonic(of: output.lastFrameTime!)
         }
         refresh(k)
-        return handOff(k, to: &fanout, turn: turn) ? k : nil
+        return handOff(k, to: &fanout, turn: turn) || mirrorFailed ? k : nil
     }
 
     /// Hands what device `k`'s pipeline made (in `output`, read in place) to `fanout`; whether
@@ -104,6 +107,12 @@ struct DeviceTable {
     }
 
     mutating func markEnded(_ k: Int) { all[k].ended = true }
+
+    /// Device `k`'s mirror failure to log now, if any (`Mirror.takeFailure`), with the count.
+    mutating func mirrorFailure(_ k: Int) -> (error: SystemCallError, count: Int)? {
+        guard let e = all[k].mirror?.takeFailure() else { return nil }
+        return (e, all[k].mirror?.failures ?? 0)
+    }
 
     mutating func reconfigure(_ next: CompiledConfiguration, file: Configuration) {
         for k in all.indices {

@@ -19,11 +19,14 @@ struct Device {
     var anomalies = 0
     /// Its panel's health (`stats`), carried over from an earlier life of the same panel.
     var health: PanelHealth
+    /// Its virtual touchscreen, in pass-through mode (`[device] mode`).
+    var mirror: Mirror?
 
-    init(id: UInt32, source: InputSource, pipeline: DevicePipeline, health: PanelHealth) {
+    init(id: UInt32, source: InputSource, pipeline: DevicePipeline, health: PanelHealth, mirror: Mirror? = nil) {
         self.id = id
         self.source = source
         self.pipeline = pipeline
+        self.mirror = mirror
         self.health = health
         self.health.up = true
     }
@@ -114,12 +117,14 @@ final class Devices<Owner: DeviceOwner> {
 
     var waiting: Bool { !pending.isEmpty }
 
-    /// A device appears: it gets its own decoder and engine; the owner hears `added`.
-    func add(_ source: InputSource) throws {
+    /// A device appears: it gets its own decoder and engine (and, passed through, its mirror);
+    /// the owner hears `added`.
+    func add(_ source: InputSource, mirror: Mirror? = nil) throws {
         let d = source.description
         let key = PanelHealth.Key(name: d.name, vendor: d.vendor, product: d.product, node: source.node)
         let id = nextID
-        let device = Device(id: id, source: source, pipeline: try makePipeline(source, id: id), health: gone.take(key) ?? PanelHealth(key))
+        let device = Device(
+            id: id, source: source, pipeline: try makePipeline(source, id: id), health: gone.take(key) ?? PanelHealth(key), mirror: mirror)
         nextID += 1
         hub.state.devices.add(device)
         // Unowned: the devices outlive their sources' handlers (each source is stopped first).
@@ -163,6 +168,9 @@ final class Devices<Owner: DeviceOwner> {
     private func afterHandOff(_ k: Int) {
         logTransitions(k)
         let id = hub.state.devices.all[k].id
+        if let f = hub.state.devices.mirrorFailure(k) {
+            log.warning("device \(id): its virtual touchscreen was not written (\(f.count) failed so far): \(f.error)")
+        }
         for firing in hub.state.devices.output.firings {
             actions.fire(
                 firing.action, .init(event: hub.state.devices.output.events[firing.event], gestureName: firing.gesture, region: firing.region, device: id))
@@ -227,8 +235,10 @@ final class Devices<Owner: DeviceOwner> {
         guard let k = hub.state.devices.index(of: id) else { return }
         hub.state.devices.removeDevice(k, atMonotonic: monotonicNanoseconds())
         hand(k)
-        let device = hub.state.devices.take(k)
+        var device = hub.state.devices.take(k)
         device.source.stop()
+        // The mirror lifts what it holds, then goes (its device is destroyed with it).
+        device.mirror?.liftAll()
         gone.add(device.health)
         owner.removed(device)
         log.info("device \(device.id) removed: \(device.source.node)")

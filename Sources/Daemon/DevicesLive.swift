@@ -25,15 +25,36 @@ extension Devices {
         case .skipped(let reason):
             log.debug("\(node.path) (\(evdev.description.name)): skipped: \(reason)")
         case .taken(let reason):
-            if base.daemon.grab {
-                do { try evdev.grab(true) } catch { log.warning("\(node.path): cannot grab: \(error)") }
-            }
             log.info("\(node.path) (\(evdev.description.name)): taken: \(reason)")
             do {
-                try add(LiveSource(device: evdev, node: node, log: log))
+                try add(LiveSource(device: evdev, node: node, log: log), mirror: takeExclusively(evdev))
             } catch {
                 log.error("\(node.path): \(error)")
             }
+        }
+    }
+
+    /// `[device] mode`: grabs the panel (grab, passthrough) and makes its mirror (passthrough).
+    /// A panel that cannot be grabbed is read beside the compositor, and gets no mirror: the
+    /// compositor would see its touches twice.
+    private func takeExclusively(_ evdev: EvdevDevice) -> Mirror? {
+        guard base.daemon.mode != .observe else { return nil }
+        do {
+            try evdev.grab(true)
+        } catch {
+            log.warning("\(evdev.path): cannot grab (\(error)): read beside the compositor, which sees its touches\(base.daemon.mode == .passthrough ? "; no virtual touchscreen" : "")")
+            return nil
+        }
+        guard base.daemon.mode == .passthrough else { return nil }
+        do {
+            let screen = try VirtualTouchscreen(mirroring: evdev.description)
+            log.info("\(evdev.path): passed through to \(screen.devnode ?? "a virtual touchscreen") (\(VirtualTouchscreen.name(mirroring: evdev.description.name)))")
+            return Mirror(screen: screen, slots: evdev.description.slotCount)
+        } catch {
+            // Grabbed without a mirror, the compositor would have no touchscreen at all.
+            try? evdev.grab(false)
+            log.error("\(evdev.path): cannot make its virtual touchscreen (\(error)): read beside the compositor instead (is /dev/uinput writable? see README, \"Running under a compositor\")")
+            return nil
         }
     }
 

@@ -106,8 +106,14 @@ struct Loader {
             geometry.screenHeight = try screen.number("height", atLeast: 1, atMost: 65536) ?? geometry.screenHeight
         }
         if let device = try top.subtable("device") {
-            try device.checkKeys(["rotation", "calibration", "width_mm", "height_mm", "output", "palm_size"])
+            try device.checkKeys(["rotation", "calibration", "width_mm", "height_mm", "output", "palm_size", "mode"])
             try readGeometry(device, into: &geometry)
+            if let mode = try device.choice("mode", DeviceMode.self) {
+                if daemon.mode == .grab && mode != .grab {
+                    throw device.fail("mode", "[device] mode = \"\(mode.rawValue)\" contradicts [daemon] grab = true (remove one)")
+                }
+                daemon.mode = mode
+            }
         }
         var panels: [PanelGeometry] = []
         for p in try top.subtables("panel", label: "[[panel]]") {
@@ -159,7 +165,7 @@ struct Loader {
         ])
         var s = DaemonSettings()
         s.ignoreDevices = try d.strings("ignore_devices") ?? []
-        s.grab = try d.bool("grab") ?? false
+        if try d.bool("grab") == true { s.mode = .grab }
         if let path = try d.string("socket") {
             guard path.hasPrefix("/"), path.utf8.count < 108 else { throw d.fail("socket", "'socket' must be an absolute path shorter than 108 bytes") }
             s.socket = path

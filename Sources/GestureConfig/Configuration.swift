@@ -105,8 +105,9 @@ public struct DaemonSettings: Hashable, Sendable {
     public var setRegions = RegionPolicy.everyone
     /// Devices not to read: a name glob (`*Pen*`), `vvvv:pppp` (hex vendor:product), or a node path.
     public var ignoreDevices: [String] = []
-    /// Read touchscreens exclusively (EVIOCGRAB): nothing else (libinput, X) sees their touches.
-    public var grab = false
+    /// How the daemon takes the touchscreens (`[device] mode`; `[daemon] grab = true` is the
+    /// older spelling of `grab`).
+    public var mode = DeviceMode.observe
 
     public init() {}
 
@@ -117,6 +118,17 @@ public struct DaemonSettings: Hashable, Sendable {
         case .only(let uids, let gids): return uid == 0 || uids.contains(uid) || gids.contains(gid)
         }
     }
+}
+
+/// How touchscreens are read, and what the rest of the system sees of them.
+public enum DeviceMode: String, CaseIterable, Hashable, Sendable {
+    /// Read beside everyone else: the compositor sees every touch too.
+    case observe
+    /// Read exclusively (EVIOCGRAB): nothing else (libinput, a compositor) sees the touches.
+    case grab
+    /// Read exclusively, and every touch passed on to a virtual touchscreen that mirrors the
+    /// panel, which is what the compositor reads.
+    case passthrough
 }
 
 /// A configuration that cannot be used: file, line and reason.

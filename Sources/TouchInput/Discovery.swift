@@ -112,6 +112,7 @@ public enum Discovery {
     public static func classify(_ node: InputNode, _ description: DeviceDescription, excluded: (InputNode, DeviceDescription) -> String?)
         -> Classification
     {
+        if VirtualTouchscreen.isMirror(named: description.name) { return .skipped(reason: "a virtual touchscreen of touchgestured's (pass-through)") }
         if node.properties["TOUCHGESTURED_IGNORE"] == "1" { return .skipped(reason: "udev TOUCHGESTURED_IGNORE=1") }
         if let why = excluded(node, description) { return .skipped(reason: why) }
         if node.udevInitialized && node.properties["ID_INPUT_TOUCHSCREEN"] == "1" {

@@ -14,9 +14,10 @@ public final class UInputDevice {
     /// The node the kernel made (/dev/input/eventN), when it could be found.
     public let devnode: String?
 
-    public init(_ d: DeviceDescription) throws(EvdevError) {
+    /// `name` replaces the description's.
+    public init(_ d: DeviceDescription, name: String? = nil) throws(EvdevError) {
         guard let dev = libevdev_new() else { throw EvdevError("libevdev_new", ENOMEM) }
-        libevdev_set_name(dev, d.name)
+        libevdev_set_name(dev, name ?? d.name)
         libevdev_set_id_bustype(dev, Int32(d.bustype))
         libevdev_set_id_vendor(dev, Int32(d.vendor))
         libevdev_set_id_product(dev, Int32(d.product))
@@ -48,6 +49,10 @@ public final class UInputDevice {
         }
         return (ui, libevdev_uinput_get_devnode(ui).map { String(cString: $0) })
     }
+
+    /// The /dev/uinput descriptor: events written to it whole (`struct input_event`s) are the
+    /// device's, as `write` sends them one at a time.
+    public var fd: Int32 { libevdev_uinput_get_fd(uidev) }
 
     deinit {
         libevdev_uinput_destroy(uidev)

@@ -52,6 +52,15 @@ func readFile(_ path: String) -> String? {
         #expect(d.ns.swipeMax == d.swipeMaxDuration.nanosecondsClamped)
     }
 
+    @Test func deviceMode_observeByDefault_grabTheOlderSpelling_passthrough() throws {
+        #expect(try ConfigLoader.parse("", file: "m.toml").daemon.mode == .observe)
+        #expect(try ConfigLoader.parse("[daemon]\ngrab = true\n", file: "m.toml").daemon.mode == .grab)
+        #expect(try ConfigLoader.parse("[daemon]\ngrab = true\n[device]\nmode = 'grab'\n", file: "m.toml").daemon.mode == .grab)
+        #expect(try ConfigLoader.parse("[device]\nmode = 'passthrough'\n", file: "m.toml").daemon.mode == .passthrough)
+        let c = try ConfigLoader.parse("[daemon]\nrequest_socket = ''\n", file: "m.toml")
+        #expect(c.daemon.requestSocket == "")
+    }
+
     @Test func emptyFile_isTheBuiltInDefault() throws {
         let c = try ConfigLoader.parse("# nothing\n", file: "empty.toml")
         #expect(c.engine == Configuration.standard.engine)
@@ -200,6 +209,8 @@ func readFile(_ path: String) -> String? {
         ("[screen]\nwidth = 1e-320", 2, "'width' must be at least 1"),
         ("[daemon]\nmax_clients = 1024\noutput_buffer_bytes = 16777216", 3, "max_clients × (output_buffer_bytes + max_line_bytes) is"),
         ("[daemon]\ncoalesce_ms = 101", 2, "'coalesce_ms'"),
+        ("[device]\nmode = 'mirror'", 2, "'mode' must be one of \"observe\", \"grab\", \"passthrough\", found \"mirror\""),
+        ("[daemon]\ngrab = true\n[device]\nmode = 'passthrough'", 4, "[device] mode = \"passthrough\" contradicts [daemon] grab = true"),
         ("[daemon]\nrequest_socket = 'run/r.sock'", 2, "'request_socket' must be an absolute path shorter than 108 bytes, or \"\" for none"),
         ("[daemon]\n\ncoalesce_ms = -1", 3, "'coalesce_ms'"),
         ("[daemon]\ncoalesce_ms = 2.5", 2, "'coalesce_ms'"),

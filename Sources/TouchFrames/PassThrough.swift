@@ -1,0 +1,87 @@
+/// What a panel's mirror (pass-through mode) has been told, so it can always be left clean: which
+/// slots hold a touch and which keys (BTN_TOUCH, BTN_TOOL_*) are down on it. Frames the panel
+/// sends go to the mirror as they are, in the kernel's layout; `note` follows them. After lost
+/// events (SYN_DROPPED) the mirror first gets a frame that lifts everything it holds, then the
+/// kernel's state (`resync`); so a touch is never left stuck, and no touch changes its tracking
+/// id without a lift between. Pure: the caller writes what it returns.
+public struct PassThrough {
+    /// Per slot: the tracking id the mirror holds (-1: none).
+    private var ids: [Int32]
+    private var slot = 0
+    /// EV_KEY codes down on the mirror (a handful at most: BTN_TOUCH and the BTN_TOOL_* of the
+    /// finger count).
+    private var keys: [UInt16] = []
+    /// The events `resync` and `liftAll` return (kept, so they allocate once).
+    private var scratch: [KernelInputEvent] = []
+
+    public init(slots: Int) {
+        ids = [Int32](repeating: -1, count: max(slots, 1))
+        keys.reserveCapacity(8)
+        scratch.reserveCapacity(16 * max(slots, 1) + 16)
+    }
+
+    /// Slots the mirror holds a touch in.
+    public var touches: Int { ids.reduce(0) { $0 + ($1 >= 0 ? 1 : 0) } }
+
+    /// Follows events the mirror is sent as they are.
+    public mutating func note<E: EvdevEvent>(_ events: UnsafeBufferPointer<E>) {
+        for e in events {
+            switch e.type {
+            case Evdev.EV_ABS where e.code == Evdev.ABS_MT_SLOT:
+                slot = Int(e.value)
+            case Evdev.EV_ABS where e.code == Evdev.ABS_MT_TRACKING_ID:
+                if slot >= 0 && slot < ids.count { ids[slot] = e.value }
+            case Evdev.EV_KEY:
+                noteKey(e.code, down: e.value != 0)
+            default:
+                break
+            }
+        }
+    }
+
+    private mutating func noteKey(_ code: UInt16, down: Bool) {
+        if let i = keys.firstIndex(of: code) {
+            if !down { keys.remove(at: i) }
+        } else if down {
+            keys.append(code)
+        }
+    }
+
+    /// A frame lifting every touch and key the mirror holds (empty when it holds none).
+    public mutating func liftAll() -> [KernelInputEvent] {
+        scratch.removeAll(keepingCapacity: true)
+        appendLift()
+        return scratch
+    }
+
+    /// After lost events: a frame lifting what the mirror holds, then `state` (the kernel's
+    /// state, decoded, ending with its SYN_REPORT) in the kernel's layout.
+    public mutating func resync(to state: UnsafeBufferPointer<InputEvent>) -> [KernelInputEvent] {
+        scratch.removeAll(keepingCapacity: true)
+        appendLift()
+        let from = scratch.count
+        for e in state {
+            scratch.append(KernelInputEvent(seconds: 0, microseconds: 0, type: e.type, code: e.code, value: e.value))
+        }
+        scratch[from...].withUnsafeBufferPointer { note($0) }
+        return scratch
+    }
+
+    private mutating func appendLift() {
+        func add(_ type: UInt16, _ code: UInt16, _ value: Int32) {
+            scratch.append(KernelInputEvent(seconds: 0, microseconds: 0, type: type, code: code, value: value))
+        }
+        var lifted = false
+        for s in ids.indices where ids[s] >= 0 {
+            add(Evdev.EV_ABS, Evdev.ABS_MT_SLOT, Int32(s))
+            add(Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, -1)
+            ids[s] = -1
+            slot = s
+            lifted = true
+        }
+        for k in keys { add(Evdev.EV_KEY, k, 0) }
+        lifted = lifted || !keys.isEmpty
+        keys.removeAll(keepingCapacity: true)
+        if lifted { add(Evdev.EV_SYN, Evdev.SYN_REPORT, 0) }
+    }
+}

@@ -1,0 +1,45 @@
+import SystemCalls
+import TouchFrames
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A panel's mirror in pass-through mode (`[device] mode = "passthrough"`): a uinput touchscreen
+/// with the panel's axes, ranges, resolutions, slot count, keys and properties (so udev
+/// classifies it `ID_INPUT_TOUCHSCREEN` and libinput reads it as it would the panel), named
+/// after it with " (touchgestured)". The compositor reads this one while the daemon holds the
+/// panel (EVIOCGRAB). It goes when this object goes, or with the daemon's process: the kernel
+/// then destroys the device and releases the grab, and the compositor has the panel again.
+public final class VirtualTouchscreen {
+    /// Ends every mirror's name. Discovery and the udev rule never take a device named so (the
+    /// daemon's own, or another instance's).
+    public static let nameSuffix = " (touchgestured)"
+
+    private let device: UInputDevice
+    /// The node the kernel made (/dev/input/eventN), when it could be found.
+    public var devnode: String? { device.devnode }
+
+    public init(mirroring panel: DeviceDescription) throws(EvdevError) {
+        device = try UInputDevice(panel, name: Self.name(mirroring: panel.name))
+    }
+
+    /// "<panel's name> (touchgestured)", the panel's name shortened (at a character) so the
+    /// whole fits uinput's 80 bytes with its NUL.
+    public static func name(mirroring panel: String) -> String {
+        let room = 79 - nameSuffix.utf8.count
+        var name = Substring(panel)
+        while name.utf8.count > room { name = name.dropLast() }
+        return String(name) + nameSuffix
+    }
+
+    /// Does `name` belong to a mirror (this daemon's or another's)?
+    public static func isMirror(named name: String) -> Bool { name.hasSuffix(nameSuffix) }
+
+    /// Sends `events` (whole `struct input_event`s, frames ended by their SYN_REPORT) in one
+    /// `write(2)`: the kernel takes them in order, as one batch for the readers.
+    public func send(_ events: UnsafeBufferPointer<KernelInputEvent>) -> SystemCallError? {
+        guard !events.isEmpty else { return nil }
+        return Posix.writeAll(device.fd, UnsafeRawBufferPointer(events), "write(uinput)")
+    }
+}

@@ -1,0 +1,31 @@
+import Testing
+import TouchFrames
+import TouchInput
+
+/// A mirror's name, and that discovery never takes a mirror (the daemon's own, or another
+/// instance's), whatever udev says of it.
+@Suite struct VirtualTouchscreenTests {
+    @Test func name_endsWithTheSuffix_andFitsUinput() {
+        #expect(VirtualTouchscreen.name(mirroring: "ILITEK Multi-Touch") == "ILITEK Multi-Touch (touchgestured)")
+        let long = VirtualTouchscreen.name(mirroring: String(repeating: "Ä", count: 60))
+        #expect(long.hasSuffix(" (touchgestured)"))
+        #expect(long.utf8.count <= 79, "uinput's name holds 80 bytes with its NUL")
+    }
+
+    @Test func discovery_skipsMirrors_evenWhenUdevSaysTouchscreen() {
+        var node = InputNode(path: "/dev/input/event9")
+        node.udevInitialized = true
+        node.properties["ID_INPUT_TOUCHSCREEN"] = "1"
+        let mirror = DeviceDescription.multitouchPanel(name: VirtualTouchscreen.name(mirroring: "panel"), maxX: 999, maxY: 499, slots: 4)
+        let panel = DeviceDescription.multitouchPanel(name: "panel", maxX: 999, maxY: 499, slots: 4)
+        guard case .skipped(let why) = Discovery.classify(node, mirror, excluded: { _, _ in nil }) else {
+            Issue.record("a mirror was taken")
+            return
+        }
+        #expect(why.contains("virtual touchscreen"))
+        guard case .taken = Discovery.classify(node, panel, excluded: { _, _ in nil }) else {
+            Issue.record("the panel was skipped")
+            return
+        }
+    }
+}
