@@ -566,6 +566,8 @@ latency() {
     stop_daemon
 }
 
+. $E/guest-passthrough.sh
+
 echo "E2E guest: $(uname -r), clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource) (available: $(cat /sys/devices/system/clocksource/clocksource0/available_clocksource))"
 . $E/params.sh
 # ONLY (E2E_ONLY on the host): run just the cases whose names it lists, e.g. "bench latency".
@@ -580,6 +582,7 @@ run devices_local
 run two_panels
 run with_udevd
 run actions
+run passthrough
 for variant in $VARIANTS; do run bench_side_by_side $variant; done
 run bench_instructions
 run latency 0

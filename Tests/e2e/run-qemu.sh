@@ -38,7 +38,7 @@ for b in touchgestured touchgesturectl; do
         cp -L "$lib" "$work/root$lib"
     done
 done
-cp Tests/e2e/guest-tests.sh Tests/e2e/summarize.awk "$work/root/e2e/"
+cp Tests/e2e/guest-tests.sh Tests/e2e/guest-passthrough.sh Tests/e2e/summarize.awk "$work/root/e2e/"
 
 # udevd for the second half of the run: Debian's udev package (udevadm is also systemd-udevd),
 # its rules, ours, and a local rule that calibrates one panel and excludes another.
