@@ -97,6 +97,7 @@ public final class Daemon: EventLoopOwner {
             coalesceNs: settings.coalesceNanoseconds)
         limits.maxClientsPerUser = settings.maxClientsPerUser
         limits.idleNs = Int64(settings.idleTimeoutMilliseconds) * 1_000_000
+        limits.paceInput = settings.mode != .passthrough
         return limits
     }
 

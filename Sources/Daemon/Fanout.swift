@@ -38,8 +38,10 @@ struct Fanout {
     /// An upper bound of every subscriber's coalescing window (the longest there has been since
     /// the last reload): the input pacing looks no further on a panel slower than it allows.
     var longestWindow: Int64
-    /// Reading a fast panel a few frames at a time while subscribers are streamed to.
+    /// Reading a fast panel a few frames at a time while subscribers are streamed to, unless
+    /// `paceInput` is off (pass-through: the compositor reads each frame as it comes).
     var pacing = InputPacing()
+    var paceInput = true
 
     /// Input-to-write latency (ns) of writes (`stats`), sampled: a write is measured when its
     /// oldest line's input is at least `latencySpacing` after the last measured one's. Where

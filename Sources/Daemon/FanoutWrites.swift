@@ -66,7 +66,7 @@ extension Fanout {
     /// When to read the panels next after this turn (monotonic ns), or nil for at once: the
     /// input pacing, asked only on a panel fast enough to pace.
     func readAgain(deadline: Int64?) -> Int64? {
-        guard pacing.mayPace(within: longestWindow), let streamed = streaming() else { return nil }
+        guard paceInput, pacing.mayPace(within: longestWindow), let streamed = streaming() else { return nil }
         return pacing.readAgain(heldDue: streamed.due, coalesce: streamed.window, deadline: deadline)
     }
 

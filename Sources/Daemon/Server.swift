@@ -27,7 +27,10 @@ final class Server {
     let listeners: [Listener]
     let log: Logger
     var settings: Limits {
-        didSet { hub.state.fanout.configure(coalesceNs: settings.coalesceNs, outputBufferBytes: settings.outputBufferBytes) }
+        didSet {
+            hub.state.fanout.configure(coalesceNs: settings.coalesceNs, outputBufferBytes: settings.outputBufferBytes)
+            hub.state.fanout.paceInput = settings.paceInput
+        }
     }
     /// The per-frame state, shared with the devices: every client's output (`state.fanout`:
     /// queues, coalescing, pacing, latency) and the device table.
@@ -81,6 +84,7 @@ final class Server {
         self.listeners = listeners
         settings = limits
         hub = Hub(fanout: Fanout(coalesceNs: limits.coalesceNs, outputBufferBytes: limits.outputBufferBytes))
+        hub.state.fanout.paceInput = limits.paceInput
         self.log = log
         for l in listeners {
             let flags = fcntl(l.fd, F_GETFL)

@@ -17,6 +17,9 @@ extension Server {
         var maxClientsPerUser = Int.max
         /// A connection that takes no lines and sends nothing this long is closed; 0 never.
         var idleNs: Int64 = 0
+        /// The input pacing may read a fast panel a few frames at a time (off in pass-through:
+        /// the compositor must get each frame as it comes).
+        var paceInput = true
         init(maxClients: Int, maxLineBytes: Int, outputBufferBytes: Int, coalesceNs: Int64 = 0) {
             self.maxClients = maxClients
             self.maxLineBytes = maxLineBytes

@@ -257,8 +257,9 @@ public enum Evemu {
     }
 
     /// Writes a recording in evemu 1.3's format (a description, then events), readable by
-    /// `evemu-play` and by `parse`.
-    public static func format(_ recording: Recording) -> String {
+    /// `evemu-play` and by `parse`. Times count from the earliest event, or, with
+    /// `absoluteTimes`, are the events' own (CLOCK_MONOTONIC for a live device).
+    public static func format(_ recording: Recording, absoluteTimes: Bool = false) -> String {
         var out = "# EVEMU 1.3\n"
         if let d = recording.description {
             out += "N: \(d.name)\n"
@@ -284,7 +285,7 @@ public enum Evemu {
         }
         // Times are written from the earliest event on (a recording whose clock ran backwards
         // would otherwise get negative times, which no reader takes).
-        let start = recording.events.map(\.time.nanoseconds).min() ?? 0
+        let start = absoluteTimes ? 0 : recording.events.map(\.time.nanoseconds).min() ?? 0
         for e in recording.events {
             let rel = e.time.nanoseconds - start
             let sec = rel / 1_000_000_000

@@ -53,6 +53,9 @@ struct Record: ParsableCommand {
     @Option(help: "Stop after this many seconds (default: at Ctrl-C).")
     var duration: Double?
 
+    @Flag(help: "Write the kernel's timestamps as they are (CLOCK_MONOTONIC) instead of from 0 (latency measurements).")
+    var absoluteTimes = false
+
     func run() throws {
         let device: EvdevDevice
         do { device = try EvdevDevice(path: node) } catch { throw fail("\(error)") }
@@ -82,7 +85,7 @@ struct Record: ParsableCommand {
                 throw fail("\(error)")
             }
         }
-        let text = Evemu.format(Recording(description: device.description, events: events))
+        let text = Evemu.format(Recording(description: device.description, events: events), absoluteTimes: absoluteTimes)
         if let output {
             do { try writeTextFile(output, text) } catch { throw fail("\(error)") }
             writeAll(2, Array("\(events.count) events from \(node) written to \(output)\n".utf8))

@@ -81,6 +81,29 @@ import TouchFrames
         #expect(Self.read(yPeer) == "fresh\n" && Self.read(xPeer).isEmpty)
     }
 
+    /// A 1 kHz panel streamed to a coalescing client is read four frames at a time, unless the
+    /// pacing is off (pass-through: the compositor reads the mirror, each frame as it comes).
+    @Test func inputPacing_pacesAFastPanel_unlessOff() {
+        let ms: Int64 = 1_000_000
+        for paced in [true, false] {
+            var f = Fanout(coalesceNs: 8 * ms, outputBufferBytes: 4096)
+            f.paceInput = paced
+            let (w, peer) = Self.pair()
+            defer { [w, peer].forEach { close($0) } }
+            let s = f.open(.socket(fd: w))
+            for t in Int64(95)...100 { f.pacing.frames(first: t * ms, last: t * ms, count: 1) }
+            Self.enqueue(&f, "began", to: s)
+            f.inputNow = 99 * ms
+            _ = f.flush(clock: { 0 })
+            Self.enqueue(&f, "changed", to: s, continuous: true)
+            f.subscribers[s].streamedAt = 100 * ms  // the input time of that update
+            f.inputNow = 100 * ms
+            let end = f.endTurn(clock: { 0 }, deadline: nil)
+            #expect(end.holdingDue == 107 * ms)
+            #expect(end.readAgain == (paced ? 104 * ms : nil))
+        }
+    }
+
     @Test func heldUpdates_giveTheirDueTime_anUrgentLineTakesThemAlong() {
         var f = Fanout(coalesceNs: 8_000_000, outputBufferBytes: 4096)
         let (w, peer) = Self.pair()

@@ -583,6 +583,8 @@ run two_panels
 run with_udevd
 run actions
 run passthrough
+run passthrough_failsafe
+run passthrough_latency
 for variant in $VARIANTS; do run bench_side_by_side $variant; done
 run bench_instructions
 run latency 0

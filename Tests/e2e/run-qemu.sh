@@ -50,9 +50,11 @@ cp "$work/udev/bin/udevadm" "$work/root/bin/udevadm"
 ln -sf /bin/udevadm "$work/root/lib/systemd/systemd-udevd"
 cp -r "$work/udev/lib/udev/rules.d" "$work/root/lib/udev/"
 cp udev/70-touchgestured.rules "$work/root/etc/udev/rules.d/"
+# The calibration names the panel and its pass-through mirror ("... (touchgestured)") alike, as
+# README's "Running under a compositor" advises: the compositor reads the mirror.
 cat > "$work/root/etc/udev/rules.d/60-touchgestured-local.rules" <<'RULES'
 SUBSYSTEM=="input", KERNEL=="event*", ATTRS{name}=="QUANTA*", ENV{TOUCHGESTURED_IGNORE}="1"
-SUBSYSTEM=="input", KERNEL=="event*", ATTRS{name}=="touchgestured virtual panel", ENV{LIBINPUT_CALIBRATION_MATRIX}="1 0 0 0 -1 1"
+SUBSYSTEM=="input", KERNEL=="event*", ATTRS{name}=="touchgestured virtual panel*", ENV{LIBINPUT_CALIBRATION_MATRIX}="1 0 0 0 -1 1"
 RULES
 for lib in $(ldd "$work/udev/bin/udevadm" | grep -oE '/[^ ]+\.so[^ ]*'); do
     mkdir -p "$work/root$(dirname "$lib")"
