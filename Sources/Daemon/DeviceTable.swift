@@ -68,10 +68,12 @@ struct DeviceTable {
     /// led to (a deadline), this turn.
     mutating func handOff(_ k: Int, to fanout: inout Fanout, turn: EventLoop) -> Bool {
         guard !output.isEmpty else { return false }
+        var mirrorFailed = false
+        if !output.cancelledSlots.isEmpty { mirrorFailed = all[k].mirror?.cancel(output.cancelledSlots) ?? false }
         let times = frameTimes(k)
         let since = times?.first ?? turn.turnStarted
         fanout.deliver(output, device: all[k].id, since: since, lastFrame: times?.last ?? since)
-        return !output.firings.isEmpty || !output.transitions.isEmpty
+        return !output.firings.isEmpty || !output.transitions.isEmpty || mirrorFailed
     }
 
     /// The monotonic times of the first and last frame in `output` (device `k`'s), nil when it

@@ -12,9 +12,9 @@ struct Mirror {
     private(set) var failures = 0
     private var unreported: SystemCallError?
 
-    init(screen: VirtualTouchscreen, slots: Int) {
+    init(screen: VirtualTouchscreen, panel: DeviceDescription) {
         self.screen = screen
-        state = PassThrough(slots: slots)
+        state = PassThrough(slots: panel.slotCount, keys: panel.codes[Evdev.EV_KEY] ?? [])
     }
 
     /// Passes a read on as it came: a live panel's events whole, in the kernel's layout, in one
@@ -25,8 +25,19 @@ struct Mirror {
             let events = state.resync(to: batch.events)
             return events.withUnsafeBufferPointer { failed(screen.send($0)) }
         }
+        if state.filtering {
+            let events = state.filter(batch.kernelEvents)
+            return events.withUnsafeBufferPointer { failed(screen.send($0)) }
+        }
         state.note(batch.kernelEvents)
         return failed(screen.send(batch.kernelEvents))
+    }
+
+    /// A system gesture took the touches in `slots`: cancelled on the mirror, held back from it
+    /// until they lift (`PassThrough.cancel`).
+    mutating func cancel(_ slots: [Int]) -> Bool {
+        let events = state.cancel(slots)
+        return events.withUnsafeBufferPointer { failed(screen.send($0)) }
     }
 
     /// The panel goes (or the daemon stops): no touch stays down on the mirror.

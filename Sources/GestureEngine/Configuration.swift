@@ -166,6 +166,9 @@ public struct GestureSpec: Hashable, Sendable {
     /// Names of gestures (in this region, or `region/name`) this one may be recognized with.
     public var simultaneousWith: [String] = []
     public var thresholds: Thresholds = .standard
+    /// In pass-through mode, when it begins (or is recognized) its touches are cancelled on the
+    /// virtual touchscreen the app reads (`cancels_touches`); nil: when it is bound to an action.
+    public var cancelsTouches: Bool?
 
     public init(
         _ kind: GestureKind, name: String? = nil, fingers: Int = 1, maxFingers: Int? = nil, tapCount: Int = 1,

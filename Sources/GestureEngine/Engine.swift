@@ -136,6 +136,12 @@ public struct Engine {
     /// No gesture is under way or pending.
     public var isIdle: Bool { arena.isEmpty && sequences.contactCount == 0 }
 
+    /// The contacts gesture `g` follows now (its own once it claimed them, else its region's
+    /// sequence's): what a system gesture takes from the app in pass-through mode.
+    public func contacts(of g: Int) -> [UInt32] {
+        g >= 0 && g < regionOf.count ? sequences.contacts(ofGesture: g, region: regionOf[g]) : []
+    }
+
     // MARK: - Input
 
     public mutating func handle(_ frame: TouchFrame, into out: inout [GestureEvent]) {

@@ -116,6 +116,12 @@ struct SequenceTable {
 
     func hasClaim(_ g: Int) -> Bool { claimRegion[g] >= 0 }
 
+    /// The contacts gesture `g` (of region `r`) follows now: those it claimed, else those down
+    /// in its region's sequence.
+    func contacts(ofGesture g: Int, region r: Int) -> [UInt32] {
+        claimRegion[g] >= 0 ? claimIDs[g] : trackers[r].contacts.map(\.id)
+    }
+
     /// Fingers (palms excluded) down in region `r`'s sequence after the last frame.
     func fingers(in r: Int) -> Int { trackers[r].count }
 
@@ -364,35 +370,5 @@ struct SequenceTable {
         contactCount = 0
         active.removeAllKeepingCapacity()
         frameStamp &+= 1
-    }
-}
-
-/// The contacts of one region's sequence: those hit-tested to it or to a region nested in it.
-struct RegionView: ContactView {
-    let leaves: [Int32]
-    let tree: RegionTree
-    let region: Int
-
-    @inline(__always)
-    func includes(_ index: Int, _ contact: Contact) -> Bool {
-        let leaf = leaves[index]
-        return leaf >= 0 && tree.isAncestor(region, of: Int(leaf))
-    }
-}
-
-/// Every contact of the frame (they all landed in the region, or in regions nested in it).
-struct EveryContact: ContactView {
-    @inline(__always)
-    func includes(_ index: Int, _ contact: Contact) -> Bool { true }
-}
-
-/// The contacts a gesture claimed.
-struct ClaimView: ContactView {
-    let ids: [UInt32]
-
-    @inline(__always)
-    func includes(_ index: Int, _ contact: Contact) -> Bool {
-        for id in ids where id == contact.id { return true }
-        return false
     }
 }

@@ -20,6 +20,10 @@ public struct DevicePipeline {
     private var actionList: [Action]
     private var actionRegions: Set<String>
     private var actions: ActionTable
+    /// Per compiled gesture: it takes its touches from the app when it begins (`cancels_touches`,
+    /// by default in pass-through mode when an action is bound to it).
+    private var takesTouches: [Bool]
+    private let passThrough: Bool
 
     public enum SetupError: Error, CustomStringConvertible {
         case notATouchscreen(String)
@@ -48,6 +52,14 @@ public struct DevicePipeline {
         actionList = configuration.actions
         actionRegions = Set(configuration.engine.regions.map(\.name))
         actions = ActionTable(configuration.actions, compiled, fileRegions: actionRegions)
+        passThrough = configuration.daemon.mode == .passthrough
+        takesTouches = Self.takesTouches(compiled, actions, passThrough: passThrough)
+    }
+
+    private static func takesTouches(_ c: CompiledConfiguration, _ actions: ActionTable, passThrough: Bool) -> [Bool] {
+        c.gestures.indices.map { g in
+            c.gestures[g].spec.cancelsTouches ?? (passThrough && !actions.bound(to: g).isEmpty)
+        }
     }
 
     // What the daemon reads every wake-up is stored, kept after each call: reading a computed
@@ -153,14 +165,26 @@ public struct DevicePipeline {
             encoder = GestureLineEncoder(configuration: engine.configuration)
             serial = engine.configuration.serial
             actions = ActionTable(actionList, engine.configuration, fileRegions: actionRegions)
+            takesTouches = Self.takesTouches(engine.configuration, actions, passThrough: passThrough)
             encoderGeneration = engine.configurationGeneration
         }
         for i in first..<out.events.count {
             if out.events[i].generation == encoderGeneration || previous == nil {
                 out.gesture(i, encoder: encoder, configuration: serial, actions: actions)
+                let g = out.events[i].gesture
+                if g >= 0 && g < takesTouches.count && takesTouches[g] { takeTouches(of: out.events[i], into: &out) }
             } else {
                 out.gesture(i, encoder: previous!.encoder, configuration: previous!.serial, actions: previous!.actions)
             }
+        }
+    }
+
+    /// A system gesture began (or was recognized): the panel slots of the touches it follows
+    /// are to be cancelled on the virtual touchscreen.
+    private func takeTouches(of e: GestureEvent, into out: inout PipelineOutput) {
+        guard e.phase == .began || e.phase == .recognized else { return }
+        for c in engine.contacts(of: e.gesture) {
+            if let s = decoder.slot(ofContact: c) { out.cancelledSlots.append(s) }
         }
     }
 

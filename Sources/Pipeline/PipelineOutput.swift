@@ -69,6 +69,9 @@ public struct PipelineOutput {
     public private(set) var items: [Item] = []
     /// The actions fired, in order (`Item.action` points here).
     public private(set) var firings: [Firing] = []
+    /// The panel's slots whose touches a system gesture took (`cancels_touches`): pass-through
+    /// cancels them on the virtual touchscreen.
+    public internal(set) var cancelledSlots: [Int] = []
     /// The names of the regions gestures came from, other than `screen` (`Origin` points here).
     public private(set) var regionNames: [String] = []
     /// The engine's events, appended by the engine itself (no copy on the way out).
@@ -125,6 +128,7 @@ public struct PipelineOutput {
         if !transitions.isEmpty { transitions.removeAllKeepingCapacity() }
         if !landings.isEmpty { landings.removeAllKeepingCapacity() }
         if !firings.isEmpty { firings.removeAllKeepingCapacity() }
+        if !cancelledSlots.isEmpty { cancelledSlots.removeAll(keepingCapacity: true) }
         if !regionNames.isEmpty { regionNames.removeAllKeepingCapacity() }
         frameCount = 0
         eventCount = 0

@@ -74,6 +74,11 @@ public struct FrameDecoder {
         contacts = [Contact](repeating: Contact(id: 0, position: .zero), count: max(1, slots.count))
     }
 
+    /// The slot contact `id` is down in (multitouch panels; nil when it is not down).
+    public func slot(ofContact id: UInt32) -> Int? {
+        slots.firstIndex { $0.trackingID >= 0 && $0.contact == id }
+    }
+
     /// The live reader resynchronized after SYN_DROPPED (libevdev's sync events follow, bringing
     /// the slots to the kernel's state): the next frame is marked as a discontinuity.
     public mutating func markDiscontinuity() {

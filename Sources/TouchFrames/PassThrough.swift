@@ -3,22 +3,39 @@
 /// sends go to the mirror as they are, in the kernel's layout; `note` follows them. After lost
 /// events (SYN_DROPPED) the mirror first gets a frame that lifts everything it holds, then the
 /// kernel's state (`resync`); so a touch is never left stuck, and no touch changes its tracking
-/// id without a lift between. Pure: the caller writes what it returns.
+/// id without a lift between. A touch a system gesture takes is cancelled on the mirror
+/// (`cancel`) and its events held back until it lifts (`filter`, PassThroughFilter.swift).
+/// Pure: the caller writes what it returns.
 public struct PassThrough {
     /// Per slot: the tracking id the mirror holds (-1: none).
-    private var ids: [Int32]
-    private var slot = 0
+    var ids: [Int32]
+    /// The slot selected on the mirror, and the panel's (the same but while filtering).
+    var slot = 0
+    var panelSlot = 0
+    /// Per slot: the panel's touch there was cancelled on the mirror; its events are held back
+    /// until it lifts.
+    var suppressed: [Bool]
+    var suppressedCount = 0
+    /// The touch keys the panel reports, which the mirror's follow its visible touches while
+    /// filtering.
+    let touchKeys: Set<UInt16>
     /// EV_KEY codes down on the mirror (a handful at most: BTN_TOUCH and the BTN_TOOL_* of the
     /// finger count).
-    private var keys: [UInt16] = []
-    /// The events `resync` and `liftAll` return (kept, so they allocate once).
-    private var scratch: [KernelInputEvent] = []
+    var keys: [UInt16] = []
+    /// The events `resync`, `liftAll`, `cancel` and `filter` return (kept, so they allocate once).
+    var scratch: [KernelInputEvent] = []
 
-    public init(slots: Int) {
+    /// `keys`: the EV_KEY codes the panel reports (its BTN_TOUCH and BTN_TOOL_* are followed).
+    public init(slots: Int, keys: Set<UInt16> = [Evdev.BTN_TOUCH]) {
         ids = [Int32](repeating: -1, count: max(slots, 1))
-        keys.reserveCapacity(8)
+        suppressed = [Bool](repeating: false, count: max(slots, 1))
+        touchKeys = keys.filter { Self.isTouchKey($0) }
+        self.keys.reserveCapacity(8)
         scratch.reserveCapacity(16 * max(slots, 1) + 16)
     }
+
+    /// A touch is held back from the mirror: its frames go through `filter`.
+    public var filtering: Bool { suppressedCount > 0 }
 
     /// Slots the mirror holds a touch in.
     public var touches: Int { ids.reduce(0) { $0 + ($1 >= 0 ? 1 : 0) } }
@@ -29,6 +46,7 @@ public struct PassThrough {
             switch e.type {
             case Evdev.EV_ABS where e.code == Evdev.ABS_MT_SLOT:
                 slot = Int(e.value)
+                panelSlot = slot
             case Evdev.EV_ABS where e.code == Evdev.ABS_MT_TRACKING_ID:
                 if slot >= 0 && slot < ids.count { ids[slot] = e.value }
             case Evdev.EV_KEY:
@@ -39,7 +57,7 @@ public struct PassThrough {
         }
     }
 
-    private mutating func noteKey(_ code: UInt16, down: Bool) {
+    mutating func noteKey(_ code: UInt16, down: Bool) {
         if let i = keys.firstIndex(of: code) {
             if !down { keys.remove(at: i) }
         } else if down {
@@ -63,14 +81,19 @@ public struct PassThrough {
         for e in state {
             scratch.append(KernelInputEvent(seconds: 0, microseconds: 0, type: e.type, code: e.code, value: e.value))
         }
+        // The kernel's state is the panel's whole: a touch held back comes back as a new one
+        // (the engine cancels what was under way after lost events anyway).
+        for s in suppressed.indices { suppressed[s] = false }
+        suppressedCount = 0
         scratch[from...].withUnsafeBufferPointer { note($0) }
         return scratch
     }
 
+    mutating func add(_ type: UInt16, _ code: UInt16, _ value: Int32) {
+        scratch.append(KernelInputEvent(seconds: 0, microseconds: 0, type: type, code: code, value: value))
+    }
+
     private mutating func appendLift() {
-        func add(_ type: UInt16, _ code: UInt16, _ value: Int32) {
-            scratch.append(KernelInputEvent(seconds: 0, microseconds: 0, type: type, code: code, value: value))
-        }
         var lifted = false
         for s in ids.indices where ids[s] >= 0 {
             add(Evdev.EV_ABS, Evdev.ABS_MT_SLOT, Int32(s))

@@ -21,7 +21,19 @@ public final class VirtualTouchscreen {
     public var devnode: String? { device.devnode }
 
     public init(mirroring panel: DeviceDescription) throws(EvdevError) {
-        device = try UInputDevice(panel, name: Self.name(mirroring: panel.name))
+        device = try UInputDevice(Self.description(mirroring: panel), name: Self.name(mirroring: panel.name))
+    }
+
+    /// The panel's description, with `ABS_MT_TOOL_TYPE` (0-2) added to a multitouch panel that
+    /// lacks it: a touch a system gesture takes is cancelled as `MT_TOOL_PALM`, which the kernel
+    /// drops on a device without the axis.
+    public static func description(mirroring panel: DeviceDescription) -> DeviceDescription {
+        var d = panel
+        if d.touchKind == .multitouch && d.axes[Evdev.ABS_MT_TOOL_TYPE] == nil {
+            d.axes[Evdev.ABS_MT_TOOL_TYPE] = AbsAxis(minimum: 0, maximum: Int32(Evdev.MT_TOOL_PALM))
+            d.codes[Evdev.EV_ABS, default: []].insert(Evdev.ABS_MT_TOOL_TYPE)
+        }
+        return d
     }
 
     /// "<panel's name> (touchgestured)", the panel's name shortened (at a character) so the

@@ -65,4 +65,38 @@ import TouchFrames
         #expect(Array(out[(reports[0] + 1)...]).map(\.value) == state.map(\.value))
         #expect(p.touches == 1, "the mirror now holds the kernel's one touch")
     }
+
+    private static func shown(_ events: [KernelInputEvent]) -> [String] { events.map { "\($0.type):\($0.code)=\($0.value)" } }
+
+    /// A system gesture takes the touch in slot 2 (the slot selected last): it is cancelled (palm, then lifted, the tool
+    /// key following the one touch left), its motion held back, and when it lifts on the panel
+    /// the slot's tool type goes back to finger; the other touch passes all along.
+    @Test func cancel_palmThenLift_holdsTheTouchBack_untilItLifts() {
+        var p = PassThrough(slots: 4, keys: [Evdev.BTN_TOUCH, 0x145, 0x14d])
+        Self.note(&p, Self.twoDown())
+        let cancel = p.cancel([2])
+        #expect(Self.shown(cancel) == ["3:55=2", "0:0=0", "3:57=-1", "1:325=1", "1:333=0", "0:0=0"])
+        #expect(p.filtering && p.touches == 1)
+        #expect(p.cancel([2]).isEmpty, "a touch is cancelled once")
+
+        let move = [Self.k(3, Evdev.ABS_MT_SLOT, 0), Self.k(3, Evdev.ABS_MT_POSITION_X, 11), Self.k(3, Evdev.ABS_MT_SLOT, 2),
+            Self.k(3, Evdev.ABS_MT_POSITION_X, 21), Self.k(3, Evdev.ABS_X, 11), Self.k(0, Evdev.SYN_REPORT, 0)]
+        #expect(Self.shown(move.withUnsafeBufferPointer { p.filter($0) }) == ["3:47=0", "3:53=11", "0:0=0"])
+
+        let lift = [Self.k(3, Evdev.ABS_MT_SLOT, 2), Self.k(3, Evdev.ABS_MT_TRACKING_ID, -1), Self.k(1, 0x14d, 0), Self.k(1, 0x145, 1),
+            Self.k(0, Evdev.SYN_REPORT, 0)]
+        #expect(Self.shown(lift.withUnsafeBufferPointer { p.filter($0) }) == ["3:47=2", "3:55=0", "0:0=0"])
+        #expect(!p.filtering, "nothing held back: reads pass as they are again")
+        #expect(p.touches == 1)
+    }
+
+    /// The panel's current slot is implicit in its stream: after a cancel moved the mirror's,
+    /// the next event of the panel's slot selects it again.
+    @Test func filter_selectsThePanelsSlot_beforeItsEvents() {
+        var p = PassThrough(slots: 4)
+        Self.note(&p, Self.twoDown())  // the panel's slot is 2 now
+        _ = p.cancel([0])
+        let move = [Self.k(3, Evdev.ABS_MT_POSITION_X, 25), Self.k(0, Evdev.SYN_REPORT, 0)]
+        #expect(Self.shown(move.withUnsafeBufferPointer { p.filter($0) }) == ["3:47=2", "3:53=25", "0:0=0"])
+    }
 }

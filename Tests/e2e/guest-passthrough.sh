@@ -126,7 +126,8 @@ pct() { sed -n "$(( ($(wc -l < $1) * $2 + 99) / 100 ))p" $1; }
 passthrough_latency() {
     ensure_udevd
     printf '[device]\nmode = "passthrough"\n' > /tmp/passthrough.toml
-    awk '/^E:/ && ++n > 20000 { exit } { print }' $E/rec/bench.events > /tmp/pt-bench.events
+    # The first ten strokes (about 2,000 frames), through the frame of the tenth one's lift.
+    awk '{ print } / 0001 014a 0$/ { lifts++ } lifts == 10 && / 0000 0000 0$/ { exit }' $E/rec/bench.events > /tmp/pt-bench.events
     frames=$(grep -c '^E: [0-9.]* 0000 0000 0$' /tmp/pt-bench.events)
     for run in direct mirror; do
         rm -f /tmp/go-lat

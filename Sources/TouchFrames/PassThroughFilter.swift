@@ -1,0 +1,115 @@
+/// Touches a system gesture takes (UIKit's `cancelsTouchesInView`): cancelled on the mirror as the
+/// kernel reports a cancelled touch, and held back from it until they lift on the panel.
+extension PassThrough {
+    /// Cancels the touches in `slots` on the mirror: a frame giving each `MT_TOOL_PALM` (libinput
+    /// reports TOUCH_CANCEL), then a frame lifting them (and the touch keys their count gives).
+    /// From then on their events are held back (`filter`) until they lift on the panel. Slots
+    /// with no touch on the mirror, or already cancelled, are left alone.
+    public mutating func cancel(_ slots: [Int]) -> [KernelInputEvent] {
+        scratch.removeAll(keepingCapacity: true)
+        let live = slots.filter { $0 >= 0 && $0 < ids.count && ids[$0] >= 0 && !suppressed[$0] }
+        guard !live.isEmpty else { return scratch }
+        for s in live {
+            select(s)
+            add(Evdev.EV_ABS, Evdev.ABS_MT_TOOL_TYPE, Evdev.MT_TOOL_PALM)
+        }
+        add(Evdev.EV_SYN, Evdev.SYN_REPORT, 0)
+        for s in live {
+            select(s)
+            add(Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, -1)
+            ids[s] = -1
+            suppressed[s] = true
+            suppressedCount += 1
+        }
+        appendTouchKeys()
+        add(Evdev.EV_SYN, Evdev.SYN_REPORT, 0)
+        return scratch
+    }
+
+    /// A read while touches are held back: the events of their slots are dropped until the
+    /// panel lifts them (then the slot's tool type is set back to `MT_TOOL_FINGER`, before any
+    /// next touch there); the panel's single-touch axes and touch keys are replaced by keys that
+    /// follow the touches the mirror shows; everything else passes in order.
+    public mutating func filter(_ events: UnsafeBufferPointer<KernelInputEvent>) -> [KernelInputEvent] {
+        scratch.removeAll(keepingCapacity: true)
+        for e in events {
+            switch e.type {
+            case Evdev.EV_ABS where e.code == Evdev.ABS_MT_SLOT:
+                panelSlot = Int(e.value)
+            case Evdev.EV_ABS where e.code > Evdev.ABS_MT_SLOT:
+                slotEvent(e)
+            case Evdev.EV_ABS:
+                break  // ABS_X, ABS_Y, ABS_PRESSURE: the panel's single-touch emulation
+            case Evdev.EV_KEY where Self.isTouchKey(e.code):
+                break
+            case Evdev.EV_SYN where e.code == Evdev.SYN_REPORT:
+                appendTouchKeys()
+                add(e.type, e.code, e.value)
+            default:
+                add(e.type, e.code, e.value)
+            }
+        }
+        // Back to passing reads as they are: the mirror's slot is the panel's again.
+        if suppressedCount == 0 { select(panelSlot) }
+        return scratch
+    }
+
+    /// A multitouch event of the panel's current slot.
+    private mutating func slotEvent(_ e: KernelInputEvent) {
+        let s = panelSlot
+        guard s >= 0 && s < ids.count else { return }
+        if suppressed[s] {
+            guard e.code == Evdev.ABS_MT_TRACKING_ID else { return }
+            // The cancelled touch is over on the panel (or replaced without a lift).
+            suppressed[s] = false
+            suppressedCount -= 1
+            select(s)
+            add(Evdev.EV_ABS, Evdev.ABS_MT_TOOL_TYPE, Evdev.MT_TOOL_FINGER)
+            guard e.value >= 0 else { return }
+        }
+        select(s)
+        if e.code == Evdev.ABS_MT_TRACKING_ID { ids[s] = e.value }
+        add(e.type, e.code, e.value)
+    }
+
+    private mutating func select(_ s: Int) {
+        guard slot != s else { return }
+        add(Evdev.EV_ABS, Evdev.ABS_MT_SLOT, Int32(s))
+        slot = s
+    }
+
+    /// BTN_TOUCH and the BTN_TOOL_* of the touches the mirror shows, where they changed.
+    private mutating func appendTouchKeys() {
+        let shown = ids.reduce(0) { $0 + ($1 >= 0 ? 1 : 0) }
+        for k in Self.toolOrder where touchKeys.contains(k) {
+            let down = k == Evdev.BTN_TOUCH ? shown > 0 : Self.tool(for: shown) == k
+            guard down != keys.contains(k) else { continue }
+            add(Evdev.EV_KEY, k, down ? 1 : 0)
+            noteKey(k, down: down)
+        }
+    }
+
+    static let BTN_TOOL_FINGER: UInt16 = 0x145
+    static let BTN_TOOL_QUINTTAP: UInt16 = 0x148
+    static let BTN_TOOL_DOUBLETAP: UInt16 = 0x14d
+    static let BTN_TOOL_TRIPLETAP: UInt16 = 0x14e
+    static let BTN_TOOL_QUADTAP: UInt16 = 0x14f
+    /// The touch keys, in the order they are written (a frame applies them together at its SYN_REPORT).
+    static let toolOrder: [UInt16] = [
+        BTN_TOOL_FINGER, BTN_TOOL_DOUBLETAP, BTN_TOOL_TRIPLETAP, BTN_TOOL_QUADTAP, BTN_TOOL_QUINTTAP, Evdev.BTN_TOUCH,
+    ]
+
+    static func isTouchKey(_ code: UInt16) -> Bool { code == Evdev.BTN_TOUCH || toolOrder.contains(code) }
+
+    /// The BTN_TOOL_* the kernel reports for `n` touches (none for 0).
+    static func tool(for n: Int) -> UInt16? {
+        switch n {
+        case 0: nil
+        case 1: BTN_TOOL_FINGER
+        case 2: BTN_TOOL_DOUBLETAP
+        case 3: BTN_TOOL_TRIPLETAP
+        case 4: BTN_TOOL_QUADTAP
+        default: BTN_TOOL_QUINTTAP
+        }
+    }
+}

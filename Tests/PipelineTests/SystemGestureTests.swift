@@ -1,0 +1,66 @@
+import Foundation
+import GestureConfig
+import GestureEngine
+import Pipeline
+import Testing
+import TouchFrames
+
+/// Which gestures take their touches from the app (`cancels_touches`), and which of the panel's
+/// slots the pipeline reports for pass-through to cancel, in the frame they are taken.
+@Suite struct SystemGestureTests {
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures").path
+
+    /// The slots reported, frame by frame, with the gesture lines of the same frame.
+    static func taken(_ config: String, _ recording: String) throws -> [(slots: [Int], lines: String)] {
+        let c = try ConfigLoader.parse(config, file: "c.toml")
+        let rec = try Evemu.parse(try String(contentsOfFile: fixtures + "/" + recording, encoding: .utf8), file: recording)
+        var pipeline = try DevicePipeline(description: try #require(rec.description), configuration: c)
+        var out = PipelineOutput()
+        out.wants.gestureLines = true
+        var taken: [(slots: [Int], lines: String)] = []
+        for e in rec.events {
+            out.removeAll()
+            pipeline.feed(e, into: &out)
+            if !out.cancelledSlots.isEmpty { taken.append((out.cancelledSlots, String(decoding: out.lines, as: UTF8.self))) }
+        }
+        return taken
+    }
+
+    static let back = "[[action]]\nname = \"back\"\ngesture = \"edge_swipe\"\nkeys = \"KEY_LEFTALT+KEY_LEFT\"\n"
+
+    @Test func passThrough_aGestureBoundToAnAction_takesItsTouchWhenItBegins() throws {
+        let taken = try Self.taken("[device]\nmode = \"passthrough\"\n" + Self.back, "edge-swipe-from-left.events")
+        #expect(taken.count == 1)
+        #expect(taken.first?.slots == [0])
+        #expect(taken.first?.lines.contains(#""gesture":"edge_swipe","phase":"began""#) == true)
+    }
+
+    @Test func observeMode_orCancelsTouchesFalse_takesNothing() throws {
+        #expect(try Self.taken(Self.back, "edge-swipe-from-left.events").isEmpty, "observe: no virtual touchscreen")
+        let kept = """
+            [device]
+            mode = "passthrough"
+            [[region]]
+            name = "screen"
+            [[region.gesture]]
+            kind = "edge_swipe"
+            cancels_touches = false
+            """
+        #expect(try Self.taken(kept + "\n" + Self.back, "edge-swipe-from-left.events").isEmpty)
+    }
+
+    @Test func cancelsTouchesTrue_takesTheTouches_withoutAnAction() throws {
+        let config = """
+            [device]
+            mode = "passthrough"
+            [[region]]
+            name = "screen"
+            [[region.gesture]]
+            kind = "edge_swipe"
+            cancels_touches = true
+            """
+        #expect(try Self.taken(config, "edge-swipe-from-left.events").map(\.slots) == [[0]])
+        // A gesture that does not begin takes nothing: a tap is no edge swipe.
+        #expect(try Self.taken(config, "tap.events").isEmpty)
+    }
+}
