@@ -6,25 +6,25 @@
 li_touches() { awk '$2 ~ /^TOUCH_/ { $1 = ""; $3 = ""; print }' "$1"; }
 # Waits until process $1 has node $2 open.
 has_open() { i=0; while [ $i -lt 100 ] && ! ls -l /proc/$1/fd 2>/dev/null | grep -q " $2\$"; do usleep 50000; i=$((i + 1)); done; }
-# The mirror the daemon (log $1) made last: its node.
+# The node of the next mirror the daemon (log $1) makes, after the $2 it had made before.
 mirror_of() {
     i=0; mirror=""
-    while [ $i -lt 100 ] && [ -z "$mirror" ]; do
-        usleep 50000; i=$((i + 1))
-        mirror=$(sed -n 's/.*passed through to \(\/dev\/input\/event[0-9]*\).*/\1/p' $1 | tail -1)
-    done
+    while [ $i -lt 100 ] && [ "$(grep -c 'passed through to' $1)" -le "${2:-0}" ]; do usleep 50000; i=$((i + 1)); done
+    mirror=$(sed -n 's/.*passed through to \(\/dev\/input\/event[0-9]*\).*/\1/p' $1 | tail -1)
 }
+mirrors_made() { n=$(grep -c 'passed through to' $1 2>/dev/null); echo ${n:-0}; }
 
 # Plays recording $1 on a new panel while libinput reads node ($2: "panel" or "mirror") into $3;
 # the daemon, when one runs in pass-through, logs to $4.
 play_read() {
     rm -f /tmp/go-pt
+    made=0; [ "$2" = mirror ] && made=$(mirrors_made $4)
     touchgesturectl play --uinput --settle 0.2 --wait-for /tmp/go-pt --hold 0.5 $1 2> /tmp/play-pt.log &
     P=$!
     wait_node /tmp/play-pt.log
     panel=$node
     read_node=$panel
-    if [ "$2" = mirror ]; then mirror_of $4; read_node=$mirror; fi
+    if [ "$2" = mirror ]; then mirror_of $4 $made; read_node=$mirror; fi
     udevadm settle --timeout=5
     classified=$(udevadm info --query=property --name=$read_node 2>/dev/null | grep -c '^ID_INPUT_TOUCHSCREEN=1')
     libinput-debug-events --device $read_node > $3 2>&1 &
@@ -85,7 +85,7 @@ passthrough_failsafe() {
     P=$!
     wait_node /tmp/play-fs.log
     panel=$node
-    mirror_of /tmp/daemon-failsafe.log
+    mirror_of /tmp/daemon-failsafe.log 0
     udevadm settle --timeout=5
     libinput-debug-events --device $panel > /tmp/li-fs-panel.txt 2>&1 &
     LP=$!
@@ -101,7 +101,7 @@ passthrough_failsafe() {
     sleep 2                    # libinput reads the panel meanwhile (the tour goes on)
     # The daemon again, while the panel is still there: it mirrors it anew.
     start_daemon failsafe-again --config /tmp/passthrough.toml
-    mirror=""; mirror_of /tmp/daemon-failsafe-again.log
+    mirror_of /tmp/daemon-failsafe-again.log 0
     again=$mirror
     wait $P
     usleep 500000
@@ -136,7 +136,7 @@ passthrough_latency() {
         P=$!
         wait_node /tmp/play-lat.log
         read_node=$node
-        if [ $run = mirror ]; then mirror_of /tmp/daemon-latency-pt.log; read_node=$mirror; fi
+        if [ $run = mirror ]; then mirror_of /tmp/daemon-latency-pt.log 0; read_node=$mirror; fi
         touchgesturectl record $read_node --absolute-times --duration 8 -o /tmp/r-$run.events 2> /tmp/rec-$run.log &
         R=$!
         has_open $R $read_node
@@ -154,5 +154,48 @@ passthrough_latency() {
         pass "passthrough-latency" "(all $frames frames through the mirror, none lost or merged; added p50 $((m50 - d50)) us, p99 $((m99 - d99)) us)"
     else
         fail "passthrough-latency" "(frames: $got through the mirror, $got_direct directly, of $frames: $(tail -2 /tmp/rec-mirror.log | tr '\n' '|'))"
+    fi
+}
+
+# System gestures take their touches: an edge swipe bound to an action is cancelled on the
+# mirror (libinput: TOUCH_CANCEL, no TOUCH_UP); a three-finger hold bound to one cancels the three
+# fingers already on the app when it is recognized; a tap, which is neither, passes.
+system_gesture() {
+    if ! [ -x /bin/libinput-debug-events ]; then echo "E2E CASE system-gesture: skipped (libinput-debug-events is not installed on the host)"; return; fi
+    ensure_udevd
+    cat > /tmp/system.toml <<'TOML'
+[device]
+mode = "passthrough"
+[[region]]
+name = "screen"
+standard_gestures = true
+[[region.gesture]]
+kind = "long_press"
+name = "admin"
+fingers = 3
+[[action]]
+name = "back"
+gesture = "edge_swipe"
+exec = ["/bin/true"]
+[[action]]
+name = "admin"
+gesture = "admin"
+exec = ["/bin/true"]
+TOML
+    start_daemon system --config /tmp/system.toml
+    monitor /tmp/m-system.txt
+    for rec in edge-swipe hold3 tap; do
+        play_read $E/rec/$rec.events mirror /tmp/li-sys-$rec.txt /tmp/daemon-system.log
+    done
+    kill $MON; wait $MON 2>/dev/null
+    stop_daemon
+    counts() { echo "$(grep -c TOUCH_DOWN $1) $(grep -c TOUCH_CANCEL $1) $(grep -c TOUCH_UP $1)"; }
+    edge=$(counts /tmp/li-sys-edge-swipe.txt); hold=$(counts /tmp/li-sys-hold3.txt); tap=$(counts /tmp/li-sys-tap.txt)
+    began=$(grep -c '"gesture":"edge_swipe","phase":"began"' /tmp/m-system.txt)
+    admin=$(grep -c '"name":"admin","phase":"began"' /tmp/m-system.txt)
+    if [ "$edge" = "1 1 0" ] && [ "$hold" = "3 3 0" ] && [ "$tap" = "1 0 1" ] && [ "$began" = 1 ] && [ "$admin" = 1 ]; then
+        pass "system-gesture" "(libinput on the mirror, down/cancel/up: edge swipe $edge, three-finger hold $hold, tap $tap; the daemon's clients got the edge swipe and the hold)"
+    else
+        fail "system-gesture" "(down/cancel/up: edge swipe '$edge', hold '$hold', tap '$tap'; edge_swipe began $began, admin began $admin: $(grep -h 'TOUCH_' /tmp/li-sys-edge-swipe.txt | head -5 | tr '\n' '|'))"
     fi
 }

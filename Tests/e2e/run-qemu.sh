@@ -124,6 +124,25 @@ else
 fi
 printf '%s\n' "${list[@]}" > "$work/root/e2e/recordings.list"
 cp $fixtures/tap.events "$work/root/e2e/rec/tap.events"
+cp $fixtures/edge-swipe-from-left.events "$work/root/e2e/rec/edge-swipe.events"
+# Three fingers land 30 ms apart mid-screen, rest 1.2 s (a unit of jitter keeps frames coming),
+# then lift together: a three-finger hold.
+python3 - "$work/root/e2e/rec/hold3.events" <<'PY'
+import sys
+head = open("Tests/PipelineTests/Fixtures/tap.events").read().split("\nE:")[0]
+lines, t = [], 0
+def ev(typ, code, val): lines.append(f"E: {t // 1000000}.{t % 1000000:06d} {typ:04x} {code:04x} {val}")
+for s, x in enumerate([1500, 1900, 2300]):
+    ev(3, 0x2f, s); ev(3, 0x39, 10 + s); ev(3, 0x35, x); ev(3, 0x36, 1000)
+    if s == 0: ev(1, 0x14a, 1)
+    ev(0, 0, 0); t += 30000
+for i in range(60):
+    t += 20000; ev(3, 0x2f, 0); ev(3, 0x35, 1500 + i % 2); ev(0, 0, 0)
+t += 20000
+for s in range(3): ev(3, 0x2f, s); ev(3, 0x39, -1)
+ev(1, 0x14a, 0); ev(0, 0, 0)
+open(sys.argv[1], "w").write(head + "\n" + "\n".join(lines) + "\n")
+PY
 # A pan whose finger never lifts: the device is destroyed mid-gesture.
 awk '/^E:/ && ++n > 40 { exit } { print }' $fixtures/fling-left.events > "$work/root/e2e/rec/pan-no-lift.events"
 
