@@ -79,6 +79,8 @@ final class ActionRunner {
         var gestureName: String
         var region: String?
         var device: UInt32
+        /// Fired on idle or wake, not by a gesture.
+        var moment: Action.Moment? = nil
     }
 
     /// `action` fired for `context`: run it unless it is cooling down or too many are running.
@@ -145,9 +147,14 @@ final class ActionRunner {
 
     /// A clean environment: a standard PATH and the gesture, nothing of the daemon's.
     static func environment(_ c: Context) -> [String] {
+        let path = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+        if let m = c.moment {
+            return [path, "TOUCHGESTURED_EVENT=\(m.rawValue)"] + (m == .wake ? ["TOUCHGESTURED_DEVICE=\(c.device)"] : [])
+        }
         let e = c.event
         var env = [
-            "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+            path,
+            "TOUCHGESTURED_EVENT=gesture",
             "TOUCHGESTURED_GESTURE=\(e.kind.rawValue)",
             "TOUCHGESTURED_NAME=\(c.gestureName)",
             "TOUCHGESTURED_PHASE=\(e.phase.rawValue)",

@@ -47,6 +47,8 @@ public final class Daemon: EventLoopOwner {
     /// The touch devices and their pipelines (with what the engines run: the file's regions plus
     /// every client's, compiled). Set at the end of `init`, as it needs `self`.
     private(set) var devices: Devices<Daemon>!
+    /// Touch to wake: the idle timer and its counts (Idle.swift).
+    let idle: IdleWatch
     private let deadline: DeadlineTimer
     private var signalFD: Int32 = -1
     private var strays = StraySignals()
@@ -68,6 +70,7 @@ public final class Daemon: EventLoopOwner {
         self.log = log
         loop = try EventLoop()
         deadline = try DeadlineTimer()
+        idle = try IdleWatch(now: monotonicNanoseconds())
         actions = ActionRunner(loop: loop, log: log, maxChildren: 4, runnerSocket: options.actionRunner, verbose: options.verbose)
         var base = try Self.loadConfiguration(options.configPath)
         if let s = options.socketPath { base.daemon.socket = s }
@@ -140,6 +143,7 @@ public final class Daemon: EventLoopOwner {
         server.onDisconnect = { [unowned self] c in self.disconnected(c) }
         actions.configure(base.actions)
         subscriptionsChanged()
+        try startIdleWatch()
 
         if let path = options.replay {
             try devices.openReplay(path, options: options)
@@ -264,6 +268,7 @@ public final class Daemon: EventLoopOwner {
         if geometryChanged { devices.remap() }
         server.settings = Self.limits(next.daemon, log: log)
         for c in server.allClients { server.watchIdle(c) }
+        configureIdle()
     }
 
     /// The file's regions plus each client's, in connection order; a client's regions that no

@@ -18,6 +18,10 @@ struct DeviceTable {
     private(set) var anomalies = 0
     /// Frames decoded over all devices (`stats`).
     private(set) var frames = 0
+    /// Idle (`[idle] after`): the next read wakes the kiosk, and its touch sequence is
+    /// swallowed; the device it came from is `wokeBy` until the daemon takes it.
+    var asleep = false
+    private(set) var wokeBy: UInt32?
 
     /// Every device has ended its input and has nothing under way (`--exit-after-replay`); each
     /// asked where it lies (a `Device` is about a kilobyte).
@@ -47,6 +51,12 @@ struct DeviceTable {
     /// the mirror's write failed (the caller runs and logs them).
     mutating func feed(_ batch: InputBatch, from id: UInt32, to fanout: inout Fanout, turn: EventLoop) -> Int? {
         guard let k = index(of: id) else { return nil }
+        if asleep {
+            asleep = false
+            wokeBy = id
+            all[k].pipeline.swallowSequence()
+            all[k].mirror?.swallowNewTouches()
+        }
         // Pass-through: the compositor gets the read first, as it came.
         let mirrorFailed = all[k].mirror?.pass(batch) ?? false
         output.removeAll()
@@ -59,8 +69,17 @@ struct DeviceTable {
             all[k].health.lastFrameAt = all[k].source.monotonic(of: output.lastFrameTime!)
         }
         refresh(k)
-        return handOff(k, to: &fanout, turn: turn) || mirrorFailed ? k : nil
+        return handOff(k, to: &fanout, turn: turn) || mirrorFailed || wokeBy != nil ? k : nil
     }
+
+    /// The device whose touch woke the kiosk, once.
+    mutating func takeWoke() -> UInt32? {
+        defer { wokeBy = nil }
+        return wokeBy
+    }
+
+    /// The newest frame of any device (monotonic ns), for the idle watch.
+    var lastFrameAt: Int64? { all.compactMap(\.health.lastFrameAt).max() }
 
     /// Hands what device `k`'s pipeline made (in `output`, read in place) to `fanout`; whether
     /// actions fired or transitions were traced. A line's latency starts at its input: the

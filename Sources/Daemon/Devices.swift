@@ -43,6 +43,8 @@ struct Device {
 protocol DeviceOwner: AnyObject {
     func added(_ device: Device)
     func removed(_ device: Device)
+    /// A touch on device `id` woke the kiosk from idle (its sequence is swallowed).
+    func woke(by id: UInt32)
 }
 
 /// The touch devices: discovery and hotplug of live ones (libudev, the capability fallback,
@@ -168,6 +170,7 @@ final class Devices<Owner: DeviceOwner> {
     private func afterHandOff(_ k: Int) {
         logTransitions(k)
         let id = hub.state.devices.all[k].id
+        if let woke = hub.state.devices.takeWoke() { owner.woke(by: woke) }
         if let f = hub.state.devices.mirrorFailure(k) {
             log.warning("device \(id): its virtual touchscreen was not written (\(f.count) failed so far): \(f.error)")
         }

@@ -161,6 +161,13 @@ struct Fanout {
     }
 
     /// A device line (added, removed) for every subscriber that takes the device.
+    /// A line for every subscriber that takes gesture lines (idle, wake).
+    mutating func broadcast(_ bytes: UnsafeBufferPointer<UInt8>) {
+        for s in subscribers.indices where subscribers[s].isLive && subscribers[s].subscription.gestures {
+            enqueue(bytes, to: s, since: nil)
+        }
+    }
+
     mutating func announce(_ bytes: UnsafeBufferPointer<UInt8>, device: UInt32) {
         for s in subscribers.indices where subscribers[s].isLive && subscribers[s].subscription.takes(device: device) {
             enqueue(bytes, to: s, since: nil)

@@ -40,6 +40,9 @@ struct Mirror {
         return events.withUnsafeBufferPointer { failed(screen.send($0)) }
     }
 
+    /// Touch to wake: the touches that land from now on never reach the mirror.
+    mutating func swallowNewTouches() { state.swallowNewTouches() }
+
     /// The panel goes (or the daemon stops): no touch stays down on the mirror.
     mutating func liftAll() {
         let events = state.liftAll()

@@ -88,7 +88,8 @@ extension Daemon {
             Messages.beginReply(&writer, id: id, op: op)
             stats.snapshot(
                 clients: server.clientCount, devices: devices.all.count, panels: devices.panels, frames: devices.table.frames,
-                anomalies: devices.table.anomalies, server: server, actions: actions, wakeups: loop.wakeups
+                anomalies: devices.table.anomalies, server: server, actions: actions, wakeups: loop.wakeups,
+                idle: (idle.idles, idle.wakes, server.hub.state.devices.asleep)
             ).write(into: &writer)
             Messages.end(&writer)
 

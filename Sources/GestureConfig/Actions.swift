@@ -12,9 +12,20 @@ public final class Action: Sendable, CustomStringConvertible {
         case exec([String])
     }
 
+    /// A moment of the kiosk's that fires an action instead of a gesture (`on`).
+    public enum Moment: String, CaseIterable, Hashable, Sendable {
+        /// Nobody touched the screen for `[idle] after` seconds (once, until the next touch).
+        case idle
+        /// The first touch after `idle` (its whole sequence is swallowed).
+        case wake
+    }
+
     public let name: String
-    /// The gesture that fires it: a kind (`swipe`), a gesture's name, or `region/name`.
+    /// The gesture that fires it: a kind (`swipe`), a gesture's name, or `region/name`; empty
+    /// for an action fired `on` a moment.
     public let gesture: String
+    /// The moment that fires it instead of a gesture.
+    public let on: Moment?
     /// Only gestures of this region (nil: any).
     public let region: String?
     public let fingers: Int?
@@ -33,10 +44,11 @@ public final class Action: Sendable, CustomStringConvertible {
     public init(
         name: String, gesture: String, region: String? = nil, fingers: Int? = nil, direction: SwipeDirection? = nil,
         edge: ScreenEdge? = nil, phase: GesturePhase, effect: Effect, cooldown: Duration = .zero,
-        timeout: Duration = .seconds(10), line: Int = 0
+        timeout: Duration = .seconds(10), line: Int = 0, on: Moment? = nil
     ) {
         self.name = name
         self.gesture = gesture
+        self.on = on
         self.region = region
         self.fingers = fingers
         self.direction = direction

@@ -10,12 +10,13 @@ import TouchFrames
 /// names are the kernel's, the command is an absolute path to an executable file.
 extension Loader {
     static let actionKeys = [
-        "name", "gesture", "region", "fingers", "direction", "edge", "phase", "keys", "exec", "cooldown", "timeout",
+        "name", "gesture", "region", "fingers", "direction", "edge", "phase", "keys", "exec", "cooldown", "timeout", "on",
     ]
     /// Keys in one chord: more is no chord a person could press.
     static let maxChordKeys = 8
 
-    func readActions(_ scopes: [Scope], _ engine: EngineConfiguration) throws(ConfigError) -> [Action] {
+    /// `idleAfter`: `[idle] after` in seconds (0: off), which `on` actions need.
+    func readActions(_ scopes: [Scope], _ engine: EngineConfiguration, idleAfter: Double) throws(ConfigError) -> [Action] {
         let compiled = CompiledConfiguration(engine)
         var actions: [Action] = []
         for a in scopes {
@@ -23,6 +24,10 @@ extension Loader {
             guard let name = try a.string("name") else { throw a.fail(nil, "an [[action]] needs a 'name'") }
             try checkName(name, a, "action")
             if actions.contains(where: { $0.name == name }) { throw a.fail("name", "two actions are named '\(name)'") }
+            if let moment = try a.choice("on", Action.Moment.self) {
+                actions.append(try readMomentAction(a, name, moment, idleAfter: idleAfter))
+                continue
+            }
             guard let gesture = try a.string("gesture") else {
                 throw a.fail(nil, "action '\(name)' needs 'gesture': a kind (tap, swipe, ...), a gesture's name, or \"region/name\"")
             }
@@ -65,6 +70,23 @@ extension Loader {
                     timeout: .milliseconds(timeout ?? 10_000), line: a.table.line))
         }
         return actions
+    }
+
+    /// An action fired `on` idle or wake: no gesture, nothing that selects one.
+    private func readMomentAction(_ a: Scope, _ name: String, _ moment: Action.Moment, idleAfter: Double) throws(ConfigError) -> Action {
+        for key in ["gesture", "region", "fingers", "direction", "edge", "phase"] where a.table[key] != nil {
+            throw a.fail(key, "action '\(name)' fires on \(moment.rawValue), not on a gesture: '\(key)' does not apply")
+        }
+        guard idleAfter > 0 else {
+            throw a.fail("on", "action '\(name)' fires on \(moment.rawValue), but the kiosk never goes idle: set [idle] after (seconds)")
+        }
+        let effect = try readEffect(a, name)
+        let cooldown = try a.integer("cooldown", in: 0...3_600_000) ?? 0
+        let timeout = try a.integer("timeout", in: 1...86_400_000)
+        if timeout != nil, case .keys = effect { throw a.fail("timeout", "action '\(name)': 'timeout' is for exec actions") }
+        return Action(
+            name: name, gesture: "", phase: .recognized, effect: effect, cooldown: .milliseconds(cooldown),
+            timeout: .milliseconds(timeout ?? 10_000), line: a.table.line, on: moment)
     }
 
     private func readPhase(_ a: Scope, _ name: String, discrete: Bool) throws(ConfigError) -> GesturePhase {

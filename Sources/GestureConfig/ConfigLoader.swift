@@ -95,7 +95,7 @@ struct Loader {
 
     mutating func load(_ root: TOMLTable) throws(ConfigError) -> Configuration {
         let top = Scope(table: root, file: file, name: "")
-        try top.checkKeys(["screen", "device", "panel", "thresholds", "region", "daemon", "action"])
+        try top.checkKeys(["screen", "device", "panel", "thresholds", "region", "daemon", "action", "idle"])
         var daemon = DaemonSettings()
         if let d = try top.subtable("daemon") { daemon = try readDaemon(d) }
 
@@ -155,7 +155,11 @@ struct Loader {
         var c = Configuration(engine: engine, geometry: geometry, source: file)
         c.daemon = daemon
         c.panels = panels
-        c.actions = try readActions(try top.subtables("action", label: "[[action]]"), engine)
+        if let idle = try top.subtable("idle") {
+            try idle.checkKeys(["after"])
+            c.idleAfter = try idle.number("after", atLeast: 0, atMost: 604_800) ?? 0
+        }
+        c.actions = try readActions(try top.subtables("action", label: "[[action]]"), engine, idleAfter: c.idleAfter)
         return c
     }
 

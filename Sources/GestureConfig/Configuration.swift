@@ -15,6 +15,9 @@ public struct Configuration: Sendable {
     public var panels: [PanelGeometry] = []
     /// `[[action]]`: what gestures do with no client (keys, commands), in file order.
     public var actions: [Action] = []
+    /// `[idle] after`: seconds without a touch after which the kiosk is idle (`on = "idle"`
+    /// actions fire; the next touch wakes it and is swallowed). 0: never.
+    public var idleAfter: Double = 0
 
     /// The geometry for a device: the first matching `[[panel]]`'s, else `[device]`'s.
     public func geometry(path: String, name: String, vendor: UInt16, product: UInt16) -> GeometryConfiguration {

@@ -63,6 +63,17 @@ public enum Messages {
         w.endLine()
     }
 
+    /// `{"type":"idle","time":T}`: nobody touched the screen for `[idle] after` seconds; or
+    /// `{"type":"wake","time":T,"device":N}`: the first touch since, on device N (swallowed).
+    public static func moment(_ w: inout JSONLineWriter, wake: Bool, time: Double, device: UInt32?) {
+        w.beginObject()
+        w.field("type", wake ? "wake" : "idle")
+        w.field("time", time, decimals: 6)
+        if let device { w.field("device", Int(device)) }
+        w.endObject()
+        w.endLine()
+    }
+
     public static func device(_ w: inout JSONLineWriter, added: Bool, _ d: DeviceSummary, time: Double) {
         w.beginObject()
         w.field("type", "device")

@@ -31,6 +31,9 @@ public enum PrometheusText {
         out.single("touchgestured_actions_skipped_total", "counter", "Commands not started: max_action_children were running.", c.actionsSkipped)
         out.single("touchgestured_actions_failed_total", "counter", "Actions that failed (no keyboard, a command that could not start, exited non-zero or was killed).", c.actionsFailed)
         out.single("touchgestured_actions_running", "gauge", "Action commands running now.", c.actionsRunning)
+        out.single("touchgestured_idle_total", "counter", "Times the kiosk went idle ([idle] after).", c.idles)
+        out.single("touchgestured_wakes_total", "counter", "Times a touch woke the kiosk (its sequence swallowed).", c.wakes)
+        out.single("touchgestured_asleep", "gauge", "1 while the kiosk is idle.", c.asleep)
 
         if !s.errorsByCode.isEmpty {
             out.metric("touchgestured_request_errors_total", "counter", "Error replies and refusals, by code.")

@@ -24,6 +24,8 @@ public struct StatsSnapshot: Equatable, Sendable {
         public var reloads = 0, reloadFailures = 0, engineAnomalies = 0
         public var actionsRun = 0, actionsSkipped = 0, actionsFailed = 0, actionsRunning = 0
         public var wakeups = 0, rssKilobytes = 0
+        /// Touch to wake: times the kiosk went idle, times a touch woke it, and whether it is idle now (0 or 1).
+        public var idles = 0, wakes = 0, asleep = 0
         public init() {}
 
         /// Each field's key in the reply: the one place a key is spelled.
@@ -34,7 +36,7 @@ public struct StatsSnapshot: Equatable, Sendable {
             ("clients_dropped_slow", \.clientsDroppedSlow), ("client_writes", \.clientWrites), ("reloads", \.reloads),
             ("reload_failures", \.reloadFailures), ("engine_anomalies", \.engineAnomalies), ("actions_run", \.actionsRun),
             ("actions_skipped", \.actionsSkipped), ("actions_failed", \.actionsFailed), ("actions_running", \.actionsRunning),
-            ("wakeups", \.wakeups), ("rss_kb", \.rssKilobytes),
+            ("wakeups", \.wakeups), ("rss_kb", \.rssKilobytes), ("idles", \.idles), ("wakes", \.wakes), ("asleep", \.asleep),
         ]}
     }
 

@@ -96,6 +96,7 @@ public struct DevicePipeline {
 
     /// The decoder's last frame, read where it lies (engine and decoder are apart in `self`).
     private mutating func handleDecodedFrame(into out: inout PipelineOutput) {
+        if swallowing { return swallow(decoder.frame, into: &out) }
         out.frame(decoder.frame)
         trace(out.wants.transitions)
         let first = out.events.count
@@ -104,11 +105,22 @@ public struct DevicePipeline {
     }
 
     private mutating func handle(_ frame: TouchFrame, into out: inout PipelineOutput) {
+        if swallowing { return swallow(frame, into: &out) }
         out.frame(frame)
         trace(out.wants.transitions)
         let first = out.events.count
         engine.handle(frame, into: &out.events)
         flush(from: first, into: &out)
+    }
+
+    /// Touch to wake: the frames from now until no contact is down go to no one; the engine
+    /// never sees them (what it had under way sees the next frame after them).
+    public mutating func swallowSequence() { swallowing = true }
+    private var swallowing = false
+
+    private mutating func swallow(_ frame: TouchFrame, into out: inout PipelineOutput) {
+        out.frame(frame, swallowed: true)
+        if frame.contacts.isEmpty { swallowing = false }
     }
 
     /// Fires deadlines up to `time` (the daemon's timer, or the end of a recording).

@@ -138,10 +138,13 @@ public struct PipelineOutput {
 
     // MARK: - Filled by the pipeline
 
-    mutating func frame(_ f: TouchFrame) {
+    /// A frame decoded: counted, kept when asked for, and its touch line unless it is
+    /// `swallowed` (touch to wake: the frame goes to no one).
+    mutating func frame(_ f: TouchFrame, swallowed: Bool = false) {
         if frameCount == 0 { firstFrameTime = f.time }
         lastFrameTime = f.time
         frameCount += 1
+        if swallowed { return }
         if wants.frames { frames.append(f) }
         guard wants.touchLines else { return }
         let start = text.bytes.count

@@ -34,8 +34,12 @@ public struct PassThrough {
         scratch.reserveCapacity(16 * max(slots, 1) + 16)
     }
 
+    /// Touch to wake: touches landing now are held back (never shown) until the panel has no
+    /// touch left (`swallowNewTouches`).
+    var swallowing = false
+
     /// A touch is held back from the mirror: its frames go through `filter`.
-    public var filtering: Bool { suppressedCount > 0 }
+    public var filtering: Bool { suppressedCount > 0 || swallowing }
 
     /// Slots the mirror holds a touch in.
     public var touches: Int { ids.reduce(0) { $0 + ($1 >= 0 ? 1 : 0) } }

@@ -45,6 +45,8 @@ extension PassThrough {
             case Evdev.EV_SYN where e.code == Evdev.SYN_REPORT:
                 appendTouchKeys()
                 add(e.type, e.code, e.value)
+                // The wake touch is over: the panel has no touch left, shown or held back.
+                if swallowing && suppressedCount == 0 && touches == 0 { swallowing = false }
             default:
                 add(e.type, e.code, e.value)
             }
@@ -67,10 +69,26 @@ extension PassThrough {
             add(Evdev.EV_ABS, Evdev.ABS_MT_TOOL_TYPE, Evdev.MT_TOOL_FINGER)
             guard e.value >= 0 else { return }
         }
+        if swallowing && e.code == Evdev.ABS_MT_TRACKING_ID && e.value >= 0 {
+            // A touch lands while waking: held back from its first event (a touch the mirror
+            // still showed in that slot is lifted first).
+            if ids[s] >= 0 {
+                select(s)
+                add(Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, -1)
+                ids[s] = -1
+            }
+            suppressed[s] = true
+            suppressedCount += 1
+            return
+        }
         select(s)
         if e.code == Evdev.ABS_MT_TRACKING_ID { ids[s] = e.value }
         add(e.type, e.code, e.value)
     }
+
+    /// Touch to wake: the touches that land from now on are held back from the mirror (the app
+    /// never sees them) until the panel has no touch left.
+    public mutating func swallowNewTouches() { swallowing = true }
 
     private mutating func select(_ s: Int) {
         guard slot != s else { return }

@@ -168,13 +168,17 @@ struct CheckConfig: ParsableCommand {
             let parent = r.parent.map { " inside '\(compiled.regions[$0].name)'" } ?? ""
             out += "  region '\(r.name)'\(parent): \(r.gestures.map { compiled.gestures[$0].spec.name }.joined(separator: ", "))\n"
         }
+        if c.idleAfter > 0 { out += "  idle after \(format(seconds: c.idleAfter)) s without a touch\n" }
         for a in c.actions {
             let region = a.region.map { " in '\($0)'" } ?? ""
-            out += "  action '\(a.name)': \(a.kind) \(a) on \(a.gesture)\(region) (\(a.phase.rawValue))\n"
+            let when = a.on.map { "\($0.rawValue)" } ?? "\(a.gesture)\(region) (\(a.phase.rawValue))"
+            out += "  action '\(a.name)': \(a.kind) \(a) on \(when)\n"
         }
         writeAll(1, Array(out.utf8))
     }
 }
+
+func format(seconds: Double) -> String { seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds) }
 
 struct Diagrams: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -36,7 +36,7 @@ import TouchFrames
             env == [
                 // PWD is the shell's own (dash exports it); nothing of the daemon's (SECRET) is there.
                 "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "PWD=/",
-                "TOUCHGESTURED_DEVICE=1", "TOUCHGESTURED_DIRECTION=", "TOUCHGESTURED_EDGE=", "TOUCHGESTURED_FINGERS=1",
+                "TOUCHGESTURED_DEVICE=1", "TOUCHGESTURED_DIRECTION=", "TOUCHGESTURED_EDGE=", "TOUCHGESTURED_EVENT=gesture", "TOUCHGESTURED_FINGERS=1",
                 "TOUCHGESTURED_GESTURE=tap", "TOUCHGESTURED_NAME=tap", "TOUCHGESTURED_PHASE=recognized",
                 "TOUCHGESTURED_REGION=screen", "TOUCHGESTURED_X=\(x)", "TOUCHGESTURED_Y=\(y)", "/",
             ])

@@ -59,6 +59,9 @@ func readFile(_ path: String) -> String? {
         #expect(try ConfigLoader.parse("[device]\nmode = 'passthrough'\n", file: "m.toml").daemon.mode == .passthrough)
         let c = try ConfigLoader.parse("[daemon]\nrequest_socket = ''\n", file: "m.toml")
         #expect(c.daemon.requestSocket == "")
+        let idle = try ConfigLoader.parse("[idle]\nafter = 2.5\n[[action]]\nname = 'undim'\non = 'wake'\nexec = ['/bin/true']\n", file: "m.toml")
+        #expect(idle.idleAfter == 2.5)
+        #expect(idle.actions.first?.on == .wake && idle.actions.first?.gesture == "")
     }
 
     @Test func emptyFile_isTheBuiltInDefault() throws {
@@ -209,6 +212,10 @@ func readFile(_ path: String) -> String? {
         ("[screen]\nwidth = 1e-320", 2, "'width' must be at least 1"),
         ("[daemon]\nmax_clients = 1024\noutput_buffer_bytes = 16777216", 3, "max_clients × (output_buffer_bytes + max_line_bytes) is"),
         ("[daemon]\ncoalesce_ms = 101", 2, "'coalesce_ms'"),
+        ("[[action]]\nname = 'dim'\non = 'idle'\nexec = ['/bin/true']", 3, "action 'dim' fires on idle, but the kiosk never goes idle: set [idle] after (seconds)"),
+        ("[idle]\nafter = 60\n[[action]]\nname = 'dim'\non = 'idle'\ngesture = 'tap'\nexec = ['/bin/true']", 6, "action 'dim' fires on idle, not on a gesture: 'gesture' does not apply"),
+        ("[idle]\nafter = -1", 2, "'after' must be at least 0"),
+        ("[idle]\nbefore = 1", 2, "unknown key 'before'"),
         ("[device]\nmode = 'mirror'", 2, "'mode' must be one of \"observe\", \"grab\", \"passthrough\", found \"mirror\""),
         ("[daemon]\ngrab = true\n[device]\nmode = 'passthrough'", 4, "[device] mode = \"passthrough\" contradicts [daemon] grab = true"),
         ("[daemon]\nrequest_socket = 'run/r.sock'", 2, "'request_socket' must be an absolute path shorter than 108 bytes, or \"\" for none"),

@@ -63,4 +63,23 @@ import TouchFrames
         // A gesture that does not begin takes nothing: a tap is no edge swipe.
         #expect(try Self.taken(config, "tap.events").isEmpty)
     }
+
+    /// Touch to wake: a swallowed sequence reaches no recognizer; the next one does.
+    @Test func swallowedSequence_isNoGesture_theNextOneIs() throws {
+        let rec = try Evemu.parse(try String(contentsOfFile: Self.fixtures + "/tap.events", encoding: .utf8), file: "tap.events")
+        var pipeline = try DevicePipeline(description: try #require(rec.description), configuration: .standard)
+        var out = PipelineOutput()
+        out.wants.gestureLines = true
+        pipeline.swallowSequence()
+        for e in rec.events { pipeline.feed(e, into: &out) }
+        pipeline.advance(to: Timestamp(nanoseconds: 5_000_000_000), into: &out)
+        #expect(out.events.isEmpty, "the swallowed tap")
+        #expect(out.frameCount > 0, "its frames still count")
+        let shift: Int64 = 6_000_000_000
+        for e in rec.events {
+            pipeline.feed(InputEvent(time: Timestamp(nanoseconds: e.time.nanoseconds + shift), type: e.type, code: e.code, value: e.value), into: &out)
+        }
+        pipeline.advance(to: Timestamp(nanoseconds: 12_000_000_000), into: &out)
+        #expect(out.events.map(\.kind) == [.tap])
+    }
 }

@@ -99,4 +99,20 @@ import TouchFrames
         let move = [Self.k(3, Evdev.ABS_MT_POSITION_X, 25), Self.k(0, Evdev.SYN_REPORT, 0)]
         #expect(Self.shown(move.withUnsafeBufferPointer { p.filter($0) }) == ["3:47=2", "3:53=25", "0:0=0"])
     }
+
+    /// Touch to wake: the touch that lands after `swallowNewTouches` never reaches the mirror,
+    /// and once the panel has no touch left, reads pass as they are again.
+    @Test func swallowedTouch_neverReachesTheMirror() {
+        var p = PassThrough(slots: 4)
+        p.swallowNewTouches()
+        #expect(p.filtering)
+        let tap = [Self.k(3, Evdev.ABS_MT_SLOT, 0), Self.k(3, Evdev.ABS_MT_TRACKING_ID, 5), Self.k(3, Evdev.ABS_MT_POSITION_X, 10),
+            Self.k(1, Evdev.BTN_TOUCH, 1), Self.k(0, Evdev.SYN_REPORT, 0)]
+        #expect(Self.shown(tap.withUnsafeBufferPointer { p.filter($0) }) == ["0:0=0"])
+        #expect(p.touches == 0 && p.filtering)
+        let lift = [Self.k(3, Evdev.ABS_MT_TRACKING_ID, -1), Self.k(1, Evdev.BTN_TOUCH, 0), Self.k(0, Evdev.SYN_REPORT, 0)]
+        _ = lift.withUnsafeBufferPointer { p.filter($0) }
+        #expect(!p.filtering, "the wake touch is over")
+        #expect(p.touches == 0)
+    }
 }

@@ -1,0 +1,87 @@
+import GestureConfig
+import GestureEngine
+import GestureProtocol
+
+/// Touch to wake (`[idle] after`): a timer at the last frame plus the idle time. When it fires
+/// and no frame came since, the kiosk is idle: `on = "idle"` actions run once and clients get an
+/// `idle` line. The next read wakes it (`DeviceTable.asleep`): its touch sequence is swallowed
+/// (no gesture, no line, nothing passed through), `on = "wake"` actions run, clients get a `wake`
+/// line, and the timer starts again. No polling: one timer expiry per idle time at most.
+final class IdleWatch {
+    let timer: DeadlineTimer
+    /// The idle time (ns); 0: never idle.
+    var afterNs: Int64 = 0
+    /// Since when the kiosk counts as touched: the start, the last wake, a reload.
+    var since: Int64
+    private(set) var idles = 0
+    private(set) var wakes = 0
+
+    init(now: Int64) throws(EventLoop.Failure) {
+        timer = try DeadlineTimer()
+        since = now
+    }
+
+    /// When the timer should fire next, given the newest frame: nil when idle is off.
+    func due(lastFrame: Int64?) -> Int64? {
+        guard afterNs > 0 else { return nil }
+        return max(since, lastFrame ?? since) + afterNs
+    }
+
+    func countIdle() { idles += 1 }
+    func countWake() { wakes += 1 }
+}
+
+extension Daemon {
+    /// Watches for idle from the start (when `[idle] after` is set).
+    func startIdleWatch() throws {
+        try loop.add(idle.timer.fd) { [unowned self] _ in self.idleTimerFired() }
+        configureIdle()
+    }
+
+    /// `[idle] after` from the configuration (at start and on reload): counted from now.
+    func configureIdle() {
+        idle.afterNs = Int64(base.idleAfter * 1e9)
+        idle.since = monotonicNanoseconds()
+        if idle.afterNs == 0 { server.hub.state.devices.asleep = false }
+        armIdle()
+    }
+
+    private func armIdle() {
+        let due = server.hub.state.devices.asleep ? nil : idle.due(lastFrame: server.hub.state.devices.lastFrameAt)
+        if let e = idle.timer.arm(at: due) { log.error("idle timer: \(e)") }
+    }
+
+    private func idleTimerFired() {
+        idle.timer.acknowledge()
+        guard let due = idle.due(lastFrame: server.hub.state.devices.lastFrameAt), !server.hub.state.devices.asleep else { return }
+        let now = monotonicNanoseconds()
+        guard now >= due else { return armIdle() }
+        server.hub.state.devices.asleep = true
+        idle.countIdle()
+        log.info("idle: no touch for \(base.idleAfter) s")
+        moment(.idle, device: nil, at: now)
+    }
+
+    /// A touch on device `id` woke the kiosk (DeviceOwner).
+    func woke(by id: UInt32) {
+        let now = monotonicNanoseconds()
+        idle.countWake()
+        idle.since = now
+        log.info("wake: a touch on device \(id) (its sequence is swallowed)")
+        moment(.wake, device: id, at: now)
+        armIdle()
+    }
+
+    /// Runs the actions `on` the moment, and tells the clients.
+    private func moment(_ m: Action.Moment, device: UInt32?, at now: Int64) {
+        for a in base.actions where a.on == m {
+            var event = GestureEvent(kind: .tap, phase: .recognized, time: Timestamp(nanoseconds: now), position: .zero)
+            event.gesture = -1
+            actions.fire(a, .init(event: event, gestureName: m.rawValue, region: nil, device: device ?? 0, moment: m))
+        }
+        writer.reset()
+        Messages.moment(&writer, wake: m == .wake, time: Double(now) / 1e9, device: device)
+        writer.bytes.withUnsafeBufferPointer { server.hub.state.fanout.broadcast($0) }
+        writer.reset()
+    }
+}
