@@ -18,8 +18,8 @@ struct DeviceTable {
     private(set) var anomalies = 0
     /// Frames decoded over all devices (`stats`).
     private(set) var frames = 0
-    /// Idle (`[idle] after`): the next read wakes the kiosk, and its touch sequence is
-    /// swallowed; the device it came from is `wokeBy` until the daemon takes it.
+    /// Idle (`[idle] after`): the next read in which a touch lands wakes the kiosk, and its
+    /// touch sequence is swallowed; the device it came from is `wokeBy` until the daemon takes it.
     var asleep = false
     private(set) var wokeBy: UInt32?
 
@@ -51,7 +51,7 @@ struct DeviceTable {
     /// the mirror's write failed (the caller runs and logs them).
     mutating func feed(_ batch: InputBatch, from id: UInt32, to fanout: inout Fanout, turn: EventLoop) -> Int? {
         guard let k = index(of: id) else { return nil }
-        if asleep {
+        if asleep && batch.landsATouch {
             asleep = false
             wokeBy = id
             all[k].pipeline.swallowSequence()

@@ -127,6 +127,21 @@ cp $fixtures/tap.events "$work/root/e2e/rec/tap.events"
 cp $fixtures/edge-swipe-from-left.events "$work/root/e2e/rec/edge-swipe.events"
 # Three fingers land 30 ms apart mid-screen, rest 1.2 s (a unit of jitter keeps frames coming),
 # then lift together: a three-finger hold.
+# Two taps 0.4 s apart, 2 s into the recording (the kiosk is idle by then): the touch-to-wake case.
+python3 - "$work/root/e2e/rec/wake.events" <<'PY'
+import sys
+text = open("Tests/PipelineTests/Fixtures/tap.events").read()
+head, body = text.split("\nE:", 1)
+events = ["E:" + e for e in ("\nE:" + body).split("\nE:")[1:]]
+def shifted(line, by):
+    _, t, rest = line.split(" ", 2)
+    s, us = t.split(".")
+    v = int(s) * 1000000 + int(us) + by
+    return f"E: {v // 1000000}.{v % 1000000:06d} {rest}"
+first = int(events[0].split()[1].replace(".", ""))
+out = ["E: 0.000000 0000 0000 0"] + [shifted(e, 2000000 - first) for e in events] + [shifted(e, 2400000 - first) for e in events]
+open(sys.argv[1], "w").write(head + "\n" + "\n".join(out) + "\n")
+PY
 python3 - "$work/root/e2e/rec/hold3.events" <<'PY'
 import sys
 head = open("Tests/PipelineTests/Fixtures/tap.events").read().split("\nE:")[0]
