@@ -26,6 +26,11 @@ import TouchFrames
         return taken
     }
 
+    /// Pass-through, one region with an edge swipe that says whether it cancels touches.
+    static func edgeSwipe(cancelsTouches: Bool) -> String {
+        "[device]\nmode = \"passthrough\"\n[[region]]\nname = \"screen\"\n[[region.gesture]]\nkind = \"edge_swipe\"\ncancels_touches = \(cancelsTouches)\n"
+    }
+
     static let back = "[[action]]\nname = \"back\"\ngesture = \"edge_swipe\"\nkeys = \"KEY_LEFTALT+KEY_LEFT\"\n"
 
     @Test func passThrough_aGestureBoundToAnAction_takesItsTouchWhenItBegins() throws {
@@ -37,28 +42,11 @@ import TouchFrames
 
     @Test func observeMode_orCancelsTouchesFalse_takesNothing() throws {
         #expect(try Self.taken(Self.back, "edge-swipe-from-left.events").isEmpty, "observe: no virtual touchscreen")
-        let kept = """
-            [device]
-            mode = "passthrough"
-            [[region]]
-            name = "screen"
-            [[region.gesture]]
-            kind = "edge_swipe"
-            cancels_touches = false
-            """
-        #expect(try Self.taken(kept + "\n" + Self.back, "edge-swipe-from-left.events").isEmpty)
+        #expect(try Self.taken(Self.edgeSwipe(cancelsTouches: false) + "\n" + Self.back, "edge-swipe-from-left.events").isEmpty)
     }
 
     @Test func cancelsTouchesTrue_takesTheTouches_withoutAnAction() throws {
-        let config = """
-            [device]
-            mode = "passthrough"
-            [[region]]
-            name = "screen"
-            [[region.gesture]]
-            kind = "edge_swipe"
-            cancels_touches = true
-            """
+        let config = Self.edgeSwipe(cancelsTouches: true)
         #expect(try Self.taken(config, "edge-swipe-from-left.events").map(\.slots) == [[0]])
         // A gesture that does not begin takes nothing: a tap is no edge swipe.
         #expect(try Self.taken(config, "tap.events").isEmpty)

@@ -2,6 +2,11 @@
 # Pass-through (`[device] mode = "passthrough"`): libinput, the compositor's eye, reads the
 # panel's mirror as it would read the panel.
 
+# Every case here reads with libinput (udevd running); without it the case says it is skipped.
+with_libinput() {
+    if ! [ -x /bin/libinput-debug-events ]; then echo "E2E CASE $1: skipped (libinput-debug-events is not installed on the host)"; return 1; fi
+    ensure_udevd
+}
 # libinput-debug-events' touch lines without the device and time columns: what a compositor gets.
 li_touches() { awk '$2 ~ /^TOUCH_/ { $1 = ""; $3 = ""; print }' "$1"; }
 # Waits until process $1 has node $2 open.
@@ -38,8 +43,7 @@ play_read() {
 }
 
 passthrough() {
-    if ! [ -x /bin/libinput-debug-events ]; then echo "E2E CASE passthrough: skipped (libinput-debug-events is not installed on the host)"; return; fi
-    ensure_udevd
+    with_libinput passthrough || return
     # The reference: libinput reads the panel itself, beside the daemon in observe mode.
     start_daemon observe
     monitor /tmp/m-observe.txt
@@ -76,8 +80,7 @@ passthrough() {
 # SIGKILL mid-stream: the kernel releases the grab and removes the mirror, so libinput reads the
 # panel itself from then on; a daemon started again mirrors it anew.
 passthrough_failsafe() {
-    if ! [ -x /bin/libinput-debug-events ]; then echo "E2E CASE passthrough-failsafe: skipped (libinput-debug-events is not installed on the host)"; return; fi
-    ensure_udevd
+    with_libinput passthrough-failsafe || return
     printf '[device]\nmode = "passthrough"\n' > /tmp/passthrough.toml
     start_daemon failsafe --config /tmp/passthrough.toml
     rm -f /tmp/go-fs
@@ -161,8 +164,7 @@ passthrough_latency() {
 # mirror (libinput: TOUCH_CANCEL, no TOUCH_UP); a three-finger hold bound to one cancels the three
 # fingers already on the app when it is recognized; a tap, which is neither, passes.
 system_gesture() {
-    if ! [ -x /bin/libinput-debug-events ]; then echo "E2E CASE system-gesture: skipped (libinput-debug-events is not installed on the host)"; return; fi
-    ensure_udevd
+    with_libinput system-gesture || return
     cat > /tmp/system.toml <<'TOML'
 [device]
 mode = "passthrough"
@@ -203,8 +205,7 @@ TOML
 # Touch to wake, in pass-through: after [idle] after, the first tap wakes the kiosk and reaches
 # neither libinput (the app) nor clients as a tap; the wake action runs; the next tap passes.
 wake() {
-    if ! [ -x /bin/libinput-debug-events ]; then echo "E2E CASE wake: skipped (libinput-debug-events is not installed on the host)"; return; fi
-    ensure_udevd
+    with_libinput wake || return
     rm -f /tmp/woke.txt
     printf '[device]\nmode = "passthrough"\n[idle]\nafter = 1\n[[action]]\nname = "undim"\non = "wake"\nexec = ["/bin/sh", "-c", "echo $TOUCHGESTURED_EVENT >> /tmp/woke.txt"]\n' > /tmp/wake.toml
     start_daemon wake --config /tmp/wake.toml
