@@ -57,11 +57,16 @@ struct DeviceTable {
             all[k].pipeline.swallowSequence()
             all[k].mirror?.swallowNewTouches()
         }
-        // Pass-through: the compositor gets the read first, as it came.
-        let mirrorFailed = all[k].mirror?.pass(batch) ?? false
         output.removeAll()
         if batch.resynced { all[k].health.resyncs += 1 }
         all[k].pipeline.feed(batch, into: &output)
+        // Pass-through: the read goes on to the compositor as it came, less the touches a system
+        // gesture took or may still take (the pipeline just said which).
+        var mirrorFailed = false
+        if all[k].mirror != nil {
+            mirrorFailed = updateMirror(k, now: turn.turnStarted)
+            mirrorFailed = all[k].mirror!.pass(batch) || mirrorFailed
+        }
         all[k].health.events += output.eventCount
         if output.frameCount > 0 {
             frames += output.frameCount
@@ -70,6 +75,13 @@ struct DeviceTable {
         }
         refresh(k)
         return handOff(k, to: &fanout, turn: turn) || mirrorFailed || wokeBy != nil ? k : nil
+    }
+
+    /// Device `k`'s mirror hears what the pipeline decided of its touches (in `output`).
+    private mutating func updateMirror(_ k: Int, now: Int64) -> Bool {
+        let failed = all[k].mirror!.update(cancel: output.cancelledSlots, hold: output.heldSlots, bound: output.holdBound, now: now)
+        all[k].mirrorDue = all[k].mirror!.releaseDue
+        return failed
     }
 
     /// The device whose touch woke the kiosk, once.
@@ -87,12 +99,10 @@ struct DeviceTable {
     /// led to (a deadline), this turn.
     mutating func handOff(_ k: Int, to fanout: inout Fanout, turn: EventLoop) -> Bool {
         guard !output.isEmpty else { return false }
-        var mirrorFailed = false
-        if !output.cancelledSlots.isEmpty { mirrorFailed = all[k].mirror?.cancel(output.cancelledSlots) ?? false }
         let times = frameTimes(k)
         let since = times?.first ?? turn.turnStarted
         fanout.deliver(output, device: all[k].id, since: since, lastFrame: times?.last ?? since)
-        return !output.firings.isEmpty || !output.transitions.isEmpty || mirrorFailed
+        return !output.firings.isEmpty || !output.transitions.isEmpty
     }
 
     /// The monotonic times of the first and last frame in `output` (device `k`'s), nil when it
@@ -111,6 +121,12 @@ struct DeviceTable {
         let engineNow = all[k].source.engineTime(atMonotonic: now)
         while let t = all[k].pipeline.nextDeadline, t <= engineNow {
             all[k].pipeline.advance(to: t, into: &output)
+        }
+        // A gesture that fired on its deadline takes its touches; held ones are due for replay.
+        // (A failed write is counted in the mirror and logged with the device's next hand-off.)
+        if all[k].mirror != nil {
+            all[k].pipeline.collectHeld(into: &output)
+            _ = updateMirror(k, now: now)
         }
         refresh(k)
     }
@@ -147,9 +163,12 @@ struct DeviceTable {
     private mutating func refresh(_ k: Int) {
         let t = all[k].pipeline.nextDeadline
         let a = all[k].pipeline.anomalies
-        guard t != all[k].engineDeadline || a != all[k].anomalies else { return }
+        guard t != all[k].engineDeadline || a != all[k].anomalies || all[k].mirrorDue != all[k].countedMirrorDue else { return }
         all[k].engineDeadline = t
-        all[k].monotonicDeadline = t.map { all[k].source.monotonic(of: $0) }
+        let engine = t.map { all[k].source.monotonic(of: $0) }
+        // The engine's next deadline, or a mirror's touch held back, whichever comes first.
+        all[k].countedMirrorDue = all[k].mirrorDue
+        if let m = all[k].mirrorDue { all[k].monotonicDeadline = min(engine ?? m, m) } else { all[k].monotonicDeadline = engine }
         all[k].anomalies = a
         recount()
     }

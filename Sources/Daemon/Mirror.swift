@@ -33,12 +33,17 @@ struct Mirror {
         return failed(screen.send(batch.kernelEvents))
     }
 
-    /// A system gesture took the touches in `slots`: cancelled on the mirror, held back from it
-    /// until they lift (`PassThrough.cancel`).
-    mutating func cancel(_ slots: [Int]) -> Bool {
-        let events = state.cancel(slots)
+    /// What the pipeline decided of the panel's touches (`PipelineOutput`: those a system gesture
+    /// took, those a gesture that delays touches may still take), before the read goes on:
+    /// cancelled, held back, or replayed (`PassThrough.update`). `now`: monotonic ns.
+    mutating func update(cancel: [Int], hold: [Int], bound: Int64, now: Int64) -> Bool {
+        guard !cancel.isEmpty || !hold.isEmpty || state.filtering else { return false }
+        let events = state.update(cancel: cancel, hold: hold, bound: bound, now: now)
         return events.withUnsafeBufferPointer { failed(screen.send($0)) }
     }
+
+    /// When a touch held back must be replayed (monotonic ns).
+    var releaseDue: Int64? { state.releaseDue }
 
     /// Touch to wake: the touches that land from now on never reach the mirror.
     mutating func swallowNewTouches() { state.swallowNewTouches() }

@@ -65,7 +65,7 @@ extension Loader {
         guard let kind = try g.choice("kind", GestureKind.self) else {
             throw g.fail(nil, "a gesture needs a 'kind' (\(GestureKind.allCases.map(\.rawValue).joined(separator: ", ")))")
         }
-        var allowed = ["kind", "name", "priority", "requires_failure_of", "simultaneous_with", "cancels_touches"] + ThresholdKey.all.map(\.key)
+        var allowed = ["kind", "name", "priority", "requires_failure_of", "simultaneous_with", "cancels_touches", "delays_touches_began"] + ThresholdKey.all.map(\.key)
         switch kind {
         case .tap: allowed += ["fingers", "count"]
         case .longPress, .edgeSwipe: allowed += ["fingers"]
@@ -96,6 +96,7 @@ extension Loader {
         spec.tapCount = try g.integer("count", in: 1...5) ?? 1
         spec.axis = try g.choice("axis", PanAxis.self) ?? .free
         spec.cancelsTouches = try g.bool("cancels_touches")
+        spec.delaysTouchesBegan = Int64(try g.integer("delays_touches_began", in: 0...1000) ?? 0) * 1_000_000
         if let sectors = try g.integer("sectors", in: 4...8) {
             guard sectors == 4 || sectors == 8 else { throw g.fail("sectors", "'sectors' must be 4 or 8, found \(sectors)") }
             spec.directionCount = sectors

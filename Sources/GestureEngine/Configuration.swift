@@ -169,6 +169,9 @@ public struct GestureSpec: Hashable, Sendable {
     /// In pass-through mode, when it begins (or is recognized) its touches are cancelled on the
     /// virtual touchscreen the app reads (`cancels_touches`); nil: when it is bound to an action.
     public var cancelsTouches: Bool?
+    /// In pass-through mode, a touch this gesture may still take is held back from the app this
+    /// long at most (`delays_touches_began`, ns; 0: not held), for a gesture that takes its touches.
+    public var delaysTouchesBegan: Int64 = 0
 
     public init(
         _ kind: GestureKind, name: String? = nil, fingers: Int = 1, maxFingers: Int? = nil, tapCount: Int = 1,

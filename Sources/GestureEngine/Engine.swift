@@ -136,6 +136,9 @@ public struct Engine {
     /// No gesture is under way or pending.
     public var isIdle: Bool { arena.isEmpty && sequences.contactCount == 0 }
 
+    /// Gesture `g` is in a round and still undecided: it may yet be recognized.
+    public func isPending(_ g: Int) -> Bool { g >= 0 && g < regionOf.count && arena.isUndecided(g) }
+
     /// The contacts gesture `g` follows now (its own once it claimed them, else its region's
     /// sequence's): what a system gesture takes from the app in pass-through mode.
     public func contacts(of g: Int) -> [UInt32] {

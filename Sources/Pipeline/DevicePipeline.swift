@@ -24,6 +24,8 @@ public struct DevicePipeline {
     /// by default in pass-through mode when an action is bound to it).
     private var takesTouches: [Bool]
     private let passThrough: Bool
+    /// The gestures that take touches and hold them back while they may still (their bound, ns).
+    private var holders: [(gesture: Int, bound: Int64)]
 
     public enum SetupError: Error, CustomStringConvertible {
         case notATouchscreen(String)
@@ -54,6 +56,25 @@ public struct DevicePipeline {
         actions = ActionTable(configuration.actions, compiled, fileRegions: actionRegions)
         passThrough = configuration.daemon.mode == .passthrough
         takesTouches = Self.takesTouches(compiled, actions, passThrough: passThrough)
+        holders = Self.holders(compiled, takesTouches)
+    }
+
+    private static func holders(_ c: CompiledConfiguration, _ takes: [Bool]) -> [(gesture: Int, bound: Int64)] {
+        c.gestures.indices.filter { takes[$0] && c.gestures[$0].spec.delaysTouchesBegan > 0 }.map { ($0, c.gestures[$0].spec.delaysTouchesBegan) }
+    }
+
+    /// The slots of the touches a holding gesture may still take now (after the engine ran):
+    /// `out.heldSlots`, replacing what it held.
+    public func collectHeld(into out: inout PipelineOutput) {
+        out.heldSlots.removeAll(keepingCapacity: true)
+        out.holdBound = 0
+        for h in holders where engine.isPending(h.gesture) {
+            for c in engine.contacts(of: h.gesture) {
+                guard let s = decoder.slot(ofContact: c) else { continue }
+                if !out.heldSlots.contains(s) { out.heldSlots.append(s) }
+                out.holdBound = max(out.holdBound, h.bound)
+            }
+        }
     }
 
     private static func takesTouches(_ c: CompiledConfiguration, _ actions: ActionTable, passThrough: Bool) -> [Bool] {
@@ -85,6 +106,7 @@ public struct DevicePipeline {
             if decoder.feed(batch.kernelEvents, from: &i) { handleDecodedFrame(into: &out) }
         }
         out.eventCount += batch.count
+        if !holders.isEmpty { collectHeld(into: &out) }
     }
 
     /// Feeds one event; a SYN_REPORT makes a frame, and the engine's events for it.
@@ -178,6 +200,7 @@ public struct DevicePipeline {
             serial = engine.configuration.serial
             actions = ActionTable(actionList, engine.configuration, fileRegions: actionRegions)
             takesTouches = Self.takesTouches(engine.configuration, actions, passThrough: passThrough)
+            holders = Self.holders(engine.configuration, takesTouches)
             encoderGeneration = engine.configurationGeneration
         }
         for i in first..<out.events.count {

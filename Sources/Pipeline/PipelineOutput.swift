@@ -72,6 +72,10 @@ public struct PipelineOutput {
     /// The panel's slots whose touches a system gesture took (`cancels_touches`): pass-through
     /// cancels them on the virtual touchscreen.
     public internal(set) var cancelledSlots: [Int] = []
+    /// The slots whose touches a gesture that delays touches may still take, after this output
+    /// (`delays_touches_began`), and the longest of those gestures' bounds (ns).
+    public internal(set) var heldSlots: [Int] = []
+    public internal(set) var holdBound: Int64 = 0
     /// The names of the regions gestures came from, other than `screen` (`Origin` points here).
     public private(set) var regionNames: [String] = []
     /// The engine's events, appended by the engine itself (no copy on the way out).
@@ -129,6 +133,8 @@ public struct PipelineOutput {
         if !landings.isEmpty { landings.removeAllKeepingCapacity() }
         if !firings.isEmpty { firings.removeAllKeepingCapacity() }
         if !cancelledSlots.isEmpty { cancelledSlots.removeAll(keepingCapacity: true) }
+        if !heldSlots.isEmpty { heldSlots.removeAll(keepingCapacity: true) }
+        holdBound = 0
         if !regionNames.isEmpty { regionNames.removeAllKeepingCapacity() }
         frameCount = 0
         eventCount = 0

@@ -29,6 +29,10 @@ public struct PassThrough {
     public init(slots: Int, keys: Set<UInt16> = [Evdev.BTN_TOUCH]) {
         ids = [Int32](repeating: -1, count: max(slots, 1))
         suppressed = [Bool](repeating: false, count: max(slots, 1))
+        held = [Bool](repeating: false, count: max(slots, 1))
+        heldSince = [Int64](repeating: 0, count: max(slots, 1))
+        heldFrames = [[KernelInputEvent]](repeating: [], count: max(slots, 1))
+        heldOpen = [Bool](repeating: false, count: max(slots, 1))
         touchKeys = keys.filter { Self.isTouchKey($0) }
         self.keys.reserveCapacity(8)
         scratch.reserveCapacity(16 * max(slots, 1) + 16)
@@ -37,9 +41,19 @@ public struct PassThrough {
     /// Touch to wake: touches landing now are held back (never shown) until the panel has no
     /// touch left (`swallowNewTouches`).
     var swallowing = false
+    /// Per slot: the panel's touch there is held back while a gesture that delays touches may
+    /// still take it (PassThroughHold.swift): since when (ns), and its events so far, each of its
+    /// frames ended by a SYN_REPORT.
+    var held: [Bool]
+    var heldSince: [Int64]
+    var heldFrames: [[KernelInputEvent]]
+    var heldOpen: [Bool]
+    var heldCount = 0
+    /// How long a touch may be held back (ns), as the gestures that hold it last said.
+    var holdBound: Int64 = 0
 
     /// A touch is held back from the mirror: its frames go through `filter`.
-    public var filtering: Bool { suppressedCount > 0 || swallowing }
+    public var filtering: Bool { suppressedCount > 0 || swallowing || heldCount > 0 }
 
     /// Slots the mirror holds a touch in.
     public var touches: Int { ids.reduce(0) { $0 + ($1 >= 0 ? 1 : 0) } }
@@ -87,8 +101,13 @@ public struct PassThrough {
         }
         // The kernel's state is the panel's whole: a touch held back comes back as a new one
         // (the engine cancels what was under way after lost events anyway).
-        for s in suppressed.indices { suppressed[s] = false }
+        for s in suppressed.indices {
+            suppressed[s] = false
+            held[s] = false
+            heldFrames[s].removeAll(keepingCapacity: true)
+        }
         suppressedCount = 0
+        heldCount = 0
         scratch[from...].withUnsafeBufferPointer { note($0) }
         return scratch
     }

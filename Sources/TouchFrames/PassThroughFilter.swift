@@ -7,8 +7,23 @@ extension PassThrough {
     /// with no touch on the mirror, or already cancelled, are left alone.
     public mutating func cancel(_ slots: [Int]) -> [KernelInputEvent] {
         scratch.removeAll(keepingCapacity: true)
-        let live = slots.filter { $0 >= 0 && $0 < ids.count && ids[$0] >= 0 && !suppressed[$0] }
-        guard !live.isEmpty else { return scratch }
+        appendCancel(slots)
+        return scratch
+    }
+
+    mutating func appendCancel(_ slots: [Int]) {
+        var live: [Int] = []
+        for s in slots where s >= 0 && s < ids.count && !suppressed[s] {
+            if ids[s] >= 0 {
+                live.append(s)
+            } else {
+                // Not shown yet (held back, or landing in the read that follows): it never will be.
+                if held[s] { unhold(s) }
+                suppressed[s] = true
+                suppressedCount += 1
+            }
+        }
+        guard !live.isEmpty else { return }
         for s in live {
             select(s)
             add(Evdev.EV_ABS, Evdev.ABS_MT_TOOL_TYPE, Evdev.MT_TOOL_PALM)
@@ -23,7 +38,6 @@ extension PassThrough {
         }
         appendTouchKeys()
         add(Evdev.EV_SYN, Evdev.SYN_REPORT, 0)
-        return scratch
     }
 
     /// A read while touches are held back: the events of their slots are dropped until the
@@ -43,6 +57,7 @@ extension PassThrough {
             case Evdev.EV_KEY where Self.isTouchKey(e.code):
                 break
             case Evdev.EV_SYN where e.code == Evdev.SYN_REPORT:
+                if heldCount > 0 { closeHeldFrames() }
                 appendTouchKeys()
                 add(e.type, e.code, e.value)
                 // The wake touch is over: the panel has no touch left, shown or held back.
@@ -52,7 +67,7 @@ extension PassThrough {
             }
         }
         // Back to passing reads as they are: the mirror's slot is the panel's again.
-        if suppressedCount == 0 { select(panelSlot) }
+        if !filtering { select(panelSlot) }
         return scratch
     }
 
@@ -60,6 +75,11 @@ extension PassThrough {
     private mutating func slotEvent(_ e: KernelInputEvent) {
         let s = panelSlot
         guard s >= 0 && s < ids.count else { return }
+        if held[s] {
+            heldFrames[s].append(e)
+            heldOpen[s] = true
+            return
+        }
         if suppressed[s] {
             guard e.code == Evdev.ABS_MT_TRACKING_ID else { return }
             // The cancelled touch is over on the panel (or replaced without a lift).
@@ -90,14 +110,14 @@ extension PassThrough {
     /// never sees them) until the panel has no touch left.
     public mutating func swallowNewTouches() { swallowing = true }
 
-    private mutating func select(_ s: Int) {
+    mutating func select(_ s: Int) {
         guard slot != s else { return }
         add(Evdev.EV_ABS, Evdev.ABS_MT_SLOT, Int32(s))
         slot = s
     }
 
     /// BTN_TOUCH and the BTN_TOOL_* of the touches the mirror shows, where they changed.
-    private mutating func appendTouchKeys() {
+    mutating func appendTouchKeys() {
         let shown = ids.reduce(0) { $0 + ($1 >= 0 ? 1 : 0) }
         for k in Self.toolOrder where touchKeys.contains(k) {
             let down = k == Evdev.BTN_TOUCH ? shown > 0 : Self.tool(for: shown) == k

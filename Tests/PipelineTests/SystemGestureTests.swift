@@ -70,4 +70,33 @@ import TouchFrames
         pipeline.advance(to: Timestamp(nanoseconds: 12_000_000_000), into: &out)
         #expect(out.events.map(\.kind) == [.tap])
     }
+
+    /// delays_touches_began: a touch landing in the edge band is held while the edge swipe may
+    /// still take it, and no longer once it failed (the tap lifted); a touch mid-screen never is.
+    @Test func delayingGesture_holdsTheTouchesItMayStillTake() throws {
+        let config = try ConfigLoader.parse(
+            Self.edgeSwipe(cancelsTouches: true) + "delays_touches_began = 150\n", file: "c.toml")
+        func held(_ name: String, x: Int32?) throws -> [[Int]] {
+            let rec = try Evemu.parse(try String(contentsOfFile: Self.fixtures + "/" + name, encoding: .utf8), file: name)
+            var pipeline = try DevicePipeline(description: try #require(rec.description), configuration: config)
+            var out = PipelineOutput()
+            var frames: [[Int]] = []
+            for e in rec.events {
+                var e = e
+                if let x, e.type == Evdev.EV_ABS && e.code == Evdev.ABS_MT_POSITION_X { e.value = x }
+                out.removeAll()
+                pipeline.feed(e, into: &out)
+                if e.type == Evdev.EV_SYN {
+                    pipeline.collectHeld(into: &out)
+                    frames.append(out.heldSlots)
+                }
+            }
+            return frames
+        }
+        let edgeTap = try held("tap.events", x: 10)
+        #expect(edgeTap.first == [0], "held from its landing")
+        #expect(edgeTap.last == [], "released once the edge swipe failed")
+        #expect(try held("tap.events", x: nil).allSatisfy(\.isEmpty), "mid-screen: never held")
+        #expect(try held("edge-swipe-from-left.events", x: nil).first == [0])
+    }
 }

@@ -115,4 +115,49 @@ import TouchFrames
         #expect(!p.filtering, "the wake touch is over")
         #expect(p.touches == 0)
     }
+
+    private static func landing(_ slot: Int32, id: Int32, x: Int32) -> [KernelInputEvent] {
+        [Self.k(3, Evdev.ABS_MT_SLOT, slot), Self.k(3, Evdev.ABS_MT_TRACKING_ID, id), Self.k(3, Evdev.ABS_MT_POSITION_X, x),
+            Self.k(1, Evdev.BTN_TOUCH, 1), Self.k(0, Evdev.SYN_REPORT, 0)]
+    }
+
+    /// delays_touches_began: a touch a gesture may still take is held back; when the gesture
+    /// fails its frames are replayed at once, in order, and it passes from then on.
+    @Test func heldTouch_isReplayedInOrder_whenTheGestureFails() {
+        var p = PassThrough(slots: 4)
+        #expect(p.update(cancel: [], hold: [0], bound: 150_000_000, now: 1_000).isEmpty)
+        #expect(p.filtering && p.releaseDue == 150_001_000)
+        let land = Self.landing(0, id: 7, x: 10)
+        #expect(Self.shown(land.withUnsafeBufferPointer { p.filter($0) }) == ["0:0=0"], "held: an empty frame only")
+        let move = [Self.k(3, Evdev.ABS_MT_POSITION_X, 12), Self.k(0, Evdev.SYN_REPORT, 0)]
+        _ = move.withUnsafeBufferPointer { p.filter($0) }
+        // The gesture failed: the two frames, then the touch passes.
+        let replay = p.update(cancel: [], hold: [], bound: 0, now: 2_000)
+        #expect(Self.shown(replay) == ["3:57=7", "3:53=10", "1:330=1", "0:0=0", "3:53=12", "0:0=0"])
+        #expect(!p.filtering && p.touches == 1)
+    }
+
+    /// When the gesture begins, what was held back is dropped: the app never sees the touch,
+    /// and the rest of it is held back until it lifts.
+    @Test func heldTouch_isNeverShown_whenTheGestureTakesIt() {
+        var p = PassThrough(slots: 4)
+        _ = p.update(cancel: [], hold: [0], bound: 150_000_000, now: 0)
+        _ = Self.landing(0, id: 7, x: 10).withUnsafeBufferPointer { p.filter($0) }
+        #expect(p.update(cancel: [0], hold: [], bound: 0, now: 1).isEmpty, "nothing to cancel on the mirror")
+        let move = [Self.k(3, Evdev.ABS_MT_POSITION_X, 30), Self.k(0, Evdev.SYN_REPORT, 0)]
+        #expect(Self.shown(move.withUnsafeBufferPointer { p.filter($0) }) == ["0:0=0"])
+        let lift = [Self.k(3, Evdev.ABS_MT_TRACKING_ID, -1), Self.k(1, Evdev.BTN_TOUCH, 0), Self.k(0, Evdev.SYN_REPORT, 0)]
+        _ = lift.withUnsafeBufferPointer { p.filter($0) }
+        #expect(!p.filtering && p.touches == 0)
+    }
+
+    /// Past the bound a held touch is replayed even though the gesture is still possible.
+    @Test func heldTouch_isReplayed_afterTheBound() {
+        var p = PassThrough(slots: 4)
+        _ = p.update(cancel: [], hold: [1], bound: 100, now: 0)
+        _ = Self.landing(1, id: 3, x: 5).withUnsafeBufferPointer { p.filter($0) }
+        #expect(p.update(cancel: [], hold: [1], bound: 100, now: 99).isEmpty)
+        #expect(!p.update(cancel: [], hold: [1], bound: 100, now: 100).isEmpty)
+        #expect(p.touches == 1 && !p.filtering)
+    }
 }

@@ -226,3 +226,26 @@ wake() {
     esac
     fail "wake" "(clients: '$order'; libinput downs $downs ups $ups; wake action '$ran': $(tail -4 /tmp/daemon-wake.log | tr '\n' '|'))"
 }
+
+# delays_touches_began: the edge swipe's touch is held back from the start, so libinput (the
+# app) sees none of it; a tap in the edge band, which fails the edge swipe at its lift, is
+# replayed then (delayed, whole); a tap mid-screen passes at once.
+system_gesture_delayed() {
+    with_libinput system-gesture-delayed || return
+    printf '[device]\nmode = "passthrough"\n[[region]]\nname = "screen"\n[[region.gesture]]\nkind = "tap"\n[[region.gesture]]\nkind = "edge_swipe"\nname = "back"\ndelays_touches_began = 150\n[[action]]\nname = "back"\ngesture = "back"\nexec = ["/bin/true"]\n' > /tmp/delayed.toml
+    start_daemon delayed --config /tmp/delayed.toml
+    monitor /tmp/m-delayed.txt
+    for rec in edge-swipe edge-tap tap; do
+        play_read $E/rec/$rec.events mirror /tmp/li-del-$rec.txt /tmp/daemon-delayed.log
+    done
+    kill $MON; wait $MON 2>/dev/null
+    stop_daemon
+    counts() { echo "$(grep -c TOUCH_DOWN $1) $(grep -c TOUCH_CANCEL $1) $(grep -c TOUCH_UP $1)"; }
+    edge=$(counts /tmp/li-del-edge-swipe.txt); edgetap=$(counts /tmp/li-del-edge-tap.txt); tap=$(counts /tmp/li-del-tap.txt)
+    began=$(grep -c '"name":"back","phase":"began"' /tmp/m-delayed.txt)
+    if [ "$edge" = "0 0 0" ] && [ "$edgetap" = "1 0 1" ] && [ "$tap" = "1 0 1" ] && [ "$began" = 1 ]; then
+        pass "system-gesture-delayed" "(libinput on the mirror, down/cancel/up: edge swipe $edge (never seen), tap in the edge band $edgetap (replayed when the edge swipe failed), tap mid-screen $tap)"
+    else
+        fail "system-gesture-delayed" "(down/cancel/up: edge swipe '$edge', edge tap '$edgetap', tap '$tap'; back began $began: $(tail -3 /tmp/daemon-delayed.log | tr '\n' '|'))"
+    fi
+}

@@ -586,6 +586,7 @@ run passthrough
 run passthrough_failsafe
 run passthrough_latency
 run system_gesture
+run system_gesture_delayed
 run wake
 for variant in $VARIANTS; do run bench_side_by_side $variant; done
 run bench_instructions

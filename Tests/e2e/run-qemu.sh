@@ -125,6 +125,8 @@ fi
 printf '%s\n' "${list[@]}" > "$work/root/e2e/recordings.list"
 cp $fixtures/tap.events "$work/root/e2e/rec/tap.events"
 cp $fixtures/edge-swipe-from-left.events "$work/root/e2e/rec/edge-swipe.events"
+# The tap 10 units (under a millimetre) from the left edge: in the edge swipe's band.
+sed 's/ 0003 0035 1920$/ 0003 0035 10/' $fixtures/tap.events > "$work/root/e2e/rec/edge-tap.events"
 # Three fingers land 30 ms apart mid-screen, rest 1.2 s (a unit of jitter keeps frames coming),
 # then lift together: a three-finger hold.
 # Two taps 0.4 s apart, 2 s into the recording (the kiosk is idle by then): the touch-to-wake case.
