@@ -584,6 +584,7 @@ run with_udevd
 run actions
 run passthrough
 run passthrough_failsafe
+run passthrough_syn_dropped
 run passthrough_latency
 run system_gesture
 run system_gesture_delayed
