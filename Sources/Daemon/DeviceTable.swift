@@ -57,15 +57,20 @@ struct DeviceTable {
             all[k].pipeline.swallowSequence()
             all[k].mirror?.swallowNewTouches()
         }
+        // Pass-through: the read goes on to the compositor as it came, less the touches a system
+        // gesture took. Where a gesture may hold touches back, the pipeline says which first;
+        // else the compositor gets the read before the recognizers run, and a gesture that
+        // begins in it cancels its touches just after.
+        var mirrorFailed = false
+        let hasMirror = all[k].mirror != nil
+        let first = hasMirror && !all[k].pipeline.holdsTouches
+        if first { mirrorFailed = all[k].mirror!.pass(batch) }
         output.removeAll()
         if batch.resynced { all[k].health.resyncs += 1 }
         all[k].pipeline.feed(batch, into: &output)
-        // Pass-through: the read goes on to the compositor as it came, less the touches a system
-        // gesture took or may still take (the pipeline just said which).
-        var mirrorFailed = false
-        if all[k].mirror != nil {
-            mirrorFailed = updateMirror(k, now: turn.turnStarted)
-            mirrorFailed = all[k].mirror!.pass(batch) || mirrorFailed
+        if hasMirror {
+            mirrorFailed = updateMirror(k, now: turn.turnStarted) || mirrorFailed
+            if !first { mirrorFailed = all[k].mirror!.pass(batch) || mirrorFailed }
         }
         all[k].health.events += output.eventCount
         if output.frameCount > 0 {

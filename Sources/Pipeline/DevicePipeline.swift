@@ -63,6 +63,10 @@ public struct DevicePipeline {
         c.gestures.indices.filter { takes[$0] && c.gestures[$0].spec.delaysTouchesBegan > 0 }.map { ($0, c.gestures[$0].spec.delaysTouchesBegan) }
     }
 
+    /// Some gesture holds touches back while it may still take them (`delays_touches_began`):
+    /// a read must go through the pipeline before it goes on to a mirror.
+    public var holdsTouches: Bool { !holders.isEmpty }
+
     /// The slots of the touches a holding gesture may still take now (after the engine ran):
     /// `out.heldSlots`, replacing what it held.
     public func collectHeld(into out: inout PipelineOutput) {
