@@ -25,7 +25,9 @@ public struct DevicePipeline {
     private var takesTouches: [Bool]
     private let passThrough: Bool
     /// The gestures that take touches and hold them back while they may still (their bound, ns).
-    private var holders: [(gesture: Int, bound: Int64)]
+    private var holders: [(gesture: Int, bound: Int64)] {
+        didSet { holdsTouches = !holders.isEmpty }
+    }
 
     public enum SetupError: Error, CustomStringConvertible {
         case notATouchscreen(String)
@@ -57,6 +59,7 @@ public struct DevicePipeline {
         passThrough = configuration.daemon.mode == .passthrough
         takesTouches = Self.takesTouches(compiled, actions, passThrough: passThrough)
         holders = Self.holders(compiled, takesTouches)
+        holdsTouches = !holders.isEmpty
     }
 
     private static func holders(_ c: CompiledConfiguration, _ takes: [Bool]) -> [(gesture: Int, bound: Int64)] {
@@ -64,8 +67,9 @@ public struct DevicePipeline {
     }
 
     /// Some gesture holds touches back while it may still take them (`delays_touches_began`):
-    /// a read must go through the pipeline before it goes on to a mirror.
-    public var holdsTouches: Bool { !holders.isEmpty }
+    /// a read must go through the pipeline before it goes on to a mirror. Stored, as
+    /// `nextDeadline` is: the daemon reads it every read.
+    public private(set) var holdsTouches = false
 
     /// The slots of the touches a holding gesture may still take now (after the engine ran):
     /// `out.heldSlots`, replacing what it held.
