@@ -283,3 +283,33 @@ passthrough_syn_dropped() {
         fail "passthrough-syn-dropped" "(resyncs $resync; libinput: $downs down, $ups up, $cancels cancelled, last '$last')"
     fi
 }
+
+# The daemon's CPU per frame with pass-through on and off: the same 1 kHz stream (about 2,000
+# frames), no client, the daemon's run time from schedstat. Reported, not asserted.
+passthrough_cpu() {
+    ensure_udevd
+    printf '[device]\nmode = "passthrough"\n' > /tmp/passthrough.toml
+    awk '{ print } / 0001 014a 0$/ { lifts++ } lifts == 10 && / 0000 0000 0$/ { exit }' $E/rec/bench.events > /tmp/pt-bench.events
+    frames=$(grep -c '^E: [0-9.]* 0000 0000 0$' /tmp/pt-bench.events)
+    for mode in observe passthrough; do
+        rm -f /tmp/go-cpu
+        if [ $mode = passthrough ]; then start_daemon cpu-$mode --config /tmp/passthrough.toml; else start_daemon cpu-$mode; fi
+        touchgesturectl play --uinput --settle 0.2 --wait-for /tmp/go-cpu --hold 0.3 /tmp/pt-bench.events 2> /tmp/play-cpu.log &
+        P=$!
+        wait_node /tmp/play-cpu.log
+        has_open $DAEMON $node
+        usleep 500000
+        t0=$(cut -d' ' -f1 /proc/$DAEMON/schedstat)
+        touch /tmp/go-cpu
+        wait $P
+        t1=$(cut -d' ' -f1 /proc/$DAEMON/schedstat)
+        stop_daemon
+        eval "cpu_$mode=$(( (t1 - t0) / frames ))"
+    done
+    echo "E2E BENCH pass-through CPU per frame (ns, TCG guest, no client): observe $cpu_observe, passthrough $cpu_passthrough (the virtual touchscreen's writes included), $frames frames"
+    if [ "$cpu_observe" -gt 0 ] && [ "$cpu_passthrough" -gt 0 ]; then
+        pass "passthrough-cpu" "(observe $cpu_observe ns a frame, passthrough $cpu_passthrough ns)"
+    else
+        fail "passthrough-cpu" "(observe '$cpu_observe', passthrough '$cpu_passthrough')"
+    fi
+}

@@ -586,6 +586,7 @@ run passthrough
 run passthrough_failsafe
 run passthrough_syn_dropped
 run passthrough_latency
+run passthrough_cpu
 run system_gesture
 run system_gesture_delayed
 run wake
