@@ -588,7 +588,6 @@ run passthrough_syn_dropped
 run passthrough_latency
 run passthrough_cpu
 run system_gesture
-run system_gesture_delayed
 run wake
 for variant in $VARIANTS; do run bench_side_by_side $variant; done
 run bench_instructions

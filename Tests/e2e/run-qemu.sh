@@ -128,7 +128,7 @@ cp $fixtures/edge-swipe-from-left.events "$work/root/e2e/rec/edge-swipe.events"
 # The tap 10 units (under a millimetre) from the left edge: in the edge swipe's band.
 sed 's/ 0003 0035 1920$/ 0003 0035 10/' $fixtures/tap.events > "$work/root/e2e/rec/edge-tap.events"
 # Three fingers land 30 ms apart mid-screen, rest 1.2 s (a unit of jitter keeps frames coming),
-# then lift together: a three-finger hold.
+# then lift together: a three-finger hold; then a tap.
 # Two taps 0.4 s apart, 2 s into the recording (the kiosk is idle by then): the touch-to-wake case.
 python3 - "$work/root/e2e/rec/wake.events" <<'PY'
 import sys
@@ -158,6 +158,11 @@ for i in range(60):
 t += 20000
 for s in range(3): ev(3, 0x2f, s); ev(3, 0x39, -1)
 ev(1, 0x14a, 0); ev(0, 0, 0)
+# Then a tap in the first finger's slot: it must reach the app (the slot's tool type is back to finger).
+t += 500000
+ev(3, 0x2f, 0); ev(3, 0x39, 20); ev(3, 0x35, 1900); ev(3, 0x36, 1000); ev(1, 0x14a, 1); ev(0, 0, 0)
+t += 60000
+ev(3, 0x39, -1); ev(1, 0x14a, 0); ev(0, 0, 0)
 open(sys.argv[1], "w").write(head + "\n" + "\n".join(lines) + "\n")
 PY
 # A pan whose finger never lifts: the device is destroyed mid-gesture.
