@@ -68,8 +68,11 @@ struct DeviceTable {
         output.removeAll()
         if batch.resynced { all[k].health.resyncs += 1 }
         all[k].pipeline.feed(batch, into: &output)
+        var mirrorMoved = false
         if hasMirror {
-            mirrorFailed = updateMirror(k, now: turn.turnStarted) || mirrorFailed
+            let m = updateMirror(k, now: turn.turnStarted)
+            mirrorMoved = m.dueMoved
+            mirrorFailed = m.failed || mirrorFailed
             if !first { mirrorFailed = all[k].mirror!.pass(batch) || mirrorFailed }
         }
         all[k].health.events += output.eventCount
@@ -78,15 +81,18 @@ struct DeviceTable {
             all[k].health.frames += output.frameCount
             all[k].health.lastFrameAt = all[k].source.monotonic(of: output.lastFrameTime!)
         }
-        refresh(k)
+        refresh(k, force: mirrorMoved)
         return handOff(k, to: &fanout, turn: turn) || mirrorFailed || wokeBy != nil ? k : nil
     }
 
-    /// Device `k`'s mirror hears what the pipeline decided of its touches (in `output`).
-    private mutating func updateMirror(_ k: Int, now: Int64) -> Bool {
+    /// Device `k`'s mirror hears what the pipeline decided of its touches (in `output`): whether
+    /// its write failed, and whether when a held touch is due changed (the deadline moves).
+    private mutating func updateMirror(_ k: Int, now: Int64) -> (failed: Bool, dueMoved: Bool) {
         let failed = all[k].mirror!.update(cancel: output.cancelledSlots, hold: output.heldSlots, bound: output.holdBound, now: now)
-        all[k].mirrorDue = all[k].mirror!.releaseDue
-        return failed
+        let due = all[k].mirror!.releaseDue
+        guard due != all[k].mirrorDue else { return (failed, false) }
+        all[k].mirrorDue = due
+        return (failed, true)
     }
 
     /// The device whose touch woke the kiosk, once.
@@ -129,11 +135,12 @@ struct DeviceTable {
         }
         // A gesture that fired on its deadline takes its touches; held ones are due for replay.
         // (A failed write is counted in the mirror and logged with the device's next hand-off.)
+        var mirrorMoved = false
         if all[k].mirror != nil {
             all[k].pipeline.collectHeld(into: &output)
-            _ = updateMirror(k, now: now)
+            mirrorMoved = updateMirror(k, now: now).dueMoved
         }
-        refresh(k)
+        refresh(k, force: mirrorMoved)
     }
 
     /// Device `k` went away (or its geometry changed): its gestures end `cancelled`.
@@ -165,14 +172,14 @@ struct DeviceTable {
 
     /// Takes device `k`'s deadline and anomalies after its pipeline ran; the totals are worked
     /// out again only when they changed (on most frames they do not).
-    private mutating func refresh(_ k: Int) {
+    /// `force`: the mirror's due time moved (the engine's deadline is compared here).
+    private mutating func refresh(_ k: Int, force: Bool = false) {
         let t = all[k].pipeline.nextDeadline
         let a = all[k].pipeline.anomalies
-        guard t != all[k].engineDeadline || a != all[k].anomalies || all[k].mirrorDue != all[k].countedMirrorDue else { return }
+        guard force || t != all[k].engineDeadline || a != all[k].anomalies else { return }
         all[k].engineDeadline = t
         let engine = t.map { all[k].source.monotonic(of: $0) }
         // The engine's next deadline, or a mirror's touch held back, whichever comes first.
-        all[k].countedMirrorDue = all[k].mirrorDue
         if let m = all[k].mirrorDue { all[k].monotonicDeadline = min(engine ?? m, m) } else { all[k].monotonicDeadline = engine }
         all[k].anomalies = a
         recount()

@@ -20,10 +20,9 @@ struct Device {
     /// Its panel's health (`stats`), carried over from an earlier life of the same panel.
     var health: PanelHealth
     /// Its virtual touchscreen, in pass-through mode (`[device] mode`), and when a touch held
-    /// back from it must be replayed (monotonic ns; as last counted in the table's deadline).
+    /// back from it must be replayed (monotonic ns; counted in the table's deadline).
     var mirror: Mirror?
     var mirrorDue: Int64?
-    var countedMirrorDue: Int64?
 
     init(id: UInt32, source: InputSource, pipeline: DevicePipeline, health: PanelHealth, mirror: Mirror? = nil) {
         self.id = id

@@ -129,13 +129,17 @@ passthrough_failsafe() {
 frame_latency() { # write times, recording -> each frame's latency (us), sorted
     awk 'NR == FNR { w[++n] = $1; next } /^E: [0-9.]* 0000 0000 0$/ { if (++k <= n) printf "%.0f\n", ($2 - w[k]) * 1e6 }' "$1" "$2" | sort -n
 }
+# The pass-through config, and the first ten strokes of the 1 kHz benchmark stream (about 2,000
+# frames, through the frame of the tenth one's lift) in /tmp/pt-bench.events; `frames` their count.
+bench_stream() {
+    printf '[device]\nmode = "passthrough"\n' > /tmp/passthrough.toml
+    awk '{ print } / 0001 014a 0$/ { lifts++ } lifts == 10 && / 0000 0000 0$/ { exit }' $E/rec/bench.events > /tmp/pt-bench.events
+    frames=$(grep -c '^E: [0-9.]* 0000 0000 0$' /tmp/pt-bench.events)
+}
 pct() { sed -n "$(( ($(wc -l < $1) * $2 + 99) / 100 ))p" $1; }
 passthrough_latency() {
     ensure_udevd
-    printf '[device]\nmode = "passthrough"\n' > /tmp/passthrough.toml
-    # The first ten strokes (about 2,000 frames), through the frame of the tenth one's lift.
-    awk '{ print } / 0001 014a 0$/ { lifts++ } lifts == 10 && / 0000 0000 0$/ { exit }' $E/rec/bench.events > /tmp/pt-bench.events
-    frames=$(grep -c '^E: [0-9.]* 0000 0000 0$' /tmp/pt-bench.events)
+    bench_stream
     for run in direct mirror; do
         rm -f /tmp/go-lat
         [ $run = mirror ] && start_daemon latency-pt --config /tmp/passthrough.toml
@@ -227,9 +231,7 @@ passthrough_syn_dropped() {
 # frames), no client, the daemon's run time from schedstat. Reported, not asserted.
 passthrough_cpu() {
     ensure_udevd
-    printf '[device]\nmode = "passthrough"\n' > /tmp/passthrough.toml
-    awk '{ print } / 0001 014a 0$/ { lifts++ } lifts == 10 && / 0000 0000 0$/ { exit }' $E/rec/bench.events > /tmp/pt-bench.events
-    frames=$(grep -c '^E: [0-9.]* 0000 0000 0$' /tmp/pt-bench.events)
+    bench_stream
     for mode in observe passthrough; do
         rm -f /tmp/go-cpu
         if [ $mode = passthrough ]; then start_daemon cpu-$mode --config /tmp/passthrough.toml; else start_daemon cpu-$mode; fi
