@@ -8,6 +8,7 @@ import class Foundation.ProcessInfo
 // SystemCalls (reads and writes on fds) depends on nothing; Pipeline, TouchInput, Daemon and
 // touchgesturectl use it.
 // GestureEngine and TouchFrames use the standard library only (TouchFrames builds on GestureEngine's types).
+// PointerEmulation (a pointer region's gestures as mouse operations) builds on GestureEngine alone.
 
 let package = Package(
     name: "touchgestured",
@@ -23,19 +24,23 @@ let package = Package(
     targets: [
         .target(name: "GestureEngine"),
         .target(name: "TouchFrames", dependencies: ["GestureEngine"]),
-        .target(name: "GestureConfig", dependencies: ["GestureEngine", "TouchFrames"]),
+        // A region's gestures as a mouse's clicks, drags and wheel (pure, as the engine is).
+        .target(name: "PointerEmulation", dependencies: ["GestureEngine"]),
+        .target(name: "GestureConfig", dependencies: ["GestureEngine", "TouchFrames", "PointerEmulation"]),
         .target(name: "GestureProtocol", dependencies: ["GestureEngine"]),
-        .target(name: "Pipeline", dependencies: ["GestureEngine", "TouchFrames", "GestureConfig", "GestureProtocol", "SystemCalls"]),
+        .target(
+            name: "Pipeline", dependencies: ["GestureEngine", "TouchFrames", "GestureConfig", "GestureProtocol", "SystemCalls", "PointerEmulation"]),
         .target(name: "CLinux"),
         // The reads and writes on fds, with EINTR, EAGAIN and ENODEV handled in one place.
         .target(name: "SystemCalls"),
         .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
-        .target(name: "TouchInput", dependencies: ["CEvdev", "CUdev", "CLinux", "SystemCalls", "TouchFrames", "GestureEngine"]),
+        .target(
+            name: "TouchInput", dependencies: ["CEvdev", "CUdev", "CLinux", "SystemCalls", "TouchFrames", "GestureEngine", "PointerEmulation"]),
         .target(
             name: "Daemon",
             dependencies: [
-                "CLinux", "SystemCalls", "Pipeline", "GestureConfig", "GestureProtocol", "GestureEngine", "TouchFrames", "TouchInput",
+                "CLinux", "SystemCalls", "Pipeline", "GestureConfig", "GestureProtocol", "GestureEngine", "TouchFrames", "TouchInput", "PointerEmulation",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -56,19 +61,20 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "GestureEngineTests", dependencies: ["GestureEngine", "TestSupport"]),
         .testTarget(name: "GestureProtocolTests", dependencies: ["GestureProtocol"]),
+        .testTarget(name: "PointerEmulationTests", dependencies: ["PointerEmulation", "GestureEngine"]),
         .testTarget(name: "TouchFramesTests", dependencies: ["TouchFrames", "GestureEngine"]),
-        .testTarget(name: "GestureConfigTests", dependencies: ["GestureConfig", "GestureEngine", "TouchFrames"]),
+        .testTarget(name: "GestureConfigTests", dependencies: ["GestureConfig", "GestureEngine", "TouchFrames", "PointerEmulation"]),
         .testTarget(name: "TouchInputTests", dependencies: ["TouchInput", "TouchFrames", "GestureEngine"]),
         .testTarget(
             name: "DaemonTests",
             dependencies: [
-                "Daemon", "Pipeline", "GestureConfig", "TouchFrames", "GestureProtocol", "GestureEngine", "CLinux",
+                "Daemon", "Pipeline", "GestureConfig", "TouchFrames", "GestureProtocol", "GestureEngine", "CLinux", "PointerEmulation",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
             name: "PipelineTests",
-            dependencies: ["Pipeline", "GestureConfig", "TouchFrames", "GestureProtocol", "GestureEngine", "Trace", "TestSupport"],
+            dependencies: ["Pipeline", "GestureConfig", "TouchFrames", "GestureProtocol", "GestureEngine", "Trace", "TestSupport", "PointerEmulation"],
             exclude: ["Fixtures"]
         ),
     ]

@@ -147,8 +147,8 @@ struct Fanout {
                     for s in subscribers.indices where subscribers[s].isLive && takes(s, i, origin, device, out) {
                         enqueue(bytes, to: s, since: since, continuous: continuous)
                     }
-                case .action:
-                    continue
+                case .action, .pointer:
+                    continue  // run by the daemon (actions) and written to its pointer (DeviceTable)
                 }
             }
         }

@@ -43,6 +43,10 @@ public enum ConfigLoader {
         for t in tables {
             let scope = Scope(table: t, file: file, name: "a region")
             var r = try loader.readRegion(scope, thresholds: thresholds, screen: base.engine.screen, existing: regions)
+            // The pointer is the kiosk's, as the actions are: only the file drives it.
+            if loader.pointerRegions.contains(where: { $0.name == r.name }) {
+                throw scope.fail("emulate", "a client's region cannot emulate a pointer (only the configuration file's can)")
+            }
             // A client's region covers at most the screen: larger, it would become the parent of
             // the file's full-screen region and, with priority high, take every gesture.
             if let rect = r.rect {
@@ -90,6 +94,8 @@ struct Loader {
     let file: String
     /// Lines of each gesture's rules, for errors found after compiling.
     var ruleLines: [[(header: Int, requires: Int?, simultaneous: Int?)]] = []
+    /// The regions read so far that emulate a pointer.
+    var pointerRegions: [PointerRegion] = []
 
     init(file: String) { self.file = file }
 
@@ -155,6 +161,7 @@ struct Loader {
         var c = Configuration(engine: engine, geometry: geometry, source: file)
         c.daemon = daemon
         c.panels = panels
+        c.pointerRegions = pointerRegions
         if let idle = try top.subtable("idle") {
             try idle.checkKeys(["after"])
             c.idleAfter = try idle.number("after", atLeast: 0, atMost: 604_800) ?? 0

@@ -20,7 +20,7 @@ extension Loader {
     mutating func readRegion(_ r: Scope, thresholds: Thresholds, screen: PixelRect, existing: [RegionSpec])
         throws(ConfigError) -> RegionSpec
     {
-        try r.checkKeys(["name", "rect", "priority", "standard_gestures", "gesture", "drag"])
+        try r.checkKeys(["name", "rect", "priority", "standard_gestures", "gesture", "drag", "emulate", "pointer"])
         guard let name = try r.string("name") else { throw r.fail(nil, "a [[region]] needs a 'name'") }
         try checkName(name, r, "region")
         if existing.contains(where: { $0.name == name }) { throw r.fail("name", "region '\(name)' is defined twice") }
@@ -54,6 +54,9 @@ extension Loader {
             }
             gestures.append(spec)
             lines.append((g.table.line, g.table.lines["requires_failure_of"], g.table.lines["simultaneous_with"]))
+        }
+        if let mapping = try readPointer(r, thresholds: thresholds, priority: priority, gestures: &gestures, lines: &lines) {
+            pointerRegions.append(PointerRegion(name: name, mapping: mapping))
         }
         ruleLines.append(lines)
         var drag: DragConstraints?

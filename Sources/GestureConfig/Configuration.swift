@@ -2,6 +2,7 @@
     import Glibc
 #endif
 import GestureEngine
+import PointerEmulation
 import TouchFrames
 
 /// Everything a config file says: the engine's regions and gestures, and the geometry that maps
@@ -18,6 +19,9 @@ public struct Configuration: Sendable {
     /// `[idle] after`: seconds without a touch after which the kiosk is idle (`on = "idle"`
     /// actions fire; the next touch wakes it and is swallowed). 0: never.
     public var idleAfter: Double = 0
+    /// The regions with `emulate = "pointer"`, in file order, with their mappings: their
+    /// gestures drive the daemon's virtual pointer as well as going to clients.
+    public var pointerRegions: [PointerRegion] = []
 
     /// The geometry for a device: the first matching `[[panel]]`'s, else `[device]`'s.
     public func geometry(path: String, name: String, vendor: UInt16, product: UInt16) -> GeometryConfiguration {

@@ -59,7 +59,7 @@ extension ActionLine {
                 let time = out.events[firing.event].time
                 guard cooldowns.admit(firing.action, at: time) else { continue }
                 encode(firing.action, time: time, gestureLine: out[gestureLine], into: &w)
-            case .touch: break
+            case .touch, .pointer: break
             }
         }
     }

@@ -1,6 +1,7 @@
 import GestureConfig
 import GestureEngine
 import GestureProtocol
+import PointerEmulation
 import TouchFrames
 
 /// One touch device's pipeline, the same for a live device, the daemon's `--replay` and
@@ -26,8 +27,11 @@ public struct DevicePipeline {
     private let passThrough: Bool
     /// The gestures that take touches and hold them back while they may still (their bound, ns).
     private var holders: [(gesture: Int, bound: Int64)] {
-        didSet { holdsTouches = !holders.isEmpty }
+        didSet { holdsTouches = !holders.isEmpty || pointer?.claims == true }
     }
+    /// Pointer emulation (`emulate = "pointer"` regions); nil when no region emulates one.
+    private var pointer: PointerStage?
+    private var pointerList: [PointerRegion]
 
     public enum SetupError: Error, CustomStringConvertible {
         case notATouchscreen(String)
@@ -59,16 +63,19 @@ public struct DevicePipeline {
         passThrough = configuration.daemon.mode == .passthrough
         takesTouches = Self.takesTouches(compiled, actions, passThrough: passThrough)
         holders = Self.holders(compiled, takesTouches)
-        holdsTouches = !holders.isEmpty
+        pointerList = configuration.pointerRegions
+        pointer = PointerStage(pointerList, compiled: compiled, scale: decoder.geometry.scale, claims: passThrough)
+        holdsTouches = !holders.isEmpty || pointer?.claims == true
     }
 
     private static func holders(_ c: CompiledConfiguration, _ takes: [Bool]) -> [(gesture: Int, bound: Int64)] {
         c.gestures.indices.filter { takes[$0] && c.gestures[$0].spec.delaysTouchesBegan > 0 }.map { ($0, c.gestures[$0].spec.delaysTouchesBegan) }
     }
 
-    /// Some gesture holds touches back while it may still take them (`delays_touches_began`):
-    /// a read must go through the pipeline before it goes on to a mirror. Stored, as
-    /// `nextDeadline` is: the daemon reads it every read.
+    /// Some gesture holds touches back while it may still take them (`delays_touches_began`),
+    /// or fingers landing in a pointer region are the pointer's (pass-through): a read must go
+    /// through the pipeline before it goes on to a mirror. Stored, as `nextDeadline` is: the
+    /// daemon reads it every read.
     public private(set) var holdsTouches = false
 
     /// The slots of the touches a holding gesture may still take now (after the engine ran):
@@ -94,13 +101,13 @@ public struct DevicePipeline {
     // What the daemon reads every wake-up is stored, kept after each call: reading a computed
     // property of a pipeline held by a class, from another module, copied the whole pipeline
     // (its engine's every array retained and released) each time.
-    /// The engine's next deadline.
+    /// The engine's next deadline, or the pointer's kinetic tick, whichever is sooner.
     public private(set) var nextDeadline: Timestamp?
     /// The engine's bug counters: impossible (state, input) pairs, and decisions the arena was
     /// asked to take twice. Both stay 0 unless there is a bug.
     public private(set) var anomalies = 0
-    /// No gesture is under way or pending.
-    public var isIdle: Bool { engine.isIdle }
+    /// No gesture is under way or pending, and no kinetic tail turns the wheel.
+    public var isIdle: Bool { engine.isIdle && pointer?.isIdle != false }
 
     /// Feeds a reader's batch in order. A resynced batch marks its frame as a discontinuity.
     public mutating func feed(_ batch: InputBatch, into out: inout PipelineOutput) {
@@ -129,18 +136,35 @@ public struct DevicePipeline {
         if swallowing { return swallow(decoder.frame, into: &out) }
         out.frame(decoder.frame)
         trace(out.wants.transitions)
+        if pointer != nil { pointer!.advance(to: decoder.frame.time, into: &out) }
         let first = out.events.count
         engine.handle(decoder.frame, into: &out.events)
         flush(from: first, into: &out)
+        if pointer != nil { pointerLandings(decoder.frame, into: &out) }
     }
 
     private mutating func handle(_ frame: TouchFrame, into out: inout PipelineOutput) {
         if swallowing { return swallow(frame, into: &out) }
         out.frame(frame)
         trace(out.wants.transitions)
+        if pointer != nil { pointer!.advance(to: frame.time, into: &out) }
         let first = out.events.count
         engine.handle(frame, into: &out.events)
         flush(from: first, into: &out)
+        if pointer != nil { pointerLandings(frame, into: &out) }
+    }
+
+    /// Fingers that landed in a pointer region (after the engine: its configuration is then the
+    /// one the frame ran under).
+    private mutating func pointerLandings(_ frame: TouchFrame, into out: inout PipelineOutput) {
+        pointer!.landings(frame, engine.configuration, decoder, into: &out)
+        nextDeadline = Self.sooner(engine.nextDeadline, pointer!.nextDeadline)
+    }
+
+    private static func sooner(_ a: Timestamp?, _ b: Timestamp?) -> Timestamp? {
+        guard let a else { return b }
+        guard let b else { return a }
+        return min(a, b)
     }
 
     /// Touch to wake: the frames from now until no contact is down go to no one; the engine
@@ -156,6 +180,7 @@ public struct DevicePipeline {
     /// Fires deadlines up to `time` (the daemon's timer, or the end of a recording).
     public mutating func advance(to time: Timestamp, into out: inout PipelineOutput) {
         trace(out.wants.transitions)
+        if pointer != nil { pointer!.advance(to: time, into: &out) }
         let first = out.events.count
         engine.advance(to: time, into: &out.events)
         flush(from: first, into: &out)
@@ -174,6 +199,7 @@ public struct DevicePipeline {
     public mutating func reconfigure(_ compiled: CompiledConfiguration, file: Configuration) {
         actionList = file.actions
         actionRegions = Set(file.engine.regions.map(\.name))
+        pointerList = file.pointerRegions
         engine.reconfigure(compiled)
         nextDeadline = engine.nextDeadline
     }
@@ -192,7 +218,7 @@ public struct DevicePipeline {
 
     /// Encodes the events from `first` on (those the engine just appended).
     private mutating func flush(from first: Int, into out: inout PipelineOutput) {
-        nextDeadline = engine.nextDeadline
+        nextDeadline = pointer == nil ? engine.nextDeadline : Self.sooner(engine.nextDeadline, pointer!.nextDeadline)
         anomalies = engine.invalidInputs + engine.arenaViolations
         if let log = engine.transitionLog, !log.isEmpty {
             out.transitions(log)
@@ -210,16 +236,32 @@ public struct DevicePipeline {
             takesTouches = Self.takesTouches(engine.configuration, actions, passThrough: passThrough)
             holders = Self.holders(engine.configuration, takesTouches)
             encoderGeneration = engine.configurationGeneration
+            reconfigurePointer()
         }
         for i in first..<out.events.count {
             if out.events[i].generation == encoderGeneration || previous == nil {
                 out.gesture(i, encoder: encoder, configuration: serial, actions: actions)
                 let g = out.events[i].gesture
                 if g >= 0 && g < takesTouches.count && takesTouches[g] { takeTouches(of: out.events[i], into: &out) }
+                if pointer != nil { pointer!.handle(i, current: true, into: &out) }
             } else {
                 out.gesture(i, encoder: previous!.encoder, configuration: previous!.serial, actions: previous!.actions)
+                if pointer != nil { pointer!.handle(i, current: false, into: &out) }
             }
         }
+        if pointer != nil { nextDeadline = Self.sooner(engine.nextDeadline, pointer!.nextDeadline) }
+    }
+
+    /// The engine runs a new configuration: the pointer regions' roles are resolved for it, or,
+    /// when the file's pointer regions changed, pointer emulation starts afresh.
+    private mutating func reconfigurePointer() {
+        let same = pointer.map { $0.names == pointerList.map(\.name) && $0.emulator.mappings == pointerList.map(\.mapping) } ?? pointerList.isEmpty
+        if same {
+            pointer?.reconfigure(engine.configuration)
+        } else {
+            pointer = PointerStage(pointerList, compiled: engine.configuration, scale: decoder.geometry.scale, claims: passThrough)
+        }
+        holdsTouches = !holders.isEmpty || pointer?.claims == true
     }
 
     /// A system gesture began (or was recognized): the panel slots of the touches it follows
@@ -243,11 +285,11 @@ public struct DevicePipeline {
         p.advance(to: .distantFuture, into: &out)
     }
 
-    /// Replays a whole recording and returns its gesture lines.
+    /// Replays a whole recording and returns its gesture lines (and pointer lines).
     public static func lines(_ recording: Recording, description: DeviceDescription, configuration: Configuration)
         throws(SetupError) -> String
     {
-        var out = PipelineOutput()
+        var out = PipelineOutput(wants: .init(pointerLines: true))
         try replay(recording, description: description, configuration: configuration, into: &out)
         return String(decoding: out.lines, as: UTF8.self)
     }

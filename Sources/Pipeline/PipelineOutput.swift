@@ -1,6 +1,7 @@
 import GestureConfig
 import GestureEngine
 import GestureProtocol
+import PointerEmulation
 
 /// What a device's pipeline made of some input, in order: the buffer its owner passes to
 /// `DevicePipeline.feed`/`advance`/`deviceRemoved` and reads afterwards, as `Engine` fills an
@@ -18,11 +19,17 @@ public struct PipelineOutput {
         public var frames = false
         /// Every recognizer transition kept in `transitions` (`--verbose`, a trace).
         public var transitions = false
-        public init(touchLines: Bool = false, gestureLines: Bool = true, frames: Bool = false, transitions: Bool = false) {
+        /// A `pointer` line per pointer op (`touchgesturectl replay`; the daemon writes the ops
+        /// to its virtual pointer instead).
+        public var pointerLines = false
+        public init(
+            touchLines: Bool = false, gestureLines: Bool = true, frames: Bool = false, transitions: Bool = false, pointerLines: Bool = false
+        ) {
             self.touchLines = touchLines
             self.gestureLines = gestureLines
             self.frames = frames
             self.transitions = transitions
+            self.pointerLines = pointerLines
         }
     }
 
@@ -55,6 +62,9 @@ public struct PipelineOutput {
         case gesture(Int, line: Range<Int>, origin: Origin)
         /// An action fires: its index in `firings`.
         case action(Int)
+        /// A pointer op (its index in `pointerOps`) and its `pointer` line's bytes in `text`
+        /// (empty unless `wants.pointerLines`).
+        case pointer(Int, line: Range<Int>)
     }
 
     public var wants: Wants
@@ -76,6 +86,8 @@ public struct PipelineOutput {
     /// (`delays_touches_began`), and the longest of those gestures' bounds (ns).
     public internal(set) var heldSlots: [Int] = []
     public internal(set) var holdBound: Int64 = 0
+    /// What the virtual pointer is to do, in order (regions with `emulate = "pointer"`).
+    public internal(set) var pointerOps: [PointerOp] = []
     /// The names of the regions gestures came from, other than `screen` (`Origin` points here).
     public private(set) var regionNames: [String] = []
     /// The engine's events, appended by the engine itself (no copy on the way out).
@@ -113,7 +125,7 @@ public struct PipelineOutput {
     /// call into this module copied the buffer's header to ask.
     @inlinable public var isEmpty: Bool {
         eventCount == 0 && items.isEmpty && events.isEmpty && firings.isEmpty && frames.isEmpty && transitions.isEmpty
-            && landings.isEmpty
+            && landings.isEmpty && pointerOps.isEmpty
             && text.bytes.count == textStart
     }
 
@@ -132,6 +144,7 @@ public struct PipelineOutput {
         if !transitions.isEmpty { transitions.removeAllKeepingCapacity() }
         if !landings.isEmpty { landings.removeAllKeepingCapacity() }
         if !firings.isEmpty { firings.removeAllKeepingCapacity() }
+        if !pointerOps.isEmpty { pointerOps.removeAll(keepingCapacity: true) }
         if !cancelledSlots.isEmpty { cancelledSlots.removeAll(keepingCapacity: true) }
         if !heldSlots.isEmpty { heldSlots.removeAll(keepingCapacity: true) }
         holdBound = 0
@@ -179,6 +192,18 @@ public struct PipelineOutput {
         for a in actions.bound(to: events[i].gesture) where a.fires(for: events[i]) {
             items.append(.action(firings.count))
             firings.append(Firing(action: a, event: i, gesture: encoder.name(of: events[i]), region: region(of: origin)))
+        }
+    }
+
+    /// The pointer ops from `first` on (just appended): an item each, and a line when wanted.
+    mutating func pointerOpsAdded(from first: Int, names: [String]) {
+        for i in first..<pointerOps.count {
+            let start = text.bytes.count
+            if wants.pointerLines {
+                let r = pointerOps[i].region
+                PointerLine.encode(pointerOps[i], region: r >= 0 && r < names.count ? names[r] : "", into: &text)
+            }
+            items.append(.pointer(i, line: start..<text.bytes.count))
         }
     }
 

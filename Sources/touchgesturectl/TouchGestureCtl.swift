@@ -73,7 +73,7 @@ func loadRecording(_ path: String, device: String?) throws -> (Recording, Device
 
 struct Replay: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Replay evemu recordings through the frame decoder and gesture engine; print one JSON line per gesture event.",
+        abstract: "Replay evemu recordings through the frame decoder and gesture engine; print one JSON line per gesture event (and per pointer op of an emulate = \"pointer\" region).",
         discussion: """
             The recording's own timestamps are the clock: deadlines (long press, double-tap window) fire \
             between events at their exact time. The output is deterministic. Lines follow docs/PROTOCOL.md.
@@ -109,7 +109,7 @@ struct Replay: ParsableCommand {
             } catch {
                 throw fail("\(path): \(error)")
             }
-            var out = PipelineOutput(wants: .init(gestureLines: !pretty || actions, transitions: verbose))
+            var out = PipelineOutput(wants: .init(gestureLines: !pretty || actions, transitions: verbose, pointerLines: !pretty && !actions))
             var cooldowns = ActionCooldowns()
             var actionLines = JSONLineWriter()
             /// Prints what the pipeline made so far: transitions to the log, lines to stdout.
