@@ -142,6 +142,7 @@ public final class Daemon: EventLoopOwner {
         server.onRequest = { [unowned self] c, line in self.request(c, line) }
         server.onDisconnect = { [unowned self] c in self.disconnected(c) }
         actions.configure(base.actions)
+        devices.configurePointer()
         subscriptionsChanged()
         try startIdleWatch()
 
@@ -264,6 +265,7 @@ public final class Daemon: EventLoopOwner {
         devices.base = next
         actions.maxChildren = next.daemon.maxActionChildren
         actions.configure(next.actions)
+        devices.configurePointer()
         try recompile()
         if geometryChanged { devices.remap() }
         server.settings = Self.limits(next.daemon, log: log)

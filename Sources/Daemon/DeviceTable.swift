@@ -3,6 +3,7 @@ import TouchFrames
 import GestureEngine
 import Pipeline
 import SystemCalls
+import TouchInput
 
 /// The devices' per-frame state in one value: each device (its pipeline, deadline, health), the
 /// one output buffer every pipeline fills in turn, and the totals the daemon reads every
@@ -22,6 +23,12 @@ struct DeviceTable {
     /// touch sequence is swallowed; the device it came from is `wokeBy` until the daemon takes it.
     var asleep = false
     private(set) var wokeBy: UInt32?
+    /// The virtual pointer the pointer regions drive (`emulate = "pointer"`): what a pipeline
+    /// made for it is written after each of its runs, in one write. Failed writes are counted;
+    /// the last not yet logged waits for `takePointerFailure`.
+    var pointer: VirtualPointer?
+    private(set) var pointerFailures = 0
+    private var pointerUnreported: SystemCallError?
 
     /// Every device has ended its input and has nothing under way (`--exit-after-replay`); each
     /// asked where it lies (a `Device` is about a kilobyte).
@@ -68,6 +75,7 @@ struct DeviceTable {
         output.removeAll()
         if batch.resynced { all[k].health.resyncs += 1 }
         all[k].pipeline.feed(batch, into: &output)
+        if !output.pointerOps.isEmpty { writePointer() }
         var mirrorMoved = false
         if hasMirror {
             let m = updateMirror(k, now: turn.turnStarted)
@@ -83,6 +91,20 @@ struct DeviceTable {
         }
         refresh(k, force: mirrorMoved)
         return handOff(k, to: &fanout, turn: turn) || mirrorFailed || wokeBy != nil ? k : nil
+    }
+
+    /// The pointer ops in `output` to the virtual pointer, in one write.
+    private mutating func writePointer() {
+        guard let pointer, let error = pointer.send(output.pointerOps) else { return }
+        pointerFailures += 1
+        pointerUnreported = error
+    }
+
+    /// The pointer's write failure to log now, if any: the first, then every 1000th.
+    mutating func takePointerFailure() -> (error: SystemCallError, count: Int)? {
+        defer { pointerUnreported = nil }
+        guard let e = pointerUnreported, pointerFailures == 1 || pointerFailures % 1000 == 0 else { return nil }
+        return (e, pointerFailures)
     }
 
     /// Device `k`'s mirror hears what the pipeline decided of its touches (in `output`): whether
@@ -113,7 +135,7 @@ struct DeviceTable {
         let times = frameTimes(k)
         let since = times?.first ?? turn.turnStarted
         fanout.deliver(output, device: all[k].id, since: since, lastFrame: times?.last ?? since)
-        return !output.firings.isEmpty || !output.transitions.isEmpty
+        return !output.firings.isEmpty || !output.transitions.isEmpty || pointerUnreported != nil
     }
 
     /// The monotonic times of the first and last frame in `output` (device `k`'s), nil when it
@@ -133,6 +155,7 @@ struct DeviceTable {
         while let t = all[k].pipeline.nextDeadline, t <= engineNow {
             all[k].pipeline.advance(to: t, into: &output)
         }
+        if !output.pointerOps.isEmpty { writePointer() }
         // A gesture that fired on its deadline takes its touches; held ones are due for replay.
         // (A failed write is counted in the mirror and logged with the device's next hand-off.)
         var mirrorMoved = false
@@ -147,6 +170,7 @@ struct DeviceTable {
     mutating func removeDevice(_ k: Int, atMonotonic now: Int64) {
         output.removeAll()
         all[k].pipeline.deviceRemoved(at: all[k].source.engineTime(atMonotonic: now), into: &output)
+        if !output.pointerOps.isEmpty { writePointer() }
         refresh(k)
     }
 

@@ -61,7 +61,7 @@ final class Devices<Owner: DeviceOwner> {
     private let actions: ActionRunner
     /// The per-frame state, shared with the server: the devices, their output buffer and totals
     /// are `hub.state.devices` (DeviceTable.swift).
-    private let hub: Hub
+    let hub: Hub
     /// The table as it is now (a copy: for requests and logs, not for the per-frame path).
     var table: DeviceTable { hub.state.devices }
     var all: [Device] { hub.state.devices.all }
@@ -175,6 +175,9 @@ final class Devices<Owner: DeviceOwner> {
         if let woke = hub.state.devices.takeWoke() { owner.woke(by: woke) }
         if let f = hub.state.devices.mirrorFailure(k) {
             log.warning("device \(id): its virtual touchscreen was not written (\(f.count) failed so far): \(f.error)")
+        }
+        if let f = hub.state.devices.takePointerFailure() {
+            log.warning("the virtual pointer was not written (\(f.count) failed so far): \(f.error)")
         }
         for firing in hub.state.devices.output.firings {
             actions.fire(

@@ -5,10 +5,33 @@ import PointerEmulation
 public struct PointerRegion: Hashable, Sendable {
     public var name: String
     public var mapping: PointerMapping
+    /// The line of its `emulate` key (for check-config's warnings).
+    public var line: Int
 
-    public init(name: String, mapping: PointerMapping) {
+    public init(name: String, mapping: PointerMapping, line: Int = 0) {
         self.name = name
         self.mapping = mapping
+        self.line = line
+    }
+
+    /// What each gesture does, for check-config: `tap: left click, long press: right click, …`.
+    public var summary: String {
+        let m = mapping
+        var parts: [String] = []
+        if let b = m.tap { parts.append("tap: \(b.rawValue) click") }
+        if let b = m.twoFingerTap { parts.append("two-finger tap: \(b.rawValue) click") }
+        switch m.longPress {
+        case .drag: parts.append("long press: left drag")
+        case .none: break
+        default: parts.append("long press: \(m.longPress.rawValue) click")
+        }
+        if m.pan == .scroll {
+            parts.append("pan: wheel, \(format(m.pixelsPerNotch)) px a notch\(m.kinetic ? ", kinetic" : "")")
+        } else if m.pan == .drag {
+            parts.append("pan: left drag")
+        }
+        if m.pinch == .zoom { parts.append("pinch: Ctrl+wheel zoom") }
+        return parts.isEmpty ? "nothing" : parts.joined(separator: ", ")
     }
 }
 

@@ -56,7 +56,7 @@ extension Loader {
             lines.append((g.table.line, g.table.lines["requires_failure_of"], g.table.lines["simultaneous_with"]))
         }
         if let mapping = try readPointer(r, thresholds: thresholds, priority: priority, gestures: &gestures, lines: &lines) {
-            pointerRegions.append(PointerRegion(name: name, mapping: mapping))
+            pointerRegions.append(PointerRegion(name: name, mapping: mapping, line: r.table.line(of: "emulate")))
         }
         ruleLines.append(lines)
         var drag: DragConstraints?

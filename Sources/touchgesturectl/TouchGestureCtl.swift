@@ -163,11 +163,16 @@ struct CheckConfig: ParsableCommand {
         if let g = c.daemon.group, getgrnam(g) == nil {
             writeAll(2, Array("\(file):\(c.daemon.groupLine ?? 1): warning: group '\(g)' does not exist on this machine; the daemon will refuse to start here until it does (systemd-sysusers creates it on install)\n".utf8))
         }
+        // A pointer region's touches reach the app as touches too unless the panel is taken.
+        if let p = c.pointerRegions.first, c.daemon.mode == .observe {
+            writeAll(2, Array("\(file):\(p.line): warning: region '\(p.name)' emulates a pointer but [device] mode is \"observe\": the app sees its touches as well as the pointer; set mode = \"passthrough\" (the pointer regions' touches are the pointer's, the rest pass on) or \"grab\"\n".utf8))
+        }
         var out = "\(file): ok: \(compiled.regions.count) region(s), \(compiled.gestures.count) gesture(s)\n"
         for r in compiled.regions {
             let parent = r.parent.map { " inside '\(compiled.regions[$0].name)'" } ?? ""
             out += "  region '\(r.name)'\(parent): \(r.gestures.map { compiled.gestures[$0].spec.name }.joined(separator: ", "))\n"
         }
+        for p in c.pointerRegions { out += "  pointer in '\(p.name)': \(p.summary)\n" }
         if c.idleAfter > 0 { out += "  idle after \(format(seconds: c.idleAfter)) s without a touch\n" }
         for a in c.actions {
             let region = a.region.map { " in '\($0)'" } ?? ""
