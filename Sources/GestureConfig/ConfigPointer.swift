@@ -113,7 +113,12 @@ extension Loader {
                 out.append(GestureSpec(.pan, name: "pan", fingers: 1, maxFingers: 1, thresholds: thresholds))
             }
         }
-        if m.pinch == .zoom { out.append(GestureSpec(.pinch, name: "pinch", fingers: 2, maxFingers: 5, thresholds: thresholds)) }
+        if m.pinch == .zoom {
+            // A one-finger pan need not wait for the pinch to see a second finger (finger_settle):
+            // either may run; a second finger ends the pan and starts the pinch.
+            for i in out.indices where out[i].kind == .pan { out[i].simultaneousWith = ["pinch"] }
+            out.append(GestureSpec(.pinch, name: "pinch", fingers: 2, maxFingers: 5, thresholds: thresholds))
+        }
         for i in out.indices { out[i].priority = priority }
         return out
     }

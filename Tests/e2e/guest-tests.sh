@@ -567,6 +567,7 @@ latency() {
 }
 
 . $E/guest-passthrough.sh
+. $E/guest-pointer.sh
 
 echo "E2E guest: $(uname -r), clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource) (available: $(cat /sys/devices/system/clocksource/clocksource0/available_clocksource))"
 . $E/params.sh
@@ -589,6 +590,7 @@ run passthrough_latency
 run passthrough_cpu
 run system_gesture
 run wake
+run pointer
 for variant in $VARIANTS; do run bench_side_by_side $variant; done
 run bench_instructions
 run latency 0

@@ -38,7 +38,7 @@ for b in touchgestured touchgesturectl; do
         cp -L "$lib" "$work/root$lib"
     done
 done
-cp Tests/e2e/guest-tests.sh Tests/e2e/guest-passthrough.sh Tests/e2e/summarize.awk "$work/root/e2e/"
+cp Tests/e2e/guest-tests.sh Tests/e2e/guest-passthrough.sh Tests/e2e/guest-pointer.sh Tests/e2e/summarize.awk "$work/root/e2e/"
 
 # udevd for the second half of the run: Debian's udev package (udevadm is also systemd-udevd),
 # its rules, ours, and a local rule that calibrates one panel and excludes another.
@@ -165,6 +165,8 @@ t += 60000
 ev(3, 0x39, -1); ev(1, 0x14a, 0); ev(0, 0, 0)
 open(sys.argv[1], "w").write(head + "\n" + "\n".join(lines) + "\n")
 PY
+# Pointer emulation's recordings: a long press, a slow drag, a fling stopped by a touch.
+python3 Tests/e2e/pointer-recordings.py "$work/root/e2e/rec"
 # A pan whose finger never lifts: the device is destroyed mid-gesture.
 awk '/^E:/ && ++n > 40 { exit } { print }' $fixtures/fling-left.events > "$work/root/e2e/rec/pan-no-lift.events"
 

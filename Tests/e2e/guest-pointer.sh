@@ -1,0 +1,101 @@
+# Sourced by guest-tests.sh (after guest-passthrough.sh: with_libinput, has_open, mirror_of...).
+# Pointer emulation (`emulate = "pointer"`): libinput, the compositor's eye, reads the daemon's
+# virtual pointer while recordings play on a panel the daemon passes through.
+
+# Plays recording $1 on a new panel (its frames' write times in /tmp/w-$2.txt) while libinput
+# (/tmp/li-$2.txt) and a recording with kernel times (/tmp/r-$2.events) read the pointer $ptr
+# and, for the pass-through's claim, libinput reads the panel's mirror (/tmp/li-mirror-$2.txt).
+play_pointer() {
+    rm -f /tmp/go-ptr
+    made=$(mirrors_made /tmp/daemon-pointer.log)
+    touchgesturectl play --uinput --settle 0.2 --wait-for /tmp/go-ptr --hold 0.5 --write-times /tmp/w-$2.txt $1 2> /tmp/play-ptr.log &
+    P=$!
+    wait_node /tmp/play-ptr.log
+    mirror_of /tmp/daemon-pointer.log $made
+    udevadm settle --timeout=5
+    libinput-debug-events --device $ptr > /tmp/li-$2.txt 2>&1 &
+    LI=$!
+    libinput-debug-events --device $mirror > /tmp/li-mirror-$2.txt 2>&1 &
+    LM=$!
+    touchgesturectl record $ptr --absolute-times --duration 6 -o /tmp/r-$2.events 2> /tmp/rec-ptr.log &
+    R=$!
+    has_open $LI $ptr; has_open $LM $mirror; has_open $R $ptr
+    usleep 700000
+    touch /tmp/go-ptr
+    wait $P
+    usleep 300000
+    kill $LI $LM; wait $LI $LM 2>/dev/null
+    kill -INT $R; wait $R 2>/dev/null
+}
+# The kernel times (s) of the pointer's events of type $2 code $3 value $4 (any value: "") in $1.
+ptr_times() { awk -v t=$2 -v c=$3 -v want="$4" '$1 == "E:" && $3 == t && $4 == c && (want == "" || $5 == want) { print $2 }' $1; }
+# The last absolute motion in libinput's lines $1, "x y" in % of the screen (printed " 50.03/ 50.05").
+li_abs() { grep POINTER_MOTION_ABSOLUTE $1 | tail -1 | awk '{ split($(NF-1) $NF, a, "/"); print a[1] " " a[2] }'; }
+# libinput's wheel lines' v120 values (vertical) in $1.
+li_v120() { awk '/POINTER_SCROLL_WHEEL/ { for (i = 1; i <= NF; i++) if ($i == "vert") { split($(i + 1), a, "/"); sub(/\*/, "", a[2]); print a[2] } }' $1; }
+
+pointer() {
+    with_libinput pointer || return
+    cat > /tmp/pointer.toml <<'TOML'
+[device]
+mode = "passthrough"
+[[region]]
+name = "page"
+emulate = "pointer"
+[region.pointer]
+pixels_per_notch = 50
+TOML
+    start_daemon pointer --config /tmp/pointer.toml
+    i=0; ptr=""
+    while [ $i -lt 100 ] && [ -z "$ptr" ]; do
+        usleep 50000; i=$((i + 1))
+        ptr=$(sed -n "s/.*virtual pointer for 'page': \(\/dev\/input\/event[0-9]*\).*/\1/p" /tmp/daemon-pointer.log)
+    done
+    udevadm settle --timeout=5
+    mouse=$(udevadm info --query=property --name=$ptr 2>/dev/null | grep -c '^ID_INPUT_MOUSE=1')
+    for rec in tap ptr-hold ptr-drag ptr-fling; do play_pointer $E/rec/$rec.events $rec; done
+    stop_daemon
+    report=""; ok=1
+    check() { if [ "$1" = 1 ]; then report="$report; $2"; else ok=0; report="$report; FAILED $2"; fi; }
+    check "$mouse" "$ptr ID_INPUT_MOUSE=1"
+    caps=$(grep -c 'DEVICE_ADDED.*touchgestured pointer.*cap:[a-z]*p' /tmp/li-tap.txt)
+    check "$caps" "libinput: a pointer"
+
+    # A tap: an absolute motion to the tap's place (960, 540 of 1920x1080: 50 %), a left click.
+    at=$(li_abs /tmp/li-tap.txt)
+    near=$(echo "$at" | awk '{ print ($1 > 49.8 && $1 < 50.3 && $2 > 49.8 && $2 < 50.3) ? 1 : 0 }')
+    clicks=$(grep -c 'BTN_LEFT (272) pressed' /tmp/li-tap.txt)$(grep -c 'BTN_LEFT (272) released' /tmp/li-tap.txt)
+    touches=$(grep -c 'TOUCH_DOWN' /tmp/li-mirror-tap.txt)
+    check "$near" "tap: motion to $at %"
+    check "$([ "$clicks" = 11 ] && echo 1)" "tap: left press/release ($clicks)"
+    check "$([ "$touches" = 0 ] && echo 1)" "tap: the app saw $touches touches on the mirror"
+
+    # A long press: a right press/release at its place (500, 400 px: 26.06, 37.09 %) at the
+    # deadline (500 ms after the touch down), well before the lift (1.5 s).
+    atx=$(li_abs /tmp/li-ptr-hold.txt)
+    near=$(echo "$atx" | awk '{ print ($1 > 25.9 && $1 < 26.2 && $2 > 36.9 && $2 < 37.3) ? 1 : 0 }')
+    right=$(grep -c 'BTN_RIGHT (273) pressed' /tmp/li-ptr-hold.txt)$(grep -c 'BTN_RIGHT (273) released' /tmp/li-ptr-hold.txt)
+    down=$(head -1 /tmp/w-ptr-hold.txt); lift=$(tail -1 /tmp/w-ptr-hold.txt)
+    press=$(ptr_times /tmp/r-ptr-hold.events 0001 0111 1 | head -1)
+    after=$(awk -v p="${press:-0}" -v d="$down" 'BEGIN { printf "%.0f", (p - d) * 1000 }')
+    before_lift=$(awk -v p="${press:-0}" -v l="$lift" 'BEGIN { print (p > 0 && p < l - 0.5) ? 1 : 0 }')
+    check "$near" "long press: motion to $atx %"
+    check "$([ "$right" = 11 ] && echo 1)" "long press: right press/release ($right)"
+    check "$([ "$after" -ge 480 ] && [ "$after" -le 800 ] && [ "$before_lift" = 1 ] && echo 1)" "long press: right press ${after} ms after the touch down, before the lift"
+
+    # A slow drag of 1200 units down (600.3 px): wheel events whose v120 add up to the travel at
+    # 50 px a notch (1441; libinput's sign: negative scrolls up, as content under a finger moving down).
+    sum=$(li_v120 /tmp/li-ptr-drag.txt | awk '{ s += $1; n++ } END { printf "%d %d", s, n }')
+    total=${sum% *}; n=${sum#* }
+    check "$([ "$total" = -1441 ] && [ "$n" -ge 20 ] && echo 1)" "drag: $n POINTER_SCROLL_WHEEL events, v120 sum $total (travel 600.3 px / 50 px × 120 = -1441)"
+
+    # A fling up, then a touch 0.3 s later: wheel events go on after the lift, decaying, and stop
+    # at the new touch.
+    lift=$(sed -n 12p /tmp/w-ptr-fling.txt); touch2=$(sed -n 13p /tmp/w-ptr-fling.txt)
+    tail=$(awk -v l="$lift" -v d="$touch2" '$1 == "E:" && $3 == "0002" && $4 == "000b" && $2 > l && $2 < d + 0.002 { print $5 }' /tmp/r-ptr-fling.events)
+    late=$(awk -v d="$touch2" '$1 == "E:" && $3 == "0002" && $4 == "000b" && $2 > d + 0.05 { n++ } END { print n + 0 }' /tmp/r-ptr-fling.events)
+    nt=$(echo "$tail" | grep -c .); first=$(echo "$tail" | head -1); last=$(echo "$tail" | tail -1)
+    check "$([ "$nt" -ge 10 ] && [ "${first:-0}" -lt 0 ] && [ "${last:-0}" -gt "${first:-0}" ] && [ "$late" = 0 ] && echo 1)" "fling: $nt wheel events in the 0.3 s after the lift, from $first to $last (decaying), $late after the next touch"
+
+    if [ $ok = 1 ]; then pass "pointer" "(${report#; })"; else fail "pointer" "(${report#; }: $(tail -3 /tmp/daemon-pointer.log | tr '\n' '|'))"; fi
+}
