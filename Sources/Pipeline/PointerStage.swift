@@ -16,8 +16,9 @@ struct PointerStage {
     private var roles: [(role: PointerRole, region: Int)?] = []
     /// Per compiled region: its pointer region, or -1.
     private var pointerRegion: [Int] = []
-    /// The newest contact seen: contact ids only grow, so a contact above it has just landed.
-    private var newestContact: UInt32 = 0
+    /// The newest contact seen (-1: none yet): contact ids only grow, so a contact above it has
+    /// just landed.
+    private var newestContact: Int64 = -1
     /// Pass-through mode: a finger landing in a pointer region is taken from the app.
     let claims: Bool
 
@@ -64,8 +65,8 @@ struct PointerStage {
     /// The fingers that landed in `frame`: in a pointer region, they stop its tail and, when
     /// claiming, their slots are the pointer's (cancelled before the mirror shows them).
     mutating func landings(_ frame: TouchFrame, _ c: CompiledConfiguration, _ decoder: FrameDecoder, into out: inout PipelineOutput) {
-        for contact in frame.contacts where contact.id > newestContact {
-            newestContact = contact.id
+        for contact in frame.contacts where Int64(contact.id) > newestContact {
+            newestContact = Int64(contact.id)
             guard let r = c.hitTest(contact.position), r < pointerRegion.count, pointerRegion[r] >= 0 else { continue }
             emulator.touchDown(inRegion: pointerRegion[r])
             if claims, let s = decoder.slot(ofContact: contact.id) { out.cancelledSlots.append(s) }

@@ -16,6 +16,10 @@ public struct PassThrough {
     /// until it lifts.
     var suppressed: [Bool]
     var suppressedCount = 0
+    /// Per slot: its touch was taken before the mirror saw it land (the pipeline ran first): its
+    /// landing, later in the same read, is held back too. Cleared at the read's end.
+    var landing: [Bool]
+    var landingPending = false
     /// The touch keys the panel reports, which the mirror's follow its visible touches while
     /// filtering.
     let touchKeys: Set<UInt16>
@@ -29,6 +33,7 @@ public struct PassThrough {
     public init(slots: Int, keys: Set<UInt16> = [Evdev.BTN_TOUCH]) {
         ids = [Int32](repeating: -1, count: max(slots, 1))
         suppressed = [Bool](repeating: false, count: max(slots, 1))
+        landing = [Bool](repeating: false, count: max(slots, 1))
         held = [Bool](repeating: false, count: max(slots, 1))
         heldSince = [Int64](repeating: 0, count: max(slots, 1))
         heldFrames = [[KernelInputEvent]](repeating: [], count: max(slots, 1))

@@ -18,7 +18,12 @@ extension PassThrough {
                 live.append(s)
             } else {
                 // Not shown yet (held back, or landing in the read that follows): it never will be.
-                if held[s] { unhold(s) }
+                if held[s] {
+                    unhold(s)
+                } else {
+                    landing[s] = true
+                    landingPending = true
+                }
                 suppressed[s] = true
                 suppressedCount += 1
             }
@@ -66,6 +71,10 @@ extension PassThrough {
                 add(e.type, e.code, e.value)
             }
         }
+        if landingPending {
+            for i in landing.indices { landing[i] = false }
+            landingPending = false
+        }
         // Back to passing reads as they are: the mirror's slot is the panel's again.
         if !filtering { select(panelSlot) }
         return scratch
@@ -82,6 +91,10 @@ extension PassThrough {
         }
         if suppressed[s] {
             guard e.code == Evdev.ABS_MT_TRACKING_ID else { return }
+            if landing[s] && e.value >= 0 {
+                landing[s] = false  // the taken touch's own landing
+                return
+            }
             // The cancelled touch is over on the panel (or replaced without a lift).
             suppressed[s] = false
             suppressedCount -= 1

@@ -160,4 +160,19 @@ import TouchFrames
         #expect(!p.update(cancel: [], hold: [1], bound: 100, now: 100).isEmpty)
         #expect(p.touches == 1 && !p.filtering)
     }
+
+    /// A touch taken before the mirror saw it land (a pointer region's, with the pipeline run
+    /// first): its landing in the same read is held back too, and so is the rest of it, until it
+    /// lifts; the next touch in that slot passes.
+    @Test func touchTakenBeforeItsLanding_isNeverShown() {
+        var p = PassThrough(slots: 4)
+        #expect(p.update(cancel: [0], hold: [], bound: 0, now: 0).isEmpty, "nothing on the mirror to cancel")
+        #expect(Self.shown(Self.landing(0, id: 7, x: 10).withUnsafeBufferPointer { p.filter($0) }) == ["0:0=0"])
+        let lift = [Self.k(3, Evdev.ABS_MT_TRACKING_ID, -1), Self.k(1, Evdev.BTN_TOUCH, 0), Self.k(0, Evdev.SYN_REPORT, 0)]
+        _ = lift.withUnsafeBufferPointer { p.filter($0) }
+        #expect(!p.filtering && p.touches == 0)
+        let next = Self.landing(0, id: 8, x: 20)
+        p.note(next.withUnsafeBufferPointer { $0 })
+        #expect(p.touches == 1, "the next touch passes")
+    }
 }

@@ -591,6 +591,7 @@ run passthrough_cpu
 run system_gesture
 run wake
 run pointer
+run pointer_cpu
 for variant in $VARIANTS; do run bench_side_by_side $variant; done
 run bench_instructions
 run latency 0

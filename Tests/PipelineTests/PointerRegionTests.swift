@@ -1,0 +1,133 @@
+import GestureConfig
+import GestureEngine
+import Pipeline
+import PointerEmulation
+import Testing
+import TouchFrames
+
+/// Pointer regions through a whole pipeline: the config's gestures, the pointer ops and lines
+/// that replay prints, the kinetic tail as a deadline, and, in pass-through, the claim on the
+/// fingers that land in a pointer region.
+@Suite struct PointerRegionTests {
+    static let page = "[[region]]\nname = \"page\"\nemulate = \"pointer\"\n"
+    static let passThrough = "[device]\nmode = \"passthrough\"\n"
+
+    /// Feeds `synth`'s events one at a time (deadlines fire between them, as in the daemon's
+    /// timer), then the deadlines left; the ops, and the slots claimed.
+    static func run(_ config: String, _ synth: Synth) throws -> (ops: [PointerOp], claimed: [Int], lines: String) {
+        let c = try ConfigLoader.parse(config, file: "p.toml")
+        var pipeline = try DevicePipeline(description: Synth.panel, configuration: c)
+        var out = PipelineOutput(wants: .init(pointerLines: true))
+        var ops: [PointerOp] = [], claimed: [Int] = [], lines = ""
+        func take() {
+            ops += out.pointerOps
+            claimed += out.cancelledSlots
+            lines += String(decoding: out.lines, as: UTF8.self)
+            out.removeAll()
+        }
+        for e in synth.events {
+            while let t = pipeline.nextDeadline, t < e.time {
+                pipeline.advance(to: t, into: &out)
+                take()
+            }
+            pipeline.feed(e, into: &out)
+            take()
+        }
+        while let t = pipeline.nextDeadline {
+            pipeline.advance(to: t, into: &out)
+            take()
+        }
+        #expect(pipeline.isIdle)
+        return (ops, claimed, lines)
+    }
+
+    @Test func config_emulatePointer_addsTheGesturesItsMappingUses() throws {
+        let c = try ConfigLoader.parse(Self.page, file: "p.toml")
+        #expect(c.engine.regions[0].gestures.map(\.name) == ["tap", "two_finger_tap", "long_press", "pan_vertical", "pan_horizontal", "pinch"])
+        #expect(c.pointerRegions.map(\.name) == ["page"])
+        let m = try ConfigLoader.parse(
+            Self.page + "[region.pointer]\npinch = \"none\"\ntap = \"none\"\naxis_lock = false\nlong_press = \"drag\"\npixels_per_notch = 80\n",
+            file: "p.toml")
+        #expect(m.engine.regions[0].gestures.map(\.name) == ["two_finger_tap", "long_press", "pan"])
+        #expect(m.pointerRegions[0].mapping.longPress == .drag && m.pointerRegions[0].mapping.pixelsPerNotch == 80)
+    }
+
+    @Test func config_refusesWhatMakesNoSense() {
+        func refused(_ text: String, _ reason: String) -> Bool {
+            do {
+                _ = try ConfigLoader.parse(text, file: "p.toml")
+                return false
+            } catch { return error.reason.contains(reason) }
+        }
+        #expect(refused("[[region]]\nname = \"a\"\n[region.pointer]\ntap = \"left\"\n", "applies to a region with emulate"))
+        #expect(refused(Self.page + "[region.pointer]\ntap = \"double\"\n", "'tap' must be one of"))
+        #expect(refused(Self.page + "[region.pointer]\ndeceleration = 0.5\n", "from 0.9 to 1"))
+        #expect(refused(Self.page + "[region.pointer]\npixels_per_notch = 0\n", "more than 0"))
+        #expect(refused(Self.page + "[region.pointer]\nwheel = 1\n", "wheel"))
+        #expect(refused("[[region]]\nname = \"a\"\nemulate = \"mouse\"\n", "'emulate' must be one of"))
+    }
+
+    @Test func clientRegion_cannotEmulateAPointer() throws {
+        let base = try ConfigLoader.parse(Self.page.replacingOccurrences(of: "page", with: "file"), file: "p.toml")
+        let table = try parseTOML(bytes: Array("name = \"mine\"\nemulate = \"pointer\"\n".utf8))
+        #expect(throws: ConfigError.self) { try ConfigLoader.clientRegions([table], base: base, file: "client") }
+    }
+
+    @Test func tap_clicksAtOnce_andATapNextToIt_isTheSamePlace() throws {
+        var s = Synth()
+        s.tap((300, 400))
+        s.wait(150)
+        s.tap((304, 402))
+        let r = try Self.run(Self.page, s)
+        #expect(r.ops.map(\.kind).filter { if case .press = $0 { return true } else { return false } }.count == 2)
+        let moves = r.ops.compactMap { op -> PixelPoint? in if case .move(let p) = op.kind { return p } else { return nil } }
+        #expect(moves.count == 2 && moves[0] == moves[1])
+        #expect(r.lines.contains(#"{"type":"pointer","op":"press","button":"left","#))
+        #expect(r.claimed.isEmpty, "observe mode claims nothing")
+    }
+
+    @Test func drag_turnsTheWheelByTheTravel_andAFling_coastsOnDeadlines() throws {
+        var slow = Synth()
+        slow.down(0, (960, 200))
+        slow.sync()
+        slow.drag([0], by: (0, 300), over: 600)
+        slow.wait(300)
+        slow.move(0, (960, 500))
+        slow.sync()
+        slow.up(0)
+        slow.sync()
+        let r = try Self.run(Self.page, slow)
+        let v = r.ops.reduce(0) { if case .wheel(let w) = $1.kind { return $0 + Int(w.vertical) } else { return $0 } }
+        #expect(v == 720, "300 px at 50 px a notch")
+
+        var fling = Synth()
+        fling.down(0, (960, 800))
+        fling.sync()
+        fling.drag([0], by: (0, -400), over: 100)
+        fling.up(0)
+        fling.sync()
+        let lift = Timestamp(nanoseconds: fling.microseconds * 1000)
+        let f = try Self.run(Self.page, fling)
+        let after = f.ops.filter { $0.time > lift }
+        #expect(after.count > 50, "the wheel turns on after the lift, a tick every 10 ms")
+        #expect(after.allSatisfy { if case .wheel(let w) = $0.kind { return w.vertical < 0 } else { return false } })
+    }
+
+    @Test func passThrough_claimsFingersLandingInAPointerRegion_only() throws {
+        let config = Self.passThrough + "[[region]]\nname = \"page\"\nrect = [0, 0, 960, 1080]\nemulate = \"pointer\"\n"
+            + "[[region]]\nname = \"other\"\nrect = [960, 0, 960, 1080]\nstandard_gestures = true\n"
+        var s = Synth()
+        s.tap((300, 400))
+        s.wait(400)
+        s.tap((1300, 400))
+        let r = try Self.run(config, s)
+        #expect(r.claimed == [0], "the tap in 'page' is the pointer's; the one in 'other' reaches the app")
+    }
+
+    @Test func passThrough_pointerRegion_makesThePipelineDecideBeforeTheMirror() throws {
+        let c = try ConfigLoader.parse(Self.passThrough + Self.page, file: "p.toml")
+        #expect(try DevicePipeline(description: Synth.panel, configuration: c).holdsTouches)
+        let observe = try ConfigLoader.parse(Self.page, file: "p.toml")
+        #expect(try !DevicePipeline(description: Synth.panel, configuration: observe).holdsTouches)
+    }
+}
