@@ -28,6 +28,7 @@ struct DeviceTable {
     /// the last not yet logged waits for `takePointerFailure`.
     var pointer: VirtualPointer?
     private(set) var pointerFailures = 0
+    private(set) var pointerOps = 0
     private var pointerUnreported: SystemCallError?
 
     /// Every device has ended its input and has nothing under way (`--exit-after-replay`); each
@@ -95,7 +96,9 @@ struct DeviceTable {
 
     /// The pointer ops in `output` to the virtual pointer, in one write.
     private mutating func writePointer() {
-        guard let pointer, let error = pointer.send(output.pointerOps) else { return }
+        guard let pointer else { return }
+        pointerOps += output.pointerOps.count
+        guard let error = pointer.send(output.pointerOps) else { return }
         pointerFailures += 1
         pointerUnreported = error
     }

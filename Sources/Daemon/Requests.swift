@@ -89,7 +89,8 @@ extension Daemon {
             stats.snapshot(
                 clients: server.clientCount, devices: devices.all.count, panels: devices.panels, frames: devices.table.frames,
                 anomalies: devices.table.anomalies, server: server, actions: actions, wakeups: loop.wakeups,
-                idle: (idle.idles, idle.wakes, server.hub.state.devices.asleep)
+                idle: (idle.idles, idle.wakes, server.hub.state.devices.asleep),
+                pointer: (server.hub.state.devices.pointerOps, server.hub.state.devices.pointerFailures)
             ).write(into: &writer)
             Messages.end(&writer)
 

@@ -22,7 +22,7 @@ struct Stats {
     /// reads the same fields back).
     func snapshot(
         clients: Int, devices: Int, panels: [PanelHealth], frames: Int, anomalies: Int, server: Server,
-        actions: ActionRunner, wakeups: Int, idle: (idles: Int, wakes: Int, asleep: Bool)
+        actions: ActionRunner, wakeups: Int, idle: (idles: Int, wakes: Int, asleep: Bool), pointer: (ops: Int, failures: Int)
     ) -> StatsSnapshot {
         let now = monotonicNanoseconds()
         var s = StatsSnapshot()
@@ -49,6 +49,7 @@ struct Stats {
         s.counters.wakeups = wakeups
         s.counters.rssKilobytes = Self.residentKilobytes()
         (s.counters.idles, s.counters.wakes, s.counters.asleep) = (idle.idles, idle.wakes, idle.asleep ? 1 : 0)
+        (s.counters.pointerOps, s.counters.pointerWriteFailures) = pointer
         s.panels = panels.map { $0.snapshot(now: now) }
         s.gestures = server.hub.state.fanout.gestures.snapshot
         // The server's own refusals (the connection, not a request, is turned away) count too.

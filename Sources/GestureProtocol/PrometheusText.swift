@@ -34,6 +34,8 @@ public enum PrometheusText {
         out.single("touchgestured_idle_total", "counter", "Times the kiosk went idle ([idle] after).", c.idles)
         out.single("touchgestured_wakes_total", "counter", "Times a touch woke the kiosk (its sequence swallowed).", c.wakes)
         out.single("touchgestured_asleep", "gauge", "1 while the kiosk is idle.", c.asleep)
+        out.single("touchgestured_pointer_ops_total", "counter", "Ops written to the virtual pointer (moves, buttons, wheel turns).", c.pointerOps)
+        out.single("touchgestured_pointer_write_failures_total", "counter", "Writes to the virtual pointer that failed.", c.pointerWriteFailures)
 
         if !s.errorsByCode.isEmpty {
             out.metric("touchgestured_request_errors_total", "counter", "Error replies and refusals, by code.")

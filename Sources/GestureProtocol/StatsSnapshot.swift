@@ -26,6 +26,8 @@ public struct StatsSnapshot: Equatable, Sendable {
         public var wakeups = 0, rssKilobytes = 0
         /// Touch to wake: times the kiosk went idle, times a touch woke it, and whether it is idle now (0 or 1).
         public var idles = 0, wakes = 0, asleep = 0
+        /// Pointer emulation: ops written to the virtual pointer, writes that failed.
+        public var pointerOps = 0, pointerWriteFailures = 0
         public init() {}
 
         /// Each field's key in the reply: the one place a key is spelled.
@@ -37,6 +39,7 @@ public struct StatsSnapshot: Equatable, Sendable {
             ("reload_failures", \.reloadFailures), ("engine_anomalies", \.engineAnomalies), ("actions_run", \.actionsRun),
             ("actions_skipped", \.actionsSkipped), ("actions_failed", \.actionsFailed), ("actions_running", \.actionsRunning),
             ("wakeups", \.wakeups), ("rss_kb", \.rssKilobytes), ("idles", \.idles), ("wakes", \.wakes), ("asleep", \.asleep),
+            ("pointer_ops", \.pointerOps), ("pointer_write_failures", \.pointerWriteFailures),
         ]}
     }
 

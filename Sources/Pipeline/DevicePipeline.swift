@@ -27,10 +27,12 @@ public struct DevicePipeline {
     private let passThrough: Bool
     /// The gestures that take touches and hold them back while they may still (their bound, ns).
     private var holders: [(gesture: Int, bound: Int64)] {
-        didSet { holdsTouches = !holders.isEmpty || pointer?.claims == true }
+        didSet { holdsTouches = !holders.isEmpty || pointer.claims }
     }
-    /// Pointer emulation (`emulate = "pointer"` regions); nil when no region emulates one.
-    private var pointer: PointerStage?
+    /// Pointer emulation (`emulate = "pointer"` regions), and whether any region emulates one
+    /// (a stored flag, asked every frame: testing an optional stage copied it whole).
+    private var pointer: PointerStage
+    private var pointerOn: Bool
     private var pointerList: [PointerRegion]
 
     public enum SetupError: Error, CustomStringConvertible {
@@ -64,8 +66,9 @@ public struct DevicePipeline {
         takesTouches = Self.takesTouches(compiled, actions, passThrough: passThrough)
         holders = Self.holders(compiled, takesTouches)
         pointerList = configuration.pointerRegions
-        pointer = PointerStage(pointerList, compiled: compiled, scale: decoder.geometry.scale, claims: passThrough)
-        holdsTouches = !holders.isEmpty || pointer?.claims == true
+        pointer = PointerStage(pointerList, compiled: compiled, scale: decoder.geometry.scale, passThrough: passThrough)
+        pointerOn = pointer.active
+        holdsTouches = !holders.isEmpty || pointer.claims
     }
 
     private static func holders(_ c: CompiledConfiguration, _ takes: [Bool]) -> [(gesture: Int, bound: Int64)] {
@@ -107,7 +110,7 @@ public struct DevicePipeline {
     /// asked to take twice. Both stay 0 unless there is a bug.
     public private(set) var anomalies = 0
     /// No gesture is under way or pending, and no kinetic tail turns the wheel.
-    public var isIdle: Bool { engine.isIdle && pointer?.isIdle != false }
+    public var isIdle: Bool { engine.isIdle && pointer.isIdle }
 
     /// Feeds a reader's batch in order. A resynced batch marks its frame as a discontinuity.
     public mutating func feed(_ batch: InputBatch, into out: inout PipelineOutput) {
@@ -136,29 +139,40 @@ public struct DevicePipeline {
         if swallowing { return swallow(decoder.frame, into: &out) }
         out.frame(decoder.frame)
         trace(out.wants.transitions)
-        if pointer != nil { pointer!.advance(to: decoder.frame.time, into: &out) }
+        if pointerOn { pointer.advance(to: decoder.frame.time, into: &out) }
         let first = out.events.count
         engine.handle(decoder.frame, into: &out.events)
         flush(from: first, into: &out)
-        if pointer != nil { pointerLandings(decoder.frame, into: &out) }
+        if pointerOn { pointerLandings(into: &out) }
     }
 
     private mutating func handle(_ frame: TouchFrame, into out: inout PipelineOutput) {
         if swallowing { return swallow(frame, into: &out) }
         out.frame(frame)
         trace(out.wants.transitions)
-        if pointer != nil { pointer!.advance(to: frame.time, into: &out) }
+        if pointerOn { pointer.advance(to: frame.time, into: &out) }
         let first = out.events.count
         engine.handle(frame, into: &out.events)
         flush(from: first, into: &out)
-        if pointer != nil { pointerLandings(frame, into: &out) }
+        if pointerOn { pointerLandings(into: &out) }
     }
 
-    /// Fingers that landed in a pointer region (after the engine: its configuration is then the
-    /// one the frame ran under).
-    private mutating func pointerLandings(_ frame: TouchFrame, into out: inout PipelineOutput) {
-        pointer!.landings(frame, engine.configuration, decoder, into: &out)
-        nextDeadline = Self.sooner(engine.nextDeadline, pointer!.nextDeadline)
+    /// Fingers that landed in a pointer region (after the engine: the stage's configuration is
+    /// then the one the frame ran under); when the pointer claims one, its slot is cancelled.
+    /// The frame is the decoder's last, read where it lies (an index loop: iterating the slice,
+    /// or passing the frame, retained and copied it every frame), and only when a contact landed.
+    private mutating func pointerLandings(into out: inout PipelineOutput) {
+        let first = pointer.seenNextContact
+        if decoder.nextContact != first {
+            pointer.seenNextContact = decoder.nextContact
+            var i = decoder.frame.contacts.startIndex
+            while i < decoder.frame.contacts.endIndex {
+                let c = decoder.frame.contacts[i]
+                i += 1
+                if c.id >= first, pointer.landed(c), let s = decoder.slot(ofContact: c.id) { out.cancelledSlots.append(s) }
+            }
+        }
+        nextDeadline = Self.sooner(engine.nextDeadline, pointer.nextDeadline)
     }
 
     private static func sooner(_ a: Timestamp?, _ b: Timestamp?) -> Timestamp? {
@@ -180,7 +194,7 @@ public struct DevicePipeline {
     /// Fires deadlines up to `time` (the daemon's timer, or the end of a recording).
     public mutating func advance(to time: Timestamp, into out: inout PipelineOutput) {
         trace(out.wants.transitions)
-        if pointer != nil { pointer!.advance(to: time, into: &out) }
+        if pointerOn { pointer.advance(to: time, into: &out) }
         let first = out.events.count
         engine.advance(to: time, into: &out.events)
         flush(from: first, into: &out)
@@ -218,7 +232,7 @@ public struct DevicePipeline {
 
     /// Encodes the events from `first` on (those the engine just appended).
     private mutating func flush(from first: Int, into out: inout PipelineOutput) {
-        nextDeadline = pointer == nil ? engine.nextDeadline : Self.sooner(engine.nextDeadline, pointer!.nextDeadline)
+        nextDeadline = engine.nextDeadline
         anomalies = engine.invalidInputs + engine.arenaViolations
         if let log = engine.transitionLog, !log.isEmpty {
             out.transitions(log)
@@ -243,25 +257,25 @@ public struct DevicePipeline {
                 out.gesture(i, encoder: encoder, configuration: serial, actions: actions)
                 let g = out.events[i].gesture
                 if g >= 0 && g < takesTouches.count && takesTouches[g] { takeTouches(of: out.events[i], into: &out) }
-                if pointer != nil { pointer!.handle(i, current: true, into: &out) }
+                if pointerOn { pointer.handle(i, current: true, into: &out) }
             } else {
                 out.gesture(i, encoder: previous!.encoder, configuration: previous!.serial, actions: previous!.actions)
-                if pointer != nil { pointer!.handle(i, current: false, into: &out) }
+                if pointerOn { pointer.handle(i, current: false, into: &out) }
             }
         }
-        if pointer != nil { nextDeadline = Self.sooner(engine.nextDeadline, pointer!.nextDeadline) }
+        if pointerOn { nextDeadline = Self.sooner(engine.nextDeadline, pointer.nextDeadline) }
     }
 
     /// The engine runs a new configuration: the pointer regions' roles are resolved for it, or,
     /// when the file's pointer regions changed, pointer emulation starts afresh.
     private mutating func reconfigurePointer() {
-        let same = pointer.map { $0.names == pointerList.map(\.name) && $0.emulator.mappings == pointerList.map(\.mapping) } ?? pointerList.isEmpty
-        if same {
-            pointer?.reconfigure(engine.configuration)
+        if pointer.names == pointerList.map(\.name) && pointer.emulator.mappings == pointerList.map(\.mapping) {
+            pointer.reconfigure(engine.configuration)
         } else {
-            pointer = PointerStage(pointerList, compiled: engine.configuration, scale: decoder.geometry.scale, claims: passThrough)
+            pointer = PointerStage(pointerList, compiled: engine.configuration, scale: decoder.geometry.scale, passThrough: passThrough)
         }
-        holdsTouches = !holders.isEmpty || pointer?.claims == true
+        pointerOn = pointer.active
+        holdsTouches = !holders.isEmpty || pointer.claims
     }
 
     /// A system gesture began (or was recognized): the panel slots of the touches it follows

@@ -16,24 +16,28 @@ struct PointerStage {
     private var roles: [(role: PointerRole, region: Int)?] = []
     /// Per compiled region: its pointer region, or -1.
     private var pointerRegion: [Int] = []
-    /// The newest contact seen (-1: none yet): contact ids only grow, so a contact above it has
-    /// just landed.
-    private var newestContact: Int64 = -1
+    /// The decoder's `nextContact` when the stage last looked: contact ids only grow, so a frame
+    /// has a new contact when it moved, and the new ones are those from this id on.
+    var seenNextContact: UInt32 = 1
+    /// The configuration the engine runs, for hit-testing a landing (kept, not passed per frame).
+    private var compiled: CompiledConfiguration?
+    /// Some region emulates a pointer (else the stage does nothing, and is never asked to).
+    let active: Bool
     /// Pass-through mode: a finger landing in a pointer region is taken from the app.
     let claims: Bool
 
-    /// Nil when no region emulates a pointer.
-    init?(_ list: [PointerRegion], compiled: CompiledConfiguration, scale: MillimetersPerPixel, claims: Bool) {
-        guard !list.isEmpty else { return nil }
+    init(_ list: [PointerRegion], compiled: CompiledConfiguration, scale: MillimetersPerPixel, passThrough: Bool) {
         emulator = PointerEmulator(mappings: list.map(\.mapping), scale: scale)
         names = list.map(\.name)
-        self.claims = claims
-        reconfigure(compiled)
+        active = !list.isEmpty
+        claims = active && passThrough
+        if active { reconfigure(compiled) }
     }
 
     /// Resolves the regions and roles again for a configuration the engine now runs (region
     /// names are unique in it: a client's region never takes a name of the file's).
     mutating func reconfigure(_ c: CompiledConfiguration) {
+        compiled = c
         pointerRegion = c.regions.map { r in names.firstIndex(of: r.name) ?? -1 }
         roles = c.gestures.map { g in
             let p = pointerRegion[g.region]
@@ -47,7 +51,7 @@ struct PointerStage {
 
     /// The kinetic ticks due by `time`.
     mutating func advance(to time: Timestamp, into out: inout PipelineOutput) {
-        guard emulator.nextDeadline.map({ $0 <= time }) ?? false else { return }
+        guard let due = emulator.nextDeadline, due <= time else { return }
         let first = out.pointerOps.count
         emulator.advance(to: time, into: &out.pointerOps)
         out.pointerOpsAdded(from: first, names: names)
@@ -62,14 +66,12 @@ struct PointerStage {
         out.pointerOpsAdded(from: first, names: names)
     }
 
-    /// The fingers that landed in `frame`: in a pointer region, they stop its tail and, when
-    /// claiming, their slots are the pointer's (cancelled before the mirror shows them).
-    mutating func landings(_ frame: TouchFrame, _ c: CompiledConfiguration, _ decoder: FrameDecoder, into out: inout PipelineOutput) {
-        for contact in frame.contacts where Int64(contact.id) > newestContact {
-            newestContact = Int64(contact.id)
-            guard let r = c.hitTest(contact.position), r < pointerRegion.count, pointerRegion[r] >= 0 else { continue }
-            emulator.touchDown(inRegion: pointerRegion[r])
-            if claims, let s = decoder.slot(ofContact: contact.id) { out.cancelledSlots.append(s) }
-        }
+    /// A finger just landed: in a pointer region it stops that region's tail, and, when
+    /// claiming, it is the pointer's (the caller cancels its slot before the mirror shows it):
+    /// the result.
+    mutating func landed(_ contact: Contact) -> Bool {
+        guard let r = compiled?.hitTest(contact.position), r < pointerRegion.count, pointerRegion[r] >= 0 else { return false }
+        emulator.touchDown(inRegion: pointerRegion[r])
+        return claims
     }
 }

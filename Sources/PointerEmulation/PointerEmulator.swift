@@ -21,7 +21,6 @@ public struct PointerEmulator: Sendable {
         case zooming(id: UInt64, region: Int, steps: Int)
     }
     private var hold = Hold.none
-    private var tail: KineticTail?
     /// The last click, for the double-click rule.
     private var lastClick: (position: PixelPoint, time: Timestamp, button: PointerButton)?
 
@@ -30,8 +29,12 @@ public struct PointerEmulator: Sendable {
         self.scale = scale
     }
 
-    /// When the kinetic tail's next tick is due.
-    public var nextDeadline: Timestamp? { tail?.next }
+    /// When the kinetic tail's next tick is due. Stored (kept after every change of the tail):
+    /// the pipeline asks it every frame.
+    public private(set) var nextDeadline: Timestamp?
+    private var tail: KineticTail? {
+        didSet { nextDeadline = tail?.next }
+    }
     /// No gesture holds the pointer and no tail is turning the wheel.
     public var isIdle: Bool { hold == .none && tail == nil }
 

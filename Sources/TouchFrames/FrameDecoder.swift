@@ -33,7 +33,9 @@ public struct FrameDecoder {
     private let palmSize: Double
     private var slots: [Slot]
     private var slot = 0
-    private var nextContact: UInt32 = 1
+    /// The id the next contact to land gets (ids start at 1 and only grow): a caller that
+    /// remembers it knows whether a frame has a new contact without looking at its contacts.
+    public private(set) var nextContact: UInt32 = 1
 
     // Single-touch state.
     private var touching = false
