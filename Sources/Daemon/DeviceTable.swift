@@ -135,19 +135,16 @@ struct DeviceTable {
     /// led to (a deadline), this turn.
     mutating func handOff(_ k: Int, to fanout: inout Fanout, turn: EventLoop) -> Bool {
         guard !output.isEmpty else { return false }
-        let times = frameTimes(k)
-        let since = times?.first ?? turn.turnStarted
-        fanout.deliver(output, device: all[k].id, since: since, lastFrame: times?.last ?? since)
+        // The frames' monotonic times, worked out here: a call to a method of `self` for them
+        // copied the whole table (memcpy) every frame.
+        var since = turn.turnStarted, last = since
+        if let first = output.firstFrameTime {
+            let source = all[k].source
+            since = source.monotonic(of: first)
+            last = output.frameCount > 1 ? output.lastFrameTime.map { source.monotonic(of: $0) } ?? since : since
+        }
+        fanout.deliver(&output, device: all[k].id, since: since, lastFrame: last)
         return !output.firings.isEmpty || !output.transitions.isEmpty || pointerUnreported != nil
-    }
-
-    /// The monotonic times of the first and last frame in `output` (device `k`'s), nil when it
-    /// came from no frame (a deadline, a removal).
-    func frameTimes(_ k: Int) -> (first: Int64, last: Int64)? {
-        guard let first = output.firstFrameTime else { return nil }
-        let source = all[k].source
-        let f = source.monotonic(of: first)
-        return (f, output.frameCount > 1 ? output.lastFrameTime.map { source.monotonic(of: $0) } ?? f : f)
     }
 
     /// Fires device `k`'s deadlines due by monotonic time `now`, each at its own time (the

@@ -119,8 +119,10 @@ struct Fanout {
 
     /// A device's output, queued to each subscriber it passes. `since` is the monotonic time of
     /// the input behind it (the first frame's kernel timestamp, or this turn for a deadline);
-    /// `lastFrame` the monotonic time of its last frame.
-    mutating func deliver(_ out: borrowing PipelineOutput, device: UInt32, since: Int64, lastFrame: Int64) {
+    /// `lastFrame` the monotonic time of its last frame. `out` is only read: it is `inout` so
+    /// that it is passed by address (as a borrow of the table's buffer it was copied, 176
+    /// bytes, every frame).
+    mutating func deliver(_ out: inout PipelineOutput, device: UInt32, since: Int64, lastFrame: Int64) {
         if out.frameCount > 0 {
             inputNow = max(inputNow ?? since, since)
             pacing.frames(first: since, last: lastFrame, count: out.frameCount)
