@@ -46,11 +46,8 @@ emulate = "pointer"
 pixels_per_notch = 50
 TOML
     start_daemon pointer --config /tmp/pointer.toml
-    i=0; ptr=""
-    while [ $i -lt 100 ] && [ -z "$ptr" ]; do
-        usleep 50000; i=$((i + 1))
-        ptr=$(sed -n "s/.*virtual pointer for 'page': \(\/dev\/input\/event[0-9]*\).*/\1/p" /tmp/daemon-pointer.log)
-    done
+    logged_node /tmp/daemon-pointer.log "virtual pointer for 'page': "
+    ptr=$logged
     udevadm settle --timeout=5
     mouse=$(udevadm info --query=property --name=$ptr 2>/dev/null | grep -c '^ID_INPUT_MOUSE=1')
     for rec in tap ptr-hold ptr-drag ptr-fling; do play_pointer $E/rec/$rec.events $rec; done
@@ -114,23 +111,9 @@ pointer_cpu() {
 name = "page"
 emulate = "pointer"
 TOML
-    for run in off on; do
-        rm -f /tmp/go-cpu
-        config=/tmp/passthrough.toml; [ $run = on ] && config=/tmp/pointer-cpu.toml
-        start_daemon pointer-cpu-$run --config $config
-        touchgesturectl play --uinput --settle 0.2 --wait-for /tmp/go-cpu --hold 0.3 /tmp/pt-bench.events 2> /tmp/play-cpu.log &
-        P=$!
-        wait_node /tmp/play-cpu.log
-        has_open $DAEMON $node
-        usleep 500000
-        t0=$(cut -d' ' -f1 /proc/$DAEMON/schedstat)
-        touch /tmp/go-cpu
-        wait $P
-        usleep 1000000     # the last fling's tail
-        t1=$(cut -d' ' -f1 /proc/$DAEMON/schedstat)
-        stop_daemon
-        eval "cpu_$run=$(( (t1 - t0) / frames ))"
-    done
+    # A second after the stream counts too (the last fling's tail), in both runs.
+    SETTLE_AFTER=1 daemon_cpu pointer-cpu-off --config /tmp/passthrough.toml; cpu_off=$cpu
+    SETTLE_AFTER=1 daemon_cpu pointer-cpu-on --config /tmp/pointer-cpu.toml; cpu_on=$cpu
     echo "E2E BENCH pointer emulation CPU per frame (ns, TCG guest, pass-through, no client): off $cpu_off, on $cpu_on (the pointer's writes and kinetic ticks included), $frames frames"
     if [ "$cpu_off" -gt 0 ] && [ "$cpu_on" -gt 0 ]; then
         pass "pointer-cpu" "(pass-through $cpu_off ns a frame; with a pointer region $cpu_on ns)"

@@ -23,6 +23,15 @@ wait_node() {
     done
 }
 
+# Sets `logged` to the /dev/input node the daemon's log $1 names after the text $2 (a virtual
+# device it made), waiting up to 5 s for it.
+logged_node() {
+    i=0; logged=""
+    while [ $i -lt 100 ] && [ -z "$logged" ]; do
+        usleep 50000; i=$((i + 1))
+        logged=$(grep -F "$2" $1 | sed -n 's/.*\(\/dev\/input\/event[0-9]*\).*/\1/p' | tail -1)
+    done
+}
 start_daemon() { # name [daemon options...]
     name=$1; shift
     rm -f /tmp/g.sock
@@ -308,11 +317,8 @@ actions() {
     printf '[[action]]\nname = "back"\ngesture = "tap"\nkeys = "KEY_LEFTALT+KEY_LEFT"\n[[action]]\nname = "mark"\ngesture = "tap"\nexec = ["/bin/sh", "-c", "echo ran >> /tmp/exec-ran.txt"]\n' > /tmp/actions.toml
     rm -f /tmp/exec-ran.txt /tmp/kbd.events
     start_daemon actions --config /tmp/actions.toml
-    i=0; kbd=""
-    while [ $i -lt 100 ] && [ -z "$kbd" ]; do
-        usleep 50000; i=$((i + 1))
-        kbd=$(sed -n 's/.*virtual keyboard for key actions: \(\/dev\/input\/event[0-9]*\).*/\1/p' /tmp/daemon-actions.log)
-    done
+    logged_node /tmp/daemon-actions.log "virtual keyboard for key actions: "
+    kbd=$logged
     udevadm settle --timeout=5
     keyboard=$(udevadm info --query=property --name="$kbd" 2>/dev/null | grep -c '^ID_INPUT_KEYBOARD=1')
     touchgesturectl record "$kbd" --duration 8 -o /tmp/kbd.events 2>/dev/null &
