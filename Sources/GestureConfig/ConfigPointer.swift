@@ -58,6 +58,7 @@ extension Loader {
         var m = PointerMapping()
         m.doubleClickInterval = thresholds.multiTapInterval
         m.doubleClickSlop = thresholds.multiTapSlop
+        m.kineticMinSpeed = thresholds.swipeMinVelocity
         if let p = table { try readMapping(p, into: &m) }
         if gestures.isEmpty {
             gestures = Self.pointerGestures(m, thresholds: thresholds, priority: priority)
@@ -70,7 +71,7 @@ extension Loader {
     private func readMapping(_ p: Scope, into m: inout PointerMapping) throws(ConfigError) {
         try p.checkKeys([
             "tap", "two_finger_tap", "long_press", "pan", "pinch", "axis_lock", "pixels_per_notch", "kinetic", "deceleration",
-            "kinetic_limit", "zoom_step",
+            "kinetic_limit", "kinetic_min_speed", "zoom_step",
         ])
         if let c = try p.choice("tap", Click.self) { m.tap = c.button }
         if let c = try p.choice("two_finger_tap", Click.self) { m.twoFingerTap = c.button }
@@ -85,6 +86,7 @@ extension Loader {
             m.deceleration = d
         }
         if let ms = try p.number("kinetic_limit", atLeast: 0, atMost: 60_000) { m.kineticLimit = .nanoseconds(Int64(ms * 1e6)) }
+        m.kineticMinSpeed = try p.number("kinetic_min_speed", atLeast: 0, atMost: 100_000) ?? m.kineticMinSpeed
         if let z = try p.number("zoom_step", above: 1, atMost: 4) { m.zoomStep = z }
     }
 

@@ -101,7 +101,7 @@ public struct PointerEmulator: Sendable {
             if let w = wheel.turn(to: e.translation) { ops.append(PointerOp(time: e.time, kind: .wheel(w), region: region)) }
             hold = ends ? .none : .scrolling(id: id, region: region, wheel: wheel)
             let m = mappings[region]
-            if e.phase == .ended && m.kinetic {
+            if e.phase == .ended && m.kinetic && scale.length(e.velocity).value >= m.kineticMinSpeed {
                 tail = KineticTail(region: region, at: e.time, velocity: e.velocity, travel: e.translation, wheel: wheel, mapping: m)
             }
         case .dragging(let id, let region, let button):

@@ -45,6 +45,10 @@ public struct PointerMapping: Hashable, Sendable {
     public var pixelsPerNotch: Double = 50
     /// A pan lifted while moving keeps the wheel turning, slowing down (kinetic scrolling).
     public var kinetic = true
+    /// The least speed at the lift (mm/s) that coasts: a slower lift is a drag put down, and the
+    /// content rests where the finger left it. Default 100, the engine's `swipe_min_velocity`
+    /// (a lift as fast as a swipe is a fling).
+    public var kineticMinSpeed: Double = 100
     /// The share of its velocity a kinetic tail keeps each millisecond: UIScrollView's
     /// `DecelerationRate.normal` is 0.998, `.fast` 0.99. The tail travels
     /// velocity / (1000 × −ln(deceleration)) pixels in all: half a second's worth at 0.998.

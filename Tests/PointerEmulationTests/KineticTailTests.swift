@@ -69,11 +69,22 @@ import Testing
         #expect(Self.wheels(opsA).reduce(0, +) < Self.wheels(opsB).reduce(0, +) / 3)
     }
 
-    @Test func slowLift_hasNoTail() {
-        let (emulator, _) = Self.flung(velocity: 42)  // 0.41 px the first tick: under one unit (0.42 px)
+    @Test func tailThatWouldCarryUnderOneUnit_neverStarts() {
+        var m = PointerMapping()
+        m.kineticMinSpeed = 0
+        let (emulator, _) = Self.flung(velocity: 42, mapping: m)  // 0.41 px the first tick: under one unit (0.42 px)
         #expect(emulator.isIdle)
-        let (moving, _) = Self.flung(velocity: 43)  // 0.42 px
+        let (moving, _) = Self.flung(velocity: 43, mapping: m)  // 0.42 px
         #expect(!moving.isIdle)
+    }
+
+    /// A drag put down slower than `kinetic_min_speed` (100 mm/s; a pixel is a millimetre here)
+    /// rests where the finger left it; at that speed it coasts.
+    @Test func liftSlowerThanTheLeastFlingSpeed_rests() {
+        let (slow, _) = Self.flung(velocity: 99)
+        #expect(slow.isIdle)
+        let (fling, _) = Self.flung(velocity: 100)
+        #expect(!fling.isIdle)
     }
 
     @Test func tail_endsAtItsLimit() {
