@@ -41,7 +41,7 @@ struct KineticTail: Hashable, Sendable {
 
     /// Does a step of this many pixels turn the wheel at least one unit on some axis?
     private static func carries(_ step: PixelPoint, _ pixelsPerNotch: Double) -> Bool {
-        max(abs(step.x), abs(step.y)) * 120 / pixelsPerNotch >= 1
+        max(abs(step.x), abs(step.y)) * Double(PointerWheel.unitsPerNotch) / pixelsPerNotch >= 1
     }
 
     /// The tick due at `next`: the wheel's turn for it (nil when it rounds to nothing), and the

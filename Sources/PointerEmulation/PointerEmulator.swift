@@ -118,7 +118,8 @@ public struct PointerEmulator: Sendable {
                 ops.append(PointerOp(time: e.time, kind: .ctrl(pressed: true), region: region))
                 let notch: Int32 = to > steps ? 1 : -1
                 for _ in 0..<abs(to - steps) {
-                    ops.append(PointerOp(time: e.time, kind: .wheel(PointerWheel(vertical: 120 * notch, horizontal: 0, verticalNotches: notch)), region: region))
+                    let wheel = PointerWheel(vertical: PointerWheel.unitsPerNotch * notch, horizontal: 0, verticalNotches: notch)
+                    ops.append(PointerOp(time: e.time, kind: .wheel(wheel), region: region))
                 }
                 ops.append(PointerOp(time: e.time, kind: .ctrl(pressed: false), region: region))
             }

@@ -36,6 +36,10 @@ public struct PointerWheel: Hashable, Sendable {
     public var verticalNotches: Int32
     public var horizontalNotches: Int32
 
+    /// High-resolution units in a notch: the kernel's (REL_WHEEL_HI_RES), Windows' and libinput's
+    /// v120.
+    public static let unitsPerNotch: Int32 = 120
+
     public init(vertical: Int32, horizontal: Int32, verticalNotches: Int32 = 0, horizontalNotches: Int32 = 0) {
         self.vertical = vertical
         self.horizontal = horizontal
@@ -58,13 +62,14 @@ struct WheelAccumulator: Hashable, Sendable {
     /// The turn that brings the units sent to `travel` (px, since the scroll began; natural
     /// direction: content follows the finger), or nil when it is under one unit.
     mutating func turn(to travel: PixelPoint) -> PointerWheel? {
-        let v = Int64((travel.y * 120 / pixelsPerNotch).rounded())
-        let h = Int64((-travel.x * 120 / pixelsPerNotch).rounded())
+        let perNotch = Int64(PointerWheel.unitsPerNotch)
+        let v = Int64((travel.y * Double(perNotch) / pixelsPerNotch).rounded())
+        let h = Int64((-travel.x * Double(perNotch) / pixelsPerNotch).rounded())
         guard v != sentVertical || h != sentHorizontal else { return nil }
         let wheel = PointerWheel(
             vertical: Int32(clamping: v - sentVertical), horizontal: Int32(clamping: h - sentHorizontal),
-            verticalNotches: Int32(clamping: v / 120 - sentVertical / 120),
-            horizontalNotches: Int32(clamping: h / 120 - sentHorizontal / 120))
+            verticalNotches: Int32(clamping: v / perNotch - sentVertical / perNotch),
+            horizontalNotches: Int32(clamping: h / perNotch - sentHorizontal / perNotch))
         sentVertical = v
         sentHorizontal = h
         return wheel
