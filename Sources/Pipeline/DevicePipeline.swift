@@ -29,10 +29,9 @@ public struct DevicePipeline {
     private var holders: [(gesture: Int, bound: Int64)] {
         didSet { holdsTouches = !holders.isEmpty || pointer.claims }
     }
-    /// Pointer emulation (`emulate = "pointer"` regions), and whether any region emulates one
-    /// (a stored flag, asked every frame: testing an optional stage copied it whole).
+    /// Pointer emulation (`emulate = "pointer"` regions). A value, never optional: its `active`
+    /// is asked every frame, and testing an optional stage copied it whole.
     private var pointer: PointerStage
-    private var pointerOn: Bool
     private var pointerList: [PointerRegion]
 
     public enum SetupError: Error, CustomStringConvertible {
@@ -67,7 +66,6 @@ public struct DevicePipeline {
         holders = Self.holders(compiled, takesTouches)
         pointerList = configuration.pointerRegions
         pointer = PointerStage(pointerList, compiled: compiled, scale: decoder.geometry.scale, passThrough: passThrough)
-        pointerOn = pointer.active
         holdsTouches = !holders.isEmpty || pointer.claims
     }
 
@@ -139,22 +137,22 @@ public struct DevicePipeline {
         if swallowing { return swallow(decoder.frame, into: &out) }
         out.frame(decoder.frame)
         trace(out.wants.transitions)
-        if pointerOn { pointer.advance(to: decoder.frame.time, into: &out) }
+        if pointer.active { pointer.advance(to: decoder.frame.time, into: &out) }
         let first = out.events.count
         engine.handle(decoder.frame, into: &out.events)
         flush(from: first, into: &out)
-        if pointerOn { pointerLandings(into: &out) }
+        if pointer.active { pointerLandings(into: &out) }
     }
 
     private mutating func handle(_ frame: TouchFrame, into out: inout PipelineOutput) {
         if swallowing { return swallow(frame, into: &out) }
         out.frame(frame)
         trace(out.wants.transitions)
-        if pointerOn { pointer.advance(to: frame.time, into: &out) }
+        if pointer.active { pointer.advance(to: frame.time, into: &out) }
         let first = out.events.count
         engine.handle(frame, into: &out.events)
         flush(from: first, into: &out)
-        if pointerOn { pointerLandings(into: &out) }
+        if pointer.active { pointerLandings(into: &out) }
     }
 
     /// Fingers that landed in a pointer region (after the engine: the stage's configuration is
@@ -194,7 +192,7 @@ public struct DevicePipeline {
     /// Fires deadlines up to `time` (the daemon's timer, or the end of a recording).
     public mutating func advance(to time: Timestamp, into out: inout PipelineOutput) {
         trace(out.wants.transitions)
-        if pointerOn { pointer.advance(to: time, into: &out) }
+        if pointer.active { pointer.advance(to: time, into: &out) }
         let first = out.events.count
         engine.advance(to: time, into: &out.events)
         flush(from: first, into: &out)
@@ -257,13 +255,13 @@ public struct DevicePipeline {
                 out.gesture(i, encoder: encoder, configuration: serial, actions: actions)
                 let g = out.events[i].gesture
                 if g >= 0 && g < takesTouches.count && takesTouches[g] { takeTouches(of: out.events[i], into: &out) }
-                if pointerOn { pointer.handle(i, current: true, into: &out) }
+                if pointer.active { pointer.handle(i, current: true, into: &out) }
             } else {
                 out.gesture(i, encoder: previous!.encoder, configuration: previous!.serial, actions: previous!.actions)
-                if pointerOn { pointer.handle(i, current: false, into: &out) }
+                if pointer.active { pointer.handle(i, current: false, into: &out) }
             }
         }
-        if pointerOn { nextDeadline = Self.sooner(engine.nextDeadline, pointer.nextDeadline) }
+        if pointer.active { nextDeadline = Self.sooner(engine.nextDeadline, pointer.nextDeadline) }
     }
 
     /// The engine runs a new configuration: the pointer regions' roles are resolved for it, or,
@@ -272,9 +270,11 @@ public struct DevicePipeline {
         if pointer.names == pointerList.map(\.name) && pointer.emulator.mappings == pointerList.map(\.mapping) {
             pointer.reconfigure(engine.configuration)
         } else {
+            // Contacts the old stage saw are not new to the new one.
+            let seen = pointer.seenNextContact
             pointer = PointerStage(pointerList, compiled: engine.configuration, scale: decoder.geometry.scale, passThrough: passThrough)
+            pointer.seenNextContact = seen
         }
-        pointerOn = pointer.active
         holdsTouches = !holders.isEmpty || pointer.claims
     }
 
