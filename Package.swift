@@ -9,17 +9,21 @@ import class Foundation.ProcessInfo
 // touchgesturectl use it.
 // GestureEngine and TouchFrames use the standard library only (TouchFrames builds on GestureEngine's types).
 // PointerEmulation (a pointer region's gestures as mouse operations) builds on GestureEngine alone.
+// WebBridge (touchgestured-web) builds on GestureProtocol and swift-nio; nothing of the daemon's links NIO.
 
 let package = Package(
     name: "touchgestured",
     products: [
         .executable(name: "touchgestured", targets: ["touchgestured"]),
         .executable(name: "touchgesturectl", targets: ["touchgesturectl"]),
+        .executable(name: "touchgestured-web", targets: ["touchgestured-web"]),
         .library(name: "GestureEngine", targets: ["GestureEngine"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // The WebSocket bridge only (touchgestured-web): HTTP/1.1, the upgrade and WebSocket frames.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         .target(name: "GestureEngine"),
@@ -57,10 +61,27 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The WebSocket bridge (a separate executable, so the daemon links no NIO): pages as protocol clients.
+        .target(
+            name: "WebBridge",
+            dependencies: [
+                "GestureProtocol", "SystemCalls",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "touchgestured-web",
+            dependencies: ["WebBridge", .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log")]
+        ),
         // Helpers the test targets share (a deterministic random generator).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "GestureEngineTests", dependencies: ["GestureEngine", "TestSupport"]),
         .testTarget(name: "GestureProtocolTests", dependencies: ["GestureProtocol"]),
+        .testTarget(name: "WebBridgeTests", dependencies: ["WebBridge", "GestureProtocol"]),
         .testTarget(name: "PointerEmulationTests", dependencies: ["PointerEmulation", "GestureEngine"]),
         .testTarget(name: "TouchFramesTests", dependencies: ["TouchFrames", "GestureEngine"]),
         .testTarget(name: "GestureConfigTests", dependencies: ["GestureConfig", "GestureEngine", "TouchFrames", "PointerEmulation"]),

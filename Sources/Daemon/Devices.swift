@@ -3,6 +3,7 @@ import GestureEngine
 import GestureProtocol
 import Logging
 import Pipeline
+import SystemCalls
 import TouchFrames
 import TouchInput
 

@@ -13,6 +13,8 @@ public enum ErrorCode: String, CaseIterable, Sendable {
     case lineTooLong = "line_too_long"
     case tooManyClients = "too_many_clients"
     case idleTimeout = "idle_timeout"
+    /// The web bridge's answer to a page's request while it has no connection to the daemon.
+    case daemonUnavailable = "daemon_unavailable"
     /// A failure of the daemon's own (a bug): the message says what.
     case `internal`
 }

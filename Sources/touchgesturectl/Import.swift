@@ -1,6 +1,7 @@
 import ArgumentParser
 import GestureConfig
 import Pipeline
+import SystemCalls
 
 struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -2,6 +2,7 @@ import ArgumentParser
 import CLinux
 import GestureEngine
 import Pipeline
+import SystemCalls
 import TouchFrames
 import TouchInput
 

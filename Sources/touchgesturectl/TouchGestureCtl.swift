@@ -4,8 +4,9 @@ import GestureEngine
 import GestureProtocol
 import Logging
 import Pipeline
-import Trace
+import SystemCalls
 import TouchFrames
+import Trace
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,3 @@
-import SystemCalls
-
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -26,21 +24,21 @@ public func readTextFile(_ path: String) throws(FileError) -> String {
 
 /// The bytes of a regular file (a config): opened without blocking, so a FIFO or a device
 /// named by mistake is refused at once instead of hanging the daemon's loop in open(2).
-public func readRegularFile(_ path: String) throws(FileError) -> [UInt8] {
+public func readRegularFile(_ path: String, limit: Int = 256 << 20) throws(FileError) -> [UInt8] {
     let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
     guard fd >= 0 else { throw FileError(path: path, reason: String(cString: strerror(errno))) }
     defer { close(fd) }
     var st = stat()
     guard fstat(fd, &st) == 0 else { throw FileError(path: path, reason: String(cString: strerror(errno))) }
     guard st.st_mode & S_IFMT == S_IFREG else { throw FileError(path: path, reason: "not a regular file") }
-    return try readAll(fd, path)
+    return try readAll(fd, path, limit: limit)
 }
 
-private func readAll(_ fd: Int32, _ path: String) throws(FileError) -> [UInt8] {
-    switch Posix.readAll(fd, limit: 256 << 20) {
+private func readAll(_ fd: Int32, _ path: String, limit: Int = 256 << 20) throws(FileError) -> [UInt8] {
+    switch Posix.readAll(fd, limit: limit) {
     case .success(let bytes)?: return bytes
     case .failure(let e)?: throw FileError(path: path, reason: String(cString: strerror(e.errno)))
-    case nil: throw FileError(path: path, reason: "larger than 256 MiB")
+    case nil: throw FileError(path: path, reason: "larger than \(limit >> 20) MiB")
     }
 }
 

@@ -1,0 +1,112 @@
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOWebSocket
+
+/// `touchgestured-web`: serves the site's files over HTTP and one WebSocket endpoint
+/// (`/gestures`), where each connection is a protocol client of the daemon (PageSession).
+public struct Bridge: Sendable {
+    public let settings: BridgeSettings
+    let log: Logger
+
+    public init(settings: BridgeSettings, log: Logger) {
+        self.settings = settings
+        self.log = log
+    }
+
+    /// What a new connection became: a page's WebSocket, or plain HTTP.
+    enum Accepted: Sendable {
+        case page(PageSession.Socket)
+        /// Plain HTTP; with the head of a handshake that was turned away, which NIO's upgrade
+        /// handler does not pass on (only the request's end follows).
+        case http(HTTPResponder.Channel, declined: HTTPRequestHead?)
+    }
+
+    /// Binds and serves until the process ends (a bind failure is thrown).
+    public func run(ready: @Sendable (Int) -> Void = { _ in }) async throws {
+        let slots = ConnectionSlots(limit: settings.maxConnections)
+        let server = try await bind(slots)
+        let port = server.channel.localAddress?.port ?? settings.port
+        log.info("serving http://\(settings.host):\(port)/ (WebSocket \(BridgeSettings.endpoint)) for \(settings.socketPath)")
+        ready(port)
+        let responder = HTTPResponder(files: StaticFiles(root: settings.siteRoot), origins: settings.originPolicy, slots: slots)
+        let session = PageSession(socketPath: settings.socketPath, gate: RequestGate(readOnly: settings.readOnly), log: log)
+        try await withThrowingDiscardingTaskGroup { group in
+            try await server.executeThenClose { connections in
+                for try await accepted in connections {
+                    group.addTask { await serve(accepted, responder, session, slots) }
+                }
+            }
+        }
+    }
+
+    private func serve(_ accepted: EventLoopFuture<Accepted>, _ responder: HTTPResponder, _ session: PageSession, _ slots: ConnectionSlots) async {
+        do {
+            switch try await accepted.get() {
+            case .page(let socket):
+                // The handshake checked for room; two handshakes at once may still race for the last slot.
+                guard let slot = slots.take() else {
+                    try await Self.refuse(socket)
+                    return
+                }
+                await session.run(socket, slot: slot)
+            case .http(let channel, let declined):
+                try await responder.serve(channel, declined: declined)
+            }
+        } catch {
+            log.debug("a connection ended: \(error)")
+        }
+    }
+
+    /// Closes a page's connection with 1013 (try again later).
+    private static func refuse(_ socket: PageSession.Socket) async throws {
+        try await socket.executeThenClose { _, outbound in
+            var data = socket.channel.allocator.buffer(capacity: 64)
+            data.write(webSocketErrorCode: .unknown(1013))
+            data.writeString("too many connections")
+            try await outbound.write(WebSocketFrame(fin: true, opcode: .connectionClose, data: data))
+        }
+    }
+
+    /// The listening socket: HTTP/1.1 with the WebSocket upgrade on the endpoint, for allowed
+    /// origins while there is room.
+    private func bind(_ slots: ConnectionSlots) async throws -> NIOAsyncChannel<EventLoopFuture<Accepted>, Never> {
+        let settings = self.settings
+        let origins = settings.originPolicy
+        return try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelOption(.backlog, value: 256)
+            .bind(host: settings.host, port: settings.port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let declined = NIOLoopBoundBox<HTTPRequestHead?>(nil, eventLoop: channel.eventLoop)
+                    let upgrader = NIOTypedWebSocketServerUpgrader<Accepted>(
+                        maxFrameSize: settings.maxMessageBytes,
+                        shouldUpgrade: { channel, head in
+                            let path = head.uri.split(separator: "?", maxSplits: 1).first ?? ""
+                            let welcome = path == BridgeSettings.endpoint && origins.allows(head.headers["Origin"].first) && !slots.full
+                            if !welcome { declined.value = head }
+                            return channel.eventLoop.makeSucceededFuture(welcome ? HTTPHeaders() : nil)
+                        },
+                        upgradePipelineHandler: { channel, _ in
+                            channel.eventLoop.makeCompletedFuture {
+                                let joiner = NIOWebSocketFrameAggregator(
+                                    minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 256,
+                                    maxAccumulatedFrameSize: settings.maxMessageBytes)
+                                try channel.pipeline.syncOperations.addHandler(joiner)
+                                return Accepted.page(try PageSession.Socket(wrappingChannelSynchronously: channel))
+                            }
+                        })
+                    let upgrade = NIOTypedHTTPServerUpgradeConfiguration(
+                        upgraders: [upgrader],
+                        notUpgradingCompletionHandler: { channel in
+                            channel.eventLoop.makeCompletedFuture {
+                                Accepted.http(try HTTPResponder.Channel(wrappingChannelSynchronously: channel), declined: declined.value)
+                            }
+                        })
+                    return try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(
+                        configuration: .init(upgradeConfiguration: upgrade))
+                }
+            }
+    }
+}

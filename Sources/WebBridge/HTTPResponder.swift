@@ -1,0 +1,78 @@
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import SystemCalls
+
+/// The bridge's plain HTTP: the site's files (the module, the example page) on GET and HEAD, and
+/// the reason a WebSocket handshake was turned away (403 for a foreign origin, 503 when full).
+struct HTTPResponder: Sendable {
+    typealias Channel = NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>
+
+    let files: StaticFiles
+    let origins: OriginPolicy
+    let slots: ConnectionSlots
+
+    /// Serves one connection's requests in turn (keep-alive) until the browser closes it;
+    /// `declined` is the head of a refused handshake, whose end comes first.
+    func serve(_ channel: Channel, declined: HTTPRequestHead?) async throws {
+        try await channel.executeThenClose { inbound, outbound in
+            var head = declined
+            for try await part in inbound {
+                switch part {
+                case .head(let h): head = h
+                case .body: break
+                case .end:
+                    guard let request = head else { continue }
+                    head = nil
+                    let keepAlive = try await respond(to: request, outbound)
+                    if !keepAlive { return }
+                }
+            }
+        }
+    }
+
+    /// Writes the response to one request; false when the connection should close after it.
+    private func respond(
+        to request: HTTPRequestHead, _ out: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
+    ) async throws -> Bool {
+        var (status, type, body) = await answer(request)
+        let withBody = request.method != .HEAD
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: type)
+        headers.add(name: "Content-Length", value: String(body.readableBytes))
+        headers.add(name: "Cache-Control", value: "no-cache")
+        headers.add(name: "X-Content-Type-Options", value: "nosniff")
+        if !request.isKeepAlive { headers.add(name: "Connection", value: "close") }
+        try await out.write(.head(HTTPResponseHead(version: request.version, status: status, headers: headers)))
+        if withBody && body.readableBytes > 0 { try await out.write(.body(.byteBuffer(body))) }
+        body.clear()
+        try await out.write(.end(nil))
+        return request.isKeepAlive
+    }
+
+    /// Status, Content-Type and body for one request.
+    private func answer(_ request: HTTPRequestHead) async -> (HTTPResponseStatus, String, ByteBuffer) {
+        let path = request.uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? request.uri
+        if path == BridgeSettings.endpoint {
+            let origin = request.headers["Origin"].first
+            if !origins.allows(origin) {
+                return Self.text(.forbidden, "origin \(origin ?? "") may not open \(path) (touchgestured-web --allow-origin)")
+            }
+            if slots.full { return Self.text(.serviceUnavailable, "every connection is taken (--max-connections \(slots.limit))") }
+            return Self.text(.badRequest, "\(path) is a WebSocket endpoint: open it with new WebSocket(url)")
+        }
+        guard request.method == .GET || request.method == .HEAD else {
+            return Self.text(.methodNotAllowed, "GET or HEAD only")
+        }
+        guard let (file, type) = files.resolve(request.uri) else { return Self.text(.notFound, "not found: \(path)") }
+        let read = try? await NIOThreadPool.singleton.runIfActive { () -> [UInt8]? in
+            try? readRegularFile(file, limit: 16 << 20)
+        }
+        guard let bytes = read ?? nil else { return Self.text(.notFound, "not found: \(path)") }
+        return (.ok, type, ByteBuffer(bytes: bytes))
+    }
+
+    private static func text(_ status: HTTPResponseStatus, _ message: String) -> (HTTPResponseStatus, String, ByteBuffer) {
+        (status, "text/plain; charset=utf-8", ByteBuffer(string: message + "\n"))
+    }
+}

@@ -1,0 +1,67 @@
+import GestureProtocol
+
+/// What the bridge does with one message from a page: pass it to the daemon as a request line, or
+/// answer it itself with an error line (docs/PROTOCOL.md, "The web bridge").
+public enum GateDecision: Equatable, Sendable {
+    /// The request line to send to the daemon, newline included.
+    case forward([UInt8])
+    /// The error line to send back to the page, newline included.
+    case answer([UInt8])
+}
+
+/// Reads each page message with the daemon's own request parser, so a page gets the same errors a
+/// socket client would, and passes on only the ops a page may use.
+public struct RequestGate: Sendable {
+    /// Ops a page may send: what a web app needs. `stats` (the daemon's counters, other clients'
+    /// numbers) stays with local tools.
+    public static let pageOps: Set<String> = ["ping", "subscribe", "set_regions", "clear_regions", "list_devices", "get_config"]
+    static let regionOps: Set<String> = ["set_regions", "clear_regions"]
+
+    public var readOnly: Bool
+
+    public init(readOnly: Bool) { self.readOnly = readOnly }
+
+    /// One WebSocket message (a whole text or binary message) from a page.
+    public func decide(_ message: [UInt8]) -> GateDecision {
+        if message.contains(UInt8(ascii: "\n")) {
+            return .answer(Self.errorLine(nil, .invalidField, "one request a message: no newline inside it"))
+        }
+        if message.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\r") }) {
+            return .answer(Self.errorLine(nil, .missingOp, "an empty message"))
+        }
+        switch Request.parse(message[...]) {
+        case .failure(let failure):
+            return .answer(Self.errorLine(failure.id, failure.code, failure.message))
+        case .success(let (id, request)):
+            if !Self.pageOps.contains(request.op) {
+                return .answer(Self.errorLine(id, .forbidden, "op '\(request.op)' is not served to web pages"))
+            }
+            if readOnly && Self.regionOps.contains(request.op) {
+                return .answer(Self.errorLine(id, .forbidden, "this bridge is read-only (--read-only): no \(request.op)"))
+            }
+            return .forward(message + [UInt8(ascii: "\n")])
+        }
+    }
+
+    /// The answer to a request that arrives while the daemon is away (it is not queued: the page's
+    /// client sends its state again on the daemon's next `hello`).
+    public func unavailable(_ message: [UInt8]) -> [UInt8] {
+        let id: RequestID?
+        switch Request.parse(message[...]) {
+        case .success(let (given, _)): id = given
+        case .failure(let failure): id = failure.id
+        }
+        return Self.errorLine(id, .daemonUnavailable, "the daemon is not reachable now; the bridge reconnects")
+    }
+
+    static func errorLine(_ id: RequestID?, _ code: ErrorCode, _ message: String) -> [UInt8] {
+        var w = JSONLineWriter(capacity: 128)
+        Messages.error(&w, id: id, code: code, message: message)
+        return w.bytes
+    }
+
+    /// `{"type":"bridge","daemon":"up"}` or `"down"`: the bridge's own line to its pages.
+    public static func daemonLine(up: Bool) -> [UInt8] {
+        Array((up ? #"{"type":"bridge","daemon":"up"}"# : #"{"type":"bridge","daemon":"down"}"#).utf8) + [UInt8(ascii: "\n")]
+    }
+}

@@ -1,0 +1,73 @@
+import ArgumentParser
+import Logging
+import WebBridge
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+@main
+struct TouchGesturedWeb: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "touchgestured-web",
+        abstract: "Gestures for web pages: a WebSocket bridge to touchgestured's socket, and the JavaScript client.",
+        discussion: """
+            Each WebSocket connection to ws://HOST:PORT\(BridgeSettings.endpoint) is a client of the daemon \
+            (docs/PROTOCOL.md, "The web bridge"). The JavaScript module is served at \
+            \(BridgeSettings.modulePath), the example page at /. Pages from other origins are refused \
+            unless allowed with --allow-origin.
+            """
+    )
+
+    @Option(help: "Address and port to serve on (HOST:PORT, [V6]:PORT).")
+    var listen = BridgeSettings.defaultListen
+
+    @Option(help: "The daemon's socket.")
+    var socket = "/run/touchgestured/gestures.sock"
+
+    @Option(help: "Folder of the files served over HTTP (default: share/touchgestured/www beside the binary's bin/).")
+    var www: String?
+
+    @Option(name: .customLong("allow-origin"), help: "Also accept pages from this origin (scheme://host[:port], 'null' for file:// pages, '*' for any); repeatable.")
+    var allowOrigin: [String] = []
+
+    @Option(help: "Pages connected at once (1-4096); one more gets HTTP 503. Keep it within the daemon's max_clients_per_user.")
+    var maxConnections = 16
+
+    @Option(help: "The largest message a page may send, in bytes (1024-16777216); a larger one closes its connection (1009).")
+    var maxMessageBytes = 65536
+
+    @Flag(help: "Refuse set_regions and clear_regions from pages.")
+    var readOnly = false
+
+    @Flag(name: .shortAndLong, help: "Log each page's connection.")
+    var verbose = false
+
+    func run() async throws {
+        let settings: BridgeSettings
+        do {
+            settings = try BridgeSettings(
+                listen: listen, socketPath: socket, siteRoot: www ?? Self.installedSite(), extraOrigins: allowOrigin,
+                maxConnections: maxConnections, maxMessageBytes: maxMessageBytes, readOnly: readOnly)
+        } catch {
+            throw ValidationError(error.description)
+        }
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = verbose ? .debug : .info
+            return handler
+        }
+        signal(SIGPIPE, SIG_IGN)
+        try await Bridge(settings: settings, log: Logger(label: "touchgestured-web")).run()
+    }
+
+    /// `PREFIX/share/touchgestured/www` for a binary at `PREFIX/bin/touchgestured-web`.
+    static func installedSite() -> String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard n > 0 else { return "/usr/share/touchgestured/www" }
+        let exe = String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let bin = exe.split(separator: "/", omittingEmptySubsequences: false).dropLast()
+        return bin.dropLast().joined(separator: "/") + "/share/touchgestured/www"
+    }
+}
