@@ -163,6 +163,8 @@ export class TouchGestured extends EventTarget {
     if (connected === this.connected && daemon === this.daemon) return;
     this.connected = connected;
     this.daemon = daemon;
+    // The daemon forgets a client's regions with its connection: registered again on the next hello.
+    if (!daemon) for (const r of this.regions.values()) r.registered = false;
     this._emit(this, "status", { connected, daemon });
   }
 

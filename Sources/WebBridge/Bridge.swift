@@ -81,7 +81,7 @@ public struct Bridge: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     let declined = NIOLoopBoundBox<HTTPRequestHead?>(nil, eventLoop: channel.eventLoop)
                     let upgrader = NIOTypedWebSocketServerUpgrader<Accepted>(
-                        maxFrameSize: settings.maxMessageBytes,
+                        maxFrameSize: settings.maxMessageBytes, enableAutomaticErrorHandling: false,
                         shouldUpgrade: { channel, head in
                             let path = head.uri.split(separator: "?", maxSplits: 1).first ?? ""
                             let welcome = path == BridgeSettings.endpoint && origins.allows(head.headers["Origin"].first) && !slots.full
@@ -93,7 +93,7 @@ public struct Bridge: Sendable {
                                 let joiner = NIOWebSocketFrameAggregator(
                                     minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 256,
                                     maxAccumulatedFrameSize: settings.maxMessageBytes)
-                                try channel.pipeline.syncOperations.addHandler(joiner)
+                                try channel.pipeline.syncOperations.addHandlers([joiner, ProtocolCloser()])
                                 return Accepted.page(try PageSession.Socket(wrappingChannelSynchronously: channel))
                             }
                         })

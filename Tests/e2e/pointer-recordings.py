@@ -10,37 +10,11 @@
                     moving (a fling: a kinetic tail), then 0.3 s later a second finger lands and
                     rests 0.1 s (it stops the tail)
 """
+import os
 import sys
 
-HEAD = open("Tests/PipelineTests/Fixtures/tap.events").read().split("\nE:")[0]
-
-
-class Recording:
-    def __init__(self):
-        self.lines, self.t = [], 0
-
-    def ev(self, typ, code, val):
-        self.lines.append(f"E: {self.t // 1000000}.{self.t % 1000000:06d} {typ:04x} {code:04x} {val}")
-
-    def frame(self, after_us=0, **axes):
-        self.t += after_us
-        for code, val in axes.items():
-            self.ev(*{"slot": (3, 0x2F), "id": (3, 0x39), "x": (3, 0x35), "y": (3, 0x36), "touch": (1, 0x14A)}[code], val)
-        self.ev(0, 0, 0)
-
-    def down(self, tid, x, y, after_us=0):
-        self.frame(after_us, slot=0, id=tid, x=x, y=y, touch=1)
-
-    def up(self, after_us):
-        self.frame(after_us, id=-1, touch=0)
-
-    def rest(self, x, ms):
-        for i in range(ms // 20):
-            self.frame(20000, x=x + (i + 1) % 2)
-
-    def write(self, path):
-        open(path, "w").write(HEAD + "\n" + "\n".join(self.lines) + "\n")
-
+sys.path.insert(0, os.path.dirname(__file__))
+from evemu_writer import Recording  # noqa: E402
 
 out = sys.argv[1]
 r = Recording()

@@ -15,6 +15,8 @@ const tg = connect();
 
 tg.on("status", (s) => {
   demo.status = s;
+  if (!s.daemon) for (const r of Object.values(demo.regions)) r.registered = false;
+  demo.ready = Object.values(demo.regions).every((r) => r.registered);
   const el = $("#status");
   el.className = `status ${s.daemon ? "up" : "down"}`;
   el.textContent = s.daemon ? "touchgestured" : s.connected ? "daemon away…" : "reconnecting…";
@@ -90,9 +92,10 @@ feed.on("pan", (g) => {
 });
 
 for (const [name, region] of [["carousel", carousel], ["feed", feed]]) {
-  demo.regions[name] = { registered: false, events: 0 };
+  demo.regions[name] = { registered: false, registrations: 0, events: 0 };
   region.on("registered", () => {
     demo.regions[name].registered = true;
+    demo.regions[name].registrations++;
     demo.ready = Object.values(demo.regions).every((r) => r.registered);
   });
   region.on("gesture", () => demo.regions[name].events++);
