@@ -1,9 +1,11 @@
 # touchgestured: build and install.
 #   make                      release build (static Swift runtime)
-#   make install              binaries, systemd units, udev rules, default config, docs
+#   make install              binaries, systemd units, udev rules, default config, docs, the web files
+#   make install-files        the same without building (a packager's step: debian/rules)
 #   make uninstall            removes what install placed (the config in /etc stays if edited)
 # Variables: PREFIX (/usr/local), DESTDIR (staging root), SYSCONFDIR (/etc),
-#            UNITDIR (/etc/systemd/system), UDEVDIR (/etc/udev/rules.d), CONFIGURATION (release),
+#            UNITDIR (/etc/systemd/system), UDEVDIR (/etc/udev/rules.d), SYSUSERSDIR (/etc/sysusers.d),
+#            TMPFILESDIR (/etc/tmpfiles.d), CONFIGURATION (release),
 #            STATIC_STDLIB (--static-swift-stdlib; empty links the toolchain's shared runtime,
 #            which CI uses to stage a debug build quickly).
 
@@ -13,24 +15,34 @@ SYSCONFDIR ?= /etc
 UNITDIR ?= /etc/systemd/system
 UDEVDIR ?= /etc/udev/rules.d
 SYSUSERSDIR ?= /etc/sysusers.d
+TMPFILESDIR ?= /etc/tmpfiles.d
 CONFIGURATION ?= release
 STATIC_STDLIB ?= --static-swift-stdlib
 BINDIR = $(PREFIX)/bin
 DOCDIR = $(PREFIX)/share/doc/touchgestured
+# touchgestured-web serves this folder (PREFIX/share/touchgestured/www beside its PREFIX/bin).
+WWWDIR = $(PREFIX)/share/touchgestured/www
 BUILD = .build/$(CONFIGURATION)
 
-.PHONY: all build install uninstall
+.PHONY: all build install install-files uninstall
 
 all: build
 
 build:
 	swift build -c $(CONFIGURATION) $(STATIC_STDLIB) --product touchgestured
 	swift build -c $(CONFIGURATION) $(STATIC_STDLIB) --product touchgesturectl
+	swift build -c $(CONFIGURATION) $(STATIC_STDLIB) --product touchgestured-web
 
-install: build
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(UDEVDIR) $(DESTDIR)$(SYSUSERSDIR) \
-		$(DESTDIR)$(SYSCONFDIR)/touchgestured $(DESTDIR)$(DOCDIR)/examples
-	install -m 0755 $(BUILD)/touchgestured $(BUILD)/touchgesturectl $(DESTDIR)$(BINDIR)/
+install: build install-files
+	@if [ -z "$(DESTDIR)" ] && command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then \
+		systemd-sysusers $(SYSUSERSDIR)/touchgestured.conf; systemd-tmpfiles --create $(TMPFILESDIR)/touchgestured.conf; \
+		systemctl daemon-reload; udevadm control --reload 2>/dev/null || true; \
+		echo "installed: systemctl enable --now touchgestured-actions.socket touchgestured.socket touchgestured.service"; fi
+
+install-files:
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(UDEVDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR) \
+		$(DESTDIR)$(SYSCONFDIR)/touchgestured $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(WWWDIR)
+	install -m 0755 $(BUILD)/touchgestured $(BUILD)/touchgesturectl $(BUILD)/touchgestured-web $(DESTDIR)$(BINDIR)/
 	sed 's|@BINDIR@|$(BINDIR)|g; s|/usr/local/share/doc|$(PREFIX)/share/doc|g' systemd/touchgestured.service \
 		> $(DESTDIR)$(UNITDIR)/touchgestured.service
 	sed 's|/usr/local/share/doc|$(PREFIX)/share/doc|g' systemd/touchgestured.socket > $(DESTDIR)$(UNITDIR)/touchgestured.socket
@@ -40,25 +52,27 @@ install: build
 	sed 's|@BINDIR@|$(BINDIR)|g; s|/usr/local/share/doc|$(PREFIX)/share/doc|g' systemd/touchgestured-metrics.service \
 		> $(DESTDIR)$(UNITDIR)/touchgestured-metrics.service
 	sed 's|/usr/local/share/doc|$(PREFIX)/share/doc|g' systemd/touchgestured-metrics.timer > $(DESTDIR)$(UNITDIR)/touchgestured-metrics.timer
+	sed 's|@BINDIR@|$(BINDIR)|g; s|/usr/local/share/doc|$(PREFIX)/share/doc|g' systemd/touchgestured-web.service \
+		> $(DESTDIR)$(UNITDIR)/touchgestured-web.service
 	install -m 0644 systemd/touchgestured.sysusers $(DESTDIR)$(SYSUSERSDIR)/touchgestured.conf
+	install -m 0644 systemd/touchgestured.tmpfiles $(DESTDIR)$(TMPFILESDIR)/touchgestured.conf
+	install -m 0644 web/touchgestured.js examples/web/index.html examples/web/demo.js examples/web/demo.css $(DESTDIR)$(WWWDIR)/
 	install -m 0644 udev/70-touchgestured.rules udev/71-touchgestured-uinput.rules $(DESTDIR)$(UDEVDIR)/
 	test -e $(DESTDIR)$(SYSCONFDIR)/touchgestured/touchgestured.toml || \
 		install -m 0644 config/touchgestured.toml $(DESTDIR)$(SYSCONFDIR)/touchgestured/touchgestured.toml
 	install -m 0644 README.md docs/*.md udev/60-touchgestured-local.rules.example $(DESTDIR)$(DOCDIR)/
 	install -m 0644 examples/*.toml $(DESTDIR)$(DOCDIR)/examples/
-	@if [ -z "$(DESTDIR)" ] && command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then \
-		systemd-sysusers $(SYSUSERSDIR)/touchgestured.conf; systemctl daemon-reload; \
-		udevadm control --reload 2>/dev/null || true; \
-		echo "installed: systemctl enable --now touchgestured-actions.socket touchgestured.socket touchgestured.service"; fi
 
 uninstall:
 	-@if [ -z "$(DESTDIR)" ] && command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then \
-		systemctl disable --now touchgestured-metrics.timer touchgestured.service touchgestured.socket \
+		systemctl disable --now touchgestured-web.service touchgestured-metrics.timer touchgestured.service touchgestured.socket \
 			touchgestured-actions.service touchgestured-actions.socket 2>/dev/null; fi
-	rm -f $(DESTDIR)$(BINDIR)/touchgestured $(DESTDIR)$(BINDIR)/touchgesturectl
+	rm -f $(DESTDIR)$(BINDIR)/touchgestured $(DESTDIR)$(BINDIR)/touchgesturectl $(DESTDIR)$(BINDIR)/touchgestured-web
 	rm -f $(DESTDIR)$(UNITDIR)/touchgestured.service $(DESTDIR)$(UNITDIR)/touchgestured.socket
 	rm -f $(DESTDIR)$(UNITDIR)/touchgestured-actions.service $(DESTDIR)$(UNITDIR)/touchgestured-actions.socket
 	rm -f $(DESTDIR)$(UNITDIR)/touchgestured-metrics.service $(DESTDIR)$(UNITDIR)/touchgestured-metrics.timer
+	rm -f $(DESTDIR)$(UNITDIR)/touchgestured-web.service $(DESTDIR)$(TMPFILESDIR)/touchgestured.conf
+	rm -rf $(DESTDIR)$(PREFIX)/share/touchgestured
 	rm -f $(DESTDIR)$(SYSUSERSDIR)/touchgestured.conf $(DESTDIR)$(UDEVDIR)/70-touchgestured.rules $(DESTDIR)$(UDEVDIR)/71-touchgestured-uinput.rules
 	rm -rf $(DESTDIR)$(DOCDIR)
 	cmp -s config/touchgestured.toml $(DESTDIR)$(SYSCONFDIR)/touchgestured/touchgestured.toml && \

@@ -75,13 +75,18 @@ let package = Package(
         ),
         .executableTarget(
             name: "touchgestured-web",
-            dependencies: ["WebBridge", .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log")]
+            dependencies: ["WebBridge", "GestureProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log")]
         ),
         // Helpers the test targets share (a deterministic random generator).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "GestureEngineTests", dependencies: ["GestureEngine", "TestSupport"]),
         .testTarget(name: "GestureProtocolTests", dependencies: ["GestureProtocol"]),
-        .testTarget(name: "WebBridgeTests", dependencies: ["WebBridge", "GestureProtocol"]),
+        .testTarget(
+            name: "WebBridgeTests",
+            dependencies: [
+                "WebBridge", "GestureProtocol", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
+            ]),
         .testTarget(name: "PointerEmulationTests", dependencies: ["PointerEmulation", "GestureEngine"]),
         .testTarget(name: "TouchFramesTests", dependencies: ["TouchFrames", "GestureEngine"]),
         .testTarget(name: "GestureConfigTests", dependencies: ["GestureConfig", "GestureEngine", "TouchFrames", "PointerEmulation"]),

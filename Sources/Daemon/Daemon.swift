@@ -12,7 +12,7 @@ import TouchInput
     import Glibc
 #endif
 
-public let daemonVersion = "0.1.0"
+public let daemonVersion = packageVersion
 
 /// The daemon: one thread, one epoll loop. Inputs, a timerfd at the engines' next deadline, a
 /// signalfd (TERM/INT stop, HUP reloads), the socket and its clients. Nothing polls: with no input

@@ -17,6 +17,7 @@ struct TouchGestureCtl: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "touchgesturectl",
         abstract: "Tools for touchgestured, the touchscreen gesture daemon.",
+        version: packageVersion,
         subcommands: [
             Replay.self, TraceCommand.self, Monitor.self, Ping.self, Stats.self, Devices.self, Regions.self,
             Record.self, Play.self,

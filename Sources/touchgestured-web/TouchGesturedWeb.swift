@@ -1,4 +1,5 @@
 import ArgumentParser
+import GestureProtocol
 import Logging
 import WebBridge
 
@@ -16,7 +17,8 @@ struct TouchGesturedWeb: AsyncParsableCommand {
             (docs/PROTOCOL.md, "The web bridge"). The JavaScript module is served at \
             \(BridgeSettings.modulePath), the example page at /. Pages from other origins are refused \
             unless allowed with --allow-origin.
-            """
+            """,
+        version: packageVersion
     )
 
     @Option(help: "Address and port to serve on (HOST:PORT, [V6]:PORT).")

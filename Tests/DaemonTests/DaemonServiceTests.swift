@@ -354,7 +354,7 @@ import TouchFrames
             .replacingOccurrences(of: "@BINDIR@", with: Root.path + "/.build/debug")
         try service.write(toFile: dir + "/touchgestured.service", atomically: true, encoding: .utf8)
         try FileManager.default.copyItem(atPath: Root.path + "/systemd/touchgestured.socket", toPath: dir + "/touchgestured.socket")
-        for unit in ["touchgestured-metrics.service", "touchgestured-actions.service"] {
+        for unit in ["touchgestured-metrics.service", "touchgestured-actions.service", "touchgestured-web.service"] {
             let text = try String(contentsOfFile: Root.path + "/systemd/" + unit, encoding: .utf8)
                 .replacingOccurrences(of: "@BINDIR@", with: Root.path + "/.build/debug")
             try text.write(toFile: dir + "/" + unit, atomically: true, encoding: .utf8)
@@ -367,9 +367,10 @@ import TouchFrames
         let verify = try run([
             "verify", dir + "/touchgestured.service", dir + "/touchgestured.socket", dir + "/touchgestured-metrics.service",
             dir + "/touchgestured-metrics.timer", dir + "/touchgestured-actions.service", dir + "/touchgestured-actions.socket",
+            dir + "/touchgestured-web.service",
         ])
         #expect(verify.0 == 0, "\(verify.1)")
-        for unit in ["touchgestured", "touchgestured-metrics", "touchgestured-actions"] {
+        for unit in ["touchgestured", "touchgestured-metrics", "touchgestured-actions", "touchgestured-web"] {
             let security = try run(["security", "--offline=yes", dir + "/\(unit).service"])
             let score = security.1.firstMatch(of: /exposure level for [a-z-]+\.service: ([\d.]+)/).flatMap { Double($0.1) }
             #expect(score != nil && score! <= 2.0, "\(unit): \(security.1.suffix(200))")

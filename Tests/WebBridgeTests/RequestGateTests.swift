@@ -1,0 +1,52 @@
+import GestureProtocol
+import Testing
+
+@testable import WebBridge
+
+/// What reaches the daemon from a page, and what the bridge answers itself.
+@Suite struct RequestGateTests {
+    let gate = RequestGate(readOnly: false)
+
+    func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
+
+    func answer(_ message: String, _ gate: RequestGate? = nil) -> String? {
+        if case .answer(let line) = (gate ?? self.gate).decide(Array(message.utf8)) { return text(line) }
+        return nil
+    }
+
+    @Test func pageOps_goToTheDaemonAsWritten() {
+        for message in [
+            #"{"op":"ping","id":1}"#, #"{"op":"subscribe","gestures":["tap"]}"#, #"{"op":"clear_regions"}"#,
+            #"{"op":"set_regions","id":"r","regions":[{"name":"b","rect":[0,0,10,10],"gesture":[{"kind":"tap"}]}]}"#,
+            #"{"op":"list_devices"}"#, #"{"op":"get_config"}"#,
+        ] {
+            #expect(gate.decide(Array(message.utf8)) == .forward(Array((message + "\n").utf8)))
+        }
+    }
+
+    @Test func statsAndUnknownOps_areAnsweredByTheBridge() {
+        #expect(answer(#"{"op":"stats","id":7}"#) == #"{"type":"error","id":7,"ok":false,"code":"forbidden","message":"op 'stats' is not served to web pages"}"# + "\n")
+        #expect(answer(#"{"op":"reboot","id":"x"}"#)?.contains(#""code":"unknown_op""#) == true)
+    }
+
+    @Test func malformedMessages_getTheDaemonsErrorCodes() {
+        #expect(answer("{nope")?.contains(#""code":"parse_error""#) == true)
+        #expect(answer("[1]")?.contains(#""code":"not_an_object""#) == true)
+        #expect(answer(#"{"id":3}"#)?.contains(#""id":3"#) == true)
+        #expect(answer("   ")?.contains(#""code":"missing_op""#) == true)
+        #expect(answer("{\"op\":\"ping\"}\n{\"op\":\"stats\"}")?.contains(#""code":"invalid_field""#) == true,
+                "a newline would smuggle a second request past the gate")
+        #expect(gate.decide([0xFF, 0xFE]) == .answer(RequestGate.errorLine(nil, .invalidUTF8, "the line is not valid UTF-8")))
+    }
+
+    @Test func readOnly_refusesRegions() {
+        let ro = RequestGate(readOnly: true)
+        #expect(answer(#"{"op":"clear_regions","id":2}"#, ro)?.contains(#""code":"forbidden""#) == true)
+        #expect(ro.decide(Array(#"{"op":"ping"}"#.utf8)) == .forward(Array("{\"op\":\"ping\"}\n".utf8)))
+    }
+
+    @Test func unavailable_keepsTheRequestsID() {
+        #expect(text(gate.unavailable(Array(#"{"op":"ping","id":"p1"}"#.utf8))).hasPrefix(#"{"type":"error","id":"p1","ok":false,"code":"daemon_unavailable""#))
+        #expect(text(RequestGate.daemonLine(up: false)) == "{\"type\":\"bridge\",\"daemon\":\"down\"}\n")
+    }
+}
