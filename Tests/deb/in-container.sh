@@ -1,0 +1,39 @@
+#!/bin/sh
+# Runs inside a minimal Debian booted with systemd (scripts/deb-check: debootstrap, then
+# systemd-nspawn --boot): the package as an admin uses it. /check is the host's folder with the
+# .deb; `BOOT ...` lines go to /check/boot.log, the last one `BOOT PASS` or `BOOT FAIL: why`.
+exec > /check/boot.log 2>&1
+say() { echo "BOOT $*"; }
+fail() { say "FAIL: $*"; journalctl --no-pager | grep -i touchgestured | tail -20; exit 1; }
+active() {  # waits up to 10 s for a unit to be active
+  for _ in $(seq 100); do [ "$(systemctl is-active "$1")" = active ] && return 0; sleep 0.1; done
+  return 1
+}
+
+apt-get install -y -qq /check/touchgestured_*.deb > /check/apt.log 2>&1 || fail "apt-get install: $(tail -3 /check/apt.log)"
+systemctl start touchgestured || fail "systemctl start touchgestured"
+active touchgestured || fail "touchgestured.service is $(systemctl is-active touchgestured)"
+user=$(ps -o user= -p "$(systemctl show -p MainPID --value touchgestured)")
+touchgesturectl ping > /dev/null || fail "touchgesturectl ping"
+say "systemctl start touchgestured: active (Type=notify: READY sent), runs as $user, answers ping on its socket"
+systemctl reload touchgestured && sleep 0.5 && active touchgestured || fail "systemctl reload touchgestured"
+say "systemctl reload touchgestured: still active"
+systemctl start touchgestured-web || fail "systemctl start touchgestured-web"
+active touchgestured-web || fail "touchgestured-web.service is $(systemctl is-active touchgestured-web)"
+for _ in $(seq 50); do curl -sf -o /dev/null http://127.0.0.1:7700/touchgestured.js && break; sleep 0.1; done
+code=$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:7700/touchgestured.js)
+[ "$code" = 200 ] || fail "the bridge's module: HTTP $code"
+hello=$(curl -s -N --max-time 2 -H "Connection: Upgrade" -H "Upgrade: websocket" -H "Sec-WebSocket-Version: 13" \
+  -H "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==" http://127.0.0.1:7700/gestures | tr -c '[:print:]' ' ')
+echo "$hello" | grep -q '"type":"hello"' || fail "no hello through the bridge: $hello"
+say "systemctl start touchgestured-web: active, serves /touchgestured.js, a WebSocket gets the daemon's hello"
+apt-get remove -y -qq touchgestured > /check/remove.log 2>&1 || fail "apt-get remove"
+[ "$(systemctl is-active touchgestured)" != active ] || fail "touchgestured still active after remove"
+[ "$(systemctl is-active touchgestured-web)" != active ] || fail "touchgestured-web still active after remove"
+[ -e /etc/touchgestured/touchgestured.toml ] || fail "remove took the config"
+say "apt-get remove: the daemon and the bridge stopped, the config kept"
+apt-get purge -y -qq touchgestured > /check/purge.log 2>&1 || fail "apt-get purge"
+left=$(find /etc /lib/systemd /lib/udev /usr/bin /usr/lib/sysusers.d /usr/lib/tmpfiles.d /usr/share /run -name '*touchgestured*' 2>/dev/null)
+[ -z "$left" ] || fail "purge left: $left"
+say "apt-get purge: nothing named touchgestured left in /etc, /lib, /usr or /run"
+say PASS
