@@ -18,6 +18,35 @@
 
 export const PROTOCOL = 1;
 
+/**
+ * A gesture line (docs/PROTOCOL.md, "gesture"), its px fields in CSS px.
+ * @typedef {object} GestureLine
+ * @property {"gesture"} type
+ * @property {"tap"|"long_press"|"pan"|"swipe"|"pinch"|"edge_swipe"} gesture the kind
+ * @property {string} [name] the configured name, when it differs from the kind (double_tap)
+ * @property {"began"|"changed"|"ended"|"cancelled"|"recognized"} phase
+ * @property {number} id one gesture's lines share it
+ * @property {number} sequence the touch sequence (two hands, two people: two sequences)
+ * @property {number} fingers
+ * @property {number} time seconds
+ * @property {number} x centroid, CSS px from the page's left
+ * @property {number} y centroid, CSS px from the page's top
+ * @property {string} [region] absent for the screen's own region
+ * @property {number} [count] tap: taps in a row
+ * @property {number} [dx] pan, edge_swipe: translation since the fingers landed
+ * @property {number} [dy]
+ * @property {number} [vx] pan: velocity, CSS px/s
+ * @property {number} [vy]
+ * @property {"horizontal"|"vertical"} [axis] pan: the locked axis
+ * @property {{x: number, y: number}} [offset] pan in a region with `drag`: the constrained offset
+ * @property {{x: number, y: number}} [target] pan, ended or cancelled: where the content comes to rest
+ * @property {string} [direction] swipe
+ * @property {number} [velocity] swipe: release speed, CSS px/s
+ * @property {number} [scale] pinch
+ * @property {number} [rotation] pinch: degrees, clockwise
+ * @property {"left"|"right"|"top"|"bottom"} [edge] edge_swipe
+ */
+
 const PX_FIELDS = ["x", "y", "dx", "dy", "vx", "vy", "velocity"];
 const PX_POINTS = ["offset", "target"];
 const FIRST_RETRY_MS = 250;

@@ -13,9 +13,9 @@ active() {  # waits up to 10 s for a unit to be active
 apt-get install -y -qq /check/touchgestured_*.deb > /check/apt.log 2>&1 || fail "apt-get install: $(tail -3 /check/apt.log)"
 systemctl start touchgestured || fail "systemctl start touchgestured"
 active touchgestured || fail "touchgestured.service is $(systemctl is-active touchgestured)"
-user=$(ps -o user= -p "$(systemctl show -p MainPID --value touchgestured)")
+uid=$(ps -o uid= -p "$(systemctl show -p MainPID --value touchgestured)" | tr -d ' ')
 touchgesturectl ping > /dev/null || fail "touchgesturectl ping"
-say "systemctl start touchgestured: active (Type=notify: READY sent), runs as $user, answers ping on its socket"
+say "systemctl start touchgestured: active (Type=notify: READY sent), runs as uid $uid (its dynamic user), answers ping on its socket"
 systemctl reload touchgestured && sleep 0.5 && active touchgestured || fail "systemctl reload touchgestured"
 say "systemctl reload touchgestured: still active"
 systemctl start touchgestured-web || fail "systemctl start touchgestured-web"
@@ -27,11 +27,17 @@ hello=$(curl -s -N --max-time 2 -H "Connection: Upgrade" -H "Upgrade: websocket"
   -H "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==" http://127.0.0.1:7700/gestures | tr -c '[:print:]' ' ')
 echo "$hello" | grep -q '"type":"hello"' || fail "no hello through the bridge: $hello"
 say "systemctl start touchgestured-web: active, serves /touchgestured.js, a WebSocket gets the daemon's hello"
+# The metrics unit as node_exporter's package would have it: its user and textfile folder.
+useradd --system prometheus && install -d -o prometheus /var/lib/prometheus/node-exporter
+systemctl start touchgestured-metrics.service || fail "systemctl start touchgestured-metrics.service"
+grep -q '^touchgestured_up 1' /var/lib/prometheus/node-exporter/touchgestured.prom || fail "metrics: $(head -3 /var/lib/prometheus/node-exporter/touchgestured.prom)"
+say "systemctl start touchgestured-metrics: touchgestured_up 1 in node_exporter's textfile folder"
 apt-get remove -y -qq touchgestured > /check/remove.log 2>&1 || fail "apt-get remove"
 [ "$(systemctl is-active touchgestured)" != active ] || fail "touchgestured still active after remove"
 [ "$(systemctl is-active touchgestured-web)" != active ] || fail "touchgestured-web still active after remove"
 [ -e /etc/touchgestured/touchgestured.toml ] || fail "remove took the config"
-say "apt-get remove: the daemon and the bridge stopped, the config kept"
+[ ! -e /var/lib/prometheus/node-exporter/touchgestured.prom ] || fail "remove left the metrics file"
+say "apt-get remove: the daemon and the bridge stopped, the metrics file gone, the config kept"
 apt-get purge -y -qq touchgestured > /check/purge.log 2>&1 || fail "apt-get purge"
 left=$(find /etc /lib/systemd /lib/udev /usr/bin /usr/lib/sysusers.d /usr/lib/tmpfiles.d /usr/share /run -name '*touchgestured*' 2>/dev/null)
 [ -z "$left" ] || fail "purge left: $left"

@@ -1,0 +1,109 @@
+// The JavaScript client (web/touchgestured.js) against a fake WebSocket, with node's test runner:
+//   node --test Tests/web/
+// What the page sends (subscribe and set_regions on every hello, rectangles and drag bounds in
+// screen px), what it hears (lines in CSS px, by kind and name, to the region's listeners), and
+// reconnecting.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+const sockets = [];
+class FakeWebSocket {
+  constructor(url) {
+    this.url = url;
+    this.sent = [];
+    sockets.push(this);
+    queueMicrotask(() => this.onopen?.());
+  }
+  send(text) {
+    this.sent.push(JSON.parse(text));
+  }
+  close() {
+    this.onclose?.();
+  }
+  receive(line) {
+    this.onmessage({ data: JSON.stringify(line) });
+  }
+}
+globalThis.WebSocket = FakeWebSocket;
+globalThis.devicePixelRatio = 2;
+globalThis.requestAnimationFrame = (f) => setTimeout(f, 0);
+
+const { connect } = await import("../../web/touchgestured.js");
+const tick = () => new Promise((r) => setTimeout(r, 5));
+const element = (left, top, width, height) => ({ getBoundingClientRect: () => ({ left, top, width, height }) });
+const hello = { type: "hello", protocol: 1, screen: { width: 2560, height: 1600 } };
+
+test("regions: sent on hello in screen px, registered on the reply, events in CSS px", async () => {
+  const tg = connect({ url: "ws://bridge/gestures", subscribe: { gestures: ["pan", "tap"] } });
+  const row = tg.region(element(10, 20, 400, 100), {
+    name: "row",
+    gestures: [{ kind: "pan", axis: "horizontal" }],
+    drag: { projection: 150, x: { min: -300, max: 0, mode: "rubber_band", snap: [0, -300] } },
+  });
+  await tick();
+  const ws = sockets.at(-1);
+  assert.equal(ws.url, "ws://bridge/gestures");
+  ws.receive({ type: "bridge", daemon: "up" });
+  ws.receive(hello);
+  await tick();
+  const [subscribe, setRegions] = ws.sent;
+  assert.deepEqual(subscribe, { op: "subscribe", id: subscribe.id, gestures: ["pan", "tap"] });
+  assert.equal(setRegions.op, "set_regions");
+  assert.deepEqual(setRegions.regions, [{
+    name: "row", rect: [20, 40, 800, 200], gesture: [{ kind: "pan", axis: "horizontal" }],
+    drag: { projection: 150, x: { min: -600, max: 0, mode: "rubber_band", snap: [0, -600] } },
+  }]);
+  let registered = false;
+  row.on("registered", () => (registered = true));
+  ws.receive({ type: "reply", id: setRegions.id, ok: true, op: "set_regions", regions: ["row"] });
+  await tick();
+  assert.ok(registered && row.registered);
+
+  const heard = [];
+  row.on("pan", (g) => heard.push(["pan", g.x, g.dx, g.offset.x]));
+  row.on("slide", (g) => heard.push(["slide", g.phase]));
+  tg.on("gesture", (g) => heard.push(["all", g.gesture]));
+  ws.receive({ type: "gesture", gesture: "pan", name: "slide", phase: "changed", id: 1, x: 300, y: 80, region: "row", dx: -100, dy: 0, offset: { x: -100, y: 0 } });
+  ws.receive({ type: "gesture", gesture: "tap", phase: "recognized", id: 2, x: 10, y: 10, count: 1 });
+  assert.deepEqual(heard, [["all", "pan"], ["pan", 150, -50, -50], ["slide", "changed"], ["all", "tap"]]);
+  tg.close();
+});
+
+test("the daemon away and back: status, requests refused, state sent again", async () => {
+  const tg = connect({ url: "ws://bridge/gestures" });
+  tg.region(element(0, 0, 50, 50), { name: "b", gestures: [{ kind: "tap" }] });
+  await tick();
+  const ws = sockets.at(-1);
+  const status = [];
+  tg.on("status", (s) => status.push(s.daemon));
+  ws.receive(hello);
+  await tick();
+  ws.receive({ type: "bridge", daemon: "down" });
+  assert.deepEqual(status, [true, false]);
+  ws.receive({ type: "bridge", daemon: "up" });
+  ws.receive(hello);
+  await tick();
+  assert.equal(ws.sent.filter((m) => m.op === "set_regions").length, 2, "regions again after the new hello");
+  const ping = tg.request("ping");
+  ws.receive({ type: "error", id: ws.sent.at(-1).id, ok: false, code: "daemon_unavailable", message: "away" });
+  await assert.rejects(ping, (e) => e.line.code === "daemon_unavailable");
+  tg.close();
+});
+
+test("a closed connection is opened again, and the regions follow", async () => {
+  const tg = connect({ url: "ws://bridge/gestures" });
+  tg.region(element(0, 0, 50, 50), { name: "c", gestures: [{ kind: "tap" }] });
+  await tick();
+  const first = sockets.at(-1);
+  first.receive(hello);
+  await tick();
+  first.onclose();  // the bridge went away
+  assert.equal(tg.connected, false);
+  await new Promise((r) => setTimeout(r, 300));  // the first retry: 250 ms
+  const second = sockets.at(-1);
+  assert.notEqual(second, first);
+  second.receive(hello);
+  await tick();
+  assert.deepEqual(second.sent.map((m) => m.op), ["set_regions"]);
+  tg.close();
+});
