@@ -26,7 +26,12 @@ public struct Bridge: Sendable {
     /// Binds and serves until the process ends (a bind failure is thrown).
     public func run(ready: @Sendable (Int) -> Void = { _ in }) async throws {
         let slots = ConnectionSlots(limit: settings.maxConnections)
-        let server = try await bind(slots)
+        let server: NIOAsyncChannel<EventLoopFuture<Accepted>, Never>
+        do {
+            server = try await bind(slots)
+        } catch {
+            throw BridgeSettingsError("cannot listen on \(settings.host):\(settings.port) (--listen): \(error)")
+        }
         let port = server.channel.localAddress?.port ?? settings.port
         log.info("serving http://\(settings.host):\(port)/ (WebSocket \(BridgeSettings.endpoint)) for \(settings.socketPath)")
         ready(port)

@@ -60,7 +60,16 @@ struct TouchGesturedWeb: AsyncParsableCommand {
             return handler
         }
         signal(SIGPIPE, SIG_IGN)
-        try await Bridge(settings: settings, log: Logger(label: "touchgestured-web")).run()
+        let log = Logger(label: "touchgestured-web")
+        if access(settings.siteRoot + BridgeSettings.modulePath, R_OK) != 0 {
+            log.warning("no \(BridgeSettings.modulePath) in \(settings.siteRoot) (--www): pages will not find the module")
+        }
+        do {
+            try await Bridge(settings: settings, log: log).run()
+        } catch {
+            log.critical("\(error)")
+            throw ExitCode(1)
+        }
     }
 
     /// `PREFIX/share/touchgestured/www` for a binary at `PREFIX/bin/touchgestured-web`.
