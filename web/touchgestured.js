@@ -379,3 +379,29 @@ function scaleDrag(drag, s) {
   }
   return out;
 }
+
+let shared = null;
+
+/** The page's one connection, made on first use with the default options (the default export's). */
+export function sharedConnection() {
+  shared ??= new TouchGestured();
+  return shared;
+}
+
+/**
+ * The default export, for a page that needs one connection with the default options:
+ *   import touchgestured from "/touchgestured.js";
+ *   touchgestured.region(element, { gestures: [{ kind: "tap" }], priority: "high" }).on("tap", ...);
+ *   touchgestured.on("swipe", (g) => ...);
+ */
+const touchgestured = {
+  connect,
+  region: (element, options) => sharedConnection().region(element, options),
+  on: (type, fn) => sharedConnection().on(type, fn),
+  request: (op, fields) => sharedConnection().request(op, fields),
+  subscribe: (fields) => sharedConnection().subscribe(fields),
+  get connection() {
+    return sharedConnection();
+  },
+};
+export default touchgestured;

@@ -107,3 +107,14 @@ test("a closed connection is opened again, and the regions follow", async () => 
   assert.deepEqual(second.sent.map((m) => m.op), ["set_regions"]);
   tg.close();
 });
+
+test("the default export: one shared connection to the module's own bridge", async () => {
+  const { default: touchgestured } = await import("../../web/touchgestured.js");
+  const before = sockets.length;
+  const box = touchgestured.region(element(0, 0, 10, 10), { name: "d", gestures: [{ kind: "tap" }], priority: "high" });
+  touchgestured.on("tap", () => {});
+  assert.equal(sockets.length, before + 1, "region and on share one connection");
+  assert.equal(touchgestured.connection.regions.get("d"), box);
+  assert.match(sockets.at(-1).url, /^ws:\/\/.*\/gestures$/);
+  touchgestured.connection.close();
+});
