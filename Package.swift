@@ -86,6 +86,7 @@ let package = Package(
             dependencies: [
                 "WebBridge", "GestureProtocol", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]),
         .testTarget(name: "PointerEmulationTests", dependencies: ["PointerEmulation", "GestureEngine"]),
         .testTarget(name: "TouchFramesTests", dependencies: ["TouchFrames", "GestureEngine"]),

@@ -24,18 +24,17 @@ public struct Bridge: Sendable {
     }
 
     /// Binds and serves until the process ends (a bind failure is thrown).
-    public func run(ready: @Sendable (Int) -> Void = { _ in }) async throws {
+    public func run() async throws {
         let slots = ConnectionSlots(limit: settings.maxConnections)
+        let admission = Admission(origins: settings.originPolicy, slots: slots)
         let server: NIOAsyncChannel<EventLoopFuture<Accepted>, Never>
         do {
-            server = try await bind(slots)
+            server = try await bind(admission)
         } catch {
             throw BridgeSettingsError("cannot listen on \(settings.host):\(settings.port) (--listen): \(error)")
         }
-        let port = server.channel.localAddress?.port ?? settings.port
-        log.info("serving http://\(settings.host):\(port)/ (WebSocket \(BridgeSettings.endpoint)) for \(settings.socketPath)")
-        ready(port)
-        let responder = HTTPResponder(files: StaticFiles(root: settings.siteRoot), origins: settings.originPolicy, slots: slots)
+        log.info("serving http://\(settings.host):\(settings.port)/ (WebSocket \(BridgeSettings.endpoint)) for \(settings.socketPath)")
+        let responder = HTTPResponder(files: StaticFiles(root: settings.siteRoot), admission: admission)
         let session = PageSession(socketPath: settings.socketPath, gate: RequestGate(readOnly: settings.readOnly), log: log)
         try await withThrowingDiscardingTaskGroup { group in
             try await server.executeThenClose { connections in
@@ -76,9 +75,8 @@ public struct Bridge: Sendable {
 
     /// The listening socket: HTTP/1.1 with the WebSocket upgrade on the endpoint, for allowed
     /// origins while there is room.
-    private func bind(_ slots: ConnectionSlots) async throws -> NIOAsyncChannel<EventLoopFuture<Accepted>, Never> {
+    private func bind(_ admission: Admission) async throws -> NIOAsyncChannel<EventLoopFuture<Accepted>, Never> {
         let settings = self.settings
-        let origins = settings.originPolicy
         return try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .serverChannelOption(.backlog, value: 256)
@@ -88,8 +86,7 @@ public struct Bridge: Sendable {
                     let upgrader = NIOTypedWebSocketServerUpgrader<Accepted>(
                         maxFrameSize: settings.maxMessageBytes, enableAutomaticErrorHandling: false,
                         shouldUpgrade: { channel, head in
-                            let path = head.uri.split(separator: "?", maxSplits: 1).first ?? ""
-                            let welcome = path == BridgeSettings.endpoint && origins.allows(head.headers["Origin"].first) && !slots.full
+                            let welcome = admission.welcomes(head)
                             if !welcome { declined.value = head }
                             return channel.eventLoop.makeSucceededFuture(welcome ? HTTPHeaders() : nil)
                         },

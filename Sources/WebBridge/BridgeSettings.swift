@@ -82,7 +82,7 @@ public struct BridgeSettings: Sendable, Equatable {
     public var originPolicy: OriginPolicy { OriginPolicy(allowed: ownOrigins + extraOrigins) }
 }
 
-/// A bad command-line value, with what was wrong.
+/// A bad command-line value, with what was wrong (also an address `--listen` cannot bind).
 public struct BridgeSettingsError: Error, CustomStringConvertible, Sendable, Equatable {
     public var description: String
     init(_ description: String) { self.description = description }

@@ -9,8 +9,7 @@ struct HTTPResponder: Sendable {
     typealias Channel = NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>
 
     let files: StaticFiles
-    let origins: OriginPolicy
-    let slots: ConnectionSlots
+    let admission: Admission
 
     /// Serves one connection's requests in turn (keep-alive) until the browser closes it;
     /// `declined` is the head of a refused handshake, whose end comes first.
@@ -35,7 +34,7 @@ struct HTTPResponder: Sendable {
     private func respond(
         to request: HTTPRequestHead, _ out: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
     ) async throws -> Bool {
-        var (status, type, body) = await answer(request)
+        let (status, type, body) = await answer(request)
         let withBody = request.method != .HEAD
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: type)
@@ -45,20 +44,15 @@ struct HTTPResponder: Sendable {
         if !request.isKeepAlive { headers.add(name: "Connection", value: "close") }
         try await out.write(.head(HTTPResponseHead(version: request.version, status: status, headers: headers)))
         if withBody && body.readableBytes > 0 { try await out.write(.body(.byteBuffer(body))) }
-        body.clear()
         try await out.write(.end(nil))
         return request.isKeepAlive
     }
 
     /// Status, Content-Type and body for one request.
     private func answer(_ request: HTTPRequestHead) async -> (HTTPResponseStatus, String, ByteBuffer) {
-        let path = request.uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? request.uri
+        let path = StaticFiles.path(request.uri)
         if path == BridgeSettings.endpoint {
-            let origin = request.headers["Origin"].first
-            if !origins.allows(origin) {
-                return Self.text(.forbidden, "origin \(origin ?? "") may not open \(path) (touchgestured-web --allow-origin)")
-            }
-            if slots.full { return Self.text(.serviceUnavailable, "every connection is taken (--max-connections \(slots.limit))") }
+            if let (status, why) = admission.refusal(request) { return Self.text(status, why) }
             return Self.text(.badRequest, "\(path) is a WebSocket endpoint: open it with new WebSocket(url)")
         }
         guard request.method == .GET || request.method == .HEAD else {
@@ -74,5 +68,27 @@ struct HTTPResponder: Sendable {
 
     private static func text(_ status: HTTPResponseStatus, _ message: String) -> (HTTPResponseStatus, String, ByteBuffer) {
         (status, "text/plain; charset=utf-8", ByteBuffer(string: message + "\n"))
+    }
+}
+
+/// Whether a WebSocket handshake is let in: one decision, asked by the upgrade (which opens the
+/// connection or not) and by the HTTP answer to one turned away (which says why).
+struct Admission: Sendable {
+    let origins: OriginPolicy
+    let slots: ConnectionSlots
+
+    /// Why `head` may not open the endpoint (its status and message), or nil when it may.
+    func refusal(_ head: HTTPRequestHead) -> (HTTPResponseStatus, String)? {
+        let origin = head.headers["Origin"].first
+        if !origins.allows(origin) {
+            return (.forbidden, "origin \(origin ?? "") may not open \(BridgeSettings.endpoint) (touchgestured-web --allow-origin)")
+        }
+        if slots.full { return (.serviceUnavailable, "every connection is taken (--max-connections \(slots.limit))") }
+        return nil
+    }
+
+    /// A handshake on the endpoint that may open it.
+    func welcomes(_ head: HTTPRequestHead) -> Bool {
+        StaticFiles.path(head.uri) == BridgeSettings.endpoint && refusal(head) == nil
     }
 }

@@ -12,11 +12,15 @@ public struct StaticFiles: Sendable {
         "jpg": "image/jpeg", "jpeg": "image/jpeg", "webp": "image/webp", "ico": "image/x-icon", "txt": "text/plain; charset=utf-8",
     ]
 
+    /// A request target's path: its query (and a fragment, which browsers do not send) dropped.
+    static func path(_ uri: String) -> Substring {
+        uri.firstIndex(where: { $0 == "?" || $0 == "#" }).map { uri[..<$0] } ?? Substring(uri)
+    }
+
     /// The file for `uriPath` (its query dropped; `/` and folders get `index.html`) and its
     /// Content-Type, or nil when the path is not one the bridge serves.
     public func resolve(_ uriPath: String) -> (file: String, contentType: String)? {
-        var path = Substring(uriPath)
-        if let q = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = path[..<q] }
+        var path = Self.path(uriPath)
         guard path.hasPrefix("/"), path.utf8.count <= 512 else { return nil }
         if path.hasSuffix("/") { path += "index.html" }
         let segments = path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)

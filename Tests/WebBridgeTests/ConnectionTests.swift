@@ -1,5 +1,6 @@
 import NIOCore
 import NIOEmbedded
+import NIOHTTP1
 import NIOWebSocket
 import Testing
 
@@ -43,10 +44,38 @@ import Testing
         #expect(data.readWebSocketErrorCode() == .messageTooLarge)
         try channel.writeOutbound(WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(string: "late")))
         #expect(try channel.readOutbound(as: WebSocketFrame.self) == nil)
+        try channel.writeInbound(WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(string: "{\"op\":\"ping\"}")))
+        #expect(try channel.readInbound(as: WebSocketFrame.self) == nil, "the page's frames after the close are dropped")
         channel.pipeline.fireErrorCaught(NIOWebSocketError.invalidFrameLength)
         #expect(try channel.readOutbound(as: WebSocketFrame.self) == nil)
         #expect(channel.isActive, "open until the page closes or the linger ends")
         channel.embeddedEventLoop.advanceTime(by: ProtocolCloser.linger)
         #expect(!channel.isActive)
+    }
+}
+
+/// The handshake's admission: the same decision opens a connection or says why not.
+@Suite struct AdmissionTests {
+    func head(_ uri: String, origin: String?) -> HTTPRequestHead {
+        var h = HTTPRequestHead(version: .http1_1, method: .GET, uri: uri)
+        if let origin { h.headers.add(name: "Origin", value: origin) }
+        return h
+    }
+
+    @Test func ownOrigin_withRoom_isWelcome_onTheEndpointOnly() {
+        let admission = Admission(origins: OriginPolicy(allowed: ["http://127.0.0.1:7700"]), slots: ConnectionSlots(limit: 1))
+        #expect(admission.welcomes(head("/gestures", origin: "http://127.0.0.1:7700")))
+        #expect(admission.welcomes(head("/gestures?v=1", origin: nil)))
+        #expect(!admission.welcomes(head("/other", origin: "http://127.0.0.1:7700")))
+    }
+
+    @Test func foreignOrigin_is403_andAFullBridge_is503() {
+        let slots = ConnectionSlots(limit: 1)
+        let admission = Admission(origins: OriginPolicy(allowed: ["http://127.0.0.1:7700"]), slots: slots)
+        #expect(admission.refusal(head("/gestures", origin: "http://evil.example"))?.0 == .forbidden)
+        #expect(!admission.welcomes(head("/gestures", origin: "http://evil.example")))
+        let held = slots.take()
+        #expect(admission.refusal(head("/gestures", origin: "http://127.0.0.1:7700"))?.0 == .serviceUnavailable)
+        _ = held
     }
 }

@@ -22,6 +22,16 @@ class Failure(Exception):
     pass
 
 
+def wait_for(check, what, timeout=20):
+    """Waits until `check()` is truthy (asked every 50 ms, `timeout` s at most)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(0.05)
+    raise Failure(f"{what}: not within {timeout} s")
+
+
 class Chromium:
     def __init__(self, url, width=1280, height=800):
         self.port = free_port()
@@ -69,13 +79,11 @@ class Chromium:
         return r["result"].get("value")
 
     def wait(self, expression, what, timeout=30):
-        """Waits until `expression` is truthy in the page (checked every 100 ms, `timeout` s at most)."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.eval(expression):
-                return
-            time.sleep(0.1)
-        raise Failure(f"{what}: not within {timeout} s (page state: {self.eval('JSON.stringify(window.demo)')})")
+        """Waits until `expression` is truthy in the page."""
+        try:
+            wait_for(lambda: self.eval(expression), what, timeout)
+        except Failure as e:
+            raise Failure(f"{e} (page state: {self.eval('JSON.stringify(window.demo)')})") from None
 
     def screenshot(self, path):
         data = self.call("Page.captureScreenshot", format="png")["data"]

@@ -33,6 +33,19 @@ const tick = () => new Promise((r) => setTimeout(r, 5));
 const element = (left, top, width, height) => ({ getBoundingClientRect: () => ({ left, top, width, height }) });
 const hello = { type: "hello", protocol: 1, screen: { width: 2560, height: 1600 } };
 
+/** A client with one tap region named `name`, its socket open and told the daemon's hello. */
+async function helloed(name) {
+  const tg = connect({ url: "ws://bridge/gestures" });
+  tg.region(element(0, 0, 50, 50), { name, gestures: [{ kind: "tap" }] });
+  await tick();
+  const ws = sockets.at(-1);
+  const status = [];
+  tg.on("status", (s) => status.push(s.daemon));
+  ws.receive(hello);
+  await tick();
+  return { tg, ws, status };
+}
+
 test("regions: sent on hello in screen px, registered on the reply, events in CSS px", async () => {
   const tg = connect({ url: "ws://bridge/gestures", subscribe: { gestures: ["pan", "tap"] } });
   const row = tg.region(element(10, 20, 400, 100), {
@@ -70,14 +83,7 @@ test("regions: sent on hello in screen px, registered on the reply, events in CS
 });
 
 test("the daemon away and back: status, requests refused, state sent again", async () => {
-  const tg = connect({ url: "ws://bridge/gestures" });
-  tg.region(element(0, 0, 50, 50), { name: "b", gestures: [{ kind: "tap" }] });
-  await tick();
-  const ws = sockets.at(-1);
-  const status = [];
-  tg.on("status", (s) => status.push(s.daemon));
-  ws.receive(hello);
-  await tick();
+  const { tg, ws, status } = await helloed("b");
   ws.receive({ type: "bridge", daemon: "down" });
   assert.deepEqual(status, [true, false]);
   ws.receive({ type: "bridge", daemon: "up" });
@@ -91,12 +97,7 @@ test("the daemon away and back: status, requests refused, state sent again", asy
 });
 
 test("a closed connection is opened again, and the regions follow", async () => {
-  const tg = connect({ url: "ws://bridge/gestures" });
-  tg.region(element(0, 0, 50, 50), { name: "c", gestures: [{ kind: "tap" }] });
-  await tick();
-  const first = sockets.at(-1);
-  first.receive(hello);
-  await tick();
+  const { tg, ws: first } = await helloed("c");
   first.onclose();  // the bridge went away
   assert.equal(tg.connected, false);
   await new Promise((r) => setTimeout(r, 300));  // the first retry: 250 ms

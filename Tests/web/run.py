@@ -20,7 +20,7 @@ import time
 import websocket
 
 sys.path.insert(0, os.path.dirname(__file__))
-from chromium import Chromium, Failure, free_port  # noqa: E402
+from chromium import Chromium, Failure, free_port, wait_for  # noqa: E402
 
 BIN, WORK = sys.argv[1], sys.argv[2]
 SHOT = sys.argv[3] if len(sys.argv) > 3 else os.path.join(WORK, "web-gallery.png")
@@ -41,15 +41,6 @@ def start_daemon(clients):
         [f"{BIN}/touchgestured", "--config", CONFIG, "--socket", SOCK, "--replay",
          "examples/recordings/web-gallery.events", "--wait-for-clients", str(clients)],
         stderr=open(os.path.join(WORK, "daemon.log"), "a"))
-
-
-def wait_for(check, what, timeout=20):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return
-        time.sleep(0.05)
-    raise Failure(f"{what}: not within {timeout} s")
 
 
 def trigger():
