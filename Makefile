@@ -33,7 +33,9 @@ build:
 	swift build -c $(CONFIGURATION) $(STATIC_STDLIB) --product touchgesturectl
 	swift build -c $(CONFIGURATION) $(STATIC_STDLIB) --product touchgestured-web
 
-install: build install-files
+# install-files runs after build, in this order even under make -j.
+install: build
+	@$(MAKE) --no-print-directory install-files
 	@if [ -z "$(DESTDIR)" ] && command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then \
 		systemd-sysusers $(SYSUSERSDIR)/touchgestured.conf; systemd-tmpfiles --create $(TMPFILESDIR)/touchgestured.conf; \
 		systemctl daemon-reload; udevadm control --reload 2>/dev/null || true; \
