@@ -22,8 +22,6 @@ struct FrameSummary {
     /// two fingers, their distance) since the last frame (mm). A contact that just landed is in
     /// no common pair yet, so it never stretches the span: it counts from its first movement.
     var spanDelta: Millimeters = 0
-    /// Mean distance of the fingers down from their centroid (mm).
-    var spread: Millimeters = 0
     /// Change of angle (radians, clockwise on screen) of the line through the first two common contacts.
     var rotationDelta: Double = 0
     /// The farthest any finger down has travelled from where it landed (mm).
@@ -53,7 +51,6 @@ extension FrameSummary {
         var delta: PixelPoint { p.pointee.delta }
         var spreadRatio: Double { p.pointee.spreadRatio }
         var spanDelta: Millimeters { p.pointee.spanDelta }
-        var spread: Millimeters { p.pointee.spread }
         var rotationDelta: Double { p.pointee.rotationDelta }
         var maxTravel: Millimeters { p.pointee.maxTravel }
         var scale: MillimetersPerPixel { p.pointee.scale }
@@ -121,7 +118,13 @@ struct ContactTracker {
 
     /// The summary of `frame` over the contacts `view` includes, stamped `time` (the engine's,
     /// which never runs backwards), written into `s` where it lies (a summary is ~180 bytes).
-    mutating func update<V: ContactView>(_ frame: TouchFrame, at time: Timestamp, view: V, into s: inout FrameSummary) {
+    /// `shape`: the fingers' span and rotation (`spreadRatio`, `spanDelta`, `rotationDelta`) are
+    /// worked out too; without it they keep their values for no change (1, 0, 0), which is
+    /// what they are anyway in a frame with fewer than two fingers common to the last.
+    @inline(never)  // inlined into `SequenceTable.read`, its buffers were retained and released each frame
+    mutating func update<V: ContactView>(
+        _ frame: TouchFrame, at time: Timestamp, view: V, shape: Bool = true, into s: inout FrameSummary
+    ) {
         s = FrameSummary(time: time)
         s.scale = frame.scale
         s.previousCentroid = lastCentroid
@@ -153,12 +156,12 @@ struct ContactTracker {
                 let prevC = m.prevSum * (1 / k)
                 let curC = m.curSum * (1 / k)
                 s.delta = curC - prevC
-                if m.common >= 2 {
+                if m.common >= 2 && shape {
                     Self.spreadChange(down, from: prevC, to: curC, common: k, frame.scale, into: &s)
                     s.rotationDelta = angleBetween(m.secondPrev - m.firstPrev, m.secondCur - m.firstCur)
                 }
             }
-            if m.n > 0 { lastCentroid = Self.centroidAndSpread(down, frame.scale, into: &s) }
+            if m.n > 0 { lastCentroid = Self.centroid(down) }
         }
         s.count = m.n
         s.present = m.present
@@ -257,18 +260,12 @@ extension ContactTracker {
         s.spanDelta = Millimeters(2 * (curMM - prevMM) / k)
     }
 
-    /// The centroid of the fingers down (returned) and their mean distance from it (mm, into `s`).
+    /// The centroid of the fingers down.
     @inline(__always)
-    fileprivate static func centroidAndSpread(_ down: UnsafeBufferPointer<Tracked>, _ scale: MillimetersPerPixel, into s: inout FrameSummary)
-        -> PixelPoint
-    {
+    fileprivate static func centroid(_ down: UnsafeBufferPointer<Tracked>) -> PixelPoint {
         var sum = PixelPoint.zero
         for t in down { sum += t.last }
-        let centroid = sum * (1 / Double(down.count))
-        var spread = 0.0
-        for t in down { spread += scale.length(t.last - centroid).value }
-        s.spread = Millimeters(spread / Double(down.count))
-        return centroid
+        return sum * (1 / Double(down.count))
     }
 }
 

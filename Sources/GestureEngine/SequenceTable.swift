@@ -50,6 +50,14 @@ struct SequenceTable {
     /// The gestures that hold a claim (in the order they took it).
     private var claimed: [Int] = []
 
+    /// Whose summaries need the fingers' shape (`ContactTracker.update`'s `shape`): per region,
+    /// some gesture reading the region's summary may read it; per gesture, for its own claim.
+    /// Kept by the engine as statuses change (`Engine.noteShapeReaders`); all true until then.
+    var shapeRegions: [Bool]
+    var shapeGestures: [Bool]
+    /// The gestures that may read the shape (pinches, and pans while they decide), in their regions.
+    let shapeReaders: [(gesture: Int, region: Int, pinch: Bool)]
+
     // Per contact.
     private var landed: [Landed] = []
     private var scratch: [Landed] = []
@@ -93,6 +101,12 @@ struct SequenceTable {
         claims = [ContactTracker?](repeating: nil, count: c.gestures.count)
         claimIDs = [[UInt32]](repeating: [], count: c.gestures.count)
         claimSlot = [Int](repeating: 0, count: c.gestures.count)
+        shapeRegions = [Bool](repeating: true, count: n)
+        shapeGestures = [Bool](repeating: true, count: c.gestures.count)
+        shapeReaders = c.gestures.indices.compactMap { g in
+            let kind = c.gestures[g].spec.kind
+            return kind == .pinch || kind == .pan ? (g, c.gestures[g].region, kind == .pinch) : nil
+        }
         landed.reserveCapacity(16)
         scratch.reserveCapacity(16)
         active.reserveCapacity(n)
@@ -157,9 +171,10 @@ struct SequenceTable {
             // Most frames have all their contacts in one region (one hand, or no regions at
             // all): each region on its path then follows every contact, and asks no one.
             if let leaf = oneLeaf, tree.isAncestor(r, of: leaf) {
-                trackers[r].update(frame, at: time, view: EveryContact(), into: &summaries[i])
+                trackers[r].update(frame, at: time, view: EveryContact(), shape: shapeRegions[r], into: &summaries[i])
             } else {
-                trackers[r].update(frame, at: time, view: RegionView(leaves: leaves, tree: tree, region: r), into: &summaries[i])
+                let view = RegionView(leaves: leaves, tree: tree, region: r)
+                trackers[r].update(frame, at: time, view: view, shape: shapeRegions[r], into: &summaries[i])
             }
             let now = summaries[i].present
             if now == 0 && present[r] > 0 { emptiedRegion = true }
@@ -174,7 +189,7 @@ struct SequenceTable {
             let i = summaries.count
             claimSlot[g] = i
             summaries.append(FrameSummary(time: time))
-            claims[g]!.update(frame, at: time, view: ClaimView(ids: claimIDs[g]), into: &summaries[i])
+            claims[g]!.update(frame, at: time, view: ClaimView(ids: claimIDs[g]), shape: shapeGestures[g], into: &summaries[i])
         }
     }
 

@@ -115,7 +115,7 @@ public struct FrameDecoder {
                 i = slots.withUnsafeMutableBufferPointer { slots in
                     var j = start
                     while j < events.count && events[j].type == Evdev.EV_ABS {
-                        Self.mt(events[j].code, events[j].value, &slot, &next, slots, geometry)
+                        Self.mt(events[j].code, events[j].value, &slot, &next, slots)
                         j += 1
                     }
                     return j
@@ -170,7 +170,7 @@ public struct FrameDecoder {
 
     private mutating func mt(_ code: UInt16, _ value: Int32) {
         var slot = slot, next = nextContact
-        slots.withUnsafeMutableBufferPointer { Self.mt(code, value, &slot, &next, $0, geometry) }
+        slots.withUnsafeMutableBufferPointer { Self.mt(code, value, &slot, &next, $0) }
         self.slot = slot
         nextContact = next
     }
@@ -179,8 +179,7 @@ public struct FrameDecoder {
     /// `next` the next contact id.
     @inline(__always)
     private static func mt(
-        _ code: UInt16, _ value: Int32, _ slot: inout Int, _ next: inout UInt32, _ slots: UnsafeMutableBufferPointer<Slot>,
-        _ geometry: ScreenGeometry
+        _ code: UInt16, _ value: Int32, _ slot: inout Int, _ next: inout UInt32, _ slots: UnsafeMutableBufferPointer<Slot>
     ) {
         let e = (code: code, value: value)
         if e.code == Evdev.ABS_MT_SLOT {
@@ -203,10 +202,10 @@ public struct FrameDecoder {
                 next &+= 1
             }
         case Evdev.ABS_MT_POSITION_X:
-            slots[slot].x = geometry.xAxis.clamp(e.value)
+            slots[slot].x = e.value  // clamped by `geometry.map`
             slots[slot].hasX = true
         case Evdev.ABS_MT_POSITION_Y:
-            slots[slot].y = geometry.yAxis.clamp(e.value)
+            slots[slot].y = e.value
             slots[slot].hasY = true
         case Evdev.ABS_MT_TOOL_TYPE:
             slots[slot].isPalm = e.value == Evdev.MT_TOOL_PALM
@@ -221,10 +220,10 @@ public struct FrameDecoder {
         let e = (code: code, value: value)
         switch e.code {
         case Evdev.ABS_X:
-            single.x = geometry.xAxis.clamp(e.value)
+            single.x = e.value
             single.hasX = true
         case Evdev.ABS_Y:
-            single.y = geometry.yAxis.clamp(e.value)
+            single.y = e.value
             single.hasY = true
         default:
             return
