@@ -127,39 +127,59 @@ struct Fanout {
             inputNow = max(inputNow ?? since, since)
             pacing.frames(first: since, last: lastFrame, count: out.frameCount)
         }
-        // Lines are queued from the buffer in place, and events are read field by field.
-        out.text.bytes.withUnsafeBufferPointer { text in
-            for k in out.items.indices {
-                switch out.items[k] {
-                case .touch(let line):
-                    let bytes = UnsafeBufferPointer(rebasing: text[line])
-                    for s in subscribers.indices
-                    where subscribers[s].isLive && subscribers[s].subscription.touches
-                        && subscribers[s].subscription.takes(device: device)
-                    {
-                        enqueue(bytes, to: s, since: since, continuous: true)
-                        touchLines += 1
+        // Lines are queued from the buffer in place, and events are read where they lie (an
+        // event is ~190 bytes; a method of `self` asked per line copied the fan-out, ~190 more,
+        // and `out` handed on in here was copied too: only its region names go in).
+        let regionNames = out.regionNames
+        out.events.withUnsafeBufferPointer { events in
+            out.text.bytes.withUnsafeBufferPointer { text in
+                for item in out.items {
+                    switch item {
+                    case .touch(let line):
+                        let bytes = UnsafeBufferPointer(rebasing: text[line])
+                        for s in subscribers.indices where Self.takesTouches(subscribers, s, device) {
+                            enqueue(bytes, to: s, since: since, continuous: true)
+                            touchLines += 1
+                        }
+                    case .gesture(let i, let line, let origin):
+                        let e = events.baseAddress! + i
+                        gestureLines += 1
+                        gestures.add(e.pointee.kind, e.pointee.phase)
+                        guard !line.isEmpty else { continue }
+                        let bytes = UnsafeBufferPointer(rebasing: text[line])
+                        let continuous = e.pointee.phase == .changed
+                        for s in subscribers.indices where Self.takes(subscribers, s, e, origin, device, regionNames) {
+                            enqueue(bytes, to: s, since: since, continuous: continuous)
+                        }
+                    case .action, .pointer:
+                        continue  // run by the daemon (actions) and written to its pointer (DeviceTable)
                     }
-                case .gesture(let i, let line, let origin):
-                    gestureLines += 1
-                    gestures.add(out.events[i].kind, out.events[i].phase)
-                    guard !line.isEmpty else { continue }
-                    let bytes = UnsafeBufferPointer(rebasing: text[line])
-                    let continuous = out.events[i].phase == .changed
-                    for s in subscribers.indices where subscribers[s].isLive && takes(s, i, origin, device, out) {
-                        enqueue(bytes, to: s, since: since, continuous: continuous)
-                    }
-                case .action, .pointer:
-                    continue  // run by the daemon (actions) and written to its pointer (DeviceTable)
                 }
             }
         }
     }
 
-    private func takes(_ s: Int, _ i: Int, _ origin: PipelineOutput.Origin, _ device: UInt32, _ out: borrowing PipelineOutput) -> Bool {
-        subscribers[s].subscription.takesEveryGesture
-            || (subscribers[s].subscription.takes(out.events[i], origin: origin, in: out)
-                && subscribers[s].subscription.takes(device: device))
+    /// Does subscriber `s` take the touch lines of `device`? Static, over the list where it
+    /// lies: asked per line, so nothing is copied to ask it.
+    @inline(__always)
+    private static func takesTouches(_ subscribers: borrowing [Subscriber], _ s: Int, _ device: UInt32) -> Bool {
+        subscribers.withUnsafeBufferPointer { subs in
+            subs[s].isLive && subs[s].subscription.touches && subs[s].subscription.takes(device: device)
+        }
+    }
+
+    /// Does subscriber `s` take the gesture line of event `e`? (As `takesTouches`.)
+    @inline(__always)
+    private static func takes(
+        _ subscribers: borrowing [Subscriber], _ s: Int, _ e: UnsafePointer<GestureEvent>, _ origin: PipelineOutput.Origin,
+        _ device: UInt32, _ regionNames: [String]
+    ) -> Bool {
+        subscribers.withUnsafeBufferPointer { subs in
+            subs[s].isLive
+                && (subs[s].subscription.takesEveryGesture
+                    || (subs[s].subscription.takes(e.pointee, origin: origin, regionNames: regionNames)
+                        && subs[s].subscription.takes(device: device)))
+        }
     }
 
     /// A device line (added, removed) for every subscriber that takes the device.

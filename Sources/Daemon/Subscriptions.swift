@@ -65,8 +65,9 @@ struct ResolvedSubscription {
 
     func takes(device: UInt32) -> Bool { request.devices?.contains(device) ?? true }
 
-    /// Does a gesture line for `event` (recognized under `origin`'s configuration, in `out`) pass?
-    func takes(_ event: GestureEvent, origin: PipelineOutput.Origin, in out: borrowing PipelineOutput) -> Bool {
+    /// Does a gesture line for `event` (recognized under `origin`'s configuration, its region
+    /// named in `regionNames`, `PipelineOutput.regionNames`) pass?
+    func takes(_ event: GestureEvent, origin: PipelineOutput.Origin, regionNames: [String]) -> Bool {
         guard request.gestures else { return false }
         if unfiltered { return true }
         let g = event.gesture
@@ -74,6 +75,6 @@ struct ResolvedSubscription {
         if origin.configuration == previous.serial, g < previous.passes.count { return previous.passes[g] }
         // A sequence that began two region changes ago: by kind and name, as resolved above.
         return (request.kinds?.contains(event.kind) ?? true)
-            && (request.regions?.contains(out.region(of: origin) ?? EngineConfiguration.screenRegionName) ?? true)
+            && (request.regions?.contains(PipelineOutput.region(of: origin, in: regionNames) ?? EngineConfiguration.screenRegionName) ?? true)
     }
 }

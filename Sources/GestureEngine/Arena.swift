@@ -37,12 +37,12 @@ struct Arena {
     }
     /// The members not rejected, in arming order: those a frame can still concern (most of a
     /// sequence's members are rejected after its first frames). Rebuilt when decisions change.
-    private(set) var open: [Int] = []
+    private(set) var open = FrameList<Int>()
     private var openIsStale = false
 
     init(gestureCount n: Int) {
         members.reserveCapacity(n)
-        open.reserveCapacity(n)
+        open = FrameList(capacity: n)
         isMember = [Bool](repeating: false, count: n)
         decision = [Decision](repeating: .undecided, count: n)
         round = [Int](repeating: 0, count: n)
@@ -56,7 +56,7 @@ struct Arena {
     /// decisions are being taken).
     mutating func refreshOpen() {
         guard openIsStale else { return }
-        open.removeAllKeepingCapacity()
+        open.removeAll()
         for g in members where decision[g] != .rejected { open.append(g) }
         openIsStale = false
     }
@@ -125,7 +125,7 @@ struct Arena {
     /// nil: nothing from `start` on can fire now.
     mutating func fireNext(
         from start: Int, bank: borrowing RecognizerBank, policy: ArenaPolicy, sequences: borrowing SequenceTable,
-        losers: inout [Int]
+        losers: inout FrameList<Int>
     ) -> (winner: Int, next: Int)? {
         var i = start
         while i < members.count {
@@ -147,7 +147,7 @@ struct Arena {
 
     /// Lets go of the members in `gone` (decided, and their region's sequence over): the next
     /// sequence in their region arms them afresh.
-    mutating func release(_ gone: [Int]) {
+    mutating func release(_ gone: FrameList<Int>) {
         guard !gone.isEmpty else { return }
         for g in gone { isMember[g] = false }
         var kept = 0

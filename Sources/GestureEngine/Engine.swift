@@ -72,8 +72,8 @@ public struct Engine {
     public var logsSelfLoops = false
     /// Scratch lists, reused (no allocation): the members a winner's firing rules out, and the
     /// members whose rounds are over.
-    var losers: [Int] = []
-    var finished: [Int] = []
+    var losers = FrameList<Int>()
+    var finished = FrameList<Int>()
     /// Impossible (state, input) pairs met so far: each failed its recognizer (never a trap).
     /// A bug if it moves; the daemon logs a warning and counts it in `stats`.
     public internal(set) var invalidInputs = 0
@@ -95,8 +95,8 @@ public struct Engine {
         instance = [UInt64](repeating: 0, count: compiled.gestures.count)
         regionOf = compiled.gestures.map(\.region)
         sequenceOf = [Int](repeating: 0, count: compiled.gestures.count)
-        losers.reserveCapacity(compiled.gestures.count)
-        finished.reserveCapacity(compiled.gestures.count)
+        losers = FrameList(capacity: compiled.gestures.count)
+        finished = FrameList(capacity: compiled.gestures.count)
     }
 
     /// Replaces the configuration once no contact is down and no gesture waits (what is under
@@ -386,7 +386,7 @@ public struct Engine {
     /// Lets go of the members whose round is over (decided and done, their region's sequence
     /// over); once none is left and no contact is down, the engine is idle.
     mutating func finish() {
-        finished.removeAllKeepingCapacity()
+        finished.removeAll()
         for g in arena.members where !isLive(g) {
             let r = regionOf[g]
             if sequences.present[r] == 0 && !sequences.poisoned[r] { finished.append(g) }

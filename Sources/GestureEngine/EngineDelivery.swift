@@ -50,7 +50,7 @@ extension Engine {
                 if let before { log(g, before, .accepted, bank.look(g).stateName, nil, at: time) }
                 if out.count > first { stamp(from: first, g, &out) }
                 for o in losers { reject(o, at: time, because: .lostTo(g), into: &out) }
-                losers.removeAllKeepingCapacity()
+                losers.removeAll()
             }
         }
     }

@@ -74,9 +74,9 @@ struct SequenceTable {
 
     /// The regions with gestures that the last frame concerns (a contact of theirs is down or
     /// lifted), innermost first along each contact's path.
-    private(set) var active: [Int] = []
+    private(set) var active = FrameList<Int>()
     /// The contacts that landed in the last frame, with the region each was hit-tested to.
-    private(set) var landings: [(contact: UInt32, leaf: Int)] = []
+    private(set) var landings = FrameList<(contact: UInt32, leaf: Int)>()
     /// The last frame emptied a region's sequence (its last contact lifted).
     private(set) var emptiedRegion = false
 
@@ -109,7 +109,7 @@ struct SequenceTable {
         }
         landed.reserveCapacity(16)
         scratch.reserveCapacity(16)
-        active.reserveCapacity(n)
+        active = FrameList(capacity: n)
     }
 
     /// The numbering of rounds and sequences goes on across configurations.
@@ -142,15 +142,15 @@ struct SequenceTable {
     // MARK: - Reading a frame
 
     /// Hit-tests the frame's new contacts, then summarizes it for every region it concerns and
-    /// for every gesture that claimed its contacts, into `summaries` (regions first, in `active` order).
+    /// for every gesture that claimed its contacts, into `summaries` (regions first, in `active`
+    /// order; the buffer only grows, and what lies past this frame's summaries is stale).
     mutating func read(_ frame: TouchFrame, at time: Timestamp, into summaries: inout [FrameSummary]) {
         frameStamp &+= 1
         if frameStamp == 0 {
             for r in stamp.indices { stamp[r] = 0; roundStamp[r] = 0 }
             frameStamp = 1
         }
-        active.removeAllKeepingCapacity()
-        summaries.removeAllKeepingCapacity()
+        active.removeAll()
         emptiedRegion = false
         let oneLeaf = classify(frame)
         // A claim whose region another contact lands in now goes its own way, from the state it
@@ -162,12 +162,11 @@ struct SequenceTable {
                 claims[g] = ContactTracker(claiming: trackers[r].contacts.filter { claimIDs[g].contains($0.id) })
             }
         }
-        var k = 0
+        var k = 0, i = 0
         while k < active.count {
             let r = active[k]
             k += 1
-            let i = summaries.count
-            summaries.append(FrameSummary(time: time))
+            if i == summaries.count { summaries.append(FrameSummary(time: time)) }
             // Most frames have all their contacts in one region (one hand, or no regions at
             // all): each region on its path then follows every contact, and asks no one.
             if let leaf = oneLeaf, tree.isAncestor(r, of: leaf) {
@@ -180,16 +179,17 @@ struct SequenceTable {
             if now == 0 && present[r] > 0 { emptiedRegion = true }
             present[r] = now
             slot[r] = i
+            i += 1
         }
         for g in claimed where claimRegion[g] >= 0 {
             guard claims[g] != nil else {
                 claimSlot[g] = slot[claimRegion[g]]
                 continue
             }
-            let i = summaries.count
             claimSlot[g] = i
-            summaries.append(FrameSummary(time: time))
+            if i == summaries.count { summaries.append(FrameSummary(time: time)) }
             claims[g]!.update(frame, at: time, view: ClaimView(ids: claimIDs[g]), shape: shapeGestures[g], into: &summaries[i])
+            i += 1
         }
     }
 
@@ -198,7 +198,7 @@ struct SequenceTable {
     /// region every contact of the frame, down or lifted, was hit-tested to, when it is one.
     private mutating func classify(_ frame: TouchFrame) -> Int? {
         firstSerialOfFrame = nextSerial
-        if !landings.isEmpty { landings.removeAllKeepingCapacity() }
+        landings.removeAll()
         if let same = sameContactsAsBefore(frame) { return same }
         let n = frame.contacts.count
         if leaves.count < n { leaves += [Int32](repeating: -1, count: n - leaves.count) }
@@ -383,7 +383,7 @@ struct SequenceTable {
         }
         for g in claims.indices { releaseClaim(g) }
         contactCount = 0
-        active.removeAllKeepingCapacity()
+        active.removeAll()
         frameStamp &+= 1
     }
 }

@@ -59,6 +59,10 @@ public struct GestureLineEncoder {
     /// The region an event belongs to, as lines name it (nil: the default `screen` region).
     public func region(of e: GestureEvent) -> String? { region(ofGesture: e.gesture) }
 
+    /// Whether compiled gesture `g` is of a region other than the default `screen` (asked per
+    /// line before `region(ofGesture:)`, whose optional string is retained and released).
+    public func hasRegion(_ g: Int) -> Bool { g >= 0 && g < regionFields.count && !regionFields[g].isEmpty }
+
     /// The region of compiled gesture `g`, as lines name it.
     public func region(ofGesture g: Int) -> String? { g >= 0 && g < regions.count ? regions[g] : nil }
 

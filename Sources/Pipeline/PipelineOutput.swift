@@ -76,7 +76,7 @@ public struct PipelineOutput {
     private let textLimit: Int
     /// The lines made since the last `removeAll`.
     public var lines: ArraySlice<UInt8> { text.bytes[textStart...] }
-    public private(set) var items: [Item] = []
+    public private(set) var items = FrameList<Item>(capacity: 64)
     /// The actions fired, in order (`Item.action` points here).
     public private(set) var firings: [Firing] = []
     /// The panel's slots whose touches a system gesture took (`cancels_touches`): pass-through
@@ -111,12 +111,16 @@ public struct PipelineOutput {
         self.wants = wants
         text = JSONLineWriter(capacity: capacity)
         textLimit = capacity / 2
-        items.reserveCapacity(64)
         events.reserveCapacity(64)
     }
 
     /// The region an event came from; nil for the default `screen` region.
-    public func region(of origin: Origin) -> String? { origin.regionSlot < 0 ? nil : regionNames[Int(origin.regionSlot)] }
+    public func region(of origin: Origin) -> String? { Self.region(of: origin, in: regionNames) }
+
+    /// The same, from the names alone (`regionNames`).
+    public static func region(of origin: Origin, in names: [String]) -> String? {
+        origin.regionSlot < 0 ? nil : names[Int(origin.regionSlot)]
+    }
 
     /// The bytes of a line of `text`.
     public subscript(line: Range<Int>) -> ArraySlice<UInt8> { text.bytes[line] }
@@ -138,7 +142,7 @@ public struct PipelineOutput {
         } else {
             textStart = text.bytes.count
         }
-        if !items.isEmpty { items.removeAllKeepingCapacity() }
+        items.removeAll()
         if !events.isEmpty { events.removeAllKeepingCapacity() }
         if !frames.isEmpty { frames.removeAllKeepingCapacity() }
         if !transitions.isEmpty { transitions.removeAllKeepingCapacity() }
@@ -183,7 +187,7 @@ public struct PipelineOutput {
             swap(&list, &events)
         }
         var origin = Origin(configuration: configuration, regionSlot: -1)
-        if let name = encoder.region(ofGesture: events[i].gesture) {
+        if encoder.hasRegion(events[i].gesture), let name = encoder.region(ofGesture: events[i].gesture) {
             origin.regionSlot = Int32(regionNames.count)
             regionNames.append(name)
         }

@@ -1,0 +1,39 @@
+/// A list that one frame fills and the next empties: an array's storage that only grows, and a
+/// count. Emptying it is one store, where an array's `removeAll(keepingCapacity: true)` goes
+/// through the general `replaceSubrange` (80–170 instructions even for one element) and
+/// popping checks the storage's uniqueness once per element. Elements past `count` stay in the
+/// storage until they are overwritten, so it is for plain values (nothing to release).
+@frozen
+public struct FrameList<Element>: RandomAccessCollection {
+    @usableFromInline var storage: [Element] = []
+    @usableFromInline var used = 0
+
+    @inlinable public init() {}
+
+    @inlinable public init(capacity: Int) { storage.reserveCapacity(capacity) }
+
+    @inlinable public var startIndex: Int { 0 }
+    @inlinable public var endIndex: Int { used }
+    @inlinable public var count: Int { used }
+    @inlinable public var isEmpty: Bool { used == 0 }
+
+    /// Index `i` below `count` (the storage's own check keeps every access in bounds; this one
+    /// keeps reads off the elements a previous frame left).
+    @inlinable public subscript(i: Int) -> Element {
+        get {
+            precondition(i < used, "FrameList index out of range")
+            return storage[i]
+        }
+        set {
+            precondition(i < used, "FrameList index out of range")
+            storage[i] = newValue
+        }
+    }
+
+    @inlinable @inline(__always) public mutating func append(_ e: Element) {
+        if used < storage.count { storage[used] = e } else { storage.append(e) }
+        used += 1
+    }
+
+    @inlinable public mutating func removeAll() { used = 0 }
+}
