@@ -68,9 +68,7 @@ public struct AxisConstraint: Hashable, Sendable {
         self.min = min
         self.max = max
         self.mode = mode
-        self.rubberBandFactor = rubberBandFactor
-        self.rubberBandLimit = rubberBandLimit
-        self.snapPoints = snapPoints
+        (self.rubberBandFactor, self.rubberBandLimit, self.snapPoints) = (rubberBandFactor, rubberBandLimit, snapPoints)
     }
 
     /// The offset shown for a raw (unconstrained) offset.
@@ -136,10 +134,7 @@ public struct DragConstraints: Hashable, Sendable {
     public init(
         x: AxisConstraint? = nil, y: AxisConstraint? = nil, projection: Duration = .zero, initial: PixelPoint = .zero
     ) {
-        self.x = x
-        self.y = y
-        self.projection = projection
-        self.initial = initial
+        (self.x, self.y, self.projection, self.initial) = (x, y, projection, initial)
     }
 }
 
@@ -181,9 +176,7 @@ public struct GestureSpec: Hashable, Sendable {
         self.name = name ?? kind.rawValue
         self.minFingers = fingers
         self.maxFingers = maxFingers ?? fingers
-        self.tapCount = tapCount
-        self.axis = axis
-        self.thresholds = thresholds
+        (self.tapCount, self.axis, self.thresholds) = (tapCount, axis, thresholds)
     }
 }
 
@@ -196,10 +189,7 @@ public struct RegionSpec: Hashable, Sendable {
     public var drag: DragConstraints?
 
     public init(name: String, rect: PixelRect? = nil, gestures: [GestureSpec], drag: DragConstraints? = nil) {
-        self.name = name
-        self.rect = rect
-        self.gestures = gestures
-        self.drag = drag
+        (self.name, self.rect, self.gestures, self.drag) = (name, rect, gestures, drag)
     }
 }
 
@@ -210,8 +200,7 @@ public struct EngineConfiguration: Hashable, Sendable {
     public var regions: [RegionSpec]
 
     public init(screen: PixelRect, regions: [RegionSpec]) {
-        self.screen = screen
-        self.regions = regions
+        (self.screen, self.regions) = (screen, regions)
     }
 
     /// The name of the built-in full-screen region; events from it carry no `region` field.

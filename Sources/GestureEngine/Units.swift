@@ -70,8 +70,7 @@ public struct PixelPoint: Hashable, Sendable, CustomStringConvertible {
     public var x: Double
     public var y: Double
     public init(x: Double, y: Double) {
-        self.x = x
-        self.y = y
+        (self.x, self.y) = (x, y)
     }
     public static let zero = PixelPoint(x: 0, y: 0)
     public static func + (a: PixelPoint, b: PixelPoint) -> PixelPoint { PixelPoint(x: a.x + b.x, y: a.y + b.y) }
@@ -89,10 +88,7 @@ public struct PixelRect: Hashable, Sendable {
     public var width: Double
     public var height: Double
     public init(x: Double, y: Double, width: Double, height: Double) {
-        self.x = x
-        self.y = y
-        self.width = width
-        self.height = height
+        (self.x, self.y, self.width, self.height) = (x, y, width, height)
     }
     public func contains(_ p: PixelPoint) -> Bool {
         p.x >= x && p.y >= y && p.x < x + width && p.y < y + height
@@ -117,8 +113,7 @@ public struct MillimetersPerPixel: Hashable, Sendable {
     public var x: Double
     public var y: Double
     public init(x: Double, y: Double) {
-        self.x = x
-        self.y = y
+        (self.x, self.y) = (x, y)
     }
     /// One pixel is one millimetre: handy for tests that think in millimetres.
     public static let identity = MillimetersPerPixel(x: 1, y: 1)

@@ -27,9 +27,7 @@ public struct PipelineOutput {
         ) {
             self.touchLines = touchLines
             self.gestureLines = gestureLines
-            self.frames = frames
-            self.transitions = transitions
-            self.pointerLines = pointerLines
+            (self.frames, self.transitions, self.pointerLines) = (frames, transitions, pointerLines)
         }
     }
 

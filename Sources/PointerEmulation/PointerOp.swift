@@ -20,9 +20,7 @@ public struct PointerOp: Hashable, Sendable {
     public var region: Int
 
     public init(time: Timestamp, kind: Kind, region: Int) {
-        self.time = time
-        self.kind = kind
-        self.region = region
+        (self.time, self.kind, self.region) = (time, kind, region)
     }
 }
 
@@ -42,9 +40,7 @@ public struct PointerWheel: Hashable, Sendable {
 
     public init(vertical: Int32, horizontal: Int32, verticalNotches: Int32 = 0, horizontalNotches: Int32 = 0) {
         self.vertical = vertical
-        self.horizontal = horizontal
-        self.verticalNotches = verticalNotches
-        self.horizontalNotches = horizontalNotches
+        (self.horizontal, self.verticalNotches, self.horizontalNotches) = (horizontal, verticalNotches, horizontalNotches)
     }
 }
 

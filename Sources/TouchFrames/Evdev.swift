@@ -8,10 +8,7 @@ public struct InputEvent: Hashable, Sendable {
     public var value: Int32
 
     public init(time: Timestamp, type: UInt16, code: UInt16, value: Int32) {
-        self.time = time
-        self.type = type
-        self.code = code
-        self.value = value
+        (self.time, self.type, self.code, self.value) = (time, type, code, value)
     }
 }
 
@@ -61,11 +58,7 @@ public struct KernelInputEvent: Sendable {
     public var value: Int32
 
     public init(seconds: Int, microseconds: Int, type: UInt16, code: UInt16, value: Int32) {
-        self.seconds = seconds
-        self.microseconds = microseconds
-        self.type = type
-        self.code = code
-        self.value = value
+        (self.seconds, self.microseconds, self.type, self.code, self.value) = (seconds, microseconds, type, code, value)
     }
 
     public var time: Timestamp { Timestamp(seconds: Int64(seconds), microseconds: Int64(microseconds)) }

@@ -8,8 +8,7 @@ public struct Recording: Sendable {
     public var events: [InputEvent]
 
     public init(description: DeviceDescription?, events: [InputEvent]) {
-        self.description = description
-        self.events = events
+        (self.description, self.events) = (description, events)
     }
 
     /// The events, and, when the recording ends with contacts still down (a recording cut
@@ -48,9 +47,7 @@ public struct FileLineError: Error, CustomStringConvertible, Equatable {
     public var line: Int
     public var reason: String
     public init(file: String, line: Int, reason: String) {
-        self.file = file
-        self.line = line
-        self.reason = reason
+        (self.file, self.line, self.reason) = (file, line, reason)
     }
     public var description: String { "\(file):\(line): \(reason)" }
 }
