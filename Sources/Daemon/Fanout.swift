@@ -206,7 +206,8 @@ struct Fanout {
     mutating func enqueue(_ bytes: UnsafeBufferPointer<UInt8>, to s: Int, since: Int64?, continuous: Bool = false) {
         guard subscribers[s].isLive else { return }
         let limit = outputBufferBytes + subscribers[s].replyAllowance
-        if subscribers[s].queued + bytes.count > limit && subscribers[s].link == .open {
+        if subscribers[s].fits(bytes.count, limit) { return subscribers[s].queue(bytes, since: since, continuous: continuous) }
+        if subscribers[s].link == .open {
             write(s)
             guard subscribers[s].isLive else { return }
         }
@@ -215,9 +216,7 @@ struct Fanout {
             drop(s, reason: "stopped reading: \(subscribers[s].queued) bytes queued, the limit is \(outputBufferBytes)", level: .warning)
             return
         }
-        subscribers[s].output.append(bytes)
-        if subscribers[s].pendingSince == nil { subscribers[s].pendingSince = since }
-        if continuous { subscribers[s].streamedAt = since ?? subscribers[s].streamedAt } else { subscribers[s].urgent = true }
+        subscribers[s].queue(bytes, since: since, continuous: continuous)
     }
 
     /// Queues a reply (to a request, or the hello): always whole; the client's requests pause

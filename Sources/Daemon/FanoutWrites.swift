@@ -75,43 +75,31 @@ extension Fanout {
     /// Writes slot `s`'s queue as far as the kernel takes it. A change of its write side
     /// (blocked, unblocked, back under the bound) is reported in `notices`.
     mutating func write(_ s: Int) {
-        guard subscribers[s].isLive, case .socket(let fd) = subscribers[s].kind else { return }
-        let wasPaused = subscribers[s].queued > outputBufferBytes
+        let bound = outputBufferBytes
+        let wasPaused = subscribers[s].queued > bound
         let wasBlocked = subscribers[s].link == .blocked
-        while subscribers[s].queued > 0 {
-            switch subscribers[s].output.withQueuedBytes({ Posix.write(fd, $0) }) {
-            case .done(let n):
-                subscribers[s].output.consume(n)
-                writes += 1
-            case .wouldBlock:
-                subscribers[s].link = .blocked
-                if wasPaused && subscribers[s].queued <= outputBufferBytes { notices.append(.resumed(slot: s)) }
-                if !wasBlocked { notices.append(.interest(slot: s)) }
-                return
-            case .failed(let e):
-                drop(s, reason: "\(e)")
-                return
-            case .removed:
-                drop(s, reason: "write: the socket went away")
-                return
-            }
-        }
-        subscribers[s].output.removeAll(keepingUpTo: outputBufferBytes)
-        subscribers[s].replyAllowance = 0
-        subscribers[s].urgent = false
-        if let since = subscribers[s].pendingSince {
-            if latencySampledAt.map({ since - $0 >= Self.latencySpacing }) ?? true {
+        // The subscriber drains its own queue: one access to it, not one per field.
+        switch subscribers[s].drain(keepingUpTo: bound) {
+        case .notLive:
+            return
+        case .written(let count, let pendingSince):
+            writes += count
+            if let since = pendingSince, latencySampledAt.map({ since - $0 >= Self.latencySpacing }) ?? true {
                 latencies.add(monotonicNanoseconds() - since)
                 latencySampledAt = since
             }
-            subscribers[s].pendingSince = nil
+            if subscribers[s].closeWhenWritten {
+                drop(s, reason: "closed the connection")
+                return
+            }
+            if wasPaused { notices.append(.resumed(slot: s)) }
+            if wasBlocked || wasPaused { notices.append(.interest(slot: s)) }
+        case .blocked(let count):
+            writes += count
+            if wasPaused && subscribers[s].queued <= bound { notices.append(.resumed(slot: s)) }
+            if !wasBlocked { notices.append(.interest(slot: s)) }
+        case .failed(let reason):
+            drop(s, reason: reason)
         }
-        subscribers[s].link = .open
-        if subscribers[s].closeWhenWritten {
-            drop(s, reason: "closed the connection")
-            return
-        }
-        if wasPaused { notices.append(.resumed(slot: s)) }
-        if wasBlocked || wasPaused { notices.append(.interest(slot: s)) }
     }
 }

@@ -1,4 +1,5 @@
 import CLinux
+import SystemCalls
 
 #if canImport(Glibc)
     import Glibc
@@ -68,6 +69,57 @@ struct Subscriber {
     }
 
     var queued: Int { output.count }
+
+    /// `count` more bytes keep the queue within `limit`.
+    func fits(_ count: Int, _ limit: Int) -> Bool { output.count + count <= limit }
+
+    /// Queues a stream line (`Fanout.enqueue`): `since` is its input's time, `continuous` an
+    /// update the next one supersedes (it may be held back); any other line is urgent.
+    mutating func queue(_ bytes: UnsafeBufferPointer<UInt8>, since: Int64?, continuous: Bool) {
+        output.append(bytes)
+        if pendingSince == nil { pendingSince = since }
+        if continuous { streamedAt = since ?? streamedAt } else { urgent = true }
+    }
+
+    /// What `drain` did.
+    enum Drained {
+        /// Nothing was written: the slot is free or dropped.
+        case notLive
+        /// All was written, in `count` writes; the queue is empty again, and its oldest line's
+        /// input time (for latency) is handed back.
+        case written(count: Int, pendingSince: Int64?)
+        /// The kernel took no more after `count` writes: the rest waits for EPOLLOUT.
+        case blocked(count: Int)
+        /// The write failed or the socket went away: the subscriber is to be dropped.
+        case failed(String)
+    }
+
+    /// Writes the queue to the socket as far as the kernel takes it, without blocking; an
+    /// emptied queue gives back storage past `limit` bytes.
+    mutating func drain(keepingUpTo limit: Int) -> Drained {
+        guard isLive, case .socket(let fd) = kind else { return .notLive }
+        var count = 0
+        while output.count > 0 {
+            switch output.withQueuedBytes({ Posix.write(fd, $0) }) {
+            case .done(let n):
+                output.consume(n)
+                count += 1
+            case .wouldBlock:
+                link = .blocked
+                return .blocked(count: count)
+            case .failed(let e):
+                return .failed("\(e)")
+            case .removed:
+                return .failed("write: the socket went away")
+            }
+        }
+        output.removeAll(keepingUpTo: limit)
+        replyAllowance = 0
+        urgent = false
+        link = .open
+        defer { pendingSince = nil }
+        return .written(count: count, pendingSince: pendingSince)
+    }
     /// Lines may be queued and written (it is neither free nor dropped).
     var isLive: Bool { link == .open || link == .blocked }
 }

@@ -140,6 +140,8 @@ public struct Engine {
         }
     }
 
+    // Inlined: called from a `mutating` method, a call copied the whole engine (~1 KB) for `self`.
+    @inline(__always)
     private func earliestDeadline() -> Timestamp? {
         var best: Timestamp?
         for g in arena.members where isLive(g) {
@@ -358,6 +360,7 @@ public struct Engine {
 
     /// A gesture of a region that holds `r`, accepted and running and still taking new contacts,
     /// that may not run with `g`: the new contact is its.
+    @inline(__always)  // as `earliestDeadline`
     private func runningGesture(over r: Int, against g: Int) -> Int? {
         for m in arena.open where regionOf[m] != r && arena.decision[m] == .accepted && bank.status(m) == .active {
             if !sequences.hasClaim(m) && sequences.tree.isAncestor(regionOf[m], of: r) && !configuration.policy.simultaneous(m, g) {
