@@ -33,6 +33,9 @@ public struct FrameDecoder {
     private let palmSize: Double
     private var slots: [Slot]
     private var slot = 0
+    /// One past the highest slot a contact has been down in: a frame looks no further (a hand
+    /// uses the first few of a panel's ten or more slots).
+    private var slotsUsed = 0
     /// The id the next contact to land gets (ids start at 1 and only grow): a caller that
     /// remembers it knows whether a frame has a new contact without looking at its contacts.
     public private(set) var nextContact: UInt32 = 1
@@ -110,18 +113,19 @@ public struct FrameDecoder {
             if multitouch && !dropping && events[i].type == Evdev.EV_ABS {
                 // A run of multitouch axis events (most of a frame), against the slots in place:
                 // one access to the slot array for the run, not one per event.
-                var slot = slot, next = nextContact
+                var slot = slot, next = nextContact, used = slotsUsed
                 let start = i
                 i = slots.withUnsafeMutableBufferPointer { slots in
                     var j = start
                     while j < events.count && events[j].type == Evdev.EV_ABS {
-                        Self.mt(events[j].code, events[j].value, &slot, &next, slots)
+                        Self.mt(events[j].code, events[j].value, &slot, &next, &used, slots)
                         j += 1
                     }
                     return j
                 }
                 self.slot = slot
                 nextContact = next
+                slotsUsed = used
                 continue
             }
             let e = events[i]
@@ -169,17 +173,19 @@ public struct FrameDecoder {
     }
 
     private mutating func mt(_ code: UInt16, _ value: Int32) {
-        var slot = slot, next = nextContact
-        slots.withUnsafeMutableBufferPointer { Self.mt(code, value, &slot, &next, $0) }
+        var slot = slot, next = nextContact, used = slotsUsed
+        slots.withUnsafeMutableBufferPointer { Self.mt(code, value, &slot, &next, &used, $0) }
         self.slot = slot
         nextContact = next
+        slotsUsed = used
     }
 
     /// One multitouch axis event: `slot` is the current slot (-1: one beyond the device's),
-    /// `next` the next contact id.
+    /// `next` the next contact id, `used` one past the highest slot a contact was down in.
     @inline(__always)
     private static func mt(
-        _ code: UInt16, _ value: Int32, _ slot: inout Int, _ next: inout UInt32, _ slots: UnsafeMutableBufferPointer<Slot>
+        _ code: UInt16, _ value: Int32, _ slot: inout Int, _ next: inout UInt32, _ used: inout Int,
+        _ slots: UnsafeMutableBufferPointer<Slot>
     ) {
         let e = (code: code, value: value)
         if e.code == Evdev.ABS_MT_SLOT {
@@ -197,6 +203,7 @@ public struct FrameDecoder {
                 // A new contact (or a new id replacing one whose lift was never sent).
                 slots[slot].trackingID = e.value
                 slots[slot].contact = next
+                used = max(used, slot + 1)
                 slots[slot].isPalm = false
                 slots[slot].major = 0
                 next &+= 1
@@ -239,9 +246,10 @@ public struct FrameDecoder {
         let geometry = geometry
         let majorScale = majorScale, palmSize = palmSize
         if multitouch {
+            let used = slotsUsed
             slots.withUnsafeBufferPointer { slots in
                 contacts.withUnsafeMutableBufferPointer { list in
-                    for s in slots where s.trackingID >= 0 && s.hasX && s.hasY {
+                    for s in slots[0..<used] where s.trackingID >= 0 && s.hasX && s.hasY {
                         // A palm by the panel's word, or by its size (a touch longer than palm_size).
                         let palm = s.isPalm || (majorScale > 0 && Double(s.major) * majorScale > palmSize)
                         list[n] = Contact(id: s.contact, position: geometry.map(x: s.x, y: s.y), isPalm: palm)
