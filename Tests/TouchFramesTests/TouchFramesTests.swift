@@ -133,6 +133,22 @@ struct Feeder {
         #expect(f.last.count == 1 && f.last[0].id != first)
     }
 
+    @Test func contactsInAnySlot_comeInSlotOrder_theLastSlotIncluded() {
+        // The decoder looks only as far as the highest slot a contact has used: a first
+        // contact in the last slot, then one in a low slot, are both in the frame.
+        var f = Feeder()
+        f.touch(slot: 4, id: 1, x: 40, y: 41)
+        f.syn()
+        #expect(f.positions == [PixelPoint(x: 40, y: 41)])
+        f.touch(slot: 1, id: 2, x: 10, y: 11)
+        f.syn()
+        #expect(f.positions == [PixelPoint(x: 10, y: 11), PixelPoint(x: 40, y: 41)])
+        f.abs(Evdev.ABS_MT_SLOT, 4)
+        f.abs(Evdev.ABS_MT_TRACKING_ID, -1)
+        f.syn()
+        #expect(f.positions == [PixelPoint(x: 10, y: 11)])
+    }
+
     @Test func slotBeyondTheDevicesSlots_isDropped() {
         var f = Feeder(panel(slots: 1))
         f.touch(slot: 0, id: 1, x: 5, y: 6)
