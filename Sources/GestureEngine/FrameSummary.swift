@@ -145,7 +145,7 @@ struct ContactTracker {
                 let current = UnsafeBufferPointer(rebasing: all[0..<previousCount])
                 var index = -1
                 for c in frame.contacts {
-                    index += 1
+                    index &+= 1
                     guard view.includes(index, c) else { continue }
                     m.take(c, from: current, scale: frame.scale, into: next, summary: &s)
                 }
@@ -199,7 +199,7 @@ extension ContactTracker {
             _ c: Contact, from current: UnsafeBufferPointer<Tracked>, scale: MillimetersPerPixel,
             into next: UnsafeMutableBufferPointer<Tracked>, summary s: inout FrameSummary
         ) {
-            present += 1
+            present &+= 1  // counts here are bounded by the frame's contacts: no overflow check
             if c.isPalm {
                 s.hasPalm = true
                 return
@@ -214,7 +214,7 @@ extension ContactTracker {
             }
             var t = Tracked(id: c.id, down: c.position, last: c.position, previous: .zero, common: false)
             if i >= 0 {
-                hint = i + 1
+                hint = i &+ 1
                 let prev = current[i].last
                 t.down = current[i].down
                 t.previous = prev
@@ -228,14 +228,14 @@ extension ContactTracker {
                     secondPrev = prev
                     secondCur = c.position
                 }
-                common += 1
+                common &+= 1
             } else {
-                s.added += 1
+                s.added &+= 1
             }
             let mx = (c.position.x - t.down.x) * scale.x, my = (c.position.y - t.down.y) * scale.y
             maxTravelSquared = max(maxTravelSquared, mx * mx + my * my)
             next[n] = t
-            n += 1
+            n &+= 1
         }
     }
 

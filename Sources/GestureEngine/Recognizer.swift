@@ -216,17 +216,19 @@ struct VelocityTracker {
         // each replacement moves forward), samples faster than the spacing would replace it
         // forever, keep only the first and the latest, and give a release velocity of 0 at
         // 200 Hz and up.
-        if count > 1 && time.nanoseconds - times[unchecked: head == 0 ? Self.capacity - 1 : head - 1] < minimumSpacing {
+        // Indices stay in 0..<capacity and counts at most capacity, and timestamps are far from
+        // Int64's ends (microseconds of uptime): the arithmetic below is not checked.
+        if count > 1 && time.nanoseconds &- times[unchecked: head == 0 ? Self.capacity &- 1 : head &- 1] < minimumSpacing {
             times[unchecked: head] = time.nanoseconds
             xs[unchecked: head] = p.x
             ys[unchecked: head] = p.y
             return
         }
-        head = head == Self.capacity - 1 ? 0 : head + 1
+        head = head == Self.capacity &- 1 ? 0 : head &+ 1
         times[unchecked: head] = time.nanoseconds
         xs[unchecked: head] = p.x
         ys[unchecked: head] = p.y
-        count = min(count + 1, Self.capacity)
+        count = min(count &+ 1, Self.capacity)
     }
 
     /// Velocity (px/s) at `now` from the samples no older than the horizon; zero with fewer than
@@ -239,7 +241,7 @@ struct VelocityTracker {
         var n = 0, st = 0.0, sx = 0.0, sy = 0.0, stt = 0.0, stx = 0.0, sty = 0.0
         var i = head
         while n < count && times[unchecked: i] >= oldest {
-            let t = Double(times[unchecked: i] - now.nanoseconds)  // ns: no division per sample
+            let t = Double(times[unchecked: i] &- now.nanoseconds)  // ns: no division per sample
             let x = xs[unchecked: i] - x0, y = ys[unchecked: i] - y0
             st += t
             sx += x
@@ -247,8 +249,8 @@ struct VelocityTracker {
             stt += t * t
             stx += t * x
             sty += t * y
-            n += 1
-            i = i == 0 ? Self.capacity - 1 : i - 1
+            n &+= 1
+            i = i == 0 ? Self.capacity &- 1 : i &- 1
         }
         guard n >= 2 else { return .zero }
         let count = Double(n)

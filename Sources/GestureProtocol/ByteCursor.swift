@@ -12,8 +12,8 @@ struct ByteCursor {
     let base: UnsafeMutablePointer<UInt8>
     var count = 0
 
-    // `count` only grows by what a bounded line writes (`appendBounded`): its additions cannot
-    // overflow, and are not checked.
+    // `count` only grows by what a bounded line writes (`appendBounded`), and digits are written
+    // between `count` and `count + 20`: that arithmetic cannot overflow, and is not checked.
     @inline(__always) mutating func byte(_ b: UInt8) {
         base[count] = b
         count &+= 1
@@ -21,13 +21,14 @@ struct ByteCursor {
 
     @inline(__always) mutating func raw(_ s: StaticString) {
         let n = s.utf8CodeUnitCount
-        (base + count).update(from: s.utf8Start, count: n)
+        // `initialize`, not `update`: the same for bytes, without the check for copying onto itself.
+        (base + count).initialize(from: s.utf8Start, count: n)
         count &+= n
     }
 
     mutating func raw(_ b: UnsafeBufferPointer<UInt8>) {
         guard let start = b.baseAddress else { return }
-        (base + count).update(from: start, count: b.count)
+        (base + count).initialize(from: start, count: b.count)
         count &+= b.count
     }
 
@@ -67,8 +68,8 @@ struct ByteCursor {
     /// The two digits of `r` (0...99) at `i`.
     @inline(__always) func pair(_ r: Int, at i: Int) {
         let pairs = Self.pairs.utf8Start
-        base[i] = pairs[2 * r]
-        base[i + 1] = pairs[2 * r + 1]
+        base[i] = pairs[2 &* r]
+        base[i &+ 1] = pairs[2 &* r &+ 1]
     }
 
     /// The decimal digits of `m` (no sign), written from the back, two per division. Inlined:
@@ -81,20 +82,20 @@ struct ByteCursor {
         let n = Self.digitCount(m)
         let pairs = Self.pairs.utf8Start
         var v = m
-        var i = count + n
+        var i = count &+ n
         while v >= 100 {
             let r = Int(truncatingIfNeeded: v % 100)
             v /= 100
-            i -= 2
-            base[i] = pairs[2 * r]
-            base[i + 1] = pairs[2 * r + 1]
+            i &-= 2
+            base[i] = pairs[2 &* r]
+            base[i &+ 1] = pairs[2 &* r &+ 1]
         }
         if v >= 10 {
             let r = Int(truncatingIfNeeded: v)
-            base[i - 2] = pairs[2 * r]
-            base[i - 1] = pairs[2 * r + 1]
+            base[i &- 2] = pairs[2 &* r]
+            base[i &- 1] = pairs[2 &* r &+ 1]
         } else {
-            base[i - 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: v)
+            base[i &- 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: v)
         }
         count &+= n
     }
@@ -110,8 +111,8 @@ struct ByteCursor {
     @inline(__always) static func roundHalfAwayFromZero(_ x: Double) -> Int64 {
         let whole = Int64(x)
         let rest = x - Double(whole)
-        if rest >= 0.5 { return whole + 1 }
-        if rest <= -0.5 { return whole - 1 }
+        if rest >= 0.5 { return whole &+ 1 }  // |whole| < 9e15: no overflow
+        if rest <= -0.5 { return whole &- 1 }
         return whole
     }
 
@@ -180,8 +181,8 @@ extension ByteCursor {
         // The six decimals as three pairs.
         let frac = Int(truncatingIfNeeded: us % 1_000_000)
         pair(frac / 10_000, at: count)
-        pair(frac / 100 % 100, at: count + 2)
-        pair(frac % 100, at: count + 4)
+        pair(frac / 100 % 100, at: count &+ 2)
+        pair(frac % 100, at: count &+ 4)
         count &+= 6
     }
 }

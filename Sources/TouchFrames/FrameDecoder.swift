@@ -119,7 +119,7 @@ public struct FrameDecoder {
                     var j = start
                     while j < events.count && events[j].type == Evdev.EV_ABS {
                         Self.mt(events[j].code, events[j].value, &slot, &next, &used, slots)
-                        j += 1
+                        j &+= 1  // below `events.count`
                     }
                     return j
                 }
@@ -253,7 +253,7 @@ public struct FrameDecoder {
                         // A palm by the panel's word, or by its size (a touch longer than palm_size).
                         let palm = s.isPalm || (majorScale > 0 && Double(s.major) * majorScale > palmSize)
                         list[n] = Contact(id: s.contact, position: geometry.map(x: s.x, y: s.y), isPalm: palm)
-                        n += 1
+                        n &+= 1  // below the slot count
                     }
                 }
             }
