@@ -39,8 +39,10 @@ final class LiveSource: InputSource {
         self.loop = loop
         self.deliver = deliver
         self.ended = ended
-        // Unowned: the handler is removed in stop(), before the devices let the source go.
-        try loop.add(device.fd) { [unowned self] _ in self.deliverDue() }
+        // Held by the loop's handler until stop() removes it, which the devices call before they
+        // let the source go (a strong capture: an unowned one was checked, retained and released
+        // on every read).
+        try loop.add(device.fd) { _ in self.deliverDue() }
     }
 
     func stop() {

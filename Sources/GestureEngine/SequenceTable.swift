@@ -281,13 +281,18 @@ struct SequenceTable {
     /// matched or hit-tested, the regions are marked as they were, and the result is
     /// `classify`'s (nil when it is not such a frame, or when its contacts are in several regions).
     private mutating func sameContactsAsBefore(_ frame: TouchFrame) -> Int?? {
-        guard frame.contacts.count == contactCount, contactCount > 0 else { return nil }
-        var index = 0
-        var leaf: Int32 = -2
-        for c in frame.contacts {
-            guard landed[index].id == c.id else { return nil }
-            if leaf == -2 { leaf = landed[index].leaf } else if landed[index].leaf != leaf { leaf = -1 }
-            index += 1
+        let n = contactCount
+        guard frame.contacts.count == n, n > 0, landed.count >= n else { return nil }
+        // Safe: both buffers are read below `n`, which each holds (checked above).
+        let leaf: Int32 = landed.withUnsafeBufferPointer { down in
+            frame.contacts.withUnsafeBufferPointer { now in
+                var leaf = down[0].leaf
+                for i in 0..<n {
+                    guard down[i].id == now[i].id else { return -1 }
+                    if down[i].leaf != leaf { leaf = -1 }
+                }
+                return leaf
+            }
         }
         guard leaf >= 0 else { return nil }
         mark(leaf)
