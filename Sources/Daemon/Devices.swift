@@ -132,10 +132,13 @@ final class Devices<Owner: DeviceOwner> {
             id: id, source: source, pipeline: try makePipeline(source, id: id), health: gone.take(key) ?? PanelHealth(key), mirror: mirror)
         nextID += 1
         hub.state.devices.add(device)
-        // Unowned: the devices outlive their sources' handlers (each source is stopped first).
+        // The read's hand-off holds the devices strongly (an unowned capture was checked,
+        // retained and released on every read); the source lets go of it when it is stopped,
+        // which the devices do before they let a source go and when the daemon stops
+        // (`stopAll`). The end's call-back, rare, stays unowned.
         try source.start(
             loop: loop,
-            deliver: { [unowned self] batch in self.delivered(batch, from: id) },
+            deliver: { batch in self.delivered(batch, from: id) },
             ended: { [unowned self] in self.sourceEnded(id) })
         owner.added(device)
         log.info("device \(id) added: \(source.description.name) (\(source.node))")
