@@ -80,11 +80,12 @@ struct Arena {
 
     /// Do `a` and `b` share a contact? Yes in one region; for regions one inside the other, when
     /// a contact the outer member can see (landed since its round began) landed in the inner one.
-    func meet(_ a: Int, _ b: Int, _ sequences: borrowing SequenceTable) -> Bool {
+    /// (`sequences` by address: `fireNext`'s, read only.)
+    func meet(_ a: Int, _ b: Int, _ sequences: UnsafePointer<SequenceTable>) -> Bool {
         let ra = region[a], rb = region[b]
         if ra == rb { return true }
-        if sequences.tree.isAncestor(ra, of: rb) { return sequences.lastLanded[rb] >= firstSerial[a] }
-        if sequences.tree.isAncestor(rb, of: ra) { return sequences.lastLanded[ra] >= firstSerial[b] }
+        if sequences.pointee.tree.isAncestor(ra, of: rb) { return sequences.pointee.lastLanded[rb] >= firstSerial[a] }
+        if sequences.pointee.tree.isAncestor(rb, of: ra) { return sequences.pointee.lastLanded[ra] >= firstSerial[b] }
         return false
     }
 
@@ -104,7 +105,7 @@ struct Arena {
 
     /// May `g` fire now? Not while an undecided member of its round or an earlier one that
     /// shares a contact with it outranks it.
-    func isBlocked(_ g: Int, by policy: ArenaPolicy, _ sequences: borrowing SequenceTable) -> Bool {
+    func isBlocked(_ g: Int, by policy: ArenaPolicy, _ sequences: UnsafePointer<SequenceTable>) -> Bool {
         for o in members where o != g && decision[o] == .undecided && round[o] <= round[g] {
             if policy.outranks(o, g) && meet(o, g, sequences) { return true }
         }
@@ -113,7 +114,7 @@ struct Arena {
 
     /// Does `winner`'s firing reject `o`? Yes if `o` is undecided, of its round, shares a
     /// contact with it, and may not run with it.
-    func loses(_ o: Int, to winner: Int, by policy: ArenaPolicy, _ sequences: borrowing SequenceTable) -> Bool {
+    func loses(_ o: Int, to winner: Int, by policy: ArenaPolicy, _ sequences: UnsafePointer<SequenceTable>) -> Bool {
         o != winner && isMember[o] && decision[o] == .undecided && round[o] == round[winner]
             && !policy.simultaneous(winner, o) && meet(o, winner, sequences)
     }
@@ -124,7 +125,7 @@ struct Arena {
     /// the losers (their recognizers' `accepted` and `rejected`) and asks again from `next`.
     /// nil: nothing from `start` on can fire now.
     mutating func fireNext(
-        from start: Int, bank: borrowing RecognizerBank, policy: ArenaPolicy, sequences: borrowing SequenceTable,
+        from start: Int, bank: borrowing RecognizerBank, policy: ArenaPolicy, sequences: UnsafePointer<SequenceTable>,
         losers: inout FrameList<Int>
     ) -> (winner: Int, next: Int)? {
         var i = start

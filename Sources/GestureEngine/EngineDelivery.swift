@@ -37,8 +37,10 @@ extension Engine {
         while changed {
             changed = false
             var from = 0
+            // The sequences go by address: as a value beside the arena's change they were copied
+            // (~400 bytes) each call. Safe: the pointer lives for the call, which only reads them.
             while let (g, next) = arena.fireNext(
-                from: from, bank: bank, policy: configuration.policy, sequences: sequences, losers: &losers)
+                from: from, bank: bank, policy: configuration.policy, sequences: &sequences, losers: &losers)
             {
                 from = next
                 changed = true
