@@ -126,20 +126,6 @@ public struct Engine {
         arena.moved = false
     }
 
-    /// Which summaries the next frame must give the fingers' shape: only a pinch that is not
-    /// over, and a pan still deciding (pan or pinch, by the span), read it. A recognizer reset
-    /// for a new sequence reads it at once, but its first frame has no finger common to the
-    /// last, where the shape is "no change" whether worked out or not.
-    private mutating func noteShapeReaders() {
-        for r in sequences.shapeRegions.indices { sequences.shapeRegions[r] = false }
-        for reader in sequences.shapeReaders {
-            let status = bank.status(reader.gesture)
-            let reads = reader.pinch ? status != .failed && status != .finished : status == .possible
-            sequences.shapeGestures[reader.gesture] = reads
-            if reads { sequences.shapeRegions[reader.region] = true }
-        }
-    }
-
     // Inlined: called from a `mutating` method, a call copied the whole engine (~1 KB) for `self`.
     @inline(__always)
     private func earliestDeadline() -> Timestamp? {

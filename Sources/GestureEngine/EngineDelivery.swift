@@ -71,6 +71,20 @@ extension Engine {
         }
     }
 
+    /// Which summaries the next frame must give the fingers' shape: only a pinch that is not
+    /// over, and a pan still deciding (pan or pinch, by the span), read it. A recognizer reset
+    /// for a new sequence reads it at once, but its first frame has no finger common to the
+    /// last, where the shape is "no change" whether worked out or not.
+    mutating func noteShapeReaders() {
+        for r in sequences.shapeRegions.indices { sequences.shapeRegions[r] = false }
+        for reader in sequences.shapeReaders {
+            let status = bank.status(reader.gesture)
+            let reads = reader.pinch ? status != .failed && status != .finished : status == .possible
+            sequences.shapeGestures[reader.gesture] = reads
+            if reads { sequences.shapeRegions[reader.region] = true }
+        }
+    }
+
     // MARK: - Claims
 
     /// A running gesture claims its fingers: one of a fixed count (a long press, an edge swipe,

@@ -24,6 +24,41 @@ import Testing
         #expect(ended?.position == PixelPoint(x: 500, y: 500))
     }
 
+    /// Spreads two fingers landed at ids `a`, `b` (one spread of `pinch_spread_...` above).
+    private func spread(_ t: inout Timeline) {
+        for _ in 0..<10 {
+            t.wait(.milliseconds(20))
+            t.move(t.contacts[0].id, to: (t.contacts[0].position.x - 2, 500))
+            t.move(t.contacts[1].id, to: (t.contacts[1].position.x + 2, 500))
+        }
+        t.upAll()
+    }
+
+    /// The fingers' shape is worked out only while a pinch (or a deciding pan) may read it: after
+    /// a stroke in which the pinch failed, the next pinch still sees every change, whether its
+    /// fingers land after a pause or in the very frame the last ones lift.
+    @Test(arguments: [false, true])
+    func pinch_afterATwoFingerPan_seesTheWholeSpread(landAsTheOthersLift: Bool) {
+        var t = Timeline()
+        t.down([(1, (400, 500)), (2, (600, 500))])
+        t.dragAll(by: (0, 200), over: .milliseconds(200))
+        if landAsTheOthersLift {
+            t.wait(.milliseconds(20))
+            t.contacts = [Contact(id: 3, position: PixelPoint(x: 400, y: 500)), Contact(id: 4, position: PixelPoint(x: 600, y: 500))]
+            t.send()
+        } else {
+            t.upAll()
+            t.wait(.milliseconds(400))
+            t.down([(3, (400, 500)), (4, (600, 500))])
+        }
+        spread(&t)
+        t.finish()
+        #expect(t.log.first == "pan began")
+        let ended = t.event("pinch", .ended)
+        #expect(abs((ended?.scale ?? 0) - 1.2) < 1e-9)
+        #expect(abs(ended?.rotation ?? 1) < 1e-9)
+    }
+
     @Test func pinch_rotation_quarterTurnClockwise() {
         var t = Timeline()
         t.down([(1, (400, 500)), (2, (600, 500))])
