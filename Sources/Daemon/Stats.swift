@@ -82,23 +82,33 @@ struct Stats {
 /// power-of-two microsecond buckets (bucket k holds [2^(k-1), 2^k) µs; bucket 0 is under 1 µs).
 /// Adding a sample allocates nothing.
 struct LatencyRing {
-    private var samples = [Int64](repeating: 0, count: 4096)
+    private static let capacity = 4096
+    private static let bucketCount = 24
+    /// The last `capacity` samples (ns), then the counts per bucket (the last bucket also holds
+    /// everything slower, 2^23 µs ≈ 8 s and up): one buffer, so a sample is one write access.
+    private var storage = [Int64](repeating: 0, count: LatencyRing.capacity + LatencyRing.bucketCount)
     private var next = 0
     private(set) var count = 0
     private(set) var max: Int64 = 0
     /// Every sample since the start, added up (ns).
     private(set) var sum: Int64 = 0
-    /// Counts per bucket; the last bucket also holds everything slower (2^23 µs ≈ 8 s and up).
-    private(set) var buckets = [Int](repeating: 0, count: 24)
+
+    /// Counts per bucket.
+    var buckets: ArraySlice<Int64> { storage[Self.capacity...] }
 
     mutating func add(_ ns: Int64) {
-        samples[next] = ns
-        next = (next + 1) % samples.count
+        let us = UInt64(Swift.max(0, ns / 1000))
+        let bucket = Self.capacity + Swift.min(Self.bucketCount - 1, 64 - us.leadingZeroBitCount)
+        let at = next
+        // Safe: `at` is below `capacity` and `bucket` below `capacity + bucketCount`, the count.
+        storage.withUnsafeMutableBufferPointer { s in
+            s[at] = ns
+            s[bucket] &+= 1
+        }
+        next = at == Self.capacity - 1 ? 0 : at + 1
         count += 1
         sum &+= Swift.max(0, ns)
         if ns > max { max = ns }
-        let us = UInt64(Swift.max(0, ns / 1000))
-        buckets[Swift.min(buckets.count - 1, 64 - us.leadingZeroBitCount)] += 1
     }
 
     /// The exclusive upper bound (µs) of bucket `k`.
@@ -113,15 +123,15 @@ struct LatencyRing {
         h.p99 = Double(percentile(0.99)) / 1e3
         h.max = Double(max) / 1e3
         h.buckets = buckets.enumerated().filter { $0.element > 0 }.map {
-            .init(below: $0.offset < buckets.count - 1 ? Self.bucketBound($0.offset) : nil, count: $0.element)
+            .init(below: $0.offset < Self.bucketCount - 1 ? Self.bucketBound($0.offset) : nil, count: Int($0.element))
         }
         return h
     }
 
     func percentile(_ p: Double) -> Int64 {
-        let n = Swift.min(count, samples.count)
+        let n = Swift.min(count, Self.capacity)
         guard n > 0 else { return 0 }
-        let sorted = samples[0..<n].sorted()
+        let sorted = storage[0..<n].sorted()
         return sorted[Swift.min(n - 1, Int(Double(n - 1) * p))]
     }
 }

@@ -100,7 +100,7 @@ struct ByteCursor {
         count &+= n
     }
 
-    mutating func integer(_ v: Int64) {
+    @inline(__always) mutating func integer(_ v: Int64) {
         if v < 0 { byte(UInt8(ascii: "-")) }
         digits(v.magnitude)
     }
