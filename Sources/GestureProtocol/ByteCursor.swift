@@ -188,14 +188,18 @@ extension ByteCursor {
 }
 
 extension JSONLineWriter {
-    /// Appends what `body` writes, at most `maxBytes` (the caller's bound on it), with one copy.
-    /// The scratch is on the stack (up to 1024 bytes it is, without asking the runtime).
+    /// Appends what `body` writes, at most `maxBytes` (the caller's bound on it), straight into
+    /// the buffer's spare capacity (`append(addingCapacity:)`: no scratch, no second copy).
     mutating func appendBounded(maxBytes: Int, _ body: (inout ByteCursor) -> Void) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maxBytes) { buf in
-            var c = ByteCursor(base: buf.baseAddress!)
-            body(&c)
-            precondition(c.count <= maxBytes, "a line overran its bound")
-            bytes.append(contentsOf: UnsafeBufferPointer(start: buf.baseAddress, count: c.count))
+        bytes.append(addingCapacity: maxBytes) { span in
+            // Safe: the cursor writes at most `maxBytes` bytes from the start of the span's
+            // buffer, which holds `maxBytes`; only what it wrote is counted as initialized.
+            span.withUnsafeMutableBufferPointer { buf, initialized in
+                var c = ByteCursor(base: buf.baseAddress!)
+                body(&c)
+                precondition(c.count <= maxBytes, "a line overran its bound")
+                initialized = c.count
+            }
         }
     }
 }
