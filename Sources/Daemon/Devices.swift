@@ -146,8 +146,14 @@ final class Devices<Owner: DeviceOwner> {
 
     /// A read's batch through the device's pipeline, and what it made to the fan-out.
     private func delivered(_ batch: InputBatch, from id: UInt32) {
+        if batch.resynced { logResync(id) }
         guard let k = hub.state.feed(batch, from: id, turn: loop) else { return }
         afterHandOff(k)
+    }
+
+    private func logResync(_ id: UInt32) {
+        let node = hub.state.devices.index(of: id).map { hub.state.devices.all[$0].source.node } ?? "device \(id)"
+        log.notice("\(node): events dropped (SYN_DROPPED); resynchronized with the kernel's state")
     }
 
     /// A device's decoder (with the configured geometry) and engine (with the current regions).

@@ -53,12 +53,8 @@ final class LiveSource: InputSource {
     func deliverDue() {
         guard let deliver else { return }
         do {
-            let end = try device.read { batch in
-                if batch.resynced {
-                    self.log.notice("\(self.node): events dropped (SYN_DROPPED); resynchronized with the kernel's state")
-                }
-                deliver(batch)
-            }
+            // Handed straight on (the devices log a resynchronized batch).
+            let end = try device.read(deliver: deliver)
             failures = 0
             if end == .removed { finish() }
         } catch {
