@@ -8,65 +8,67 @@ protocol RecognizerVisitor {
 /// All recognizers of a configuration, one per compiled gesture, kept in arrays of their own
 /// type. Index `g` is the compiled gesture `g`.
 struct RecognizerBank {
-    private var kinds: [GestureKind] = []
-    private var slots: [Int] = []
+    /// Per gesture: its kind, its place in its kind's array, and its status and deadline as of
+    /// its last input or reset, in one entry (one bounds check a look, where four arrays took
+    /// four). The engine asks for the status and deadline many times a frame (every member,
+    /// around every delivery, for the arena and the next deadline), and a load from here costs
+    /// less than a switch into the typed array each time.
+    private struct Entry {
+        var kind: GestureKind
+        var slot: Int
+        var status = RecognizerStatus.possible
+        var deadline: Timestamp?
+    }
+    private var entries: [Entry] = []
     private var taps: [TapRecognizer] = []
     private var longPresses: [LongPressRecognizer] = []
     private var pans: [PanRecognizer] = []
     private var swipes: [SwipeRecognizer] = []
     private var pinches: [PinchRecognizer] = []
     private var edgeSwipes: [EdgeSwipeRecognizer] = []
-    /// Each recognizer's status and deadline, as of its last input or reset: the engine asks for
-    /// them many times a frame (every member, around every delivery, for the arena and the next
-    /// deadline), and a load from here costs less than a switch into the typed array each time.
-    private var statuses: [RecognizerStatus] = []
-    private var deadlines: [Timestamp?] = []
     /// A status or a deadline changed since the engine last cleared this (see `Engine.settle`).
     var moved = true
 
     init(_ config: CompiledConfiguration) {
         for g in config.gestures {
             let s = g.spec
-            kinds.append(s.kind)
             switch s.kind {
             case .tap:
-                slots.append(taps.count)
+                entries.append(Entry(kind: s.kind, slot: taps.count))
                 taps.append(TapRecognizer(fingers: s.minFingers, taps: max(1, s.tapCount), thresholds: s.thresholds))
             case .longPress:
-                slots.append(longPresses.count)
+                entries.append(Entry(kind: s.kind, slot: longPresses.count))
                 longPresses.append(LongPressRecognizer(fingers: s.minFingers, thresholds: s.thresholds))
             case .pan:
-                slots.append(pans.count)
+                entries.append(Entry(kind: s.kind, slot: pans.count))
                 pans.append(
                     PanRecognizer(
                         minFingers: s.minFingers, maxFingers: s.maxFingers, axis: s.axis, thresholds: s.thresholds))
             case .swipe:
-                slots.append(swipes.count)
+                entries.append(Entry(kind: s.kind, slot: swipes.count))
                 swipes.append(
                     SwipeRecognizer(
                         minFingers: s.minFingers, maxFingers: s.maxFingers, directionCount: s.directionCount, directions: s.directions,
                         thresholds: s.thresholds))
             case .pinch:
-                slots.append(pinches.count)
+                entries.append(Entry(kind: s.kind, slot: pinches.count))
                 pinches.append(
                     PinchRecognizer(minFingers: s.minFingers, maxFingers: s.maxFingers, thresholds: s.thresholds))
             case .edgeSwipe:
-                slots.append(edgeSwipes.count)
+                entries.append(Entry(kind: s.kind, slot: edgeSwipes.count))
                 edgeSwipes.append(
                     EdgeSwipeRecognizer(
                         fingers: s.minFingers, edges: s.edges, screen: config.screen, thresholds: s.thresholds))
             }
         }
-        statuses = [RecognizerStatus](repeating: .possible, count: kinds.count)
-        deadlines = [Timestamp?](repeating: nil, count: kinds.count)
     }
 
-    var count: Int { kinds.count }
+    var count: Int { entries.count }
 
     @inline(__always)
     private mutating func with<V: RecognizerVisitor>(_ g: Int, _ v: V) -> V.Result {
-        let i = slots[g]
-        switch kinds[g] {
+        let i = entries[g].slot
+        switch entries[g].kind {
         case .tap: return v.visit(&taps[i])
         case .longPress: return v.visit(&longPresses[i])
         case .pan: return v.visit(&pans[i])
@@ -82,10 +84,11 @@ struct RecognizerBank {
     mutating func handle(_ g: Int, _ input: RecognizerInput, into out: inout [GestureEvent])
         -> (wasFailed: Bool, status: RecognizerStatus)
     {
-        let wasFailed = statuses[g] == .failed
-        let i = slots[g]
+        let entry = entries[g]
+        let wasFailed = entry.status == .failed
+        let i = entry.slot
         let after: (RecognizerStatus, Timestamp?)
-        switch kinds[g] {
+        switch entry.kind {
         case .tap: after = Self.handle(&taps[i], input, &out)
         case .longPress: after = Self.handle(&longPresses[i], input, &out)
         case .pan: after = Self.handle(&pans[i], input, &out)
@@ -93,9 +96,9 @@ struct RecognizerBank {
         case .pinch: after = Self.handle(&pinches[i], input, &out)
         case .edgeSwipe: after = Self.handle(&edgeSwipes[i], input, &out)
         }
-        if after.0 != statuses[g] || after.1 != deadlines[g] {
-            statuses[g] = after.0
-            deadlines[g] = after.1
+        if after.0 != entry.status || after.1 != entry.deadline {
+            entries[g].status = after.0
+            entries[g].deadline = after.1
             moved = true
         }
         return (wasFailed, after.0)
@@ -112,8 +115,8 @@ struct RecognizerBank {
     /// Recognizer `g` back to idle, for a new round.
     mutating func reset(_ g: Int) {
         with(g, Reset())
-        statuses[g] = .possible
-        deadlines[g] = nil
+        entries[g].status = .possible
+        entries[g].deadline = nil
         moved = true
     }
 
@@ -124,22 +127,22 @@ struct RecognizerBank {
 
     /// The kept statuses and deadlines are what the recognizers themselves say (for `assert`).
     func keptMatchesRecognizers() -> Bool {
-        kinds.indices.allSatisfy { g in
+        entries.indices.allSatisfy { g in
             let seen = look(g)
-            return seen.status == statuses[g] && seen.deadline == deadlines[g]
+            return seen.status == entries[g].status && seen.deadline == entries[g].deadline
         }
     }
 
     /// The status of recognizer `g`.
-    func status(_ g: Int) -> RecognizerStatus { statuses[g] }
+    func status(_ g: Int) -> RecognizerStatus { entries[g].status }
 
     /// The deadline of recognizer `g`.
-    func deadline(_ g: Int) -> Timestamp? { deadlines[g] }
+    func deadline(_ g: Int) -> Timestamp? { entries[g].deadline }
 
     @inline(__always)
     private func read<L: Looker>(_ g: Int, _ l: L) -> L.Result {
-        let i = slots[g]
-        switch kinds[g] {
+        let i = entries[g].slot
+        switch entries[g].kind {
         case .tap: return taps.withUnsafeBufferPointer { l.look($0, i) }
         case .longPress: return longPresses.withUnsafeBufferPointer { l.look($0, i) }
         case .pan: return pans.withUnsafeBufferPointer { l.look($0, i) }
