@@ -25,12 +25,16 @@ struct Arena {
 
     /// Members in arming order (innermost region first within a sequence).
     private(set) var members: [Int] = []
-    private var isMember: [Bool]
-    private(set) var decision: [Decision]
-    private(set) var round: [Int]
-    /// Per member: its region, and the serial of the first contact its round can see.
-    private var region: [Int]
-    private var firstSerial: [UInt64]
+    /// Per gesture, in one entry (one bounds check a look): whether it is a member, its
+    /// decision, its round, its region, and the serial of the first contact its round can see.
+    private struct Seat {
+        var isMember = false
+        var decision = Decision.undecided
+        var round = 0
+        var region = 0
+        var firstSerial: UInt64 = 0
+    }
+    private var seats: [Seat]
     /// Members or decisions changed since the engine last cleared this (see `Engine.settle`).
     var moved = true {
         didSet { if moved { openIsStale = true } }
@@ -43,11 +47,7 @@ struct Arena {
     init(gestureCount n: Int) {
         members.reserveCapacity(n)
         open = FrameList(capacity: n)
-        isMember = [Bool](repeating: false, count: n)
-        decision = [Decision](repeating: .undecided, count: n)
-        round = [Int](repeating: 0, count: n)
-        region = [Int](repeating: 0, count: n)
-        firstSerial = [UInt64](repeating: 0, count: n)
+        seats = [Seat](repeating: Seat(), count: n)
     }
 
     var isEmpty: Bool { members.isEmpty }
@@ -57,24 +57,21 @@ struct Arena {
     mutating func refreshOpen() {
         guard openIsStale else { return }
         open.removeAll()
-        for g in members where decision[g] != .rejected { open.append(g) }
+        for g in members where seats[g].decision != .rejected { open.append(g) }
         openIsStale = false
     }
 
-    func contains(_ g: Int) -> Bool { isMember[g] }
+    /// Gesture `g`'s decision in its round.
+    func decision(_ g: Int) -> Decision { seats[g].decision }
 
-    func isUndecided(_ g: Int) -> Bool { isMember[g] && decision[g] == .undecided }
+    func contains(_ g: Int) -> Bool { seats[g].isMember }
+
+    func isUndecided(_ g: Int) -> Bool { seats[g].isMember && seats[g].decision == .undecided }
 
     /// Enters `g` (of region `r`) for a new round, seeing the contacts from serial `first` on.
     mutating func arm(_ g: Int, round k: Int, region r: Int, firstSerial first: UInt64) {
-        if !isMember[g] {
-            isMember[g] = true
-            members.append(g)
-        }
-        decision[g] = .undecided
-        round[g] = k
-        region[g] = r
-        firstSerial[g] = first
+        if !seats[g].isMember { members.append(g) }
+        seats[g] = Seat(isMember: true, decision: .undecided, round: k, region: r, firstSerial: first)
         moved = true
     }
 
@@ -82,10 +79,10 @@ struct Arena {
     /// a contact the outer member can see (landed since its round began) landed in the inner one.
     /// (`sequences` by address: `fireNext`'s, read only.)
     func meet(_ a: Int, _ b: Int, _ sequences: UnsafePointer<SequenceTable>) -> Bool {
-        let ra = region[a], rb = region[b]
+        let ra = seats[a].region, rb = seats[b].region
         if ra == rb { return true }
-        if sequences.pointee.tree.isAncestor(ra, of: rb) { return sequences.pointee.lastLanded[rb] >= firstSerial[a] }
-        if sequences.pointee.tree.isAncestor(rb, of: ra) { return sequences.pointee.lastLanded[ra] >= firstSerial[b] }
+        if sequences.pointee.tree.isAncestor(ra, of: rb) { return sequences.pointee.lastLanded[rb] >= seats[a].firstSerial }
+        if sequences.pointee.tree.isAncestor(rb, of: ra) { return sequences.pointee.lastLanded[ra] >= seats[b].firstSerial }
         return false
     }
 
@@ -95,18 +92,18 @@ struct Arena {
     private(set) var violations = 0
 
     mutating func decide(_ g: Int, _ d: Decision) {
-        guard isMember[g], decision[g] == .undecided else {
+        guard seats[g].isMember, seats[g].decision == .undecided else {
             violations += 1
             return
         }
-        decision[g] = d
+        seats[g].decision = d
         moved = true
     }
 
     /// May `g` fire now? Not while an undecided member of its round or an earlier one that
     /// shares a contact with it outranks it.
     func isBlocked(_ g: Int, by policy: ArenaPolicy, _ sequences: UnsafePointer<SequenceTable>) -> Bool {
-        for o in members where o != g && decision[o] == .undecided && round[o] <= round[g] {
+        for o in members where o != g && seats[o].decision == .undecided && seats[o].round <= seats[g].round {
             if policy.outranks(o, g) && meet(o, g, sequences) { return true }
         }
         return false
@@ -115,7 +112,7 @@ struct Arena {
     /// Does `winner`'s firing reject `o`? Yes if `o` is undecided, of its round, shares a
     /// contact with it, and may not run with it.
     func loses(_ o: Int, to winner: Int, by policy: ArenaPolicy, _ sequences: UnsafePointer<SequenceTable>) -> Bool {
-        o != winner && isMember[o] && decision[o] == .undecided && round[o] == round[winner]
+        o != winner && seats[o].isMember && seats[o].decision == .undecided && seats[o].round == seats[winner].round
             && !policy.simultaneous(winner, o) && meet(o, winner, sequences)
     }
 
@@ -132,13 +129,13 @@ struct Arena {
         while i < members.count {
             let g = members[i]
             i += 1
-            guard decision[g] == .undecided, bank.status(g).isReady, !isBlocked(g, by: policy, sequences) else {
+            guard seats[g].decision == .undecided, bank.status(g).isReady, !isBlocked(g, by: policy, sequences) else {
                 continue
             }
-            decision[g] = .accepted
+            seats[g].decision = .accepted
             moved = true
             for o in members where loses(o, to: g, by: policy, sequences) {
-                decision[o] = .rejected
+                seats[o].decision = .rejected
                 losers.append(o)
             }
             return (g, i)
@@ -150,13 +147,13 @@ struct Arena {
     /// sequence in their region arms them afresh.
     mutating func release(_ gone: FrameList<Int>) {
         guard !gone.isEmpty else { return }
-        for g in gone { isMember[g] = false }
+        for g in gone { seats[g].isMember = false }
         var kept = 0
         var i = 0
         while i < members.count {
             let g = members[i]
             i += 1
-            if isMember[g] {
+            if seats[g].isMember {
                 members[kept] = g
                 kept += 1
             }

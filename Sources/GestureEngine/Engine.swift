@@ -330,7 +330,7 @@ public struct Engine {
         for g in configuration.regions[r].gestures where !arena.isUndecided(g) {
             // (A gesture still running cannot be here: its fingers lifted; should one be, it is
             // cancelled, never reset.)
-            if arena.contains(g) && arena.decision[g] == .accepted && bank.status(g) == .active {
+            if arena.contains(g) && arena.decision(g) == .accepted && bank.status(g) == .active {
                 reject(g, at: time, because: .eventsLost, into: &out)
             }
             releaseClaim(g)
@@ -348,7 +348,7 @@ public struct Engine {
     /// that may not run with `g`: the new contact is its.
     @inline(__always)  // as `earliestDeadline`
     private func runningGesture(over r: Int, against g: Int) -> Int? {
-        for m in arena.open where regionOf[m] != r && arena.decision[m] == .accepted && bank.status(m) == .active {
+        for m in arena.open where regionOf[m] != r && arena.decision(m) == .accepted && bank.status(m) == .active {
             if !sequences.hasClaim(m) && sequences.tree.isAncestor(regionOf[m], of: r) && !configuration.policy.simultaneous(m, g) {
                 return m
             }

@@ -3,7 +3,7 @@
 extension Engine {
     func isLive(_ g: Int) -> Bool {
         guard arena.contains(g) else { return false }
-        switch arena.decision[g] {
+        switch arena.decision(g) {
         case .undecided: return true
         case .accepted: return bank.status(g) == .active
         case .rejected: return false
@@ -93,7 +93,7 @@ extension Engine {
     /// something else never moves its centroid, its finger count or its end. Kept to the end
     /// of its round.
     mutating func claimContacts() {
-        for g in arena.members where arena.decision[g] == .accepted && !sequences.hasClaim(g) && bank.status(g) == .active {
+        for g in arena.members where arena.decision(g) == .accepted && !sequences.hasClaim(g) && bank.status(g) == .active {
             let r = regionOf[g]
             let spec = configuration.gestures[g].spec
             let most = spec.maxFingers

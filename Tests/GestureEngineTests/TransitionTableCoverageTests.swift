@@ -195,7 +195,7 @@ enum TargetedTimelines {
         #expect(arena.violations == 0)
         arena.decide(0, .rejected)
         #expect(arena.violations == 1)
-        #expect(arena.decision[0] == .accepted)
+        #expect(arena.decision(0) == .accepted)
     }
 
     @Test func tap_acceptedWhileStillPressing_failsAsAnImpossibleInput() {
