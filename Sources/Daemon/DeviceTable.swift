@@ -137,11 +137,14 @@ struct DeviceTable {
         guard !output.isEmpty else { return false }
         // The frames' monotonic times, worked out here: a call to a method of `self` for them
         // copied the whole table (memcpy) every frame.
-        var since = turn.turnStarted, last = since
+        let since: Int64, last: Int64
         if let first = output.firstFrameTime {
             let source = all[k].source
             since = source.monotonic(of: first)
             last = output.frameCount > 1 ? output.lastFrameTime.map { source.monotonic(of: $0) } ?? since : since
+        } else {
+            since = turn.turnStarted  // read (a clock read on the turn's first ask) only here
+            last = since
         }
         fanout.deliver(&output, device: all[k].id, since: since, lastFrame: last)
         return !output.firings.isEmpty || !output.transitions.isEmpty || pointerUnreported != nil
