@@ -26,7 +26,15 @@ import Testing
             FileManager.default.createFile(atPath: log, contents: nil)
             process.standardError = FileHandle(forWritingAtPath: log)
             try process.run()
-            for _ in 0..<1000 where !FileManager.default.fileExists(atPath: socket) { usleep(10_000) }
+            // The socket's file appears at bind(2), a moment before listen(2): the runner is up
+            // once a connection is taken (waited for generously: a loaded machine starts slowly).
+            for _ in 0..<6000 {
+                if let fd = try? ActionRunnerServiceTests.connect(socket) {
+                    close(fd)
+                    break
+                }
+                usleep(10_000)
+            }
         }
 
         func stop() -> Int32 {
