@@ -4,9 +4,9 @@ import GestureEngine
     import Glibc
 #endif
 
-/// Writes a line's bytes through a pointer into scratch memory the caller sized: no capacity or
-/// uniqueness check per byte (what `Array.append` pays), one copy into the line buffer at the
-/// end (`JSONLineWriter.appendBounded`). Numbers are formatted exactly as `JSONLineWriter`'s
+/// Writes a line's bytes through a pointer into memory the caller sized (the line buffer's spare
+/// capacity, `JSONLineWriter.appendBounded`): no capacity or uniqueness check per byte (what
+/// `Array.append` pays), and no copy afterwards. Numbers are formatted exactly as `JSONLineWriter`'s
 /// `integer` and `fixed` format them; the protocol's lines are the same bytes either way.
 struct ByteCursor {
     let base: UnsafeMutablePointer<UInt8>
