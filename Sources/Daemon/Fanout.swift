@@ -142,6 +142,8 @@ struct Fanout {
                             touchLines += 1
                         }
                     case .gesture(let i, let line, let origin):
+                        // Safe: `i` indexes `events` (the pipeline made the item for its event),
+                        // and the pointer is used inside this call only.
                         let e = events.baseAddress! + i
                         gestureLines += 1
                         gestures.add(e.pointee.kind, e.pointee.phase)
@@ -163,6 +165,7 @@ struct Fanout {
     /// lies: asked per line, so nothing is copied to ask it.
     @inline(__always)
     private static func takesTouches(_ subscribers: borrowing [Subscriber], _ s: Int, _ device: UInt32) -> Bool {
+        // Safe: `s` is one of the list's indices (the callers loop over them).
         subscribers.withUnsafeBufferPointer { subs in
             subs[s].isLive && subs[s].subscription.touches && subs[s].subscription.takes(device: device)
         }
@@ -174,6 +177,7 @@ struct Fanout {
         _ subscribers: borrowing [Subscriber], _ s: Int, _ e: UnsafePointer<GestureEvent>, _ origin: PipelineOutput.Origin,
         _ device: UInt32, _ regionNames: [String]
     ) -> Bool {
+        // Safe: as in `takesTouches`; `e` points into the pipeline's events for the caller's loop.
         subscribers.withUnsafeBufferPointer { subs in
             subs[s].isLive
                 && (subs[s].subscription.takesEveryGesture
