@@ -1,5 +1,6 @@
 /// The engine's hands: an input to one recognizer, the arena's decisions carried out, claims
-/// taken, and what a recognizer emits stamped with its instance, sequence and drag offset.
+/// taken, what a recognizer emits stamped with its instance, sequence and drag offset, and
+/// which summaries the next frame must give the fingers' shape.
 extension Engine {
     func isLive(_ g: Int) -> Bool {
         guard arena.contains(g) else { return false }
