@@ -215,7 +215,7 @@ struct Fanout {
             write(s)
             guard subscribers[s].isLive else { return }
         }
-        if subscribers[s].queued + bytes.count > limit {
+        if !subscribers[s].fits(bytes.count, limit) {
             droppedSlow += 1
             drop(s, reason: "stopped reading: \(subscribers[s].queued) bytes queued, the limit is \(outputBufferBytes)", level: .warning)
             return
