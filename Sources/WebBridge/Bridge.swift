@@ -17,10 +17,11 @@ public struct Bridge: Sendable {
 
     /// What a new connection became: a page's WebSocket, or plain HTTP.
     enum Accepted: Sendable {
-        case page(PageSession.Socket)
-        /// Plain HTTP; with the head of a handshake that was turned away, which NIO's upgrade
-        /// handler does not pass on (only the request's end follows).
-        case http(HTTPResponder.Channel, declined: HTTPRequestHead?)
+        /// A page, with the slot its handshake took.
+        case page(PageSession.Socket, ConnectionSlot)
+        /// Plain HTTP; with a handshake that was turned away, whose head NIO's upgrade handler
+        /// does not pass on (only the request's end follows).
+        case http(HTTPResponder.Channel, declined: Admission.Declined?)
     }
 
     /// Binds and serves until the process ends (a bind failure is thrown).
@@ -39,37 +40,22 @@ public struct Bridge: Sendable {
         try await withThrowingDiscardingTaskGroup { group in
             try await server.executeThenClose { connections in
                 for try await accepted in connections {
-                    group.addTask { await serve(accepted, responder, session, slots) }
+                    group.addTask { await serve(accepted, responder, session) }
                 }
             }
         }
     }
 
-    private func serve(_ accepted: EventLoopFuture<Accepted>, _ responder: HTTPResponder, _ session: PageSession, _ slots: ConnectionSlots) async {
+    private func serve(_ accepted: EventLoopFuture<Accepted>, _ responder: HTTPResponder, _ session: PageSession) async {
         do {
             switch try await accepted.get() {
-            case .page(let socket):
-                // The handshake checked for room; two handshakes at once may still race for the last slot.
-                guard let slot = slots.take() else {
-                    try await Self.refuse(socket)
-                    return
-                }
+            case .page(let socket, let slot):
                 await session.run(socket, slot: slot)
             case .http(let channel, let declined):
                 try await responder.serve(channel, declined: declined)
             }
         } catch {
             log.debug("a connection ended: \(error)")
-        }
-    }
-
-    /// Closes a page's connection with 1013 (try again later).
-    private static func refuse(_ socket: PageSession.Socket) async throws {
-        try await socket.executeThenClose { _, outbound in
-            var data = socket.channel.allocator.buffer(capacity: 64)
-            data.write(webSocketErrorCode: .unknown(1013))
-            data.writeString("too many connections")
-            try await outbound.write(WebSocketFrame(fin: true, opcode: .connectionClose, data: data))
         }
     }
 
@@ -82,13 +68,17 @@ public struct Bridge: Sendable {
             .serverChannelOption(.backlog, value: 256)
             .bind(host: settings.host, port: settings.port) { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    let declined = NIOLoopBoundBox<HTTPRequestHead?>(nil, eventLoop: channel.eventLoop)
+                    let declined = NIOLoopBoundBox<Admission.Declined?>(nil, eventLoop: channel.eventLoop)
+                    let admitted = NIOLoopBoundBox<ConnectionSlot?>(nil, eventLoop: channel.eventLoop)
                     let upgrader = NIOTypedWebSocketServerUpgrader<Accepted>(
                         maxFrameSize: settings.maxMessageBytes, enableAutomaticErrorHandling: false,
                         shouldUpgrade: { channel, head in
-                            let welcome = admission.welcomes(head)
-                            if !welcome { declined.value = head }
-                            return channel.eventLoop.makeSucceededFuture(welcome ? HTTPHeaders() : nil)
+                            switch admission.admit(head) {
+                            case .welcome(let slot): admitted.value = slot
+                            case .refused(let refusal): declined.value = refusal
+                            case .notEndpoint: break
+                            }
+                            return channel.eventLoop.makeSucceededFuture(admitted.value == nil ? nil : HTTPHeaders())
                         },
                         upgradePipelineHandler: { channel, _ in
                             channel.eventLoop.makeCompletedFuture {
@@ -96,7 +86,9 @@ public struct Bridge: Sendable {
                                     minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 256,
                                     maxAccumulatedFrameSize: settings.maxMessageBytes)
                                 try channel.pipeline.syncOperations.addHandlers([joiner, ProtocolCloser()])
-                                return Accepted.page(try PageSession.Socket(wrappingChannelSynchronously: channel))
+                                guard let slot = admitted.value else { throw ChannelError.inappropriateOperationForState }
+                                admitted.value = nil
+                                return Accepted.page(try PageSession.Socket(wrappingChannelSynchronously: channel), slot)
                             }
                         })
                     let upgrade = NIOTypedHTTPServerUpgradeConfiguration(

@@ -12,10 +12,12 @@ struct HTTPResponder: Sendable {
     let admission: Admission
 
     /// Serves one connection's requests in turn (keep-alive) until the browser closes it;
-    /// `declined` is the head of a refused handshake, whose end comes first.
-    func serve(_ channel: Channel, declined: HTTPRequestHead?) async throws {
+    /// `declined` is a refused handshake, whose end comes first and which gets the refusal the
+    /// handshake decided.
+    func serve(_ channel: Channel, declined: Admission.Declined?) async throws {
         try await channel.executeThenClose { inbound, outbound in
-            var head = declined
+            var head = declined?.head
+            var refusal = declined.map { Self.text($0.status, $0.why) }
             for try await part in inbound {
                 switch part {
                 case .head(let h): head = h
@@ -23,7 +25,9 @@ struct HTTPResponder: Sendable {
                 case .end:
                     guard let request = head else { continue }
                     head = nil
-                    let keepAlive = try await respond(to: request, outbound)
+                    let answer = if let refusal { refusal } else { await answer(request) }
+                    refusal = nil
+                    let keepAlive = try await respond(to: request, with: answer, outbound)
                     if !keepAlive { return }
                 }
             }
@@ -32,9 +36,10 @@ struct HTTPResponder: Sendable {
 
     /// Writes the response to one request; false when the connection should close after it.
     private func respond(
-        to request: HTTPRequestHead, _ out: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
+        to request: HTTPRequestHead, with answer: (HTTPResponseStatus, String, ByteBuffer),
+        _ out: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
     ) async throws -> Bool {
-        let (status, type, body) = await answer(request)
+        let (status, type, body) = answer
         let withBody = request.method != .HEAD
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: type)
@@ -71,24 +76,49 @@ struct HTTPResponder: Sendable {
     }
 }
 
-/// Whether a WebSocket handshake is let in: one decision, asked by the upgrade (which opens the
-/// connection or not) and by the HTTP answer to one turned away (which says why).
+/// Whether a WebSocket handshake is let in: decided once, by the upgrade, which either takes the
+/// page's slot there and then or keeps the refusal for the HTTP answer that says why. (Deciding
+/// twice raced: a slot freed between the two turned a 503 into a 400.)
 struct Admission: Sendable {
     let origins: OriginPolicy
     let slots: ConnectionSlots
 
-    /// Why `head` may not open the endpoint (its status and message), or nil when it may.
-    func refusal(_ head: HTTPRequestHead) -> (HTTPResponseStatus, String)? {
-        let origin = head.headers["Origin"].first
-        if !origins.allows(origin) {
-            return (.forbidden, "origin \(origin ?? "") may not open \(BridgeSettings.endpoint) (touchgestured-web --allow-origin)")
-        }
-        if slots.full { return (.serviceUnavailable, "every connection is taken (--max-connections \(slots.limit))") }
-        return nil
+    /// A handshake turned away: its head and the answer it gets.
+    struct Declined: Sendable {
+        let head: HTTPRequestHead
+        let status: HTTPResponseStatus
+        let why: String
     }
 
-    /// A handshake on the endpoint that may open it.
-    func welcomes(_ head: HTTPRequestHead) -> Bool {
-        StaticFiles.path(head.uri) == BridgeSettings.endpoint && refusal(head) == nil
+    enum Decision: Sendable {
+        /// Let in, holding its slot from the handshake on.
+        case welcome(ConnectionSlot)
+        case refused(Declined)
+        /// Not the endpoint: plain HTTP.
+        case notEndpoint
     }
+
+    /// The decision for a handshake; a welcome takes one of the slots.
+    func admit(_ head: HTTPRequestHead) -> Decision {
+        guard StaticFiles.path(head.uri) == BridgeSettings.endpoint else { return .notEndpoint }
+        if let (status, why) = originRefusal(head) { return .refused(Declined(head: head, status: status, why: why)) }
+        guard let slot = slots.take() else {
+            return .refused(Declined(head: head, status: .serviceUnavailable, why: fullMessage))
+        }
+        return .welcome(slot)
+    }
+
+    /// Why a plain (not upgrading) request to the endpoint may not open it, or nil when it may.
+    func refusal(_ head: HTTPRequestHead) -> (HTTPResponseStatus, String)? {
+        if let refused = originRefusal(head) { return refused }
+        return slots.full ? (.serviceUnavailable, fullMessage) : nil
+    }
+
+    private func originRefusal(_ head: HTTPRequestHead) -> (HTTPResponseStatus, String)? {
+        let origin = head.headers["Origin"].first
+        if origins.allows(origin) { return nil }
+        return (.forbidden, "origin \(origin ?? "") may not open \(BridgeSettings.endpoint) (touchgestured-web --allow-origin)")
+    }
+
+    private var fullMessage: String { "every connection is taken (--max-connections \(slots.limit))" }
 }

@@ -62,20 +62,43 @@ import Testing
         return h
     }
 
+    func isWelcome(_ d: Admission.Decision) -> Bool { if case .welcome = d { true } else { false } }
+    func refusal(_ d: Admission.Decision) -> HTTPResponseStatus? { if case .refused(let r) = d { r.status } else { nil } }
+
     @Test func ownOrigin_withRoom_isWelcome_onTheEndpointOnly() {
-        let admission = Admission(origins: OriginPolicy(allowed: ["http://127.0.0.1:7700"]), slots: ConnectionSlots(limit: 1))
-        #expect(admission.welcomes(head("/gestures", origin: "http://127.0.0.1:7700")))
-        #expect(admission.welcomes(head("/gestures?v=1", origin: nil)))
-        #expect(!admission.welcomes(head("/other", origin: "http://127.0.0.1:7700")))
+        let admission = Admission(origins: OriginPolicy(allowed: ["http://127.0.0.1:7700"]), slots: ConnectionSlots(limit: 2))
+        #expect(isWelcome(admission.admit(head("/gestures", origin: "http://127.0.0.1:7700"))))
+        #expect(isWelcome(admission.admit(head("/gestures?v=1", origin: nil))))
+        guard case .notEndpoint = admission.admit(head("/other", origin: "http://127.0.0.1:7700")) else {
+            Issue.record("another path is plain HTTP")
+            return
+        }
     }
 
     @Test func foreignOrigin_is403_andAFullBridge_is503() {
         let slots = ConnectionSlots(limit: 1)
         let admission = Admission(origins: OriginPolicy(allowed: ["http://127.0.0.1:7700"]), slots: slots)
+        #expect(refusal(admission.admit(head("/gestures", origin: "http://evil.example"))) == .forbidden)
         #expect(admission.refusal(head("/gestures", origin: "http://evil.example"))?.0 == .forbidden)
-        #expect(!admission.welcomes(head("/gestures", origin: "http://evil.example")))
         let held = slots.take()
+        #expect(refusal(admission.admit(head("/gestures", origin: "http://127.0.0.1:7700"))) == .serviceUnavailable)
         #expect(admission.refusal(head("/gestures", origin: "http://127.0.0.1:7700"))?.0 == .serviceUnavailable)
         _ = held
+    }
+
+    /// The handshake takes the slot: a page let in holds it before its session starts, so the
+    /// next handshake sees the bridge full, and the refusal is the one decided then even if a
+    /// slot is freed before the HTTP answer is written.
+    @Test func aWelcome_holdsItsSlot_andARefusalIsKept() {
+        let slots = ConnectionSlots(limit: 1)
+        let admission = Admission(origins: OriginPolicy(allowed: []), slots: slots)
+        var first: ConnectionSlot?
+        if case .welcome(let slot) = admission.admit(head("/gestures", origin: nil)) { first = slot }
+        #expect(first != nil && slots.full)
+        let second = admission.admit(head("/gestures", origin: nil))
+        first = nil
+        #expect(!slots.full)
+        #expect(refusal(second) == .serviceUnavailable)
+        _ = first
     }
 }
