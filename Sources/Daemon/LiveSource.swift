@@ -39,10 +39,10 @@ final class LiveSource: InputSource {
         self.loop = loop
         self.deliver = deliver
         self.ended = ended
-        // Held by the loop's handler until stop() removes it, which the devices call before they
-        // let the source go (a strong capture: an unowned one was checked, retained and released
-        // on every read).
-        try loop.add(device.fd) { _ in self.deliverDue() }
+        // The source and `deliver` are held by the loop's handler until stop() removes it, which
+        // the devices call before they let the source go. Strong captures: an unowned one was
+        // checked, retained and released on every read, and so was `deliver` read from `self`.
+        try loop.add(device.fd) { _ in self.read(deliver) }
     }
 
     func stop() {
@@ -51,7 +51,10 @@ final class LiveSource: InputSource {
     }
 
     func deliverDue() {
-        guard let deliver else { return }
+        if let deliver { read(deliver) }
+    }
+
+    private func read(_ deliver: (InputBatch) -> Void) {
         do {
             // Handed straight on (the devices log a resynchronized batch).
             let end = try device.read(deliver: deliver)
