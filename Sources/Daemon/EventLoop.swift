@@ -51,8 +51,20 @@ final class EventLoop {
         guard cl_epoll_ctl(epfd, EPOLL_CTL_ADD, fd, events, UInt64(UInt32(bitPattern: fd))) == 0 else {
             throw Failure(call: "epoll_ctl(ADD, \(fd))", errno: errno)
         }
-        if handlers.count <= Int(fd) { handlers += [Handler?](repeating: nil, count: Int(fd) + 1 - handlers.count) }
-        handlers[Int(fd)] = handler
+        setHandler(handler, for: fd)
+    }
+
+    /// Changes the table as a local, swapped out: no access to `handlers` spans a call that could
+    /// reach it (growing the array, or releasing a handler, whose captures may go with it). So
+    /// the compiler can prove every access to it free of conflicts and check none at run time:
+    /// the loop reads it on every wake-up.
+    private func setHandler(_ handler: Handler?, for fd: Int32) {
+        var table: [Handler?] = []
+        swap(&table, &handlers)
+        if table.count <= Int(fd) { table += [Handler?](repeating: nil, count: Int(fd) + 1 - table.count) }
+        var old = handler
+        swap(&old, &table[Int(fd)])
+        swap(&table, &handlers)
     }
 
     /// Changes the events watched on `fd`; the error when epoll refuses.
@@ -66,7 +78,7 @@ final class EventLoop {
     /// Stops watching `fd` (the caller closes it, which would drop it from the set anyway: a
     /// failure here is harmless and only reported).
     func remove(_ fd: Int32) -> Failure? {
-        if Int(fd) < handlers.count { handlers[Int(fd)] = nil }
+        if Int(fd) < handlers.count { setHandler(nil, for: fd) }
         guard cl_epoll_ctl(epfd, EPOLL_CTL_DEL, fd, 0, 0) == 0 else {
             return Failure(call: "epoll_ctl(DEL, \(fd))", errno: errno)
         }
@@ -96,8 +108,10 @@ final class EventLoop {
             turnClock = 0
             for i in 0..<Int(n) {
                 let fd = Int32(bitPattern: UInt32(truncatingIfNeeded: datas[i]))
-                // A handler may have removed this fd earlier in the same turn.
-                if Int(fd) < handlers.count { handlers[Int(fd)]?(events[i]) }
+                // A handler may have removed this fd earlier in the same turn. Taken out of the
+                // table before it runs: no access to the table spans a handler.
+                let handler = Int(fd) < handlers.count ? handlers[Int(fd)] : nil
+                handler?(events[i])
             }
             owner.afterTurn()
         }
