@@ -14,6 +14,9 @@ struct DragRests {
 
     /// Gives a pan event of region `r` its offset (and on ended/cancelled its target).
     @inline(__always)
+    /// Whether region `r` constrains drags (else `apply` changes nothing).
+    func isDragged(_ r: Int) -> Bool { dragged[r] }
+
     mutating func apply(to e: inout GestureEvent, region r: Int, _ c: CompiledConfiguration) {
         guard e.kind == .pan, dragged[r], let drag = c.regions[r].drag else { return }
         let raw = rest[r] + e.translation

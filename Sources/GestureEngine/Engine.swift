@@ -46,7 +46,9 @@ public struct Engine {
     var arena: Arena
     var sequences: SequenceTable
     /// The last frame's summaries (regions', then claims'), filled by `sequences.read`.
-    private var summaries: [FrameSummary] = []
+    /// Optional only so that `handle` can move it out and back (nil in between): swapped with an
+    /// empty array instead, the empty one was released on every frame.
+    private var summaries: [FrameSummary]? = []
     var drags: DragRests
 
     var now = Timestamp.zero
@@ -172,15 +174,14 @@ public struct Engine {
             }
             return
         }
-        // Worked on as a local (swapped out of `self`), so the summaries can be read in place
+        // Worked on as a local (moved out of `self`), so the summaries can be read in place
         // while the recognizers, which are `self`'s, change.
-        var sums: [FrameSummary] = []
-        swap(&sums, &summaries)
+        guard var sums = summaries.take() else { preconditionFailure("Engine.handle re-entered") }
         sequences.read(frame, at: time, into: &sums)
         // Safe: `sums` is a local no one else can reach; each pointer handed on points into it
         // (an index `read` gave) and lives only for the delivery it is handed to.
         sums.withUnsafeMutableBufferPointer { deliverFrame($0, at: time, into: &out) }
-        swap(&sums, &summaries)
+        summaries = consume sums
         if landingLog != nil {
             for l in sequences.landings { sequences.logLanding(l.contact, leaf: l.leaf, at: time, into: &landingLog!) }
         }

@@ -109,15 +109,20 @@ extension Engine {
 
     /// Stamps what recognizer `g` just appended to `out` (from index `first`).
     mutating func stamp(from first: Int, _ g: Int, _ out: inout [GestureEvent]) {
+        let (id, sequence, region) = (instance[g], sequenceOf[g], regionOf[g])
+        let dragged = drags.isDragged(region)
         var i = first
         while i < out.count {
-            out[i].id = instance[g]
-            out[i].gesture = g
-            out[i].generation = configurationGeneration
-            out[i].sequence = sequenceOf[g]
-            drags.apply(to: &out[i], region: regionOf[g], configuration)
+            // One access to the element (one uniqueness check of `out`), not one per field.
+            Self.stamp(&out[i], id: id, gesture: g, generation: configurationGeneration, sequence: sequence)
+            if dragged { drags.apply(to: &out[i], region: region, configuration) }
             i += 1
         }
+    }
+
+    @inline(__always)
+    private static func stamp(_ e: inout GestureEvent, id: UInt64, gesture: Int, generation: Int, sequence: Int) {
+        (e.id, e.gesture, e.generation, e.sequence) = (id, gesture, generation, sequence)
     }
 
     mutating func log(
