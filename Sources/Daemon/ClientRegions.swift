@@ -7,7 +7,7 @@ import GestureProtocol
 /// clients (docs/PROTOCOL.md).
 extension Daemon {
     /// Takes `items` as `c`'s regions (replacing any it had) and recompiles; the names set.
-    func setRegions(_ items: [JSONValue], for c: Client) throws -> [String] {
+    func setRegions(_ items: [JSONValue], for c: Client, _ state: inout FrameState) throws -> [String] {
         guard base.daemon.maySetRegions(uid: c.uid, gid: c.gid) else {
             throw RequestError(.forbidden, "this daemon does not take regions from uid \(c.uid) (see [daemon] set_regions)")
         }
@@ -48,7 +48,7 @@ extension Daemon {
                 "one user may set \(ConfigLimits.gesturesPerUser) gestures at most together; uid \(c.uid)'s other connections have \(usersGestures)")
         }
         c.ownedRegions = regions
-        try recompile()
+        try recompile(&state)
         log.info("\(c.label) set regions: \(c.ownedRegions.map(\.name).joined(separator: ", "))")
         return c.ownedRegions.map(\.name)
     }

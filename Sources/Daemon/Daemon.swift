@@ -86,7 +86,7 @@ public final class Daemon: EventLoopOwner {
             opened.removeFiles()
             throw error
         }
-        devices = Devices(loop: loop, log: log, owner: self, hub: server.hub, actions: actions, base: base)
+        devices = Devices(loop: loop, log: log, owner: self, actions: actions, base: base)
     }
 
     /// The server's limits from `[daemon]`; `max_clients` lowered (with a warning) when
@@ -115,42 +115,44 @@ public final class Daemon: EventLoopOwner {
     /// Sets everything up, tells systemd READY=1, runs until stopped; returns the exit code. A
     /// start-up that fails leaves no socket file behind.
     public func run() throws -> Int32 {
+        // The per-frame state: a local of this call, handed on `inout` (EventLoop).
+        var state = FrameState(fanout: Server.fanout(server.settings))
         do {
-            try start()
+            try start(&state)
         } catch {
             sockets.removeFiles()
             throw error
         }
-        loop.run(self)
+        loop.run(self, &state)
 
         systemd.notify("STOPPING=1")
-        server.closeAll()
-        devices.stopAll()
+        server.closeAll(&state)
+        devices.stopAll(state)
         actions.stopAll()
         for p in sockets.paths { unlink(p) }
         log.info("stopped")
         return exitCode
     }
 
-    private func start() throws {
+    private func start(_ state: inout FrameState) throws {
         cl_set_process_name("touchgestured")
         signalFD = cl_signalfd_create()
         guard signalFD >= 0 else { throw EventLoop.Failure(call: "signalfd", errno: errno) }
-        try loop.add(signalFD) { [unowned self] _ in self.signals() }
-        try loop.add(deadline.fd) { [unowned self] _ in self.deadlineFired() }
+        try loop.add(signalFD) { [unowned self] _, state in self.signals(&state) }
+        try loop.add(deadline.fd) { [unowned self] _, state in self.deadlineFired(&state) }
 
-        server.onConnect = { [unowned self] c in self.connected(c) }
-        server.onRequest = { [unowned self] c, line in self.request(c, line) }
-        server.onDisconnect = { [unowned self] c in self.disconnected(c) }
+        server.onConnect = { [unowned self] c, state in self.connected(c, &state) }
+        server.onRequest = { [unowned self] c, line, state in self.request(c, line, &state) }
+        server.onDisconnect = { [unowned self] c, state in self.disconnected(c, &state) }
         actions.configure(base.actions)
-        devices.configurePointer()
-        subscriptionsChanged()
-        try startIdleWatch()
+        devices.configurePointer(&state)
+        subscriptionsChanged(&state)
+        try startIdleWatch(&state)
 
         if let path = options.replay {
-            try devices.openReplay(path, options: options)
+            try devices.openReplay(path, options: options, &state)
         } else {
-            devices.scan()
+            devices.scan(&state)
             devices.startHotplug()
         }
 
@@ -164,14 +166,15 @@ public final class Daemon: EventLoopOwner {
                 if !self.systemd.notify("WATCHDOG=1") { self.log.warning("cannot reach systemd's notify socket (WATCHDOG=1)") }
             }
         }
-        if !systemd.notify("READY=1\nSTATUS=\(status)\nMAINPID=\(getpid())") {
+        if !systemd.notify("READY=1\nSTATUS=\(status(state))\nMAINPID=\(getpid())") {
             log.warning("cannot reach systemd's notify socket (READY=1)")
         }
-        log.info("touchgestured \(daemonVersion) ready on \(base.daemon.socket): \(devices.all.count) device(s), config \(base.source)")
+        log.info("touchgestured \(daemonVersion) ready on \(base.daemon.socket): \(state.devices.all.count) device(s), config \(base.source)")
     }
 
-    var status: String {
-        var s = "\(devices.all.count) device(s), \(server.clientCount) client(s)"
+    /// systemd's STATUS= line.
+    func status(_ state: FrameState) -> String {
+        var s = "\(state.devices.all.count) device(s), \(server.clientCount) client(s)"
         if let e = lastReloadError { s += "; last reload failed: \(e)" }
         return s
     }
@@ -181,19 +184,19 @@ public final class Daemon: EventLoopOwner {
         init(_ d: String) { description = d }
     }
 
-    private func deadlineFired() {
+    private func deadlineFired(_ state: inout FrameState) {
         let now = monotonicNanoseconds()
         if deadline.armedAt > 0 { stats.lateness.add(max(0, now - deadline.armedAt)) }
         deadline.acknowledge()
-        devices.fireDeadlines(now: now)
+        devices.fireDeadlines(now: now, &state)
     }
 
     var hasPendingWork: Bool { server.hasBacklog }
 
     /// After every wake-up: serve the backlog, write what was queued, start the actions' commands,
     /// re-arm the deadline timer, maybe exit, maybe pace the input. Each part is read once.
-    func afterTurn() {
-        let turn = server.endTurn()
+    func afterTurn(_ state: inout FrameState) {
+        let turn = server.endTurn(&state)
         let (next, anomalies) = (turn.deadline, turn.anomalies)
         actions.startPending()
         if anomalies > reportedAnomalies {
@@ -204,7 +207,7 @@ public final class Daemon: EventLoopOwner {
             log.error("deadline timer: \(e); gestures waiting on time are late\(more)")
         }
         // --exit-after-replay waits for the actions' commands too (each is bounded by its timeout).
-        if options.exitAfterReplay && next == nil && devices.table.allEndedAndIdle && actions.running == 0 {
+        if options.exitAfterReplay && next == nil && state.devices.allEndedAndIdle && actions.running == 0 {
             log.info("the replay is over (--exit-after-replay)")
             loop.stop()
         }
@@ -213,12 +216,12 @@ public final class Daemon: EventLoopOwner {
 
     // MARK: - Signals and reload
 
-    private func signals() {
+    private func signals(_ state: inout FrameState) {
         while true {
             let sig = cl_signalfd_read(signalFD)
             if sig == 0 { return }
             switch sig {
-            case SIGHUP: reload()
+            case SIGHUP: reload(&state)
             case SIGCHLD: actions.reap()
             case SIGTERM, SIGINT, SIGQUIT:
                 log.info("signal \(sig): stopping")
@@ -229,15 +232,15 @@ public final class Daemon: EventLoopOwner {
         }
     }
 
-    func reload() {
+    func reload(_ state: inout FrameState) {
         guard let path = options.configPath else {
             log.notice("SIGHUP: no --config file to reload; the built-in configuration stays")
             return
         }
         systemd.notify("RELOADING=1")
-        defer { systemd.notify("READY=1\nSTATUS=\(status)") }
+        defer { systemd.notify("READY=1\nSTATUS=\(status(state))") }
         do {
-            try apply(try Self.loadConfiguration(path))
+            try apply(try Self.loadConfiguration(path), &state)
             lastReloadError = nil
             stats.reloads += 1
             log.info("reloaded \(path): applies from the next touch sequence")
@@ -251,7 +254,7 @@ public final class Daemon: EventLoopOwner {
     /// Takes a new configuration (a reload): the one place where every part hears of it. The
     /// socket's path stays (the socket is open); the rest applies from each device's next
     /// touch sequence.
-    func apply(_ configuration: Configuration) throws {
+    func apply(_ configuration: Configuration, _ state: inout FrameState) throws {
         var next = configuration
         // What applies at start stays: the sockets, and how the panels are held (a mirror the
         // compositor reads does not come and go with a reload).
@@ -266,17 +269,17 @@ public final class Daemon: EventLoopOwner {
         devices.base = next
         actions.maxChildren = next.daemon.maxActionChildren
         actions.configure(next.actions)
-        devices.configurePointer()
-        try recompile()
-        if geometryChanged { devices.remap() }
-        server.settings = Self.limits(next.daemon, log: log)
-        for c in server.allClients { server.watchIdle(c) }
-        configureIdle()
+        devices.configurePointer(&state)
+        try recompile(&state)
+        if geometryChanged { devices.remap(&state) }
+        server.apply(Self.limits(next.daemon, log: log), to: &state)
+        for c in server.allClients { server.watchIdle(c, in: state) }
+        configureIdle(&state)
     }
 
     /// The file's regions plus each client's, in connection order; a client's regions that no
     /// longer fit (a name now taken by the file) are dropped with an error line to that client.
-    func recompile() throws {
+    func recompile(_ state: inout FrameState) throws {
         var regions = base.engine.regions
         for c in server.allClients where !c.ownedRegions.isEmpty {
             let names = Set(regions.map(\.name))
@@ -284,61 +287,62 @@ public final class Daemon: EventLoopOwner {
                 c.ownedRegions = []
                 writer.reset()
                 Messages.error(&writer, id: nil, code: .regionsDropped, message: "your regions clash with the reloaded configuration")
-                server.reply(writer.bytes[...], to: c)
+                state.fanout.reply(writer.bytes[...], to: c.slot)
                 continue
             }
             regions += c.ownedRegions
         }
-        devices.reconfigure(CompiledConfiguration(EngineConfiguration(screen: base.engine.screen, regions: regions)))
-        for c in server.allClients { server.hub.state.fanout.subscribers[c.slot].subscription.reconfigure(devices.compiled) }
+        devices.reconfigure(CompiledConfiguration(EngineConfiguration(screen: base.engine.screen, regions: regions)), &state)
+        for c in server.allClients { state.fanout.subscribers[c.slot].subscription.reconfigure(devices.compiled) }
     }
 
     // MARK: - Clients
 
-    func connected(_ c: Client) {
+    func connected(_ c: Client, _ state: inout FrameState) {
         writer.reset()
-        Messages.hello(&writer, version: daemonVersion, devices: devices.all.map(\.summary), screen: base.engine.screen)
-        server.reply(writer.bytes[...], to: c)
+        Messages.hello(&writer, version: daemonVersion, devices: state.devices.all.map(\.summary), screen: base.engine.screen)
+        state.fanout.reply(writer.bytes[...], to: c.slot)
         writer.reset()
-        subscriptionsChanged()
-        if devices.waiting && server.clientCount >= options.waitForClients { devices.startWaiting() }
-        systemd.notify("STATUS=\(status)")
+        subscriptionsChanged(&state)
+        if devices.waiting && server.clientCount >= options.waitForClients { devices.startWaiting(&state) }
+        systemd.notify("STATUS=\(status(state))")
     }
 
     /// A client went (the server reports it between handlers, never during a fan-out): its
     /// regions are removed at once.
-    private func disconnected(_ c: Client) {
+    private func disconnected(_ c: Client, _ state: inout FrameState) {
         if !c.ownedRegions.isEmpty {
             c.ownedRegions = []
             log.info("\(c.label)'s regions removed")
-            do { try recompile() } catch { log.error("recompiling without a client's regions: \(error)") }
+            do { try recompile(&state) } catch { log.error("recompiling without a client's regions: \(error)") }
         }
-        subscriptionsChanged()
-        systemd.notify("STATUS=\(status)")
+        subscriptionsChanged(&state)
+        systemd.notify("STATUS=\(status(state))")
     }
 }
 
 /// Devices coming and going, and what the pipelines must make for the clients.
 extension Daemon: DeviceOwner {
     /// What the pipelines make: lines are formatted only when some client takes them.
-    func subscriptionsChanged() {
-        devices.wants = server.hub.state.fanout.wants(transitions: options.verbose)
+    /// Never while a pipeline runs or its output is read: the fan-out reports, it does not call back.
+    func subscriptionsChanged(_ state: inout FrameState) {
+        state.devices.output.wants = state.fanout.wants(transitions: options.verbose)
     }
 
-    func added(_ device: Device) {
-        announce(device, added: true)
-        systemd.notify("STATUS=\(status)")
+    func added(_ device: Device, _ state: inout FrameState) {
+        announce(device, added: true, &state)
+        systemd.notify("STATUS=\(status(state))")
     }
 
-    func removed(_ device: Device) {
-        announce(device, added: false)
-        systemd.notify("STATUS=\(status)")
+    func removed(_ device: Device, _ state: inout FrameState) {
+        announce(device, added: false, &state)
+        systemd.notify("STATUS=\(status(state))")
     }
 
-    private func announce(_ device: Device, added: Bool) {
+    private func announce(_ device: Device, added: Bool, _ state: inout FrameState) {
         writer.reset()
         Messages.device(&writer, added: added, device.summary, time: Double(monotonicNanoseconds()) / 1e9)
-        writer.bytes.withUnsafeBufferPointer { server.hub.state.fanout.announce($0, device: device.id) }
+        writer.bytes.withUnsafeBufferPointer { state.fanout.announce($0, device: device.id) }
         writer.reset()
     }
 }

@@ -7,7 +7,7 @@ import TouchInput
 
 /// The devices' per-frame state in one value: each device (its pipeline, deadline, health), the
 /// one output buffer every pipeline fills in turn, and the totals the daemon reads every
-/// wake-up. It lives in the `Hub` beside the fan-out; `Devices` changes it, and a read's whole
+/// wake-up. It lives in the frame state beside the fan-out; `Devices` changes it, and a read's whole
 /// trip through a pipeline is one mutating call here.
 struct DeviceTable {
     private(set) var all: [Device] = []

@@ -44,28 +44,23 @@ struct Device {
 
 /// What the daemon hears of devices coming and going.
 protocol DeviceOwner: AnyObject {
-    func added(_ device: Device)
-    func removed(_ device: Device)
+    func added(_ device: Device, _ state: inout FrameState)
+    func removed(_ device: Device, _ state: inout FrameState)
     /// A touch on device `id` woke the kiosk from idle (its sequence is swallowed).
-    func woke(by id: UInt32)
+    func woke(by id: UInt32, _ state: inout FrameState)
 }
 
 /// The touch devices: discovery and hotplug of live ones (libudev, the capability fallback,
 /// `ignore_devices`, `grab`), a replayed recording, each device's geometry and pipeline, and
-/// what happens when one goes away or the configuration changes. What a pipeline makes goes
-/// straight to the fan-out (in the `Hub` it shares with the server) and the actions; the owner (the daemon) hears only
-/// of devices added and removed.
+/// what happens when one goes away or the configuration changes. The devices themselves are in
+/// the frame state (`state.devices`, DeviceTable.swift), handed in by whoever calls; what a
+/// pipeline makes goes straight to the fan-out (`state.fanout`) and the actions; the owner (the
+/// daemon) hears only of devices added and removed.
 final class Devices<Owner: DeviceOwner> {
     let loop: EventLoop
     let log: Logger
     private unowned let owner: Owner
     private let actions: ActionRunner
-    /// The per-frame state, shared with the server: the devices, their output buffer and totals
-    /// are `hub.state.devices` (DeviceTable.swift).
-    let hub: Hub
-    /// The table as it is now (a copy: for requests and logs, not for the per-frame path).
-    var table: DeviceTable { hub.state.devices }
-    var all: [Device] { hub.state.devices.all }
     private var nextID: UInt32 = 1
     /// Sources waiting for enough clients (`--wait-for-clients`).
     private var pending: [InputSource] = []
@@ -75,25 +70,18 @@ final class Devices<Owner: DeviceOwner> {
     private(set) var compiled: CompiledConfiguration
     /// Panels that went (for `stats`: up = false), the newest 64.
     private var gone = GonePanels()
-    /// What the pipelines make beyond the events (the clients decide). Never changed while a
-    /// pipeline runs or its output is read: the fan-out reports, it does not call back.
-    var wants: PipelineOutput.Wants {
-        get { hub.state.devices.output.wants }
-        set { hub.state.devices.output.wants = newValue }
-    }
 
-    init(loop: EventLoop, log: Logger, owner: Owner, hub: Hub, actions: ActionRunner, base: Configuration) {
+    init(loop: EventLoop, log: Logger, owner: Owner, actions: ActionRunner, base: Configuration) {
         self.loop = loop
         self.log = log
         self.owner = owner
-        self.hub = hub
         self.actions = actions
         self.base = base
         compiled = CompiledConfiguration(base.engine)
     }
 
     /// `--replay`: the recording as a virtual device, now or once `waitForClients` connected.
-    func openReplay(_ path: String, options: Daemon.Options) throws {
+    func openReplay(_ path: String, options: Daemon.Options, _ state: inout FrameState) throws {
         let recording = try Evemu.parse(try readTextFile(path), file: path)
         var description = recording.description
         if let desc = options.deviceDescription {
@@ -107,16 +95,16 @@ final class Devices<Owner: DeviceOwner> {
             pending.append(source)
             log.info("replay of \(path) waits for \(options.waitForClients) client(s)")
         } else {
-            try add(source)
+            try add(source, &state)
         }
     }
 
     /// Starts the sources that waited for clients.
-    func startWaiting() {
+    func startWaiting(_ state: inout FrameState) {
         let sources = pending
         pending = []
         for s in sources {
-            do { try add(s) } catch { log.error("cannot start \(s.node): \(error)") }
+            do { try add(s, &state) } catch { log.error("cannot start \(s.node): \(error)") }
         }
     }
 
@@ -124,35 +112,35 @@ final class Devices<Owner: DeviceOwner> {
 
     /// A device appears: it gets its own decoder and engine (and, passed through, its mirror);
     /// the owner hears `added`.
-    func add(_ source: InputSource, mirror: Mirror? = nil) throws {
+    func add(_ source: InputSource, mirror: Mirror? = nil, _ state: inout FrameState) throws {
         let d = source.description
         let key = PanelHealth.Key(name: d.name, vendor: d.vendor, product: d.product, node: source.node)
         let id = nextID
         let device = Device(
             id: id, source: source, pipeline: try makePipeline(source, id: id), health: gone.take(key) ?? PanelHealth(key), mirror: mirror)
         nextID += 1
-        hub.state.devices.add(device)
+        state.devices.add(device)
         // The read's hand-off holds the devices strongly (an unowned capture was checked,
         // retained and released on every read); the source lets go of it when it is stopped,
         // which the devices do before they let a source go and when the daemon stops
         // (`stopAll`). The end's call-back, rare, stays unowned.
         try source.start(
             loop: loop,
-            deliver: { batch in self.delivered(batch, from: id) },
-            ended: { [unowned self] in self.sourceEnded(id) })
-        owner.added(device)
+            deliver: { batch, state in self.delivered(batch, from: id, &state) },
+            ended: { [unowned self] state in self.sourceEnded(id, &state) })
+        owner.added(device, &state)
         log.info("device \(id) added: \(source.description.name) (\(source.node))")
     }
 
     /// A read's batch through the device's pipeline, and what it made to the fan-out.
-    private func delivered(_ batch: InputBatch, from id: UInt32) {
-        if batch.resynced { logResync(id) }
-        guard let k = hub.state.feed(batch, from: id, turn: loop) else { return }
-        afterHandOff(k)
+    private func delivered(_ batch: InputBatch, from id: UInt32, _ state: inout FrameState) {
+        if batch.resynced { logResync(id, in: state) }
+        guard let k = state.feed(batch, from: id, turn: loop) else { return }
+        afterHandOff(k, &state)
     }
 
-    private func logResync(_ id: UInt32) {
-        let node = hub.state.devices.index(of: id).map { hub.state.devices.all[$0].source.node } ?? "device \(id)"
+    private func logResync(_ id: UInt32, in state: FrameState) {
+        let node = state.devices.index(of: id).map { state.devices.all[$0].source.node } ?? "device \(id)"
         log.notice("\(node): events dropped (SYN_DROPPED); resynchronized with the kernel's state")
     }
 
@@ -174,104 +162,104 @@ final class Devices<Owner: DeviceOwner> {
 
     /// Hands what device `k`'s pipeline made (left in the table's output) to the fan-out, the
     /// actions and the trace log.
-    private func hand(_ k: Int) {
-        if hub.state.handOff(k, turn: loop) { afterHandOff(k) }
+    private func hand(_ k: Int, _ state: inout FrameState) {
+        if state.handOff(k, turn: loop) { afterHandOff(k, &state) }
     }
 
     /// Logs the transitions device `k`'s output traced, and runs the actions it fired.
-    private func afterHandOff(_ k: Int) {
-        logTransitions(k)
-        let id = hub.state.devices.all[k].id
-        if let woke = hub.state.devices.takeWoke() { owner.woke(by: woke) }
-        if let f = hub.state.devices.mirrorFailure(k) {
+    private func afterHandOff(_ k: Int, _ state: inout FrameState) {
+        logTransitions(k, in: state)
+        let id = state.devices.all[k].id
+        if let woke = state.devices.takeWoke() { owner.woke(by: woke, &state) }
+        if let f = state.devices.mirrorFailure(k) {
             log.warning("device \(id): its virtual touchscreen was not written (\(f.count) failed so far): \(f.error)")
         }
-        if let f = hub.state.devices.takePointerFailure() {
+        if let f = state.devices.takePointerFailure() {
             log.warning("the virtual pointer was not written (\(f.count) failed so far): \(f.error)")
         }
-        for firing in hub.state.devices.output.firings {
+        for firing in state.devices.output.firings {
             actions.fire(
-                firing.action, .init(event: hub.state.devices.output.events[firing.event], gestureName: firing.gesture, region: firing.region, device: id))
+                firing.action, .init(event: state.devices.output.events[firing.event], gestureName: firing.gesture, region: firing.region, device: id))
         }
     }
 
-    private func logTransitions(_ k: Int) {
-        for t in hub.state.devices.output.transitions {
-            log.trace("\(hub.state.devices.all[k].pipeline.gestureName(t.gesture)) \(t.from) --\(t.input)--> \(t.to)\(t.reason.map { " (\($0))" } ?? "")")
+    private func logTransitions(_ k: Int, in state: FrameState) {
+        for t in state.devices.output.transitions {
+            log.trace("\(state.devices.all[k].pipeline.gestureName(t.gesture)) \(t.from) --\(t.input)--> \(t.to)\(t.reason.map { " (\($0))" } ?? "")")
         }
     }
 
     /// Fires each device's deadlines due by monotonic time `now`, each at its own time (input
     /// already due is read first, so that input and deadlines keep their order).
-    func fireDeadlines(now: Int64) {
+    func fireDeadlines(now: Int64, _ state: inout FrameState) {
         // The sources first, as a list of their own: a delivery changes the table, which a loop
         // over the table itself would copy.
-        for source in hub.state.devices.all.map(\.source) { source.deliverDue() }
-        for k in hub.state.devices.all.indices {
-            hub.state.devices.advance(k, toMonotonic: now)
-            hand(k)
+        for source in state.devices.all.map(\.source) { source.deliverDue(&state) }
+        for k in state.devices.all.indices {
+            state.devices.advance(k, toMonotonic: now)
+            hand(k, &state)
         }
     }
 
     /// New regions (a reload, a client's set_regions): apply from each device's next sequence.
     /// Each compile is numbered (`serial`), so a client's filter knows which one it was resolved for.
-    func reconfigure(_ next: CompiledConfiguration) {
+    func reconfigure(_ next: CompiledConfiguration, _ state: inout FrameState) {
         var next = next
         next.serial = compiled.serial + 1
         compiled = next
-        hub.state.devices.reconfigure(next, file: base)
+        state.devices.reconfigure(next, file: base)
     }
 
     /// A reload changed the geometry ([screen], [device]): each device gets a new decoder. What was
     /// under way ends `cancelled` (the old mapping's positions cannot continue in the new one).
-    func remap() {
+    func remap(_ state: inout FrameState) {
         let now = monotonicNanoseconds()
-        for k in hub.state.devices.all.indices {
-            hub.state.devices.removeDevice(k, atMonotonic: now)
-            hand(k)
+        for k in state.devices.all.indices {
+            state.devices.removeDevice(k, atMonotonic: now)
+            hand(k, &state)
             do {
-                hub.state.devices.replacePipeline(k, with: try makePipeline(hub.state.devices.all[k].source, id: hub.state.devices.all[k].id))
+                state.devices.replacePipeline(k, with: try makePipeline(state.devices.all[k].source, id: state.devices.all[k].id))
             } catch {
-                log.error("device \(hub.state.devices.all[k].id): \(error)")
+                log.error("device \(state.devices.all[k].id): \(error)")
             }
         }
     }
 
-    private func sourceEnded(_ id: UInt32) {
-        guard let k = hub.state.devices.index(of: id) else { return }
-        hub.state.devices.markEnded(k)
-        let source = hub.state.devices.all[k].source
+    private func sourceEnded(_ id: UInt32, _ state: inout FrameState) {
+        guard let k = state.devices.index(of: id) else { return }
+        state.devices.markEnded(k)
+        let source = state.devices.all[k].source
         if source.removesWhenEnded {
-            remove(id)
+            remove(id, &state)
         } else {
             log.info("device \(id) (\(source.node)) has no more input")
         }
     }
 
     /// A device went away: its gestures end `cancelled`, then the owner hears `removed`.
-    func remove(_ id: UInt32) {
-        guard let k = hub.state.devices.index(of: id) else { return }
-        hub.state.devices.removeDevice(k, atMonotonic: monotonicNanoseconds())
-        hand(k)
-        var device = hub.state.devices.take(k)
+    func remove(_ id: UInt32, _ state: inout FrameState) {
+        guard let k = state.devices.index(of: id) else { return }
+        state.devices.removeDevice(k, atMonotonic: monotonicNanoseconds())
+        hand(k, &state)
+        var device = state.devices.take(k)
         device.source.stop()
         // The mirror lifts what it holds, then goes (its device is destroyed with it).
         device.mirror?.liftAll()
         gone.add(device.health)
-        owner.removed(device)
+        owner.removed(device, &state)
         log.info("device \(device.id) removed: \(device.source.node)")
     }
 
     /// Every panel's health: those present (their read errors so far added), then those gone.
-    var panels: [PanelHealth] {
-        hub.state.devices.all.map { d in
+    func panels(in state: FrameState) -> [PanelHealth] {
+        state.devices.all.map { d in
             var h = d.health
             h.errors += d.source.errorCount
             return h
         } + gone.all
     }
 
-    func stopAll() {
-        for d in hub.state.devices.all { d.source.stop() }
+    func stopAll(_ state: FrameState) {
+        for d in state.devices.all { d.source.stop() }
     }
 }

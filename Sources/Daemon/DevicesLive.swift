@@ -8,12 +8,12 @@ extension Devices {
     // MARK: - Live devices
 
     /// Every input node now: touchscreens are opened, the rest are logged as skipped.
-    func scan() {
-        for node in Discovery.nodes() { open(node) }
+    func scan(_ state: inout FrameState) {
+        for node in Discovery.nodes() { open(node, &state) }
     }
 
-    private func open(_ node: InputNode) {
-        guard !all.contains(where: { $0.source.node == node.path }) else { return }
+    private func open(_ node: InputNode, _ state: inout FrameState) {
+        guard !state.devices.all.contains(where: { $0.source.node == node.path }) else { return }
         let evdev: EvdevDevice
         do {
             evdev = try EvdevDevice(path: node.path)
@@ -27,7 +27,7 @@ extension Devices {
         case .taken(let reason):
             log.info("\(node.path) (\(evdev.description.name)): taken: \(reason)")
             do {
-                try add(LiveSource(device: evdev, node: node, log: log), mirror: takeExclusively(evdev))
+                try add(LiveSource(device: evdev, node: node, log: log), mirror: takeExclusively(evdev), &state)
             } catch {
                 log.error("\(node.path): \(error)")
             }
@@ -70,12 +70,12 @@ extension Devices {
         do {
             let monitor = try HotplugMonitor()
             hotplug = monitor
-            try loop.add(monitor.fd) { [unowned self] _ in
+            try loop.add(monitor.fd) { [unowned self] _, state in
                 for change in monitor.drain() {
                     switch change {
-                    case .added(let path): self.open(Discovery.node(devnode: path))
+                    case .added(let path): self.open(Discovery.node(devnode: path), &state)
                     case .removed(let path):
-                        if let d = self.all.first(where: { $0.source.node == path }) { self.remove(d.id) }
+                        if let d = state.devices.all.first(where: { $0.source.node == path }) { self.remove(d.id, &state) }
                     }
                 }
             }

@@ -9,7 +9,7 @@ import SystemCalls
 /// (a parameter: no reference count per call, as a stored closure cost on every wake-up).
 protocol EventLoopOwner: AnyObject {
     /// After the handlers of each wake-up.
-    func afterTurn()
+    func afterTurn(_ state: inout FrameState)
     /// Work is left over from a turn (a client's requests past its turn's budget): while true,
     /// the loop looks at its fds without sleeping, then runs `afterTurn` again.
     var hasPendingWork: Bool { get }
@@ -18,8 +18,13 @@ protocol EventLoopOwner: AnyObject {
 /// One thread, one epoll set. Handlers run when their fd is ready; the owner's `afterTurn` runs
 /// once per wake-up (the server coalesces its writes there). It waits without a timeout: with
 /// nothing ready it does not wake up at all (timers are timerfds in the same set).
+///
+/// The per-frame state (`FrameState`: the devices' table, the fan-out) is a local of `run`,
+/// handed `inout` to each handler and to `afterTurn`: one owner, and accesses the compiler
+/// checks when it builds, where a class's stored property is checked at run time on every
+/// access.
 final class EventLoop {
-    typealias Handler = (_ events: UInt32) -> Void
+    typealias Handler = (_ events: UInt32, _ state: inout FrameState) -> Void
 
     private let epfd: Int32
     /// Indexed by fd (small integers): no hashing per ready fd.
@@ -36,6 +41,8 @@ final class EventLoop {
         return turnClock
     }
     private var turnClock: Int64 = 0
+    /// `turnStarted` if something read it this turn, without reading the clock.
+    var turnClockIfRead: Int64? { turnClock == 0 ? nil : turnClock }
 
     /// A system call of the loop's that failed (epoll, timerfd, signalfd).
     typealias Failure = SystemCallError
@@ -47,11 +54,17 @@ final class EventLoop {
 
     deinit { close(epfd) }
 
+    /// Watches `fd`; `handler` runs when it is ready, with the frame state.
     func add(_ fd: Int32, events: UInt32 = CL_EPOLLIN, _ handler: @escaping Handler) throws(Failure) {
         guard cl_epoll_ctl(epfd, EPOLL_CTL_ADD, fd, events, UInt64(UInt32(bitPattern: fd))) == 0 else {
             throw Failure(call: "epoll_ctl(ADD, \(fd))", errno: errno)
         }
         setHandler(handler, for: fd)
+    }
+
+    /// Watches `fd` for a handler that does not touch the frame state.
+    func add(_ fd: Int32, events: UInt32 = CL_EPOLLIN, _ handler: @escaping (_ events: UInt32) -> Void) throws(Failure) {
+        try add(fd, events: events) { (events: UInt32, _: inout FrameState) in handler(events) }
     }
 
     /// Changes the table as a local, swapped out: no access to `handlers` spans a call that could
@@ -90,7 +103,7 @@ final class EventLoop {
     /// Runs until `stop()`. Never inlined: the instruction counts (scripts/count-daemon, the
     /// guest's E2E COUNT) count from this function's entry.
     @inline(never)
-    func run<Owner: EventLoopOwner>(_ owner: Owner) {
+    func run<Owner: EventLoopOwner>(_ owner: Owner, _ state: inout FrameState) {
         running = true
         let datas = UnsafeMutablePointer<UInt64>.allocate(capacity: 64)
         let events = UnsafeMutablePointer<UInt32>.allocate(capacity: 64)
@@ -111,9 +124,9 @@ final class EventLoop {
                 // A handler may have removed this fd earlier in the same turn. Taken out of the
                 // table before it runs: no access to the table spans a handler.
                 let handler = Int(fd) < handlers.count ? handlers[Int(fd)] : nil
-                handler?(events[i])
+                handler?(events[i], &state)
             }
-            owner.afterTurn()
+            owner.afterTurn(&state)
         }
     }
 }

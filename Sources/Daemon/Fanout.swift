@@ -4,7 +4,7 @@ import GestureProtocol
 import Logging
 import Pipeline
 
-/// What the devices produce, out to the subscribers that take it, in one value (in the `Hub`, shared by the server and the devices):
+/// What the devices produce, out to the subscribers that take it, in one value (in the frame state, beside the devices):
 /// each line (encoded once by the device's pipeline) queued to every subscriber it passes,
 /// written once a turn with continuous updates coalesced, the input pacing, the latency samples
 /// and the line counters. Everything per frame happens inside one `mutating` call on it, so the

@@ -10,10 +10,11 @@ extension Fanout {
     /// 1 kHz panel costs it and the daemon one write and one wake-up per 8 ms, not per frame. Any
     /// other line (a gesture beginning or ending, a tap, a reply) goes out in its turn with
     /// everything before it, in order; nothing is dropped or merged. Returns when held lines are
-    /// due (the server's release timer wakes the loop then, if no input comes first); `clock`
-    /// is this turn's time, asked only when the turn had no input.
-    mutating func flush(clock: () -> Int64) -> Int64? {
-        var now = inputNow
+    /// due (the server's release timer wakes the loop then, if no input comes first). The time
+    /// is the input's, else `turnClock` (the turn's, when the loop read it), else the clock read
+    /// here, only when a held line needs it.
+    mutating func flush(turnClock: Int64?) -> Int64? {
+        var now = inputNow ?? turnClock
         flushedInput = inputNow
         inputNow = nil
         holding = false
@@ -21,7 +22,7 @@ extension Fanout {
         for s in subscribers.indices where subscribers[s].link == .open && subscribers[s].queued > 0 {
             let hold = subscribers[s].coalesceNs ?? coalesceNs
             if hold > 0 {
-                let t = now ?? clock()
+                let t = now ?? monotonicNanoseconds()
                 now = t
                 if !subscribers[s].urgent && t - subscribers[s].lastWriteAt < hold {
                     holding = true
@@ -37,8 +38,8 @@ extension Fanout {
 
     /// The end of a loop turn in one call: `flush`, then when held lines are due, when to read
     /// the panels next (`readAgain`), and whether `notices` has something for the server.
-    mutating func endTurn(clock: () -> Int64, deadline: Int64?) -> (holdingDue: Int64?, readAgain: Int64?, notices: Bool) {
-        let due = flush(clock: clock)
+    mutating func endTurn(turnClock: Int64?, deadline: Int64?) -> (holdingDue: Int64?, readAgain: Int64?, notices: Bool) {
+        let due = flush(turnClock: turnClock)
         return (due, readAgain(deadline: deadline), !notices.isEmpty)
     }
 

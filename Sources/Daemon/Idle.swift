@@ -33,47 +33,47 @@ final class IdleWatch {
 
 extension Daemon {
     /// Watches for idle from the start (when `[idle] after` is set).
-    func startIdleWatch() throws {
-        try loop.add(idle.timer.fd) { [unowned self] _ in self.idleTimerFired() }
-        configureIdle()
+    func startIdleWatch(_ state: inout FrameState) throws {
+        try loop.add(idle.timer.fd) { [unowned self] _, state in self.idleTimerFired(&state) }
+        configureIdle(&state)
     }
 
     /// `[idle] after` from the configuration (at start and on reload): counted from now.
-    func configureIdle() {
+    func configureIdle(_ state: inout FrameState) {
         idle.afterNs = Int64(base.idleAfter * 1e9)
         idle.since = monotonicNanoseconds()
-        if idle.afterNs == 0 { server.hub.state.devices.asleep = false }
-        armIdle()
+        if idle.afterNs == 0 { state.devices.asleep = false }
+        armIdle(state)
     }
 
-    private func armIdle() {
-        let due = server.hub.state.devices.asleep ? nil : idle.due(lastFrame: server.hub.state.devices.lastFrameAt)
+    private func armIdle(_ state: FrameState) {
+        let due = state.devices.asleep ? nil : idle.due(lastFrame: state.devices.lastFrameAt)
         if let e = idle.timer.arm(at: due) { log.error("idle timer: \(e)") }
     }
 
-    private func idleTimerFired() {
+    private func idleTimerFired(_ state: inout FrameState) {
         idle.timer.acknowledge()
-        guard let due = idle.due(lastFrame: server.hub.state.devices.lastFrameAt), !server.hub.state.devices.asleep else { return }
+        guard let due = idle.due(lastFrame: state.devices.lastFrameAt), !state.devices.asleep else { return }
         let now = monotonicNanoseconds()
-        guard now >= due else { return armIdle() }
-        server.hub.state.devices.asleep = true
+        guard now >= due else { return armIdle(state) }
+        state.devices.asleep = true
         idle.countIdle()
         log.info("idle: no touch for \(base.idleAfter) s")
-        moment(.idle, device: nil, at: now)
+        moment(.idle, device: nil, at: now, &state)
     }
 
     /// A touch on device `id` woke the kiosk (DeviceOwner).
-    func woke(by id: UInt32) {
+    func woke(by id: UInt32, _ state: inout FrameState) {
         let now = monotonicNanoseconds()
         idle.countWake()
         idle.since = now
         log.info("wake: a touch on device \(id) (its sequence is swallowed)")
-        moment(.wake, device: id, at: now)
-        armIdle()
+        moment(.wake, device: id, at: now, &state)
+        armIdle(state)
     }
 
     /// Runs the actions `on` the moment, and tells the clients.
-    private func moment(_ m: Action.Moment, device: UInt32?, at now: Int64) {
+    private func moment(_ m: Action.Moment, device: UInt32?, at now: Int64, _ state: inout FrameState) {
         for a in base.actions where a.on == m {
             var event = GestureEvent(kind: .tap, phase: .recognized, time: Timestamp(nanoseconds: now), position: .zero)
             event.gesture = -1
@@ -81,7 +81,7 @@ extension Daemon {
         }
         writer.reset()
         Messages.moment(&writer, wake: m == .wake, time: Double(now) / 1e9, device: device)
-        writer.bytes.withUnsafeBufferPointer { server.hub.state.fanout.broadcast($0) }
+        writer.bytes.withUnsafeBufferPointer { state.fanout.broadcast($0) }
         writer.reset()
     }
 }

@@ -24,8 +24,8 @@ protocol InputSource: AnyObject {
     /// Starts delivering events, in batches (a live device hands on each `read(2)` at once; the
     /// buffer is valid during the call only; after lost events (SYN_DROPPED) the batch that
     /// carries the kernel's state is marked `resynced`); `ended` when the source has no more (a
-    /// finished replay, an unplugged device).
-    func start(loop: EventLoop, deliver: @escaping (InputBatch) -> Void, ended: @escaping () -> Void) throws
+    /// finished replay, an unplugged device). Both get the loop's frame state.
+    func start(loop: EventLoop, deliver: @escaping Delivery, ended: @escaping (inout FrameState) -> Void) throws
     /// What the system knows of the panel's geometry (udev's LIBINPUT_CALIBRATION_MATRIX and
     /// measured size); nothing for a replay.
     var systemCalibration: [Double]? { get }
@@ -37,8 +37,11 @@ protocol InputSource: AnyObject {
     var errorCount: Int { get }
     /// Delivers every event already due (before the engine's deadlines fire, so that input and
     /// deadlines keep their order whatever order their timers woke in).
-    func deliverDue()
+    func deliverDue(_ state: inout FrameState)
 }
+
+/// Where a source hands its batches: the devices' pipeline for it, with the frame state.
+typealias Delivery = (InputBatch, inout FrameState) -> Void
 
 /// Plays an evemu recording at its recorded pace (× `speed`), optionally in a loop, as a virtual
 /// device. A timerfd is armed at each next event's time: no polling, no sleeping.
@@ -53,8 +56,8 @@ final class ReplaySource: InputSource {
     /// read by the pipeline (`monotonic(of:)`) while the playback hands events over.
     private var playback: Playback
     private var timeline: ReplayTimeline
-    private var deliver: ((InputBatch) -> Void)?
-    private var ended: (() -> Void)?
+    private var deliver: Delivery?
+    private var ended: ((inout FrameState) -> Void)?
     var passes: Int { playback.passes }
     private let log: Logger
 
@@ -73,14 +76,14 @@ final class ReplaySource: InputSource {
     var systemCalibration: [Double]? { nil }
     var systemSizeMM: (width: Double, height: Double)? { nil }
 
-    func start(loop: EventLoop, deliver: @escaping (InputBatch) -> Void, ended: @escaping () -> Void) throws {
+    func start(loop: EventLoop, deliver: @escaping Delivery, ended: @escaping (inout FrameState) -> Void) throws {
         self.loop = loop
         self.deliver = deliver
         self.ended = ended
         playback.timeline.startMonotonic = monotonicNanoseconds()
         timeline = playback.timeline
         // Unowned: the handler is removed in stop(), before the devices let the source go.
-        try loop.add(timer.fd) { [unowned self] _ in self.fire() }
+        try loop.add(timer.fd) { [unowned self] _, state in self.fire(&state) }
         arm(playback.nextDue)
     }
 
@@ -94,16 +97,16 @@ final class ReplaySource: InputSource {
         if let e = timer.arm(at: next) { log.error("\(node): the replay stalls: \(e)") }
     }
 
-    private func fire() {
+    private func fire(_ state: inout FrameState) {
         timer.acknowledge()
-        deliverDue()
+        deliverDue(&state)
     }
 
-    func deliverDue() {
+    func deliverDue(_ state: inout FrameState) {
         guard let deliver else { return }
-        let (next, over) = playback.deliverDue(now: monotonicNanoseconds(), to: deliver)
+        let (next, over) = playback.deliverDue(now: monotonicNanoseconds()) { batch in deliver(batch, &state) }
         if over {
-            ended?()
+            ended?(&state)
             return
         }
         arm(next)

@@ -18,8 +18,8 @@ final class LiveSource: InputSource {
     var systemCalibration: [Double]? { inputNode.calibration }
     var systemSizeMM: (width: Double, height: Double)? { inputNode.sizeMM }
     private weak var loop: EventLoop?
-    private var deliver: ((InputBatch) -> Void)?
-    private var ended: (() -> Void)?
+    private var deliver: Delivery?
+    private var ended: ((inout FrameState) -> Void)?
     private var failures = 0
     private(set) var errorCount = 0
     private let log: Logger
@@ -34,7 +34,7 @@ final class LiveSource: InputSource {
     func engineTime(atMonotonic ns: Int64) -> Timestamp { Timestamp(nanoseconds: ns) }
 
     func start(
-        loop: EventLoop, deliver: @escaping (InputBatch) -> Void, ended: @escaping () -> Void
+        loop: EventLoop, deliver: @escaping Delivery, ended: @escaping (inout FrameState) -> Void
     ) throws {
         self.loop = loop
         self.deliver = deliver
@@ -42,7 +42,7 @@ final class LiveSource: InputSource {
         // The source and `deliver` are held by the loop's handler until stop() removes it, which
         // the devices call before they let the source go. Strong captures: an unowned one was
         // checked, retained and released on every read, and so was `deliver` read from `self`.
-        try loop.add(device.fd) { _ in self.read(deliver) }
+        try loop.add(device.fd) { _, state in self.read(deliver, &state) }
     }
 
     func stop() {
@@ -50,28 +50,28 @@ final class LiveSource: InputSource {
         deliver = nil
     }
 
-    func deliverDue() {
-        if let deliver { read(deliver) }
+    func deliverDue(_ state: inout FrameState) {
+        if let deliver { read(deliver, &state) }
     }
 
-    private func read(_ deliver: (InputBatch) -> Void) {
+    private func read(_ deliver: Delivery, _ state: inout FrameState) {
         do {
             // Handed straight on (the devices log a resynchronized batch).
-            let end = try device.read(deliver: deliver)
+            let end = try device.read { batch in deliver(batch, &state) }
             failures = 0
-            if end == .removed { finish() }
+            if end == .removed { finish(&state) }
         } catch {
             failures += 1
             errorCount += 1
             log.warning("\(node): \(error)")
             // A device that keeps failing is dropped; the daemon lives on.
-            if error.isRemoval || failures >= 3 { finish() }
+            if error.isRemoval || failures >= 3 { finish(&state) }
         }
     }
 
-    private func finish() {
+    private func finish(_ state: inout FrameState) {
         let done = ended
         stop()
-        done?()
+        done?(&state)
     }
 }

@@ -5,19 +5,19 @@ import TouchInput
 /// (`emulate = "pointer"`), spans the configured screen, and is made again when the screen's
 /// size changes. Made at start and at each reload; the devices' table writes to it.
 extension Devices {
-    func configurePointer() {
+    func configurePointer(_ state: inout FrameState) {
         let wanted = !base.pointerRegions.isEmpty
         let screen = base.engine.screen
         let width = Int32(max(2, screen.width.rounded())), height = Int32(max(2, screen.height.rounded()))
-        if let p = hub.state.devices.pointer {
+        if let p = state.devices.pointer {
             if wanted && p.width == width && p.height == height { return }
-            hub.state.devices.pointer = nil
+            state.devices.pointer = nil
             log.info("virtual pointer removed\(wanted ? " (the screen's size changed)" : ": no region emulates one")")
         }
         guard wanted else { return }
         do {
             let p = try VirtualPointer(screenWidth: screen.width, screenHeight: screen.height)
-            hub.state.devices.pointer = p
+            state.devices.pointer = p
             let names = base.pointerRegions.map { "'\($0.name)'" }.joined(separator: ", ")
             log.info("virtual pointer for \(names): \(p.devnode ?? "(node unknown)"), \(width)×\(height)")
         } catch {

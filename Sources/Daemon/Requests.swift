@@ -14,7 +14,7 @@ extension Daemon {
         }
     }
 
-    func request(_ c: Client, _ line: ArraySlice<UInt8>) {
+    func request(_ c: Client, _ line: ArraySlice<UInt8>, _ state: inout FrameState) {
         stats.requests += 1
         writer.reset()
         var id: RequestID?
@@ -25,7 +25,7 @@ extension Daemon {
                 throw RequestError(f.code, f.message)
             case .success(let parsed):
                 id = parsed.id
-                try answer(parsed.request, id: id, client: c)
+                try answer(parsed.request, id: id, client: c, &state)
             }
         } catch let e as RequestError {
             stats.errors += 1
@@ -38,11 +38,11 @@ extension Daemon {
             stats.errorsByCode[.internal, default: 0] += 1
             Messages.error(&writer, id: id, code: .internal, message: "\(error)")
         }
-        server.reply(writer.bytes[...], to: c)
+        state.fanout.reply(writer.bytes[...], to: c.slot)
         writer.reset()
     }
 
-    private func answer(_ request: Request, id: RequestID?, client c: Client) throws {
+    private func answer(_ request: Request, id: RequestID?, client c: Client, _ state: inout FrameState) throws {
         let op = request.op
         switch request {
         case .ping:
@@ -51,15 +51,15 @@ extension Daemon {
             Messages.end(&writer)
 
         case .subscribe(let s):
-            server.hub.state.fanout.subscribers[c.slot].subscription.subscribe(s, configuration: devices.compiled)
-            server.hub.state.fanout.setCoalescing(s.coalesceMilliseconds.map { Int64($0) * 1_000_000 }, of: c.slot)
-            subscriptionsChanged()
-            server.watchIdle(c)
+            state.fanout.subscribers[c.slot].subscription.subscribe(s, configuration: devices.compiled)
+            state.fanout.setCoalescing(s.coalesceMilliseconds.map { Int64($0) * 1_000_000 }, of: c.slot)
+            subscriptionsChanged(&state)
+            server.watchIdle(c, in: state)
             Messages.beginReply(&writer, id: id, op: op)
             Messages.end(&writer)
 
         case .setRegions(let items):
-            let names = try setRegions(items, for: c)
+            let names = try setRegions(items, for: c, &state)
             Messages.beginReply(&writer, id: id, op: op)
             writer.key("regions")
             writer.value(.array(names.map { .string($0) }))
@@ -68,15 +68,15 @@ extension Daemon {
         case .clearRegions:
             if !c.ownedRegions.isEmpty {
                 c.ownedRegions = []
-                try recompile()
-                server.watchIdle(c)
+                try recompile(&state)
+                server.watchIdle(c, in: state)
             }
             Messages.beginReply(&writer, id: id, op: op)
             Messages.end(&writer)
 
         case .listDevices:
             Messages.beginReply(&writer, id: id, op: op)
-            writeDevices()
+            writeDevices(state)
             Messages.end(&writer)
 
         case .getConfig:
@@ -87,20 +87,20 @@ extension Daemon {
         case .stats:
             Messages.beginReply(&writer, id: id, op: op)
             stats.snapshot(
-                clients: server.clientCount, devices: devices.all.count, panels: devices.panels, frames: devices.table.frames,
-                anomalies: devices.table.anomalies, server: server, actions: actions, wakeups: loop.wakeups,
-                idle: (idle.idles, idle.wakes, server.hub.state.devices.asleep),
-                pointer: (server.hub.state.devices.pointerOps, server.hub.state.devices.pointerFailures)
+                clients: server.clientCount, devices: state.devices.all.count, panels: devices.panels(in: state),
+                frames: state.devices.frames, anomalies: state.devices.anomalies, server: server, fanout: state.fanout,
+                actions: actions, wakeups: loop.wakeups, idle: (idle.idles, idle.wakes, state.devices.asleep),
+                pointer: (state.devices.pointerOps, state.devices.pointerFailures)
             ).write(into: &writer)
             Messages.end(&writer)
 
         }
     }
 
-    private func writeDevices() {
+    private func writeDevices(_ state: FrameState) {
         writer.key("devices")
         writer.raw("[")
-        for (i, d) in devices.all.enumerated() {
+        for (i, d) in state.devices.all.enumerated() {
             if i > 0 { writer.raw(",") }
             d.summary.write(&writer)
         }

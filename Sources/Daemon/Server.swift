@@ -26,15 +26,8 @@ final class Server {
     /// The stream socket, and the request socket when there is one.
     let listeners: [Listener]
     let log: Logger
-    var settings: Limits {
-        didSet {
-            hub.state.fanout.configure(coalesceNs: settings.coalesceNs, outputBufferBytes: settings.outputBufferBytes)
-            hub.state.fanout.paceInput = settings.paceInput
-        }
-    }
-    /// The per-frame state, shared with the devices: every client's output (`state.fanout`:
-    /// queues, coalescing, pacing, latency) and the device table.
-    let hub: Hub
+    /// The limits; `apply` changes them (and the fan-out's with them).
+    private(set) var settings: Limits
     private(set) var clients: [Int32: Client] = [:]
     /// The clients in connection order.
     private(set) var allClients: [Client] = []
@@ -61,9 +54,9 @@ final class Server {
 
     /// What the server tells its owner. `onDisconnect` is called only between handlers (from
     /// `settle`), never while the fan-out is queueing lines.
-    var onConnect: ((Client) -> Void)?
-    var onRequest: ((Client, ArraySlice<UInt8>) -> Void)?
-    var onDisconnect: ((Client) -> Void)?
+    var onConnect: ((Client, inout FrameState) -> Void)?
+    var onRequest: ((Client, ArraySlice<UInt8>, inout FrameState) -> Void)?
+    var onDisconnect: ((Client, inout FrameState) -> Void)?
 
     /// Wakes the loop when held lines are due and no input came to write them (a finger resting
     /// still sends no frames): armed at the earliest due time plus `releaseSlack`, and left armed
@@ -83,8 +76,6 @@ final class Server {
         self.loop = loop
         self.listeners = listeners
         settings = limits
-        hub = Hub(fanout: Fanout(coalesceNs: limits.coalesceNs, outputBufferBytes: limits.outputBufferBytes))
-        hub.state.fanout.paceInput = limits.paceInput
         self.log = log
         for l in listeners {
             let flags = fcntl(l.fd, F_GETFL)
@@ -96,11 +87,25 @@ final class Server {
         throttleTimer = try DeadlineTimer()
         releaseTimer = try DeadlineTimer()
         idleTimer = try DeadlineTimer()
-        for l in listeners { try loop.add(l.fd) { [unowned self] _ in self.acceptAll(l) } }
+        for l in listeners { try loop.add(l.fd) { [unowned self] _, state in self.acceptAll(l, &state) } }
         try loop.add(throttleTimer.fd) { [unowned self] _ in self.unthrottle() }
         // The turn's flush writes what is due (by the clock: no input came).
         try loop.add(releaseTimer.fd) { [unowned self] _ in self.releaseTimer.acknowledge() }
-        try loop.add(idleTimer.fd) { [unowned self] _ in self.closeIdle() }
+        try loop.add(idleTimer.fd) { [unowned self] _, state in self.closeIdle(&state) }
+    }
+
+    /// The fan-out for `limits` (the frame state's, made once by the daemon).
+    static func fanout(_ limits: Limits) -> Fanout {
+        var f = Fanout(coalesceNs: limits.coalesceNs, outputBufferBytes: limits.outputBufferBytes)
+        f.paceInput = limits.paceInput
+        return f
+    }
+
+    /// New limits (a reload), and the fan-out's with them.
+    func apply(_ limits: Limits, to state: inout FrameState) {
+        settings = limits
+        state.fanout.configure(coalesceNs: limits.coalesceNs, outputBufferBytes: limits.outputBufferBytes)
+        state.fanout.paceInput = limits.paceInput
     }
 
     var clientCount: Int { clients.count }
@@ -120,18 +125,18 @@ final class Server {
     /// nil when the loop cannot watch it (then it is closed).
     @discardableResult
     /// A `quiet` connection (the request socket's) starts subscribed to nothing.
-    func admit(_ fd: Int32, pid: Int32, uid: UInt32, gid: UInt32, quiet: Bool = false) -> Client? {
-        let slot = hub.state.fanout.open(.socket(fd: fd))
-        if quiet { hub.state.fanout.subscribers[slot].subscription = .nothing }
+    func admit(_ fd: Int32, pid: Int32, uid: UInt32, gid: UInt32, quiet: Bool = false, _ state: inout FrameState) -> Client? {
+        let slot = state.fanout.open(.socket(fd: fd))
+        if quiet { state.fanout.subscribers[slot].subscription = .nothing }
         let client = Client(fd: fd, number: nextNumber, slot: slot, peer: (pid, uid, gid))
         nextNumber += 1
         accepted += 1
         do {
             // Unowned: the server outlives its clients' handlers (each is removed at disconnect).
-            try loop.add(fd, events: client.interest) { [unowned self] events in self.ready(client, events) }
+            try loop.add(fd, events: client.interest) { [unowned self] events, state in self.ready(client, events, &state) }
         } catch {
             log.warning("cannot watch a new client: \(error)")
-            hub.state.fanout.release(slot)
+            state.fanout.release(slot)
             close(fd)
             return nil
         }
@@ -140,55 +145,46 @@ final class Server {
         if bySlot.count <= slot { bySlot += [Client?](repeating: nil, count: slot + 1 - bySlot.count) }
         bySlot[slot] = client
         log.info("\(client.label) connected\(quiet ? " to the request socket" : "")")
-        onConnect?(client)
-        watchIdle(client)
+        onConnect?(client, &state)
+        watchIdle(client, in: state)
         return client
     }
 
-    private func ready(_ client: Client, _ events: UInt32) {
+    private func ready(_ client: Client, _ events: UInt32, _ state: inout FrameState) {
         let hungUp = events & (CL_EPOLLHUP | CL_EPOLLERR) != 0
-        if events & CL_EPOLLOUT != 0 || (hungUp && queued(client) > 0) { write(client) }
+        if events & CL_EPOLLOUT != 0 || (hungUp && queued(client, in: state) > 0) { write(client, &state) }
         if client.closed { return }
         if hungUp && (client.peerClosed || client.throttled) {
             // Both directions are gone (always reported, whatever the interest): nothing more
             // can come or go, and the answers to what is still unread could not be delivered.
-            disconnect(client, reason: "hung up")
+            disconnect(client, reason: "hung up", &state)
             return
         }
-        if events & (CL_EPOLLIN | CL_EPOLLRDHUP) != 0 || hungUp { serve(client) }
-        settle()
+        if events & (CL_EPOLLIN | CL_EPOLLRDHUP) != 0 || hungUp { serve(client, &state) }
+        settle(&state)
     }
 
     /// Bytes queued for `client`.
-    func queued(_ client: Client) -> Int { hub.state.fanout.subscribers[client.slot].queued }
-
-    /// Queues a stream line for `client` (see `Fanout.enqueue`).
-    func enqueue(_ bytes: UnsafeBufferPointer<UInt8>, to client: Client, since: Int64?, continuous: Bool = false) {
-        hub.state.fanout.enqueue(bytes, to: client.slot, since: since, continuous: continuous)
-    }
-
-    /// Queues a reply (to a request, or the hello): always whole.
-    func reply(_ bytes: ArraySlice<UInt8>, to client: Client) {
-        hub.state.fanout.reply(bytes, to: client.slot)
-    }
+    func queued(_ client: Client, in state: FrameState) -> Int { state.fanout.subscribers[client.slot].queued }
 
     /// Writes what is queued for `client` now, and settles what came of it.
-    func write(_ client: Client) {
-        hub.state.fanout.write(client.slot)
-        settle()
+    func write(_ client: Client, _ state: inout FrameState) {
+        state.fanout.write(client.slot)
+        settle(&state)
     }
 
     /// The end of a loop turn: the backlog served, every queue written, what came of it settled;
     /// the engines' next deadline and when to read the panels next (the input pacing; nil for at
     /// once).
-    func endTurn() -> FrameState.TurnEnd {
-        if hasBacklog { serveBacklog() }
-        var turn = hub.state.endTurn(clock: { loop.turnStarted })
+    func endTurn(_ state: inout FrameState) -> FrameState.TurnEnd {
+        if hasBacklog { serveBacklog(&state) }
+        // The turn's clock as a value, not a closure over `self` (retained and released each turn).
+        var turn = state.endTurn(turnClock: loop.turnClockIfRead)
         armRelease(turn.holdingDue)
         if turn.notices {
-            settle()
+            settle(&state)
             // A client gone with regions recompiled them: the deadline is read again.
-            turn.deadline = hub.state.devices.earliestDeadline
+            turn.deadline = state.devices.earliestDeadline
         }
         return turn
     }
@@ -201,16 +197,16 @@ final class Server {
 
     /// Handles what the fan-out reported since the last time (a client dropped, a write side
     /// blocked or unblocked), outside any fan-out: this is where a client goes.
-    func settle() {
-        guard !hub.state.fanout.notices.isEmpty else { return }
-        let notices = hub.state.fanout.notices
-        hub.state.fanout.notices.removeAll(keepingCapacity: true)
+    func settle(_ state: inout FrameState) {
+        guard !state.fanout.notices.isEmpty else { return }
+        let notices = state.fanout.notices
+        state.fanout.notices.removeAll(keepingCapacity: true)
         for n in notices {
             switch n {
             case .gone(let slot, let reason, let level):
-                if let c = bySlot[slot] { disconnect(c, reason: reason, level: level) }
+                if let c = bySlot[slot] { disconnect(c, reason: reason, level: level, &state) }
             case .interest(let slot):
-                if let c = bySlot[slot], !c.closed { refreshInterest(c) }
+                if let c = bySlot[slot], !c.closed { refreshInterest(c, &state) }
             case .resumed(let slot):
                 if let c = bySlot[slot], !c.closed { resume(c) }
             }
@@ -243,30 +239,30 @@ final class Server {
     }
 
     /// Serves what is left of the clients' requests from earlier turns (once per turn).
-    func serveBacklog() {
+    func serveBacklog(_ state: inout FrameState) {
         guard hasBacklog else { return }
         let waiting = backlog
         backlog.removeAll(keepingCapacity: true)
         hasBacklog = false
         for c in waiting where !c.closed {
             c.readSide = .ready
-            serve(c)
+            serve(c, &state)
         }
-        settle()
+        settle(&state)
     }
 
     /// The epoll events a client needs now: reads only while its requests are being served
     /// (not while backlogged, throttled, paused or half-closed), writes while output waits on
     /// the kernel.
-    func refreshInterest(_ client: Client) {
+    func refreshInterest(_ client: Client, _ state: inout FrameState) {
         var events: UInt32 = 0
-        if hub.state.fanout.subscribers[client.slot].link == .blocked { events |= CL_EPOLLOUT }
-        if !client.peerClosed && client.readSide == .ready && queued(client) <= settings.outputBufferBytes {
+        if state.fanout.subscribers[client.slot].link == .blocked { events |= CL_EPOLLOUT }
+        if !client.peerClosed && client.readSide == .ready && queued(client, in: state) <= settings.outputBufferBytes {
             events |= CL_EPOLLIN | CL_EPOLLRDHUP
         }
         guard events != client.interest else { return }
         client.interest = events
-        if let e = loop.modify(client.fd, events: events) { disconnect(client, reason: "\(e)", level: .warning) }
+        if let e = loop.modify(client.fd, events: events) { disconnect(client, reason: "\(e)", level: .warning, &state) }
     }
 
     /// A paused client's queue went back under the bound: its buffered requests are served from
@@ -277,7 +273,7 @@ final class Server {
     }
 
     /// Closes a client's connection; its owner hears `onDisconnect`.
-    func disconnect(_ client: Client, reason: String, level: Logger.Level = .info) {
+    func disconnect(_ client: Client, reason: String, level: Logger.Level = .info, _ state: inout FrameState) {
         guard !client.closed else { return }
         client.closed = true
         if let e = loop.remove(client.fd) { log.warning("\(client.label): \(e)") }
@@ -285,16 +281,16 @@ final class Server {
         clients[client.fd] = nil
         allClients.removeAll { $0 === client }
         bySlot[client.slot] = nil
-        hub.state.fanout.release(client.slot)
+        state.fanout.release(client.slot)
         log.log(level: level, "\(client.label) disconnected: \(reason)")
         if reserveFD < 0 {
             reserveFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
             pauseAccepting(false)
         }
-        onDisconnect?(client)
+        onDisconnect?(client, &state)
     }
 
-    func closeAll() {
-        for c in allClients { disconnect(c, reason: "the daemon is stopping") }
+    func closeAll(_ state: inout FrameState) {
+        for c in allClients { disconnect(c, reason: "the daemon is stopping", &state) }
     }
 }

@@ -11,7 +11,7 @@ import SystemCalls
 /// lines and sends nothing for `idle_timeout_ms`. A connection turned away or closed is told
 /// why in an error line first.
 extension Server {
-    func acceptAll(_ listener: Listener) {
+    func acceptAll(_ listener: Listener, _ state: inout FrameState) {
         while true {
             let fd = cl_accept(listener.fd)
             if fd < 0 {
@@ -44,7 +44,7 @@ extension Server {
             if let more = refusals.flush() {
                 log.notice("a client slot is free again\(more)")
             }
-            admit(fd, pid: pid, uid: uid, gid: gid, quiet: listener.quiet)
+            admit(fd, pid: pid, uid: uid, gid: gid, quiet: listener.quiet, &state)
         }
     }
 
@@ -98,8 +98,8 @@ extension Server {
 
     /// A client that takes no lines may go idle: the idle timer is armed for it (no-op when
     /// the limit is off or the timer fires sooner).
-    func watchIdle(_ client: Client) {
-        guard settings.idleNs > 0, takesNothing(client) else { return }
+    func watchIdle(_ client: Client, in state: FrameState) {
+        guard settings.idleNs > 0, takesNothing(client, in: state) else { return }
         let due = client.lastRequestAt + settings.idleNs
         if idleTimer.armedAt == 0 || due < idleTimer.armedAt {
             if let e = idleTimer.arm(at: due) { log.error("idle timer: \(e)") }
@@ -108,19 +108,19 @@ extension Server {
 
     /// Subscribed to no gesture or touch line, and holding no regions (a connection that set
     /// regions is there to keep them: `touchgesturectl regions set` waits quietly).
-    func takesNothing(_ client: Client) -> Bool {
-        let s = hub.state.fanout.subscribers[client.slot].subscription
+    func takesNothing(_ client: Client, in state: FrameState) -> Bool {
+        let s = state.fanout.subscribers[client.slot].subscription
         return !s.gestures && !s.touches && client.ownedRegions.isEmpty
     }
 
     /// The idle timer fired: clients that took no lines and sent nothing for the limit are told
     /// and closed; the timer is armed again for the next one that could be.
-    func closeIdle() {
+    func closeIdle(_ state: inout FrameState) {
         idleTimer.acknowledge()
         guard settings.idleNs > 0 else { return }
         let now = monotonicNanoseconds()
         var next: Int64?
-        for c in allClients where takesNothing(c) && !c.closed {
+        for c in allClients where takesNothing(c, in: state) && !c.closed {
             let due = c.lastRequestAt + settings.idleNs
             guard due <= now else {
                 next = min(next ?? due, due)
@@ -132,9 +132,9 @@ extension Server {
             Messages.error(
                 &w, id: nil, code: .idleTimeout,
                 message: "no request for \(seconds) s and subscribed to nothing ([daemon] idle_timeout_ms); closing")
-            reply(w.bytes[...], to: c)
-            hub.state.fanout.write(c.slot)
-            disconnect(c, reason: "idle for \(seconds) s with no subscription")
+            state.fanout.reply(w.bytes[...], to: c.slot)
+            state.fanout.write(c.slot)
+            disconnect(c, reason: "idle for \(seconds) s with no subscription", &state)
         }
         if let e = idleTimer.arm(at: next) { log.error("idle timer: \(e)") }
     }

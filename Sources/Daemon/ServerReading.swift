@@ -7,13 +7,13 @@ import SystemCalls
 extension Server {
     /// One turn's work for a client: request lines already read first, then reads, within the
     /// turn's budget; whatever is left waits for the next turn.
-    func serve(_ client: Client) {
+    func serve(_ client: Client, _ state: inout FrameState) {
         var requests = 0, bytesRead = 0
         guard client.readSide == .ready else { return }
         let now = monotonicNanoseconds()
         client.budget.refill(now: now, linesPerSecond: settings.requestsPerSecond, bytesPerSecond: settings.bytesPerSecond)
         reading: while !client.closed {
-            if queued(client) > settings.outputBufferBytes { break }  // paused until it reads
+            if queued(client, in: state) > settings.outputBufferBytes { break }  // paused until it reads
             if client.budget.lines < 1 || client.budget.bytes <= 0 {
                 throttle(client, now: now)
                 break
@@ -26,11 +26,11 @@ extension Server {
                 requests += 1
                 client.budget.lines -= 1
                 client.budget.bytes -= Double(line.count + 1)
-                deliver(client, line)
+                deliver(client, line, &state)
                 continue
             }
             if client.input.count - client.inputStart > settings.maxLineBytes {
-                tooLong(client)
+                tooLong(client, &state)
                 return
             }
             if client.peerClosed {
@@ -40,38 +40,42 @@ extension Server {
                     client.input.removeAll()
                     client.inputStart = 0
                     client.scanned = 0
-                    deliver(client, rest)
+                    deliver(client, rest, &state)
                     continue
                 }
                 // Everything is served: it closes once its answers are written.
-                if queued(client) == 0 { disconnect(client, reason: "closed the connection") } else { hub.state.fanout.subscribers[client.slot].closeWhenWritten = true }
+                if queued(client, in: state) == 0 {
+                    disconnect(client, reason: "closed the connection", &state)
+                } else {
+                    state.fanout.subscribers[client.slot].closeWhenWritten = true
+                }
                 break
             }
             if bytesRead >= settings.bytesPerTurn {
                 toBacklog(client)
                 break
             }
-            switch readChunk(client) {
+            switch readChunk(client, &state) {
             case .bytes(let n): bytesRead += n
             case .ended: continue  // served to the end above, then closed
             case .nothing: break reading
             case .dropped: return
             }
         }
-        if !client.closed { refreshInterest(client) }
+        if !client.closed { refreshInterest(client, &state) }
     }
 
     private enum ReadOutcome { case bytes(Int), nothing, ended, dropped }
 
     /// Reads what the client sent into its input.
-    private func readChunk(_ client: Client) -> ReadOutcome {
+    private func readChunk(_ client: Client, _ state: inout FrameState) -> ReadOutcome {
         switch chunk.withUnsafeMutableBytes({ Posix.read(client.fd, into: $0) }) {
         case .wouldBlock: return .nothing
         case .failed(let e):
-            disconnect(client, reason: "\(e)")
+            disconnect(client, reason: "\(e)", &state)
             return .dropped
         case .removed:
-            disconnect(client, reason: "read: the socket went away")
+            disconnect(client, reason: "read: the socket went away", &state)
             return .dropped
         case .done(0):
             client.peerClosed = true
@@ -111,24 +115,24 @@ extension Server {
         return line
     }
 
-    private func deliver(_ client: Client, _ line: ArraySlice<UInt8>) {
+    private func deliver(_ client: Client, _ line: ArraySlice<UInt8>, _ state: inout FrameState) {
         if line.count > settings.maxLineBytes {
-            tooLong(client)
+            tooLong(client, &state)
             return
         }
         var l = line
         if l.last == 0x0D { l = l.dropLast() }
         if l.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }  // blank lines are harmless
         client.lastRequestAt = monotonicNanoseconds()
-        onRequest?(client, l)
+        onRequest?(client, l, &state)
     }
 
-    private func tooLong(_ client: Client) {
+    private func tooLong(_ client: Client, _ state: inout FrameState) {
         tooLongLines += 1
         var w = JSONLineWriter(capacity: 256)
         Messages.error(&w, id: nil, code: .lineTooLong, message: "a request line may have \(settings.maxLineBytes) bytes at most; closing")
-        reply(w.bytes[...], to: client)
-        hub.state.fanout.write(client.slot)
-        disconnect(client, reason: "sent a line longer than \(settings.maxLineBytes) bytes")
+        state.fanout.reply(w.bytes[...], to: client.slot)
+        state.fanout.write(client.slot)
+        disconnect(client, reason: "sent a line longer than \(settings.maxLineBytes) bytes", &state)
     }
 }

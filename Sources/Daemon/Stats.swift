@@ -21,7 +21,7 @@ struct Stats {
     /// The `stats` reply, as values (`StatsSnapshot` writes it; `touchgesturectl metrics`
     /// reads the same fields back).
     func snapshot(
-        clients: Int, devices: Int, panels: [PanelHealth], frames: Int, anomalies: Int, server: Server,
+        clients: Int, devices: Int, panels: [PanelHealth], frames: Int, anomalies: Int, server: Server, fanout: Fanout,
         actions: ActionRunner, wakeups: Int, idle: (idles: Int, wakes: Int, asleep: Bool), pointer: (ops: Int, failures: Int)
     ) -> StatsSnapshot {
         let now = monotonicNanoseconds()
@@ -30,14 +30,14 @@ struct Stats {
         s.counters.clients = clients
         s.counters.devices = devices
         s.counters.frames = frames
-        s.counters.gestureLines = server.hub.state.fanout.gestureLines
-        s.counters.touchLines = server.hub.state.fanout.touchLines
+        s.counters.gestureLines = fanout.gestureLines
+        s.counters.touchLines = fanout.touchLines
         s.counters.requests = requests
         s.counters.errors = errors
         s.counters.clientsAccepted = server.accepted
         s.counters.clientsRefused = server.refused
-        s.counters.clientsDroppedSlow = server.hub.state.fanout.droppedSlow
-        s.counters.clientWrites = server.hub.state.fanout.writes
+        s.counters.clientsDroppedSlow = fanout.droppedSlow
+        s.counters.clientWrites = fanout.writes
         s.counters.reloads = reloads
         s.counters.reloadFailures = reloadFailures
         // Impossible (state, input) pairs and arena decisions asked twice, over all devices.
@@ -51,14 +51,14 @@ struct Stats {
         (s.counters.idles, s.counters.wakes, s.counters.asleep) = (idle.idles, idle.wakes, idle.asleep ? 1 : 0)
         (s.counters.pointerOps, s.counters.pointerWriteFailures) = pointer
         s.panels = panels.map { $0.snapshot(now: now) }
-        s.gestures = server.hub.state.fanout.gestures.snapshot
+        s.gestures = fanout.gestures.snapshot
         // The server's own refusals (the connection, not a request, is turned away) count too.
         var codes = errorsByCode
         if server.refused > 0 { codes[.tooManyClients, default: 0] += server.refused }
         if server.tooLongLines > 0 { codes[.lineTooLong, default: 0] += server.tooLongLines }
         if server.closedIdle > 0 { codes[.idleTimeout, default: 0] += server.closedIdle }
         s.errorsByCode = codes.sorted { $0.key.rawValue < $1.key.rawValue }.map { .init(code: $0.key.rawValue, count: $0.value) }
-        s.latency = server.hub.state.fanout.latencies.snapshot
+        s.latency = fanout.latencies.snapshot
         s.deadlineLateness = lateness.snapshot
         return s
     }

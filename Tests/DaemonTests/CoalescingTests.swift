@@ -17,6 +17,8 @@ import Testing
         let loop: EventLoop
         let server: Server
         let client: Client
+        /// The frame state, as the daemon's `run` holds it.
+        var state: FrameState
         let peer: Int32
         private let listenEnds: [Int32]
 
@@ -26,13 +28,12 @@ import Testing
             #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &l) == 0)
             #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &s) == 0)
             listenEnds = l
-            server = try Server(
-                loop: loop, listeners: [Listener(fd: l[0], quiet: false)],
-                limits: .init(maxClients: 4, maxLineBytes: 4096, outputBufferBytes: 8192, coalesceNs: coalesceMs * 1_000_000),
-                log: Logger(label: "test"))
+            let limits = Server.Limits(maxClients: 4, maxLineBytes: 4096, outputBufferBytes: 8192, coalesceNs: coalesceMs * 1_000_000)
+            server = try Server(loop: loop, listeners: [Listener(fd: l[0], quiet: false)], limits: limits, log: Logger(label: "test"))
+            state = FrameState(fanout: Server.fanout(limits))
             _ = fcntl(s[0], F_SETFL, fcntl(s[0], F_GETFL) | O_NONBLOCK)
             _ = fcntl(s[1], F_SETFL, fcntl(s[1], F_GETFL) | O_NONBLOCK)
-            client = try #require(server.admit(s[0], pid: 1, uid: 0, gid: 0))
+            client = try #require(server.admit(s[0], pid: 1, uid: 0, gid: 0, &state))
             peer = s[1]
         }
         deinit {
@@ -42,10 +43,10 @@ import Testing
 
         /// Queues `line` as input at `ms` and ends the turn.
         func line(_ line: String, at ms: Int64, continuous: Bool) {
-            server.hub.state.fanout.inputNow = ms * 1_000_000
+            state.fanout.inputNow = ms * 1_000_000
             let bytes = Array((line + "\n").utf8)
-            bytes.withUnsafeBufferPointer { server.enqueue($0, to: client, since: ms * 1_000_000, continuous: continuous) }
-            _ = server.endTurn()
+            bytes.withUnsafeBufferPointer { state.fanout.enqueue($0, to: client.slot, since: ms * 1_000_000, continuous: continuous) }
+            _ = server.endTurn(&state)
         }
 
         /// What the client can read now.
@@ -64,10 +65,10 @@ import Testing
         // A 1 kHz pan: held until 8 ms after the last write, then written together.
         for ms in Int64(101)...107 { r.line("c\(ms)", at: ms, continuous: true) }
         #expect(r.received() == [])
-        #expect(r.server.hub.state.fanout.holding && r.server.releaseTimer.armedAt == 110_000_000)
+        #expect(r.state.fanout.holding && r.server.releaseTimer.armedAt == 110_000_000)
         r.line("c108", at: 108, continuous: true)
         #expect(r.received() == (101...108).map { "c\($0)" })
-        #expect(!r.server.hub.state.fanout.holding)
+        #expect(!r.state.fanout.holding)
         // A line that is not a continuous update takes what is held with it, in order.
         r.line("c109", at: 109, continuous: true)
         r.line("ended", at: 110, continuous: false)
@@ -78,8 +79,8 @@ import Testing
         r.line("c112", at: 112, continuous: true)
         #expect(r.received() == ["c111"])
         #expect(r.server.releaseTimer.armedAt == 121_000_000)
-        r.server.hub.state.fanout.inputNow = 121 * 1_000_000  // that turn's clock (the rig's times are not the real clock's)
-        _ = r.server.endTurn()
+        r.state.fanout.inputNow = 121 * 1_000_000  // that turn's clock (the rig's times are not the real clock's)
+        _ = r.server.endTurn(&r.state)
         #expect(r.received() == ["c112"])
         // At 100 Hz a frame is 10 ms after the last write: nothing is held.
         for ms in stride(from: Int64(130), through: 170, by: 10) {
@@ -87,7 +88,7 @@ import Testing
             #expect(r.received() == ["c\(ms)"])
         }
         // Writes: began, the 1 kHz batch, c109+ended, c111, c112, five at 100 Hz.
-        #expect(r.server.hub.state.fanout.writes == 10)
+        #expect(r.state.fanout.writes == 10)
     }
 
     @Test func replies_goOutAtOnce_andAClientsOwnCoalescing_overridesTheDaemons() throws {
@@ -95,16 +96,16 @@ import Testing
         r.line("c100", at: 100, continuous: true)
         r.line("c101", at: 101, continuous: true)
         #expect(r.received() == ["c100"])
-        r.server.reply(Array("reply\n".utf8)[...], to: r.client)
-        _ = r.server.endTurn()
+        r.state.fanout.reply(Array("reply\n".utf8)[...], to: r.client.slot)
+        _ = r.server.endTurn(&r.state)
         #expect(r.received() == ["c101", "reply"])
         // `subscribe` with coalesce_ms 0: every line in its turn.
-        r.server.hub.state.fanout.subscribers[r.client.slot].coalesceNs = 0
+        r.state.fanout.subscribers[r.client.slot].coalesceNs = 0
         for ms in Int64(102)...105 {
             r.line("c\(ms)", at: ms, continuous: true)
             #expect(r.received() == ["c\(ms)"])
         }
-        #expect(!r.server.hub.state.fanout.holding)
+        #expect(!r.state.fanout.holding)
     }
 
     @Test func noCoalescing_writesEveryTurn() throws {
@@ -113,7 +114,7 @@ import Testing
             r.line("c\(ms)", at: ms, continuous: true)
             #expect(r.received() == ["c\(ms)"])
         }
-        #expect(r.server.hub.state.fanout.writes == 5 && !r.server.hub.state.fanout.holding)
+        #expect(r.state.fanout.writes == 5 && !r.state.fanout.holding)
     }
 }
 
@@ -126,21 +127,21 @@ import Testing
         let line = Array((String(repeating: "x", count: 3000) + "\n").utf8)
         // 30 lines of 3 KB in one turn (90 KB, eleven times the 8 KiB bound), all held.
         for _ in 0..<30 {
-            line.withUnsafeBufferPointer { r.server.enqueue($0, to: r.client, since: 100_000_000, continuous: true) }
+            line.withUnsafeBufferPointer { r.state.fanout.enqueue($0, to: r.client.slot, since: 100_000_000, continuous: true) }
         }
-        #expect(!r.client.closed && r.server.hub.state.fanout.droppedSlow == 0)
-        r.server.hub.state.fanout.inputNow = 200_000_000
-        _ = r.server.endTurn()
+        #expect(!r.client.closed && r.state.fanout.droppedSlow == 0)
+        r.state.fanout.inputNow = 200_000_000
+        _ = r.server.endTurn(&r.state)
         var got = 0, buf = [UInt8](repeating: 0, count: 65_536)
         while case let n = read(r.peer, &buf, buf.count), n > 0 { got += n }
         #expect(got == 30 * line.count)
         // Nobody reads now: once the kernel's buffer is full, the queue passes the bound.
-        for _ in 0..<2000 where r.server.hub.state.fanout.subscribers[r.client.slot].isLive {
-            line.withUnsafeBufferPointer { r.server.enqueue($0, to: r.client, since: 300_000_000, continuous: false) }
+        for _ in 0..<2000 where r.state.fanout.subscribers[r.client.slot].isLive {
+            line.withUnsafeBufferPointer { r.state.fanout.enqueue($0, to: r.client.slot, since: 300_000_000, continuous: false) }
         }
         // Dropped by the fan-out, closed by the server once it settles the turn.
-        #expect(!r.client.closed && r.server.hub.state.fanout.droppedSlow == 1)
-        r.server.settle()
+        #expect(!r.client.closed && r.state.fanout.droppedSlow == 1)
+        r.server.settle(&r.state)
         #expect(r.client.closed)
     }
 }

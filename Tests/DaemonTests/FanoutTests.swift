@@ -45,7 +45,7 @@ import TouchFrames
         for _ in 0..<2000 {
             Self.enqueue(&f, line, to: a)
             Self.enqueue(&f, line, to: b)
-            _ = f.flush(clock: { 0 })
+            _ = f.flush(turnClock: 0)
             delivered += Self.read(fastPeer).count
         }
         #expect(delivered == 2000 * 1000)
@@ -77,7 +77,7 @@ import TouchFrames
         #expect(b == a)
         #expect(f.subscribers[b].queued == 0 && f.subscribers[b].coalesceNs == nil && f.subscribers[b].link == .open)
         Self.enqueue(&f, "fresh", to: b)
-        _ = f.flush(clock: { 0 })
+        _ = f.flush(turnClock: 0)
         #expect(Self.read(yPeer) == "fresh\n" && Self.read(xPeer).isEmpty)
     }
 
@@ -94,11 +94,11 @@ import TouchFrames
             for t in Int64(95)...100 { f.pacing.frames(first: t * ms, last: t * ms, count: 1) }
             Self.enqueue(&f, "began", to: s)
             f.inputNow = 99 * ms
-            _ = f.flush(clock: { 0 })
+            _ = f.flush(turnClock: 0)
             Self.enqueue(&f, "changed", to: s, continuous: true)
             f.subscribers[s].streamedAt = 100 * ms  // the input time of that update
             f.inputNow = 100 * ms
-            let end = f.endTurn(clock: { 0 }, deadline: nil)
+            let end = f.endTurn(turnClock: 0, deadline: nil)
             #expect(end.holdingDue == 107 * ms)
             #expect(end.readAgain == (paced ? 104 * ms : nil))
         }
@@ -112,15 +112,15 @@ import TouchFrames
         // A first write starts the window.
         Self.enqueue(&f, "began", to: s)
         f.inputNow = 100_000_000
-        #expect(f.flush(clock: { 0 }) == nil)
+        #expect(f.flush(turnClock: 0) == nil)
         #expect(Self.read(peer) == "began\n")
         Self.enqueue(&f, "changed 1", to: s, continuous: true)
         f.inputNow = 102_000_000
-        #expect(f.flush(clock: { 0 }) == 108_000_000)
+        #expect(f.flush(turnClock: 0) == 108_000_000)
         #expect(f.holding && Self.read(peer).isEmpty)
         Self.enqueue(&f, "ended", to: s)
         f.inputNow = 103_000_000
-        #expect(f.flush(clock: { 0 }) == nil)
+        #expect(f.flush(turnClock: 0) == nil)
         #expect(Self.read(peer) == "changed 1\nended\n")
     }
 
@@ -134,7 +134,7 @@ import TouchFrames
             let s = f.open(.socket(fd: w))
             for k in 0..<Int64(writes) {
                 Array("l\n".utf8).withUnsafeBufferPointer { f.enqueue($0, to: s, since: 1_000_000_000 + k * step * 1000) }
-                _ = f.flush(clock: { 0 })
+                _ = f.flush(turnClock: 0)
                 _ = Self.read(peer)
             }
             return f.latencies.count

@@ -63,7 +63,9 @@ public final class ActionRunnerService: EventLoopOwner {
         guard signalFD >= 0 else { throw EventLoop.Failure(call: "signalfd", errno: errno) }
         try loop.add(signalFD) { [unowned self] _ in self.signals() }
         log.info("action runner ready (uid \(getuid()), groups \(Self.groups()))")
-        loop.run(self)
+        // The runner reads no panel and has no subscribers: its loop's frame state stays empty.
+        var none = FrameState(fanout: Fanout(coalesceNs: 0, outputBufferBytes: 0))
+        loop.run(self, &none)
         if let boundPath { unlink(boundPath) }
         supervisor.killAll()
         log.info("action runner stopped")
@@ -79,7 +81,7 @@ public final class ActionRunnerService: EventLoopOwner {
 
     var hasPendingWork: Bool { false }
 
-    func afterTurn() {
+    func afterTurn(_: inout FrameState) {
         for (owner, message) in outbox where connections.contains(owner) { send(message, to: owner) }
         outbox.removeAll(keepingCapacity: true)
         if servesOne && connections.isEmpty && supervisor.running.isEmpty { loop.stop() }

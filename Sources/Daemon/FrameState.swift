@@ -3,7 +3,8 @@ import TouchFrames
 
 /// What changes per frame, in one value: the devices' table and the fan-out. A read goes
 /// through a pipeline into the fan-out, and a turn ends with the fan-out's writes and the
-/// devices' next deadline, each in one `mutating` call here.
+/// devices' next deadline, each in one `mutating` call here. Owned by the daemon's `run` and
+/// handed `inout` to whatever touches it (the loop's handlers, the devices, the server).
 struct FrameState {
     var devices = DeviceTable()
     var fanout: Fanout
@@ -20,9 +21,9 @@ struct FrameState {
 
     /// The end of a loop turn: every queue written (`Fanout.endTurn`) and what the daemon reads
     /// of the devices after it.
-    mutating func endTurn(clock: () -> Int64) -> TurnEnd {
+    mutating func endTurn(turnClock: Int64?) -> TurnEnd {
         let deadline = devices.earliestDeadline
-        let f = fanout.endTurn(clock: clock, deadline: deadline)
+        let f = fanout.endTurn(turnClock: turnClock, deadline: deadline)
         return TurnEnd(deadline: deadline, anomalies: devices.anomalies, holdingDue: f.holdingDue, readAgain: f.readAgain, notices: f.notices)
     }
 
@@ -36,12 +37,4 @@ struct FrameState {
         var readAgain: Int64?
         var notices: Bool
     }
-}
-
-/// Holds the frame state for the parts that share it (the devices and the server): one object,
-/// so a read or a turn's end is one runtime exclusivity check, however many fields it changes.
-final class Hub {
-    var state: FrameState
-
-    init(fanout: Fanout) { state = FrameState(fanout: fanout) }
 }
