@@ -28,7 +28,12 @@ final class EventLoop {
 
     private let epfd: Int32
     /// Indexed by fd (small integers): no hashing per ready fd.
-    private var handlers: [Handler?] = []
+    private var handlers: [Entry?] = []
+    /// A handler in the table: in a struct, the closure is kept as it is called (in an optional
+    /// of a function type it was kept reabstracted, and every call went through a thunk).
+    private struct Entry {
+        let handler: Handler
+    }
     private var running = false
     /// Wake-ups so far (for `stats` and the idle measurement).
     private(set) var wakeups = 0
@@ -72,10 +77,10 @@ final class EventLoop {
     /// the compiler can prove every access to it free of conflicts and check none at run time:
     /// the loop reads it on every wake-up.
     private func setHandler(_ handler: Handler?, for fd: Int32) {
-        var table: [Handler?] = []
+        var table: [Entry?] = []
         swap(&table, &handlers)
-        if table.count <= Int(fd) { table += [Handler?](repeating: nil, count: Int(fd) + 1 - table.count) }
-        var old = handler
+        if table.count <= Int(fd) { table += [Entry?](repeating: nil, count: Int(fd) + 1 - table.count) }
+        var old = handler.map(Entry.init)
         swap(&old, &table[Int(fd)])
         swap(&table, &handlers)
     }
@@ -123,8 +128,8 @@ final class EventLoop {
                 let fd = Int32(bitPattern: UInt32(truncatingIfNeeded: datas[i]))
                 // A handler may have removed this fd earlier in the same turn. Taken out of the
                 // table before it runs: no access to the table spans a handler.
-                let handler = Int(fd) < handlers.count ? handlers[Int(fd)] : nil
-                handler?(events[i], &state)
+                let entry = Int(fd) < handlers.count ? handlers[Int(fd)] : nil
+                entry?.handler(events[i], &state)
             }
             owner.afterTurn(&state)
         }
