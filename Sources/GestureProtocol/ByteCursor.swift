@@ -174,15 +174,16 @@ extension ByteCursor {
     /// in integers when `ns` is whole microseconds (evdev's timestamps, and the deadlines made
     /// from them), where the two agree for any uptime under 285 years; through `fixed` otherwise.
     mutating func seconds(nanoseconds ns: Int64) {
-        guard ns >= 0, ns % 1000 == 0 else { return fixed(Double(ns) / 1e9, decimals: 6) }
-        let us = UInt64(ns / 1000)
+        // Unsigned from here (checked non-negative): no sign fix-up in each division.
+        guard ns >= 0, case let u = UInt64(ns), u % 1000 == 0 else { return fixed(Double(ns) / 1e9, decimals: 6) }
+        let us = u / 1000
         digits(us / 1_000_000)
         byte(UInt8(ascii: "."))
         // The six decimals as three pairs.
-        let frac = Int(truncatingIfNeeded: us % 1_000_000)
-        pair(frac / 10_000, at: count)
-        pair(frac / 100 % 100, at: count &+ 2)
-        pair(frac % 100, at: count &+ 4)
+        let frac = UInt32(truncatingIfNeeded: us % 1_000_000)
+        pair(Int(frac / 10_000), at: count)
+        pair(Int(frac / 100 % 100), at: count &+ 2)
+        pair(Int(frac % 100), at: count &+ 4)
         count &+= 6
     }
 }
