@@ -27,25 +27,17 @@ struct Stats {
         let now = monotonicNanoseconds()
         var s = StatsSnapshot()
         s.uptime = Double(now - startedAt) / 1e9
-        s.counters.clients = clients
-        s.counters.devices = devices
-        s.counters.frames = frames
-        s.counters.gestureLines = fanout.gestureLines
-        s.counters.touchLines = fanout.touchLines
-        s.counters.requests = requests
-        s.counters.errors = errors
-        s.counters.clientsAccepted = server.accepted
-        s.counters.clientsRefused = server.refused
-        s.counters.clientsDroppedSlow = fanout.droppedSlow
-        s.counters.clientWrites = fanout.writes
-        s.counters.reloads = reloads
-        s.counters.reloadFailures = reloadFailures
+        (s.counters.clients, s.counters.devices, s.counters.frames) = (clients, devices, frames)
+        // The fan-out's, the server's and the daemon's own counters.
+        (s.counters.gestureLines, s.counters.touchLines, s.counters.clientsDroppedSlow, s.counters.clientWrites) =
+            (fanout.gestureLines, fanout.touchLines, fanout.droppedSlow, fanout.writes)
+        (s.counters.clientsAccepted, s.counters.clientsRefused) = (server.accepted, server.refused)
+        (s.counters.requests, s.counters.errors, s.counters.reloads, s.counters.reloadFailures) =
+            (requests, errors, reloads, reloadFailures)
         // Impossible (state, input) pairs and arena decisions asked twice, over all devices.
         s.counters.engineAnomalies = anomalies
-        s.counters.actionsRun = actions.started
-        s.counters.actionsSkipped = actions.skipped
-        s.counters.actionsFailed = actions.failed
-        s.counters.actionsRunning = actions.running
+        (s.counters.actionsRun, s.counters.actionsSkipped, s.counters.actionsFailed, s.counters.actionsRunning) =
+            (actions.started, actions.skipped, actions.failed, actions.running)
         s.counters.wakeups = wakeups
         s.counters.rssKilobytes = Self.residentKilobytes()
         (s.counters.idles, s.counters.wakes, s.counters.asleep) = (idle.idles, idle.wakes, idle.asleep ? 1 : 0)
