@@ -9,7 +9,7 @@ import Logging
 
 /// The Unix socket: accepts clients, splits their requests into lines (ServerReading.swift), and
 /// queues output per client with a bound in the fan-out (Fanout.swift, FanoutWrites.swift).
-/// Writes are coalesced: `enqueue` only appends; `endTurn` (once per loop turn) writes each
+/// Writes are coalesced: `Fanout.enqueue` only appends; `endTurn` (once per loop turn) writes each
 /// client's queue with one `write`.
 ///
 /// Fairness and memory, whatever a client does:
