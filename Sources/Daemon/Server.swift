@@ -97,15 +97,20 @@ final class Server {
     /// The fan-out for `limits` (the frame state's, made once by the daemon).
     static func fanout(_ limits: Limits) -> Fanout {
         var f = Fanout(coalesceNs: limits.coalesceNs, outputBufferBytes: limits.outputBufferBytes)
-        f.paceInput = limits.paceInput
+        configure(&f, limits)
         return f
     }
 
     /// New limits (a reload), and the fan-out's with them.
     func apply(_ limits: Limits, to state: inout FrameState) {
         settings = limits
-        state.fanout.configure(coalesceNs: limits.coalesceNs, outputBufferBytes: limits.outputBufferBytes)
-        state.fanout.paceInput = limits.paceInput
+        Self.configure(&state.fanout, limits)
+    }
+
+    /// What of `limits` the fan-out keeps: its coalescing, its bound, the input pacing.
+    private static func configure(_ fanout: inout Fanout, _ limits: Limits) {
+        fanout.configure(coalesceNs: limits.coalesceNs, outputBufferBytes: limits.outputBufferBytes)
+        fanout.paceInput = limits.paceInput
     }
 
     var clientCount: Int { clients.count }

@@ -37,37 +37,48 @@ import Testing
         deinit { record.events.append("canary gone") }
     }
 
-    /// A pipe with a byte in it: its read end stays readable (the loop is level-triggered).
-    static func readablePipe() throws -> (read: Int32, write: Int32) {
-        var fds: [Int32] = [0, 0]
-        try #require(pipe(&fds) == 0)
-        var byte: UInt8 = 1
-        try #require(write(fds[1], &byte, 1) == 1)
-        return (fds[0], fds[1])
+    /// A loop, its record, and pipes with a byte in them: their read ends stay readable (the
+    /// loop is level-triggered). The pipes are closed with the rig.
+    final class Rig {
+        let loop: EventLoop
+        let record = Record()
+        private var fds: [Int32] = []
+
+        init() throws { loop = try EventLoop() }
+        deinit { fds.forEach { close($0) } }
+
+        /// The read end of a new readable pipe.
+        func readable() throws -> Int32 {
+            var ends: [Int32] = [0, 0]
+            try #require(pipe(&ends) == 0)
+            fds += ends
+            var byte: UInt8 = 1
+            try #require(write(ends[1], &byte, 1) == 1)
+            return ends[0]
+        }
+
+        /// Runs `turns` turns from an empty frame state; the state after them.
+        func run(turns: Int) -> FrameState {
+            var state = FrameState(fanout: Fanout(coalesceNs: 0, outputBufferBytes: 0))
+            loop.run(Owner(loop: loop, record: record, turns: turns), &state)
+            return state
+        }
     }
 
-    static func emptyState() -> FrameState { FrameState(fanout: Fanout(coalesceNs: 0, outputBufferBytes: 0)) }
-
     @Test func handlersAndTheTurnsEnd_shareOneFrameState_acrossTurns() throws {
-        let loop = try EventLoop()
-        let record = Record()
-        let (a, aw) = try Self.readablePipe()
-        defer { [a, aw].forEach { close($0) } }
-        try loop.add(a) { _, state in state.fanout.writes += 1 }
-        var state = Self.emptyState()
-        loop.run(Owner(loop: loop, record: record, turns: 3), &state)
-        #expect(record.events == ["turn end: 1", "turn end: 2", "turn end: 3"])
+        let rig = try Rig()
+        try rig.loop.add(try rig.readable()) { _, state in state.fanout.writes += 1 }
+        let state = rig.run(turns: 3)
+        #expect(rig.record.events == ["turn end: 1", "turn end: 2", "turn end: 3"])
         #expect(state.fanout.writes == 3, "the caller's state is the one the handlers changed")
     }
 
     /// A handler that removes itself (a device unplugged, a client gone) finishes its call with
     /// its captures alive: the loop holds it for the call. It is not called again.
     @Test func aHandlerRemovingItself_keepsItsCapturesForTheCall_andIsNotCalledAgain() throws {
-        let loop = try EventLoop()
-        let record = Record()
-        let (a, aw) = try Self.readablePipe()
-        let (b, bw) = try Self.readablePipe()
-        defer { [a, aw, b, bw].forEach { close($0) } }
+        let rig = try Rig()
+        let (loop, record) = (rig.loop, rig.record)
+        let a = try rig.readable()
         do {
             let canary = Canary(record)
             try loop.add(a) { _, _ in
@@ -76,9 +87,8 @@ import Testing
                 record.events.append("its canary still here: \(canary.record === record)")
             }
         }
-        try loop.add(b) { _, _ in }  // keeps the loop turning
-        var state = Self.emptyState()
-        loop.run(Owner(loop: loop, record: record, turns: 2), &state)
+        try loop.add(try rig.readable()) { _, _ in }  // keeps the loop turning
+        _ = rig.run(turns: 2)
         #expect(
             record.events == ["removed itself", "its canary still here: true", "canary gone", "turn end: 0", "turn end: 0"])
     }
@@ -86,11 +96,9 @@ import Testing
     /// Two fds ready in one turn, each one's handler removing the other: whichever runs first,
     /// the other is not called that turn (its fd may still be in the turn's ready list).
     @Test func aHandlerRemovedEarlierInTheTurn_isNotCalled() throws {
-        let loop = try EventLoop()
-        let record = Record()
-        let (a, aw) = try Self.readablePipe()
-        let (b, bw) = try Self.readablePipe()
-        defer { [a, aw, b, bw].forEach { close($0) } }
+        let rig = try Rig()
+        let loop = rig.loop
+        let (a, b) = (try rig.readable(), try rig.readable())
         try loop.add(a) { _, state in
             _ = loop.remove(b)
             state.fanout.writes += 1
@@ -99,8 +107,7 @@ import Testing
             _ = loop.remove(a)
             state.fanout.writes += 1
         }
-        var state = Self.emptyState()
-        loop.run(Owner(loop: loop, record: record, turns: 1), &state)
-        #expect(record.events == ["turn end: 1"])
+        _ = rig.run(turns: 1)
+        #expect(rig.record.events == ["turn end: 1"])
     }
 }
