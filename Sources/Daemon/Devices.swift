@@ -192,9 +192,15 @@ final class Devices<Owner: DeviceOwner> {
     /// Fires each device's deadlines due by monotonic time `now`, each at its own time (input
     /// already due is read first, so that input and deadlines keep their order).
     func fireDeadlines(now: Int64, _ state: inout FrameState) {
-        // The sources first, as a list of their own: a delivery changes the table, which a loop
-        // over the table itself would copy.
-        for source in state.devices.all.map(\.source) { source.deliverDue(&state) }
+        // The sources first, last to first and each looked up afresh (no list to allocate): a
+        // delivery may take its own device out of the table, which moves only those after it.
+        var k = state.devices.all.count
+        while k > 0 {
+            k -= 1
+            guard k < state.devices.all.count else { continue }
+            let source = state.devices.all[k].source
+            source.deliverDue(&state)
+        }
         for k in state.devices.all.indices {
             state.devices.advance(k, toMonotonic: now)
             hand(k, &state)

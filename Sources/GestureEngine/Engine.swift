@@ -99,6 +99,8 @@ public struct Engine {
         sequenceOf = [Int](repeating: 0, count: compiled.gestures.count)
         losers = FrameList(capacity: compiled.gestures.count)
         finished = FrameList(capacity: compiled.gestures.count)
+        // At most one summary a region and one a claim: the first frames allocate nothing.
+        summaries!.reserveCapacity(compiled.regions.count + compiled.gestures.count)
     }
 
     /// Replaces the configuration once no contact is down and no gesture waits (what is under

@@ -92,7 +92,8 @@ struct ContactTracker {
 
     init(capacity: Int = 16) {
         current = [Tracked](repeating: .none, count: max(1, capacity))
-        next = current
+        // A buffer of its own (a copy of `current` would share it until the first write).
+        next = [Tracked](repeating: .none, count: max(1, capacity))
     }
 
     mutating func reset() {

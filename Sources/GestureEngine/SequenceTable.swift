@@ -59,6 +59,8 @@ struct SequenceTable {
     let shapeReaders: [(gesture: Int, region: Int, pinch: Bool)]
 
     // Per contact.
+    /// The contacts the per-contact buffers hold from the start (a touchscreen reports up to ten).
+    static let initialContacts = 10
     private var landed: [Landed] = []
     private var scratch: [Landed] = []
     private(set) var contactCount = 0
@@ -86,9 +88,10 @@ struct SequenceTable {
         parents = c.regions.map { $0.parent ?? -1 }
         hasGestures = c.regions.map { !$0.gestures.isEmpty }
         tree = c.nesting
-        // Small at first (a region with no gestures never uses its own); they grow to the most
-        // contacts seen.
-        trackers = (0..<n).map { _ in ContactTracker(capacity: 2) }
+        // Sized for a panel's usual ten contacts, so a first touch allocates nothing (more grow
+        // them); a region with no gestures never uses its own.
+        let contacts = Self.initialContacts
+        trackers = c.regions.map { ContactTracker(capacity: $0.gestures.isEmpty ? 1 : contacts) }
         present = [Int](repeating: 0, count: n)
         lastLanded = [UInt64](repeating: 0, count: n)
         round = [Int](repeating: 0, count: n)
@@ -99,7 +102,11 @@ struct SequenceTable {
         slot = [Int](repeating: 0, count: n)
         claimRegion = [Int](repeating: -1, count: c.gestures.count)
         claims = [ContactTracker?](repeating: nil, count: c.gestures.count)
-        claimIDs = [[UInt32]](repeating: [], count: c.gestures.count)
+        claimIDs = c.gestures.map { g in
+            var ids: [UInt32] = []
+            ids.reserveCapacity(min(max(1, g.spec.maxFingers), contacts))
+            return ids
+        }
         claimSlot = [Int](repeating: 0, count: c.gestures.count)
         shapeRegions = [Bool](repeating: true, count: n)
         shapeGestures = [Bool](repeating: true, count: c.gestures.count)
@@ -107,8 +114,11 @@ struct SequenceTable {
             let kind = c.gestures[g].spec.kind
             return kind == .pinch || kind == .pan ? (g, c.gestures[g].region, kind == .pinch) : nil
         }
-        landed.reserveCapacity(16)
-        scratch.reserveCapacity(16)
+        landed.reserveCapacity(contacts)
+        scratch = [Landed](repeating: .none, count: contacts)
+        leaves = [Int32](repeating: -1, count: contacts)
+        landings = FrameList(capacity: contacts)
+        claimed.reserveCapacity(c.gestures.count)
         active = FrameList(capacity: n)
     }
 
@@ -364,11 +374,13 @@ struct SequenceTable {
         let t = trackers[r]
         guard t.count > 0, claimRegion[g] < 0 else { return }
         claimed.append(g)
-        let own = Array(t.contacts.prefix(max(1, most)))
+        let own = t.contacts.prefix(max(1, most))
         claimRegion[g] = r
-        claimIDs[g] = own.map(\.id)
+        // Into the buffer the gesture keeps (sized at start): a claim allocates nothing.
+        claimIDs[g].removeAll(keepingCapacity: true)
+        for c in own { claimIDs[g].append(c.id) }
         // Fewer than all: it follows its own from now on.
-        claims[g] = own.count < t.count ? ContactTracker(claiming: own) : nil
+        claims[g] = own.count < t.count ? ContactTracker(claiming: Array(own)) : nil
     }
 
     mutating func releaseClaim(_ g: Int) {
@@ -376,7 +388,7 @@ struct SequenceTable {
         claimRegion[g] = -1
         if let i = claimed.firstIndex(of: g) { claimed.remove(at: i) }
         claims[g] = nil
-        claimIDs[g] = []
+        claimIDs[g].removeAll(keepingCapacity: true)
     }
 
     /// Events were lost or the device went away: no contact is down, no sequence runs.

@@ -104,6 +104,31 @@ import Testing
         #expect(t.event("swipe", .recognized)?.direction == .upLeft)
     }
 
+    /// The sector numbering is `allCases`' order, both ways (the allowed bits and the quantizer use it).
+    @Test func swipeDirection_sector_isItsPlaceInAllCases() {
+        for (k, d) in SwipeDirection.allCases.enumerated() {
+            #expect(d.sector == UInt8(k))
+            #expect(SwipeDirection(sector: k) == d)
+        }
+    }
+
+    /// Each of the eight flicks is recognized with its own direction, and only where allowed.
+    @Test(arguments: SwipeDirection.allCases)
+    func swipe_eachDirection_isQuantizedAndFilteredByItsSector(d: SwipeDirection) {
+        let angle = Double(d.sector) * Double.pi / 4
+        let by = (cos(angle) * 60, sin(angle) * 60)
+        for allowed: Set<SwipeDirection> in [[d], Set(SwipeDirection.allCases).subtracting([d])] {
+            var s = GestureSpec(.swipe)
+            s.directionCount = 8
+            s.directions = allowed
+            var t = Timeline(regions: [RegionSpec(name: "screen", gestures: [s])])
+            t.down(1, at: (500, 500))
+            t.drag(1, by: by, over: .milliseconds(80))
+            t.up(1)
+            #expect(t.event("swipe", .recognized)?.direction == (allowed.contains(d) ? d : nil))
+        }
+    }
+
     @Test(arguments: [(9.5, false), (10.5, true)])
     func swipe_minimumDistance(distance: Double, recognized: Bool) {
         var t = Timeline(regions: [RegionSpec(name: "screen", gestures: [GestureSpec(.swipe)])])

@@ -25,8 +25,6 @@ struct SwipeRecognizer: DiscreteRecognizer {
     }
 
     var state = DiscreteLifecycle<Track, Flick>.idle
-    /// `SwipeDirection.allCases` once (a synthesized allCases builds a new array per call).
-    private static let order: [SwipeDirection] = SwipeDirection.allCases
     private var tracker: VelocityTracker
 
     init(minFingers: Int, maxFingers: Int, directionCount: Int, directions: Set<SwipeDirection>, thresholds: Thresholds) {
@@ -34,9 +32,7 @@ struct SwipeRecognizer: DiscreteRecognizer {
         self.maxFingers = max(minFingers, maxFingers)
         self.directionCount = directionCount == 8 ? 8 : 4
         var mask: UInt8 = 0
-        for (i, d) in SwipeDirection.allCases.enumerated() where directions.isEmpty || directions.contains(d) {
-            mask |= 1 << UInt8(i)
-        }
+        for d in SwipeDirection.allCases where directions.isEmpty || directions.contains(d) { mask |= 1 << d.sector }
         allowed = mask
         self.thresholds = thresholds
         tracker = VelocityTracker(horizon: thresholds.velocityHorizon)
@@ -70,7 +66,7 @@ struct SwipeRecognizer: DiscreteRecognizer {
         let sector = 2 * pi / Double(sectors)
         let k = Int((angle / sector).rounded())
         let index = ((k % sectors) + sectors) % sectors
-        return order[index * (8 / sectors)]
+        return SwipeDirection(sector: index * (8 / sectors))
     }
 
     func event(_ f: Flick, _ time: Timestamp) -> GestureEvent {
@@ -105,9 +101,39 @@ struct SwipeRecognizer: DiscreteRecognizer {
         let v = tracker.velocity(at: s.time)
         guard s.scale.length(v).value >= thresholds.swipeMinVelocity else { return .failed(.tooSlow) }
         let d = Self.direction(of: t, sectors: directionCount)
-        let bit = UInt8(Self.order.firstIndex(of: d) ?? 0)
-        guard allowed & (1 << bit) != 0 else { return .failed(.wrongDirection) }
+        guard allowed & (1 << d.sector) != 0 else { return .failed(.wrongDirection) }
         return .ready(Flick(direction: d, speed: v.length, position: s.centroid, fingers: mostFingers))
     }
 
+}
+
+extension SwipeDirection {
+    /// The direction's place in `allCases` (0 right, clockwise in steps of 45°), the bit of
+    /// `SwipeRecognizer.allowed`: a switch, where an array of the cases is a global to look up.
+    var sector: UInt8 {
+        switch self {
+        case .right: 0
+        case .downRight: 1
+        case .down: 2
+        case .downLeft: 3
+        case .left: 4
+        case .upLeft: 5
+        case .up: 6
+        case .upRight: 7
+        }
+    }
+
+    /// The direction at place `k` (0...7) of `allCases`.
+    init(sector k: Int) {
+        switch k & 7 {
+        case 0: self = .right
+        case 1: self = .downRight
+        case 2: self = .down
+        case 3: self = .downLeft
+        case 4: self = .left
+        case 5: self = .upLeft
+        case 6: self = .up
+        default: self = .upRight
+        }
+    }
 }
