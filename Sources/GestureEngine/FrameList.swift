@@ -36,4 +36,33 @@ public struct FrameList<Element>: RandomAccessCollection {
     }
 
     @inlinable public mutating func removeAll() { used = 0 }
+
+    /// Refills the list where it lies: `body` writes elements from the start of a buffer of
+    /// `capacity` (grown to it with `filler` if smaller) and returns how many it wrote; they are
+    /// the list. One uniqueness check of the storage, whatever the count (a value shared with a
+    /// copy is copied first, as any write to an array is).
+    @inlinable public mutating func refill(
+        capacity: Int, filler: Element, _ body: (UnsafeMutableBufferPointer<Element>) -> Int
+    ) {
+        if storage.count < capacity { storage += repeatElement(filler, count: capacity - storage.count) }
+        let n = storage.withUnsafeMutableBufferPointer { body(UnsafeMutableBufferPointer(rebasing: $0[0..<capacity])) }
+        precondition(n >= 0 && n <= capacity, "FrameList refilled past its capacity")
+        used = n
+    }
+
+    /// The list's elements as a buffer, read where they lie.
+    @inlinable public func withUnsafeBufferPointer<R>(_ body: (UnsafeBufferPointer<Element>) throws -> R) rethrows -> R {
+        try storage.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[0..<used])) }
+    }
 }
+
+extension FrameList: ExpressibleByArrayLiteral {
+    @inlinable public init(_ elements: [Element]) {
+        storage = elements
+        used = elements.count
+    }
+
+    @inlinable public init(arrayLiteral elements: Element...) { self.init(elements) }
+}
+
+extension FrameList: Sendable where Element: Sendable {}

@@ -140,15 +140,18 @@ struct ContactTracker {
         let previousCount = count
         var m = Matching()
         // Safe: both buffers are locals of this call (swapped out of `self` above), so nothing
-        // else can reach them while the pointers live; indices stay below their counts.
+        // else can reach them while the pointers live; indices stay below their counts; the
+        // frame's contacts are only read, and the frame is borrowed for the whole call.
         nextBuffer.withUnsafeMutableBufferPointer { next in
             previousBuffer.withUnsafeBufferPointer { all in
                 let current = UnsafeBufferPointer(rebasing: all[0..<previousCount])
-                var index = -1
-                for c in frame.contacts {
-                    index &+= 1
-                    guard view.includes(index, c) else { continue }
-                    m.take(c, from: current, scale: frame.scale, into: next, summary: &s)
+                frame.contacts.withUnsafeBufferPointer { contacts in
+                    var index = -1
+                    for c in contacts {
+                        index &+= 1
+                        guard view.includes(index, c) else { continue }
+                        m.take(c, from: current, scale: frame.scale, into: next, summary: &s)
+                    }
                 }
             }
             let down = UnsafeBufferPointer(rebasing: next[0..<m.n])

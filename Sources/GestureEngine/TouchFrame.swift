@@ -21,8 +21,8 @@ public struct TouchFrame: Sendable {
     /// Which device the frame came from; a sequence never mixes devices.
     public var device: UInt32
     /// The contacts that are down after this frame. A contact missing from the next frame has
-    /// lifted. A slice (from 0) of the decoder's buffer, which it fills in place every frame.
-    public var contacts: ArraySlice<Contact>
+    /// lifted. The decoder refills the list in place every frame (no retain or release a frame).
+    public var contacts: FrameList<Contact>
     /// Millimetres per pixel for this device, so thresholds can be physical.
     public var scale: MillimetersPerPixel
     /// Events were lost before this frame (SYN_DROPPED without a resync): the engine cancels the
@@ -33,16 +33,9 @@ public struct TouchFrame: Sendable {
         time: Timestamp, device: UInt32 = 0, contacts: [Contact], scale: MillimetersPerPixel,
         discontinuity: Bool = false
     ) {
-        self.init(time: time, device: device, contacts: contacts[...], scale: scale, discontinuity: discontinuity)
-    }
-
-    public init(
-        time: Timestamp, device: UInt32 = 0, contacts: ArraySlice<Contact>, scale: MillimetersPerPixel,
-        discontinuity: Bool = false
-    ) {
         self.time = time
         self.device = device
-        self.contacts = contacts
+        self.contacts = FrameList(contacts)
         self.scale = scale
         self.discontinuity = discontinuity
     }

@@ -46,9 +46,6 @@ public struct FrameDecoder {
 
     private var dropping = false
     private var discontinuity = false
-    /// The frame's contacts, written in place (as many as there are slots; a frame hands on the
-    /// slice it filled).
-    private var contacts: [Contact] = []
 
     /// SYN_DROPPED events seen.
     public private(set) var droppedCount = 0
@@ -76,7 +73,8 @@ public struct FrameDecoder {
             palmSize = 0
         }
         slots = [Slot](repeating: Slot(), count: description.slotCount)
-        contacts = [Contact](repeating: Contact(id: 0, position: .zero), count: max(1, slots.count))
+        // Room for a contact a slot, so that no frame allocates.
+        frame.contacts.refill(capacity: max(1, slots.count), filler: Contact(id: 0, position: .zero)) { _ in 0 }
     }
 
     /// The slot contact `id` is down in (multitouch panels; nil when it is not down).
@@ -238,32 +236,39 @@ public struct FrameDecoder {
     }
 
     private mutating func makeFrame(at time: Timestamp) {
-        // The last frame lets go of the buffer first (so that writing it copies nothing).
-        frame.contacts = []
-        // Written through a pointer into the buffer (the last frame has let go of it by now: one
-        // uniqueness check, not one per contact), handed on as the slice filled.
-        var n = 0
+        // Written through a pointer into the frame's own list (one uniqueness check, not one per
+        // contact; nothing retained or released).
         let geometry = geometry
         let majorScale = majorScale, palmSize = palmSize
+        let filler = Contact(id: 0, position: .zero)
         if multitouch {
             let used = slotsUsed
             slots.withUnsafeBufferPointer { slots in
-                contacts.withUnsafeMutableBufferPointer { list in
+                frame.contacts.refill(capacity: max(1, slots.count), filler: filler) { list in
+                    var n = 0
                     for s in slots[0..<used] where s.trackingID >= 0 && s.hasX && s.hasY {
                         // A palm by the panel's word, or by its size (a touch longer than palm_size).
                         let palm = s.isPalm || (majorScale > 0 && Double(s.major) * majorScale > palmSize)
                         list[n] = Contact(id: s.contact, position: geometry.map(x: s.x, y: s.y), isPalm: palm)
                         n &+= 1  // below the slot count
                     }
+                    return n
                 }
             }
-        } else if touching && single.hasX && single.hasY {
-            contacts[0] = Contact(id: single.contact, position: geometry.map(x: single.x, y: single.y))
-            n = 1
+        } else {
+            let down = touching && single.hasX && single.hasY
+            let c = down ? Contact(id: single.contact, position: geometry.map(x: single.x, y: single.y)) : filler
+            frame.contacts.refill(capacity: 1, filler: filler) { list in
+                guard down else { return 0 }
+                list[0] = c
+                return 1
+            }
         }
         frameCount += 1
-        frame = TouchFrame(
-            time: time, device: device, contacts: contacts[0..<n], scale: geometry.scale, discontinuity: discontinuity)
+        frame.time = time
+        frame.device = device
+        frame.scale = geometry.scale
+        frame.discontinuity = discontinuity
         discontinuity = false
     }
 
