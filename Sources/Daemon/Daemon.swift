@@ -46,8 +46,8 @@ public final class Daemon: EventLoopOwner {
     /// What `[[action]]`s do: the virtual keyboard, commands.
     let actions: ActionRunner
     /// The touch devices and their pipelines (with what the engines run: the file's regions plus
-    /// every client's, compiled). Set at the end of `init`, as it needs `self`.
-    private(set) var devices: Devices<Daemon>!
+    /// every client's, compiled). A constant: each wake-up's read reaches it with nothing retained.
+    let devices: Devices<Daemon>
     /// Touch to wake: the idle timer and its counts (Idle.swift).
     let idle: IdleWatch
     private let deadline: DeadlineTimer
@@ -86,7 +86,8 @@ public final class Daemon: EventLoopOwner {
             opened.removeFiles()
             throw error
         }
-        devices = Devices(loop: loop, log: log, owner: self, actions: actions, base: base)
+        devices = Devices(loop: loop, log: log, actions: actions, base: base)
+        devices.owner = self
     }
 
     /// The server's limits from `[daemon]`; `max_clients` lowered (with a warning) when
@@ -192,6 +193,8 @@ public final class Daemon: EventLoopOwner {
     }
 
     var hasPendingWork: Bool { server.hasBacklog }
+
+    func deviceReady(_ id: UInt32, fd: Int32, _ state: inout FrameState) { devices.ready(id, fd: fd, &state) }
 
     /// After every wake-up: serve the backlog, write what was queued, start the actions' commands,
     /// re-arm the deadline timer, maybe exit, maybe pace the input. Each part is read once.

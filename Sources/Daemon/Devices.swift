@@ -59,7 +59,9 @@ protocol DeviceOwner: AnyObject {
 final class Devices<Owner: DeviceOwner> {
     let loop: EventLoop
     let log: Logger
-    private unowned let owner: Owner
+    /// Set by the owner once it is made (it makes the devices first, as a constant of its own:
+    /// a wake-up reaches them with nothing retained).
+    weak var owner: Owner?
     private let actions: ActionRunner
     private var nextID: UInt32 = 1
     /// Sources waiting for enough clients (`--wait-for-clients`).
@@ -70,15 +72,18 @@ final class Devices<Owner: DeviceOwner> {
     private(set) var compiled: CompiledConfiguration
     /// Panels that went (for `stats`: up = false), the newest 64.
     private var gone = GonePanels()
+    /// Where every live device is read (`ready`): one at a time, so one buffer serves them all.
+    private let readBuffer = UnsafeMutableBufferPointer<KernelInputEvent>.allocate(capacity: 256)
 
-    init(loop: EventLoop, log: Logger, owner: Owner, actions: ActionRunner, base: Configuration) {
+    init(loop: EventLoop, log: Logger, actions: ActionRunner, base: Configuration) {
         self.loop = loop
         self.log = log
-        self.owner = owner
         self.actions = actions
         self.base = base
         compiled = CompiledConfiguration(base.engine)
     }
+
+    deinit { readBuffer.deallocate() }
 
     /// `--replay`: the recording as a virtual device, now or once `waitForClients` connected.
     func openReplay(_ path: String, options: Daemon.Options, _ state: inout FrameState) throws {
@@ -125,11 +130,40 @@ final class Devices<Owner: DeviceOwner> {
         // which the devices do before they let a source go and when the daemon stops
         // (`stopAll`). The end's call-back, rare, stays unowned.
         try source.start(
-            loop: loop,
+            loop: loop, id: id,
             deliver: { batch, state in self.delivered(batch, from: id, &state) },
             ended: { [unowned self] state in self.sourceEnded(id, &state) })
-        owner.added(device, &state)
+        owner?.added(device, &state)
         log.info("device \(id) added: \(source.description.name) (\(source.node))")
+    }
+
+    /// Live device `id`'s fd is ready: its events, read into the devices' one buffer, go through
+    /// its pipeline. The source itself is reached only when the read is not a plain batch (an
+    /// unplug, lost events, an error): no object is retained or called per frame.
+    func ready(_ id: UInt32, fd: Int32, _ state: inout FrameState) {
+        var end = EvdevDevice.BatchEnd.drained
+        do {
+            repeat {
+                // Safe: the buffer is the devices' own for their whole life, and one read at a
+                // time uses it (one thread; each batch is handed on before the next read).
+                end = try EvdevDevice.readBatch(fd, into: readBuffer, "read(fd \(fd))") { batch in
+                    delivered(batch, from: id, &state)
+                }
+                // A full buffer: read on, while the device is still there.
+            } while end == .full && state.devices.index(of: id) != nil
+        } catch {
+            let source = liveSource(id, state)
+            source?.readFailed(error, &state)
+            return
+        }
+        if end == .removed || end == .dropped {
+            let source = liveSource(id, state)
+            source?.readEnded(end, &state)
+        }
+    }
+
+    private func liveSource(_ id: UInt32, _ state: FrameState) -> LiveSource? {
+        state.devices.index(of: id).flatMap { state.devices.all[$0].source as? LiveSource }
     }
 
     /// A read's batch through the device's pipeline, and what it made to the fan-out.
@@ -170,7 +204,7 @@ final class Devices<Owner: DeviceOwner> {
     private func afterHandOff(_ k: Int, _ state: inout FrameState) {
         logTransitions(k, in: state)
         let id = state.devices.all[k].id
-        if let woke = state.devices.takeWoke() { owner.woke(by: woke, &state) }
+        if let woke = state.devices.takeWoke() { owner?.woke(by: woke, &state) }
         if let f = state.devices.mirrorFailure(k) {
             log.warning("device \(id): its virtual touchscreen was not written (\(f.count) failed so far): \(f.error)")
         }
@@ -252,7 +286,7 @@ final class Devices<Owner: DeviceOwner> {
         // The mirror lifts what it holds, then goes (its device is destroyed with it).
         device.mirror?.liftAll()
         gone.add(device.health)
-        owner.removed(device, &state)
+        owner?.removed(device, &state)
         log.info("device \(device.id) removed: \(device.source.node)")
     }
 

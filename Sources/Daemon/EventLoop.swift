@@ -10,6 +10,8 @@ import SystemCalls
 protocol EventLoopOwner: AnyObject {
     /// After the handlers of each wake-up.
     func afterTurn(_ state: inout FrameState)
+    /// Touch device `id`'s fd (registered with `addDevice`) is ready to read.
+    func deviceReady(_ id: UInt32, fd: Int32, _ state: inout FrameState)
     /// Work is left over from a turn (a client's requests past its turn's budget): while true,
     /// the loop looks at its fds without sleeping, then runs `afterTurn` again.
     var hasPendingWork: Bool { get }
@@ -34,6 +36,9 @@ final class EventLoop {
     private struct Entry {
         let handler: Handler
     }
+    /// Per fd, the touch device read there (its id; 0: none). The owner reads it itself
+    /// (`deviceReady`): no closure is called, and nothing retained and released, per frame.
+    private var deviceIDs: [UInt32] = []
     private var running = false
     /// Wake-ups so far (for `stats` and the idle measurement).
     private(set) var wakeups = 0
@@ -72,6 +77,24 @@ final class EventLoop {
         try add(fd, events: events) { (events: UInt32, _: inout FrameState) in handler(events) }
     }
 
+    /// Watches touch device `id`'s `fd`: when it is ready the owner's `deviceReady` runs.
+    func addDevice(_ fd: Int32, id: UInt32) throws(Failure) {
+        precondition(id != 0, "device ids start at 1")
+        guard cl_epoll_ctl(epfd, EPOLL_CTL_ADD, fd, CL_EPOLLIN, UInt64(UInt32(bitPattern: fd))) == 0 else {
+            throw Failure(call: "epoll_ctl(ADD, \(fd))", errno: errno)
+        }
+        setDevice(id, for: fd)
+    }
+
+    /// As `setHandler`: the table changed as a local, swapped out.
+    private func setDevice(_ id: UInt32, for fd: Int32) {
+        var table: [UInt32] = []
+        swap(&table, &deviceIDs)
+        if table.count <= Int(fd) { table += [UInt32](repeating: 0, count: Int(fd) + 1 - table.count) }
+        table[Int(fd)] = id
+        swap(&table, &deviceIDs)
+    }
+
     /// Changes the table as a local, swapped out: no access to `handlers` spans a call that could
     /// reach it (growing the array, or releasing a handler, whose captures may go with it). So
     /// the compiler can prove every access to it free of conflicts and check none at run time:
@@ -97,6 +120,7 @@ final class EventLoop {
     /// failure here is harmless and only reported).
     func remove(_ fd: Int32) -> Failure? {
         if Int(fd) < handlers.count { setHandler(nil, for: fd) }
+        if Int(fd) < deviceIDs.count { setDevice(0, for: fd) }
         guard cl_epoll_ctl(epfd, EPOLL_CTL_DEL, fd, 0, 0) == 0 else {
             return Failure(call: "epoll_ctl(DEL, \(fd))", errno: errno)
         }
@@ -127,7 +151,12 @@ final class EventLoop {
             for i in 0..<Int(n) {
                 let fd = Int32(bitPattern: UInt32(truncatingIfNeeded: datas[i]))
                 // A handler may have removed this fd earlier in the same turn. Taken out of the
-                // table before it runs: no access to the table spans a handler.
+                // tables before it runs: no access to them spans a handler.
+                let device = Int(fd) < deviceIDs.count ? deviceIDs[Int(fd)] : 0
+                if device != 0 {
+                    owner.deviceReady(device, fd: fd, &state)
+                    continue
+                }
                 let entry = Int(fd) < handlers.count ? handlers[Int(fd)] : nil
                 entry?.handler(events[i], &state)
             }

@@ -21,11 +21,12 @@ protocol InputSource: AnyObject {
     func monotonic(of t: Timestamp) -> Int64
     /// The engine time now, for firing deadlines.
     func engineTime(atMonotonic ns: Int64) -> Timestamp
-    /// Starts delivering events, in batches (a live device hands on each `read(2)` at once; the
-    /// buffer is valid during the call only; after lost events (SYN_DROPPED) the batch that
-    /// carries the kernel's state is marked `resynced`); `ended` when the source has no more (a
-    /// finished replay, an unplugged device). Both get the loop's frame state.
-    func start(loop: EventLoop, deliver: @escaping Delivery, ended: @escaping (inout FrameState) -> Void) throws
+    /// Starts delivering events as device `id`, in batches (the buffer is valid during the call
+    /// only; after lost events (SYN_DROPPED) the batch that carries the kernel's state is marked
+    /// `resynced`); `ended` when the source has no more (a finished replay, an unplugged device).
+    /// Both get the loop's frame state. A live device registers its fd as device `id` instead of
+    /// a handler: the devices read it themselves (`Devices.ready`).
+    func start(loop: EventLoop, id: UInt32, deliver: @escaping Delivery, ended: @escaping (inout FrameState) -> Void) throws
     /// What the system knows of the panel's geometry (udev's LIBINPUT_CALIBRATION_MATRIX and
     /// measured size); nothing for a replay.
     var systemCalibration: [Double]? { get }
@@ -76,7 +77,7 @@ final class ReplaySource: InputSource {
     var systemCalibration: [Double]? { nil }
     var systemSizeMM: (width: Double, height: Double)? { nil }
 
-    func start(loop: EventLoop, deliver: @escaping Delivery, ended: @escaping (inout FrameState) -> Void) throws {
+    func start(loop: EventLoop, id _: UInt32, deliver: @escaping Delivery, ended: @escaping (inout FrameState) -> Void) throws {
         self.loop = loop
         self.deliver = deliver
         self.ended = ended

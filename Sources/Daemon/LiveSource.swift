@@ -18,9 +18,13 @@ final class LiveSource: InputSource {
     var systemCalibration: [Double]? { inputNode.calibration }
     var systemSizeMM: (width: Double, height: Double)? { inputNode.sizeMM }
     private weak var loop: EventLoop?
+    private var id: UInt32 = 0
     private var deliver: Delivery?
     private var ended: ((inout FrameState) -> Void)?
+    /// Failed reads in a row (no event read between them), and the device's event count at the
+    /// last one: a device that keeps failing is dropped.
     private var failures = 0
+    private var eventsAtLastFailure = -1
     private(set) var errorCount = 0
     private let log: Logger
 
@@ -33,16 +37,17 @@ final class LiveSource: InputSource {
     func monotonic(of t: Timestamp) -> Int64 { t.nanoseconds }
     func engineTime(atMonotonic ns: Int64) -> Timestamp { Timestamp(nanoseconds: ns) }
 
+    /// Registers the fd as device `id`: the devices read it on every wake-up into a buffer of
+    /// theirs (`Devices.ready`), and come here only for what is not a plain batch (`readEnded`,
+    /// `readFailed`).
     func start(
-        loop: EventLoop, deliver: @escaping Delivery, ended: @escaping (inout FrameState) -> Void
+        loop: EventLoop, id: UInt32, deliver: @escaping Delivery, ended: @escaping (inout FrameState) -> Void
     ) throws {
         self.loop = loop
+        self.id = id
         self.deliver = deliver
         self.ended = ended
-        // The source and `deliver` are held by the loop's handler until stop() removes it, which
-        // the devices call before they let the source go. Strong captures: an unowned one was
-        // checked, retained and released on every read, and so was `deliver` read from `self`.
-        try loop.add(device.fd) { _, state in self.read(deliver, &state) }
+        try loop.addDevice(device.fd, id: id)
     }
 
     func stop() {
@@ -50,23 +55,43 @@ final class LiveSource: InputSource {
         deliver = nil
     }
 
+    /// Reads what is due with the device's own buffer (before deadlines fire: a rare turn).
     func deliverDue(_ state: inout FrameState) {
-        if let deliver { read(deliver, &state) }
+        guard let deliver else { return }
+        do {
+            if try device.read(deliver: { deliver($0, &state) }) == .removed { finish(&state) }
+        } catch {
+            readFailed(error, &state)
+        }
     }
 
-    private func read(_ deliver: Delivery, _ state: inout FrameState) {
-        do {
-            // Handed straight on (the devices log a resynchronized batch).
-            let end = try device.read { batch in deliver(batch, &state) }
-            failures = 0
-            if end == .removed { finish(&state) }
-        } catch {
-            failures += 1
-            errorCount += 1
-            log.warning("\(node): \(error)")
-            // A device that keeps failing is dropped; the daemon lives on.
-            if error.isRemoval || failures >= 3 { finish(&state) }
+    /// A read by the devices ended other than with a plain batch: the device went away, or
+    /// events were lost (SYN_DROPPED) and it takes the kernel's state.
+    func readEnded(_ end: EvdevDevice.BatchEnd, _ state: inout FrameState) {
+        switch end {
+        case .drained, .full:
+            return
+        case .removed:
+            finish(&state)
+        case .dropped:
+            guard let deliver else { return }
+            do {
+                if try device.resynchronize(deliver: { deliver($0, &state) }) == .removed { finish(&state) }
+            } catch {
+                readFailed(error, &state)
+            }
         }
+    }
+
+    /// A read failed: logged and counted; the device is dropped when it went away, or after its
+    /// third failure with no event read in between. The daemon lives on.
+    func readFailed(_ error: EvdevError, _ state: inout FrameState) {
+        let events = state.devices.index(of: id).map { state.devices.all[$0].health.events } ?? -1
+        failures = events == eventsAtLastFailure ? failures + 1 : 1
+        eventsAtLastFailure = events
+        errorCount += 1
+        log.warning("\(node): \(error)")
+        if error.isRemoval || failures >= 3 { finish(&state) }
     }
 
     private func finish(_ state: inout FrameState) {

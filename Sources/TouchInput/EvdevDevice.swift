@@ -72,40 +72,66 @@ public final class EvdevDevice {
         case removed
     }
 
+    /// How one `read(2)` of a device's queue ended (`readBatch`).
+    public enum BatchEnd: Equatable {
+        /// The queue is empty (a short read, or nothing was there).
+        case drained
+        /// The buffer filled: more may be waiting.
+        case full
+        /// The device is gone (ENODEV).
+        case removed
+        /// SYN_DROPPED: the events before it were handed on, the rest is stale
+        /// (`resynchronize` takes the kernel's state instead).
+        case dropped
+    }
+
+    /// The events one `read(2)` of `fd` gets into `buffer`, handed to `deliver` as one batch
+    /// (valid during the call only), up to a SYN_DROPPED. Static, over any buffer: the daemon
+    /// reads every device into one buffer of its own, with no object to reach per read.
+    public static func readBatch(
+        _ fd: Int32, into buffer: UnsafeMutableBufferPointer<KernelInputEvent>, _ call: @autoclosure () -> String,
+        deliver: (InputBatch) -> Void
+    ) throws(EvdevError) -> BatchEnd {
+        let n: Int
+        switch Posix.read(fd, into: UnsafeMutableRawBufferPointer(buffer), call()) {
+        case .done(let got): n = got
+        case .wouldBlock: return .drained
+        case .removed: return .removed
+        case .failed(let e): throw e
+        }
+        let count = n / MemoryLayout<KernelInputEvent>.stride
+        for i in 0..<count where buffer[i].type == Evdev.EV_SYN && buffer[i].code == Evdev.SYN_DROPPED {
+            // What follows in this buffer and in the queue is a partial, stale picture.
+            if i > 0 { deliver(InputBatch(kernel: UnsafeBufferPointer(rebasing: buffer[0..<i]))) }
+            return .dropped
+        }
+        if count > 0 { deliver(InputBatch(kernel: UnsafeBufferPointer(rebasing: buffer[0..<count]))) }
+        // A short read emptied the queue: no second call just to hear EAGAIN (epoll is
+        // level-triggered and wakes the loop again for anything newer).
+        return count < buffer.count ? .drained : .full
+    }
+
     /// Reads every available event and hands them to `deliver` in batches (one per `read(2)`,
     /// in order; the buffer is valid during the call only). After SYN_DROPPED, one batch marked
     /// `resynced` brings the state to exactly the kernel's (lifted contacts lift, new ones begin,
     /// no phantom remains), ending with a SYN_REPORT stamped now.
     public func read(deliver: (InputBatch) -> Void) throws(EvdevError) -> ReadEnd {
-        let stride = MemoryLayout<KernelInputEvent>.stride
         // Safe: `raw` holds `capacity` events for the device's life; the kernel writes whole ones.
-        let buffer = UnsafeMutableRawBufferPointer(start: raw, count: Self.capacity * stride)
+        let buffer = UnsafeMutableBufferPointer(start: raw, count: Self.capacity)
         while true {
-            let n: Int
-            switch Posix.read(fd, into: buffer, "read(\(path))") {
-            case .done(let got): n = got
-            case .wouldBlock: return .drained
+            switch try Self.readBatch(fd, into: buffer, "read(\(path))", deliver: deliver) {
+            case .full: continue
+            case .drained: return .drained
             case .removed: return .removed
-            case .failed(let e): throw e
+            case .dropped: return try resynchronize(deliver: deliver)
             }
-            let count = n / stride
-            for i in 0..<count where raw[i].type == Evdev.EV_SYN && raw[i].code == Evdev.SYN_DROPPED {
-                // What follows in this buffer and in the queue is a partial, stale picture:
-                // drop it all and take the kernel's state instead.
-                if i > 0 { deliver(InputBatch(kernel: UnsafeBufferPointer(start: raw, count: i))) }
-                resyncs += 1
-                if try resync(deliver: deliver) == .removed { return .removed }
-                return .drained
-            }
-            if count > 0 { deliver(InputBatch(kernel: UnsafeBufferPointer(start: raw, count: count))) }
-            // A short read emptied the queue: no second call just to hear EAGAIN (epoll is
-            // level-triggered and wakes the loop again for anything newer).
-            if count < Self.capacity { return .drained }
         }
     }
 
-    /// Drains the queue, then hands on one frame with the kernel's current state.
-    private func resync(deliver: (InputBatch) -> Void) throws(EvdevError) -> ReadEnd {
+    /// After SYN_DROPPED: drains the queue, then hands on one frame (marked `resynced`) with the
+    /// kernel's current state.
+    public func resynchronize(deliver: (InputBatch) -> Void) throws(EvdevError) -> ReadEnd {
+        resyncs += 1
         // Safe: as in `read`.
         let buffer = UnsafeMutableRawBufferPointer(start: raw, count: Self.capacity * MemoryLayout<KernelInputEvent>.stride)
         drain: while true {

@@ -28,6 +28,14 @@ import Testing
             if turnsLeft == 0 { loop.stop() }
         }
         var hasPendingWork: Bool { false }
+        /// A device's fd is ready: recorded, and the frame state counts it.
+        func deviceReady(_ id: UInt32, fd: Int32, _ state: inout FrameState) {
+            record.events.append("device \(id) ready")
+            state.fanout.writes += 1
+            if let remove = removing[id] { _ = loop.remove(remove) }
+        }
+        /// Per device id: the fd its read removes from the loop (a device unplugged mid-turn).
+        var removing: [UInt32: Int32] = [:]
     }
 
     /// Captured by a handler: says when it goes.
@@ -58,9 +66,11 @@ import Testing
         }
 
         /// Runs `turns` turns from an empty frame state; the state after them.
-        func run(turns: Int) -> FrameState {
+        func run(turns: Int, removing: [UInt32: Int32] = [:]) -> FrameState {
             var state = FrameState(fanout: Fanout(coalesceNs: 0, outputBufferBytes: 0))
-            loop.run(Owner(loop: loop, record: record, turns: turns), &state)
+            let owner = Owner(loop: loop, record: record, turns: turns)
+            owner.removing = removing
+            loop.run(owner, &state)
             return state
         }
     }
@@ -109,5 +119,39 @@ import Testing
         }
         _ = rig.run(turns: 1)
         #expect(rig.record.events == ["turn end: 1"])
+    }
+
+    /// A touch device's fd goes to the owner's `deviceReady` with its id and the frame state (no
+    /// handler); once removed it is not called again, and its fd number may serve a handler.
+    @Test func aDevicesFd_goesToTheOwner_withItsID_untilRemoved() throws {
+        let rig = try Rig()
+        let (loop, record) = (rig.loop, rig.record)
+        let device = try rig.readable()
+        try loop.addDevice(device, id: 7)
+        try loop.add(try rig.readable()) { _, _ in }  // keeps the loop turning
+        var state = rig.run(turns: 2)
+        #expect(record.events == ["device 7 ready", "turn end: 1", "device 7 ready", "turn end: 2"])
+        #expect(state.fanout.writes == 2)
+
+        record.events = []
+        _ = loop.remove(device)
+        try loop.add(device) { _, state in
+            record.events.append("handler")
+            state.fanout.writes += 1
+        }
+        state = rig.run(turns: 1)
+        #expect(record.events == ["handler", "turn end: 1"], "the fd is a plain handler's now, not the device's")
+    }
+
+    /// A device whose read removes another device's fd (both ready in one turn): whichever runs
+    /// first, the other is not read that turn.
+    @Test func aDeviceRemovedEarlierInTheTurn_isNotRead() throws {
+        let rig = try Rig()
+        let (a, b) = (try rig.readable(), try rig.readable())
+        try rig.loop.addDevice(a, id: 1)
+        try rig.loop.addDevice(b, id: 2)
+        let state = rig.run(turns: 1, removing: [1: b, 2: a])
+        #expect(rig.record.events.count == 2 && rig.record.events.last == "turn end: 1", "\(rig.record.events)")
+        #expect(state.fanout.writes == 1)
     }
 }

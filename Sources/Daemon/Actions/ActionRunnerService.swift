@@ -81,6 +81,9 @@ public final class ActionRunnerService: EventLoopOwner {
 
     var hasPendingWork: Bool { false }
 
+    /// The runner reads no touch device (it registers none with its loop).
+    func deviceReady(_: UInt32, fd _: Int32, _: inout FrameState) {}
+
     func afterTurn(_: inout FrameState) {
         for (owner, message) in outbox where connections.contains(owner) { send(message, to: owner) }
         outbox.removeAll(keepingCapacity: true)
