@@ -70,7 +70,7 @@ struct DeviceTable {
         // else the compositor gets the read before the recognizers run, and a gesture that
         // begins in it cancels its touches just after.
         var mirrorFailed = false
-        let hasMirror = all[k].mirror != nil
+        let hasMirror = all[k].mirrored
         let first = hasMirror && !all[k].pipeline.holdsTouches
         if first { mirrorFailed = all[k].mirror!.pass(batch) }
         output.removeAll()
@@ -162,7 +162,7 @@ struct DeviceTable {
         // A gesture that fired on its deadline takes its touches; held ones are due for replay.
         // (A failed write is counted in the mirror and logged with the device's next hand-off.)
         var mirrorMoved = false
-        if all[k].mirror != nil {
+        if all[k].mirrored {
             all[k].pipeline.collectHeld(into: &output)
             mirrorMoved = updateMirror(k, now: now).dueMoved
         }

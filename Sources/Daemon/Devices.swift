@@ -24,12 +24,15 @@ struct Device {
     /// back from it must be replayed (monotonic ns; counted in the table's deadline).
     var mirror: Mirror?
     var mirrorDue: Int64?
+    /// It has a mirror (asked on every read: `mirror != nil` copied the mirror to ask).
+    let mirrored: Bool
 
     init(id: UInt32, source: InputSource, pipeline: DevicePipeline, health: PanelHealth, mirror: Mirror? = nil) {
         self.id = id
         self.source = source
         self.pipeline = pipeline
         self.mirror = mirror
+        mirrored = mirror != nil
         self.health = health
         self.health.up = true
     }

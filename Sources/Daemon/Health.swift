@@ -63,9 +63,12 @@ struct GonePanels {
     }
 }
 
-/// Gesture lines by kind and phase, in fixed arrays (no allocation per line).
+/// Gesture lines by kind and phase, in place (a line counts with no allocation and no
+/// uniqueness check: the counts are the value's own storage).
 struct GestureCounts {
-    private var counts = [Int](repeating: 0, count: GestureKind.allCases.count * 5)
+    /// Six kinds × five phases (`slots` holds them: a test says so).
+    static let slots = 30
+    private var counts = InlineArray<30, Int>(repeating: 0)
 
     static func phaseIndex(_ p: GesturePhase) -> Int {
         switch p {

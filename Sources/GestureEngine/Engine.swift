@@ -220,7 +220,7 @@ public struct Engine {
         // Only an acceptance or a finger landing can give a gesture its fingers.
         if arena.moved || !sequences.landings.isEmpty { claimContacts() }
         if poisoned {
-            for r in sequences.active where sequences.poisoned[r] && sequences.present[r] == 0 {
+            for r in sequences.active where sequences.poisoned[r] && sequences.present(r) == 0 {
                 sequences.poisoned[r] = false
             }
         }
@@ -381,7 +381,7 @@ public struct Engine {
         finished.removeAll()
         for g in arena.members where !isLive(g) {
             let r = regionOf[g]
-            if sequences.present[r] == 0 && !sequences.poisoned[r] { finished.append(g) }
+            if sequences.present(r) == 0 && !sequences.poisoned[r] { finished.append(g) }
         }
         for g in finished { releaseClaim(g) }
         arena.release(finished)

@@ -5,16 +5,13 @@
 /// their own, and a parent region's sequence holds the contacts of all its children.
 ///
 /// Each frame, `read` summarizes it once per region it concerns (a `ContactTracker` per region,
-/// made on first use and kept) and once per gesture that claimed its own contacts (`claim`);
+/// sized for ten contacts when the table is made) and once per gesture that claimed its own contacts (`claim`);
 /// the engine delivers each gesture the summary of its own view. The bound on live sequences is
 /// one per region, and the contacts it follows are the panel's (at most 64 slots).
 struct SequenceTable {
     /// A contact that is down: where it was hit-tested, and when it landed (a serial, in order).
     private struct Landed {
-        var id: UInt32
-        var leaf: Int32
-        var serial: UInt64
-        var matched: Bool
+        var id: UInt32, leaf: Int32, serial: UInt64, matched: Bool
         static let none = Landed(id: 0, leaf: -1, serial: 0, matched: false)
     }
 
@@ -25,8 +22,8 @@ struct SequenceTable {
 
     // Per region.
     private var trackers: [ContactTracker]
-    /// Contacts (palms included) down in the region or a region nested in it, after the last frame.
-    private(set) var present: [Int]
+    /// What the last frame did to each region, in one entry (one access a region a frame).
+    private var frames: [RegionFrame]
     /// The serial of the last contact that landed in the region or a region nested in it.
     private(set) var lastLanded: [UInt64]
     /// The arena round and the sequence number of the region's current (or last) sequence.
@@ -34,10 +31,7 @@ struct SequenceTable {
     private(set) var sequenceID: [Int]
     /// A palm came down in the region's sequence: it is ignored until its contacts are all up.
     var poisoned: [Bool]
-    private var stamp: [UInt32]
     private var roundStamp: [UInt32]
-    /// For a region the last frame concerns: its place in `active` and the summaries.
-    private var slot: [Int]
 
     // Per gesture: the contacts it claimed, once it stopped taking new ones (`Engine.claimContacts`),
     // and in which region. As long as no other contact lands in that region, the region's
@@ -58,8 +52,7 @@ struct SequenceTable {
     /// The gestures that may read the shape (pinches, and pans while they decide), in their regions.
     let shapeReaders: [(gesture: Int, region: Int, pinch: Bool)]
 
-    // Per contact.
-    /// The contacts the per-contact buffers hold from the start (a touchscreen reports up to ten).
+    /// Per contact. The buffers hold ten contacts from the start (a touchscreen reports up to ten).
     static let initialContacts = 10
     private var landed: [Landed] = []
     private var scratch: [Landed] = []
@@ -92,14 +85,12 @@ struct SequenceTable {
         // them); a region with no gestures never uses its own.
         let contacts = Self.initialContacts
         trackers = c.regions.map { ContactTracker(capacity: $0.gestures.isEmpty ? 1 : contacts) }
-        present = [Int](repeating: 0, count: n)
+        frames = [RegionFrame](repeating: RegionFrame(), count: n)
         lastLanded = [UInt64](repeating: 0, count: n)
         round = [Int](repeating: 0, count: n)
         sequenceID = [Int](repeating: 0, count: n)
         poisoned = [Bool](repeating: false, count: n)
-        stamp = [UInt32](repeating: 0, count: n)
         roundStamp = [UInt32](repeating: 0, count: n)
-        slot = [Int](repeating: 0, count: n)
         claimRegion = [Int](repeating: -1, count: c.gestures.count)
         claims = [ContactTracker?](repeating: nil, count: c.gestures.count)
         claimIDs = c.gestures.map { g in
@@ -130,10 +121,13 @@ struct SequenceTable {
     }
 
     /// Did the last frame concern region `r`?
-    func isActive(_ r: Int) -> Bool { stamp[r] == frameStamp }
+    func isActive(_ r: Int) -> Bool { frames[r].stamp == frameStamp }
+
+    /// Contacts (palms included) down in region `r` or a region nested in it, after the last frame.
+    func present(_ r: Int) -> Int { frames[r].present }
 
     /// Where region `r`'s summary is in the buffer `read` filled (valid when `isActive(r)`).
-    func summarySlot(ofRegion r: Int) -> Int { slot[r] }
+    func summarySlot(ofRegion r: Int) -> Int { frames[r].slot }
 
     /// Where gesture `g`'s own summary is (valid when it has claimed its contacts).
     func summarySlot(ofClaim g: Int) -> Int { claimSlot[g] }
@@ -157,7 +151,7 @@ struct SequenceTable {
     mutating func read(_ frame: TouchFrame, at time: Timestamp, into summaries: inout [FrameSummary]) {
         frameStamp &+= 1
         if frameStamp == 0 {
-            for r in stamp.indices { stamp[r] = 0; roundStamp[r] = 0 }
+            for r in frames.indices { frames[r].stamp = 0; roundStamp[r] = 0 }
             frameStamp = 1
         }
         active.removeAll()
@@ -186,14 +180,13 @@ struct SequenceTable {
                 trackers[r].update(frame, at: time, view: view, shape: shapeRegions[r], into: &summaries[i])
             }
             let now = summaries[i].present
-            if now == 0 && present[r] > 0 { emptiedRegion = true }
-            present[r] = now
-            slot[r] = i
+            if now == 0 && frames[r].present > 0 { emptiedRegion = true }
+            frames[r].read(present: now, slot: i)
             i += 1
         }
         for g in claimed where claimRegion[g] >= 0 {
             guard claims[g] != nil else {
-                claimSlot[g] = slot[claimRegion[g]]
+                claimSlot[g] = frames[claimRegion[g]].slot
                 continue
             }
             claimSlot[g] = i
@@ -321,8 +314,8 @@ struct SequenceTable {
     /// Marks `leaf` and the regions it is nested in as concerned by this frame.
     private mutating func mark(_ leaf: Int32) {
         var r = Int(leaf)
-        while r >= 0 && stamp[r] != frameStamp {
-            stamp[r] = frameStamp
+        while r >= 0 && frames[r].stamp != frameStamp {
+            frames[r].stamp = frameStamp
             if hasGestures[r] { active.append(r) }
             r = parents[r]
         }
@@ -337,7 +330,7 @@ struct SequenceTable {
         var root = r
         var p = parents[r]
         while p >= 0 {
-            if hasGestures[p] && stamp[p] == frameStamp && present[p] > 0 { root = p }
+            if hasGestures[p] && frames[p].stamp == frameStamp && frames[p].present > 0 { root = p }
             p = parents[p]
         }
         if roundStamp[root] != frameStamp && (root == r || startsNow(root)) {
@@ -395,7 +388,7 @@ struct SequenceTable {
     mutating func reset() {
         for r in trackers.indices {
             trackers[r].reset()
-            present[r] = 0
+            frames[r].present = 0
             poisoned[r] = false
         }
         for g in claims.indices { releaseClaim(g) }
