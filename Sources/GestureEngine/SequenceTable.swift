@@ -33,16 +33,8 @@ struct SequenceTable {
     var poisoned: [Bool]
     private var roundStamp: [UInt32]
 
-    // Per gesture: the contacts it claimed, once it stopped taking new ones (`Engine.claimContacts`),
-    // and in which region. As long as no other contact lands in that region, the region's
-    // summary is the claim's; the claim follows its contacts with a tracker of its own from the
-    // first frame in which another one lands.
-    private var claimRegion: [Int]
-    private var claims: [ContactTracker?]
-    private var claimIDs: [[UInt32]]
-    private var claimSlot: [Int]
-    /// The gestures that hold a claim (in the order they took it).
-    private var claimed: [Int] = []
+    /// Per gesture: the contacts it claimed (SequenceClaims.swift).
+    private var claims: ContactClaims
 
     /// Whose summaries need the fingers' shape (`ContactTracker.update`'s `shape`): per region,
     /// some gesture reading the region's summary may read it; per gesture, for its own claim.
@@ -68,8 +60,10 @@ struct SequenceTable {
     private var frameStamp: UInt32 = 0
 
     /// The regions with gestures that the last frame concerns (a contact of theirs is down or
-    /// lifted), innermost first along each contact's path.
+    /// lifted), innermost first along each contact's path; when they are one region's path and
+    /// no more (every contact in it, none lifted), that region (else -1).
     private(set) var active = FrameList<Int>()
+    private var activePath: Int32 = -1
     /// The contacts that landed in the last frame, with the region each was hit-tested to.
     private(set) var landings = FrameList<(contact: UInt32, leaf: Int)>()
     /// The last frame emptied a region's sequence (its last contact lifted).
@@ -91,14 +85,7 @@ struct SequenceTable {
         sequenceID = [Int](repeating: 0, count: n)
         poisoned = [Bool](repeating: false, count: n)
         roundStamp = [UInt32](repeating: 0, count: n)
-        claimRegion = [Int](repeating: -1, count: c.gestures.count)
-        claims = [ContactTracker?](repeating: nil, count: c.gestures.count)
-        claimIDs = c.gestures.map { g in
-            var ids: [UInt32] = []
-            ids.reserveCapacity(min(max(1, g.spec.maxFingers), contacts))
-            return ids
-        }
-        claimSlot = [Int](repeating: 0, count: c.gestures.count)
+        claims = ContactClaims(c, contacts: contacts)
         shapeRegions = [Bool](repeating: true, count: n)
         shapeGestures = [Bool](repeating: true, count: c.gestures.count)
         shapeReaders = c.gestures.indices.compactMap { g in
@@ -109,7 +96,6 @@ struct SequenceTable {
         scratch = [Landed](repeating: .none, count: contacts)
         leaves = [Int32](repeating: -1, count: contacts)
         landings = FrameList(capacity: contacts)
-        claimed.reserveCapacity(c.gestures.count)
         active = FrameList(capacity: n)
     }
 
@@ -130,14 +116,14 @@ struct SequenceTable {
     func summarySlot(ofRegion r: Int) -> Int { frames[r].slot }
 
     /// Where gesture `g`'s own summary is (valid when it has claimed its contacts).
-    func summarySlot(ofClaim g: Int) -> Int { claimSlot[g] }
+    func summarySlot(ofClaim g: Int) -> Int { claims.slot[g] }
 
-    func hasClaim(_ g: Int) -> Bool { claimRegion[g] >= 0 }
+    func hasClaim(_ g: Int) -> Bool { claims.has(g) }
 
     /// The contacts gesture `g` (of region `r`) follows now: those it claimed, else those down
     /// in its region's sequence.
     func contacts(ofGesture g: Int, region r: Int) -> [UInt32] {
-        claimRegion[g] >= 0 ? claimIDs[g] : trackers[r].contacts.map(\.id)
+        claims.has(g) ? claims.ids[g] : trackers[r].contacts.map(\.id)
     }
 
     /// Fingers (palms excluded) down in region `r`'s sequence after the last frame.
@@ -154,18 +140,9 @@ struct SequenceTable {
             for r in frames.indices { frames[r].stamp = 0; roundStamp[r] = 0 }
             frameStamp = 1
         }
-        active.removeAll()
         emptiedRegion = false
         let oneLeaf = classify(frame)
-        // A claim whose region another contact lands in now goes its own way, from the state it
-        // shared with its region until this frame.
-        if !landings.isEmpty {
-            for g in claimed where claimRegion[g] >= 0 && claims[g] == nil {
-                let r = claimRegion[g]
-                guard landings.contains(where: { $0.leaf >= 0 && tree.isAncestor(r, of: $0.leaf) }) else { continue }
-                claims[g] = ContactTracker(claiming: trackers[r].contacts.filter { claimIDs[g].contains($0.id) })
-            }
-        }
+        if !landings.isEmpty && !claims.claimed.isEmpty { claims.split(by: landings, tree: tree, regions: trackers) }
         var k = 0, i = 0
         while k < active.count {
             let r = active[k]
@@ -184,15 +161,8 @@ struct SequenceTable {
             frames[r].read(present: now, slot: i)
             i += 1
         }
-        for g in claimed where claimRegion[g] >= 0 {
-            guard claims[g] != nil else {
-                claimSlot[g] = frames[claimRegion[g]].slot
-                continue
-            }
-            claimSlot[g] = i
-            if i == summaries.count { summaries.append(FrameSummary(time: time)) }
-            claims[g]!.update(frame, at: time, view: ClaimView(ids: claimIDs[g]), shape: shapeGestures[g], into: &summaries[i])
-            i += 1
+        if !claims.claimed.isEmpty {
+            claims.read(frame, at: time, frames: frames, shape: shapeGestures, into: &summaries, from: i)
         }
     }
 
@@ -203,6 +173,8 @@ struct SequenceTable {
         firstSerialOfFrame = nextSerial
         landings.removeAll()
         if let same = sameContactsAsBefore(frame) { return same }
+        active.removeAll()
+        activePath = -1
         let n = frame.contacts.count
         if leaves.count < n { leaves += [Int32](repeating: -1, count: n - leaves.count) }
         if scratch.count < n { scratch += [Landed](repeating: .none, count: n - scratch.count) }
@@ -298,7 +270,15 @@ struct SequenceTable {
             }
         }
         guard leaf >= 0 else { return nil }
-        mark(leaf)
+        if leaf == activePath {
+            // The last frame concerned this path alone, as this one does: its regions are
+            // stamped with this frame, in the order they are listed.
+            for r in active { frames[r].stamp = frameStamp }
+        } else {
+            active.removeAll()
+            mark(leaf)
+            activePath = leaf
+        }
         return .some(Int(leaf))
     }
 
@@ -361,28 +341,10 @@ struct SequenceTable {
 
     // MARK: - Claims
 
-    /// Gesture `g` (of region `r`) keeps the fingers down in `r` now as its own, at most `most`
-    /// of them: from now on its summary follows only them.
-    mutating func claim(_ g: Int, in r: Int, most: Int) {
-        let t = trackers[r]
-        guard t.count > 0, claimRegion[g] < 0 else { return }
-        claimed.append(g)
-        let own = t.contacts.prefix(max(1, most))
-        claimRegion[g] = r
-        // Into the buffer the gesture keeps (sized at start): a claim allocates nothing.
-        claimIDs[g].removeAll(keepingCapacity: true)
-        for c in own { claimIDs[g].append(c.id) }
-        // Fewer than all: it follows its own from now on.
-        claims[g] = own.count < t.count ? ContactTracker(claiming: Array(own)) : nil
-    }
+    /// Gesture `g` (of region `r`) keeps the fingers down in `r` now as its own, at most `most`.
+    mutating func claim(_ g: Int, in r: Int, most: Int) { claims.claim(g, in: r, from: trackers[r], most: most) }
 
-    mutating func releaseClaim(_ g: Int) {
-        guard claimRegion[g] >= 0 else { return }
-        claimRegion[g] = -1
-        if let i = claimed.firstIndex(of: g) { claimed.remove(at: i) }
-        claims[g] = nil
-        claimIDs[g].removeAll(keepingCapacity: true)
-    }
+    mutating func releaseClaim(_ g: Int) { claims.release(g) }
 
     /// Events were lost or the device went away: no contact is down, no sequence runs.
     mutating func reset() {
@@ -391,9 +353,10 @@ struct SequenceTable {
             frames[r].present = 0
             poisoned[r] = false
         }
-        for g in claims.indices { releaseClaim(g) }
+        claims.releaseAll()
         contactCount = 0
         active.removeAll()
+        activePath = -1
         frameStamp &+= 1
     }
 }
