@@ -222,21 +222,8 @@ struct SequenceTable {
                 }
             }
         }
-        // Newcomers are hit-tested here (rare: a landing), then every contact marks its path.
-        if newcomers > 0 {
-            var index = 0
-            for c in frame.contacts {
-                if next[index].serial == 0 {
-                    let leaf = Int32(configuration.hitTest(c.position) ?? -1)
-                    next[index] = Landed(id: c.id, leaf: leaf, serial: nextSerial, matched: false)
-                    leafOf[index] = leaf
-                    nextSerial += 1
-                    noteLanding(next[index])
-                    landings.append((c.id, Int(leaf)))
-                }
-                index += 1
-            }
-        }
+        // Newcomers are hit-tested (rare: a landing), then every contact marks its path.
+        if newcomers > 0 { hitTestNewcomers(frame, &next, &leafOf) }
         var marked: Int32 = -2
         for index in 0..<n {
             let leaf = leafOf[index]
@@ -250,6 +237,23 @@ struct SequenceTable {
         leaves = leafOf
         contactCount = n
         return mixed || first < 0 ? nil : Int(first)
+    }
+
+    /// The frame's contacts that landed (no serial yet in `next`) get their region, a serial and
+    /// a landing.
+    private mutating func hitTestNewcomers(_ frame: TouchFrame, _ next: inout [Landed], _ leafOf: inout [Int32]) {
+        var index = 0
+        for c in frame.contacts {
+            if next[index].serial == 0 {
+                let leaf = Int32(configuration.hitTest(c.position) ?? -1)
+                next[index] = Landed(id: c.id, leaf: leaf, serial: nextSerial, matched: false)
+                leafOf[index] = leaf
+                nextSerial += 1
+                noteLanding(next[index])
+                landings.append((c.id, Int(leaf)))
+            }
+            index += 1
+        }
     }
 
     /// Most frames move the same contacts as the frame before, in the same order: then nothing is
