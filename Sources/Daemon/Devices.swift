@@ -76,6 +76,7 @@ final class Devices<Owner: DeviceOwner> {
     /// Panels that went (for `stats`: up = false), the newest 64.
     private var gone = GonePanels()
     /// Where every live device is read (`ready`): one at a time, so one buffer serves them all.
+    /// Safe: allocated for the devices' whole life (freed in `deinit`), lent to one read at a time.
     private let readBuffer = UnsafeMutableBufferPointer<KernelInputEvent>.allocate(capacity: 256)
 
     init(loop: EventLoop, log: Logger, actions: ActionRunner, base: Configuration) {

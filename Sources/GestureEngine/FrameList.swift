@@ -45,6 +45,8 @@ public struct FrameList<Element>: RandomAccessCollection {
         capacity: Int, filler: Element, _ body: (UnsafeMutableBufferPointer<Element>) -> Int
     ) {
         if storage.count < capacity { storage += repeatElement(filler, count: capacity - storage.count) }
+        // Safe: the buffer is the storage's first `capacity` elements, all initialized (grown
+        // above), lent for the call only; what `body` says it wrote is checked against it.
         let n = storage.withUnsafeMutableBufferPointer { body(UnsafeMutableBufferPointer(rebasing: $0[0..<capacity])) }
         precondition(n >= 0 && n <= capacity, "FrameList refilled past its capacity")
         used = n
@@ -52,6 +54,7 @@ public struct FrameList<Element>: RandomAccessCollection {
 
     /// The list's elements as a buffer, read where they lie.
     @inlinable public func withUnsafeBufferPointer<R>(_ body: (UnsafeBufferPointer<Element>) throws -> R) rethrows -> R {
+        // Safe: the first `count` elements of the storage, lent for the call only.
         try storage.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[0..<used])) }
     }
 }

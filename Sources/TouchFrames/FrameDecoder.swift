@@ -237,7 +237,8 @@ public struct FrameDecoder {
 
     private mutating func makeFrame(at time: Timestamp) {
         // Written through a pointer into the frame's own list (one uniqueness check, not one per
-        // contact; nothing retained or released).
+        // contact; nothing retained or released). Safe: the slots are read below `slotsUsed`, and
+        // the list holds a contact a slot, so `n` stays below its capacity.
         let geometry = geometry
         let majorScale = majorScale, palmSize = palmSize
         let filler = Contact(id: 0, position: .zero)

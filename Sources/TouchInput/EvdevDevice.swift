@@ -99,6 +99,8 @@ public final class EvdevDevice {
         case .removed: return .removed
         case .failed(let e): throw e
         }
+        // Safe: the kernel wrote `count` whole events at the start of the caller's buffer, and
+        // only those are read and handed on (for the call only).
         let count = n / MemoryLayout<KernelInputEvent>.stride
         for i in 0..<count where buffer[i].type == Evdev.EV_SYN && buffer[i].code == Evdev.SYN_DROPPED {
             // What follows in this buffer and in the queue is a partial, stale picture.
