@@ -129,10 +129,11 @@ final class Devices<Owner: DeviceOwner> {
             id: id, source: source, pipeline: try makePipeline(source, id: id), health: gone.take(key) ?? PanelHealth(key), mirror: mirror)
         nextID += 1
         state.devices.add(device)
-        // The read's hand-off holds the devices strongly (an unowned capture was checked,
-        // retained and released on every read); the source lets go of it when it is stopped,
-        // which the devices do before they let a source go and when the daemon stops
-        // (`stopAll`). The end's call-back, rare, stays unowned.
+        // The hand-off (a replay's every batch; a live device's only after lost events or before
+        // deadlines fire: `ready` reads it otherwise) holds the devices strongly (an unowned
+        // capture was checked, retained and released on every call); the source lets go of it
+        // when it is stopped, which the devices do before they let a source go and when the
+        // daemon stops (`stopAll`). The end's call-back, rare, stays unowned.
         try source.start(
             loop: loop, id: id,
             deliver: { batch, state in self.delivered(batch, from: id, &state) },
