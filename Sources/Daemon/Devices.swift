@@ -22,10 +22,11 @@ struct Device {
     var health: PanelHealth
     /// Its virtual touchscreen, in pass-through mode (`[device] mode`), and when a touch held
     /// back from it must be replayed (monotonic ns; counted in the table's deadline).
-    var mirror: Mirror?
+    var mirror: Mirror? { didSet { mirrored = mirror != nil } }
     var mirrorDue: Int64?
-    /// It has a mirror (asked on every read: `mirror != nil` copied the mirror to ask).
-    let mirrored: Bool
+    /// `mirror != nil`, kept with it (`didSet`): asked on every read, where asking the optional
+    /// copied the mirror (its references retained and released).
+    private(set) var mirrored = false
 
     init(id: UInt32, source: InputSource, pipeline: DevicePipeline, health: PanelHealth, mirror: Mirror? = nil) {
         self.id = id

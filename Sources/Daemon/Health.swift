@@ -66,9 +66,10 @@ struct GonePanels {
 /// Gesture lines by kind and phase, in place (a line counts with no allocation and no
 /// uniqueness check: the counts are the value's own storage).
 struct GestureCounts {
-    /// Six kinds × five phases (`slots` holds them: a test says so).
-    static let slots = 30
-    private var counts = InlineArray<30, Int>(repeating: 0)
+    /// Room for six kinds × five phases (a test says they fit).
+    private typealias Storage = InlineArray<30, Int>
+    static var slots: Int { Storage.count }
+    private var counts = Storage(repeating: 0)
 
     static func phaseIndex(_ p: GesturePhase) -> Int {
         switch p {

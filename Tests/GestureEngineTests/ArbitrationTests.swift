@@ -5,10 +5,6 @@ import Testing
 
 /// The seed scenarios of arbitration: what UIKit and SwiftUI let apps declare, here from config.
 @Suite struct ArbitrationTests {
-    static func rect(_ x: Double, _ y: Double, _ w: Double, _ h: Double) -> PixelRect {
-        PixelRect(x: x, y: y, width: w, height: h)
-    }
-
     // MARK: Sheet: the handle drags the sheet, the content scrolls
 
     static var sheet: [RegionSpec] {
@@ -208,7 +204,7 @@ import Testing
         let inner = GestureSpec(.pan, name: "pan2", fingers: 2, maxFingers: 2)
         var t = Timeline(regions: [
             RegionSpec(name: "map", gestures: [GestureSpec(.pan)]),
-            RegionSpec(name: "layer", rect: Self.rect(0, 0, 500, 500), gestures: [inner]),
+            RegionSpec(name: "layer", rect: rect(0, 0, 500, 500), gestures: [inner]),
         ])
         t.down(1, at: (100, 100))
         t.drag(1, by: (40, 0), over: .milliseconds(300))
@@ -313,7 +309,7 @@ import Testing
         var b = GestureSpec(.pan, name: "b")
         b.requiresFailureOf = ["a"]
         let c = CompiledConfiguration(
-            EngineConfiguration(screen: Self.rect(0, 0, 10, 10), regions: [RegionSpec(name: "r", gestures: [a, b])]))
+            EngineConfiguration(screen: rect(0, 0, 10, 10), regions: [RegionSpec(name: "r", gestures: [a, b])]))
         #expect(c.findCycle() != nil)
     }
 }

@@ -6,10 +6,6 @@ import Testing
 /// on the glass, a zoom with the thumb still. Each case failed before touches were delivered per
 /// region (UIKit's hit-testing) and gestures followed their own fingers.
 @Suite struct RealHandsTests {
-    static func rect(_ x: Double, _ y: Double, _ w: Double, _ h: Double) -> PixelRect {
-        PixelRect(x: x, y: y, width: w, height: h)
-    }
-
     /// Two halves of a 1000 × 1000 table, each with the standard gestures.
     static var halves: [RegionSpec] {
         [
@@ -159,7 +155,7 @@ import Testing
         pan.priority = .high
         var t = Timeline(regions: [
             RegionSpec(name: "board", gestures: [pan]),
-            RegionSpec(name: "button", rect: Self.rect(600, 600, 200, 200), gestures: [GestureSpec(.tap)]),
+            RegionSpec(name: "button", rect: rect(600, 600, 200, 200), gestures: [GestureSpec(.tap)]),
         ])
         t.down(1, at: (100, 100))
         t.drag(1, by: (0, 50), over: .milliseconds(100))

@@ -6,10 +6,6 @@ import Testing
 /// of the contacts down and of those that lifted in it, and no other, however many frames move
 /// the same contacts (those reuse the last frame's list).
 @Suite struct SequenceTableTests {
-    static func rect(_ x: Double, _ y: Double, _ w: Double, _ h: Double) -> PixelRect {
-        PixelRect(x: x, y: y, width: w, height: h)
-    }
-
     /// The regions (by name) the last frame concerned, in `active`'s order, and every region's
     /// `isActive` agrees with the list.
     static func concerned(_ t: Timeline) -> [String] {
@@ -23,8 +19,8 @@ import Testing
 
     @Test func aLiftConcernsItsRegionForItsFrameOnly_thenTheOtherHandAlone() {
         var t = Timeline(regions: [
-            RegionSpec(name: "left", rect: Self.rect(0, 0, 500, 1000), gestures: [GestureSpec(.pan)]),
-            RegionSpec(name: "right", rect: Self.rect(500, 0, 500, 1000), gestures: [GestureSpec(.pan)]),
+            RegionSpec(name: "left", rect: rect(0, 0, 500, 1000), gestures: [GestureSpec(.pan)]),
+            RegionSpec(name: "right", rect: rect(500, 0, 500, 1000), gestures: [GestureSpec(.pan)]),
         ])
         t.down(1, at: (100, 500))
         for step in 1...3 { t.move(1, to: (100 + Double(step), 500)) }
@@ -49,8 +45,8 @@ import Testing
 
     @Test func aContactInANestedRegion_concernsItsWholePath_everyFrame() {
         var t = Timeline(regions: [
-            RegionSpec(name: "card", rect: Self.rect(0, 0, 600, 600), gestures: [GestureSpec(.pan)]),
-            RegionSpec(name: "button", rect: Self.rect(100, 100, 200, 100), gestures: [GestureSpec(.tap)]),
+            RegionSpec(name: "card", rect: rect(0, 0, 600, 600), gestures: [GestureSpec(.pan)]),
+            RegionSpec(name: "button", rect: rect(100, 100, 200, 100), gestures: [GestureSpec(.tap)]),
         ])
         t.down(1, at: (150, 150))
         for step in 1...5 {

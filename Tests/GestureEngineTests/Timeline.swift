@@ -108,3 +108,8 @@ struct Timeline {
     /// Milliseconds since the start at which an event happened.
     func at(_ e: GestureEvent?) -> Double? { e.map { ($0.time - start).milliseconds } }
 }
+
+/// A region's rectangle in the tests' pixels (one pixel a millimetre by default).
+func rect(_ x: Double, _ y: Double, _ w: Double, _ h: Double) -> PixelRect {
+    PixelRect(x: x, y: y, width: w, height: h)
+}
