@@ -164,7 +164,9 @@ struct Loader {
         c.pointerRegions = pointerRegions
         if let idle = try top.subtable("idle") {
             try idle.checkKeys(["after"])
-            c.idleAfter = try idle.number("after", atLeast: 0, atMost: 604_800) ?? 0
+            // Half a second at least, longer than a tap: a shorter one would take nearly every
+            // touch for a wake (and one under a nanosecond would round to "never").
+            c.idleAfter = try idle.number("after", in: 0.5...604_800, unit: "s", offAtZero: true) ?? 0
         }
         c.actions = try readActions(try top.subtables("action", label: "[[action]]"), engine, idleAfter: c.idleAfter)
         return c
@@ -250,7 +252,8 @@ struct Loader {
             }
             geometry.calibration = k
         }
-        let w = try device.number("width_mm", above: 0), h = try device.number("height_mm", above: 0)
+        // From a watch-sized panel (10 mm) to a 4 m wall.
+        let w = try device.number("width_mm", in: 10...4_000, unit: "mm"), h = try device.number("height_mm", in: 10...4_000, unit: "mm")
         if (w == nil) != (h == nil) {
             throw device.fail(w == nil ? "height_mm" : "width_mm", "set both 'width_mm' and 'height_mm', or neither")
         }
@@ -258,10 +261,11 @@ struct Loader {
             geometry.widthMM = w
             geometry.heightMM = h
         }
-        geometry.palmSize = try device.number("palm_size", atLeast: 0, atMost: 1000) ?? geometry.palmSize
+        // Under 5 mm every fingertip would be a palm.
+        geometry.palmSize = try device.number("palm_size", in: 5...1000, unit: "mm", offAtZero: true) ?? geometry.palmSize
         if let o = try device.numbers("output", count: 4) {
             guard o[2] > 0 && o[3] > 0 else { throw device.fail("output", "'output' width and height must be more than 0") }
-            guard o.allSatisfy({ abs($0) <= 1_048_576.0 }) else {
+            guard o.allSatisfy({ abs($0) <= Self.pixelLimit }) else {
                 throw device.fail("output", "'output' numbers must lie within ±1048576 px")
             }
             let rect = PixelRect(x: o[0], y: o[1], width: o[2], height: o[3])
@@ -275,10 +279,7 @@ struct Loader {
 
     func readThresholds(_ s: Scope, into t: inout Thresholds) throws(ConfigError) {
         for key in ThresholdKey.all {
-            let positive = key.key == "velocity_horizon"
-            if let v = try s.number(key.key, atLeast: positive ? nil : 0, above: positive ? 0 : nil, atMost: key.unit.maximum) {
-                key.set(&t, v)
-            }
+            if let v = try s.number(key.key, in: key.range, unit: key.unit.rawValue) { key.set(&t, v) }
         }
     }
 

@@ -79,7 +79,8 @@ extension Loader {
         m.pan = try p.choice("pan", PointerMapping.Pan.self) ?? m.pan
         m.pinch = try p.choice("pinch", PointerMapping.Pinch.self) ?? m.pinch
         m.axisLock = try p.bool("axis_lock") ?? m.axisLock
-        m.pixelsPerNotch = try p.number("pixels_per_notch", above: 0, atMost: 10_000) ?? m.pixelsPerNotch
+        // A notch a pixel at most (120 wheel units a pixel), a notch a screen at least.
+        m.pixelsPerNotch = try p.number("pixels_per_notch", in: 1...1_000, unit: "px") ?? m.pixelsPerNotch
         m.kinetic = try p.bool("kinetic") ?? m.kinetic
         if let d = try p.number("deceleration", above: 0, atMost: 1) {
             guard d >= 0.9 else { throw p.fail("deceleration", "'deceleration' is the velocity kept per ms, from 0.9 to 1 (UIScrollView: 0.998 normal, 0.99 fast), found \(format(d))") }
@@ -87,7 +88,8 @@ extension Loader {
         }
         if let ms = try p.number("kinetic_limit", atLeast: 0, atMost: 60_000) { m.kineticLimit = .nanoseconds(Int64(ms * 1e6)) }
         m.kineticMinSpeed = try p.number("kinetic_min_speed", atLeast: 0, atMost: 100_000) ?? m.kineticMinSpeed
-        if let z = try p.number("zoom_step", above: 1, atMost: 4) { m.zoomStep = z }
+        // Browsers step zoom by 10 to 25 %; under 5 % a pinch would be dozens of notches.
+        if let z = try p.number("zoom_step", in: 1.05...4) { m.zoomStep = z }
     }
 
     /// A click's button, or none.

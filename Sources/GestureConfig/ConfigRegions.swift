@@ -27,6 +27,9 @@ extension Loader {
         var rect: PixelRect?
         if let v = try r.numbers("rect", count: 4) {
             guard v[2] > 0 && v[3] > 0 else { throw r.fail("rect", "'rect' is [x, y, width, height] with width and height more than 0") }
+            guard v.allSatisfy({ abs($0) <= Self.pixelLimit }) else {
+                throw r.fail("rect", "'rect' numbers must lie within ±\(Int(Self.pixelLimit)) px")
+            }
             rect = PixelRect(x: v[0], y: v[1], width: v[2], height: v[3])
         }
         let priority = try r.choice("priority", Priority.self) ?? .normal
@@ -134,6 +137,13 @@ extension Loader {
         return spec
     }
 
+    /// The farthest a pixel number may lie from the screen's origin: a desktop of 16 8K
+    /// monitors in a row is under 131,072 px wide; past 2^20 a number is a typo, and its
+    /// arithmetic (a drag's offset, a rubber band) would lose its fractions.
+    static let pixelLimit = 1_048_576.0
+    /// Snap points an axis may hold (a carousel of pages, a sheet's detents).
+    static let snapPointLimit = 256
+
     func readDrag(_ d: Scope) throws(ConfigError) -> DragConstraints {
         try d.checkKeys(["x", "y", "projection", "initial"])
         var drag = DragConstraints()
@@ -143,6 +153,9 @@ extension Loader {
             var c = AxisConstraint()
             c.min = try a.number("min", allowInfinity: true) ?? -.infinity
             c.max = try a.number("max", allowInfinity: true) ?? .infinity
+            for (key, v) in [("min", c.min), ("max", c.max)] where v.isFinite && abs(v) > Self.pixelLimit {
+                throw a.fail(key, "'\(key)' must be -inf, inf or within ±\(Int(Self.pixelLimit)) px, found \(format(v))")
+            }
             // -inf / inf mean "no bound"; a bound at the other infinity would put every offset
             // there (and an infinite offset cannot be written as JSON).
             if c.min == .infinity { throw a.fail("min", "'min' may be -inf (no lower bound) but not inf") }
@@ -153,14 +166,22 @@ extension Loader {
                 guard f <= 1 else { throw a.fail("factor", "'factor' must be from 0 to 1, found \(format(f))") }
                 c.rubberBandFactor = f
             }
-            c.rubberBandLimit = try a.number("limit", above: 0) ?? c.rubberBandLimit
+            c.rubberBandLimit = try a.number("limit", in: 1...Self.pixelLimit, unit: "px") ?? c.rubberBandLimit
             c.snapPoints = try a.numbers("snap") ?? []
+            guard c.snapPoints.count <= Self.snapPointLimit, c.snapPoints.allSatisfy({ abs($0) <= Self.pixelLimit }) else {
+                throw a.fail("snap", "'snap' holds at most \(Self.snapPointLimit) points, each within ±\(Int(Self.pixelLimit)) px")
+            }
             if axis == "x" { drag.x = c } else { drag.y = c }
         }
-        if let p = try d.number("projection", atLeast: 0, atMost: ThresholdUnit.milliseconds.maximum) {
+        if let p = try d.number("projection", in: 0...10_000, unit: "ms") {
             drag.projection = .nanoseconds(Int64(p * 1e6))
         }
-        if let i = try d.numbers("initial", count: 2) { drag.initial = PixelPoint(x: i[0], y: i[1]) }
+        if let i = try d.numbers("initial", count: 2) {
+            guard i.allSatisfy({ abs($0) <= Self.pixelLimit }) else {
+                throw d.fail("initial", "'initial' numbers must lie within ±\(Int(Self.pixelLimit)) px")
+            }
+            drag.initial = PixelPoint(x: i[0], y: i[1])
+        }
         return drag
     }
 

@@ -37,6 +37,19 @@ struct Scope {
         return d
     }
 
+    /// A finite number within `range` (in `unit`, for the message); with `offAtZero`, 0 too (the
+    /// key's "off"), so that a tiny number is refused rather than read as a value that rounds to
+    /// nothing or runs the arithmetic behind it to a trap.
+    func number(_ key: String, in range: ClosedRange<Double>, unit: String = "", offAtZero: Bool = false) throws(ConfigError) -> Double? {
+        guard let d = try number(key) else { return nil }
+        if offAtZero && d == 0 { return 0 }
+        guard range.contains(d) else {
+            let u = unit.isEmpty ? "" : " \(unit)"
+            throw fail(key, "'\(key)' must be \(offAtZero ? "0 (off) or " : "")from \(format(range.lowerBound)) to \(format(range.upperBound))\(u), found \(format(d))")
+        }
+        return d
+    }
+
     func integer(_ key: String, in range: ClosedRange<Int>) throws(ConfigError) -> Int? {
         guard let v = try value(key) else { return nil }
         guard case .integer(let i) = v.kind else { throw fail(key, "'\(key)' must be an integer, found \(v.typeName)") }

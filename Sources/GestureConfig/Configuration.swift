@@ -147,50 +147,50 @@ public enum ThresholdUnit: String, Sendable {
     case milliseconds = "ms"
     case millimetersPerSecond = "mm/s"
     case degrees = "degrees"
-
-    /// The largest value a config may give in this unit: far past any sensible threshold, and
-    /// small enough that a duration fits in nanoseconds (a huge one would overflow Int64).
-    public var maximum: Double {
-        switch self {
-        case .millimeters: 10_000  // 10 m
-        case .milliseconds: 3_600_000  // an hour
-        case .millimetersPerSecond: 1_000_000
-        case .degrees: 360
-        }
-    }
 }
 
-/// One threshold as a config key: its name, unit, and how to read and write it.
+/// One threshold as a config key: its name, unit, the range a config may give (a physical one:
+/// a kiosk's hands and panels, never a value that only a typo or an attack would set), and how to
+/// read and write it.
 public struct ThresholdKey: Sendable {
     public let key: String
     public let unit: ThresholdUnit
+    public let range: ClosedRange<Double>
     let get: @Sendable (Thresholds) -> Double
     let set: @Sendable (inout Thresholds, Double) -> Void
 
-    static func mm(_ key: String, _ kp: WritableKeyPath<Thresholds, Millimeters> & Sendable) -> ThresholdKey {
-        ThresholdKey(key: key, unit: .millimeters, get: { $0[keyPath: kp].value }, set: { $0[keyPath: kp] = Millimeters($1) })
+    static func mm(_ key: String, _ range: ClosedRange<Double>, _ kp: WritableKeyPath<Thresholds, Millimeters> & Sendable) -> ThresholdKey {
+        ThresholdKey(key: key, unit: .millimeters, range: range, get: { $0[keyPath: kp].value }, set: { $0[keyPath: kp] = Millimeters($1) })
     }
-    static func ms(_ key: String, _ kp: WritableKeyPath<Thresholds, Duration> & Sendable) -> ThresholdKey {
+    static func ms(_ key: String, _ range: ClosedRange<Double>, _ kp: WritableKeyPath<Thresholds, Duration> & Sendable) -> ThresholdKey {
         ThresholdKey(
-            key: key, unit: .milliseconds, get: { $0[keyPath: kp].milliseconds },
+            key: key, unit: .milliseconds, range: range, get: { $0[keyPath: kp].milliseconds },
             set: { $0[keyPath: kp] = .nanoseconds(Int64(($1 * 1e6).rounded())) })
     }
-    static func plain(_ key: String, _ unit: ThresholdUnit, _ kp: WritableKeyPath<Thresholds, Double> & Sendable) -> ThresholdKey {
-        ThresholdKey(key: key, unit: unit, get: { $0[keyPath: kp] }, set: { $0[keyPath: kp] = $1 })
+    static func plain(
+        _ key: String, _ unit: ThresholdUnit, _ range: ClosedRange<Double>, _ kp: WritableKeyPath<Thresholds, Double> & Sendable
+    ) -> ThresholdKey {
+        ThresholdKey(key: key, unit: unit, range: range, get: { $0[keyPath: kp] }, set: { $0[keyPath: kp] = $1 })
     }
 
-    /// Every threshold, in the order docs/CONFIG.md lists them.
+    /// Every threshold, in the order docs/CONFIG.md lists them. Distances stop at 100 mm (a hand's
+    /// width) where they bound a finger's drift, and at 2 m (the largest kiosk glass) where they
+    /// are a travel; durations start where a panel's frame period (5-20 ms) makes them mean
+    /// something and stop at a minute.
     public static let all: [ThresholdKey] = [
-        .mm("tap_slop", \.tapSlop), .ms("tap_max_duration", \.tapMaxDuration),
-        .ms("multi_tap_interval", \.multiTapInterval), .mm("multi_tap_slop", \.multiTapSlop),
-        .ms("long_press_duration", \.longPressDuration), .mm("long_press_tolerance", \.longPressTolerance),
-        .mm("pan_slop", \.panSlop), .mm("axis_lock_threshold", \.axisLockThreshold),
-        .ms("finger_settle", \.fingerSettle), .mm("swipe_min_distance", \.swipeMinDistance),
-        .plain("swipe_min_velocity", .millimetersPerSecond, \.swipeMinVelocity),
-        .ms("swipe_max_duration", \.swipeMaxDuration), .ms("velocity_horizon", \.velocityHorizon),
-        .mm("pinch_slop", \.pinchSlop), .plain("rotation_slop", .degrees, \.rotationSlop),
-        .mm("edge_band", \.edgeBand), .mm("edge_min_distance", \.edgeMinDistance),
+        .mm("tap_slop", 0...100, \.tapSlop), .ms("tap_max_duration", 10...60_000, \.tapMaxDuration),
+        .ms("multi_tap_interval", 10...5_000, \.multiTapInterval), .mm("multi_tap_slop", 0...100, \.multiTapSlop),
+        .ms("long_press_duration", 50...60_000, \.longPressDuration), .mm("long_press_tolerance", 0...100, \.longPressTolerance),
+        .mm("pan_slop", 0...100, \.panSlop), .mm("axis_lock_threshold", 0...100, \.axisLockThreshold),
+        .ms("finger_settle", 0...1_000, \.fingerSettle), .mm("swipe_min_distance", 0...2_000, \.swipeMinDistance),
+        .plain("swipe_min_velocity", .millimetersPerSecond, 0...100_000, \.swipeMinVelocity),
+        .ms("swipe_max_duration", 10...60_000, \.swipeMaxDuration), .ms("velocity_horizon", 5...1_000, \.velocityHorizon),
+        .mm("pinch_slop", 0...100, \.pinchSlop), .plain("rotation_slop", .degrees, 0...180, \.rotationSlop),
+        .mm("edge_band", 0.5...200, \.edgeBand), .mm("edge_min_distance", 0...2_000, \.edgeMinDistance),
     ]
+
+    /// The range as CONFIG.md writes it: `0-100`, `0.5-200`.
+    public var rangeText: String { "\(format(range.lowerBound))-\(format(range.upperBound))" }
 
     static func named(_ key: String) -> ThresholdKey? { all.first { $0.key == key } }
 }

@@ -49,9 +49,14 @@ public struct LisgdImport {
             guard i < arguments.count else { throw Failure("lisgd option \(flag) needs a value") }
             return arguments[i]
         }
-        func number(_ flag: String) throws(Failure) -> Double {
+        // Each within the range the config it becomes takes (a screen of 65536 px at most, a
+        // swipe_min_distance of 2 m at 96 dpi, a swipe_max_duration from 10 ms to a minute).
+        func number(_ flag: String, _ range: ClosedRange<Double>, _ unit: String) throws(Failure) -> Double {
             let v = try value(flag)
-            guard let d = Double(v), d.isFinite, d >= 0 else { throw Failure("lisgd option \(flag): '\(v)' is not a number") }
+            guard let d = Double(v), d.isFinite else { throw Failure("lisgd option \(flag): '\(v)' is not a number") }
+            guard range.contains(d) else {
+                throw Failure("lisgd option \(flag) takes \(format(range.lowerBound)) to \(format(range.upperBound)) \(unit), found \(v)")
+            }
             return d
         }
         while i < arguments.count {
@@ -60,12 +65,12 @@ public struct LisgdImport {
             case "-g": bindings.append(try Self.binding(try value(a)))
             case "-d":
                 notes.append("-d \(try value(a)): touchgestured reads every touchscreen; to skip others, list them in [daemon] ignore_devices")
-            case "-w": width = try number(a)
-            case "-h": height = try number(a)
-            case "-t": threshold = try number(a)
-            case "-m": timeout = try number(a)
+            case "-w": width = try number(a, 1...65_536, "px")
+            case "-h": height = try number(a, 1...65_536, "px")
+            case "-t": threshold = try number(a, 0...7_000, "px")
+            case "-m": timeout = try number(a, 10...60_000, "ms")
             case "-o":
-                let o = try number(a)
+                let o = try number(a, 0...3, "")
                 guard o == o.rounded(), (0...3).contains(o) else { throw Failure("lisgd option -o takes 0 to 3, found \(o)") }
                 rotation = Int(o) * 90
             case "-T":

@@ -128,17 +128,33 @@ public struct PointerEmulator: Sendable {
         return true
     }
 
+    /// Zoom notches one pinch event may send, and the most a pinch may stand for either way:
+    /// the work of an event stays bounded whatever the scale or the step (at the least step the
+    /// config takes, 1.05, 16 notches are a scale of 2.2 from the last event).
+    static let maxNotchesPerEvent = 16
+    static let maxZoomSteps = 128
+
     /// The zoom steps a pinch at `scale` stands for, from `steps`: one more each time the scale
-    /// passes the next power of `step`, one fewer each time it falls back past the one below.
+    /// passes the next power of `step`, one fewer each time it falls back past the one below;
+    /// at most `maxNotchesPerEvent` from `steps` (the rest follow with the next events), and
+    /// within ±`maxZoomSteps`. A scale that is not a finite positive number changes nothing.
     static func zoomSteps(scale: Double, from steps: Int, step: Double) -> Int {
+        guard scale.isFinite, scale > 0, step.isFinite, step > 1 else { return steps }
         func level(_ n: Int) -> Double {
             var v = 1.0
-            for _ in 0..<abs(n) { v = n > 0 ? v * step : v / step }
+            for _ in 0..<min(abs(n), maxZoomSteps + 1) { v = n > 0 ? v * step : v / step }
             return v
         }
         var n = steps
-        while scale >= level(n + 1) { n += 1 }
-        while scale <= level(n - 1) { n -= 1 }
+        for _ in 0..<maxNotchesPerEvent {
+            guard n < maxZoomSteps, scale >= level(n + 1) else { break }
+            n += 1
+        }
+        guard n == steps else { return n }
+        for _ in 0..<maxNotchesPerEvent {
+            guard n > -maxZoomSteps, scale <= level(n - 1) else { break }
+            n -= 1
+        }
         return n
     }
 

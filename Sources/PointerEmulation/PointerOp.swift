@@ -59,8 +59,7 @@ struct WheelAccumulator: Hashable, Sendable {
     /// direction: content follows the finger), or nil when it is under one unit.
     mutating func turn(to travel: PixelPoint) -> PointerWheel? {
         let perNotch = Int64(PointerWheel.unitsPerNotch)
-        let v = Int64((travel.y * Double(perNotch) / pixelsPerNotch).rounded())
-        let h = Int64((-travel.x * Double(perNotch) / pixelsPerNotch).rounded())
+        let v = Self.units(travel.y, pixelsPerNotch), h = Self.units(-travel.x, pixelsPerNotch)
         guard v != sentVertical || h != sentHorizontal else { return nil }
         let wheel = PointerWheel(
             vertical: Int32(clamping: v - sentVertical), horizontal: Int32(clamping: h - sentHorizontal),
@@ -69,5 +68,16 @@ struct WheelAccumulator: Hashable, Sendable {
         sentVertical = v
         sentHorizontal = h
         return wheel
+    }
+
+    /// The most units a scroll may stand for on an axis: 2^40 (a billion notches), far past any
+    /// travel, and far from where converting a Double to Int64 would trap.
+    static let maxUnits = Double(1 << 40)
+
+    /// `pixels` of travel in wheel units, rounded, within ±`maxUnits` (NaN: none).
+    static func units(_ pixels: Double, _ pixelsPerNotch: Double) -> Int64 {
+        let u = (pixels * Double(PointerWheel.unitsPerNotch) / pixelsPerNotch).rounded()
+        guard !u.isNaN else { return 0 }
+        return Int64(min(max(u, -maxUnits), maxUnits))
     }
 }

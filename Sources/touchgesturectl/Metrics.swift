@@ -31,8 +31,15 @@ struct Metrics: ParsableCommand {
             writeAll(1, Array(text.utf8))
             return
         }
+        // The rename replaces whatever is there: only a regular file may be (a device node, a
+        // socket or a link there is refused, never turned into a file of metrics).
+        var st = stat()
+        if lstat(output, &st) == 0 && st.st_mode & S_IFMT != S_IFREG {
+            throw fail("\(output) is not a regular file: --output writes (and replaces) a regular file only")
+        }
         let temporary = output + ".tmp.\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        // O_EXCL | O_NOFOLLOW: a file or link already at the temporary name is not written through.
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw fail("\(temporary): \(String(cString: strerror(errno)))") }
         let failed = Array(text.utf8).withUnsafeBytes { Posix.writeAll(fd, $0) }
         let synced = fsync(fd) == 0

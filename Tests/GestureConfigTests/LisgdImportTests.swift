@@ -47,6 +47,12 @@ import Testing
         (["-q"], "unknown lisgd option '-q'"),
         (["-t"], "-t needs a value"),
         (["-d", "/dev/input/event1"], "no -g gesture"),
+        // These trapped converting the number for the config's text (hardening round 3).
+        (["-m", "1e300", "-g", "1,LR,L,*,R,x"], "-m takes 10 to 60000 ms"),
+        (["-t", "9223372036854775807", "-g", "1,LR,*,*,R,x"], "-t takes 0 to 7000 px"),
+        (["-w", "1e300", "-g", "1,LR,*,*,R,x"], "-w takes 1 to 65536 px"),
+        (["-h", "1e19", "-g", "1,LR,*,*,R,x"], "-h takes 1 to 65536 px"),
+        (["-o", "1e300", "-g", "1,LR,*,*,R,x"], "-o takes 0 to 3"),
     ])
     func badLisgdArguments_areRefused(args: [String], reason: String) {
         #expect(throws: LisgdImport.Failure.self) { try LisgdImport(arguments: args) }

@@ -62,7 +62,7 @@ import TouchFrames
         #expect(refused("[[region]]\nname = \"a\"\n[region.pointer]\ntap = \"left\"\n", "applies to a region with emulate"))
         #expect(refused(Self.page + "[region.pointer]\ntap = \"double\"\n", "'tap' must be one of"))
         #expect(refused(Self.page + "[region.pointer]\ndeceleration = 0.5\n", "from 0.9 to 1"))
-        #expect(refused(Self.page + "[region.pointer]\npixels_per_notch = 0\n", "more than 0"))
+        #expect(refused(Self.page + "[region.pointer]\npixels_per_notch = 0\n", "from 1 to 1000 px"))
         #expect(refused(Self.page + "[region.pointer]\nwheel = 1\n", "wheel"))
         #expect(refused("[[region]]\nname = \"a\"\nemulate = \"mouse\"\n", "'emulate' must be one of"))
     }

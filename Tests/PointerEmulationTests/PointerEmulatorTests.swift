@@ -143,6 +143,32 @@ import Testing
         #expect(PointerEmulator.zoomSteps(scale: 1.0, from: 1, step: 1.25) == 0)
     }
 
+    /// A step of 1.000001 once spun the loop (millions of powers a frame) and 1.0001 sent 8,123
+    /// notches for one pinch: an event moves at most `maxNotchesPerEvent`, a pinch stands for at
+    /// most `maxZoomSteps`, and a scale that is no number moves nothing.
+    @Test func zoomSteps_areBounded_whateverTheScaleOrStep() {
+        let cap = PointerEmulator.maxNotchesPerEvent
+        #expect(PointerEmulator.zoomSteps(scale: 2, from: 0, step: 1.000001) == cap)
+        #expect(PointerEmulator.zoomSteps(scale: 1e300, from: 0, step: 1.25) == cap)
+        #expect(PointerEmulator.zoomSteps(scale: 1e-300, from: 0, step: 1.25) == -cap)
+        #expect(PointerEmulator.zoomSteps(scale: 1e300, from: PointerEmulator.maxZoomSteps, step: 1.25) == PointerEmulator.maxZoomSteps)
+        #expect(PointerEmulator.zoomSteps(scale: .nan, from: 3, step: 1.25) == 3)
+        #expect(PointerEmulator.zoomSteps(scale: .infinity, from: 3, step: 1.25) == 3)
+        #expect(PointerEmulator.zoomSteps(scale: 0, from: 3, step: 1.25) == 3)
+    }
+
+    /// pixels_per_notch = 1e-15 trapped converting the travel to wheel units: the units are kept
+    /// within ±2^40 whatever the travel and the notch.
+    @Test func wheelUnits_stayWithinBounds_forAnyNotch() {
+        #expect(WheelAccumulator.units(300, 1e-15) == Int64(WheelAccumulator.maxUnits))
+        #expect(WheelAccumulator.units(-300, 5e-324) == -Int64(WheelAccumulator.maxUnits))
+        #expect(WheelAccumulator.units(.nan, 50) == 0)
+        #expect(WheelAccumulator.units(50, 50) == 120)
+        var wheel = WheelAccumulator(pixelsPerNotch: 1e-15)
+        let w = wheel.turn(to: PixelPoint(x: 0, y: 400))
+        #expect(w?.vertical == Int32.max)
+    }
+
     @Test mutating func noneMappings_doNothing() {
         var m = PointerMapping()
         m.tap = nil
