@@ -243,10 +243,11 @@ public final class Daemon: EventLoopOwner {
         systemd.notify("RELOADING=1")
         defer { systemd.notify("READY=1\nSTATUS=\(status(state))") }
         do {
-            try apply(try Self.loadConfiguration(path), &state)
+            let kept = try apply(try Self.loadConfiguration(path), &state)
             lastReloadError = nil
             stats.reloads += 1
-            log.info("reloaded \(path): applies from the next touch sequence")
+            let but = kept.map { "; but \($0)" } ?? ""
+            log.info("reloaded \(path): applies from the next touch sequence\(but)")
         } catch {
             stats.reloadFailures += 1
             lastReloadError = "\(error)"
@@ -256,15 +257,21 @@ public final class Daemon: EventLoopOwner {
 
     /// Takes a new configuration (a reload): the one place where every part hears of it. The
     /// socket's path stays (the socket is open); the rest applies from each device's next
-    /// touch sequence.
-    func apply(_ configuration: Configuration, _ state: inout FrameState) throws {
+    /// touch sequence. What the new file asked that applies only at start, said as a sentence.
+    @discardableResult
+    func apply(_ configuration: Configuration, _ state: inout FrameState) throws -> String? {
         var next = configuration
+        var kept: [String] = []
         // What applies at start stays: the sockets, and how the panels are held (a mirror the
         // compositor reads does not come and go with a reload).
+        if next.daemon.socket != base.daemon.socket || next.daemon.requestSocket != base.daemon.requestSocket {
+            kept.append("the sockets stay where they are until a restart")
+        }
         next.daemon.socket = base.daemon.socket
         next.daemon.requestSocket = base.daemon.requestSocket
         if next.daemon.mode != base.daemon.mode {
-            log.notice("[device] mode = \"\(next.daemon.mode.rawValue)\" applies at start: the panels stay \"\(base.daemon.mode.rawValue)\" until a restart")
+            kept.append("[device] mode = \"\(next.daemon.mode.rawValue)\" applies at start: the panels stay \"\(base.daemon.mode.rawValue)\" until a restart")
+            log.notice("\(kept[kept.count - 1])")
             next.daemon.mode = base.daemon.mode
         }
         let geometryChanged = next.geometry != base.geometry || next.panels != base.panels
@@ -278,6 +285,7 @@ public final class Daemon: EventLoopOwner {
         server.apply(Self.limits(next.daemon, log: log), to: &state)
         for c in server.allClients { server.watchIdle(c, in: state) }
         configureIdle(&state)
+        return kept.isEmpty ? nil : kept.joined(separator: "; ")
     }
 
     /// The file's regions plus each client's, in connection order; a client's regions that no

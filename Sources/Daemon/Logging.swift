@@ -1,4 +1,5 @@
 import Logging
+import GestureProtocol
 import SystemCalls
 
 #if canImport(Glibc)
@@ -48,29 +49,10 @@ public struct JournalLogHandler: LogHandler {
     static let maxMessageBytes = 4096
 
     /// One line, whatever a message holds: control characters (a newline, `<0>`-forging line
-    /// starts, ESC sequences, NUL) are written as `\xNN`, and the message is cut at
-    /// `maxMessageBytes`. Strings from clients reach the journal only through here.
-    static func escaped(_ message: String) -> String {
-        var out = ""
-        var bytes = 0
-        for scalar in message.unicodeScalars {
-            let v = scalar.value
-            let piece: String
-            if v < 0x20 || v == 0x7F || (0x80...0x9F).contains(v) {
-                let hex = String(v, radix: 16)
-                piece = "\\x" + (hex.count < 2 ? "0" + hex : hex)
-            } else {
-                piece = String(scalar)
-            }
-            bytes += piece.utf8.count
-            if bytes > maxMessageBytes {
-                out += "... (\(message.utf8.count) bytes)"
-                break
-            }
-            out += piece
-        }
-        return out
-    }
+    /// starts, ESC sequences, NUL) are written as `\xNN`, bidirectional overrides as `\u{XXXX}`,
+    /// and the message is cut at `maxMessageBytes`. Strings from clients reach the journal only
+    /// through here.
+    static func escaped(_ message: String) -> String { SafeText.escaped(message, limit: maxMessageBytes) }
 
     func priority(_ level: Logger.Level) -> Int {
         switch level {

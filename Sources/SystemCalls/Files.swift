@@ -11,11 +11,10 @@ public struct FileError: Error, CustomStringConvertible {
     public var description: String { "\(path): \(reason)" }
 }
 
+/// A regular file's UTF-8 text (a recording, a regions file): a FIFO or a device is refused at
+/// once, never waited on.
 public func readTextFile(_ path: String) throws(FileError) -> String {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { throw FileError(path: path, reason: String(cString: strerror(errno))) }
-    defer { close(fd) }
-    let bytes = try readAll(fd, path)
+    let bytes = try readRegularFile(path)
     guard let text = String(validating: bytes, as: UTF8.self) else {
         throw FileError(path: path, reason: "not UTF-8 text")
     }

@@ -37,7 +37,8 @@ func makeLogger(verbose: Bool) -> Logger {
 }
 
 func fail(_ message: String) -> ExitCode {
-    writeAll(2, Array("touchgesturectl: \(message)\n".utf8))
+    // A reason may quote the file or the daemon: one line, nothing that steers the terminal.
+    writeAll(2, Array("touchgesturectl: \(SafeText.escaped(message))\n".utf8))
     return ExitCode.failure
 }
 
@@ -181,7 +182,9 @@ struct CheckConfig: ParsableCommand {
             let when = a.on.map { "\($0.rawValue)" } ?? "\(a.gesture)\(region) (\(a.phase.rawValue))"
             out += "  action '\(a.name)': \(a.kind) \(a) on \(when)\n"
         }
-        writeAll(1, Array(out.utf8))
+        // Exec arguments and names are the file's: nothing in them may steer the terminal.
+        let lines = out.split(separator: "\n", omittingEmptySubsequences: false).map { SafeText.escaped(String($0)) }
+        writeAll(1, Array(lines.joined(separator: "\n").utf8))
     }
 }
 
@@ -249,6 +252,13 @@ struct TraceCommand: ParsableCommand {
     var recording: String
 
     func run() throws {
+        // The format is the name's: an SVG written to x.gif would be read as a broken GIF.
+        let lower = output.lowercased()
+        let wantsPNG = png || lower.hasSuffix(".png")
+        guard lower.hasSuffix(".svg") || lower.hasSuffix(".png") else {
+            throw fail("\(output): trace writes an SVG (OUT.svg) or a PNG (OUT.png); other formats are not made")
+        }
+        if png && lower.hasSuffix(".svg") { throw fail("\(output): --png writes a PNG; name it OUT.png") }
         let configuration = try loadConfiguration(config)
         let (rec, description) = try loadRecording(recording, device: device)
         let trace: TraceRecording
@@ -258,7 +268,6 @@ struct TraceCommand: ParsableCommand {
             throw fail("\(recording): \(error)")
         }
         let svg = TraceSVG.render(trace)
-        let wantsPNG = png || output.hasSuffix(".png")
         do {
             if !wantsPNG {
                 try writeTextFile(output, svg)
