@@ -133,6 +133,40 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: runner.socket), "the runner left its socket behind")
     }
 
+    /// A runner started by hand, its socket made writable by everyone (chmod 0666): a user who
+    /// is not root, the runner's user or in the socket's group is refused by its credentials
+    /// (SO_PEERCRED, SO_PEERGROUPS), and nothing runs. Before, any peer that could connect did.
+    @Test(.enabled(if: getuid() == 0, "needs root to connect as another user"))
+    func aPeerWithoutTheSocketsRights_isRefused_evenWhenTheSocketIsOpenToAll() throws {
+        let dir = scratch()
+        chmod(dir, 0o755)
+        let runner = try Runner(dir: dir)
+        defer { _ = runner.stop() }
+        chmod(runner.socket, 0o666)
+        let marker = dir + "/ran"
+        let run = RunnerMessage.run(id: 1, name: "x", argv: ["/usr/bin/touch", marker], env: [], timeoutMs: 5000, maxProcesses: 4, firedAt: 0)
+        let script = """
+            import socket, sys
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            s.settimeout(10)
+            s.connect(sys.argv[1])
+            try:
+                s.send(sys.argv[2].encode())
+                print("reply:" + s.recv(4096).decode())
+            except OSError as e:
+                print("refused:", e)
+            """
+        let (status, out) = try runProgram(
+            "/usr/bin/setpriv",
+            ["--reuid=65534", "--regid=65534", "--clear-groups", "--", "/usr/bin/python3", "-c", script, runner.socket,
+             String(decoding: run.encoded(), as: UTF8.self)])
+        #expect(status == 0, "\(out)")
+        #expect(out == "reply:\n" || out.hasPrefix("refused:"), "\(out)")
+        #expect(!FileManager.default.fileExists(atPath: marker), "a refused peer's command ran")
+        #expect(runner.stop() == 0)
+        #expect(runner.output.contains("uid 65534: not root, uid 0, nor in group"), "\(runner.output)")
+    }
+
     /// `--action-runner` names a socket nobody listens on: each firing fails with the reason,
     /// the daemon goes on, and the command is not run some other way.
     @Test func aMissingRunner_failsTheFiring_neverRunsTheCommandInTheDaemon() throws {

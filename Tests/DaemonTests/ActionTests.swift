@@ -45,6 +45,25 @@ import TouchFrames
         #expect(d.log.contains("exited with status 0"))
     }
 
+    /// A command printing 30 MB (30,000 lines) for one tap once logged 29,000 lines: its first
+    /// lines are logged, the rest is read (the command never blocks) and only counted.
+    @Test func aCommandsOutput_isLoggedUpToItsBound_thenCounted() throws {
+        let dir = scratch()
+        let s = try Self.script(dir, "loud.sh", "head -c 30000000 /dev/zero | tr '\\0' a | fold -w 999")
+        let config = "[[action]]\nname = \"loud\"\ngesture = \"tap\"\nexec = [\"\(s)\"]\n"
+        let d = try DaemonUnderTest(
+            ["--replay", Root.fixtures + "/tap.events", "--exit-after-replay", "--speed", "4"], config: config, dir: dir)
+        #expect(d.exit(within: 30) == 0)
+        let log = d.log
+        let lines = log.split(separator: "\n").filter { $0.contains("action 'loud' (pid") && $0.contains(": aaaa") }
+        #expect(lines.count == 32, "\(lines.count) lines of its output were logged")
+        // About 30 MB, less the 32 lines logged (and their newlines): what was read and not logged.
+        let counted = log.split(separator: "\n").first { $0.contains("more byte(s) of output not logged (the first 32 lines are)") }
+        let bytes = counted.flatMap { line in line.split(separator: " ").first { Int($0) != nil }.flatMap { Int($0) } } ?? 0
+        #expect((29_900_000...30_100_000).contains(bytes), "\(counted ?? "no line counts the output not logged")")
+        #expect(log.contains("exited with status 0"))
+    }
+
     @Test func aHangingCommand_getsSIGTERM_thenSIGKILL_andTheDaemonGoesOn() throws {
         let dir = scratch()
         // It ignores SIGTERM (and so does the sleep it starts): only SIGKILL ends it.

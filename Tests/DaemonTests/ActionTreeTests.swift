@@ -125,4 +125,33 @@ import Testing
         }
         #expect(left.isEmpty, "a command outlived its daemon's SIGKILL by 4 s")
     }
+
+    /// The runner itself SIGKILLed while commands and what they backgrounded run (hardening
+    /// round 3: they were reparented to init and outlived every timeout, the cap and the daemon,
+    /// while the log said they "are ended"). The daemon is the subreaper above its runner: they
+    /// come to it and are killed, whatever the runner's fate, and the log says so. Five times, a
+    /// new runner each time.
+    @Test func aRunnerKilledOutright_leavesNoActionProcessBehind() throws {
+        let dir = scratch()
+        let s = try DaemonActionTests.script(dir, "long.sh", "sleep 36.17 &\nsleep 36.17")
+        let d = try DaemonUnderTest(
+            ["--replay", try tapsRecording(count: 40, spacingMs: 400, dir: dir), "--speed", "2"], config: Self.config(s, timeoutMs: 60_000), dir: dir)
+        for round in 0..<5 {
+            #expect(Self.waitFor("36.17", count: 2) >= 2, "round \(round): no command ran")
+            let runners = Self.processes("--serve-actions-fd")
+            #expect(runners.count == 1, "round \(round): runners \(runners)")
+            for r in runners { kill(r, SIGKILL) }
+            var left = Self.processes("36.17")
+            for _ in 0..<300 where !left.isEmpty {
+                usleep(10_000)
+                left = Self.processes("36.17")
+            }
+            #expect(left.isEmpty, "round \(round): \(left.count) action process(es) outlived their runner by 3 s")
+        }
+        #expect(d.stop() == 0)
+        #expect(Self.processes("36.17").isEmpty)
+        #expect(d.log.contains("was killed by signal 9;"))
+        #expect(d.log.contains("process(es) of its commands were left, killed now"))
+        #expect(!d.log.contains("are ended by it"))
+    }
 }

@@ -24,6 +24,8 @@ public final class ActionRunnerService: EventLoopOwner {
     private var listenFD: Int32?
     /// The socket file the runner bound (removed when it stops); nil for systemd's.
     private var boundPath: String?
+    /// The socket file it listens on (its own or systemd's, as named on the command line).
+    private let socketPath: String?
     private var connections: Set<Int32> = []
     /// Ended-action messages waiting for the end of the turn.
     private var outbox: [(owner: Int32, message: RunnerMessage)] = []
@@ -39,6 +41,7 @@ public final class ActionRunnerService: EventLoopOwner {
         loop = try EventLoop()
         supervisor = try ActionSupervisor(loop: loop, log: log)
         servesOne = connection != nil
+        socketPath = path
         if let connection {
             try serve(connection)
         } else if let fd = Systemd.listenSockets().first?.fd {
@@ -115,13 +118,38 @@ public final class ActionRunnerService: EventLoopOwner {
             var pid: Int32 = 0
             var uid: UInt32 = 0
             var gid: UInt32 = 0
-            _ = cl_peer_credentials(fd, &pid, &uid, &gid)
+            let why = cl_peer_credentials(fd, &pid, &uid, &gid) == 0 ? refusal(fd, uid: uid, gid: gid) : "its credentials cannot be read"
+            if let why {
+                log.warning("refused a connection from pid \(pid), uid \(uid): \(why)")
+                close(fd)
+                continue
+            }
             log.info("daemon connected (pid \(pid), uid \(uid))")
             do { try serve(fd) } catch {
                 log.error("cannot serve a daemon: \(error)")
                 close(fd)
             }
         }
+    }
+
+    /// Why a peer may not use the runner, or nil when it may: root, the runner's own user, or a
+    /// member of the socket file's group when the file gives its group write access (as
+    /// touchgestured-actions.socket does for the daemon's unit). The socket's mode already
+    /// keeps others from connecting; this holds even when it was made looser by hand (a
+    /// runner started on a path of a directory anyone may reach, a chmod).
+    private func refusal(_ fd: Int32, uid: UInt32, gid: UInt32) -> String? {
+        if uid == 0 || uid == getuid() { return nil }
+        var st = stat()
+        guard let socketPath, stat(socketPath, &st) == 0, st.st_mode & S_IWGRP != 0 else {
+            return "only root and uid \(getuid()) may use this runner"
+        }
+        var groups = [gid_t](repeating: 0, count: 256)
+        var len = socklen_t(groups.count * MemoryLayout<gid_t>.size)
+        let n = getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, &groups, &len) == 0 ? Int(len) / MemoryLayout<gid_t>.size : 0
+        guard gid == st.st_gid || groups.prefix(n).contains(st.st_gid) else {
+            return "not root, uid \(getuid()), nor in group \(st.st_gid) of \(socketPath)"
+        }
+        return nil
     }
 
     private func serve(_ fd: Int32) throws {

@@ -21,6 +21,9 @@ final class ActionSupervisor {
     static let killGrace: Int64 = 2_000_000_000
     /// Bytes of a command's output kept per line in the log.
     static let maxLogLine = 1024
+    /// Lines of a command's output logged (one firing must not flood the journal: a command
+    /// printing 30 MB once logged 29,000 lines for one tap).
+    static let maxLogLines = 32
 
     struct Running {
         var id: Int
@@ -181,13 +184,12 @@ final class ActionSupervisor {
     }
 
     /// The command's stdout and stderr, line by line into the log, until every process holding
-    /// them has closed them.
+    /// them has closed them: its first `maxLogLines` lines (each cut at `maxLogLine` bytes), then
+    /// one line counting what was read and not logged. The rest is still read, so a command
+    /// never blocks on a full pipe, and its timeout still ends a command that prints forever.
     private func watchOutput(_ fd: Int32, name: String, pid: Int32) {
-        var pending: [UInt8] = []
+        var output = OutputLog(name: name, pid: pid, log: log)
         var buffer = [UInt8](repeating: 0, count: 4096)
-        let logLine = { [log] (bytes: ArraySlice<UInt8>) in
-            log.info("action '\(name)' (pid \(pid)): \(String(decoding: bytes.prefix(Self.maxLogLine), as: UTF8.self))")
-        }
         do {
             try loop.add(fd) { [unowned self] _ in
                 // At most 64 KiB a wake-up: a chatty command cannot hold the runner.
@@ -195,20 +197,12 @@ final class ActionSupervisor {
                     let got = buffer.withUnsafeMutableBytes { Posix.read(fd, into: $0) }
                     if got == .wouldBlock { return }
                     guard case .done(let n) = got, n > 0 else {
-                        if !pending.isEmpty { logLine(pending[...]) }
+                        output.end()
                         if let e = self.loop.remove(fd) { self.log.debug("action '\(name)': \(e)") }
                         close(fd)
                         return
                     }
-                    pending += buffer[0..<n]
-                    while let nl = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                        logLine(pending[..<nl])
-                        pending.removeSubrange(...nl)
-                    }
-                    if pending.count > Self.maxLogLine {
-                        logLine(pending[...])
-                        pending.removeAll()
-                    }
+                    output.take(buffer[0..<n])
                 }
             }
         } catch {

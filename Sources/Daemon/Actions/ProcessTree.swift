@@ -19,11 +19,11 @@ struct ProcessTree {
     /// Most processes read (a fork bomb must not hold the runner); what is past it is not seen.
     static let maxMembers = 4096
 
-    /// Every process below `root`, parents before their children. A process that ends while it
-    /// is read is left out (its files are gone).
-    static func descendants(of root: Int32) -> [Member] {
+    /// Every process below `root`, parents before their children, but for `except` and what is
+    /// below it. A process that ends while it is read is left out (its files are gone).
+    static func descendants(of root: Int32, except: Int32 = 0) -> [Member] {
         var found: [Member] = []
-        var queue = children(of: root)
+        var queue = children(of: root).filter { $0 != except }
         var next = 0
         while next < queue.count && found.count < maxMembers {
             let pid = queue[next]

@@ -74,6 +74,9 @@ final class RunnerLink {
 
     /// The runner as the daemon's child: the same executable, in its runner mode.
     private func startChild() throws(Failure) -> Int32 {
+        // The daemon is the subreaper above its runner: if the runner dies, what its commands
+        // run comes to the daemon (reap), not to init, where nothing would end it.
+        guard cl_become_subreaper() == 0 else { throw Failure(description: "prctl(PR_SET_CHILD_SUBREAPER): \(String(cString: strerror(errno)))") }
         var pair: [Int32] = [-1, -1]
         guard cl_seqpacket_pair(&pair) == 0 else { throw Failure(description: "socketpair: \(String(cString: strerror(errno)))") }
         let argv = ["touchgestured", "--serve-actions-fd", "3"] + (verbose ? ["--verbose"] : [])
@@ -133,30 +136,53 @@ final class RunnerLink {
         }
     }
 
-    /// The connection is gone: what was sent is over (the runner ends what it ran for us).
+    /// The connection is gone: what was sent is over. A runner that lives ends what it ran for
+    /// us when it sees the close; one that died left it to the daemon (`reap`) or, as a service,
+    /// to its unit's stop (KillMode=control-group).
     private func disconnect(_ why: String) {
         guard fd >= 0 else { return }
         _ = loop.remove(fd)
         Glibc.close(fd)
         fd = -1
         if let more = connectFailures.note(at: monotonicNanoseconds()) {
-            log.error("lost the action runner (\(why)); \(waiting.count) running action(s) are ended by it\(more)")
+            let who = socket == nil ? "the daemon kills what a dead runner left" : "its service ends them when the runner stops"
+            log.error("lost the action runner (\(why)) with \(waiting.count) action(s) running: a runner that lives ends them, \(who)\(more)")
         }
         waiting.removeAll()
     }
 
-    /// SIGCHLD: reaps the runner child if it ended (the next firing starts another).
+    /// SIGCHLD: reaps the runner child if it ended (the next firing starts another), and any
+    /// process it left: the daemon is the subreaper above its runner, so when the runner dies
+    /// (killed, or crashed) every command still running, and whatever they started, becomes
+    /// the daemon's child instead of init's, and is killed here. Each one reaped sweeps again,
+    /// so a process forked while its parent was being killed is found in its turn.
     func reap() {
         var code: Int32 = 0
         var sig: Int32 = 0
+        var sweep = false
         while true {
             let pid = cl_reap(&code, &sig)
-            guard pid > 0 else { return }
+            guard pid > 0 else { break }
+            sweep = true
             guard pid == child else { continue }
             child = 0
             disconnect("it ended")
-            log.warning("the action runner (pid \(pid)) ended: status \(code), signal \(sig)")
+            let how = sig != 0 ? "was killed by signal \(sig)" : "exited with status \(code)"
+            let left = killOrphans()
+            log.warning("the action runner (pid \(pid)) \(how); \(left) process(es) of its commands were left, killed now")
         }
+        if sweep { orphansKilled += killOrphans() }
+    }
+
+    /// Processes the runner left that were killed, since start (for tests and the log).
+    private(set) var orphansKilled = 0
+
+    /// SIGKILL to every process below the daemon but the runner it has now: what a dead runner
+    /// left. How many were signalled.
+    @discardableResult
+    func killOrphans() -> Int {
+        guard socket == nil else { return 0 }
+        return ProcessTree.signal(ProcessTree.descendants(of: getpid(), except: child), SIGKILL)
     }
 
     /// Closes the connection; the runner then ends every command it ran for this daemon. A
@@ -175,5 +201,7 @@ final class RunnerLink {
         while poll(&p, 1, ms) < 0 && errno == EINTR {}
         var status: Int32 = 0
         if waitpid(child, &status, WNOHANG) == child { child = 0 }
+        // A runner that died before (or would not end) left its commands to the daemon.
+        if child == 0, killOrphans() > 0 { log.warning("killed the processes a dead action runner left") }
     }
 }
