@@ -36,7 +36,7 @@ let package = Package(
             name: "Pipeline", dependencies: ["GestureEngine", "TouchFrames", "GestureConfig", "GestureProtocol", "SystemCalls", "PointerEmulation"]),
         .target(name: "CLinux"),
         // The reads and writes on fds, with EINTR, EAGAIN and ENODEV handled in one place.
-        .target(name: "SystemCalls"),
+        .target(name: "SystemCalls", dependencies: ["CLinux"]),
         .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         .target(
@@ -65,7 +65,7 @@ let package = Package(
         .target(
             name: "WebBridge",
             dependencies: [
-                "GestureProtocol", "SystemCalls",
+                "GestureProtocol", "SystemCalls", "CLinux",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

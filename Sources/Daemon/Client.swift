@@ -10,8 +10,11 @@ final class Client {
     let number: Int
     /// Who is at the other end (SO_PEERCRED at accept).
     let peer: (pid: Int32, uid: UInt32, gid: UInt32)
-    var uid: UInt32 { peer.uid }
-    var gid: UInt32 { peer.gid }
+    /// The user whose web page this connection carries (`page`, from the web bridge), checked
+    /// with the kernel: its shares and rights are that user's, not the bridge's.
+    var page: (uid: UInt32, gid: UInt32, address: String)?
+    var uid: UInt32 { page?.uid ?? peer.uid }
+    var gid: UInt32 { page?.gid ?? peer.gid }
     /// Its subscriber's slot in `Fanout.subscribers`.
     let slot: Int
     /// Bytes read and not yet taken as request lines start at `inputStart`; `scanned` is how far
@@ -47,7 +50,10 @@ final class Client {
         (self.fd, self.number, self.slot, self.peer) = (fd, number, slot, peer)
     }
 
-    var label: String { "client #\(number) (pid \(peer.pid), uid \(peer.uid), gid \(peer.gid))" }
+    var label: String {
+        let page = page.map { ", a page of uid \($0.uid) at \($0.address)" } ?? ""
+        return "client #\(number) (pid \(peer.pid), uid \(peer.uid), gid \(peer.gid)\(page))"
+    }
     var backlogged: Bool { readSide == .backlogged }
     var throttled: Bool { if case .throttled = readSide { true } else { false } }
 }

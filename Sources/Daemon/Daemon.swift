@@ -264,7 +264,7 @@ public final class Daemon: EventLoopOwner {
         var kept: [String] = []
         // What applies at start stays: the sockets, and how the panels are held (a mirror the
         // compositor reads does not come and go with a reload).
-        if next.daemon.socket != base.daemon.socket || next.daemon.requestSocket != base.daemon.requestSocket {
+        if options.socketPath == nil && (next.daemon.socket != base.daemon.socket || next.daemon.requestSocket != base.daemon.requestSocket) {
             kept.append("the sockets stay where they are until a restart")
         }
         next.daemon.socket = base.daemon.socket
@@ -311,7 +311,9 @@ public final class Daemon: EventLoopOwner {
 
     func connected(_ c: Client, _ state: inout FrameState) {
         writer.reset()
-        Messages.hello(&writer, version: daemonVersion, devices: state.devices.all.map(\.summary), screen: base.engine.screen)
+        Messages.hello(
+            &writer, version: daemonVersion, devices: state.devices.all.map(\.summary), screen: base.engine.screen,
+            maxLineBytes: base.daemon.maxLineBytes)
         state.fanout.reply(writer.bytes[...], to: c.slot)
         writer.reset()
         subscriptionsChanged(&state)

@@ -94,6 +94,11 @@ extension Daemon {
             ).write(into: &writer)
             Messages.end(&writer)
 
+        case .page(let page, let bridge):
+            let uid = try takePage(c, page: page, bridge: bridge)
+            Messages.beginReply(&writer, id: id, op: op)
+            writer.field("uid", Int(uid))
+            Messages.end(&writer)
         }
     }
 

@@ -85,11 +85,12 @@ extension Server {
         }
     }
 
-    /// Why a connection of `uid` is turned away now, or nil to take it.
-    func turnedAway(uid: UInt32) -> String? {
-        if clients.count >= settings.maxClients { return "the daemon serves \(settings.maxClients) clients at most" }
+    /// Why a connection of `uid` is turned away now, or nil to take it; `besides`, a client
+    /// already in (a page's connection changing user), counts as the newcomer.
+    func turnedAway(uid: UInt32, besides: Client? = nil) -> String? {
+        if besides == nil && clients.count >= settings.maxClients { return "the daemon serves \(settings.maxClients) clients at most" }
         let share = min(settings.maxClientsPerUser, settings.maxClients)
-        let mine = allClients.reduce(0) { $0 + ($1.uid == uid ? 1 : 0) }
+        let mine = allClients.reduce(0) { $0 + ($1.uid == uid && $1 !== besides ? 1 : 0) }
         if mine >= share {
             return "uid \(uid) has \(mine) connections, the most one user may have ([daemon] max_clients_per_user)"
         }

@@ -42,11 +42,12 @@ public struct DeviceSummary: Sendable {
 
 /// The daemon's lines other than gestures (docs/PROTOCOL.md): hello, device, touch, reply, error.
 public enum Messages {
-    public static func hello(_ w: inout JSONLineWriter, version: String, devices: [DeviceSummary], screen: PixelRect) {
+    public static func hello(_ w: inout JSONLineWriter, version: String, devices: [DeviceSummary], screen: PixelRect, maxLineBytes: Int) {
         w.beginObject()
         w.field("type", "hello")
         w.field("protocol", protocolVersion)
         w.field("version", version)
+        w.field("max_line_bytes", maxLineBytes)
         w.key("devices")
         w.raw("[")
         for (i, d) in devices.enumerated() {

@@ -16,9 +16,12 @@ public enum Request: Equatable, Sendable {
     case listDevices
     case getConfig
     case stats
+    /// The web bridge says whose page this connection carries: the page's TCP connection to the
+    /// bridge, as `HOST:PORT` of each end, for the daemon to look up in the kernel.
+    case page(page: String, bridge: String)
 
     /// Every op, as the protocol spells it.
-    public static let ops = ["ping", "subscribe", "set_regions", "clear_regions", "list_devices", "get_config", "stats"]
+    public static let ops = ["ping", "subscribe", "set_regions", "clear_regions", "list_devices", "get_config", "stats", "page"]
 
     public var op: String {
         switch self {
@@ -29,6 +32,7 @@ public enum Request: Equatable, Sendable {
         case .listDevices: return "list_devices"
         case .getConfig: return "get_config"
         case .stats: return "stats"
+        case .page: return "page"
         }
     }
 }
@@ -106,6 +110,12 @@ extension Request {
                 throw RequestFailure(.invalidField, "'regions' must be an array of region objects")
             }
             return .setRegions(items)
+        case "page":
+            try fields(v, allowed: ["page", "bridge"], op: op)
+            guard case .string(let page)? = v["page"], case .string(let bridge)? = v["bridge"] else {
+                throw RequestFailure(.invalidField, "'page' and 'bridge' must be the two ends of the page's connection, \"HOST:PORT\"")
+            }
+            return .page(page: page, bridge: bridge)
         case "ping", "clear_regions", "list_devices", "get_config", "stats":
             // Requests without fields of their own.
             try fields(v, allowed: [], op: op)

@@ -33,6 +33,32 @@ public func readRegularFile(_ path: String, limit: Int = 256 << 20) throws(FileE
     return try readAll(fd, path, limit: limit)
 }
 
+/// The bytes of the regular file at `relative` (a `/`-separated path with no empty, `.` or `..`
+/// part) inside the folder `root`, opened one part at a time with O_NOFOLLOW: a symbolic link
+/// anywhere below `root` (to a file, or a folder) is refused, so nothing outside it is read.
+/// (`root` itself may be reached through links: it is the administrator's choice.)
+public func readRegularFile(beneath root: String, _ relative: String, limit: Int) throws(FileError) -> [UInt8] {
+    let parts = relative.split(separator: "/", omittingEmptySubsequences: false)
+    guard !parts.isEmpty, parts.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." }) else {
+        throw FileError(path: relative, reason: "not a plain path")
+    }
+    var dir = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard dir >= 0 else { throw FileError(path: root, reason: String(cString: strerror(errno))) }
+    defer { close(dir) }
+    for part in parts.dropLast() {
+        let next = openat(dir, String(part), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard next >= 0 else { throw FileError(path: relative, reason: String(cString: strerror(errno))) }
+        close(dir)
+        dir = next
+    }
+    let fd = openat(dir, String(parts[parts.count - 1]), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+    guard fd >= 0 else { throw FileError(path: relative, reason: String(cString: strerror(errno))) }
+    defer { close(fd) }
+    var st = stat()
+    guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { throw FileError(path: relative, reason: "not a regular file") }
+    return try readAll(fd, relative, limit: limit)
+}
+
 private func readAll(_ fd: Int32, _ path: String, limit: Int = 256 << 20) throws(FileError) -> [UInt8] {
     switch Posix.readAll(fd, limit: limit) {
     case .success(let bytes)?: return bytes

@@ -17,17 +17,17 @@ public struct Bridge: Sendable {
 
     /// What a new connection became: a page's WebSocket, or plain HTTP.
     enum Accepted: Sendable {
-        /// A page, with the slot its handshake took.
-        case page(PageSession.Socket, ConnectionSlot)
-        /// Plain HTTP; with a handshake that was turned away, whose head NIO's upgrade handler
-        /// does not pass on (only the request's end follows).
-        case http(HTTPResponder.Channel, declined: Admission.Declined?)
+        /// A page, with the slot its handshake took and who it is.
+        case page(PageSession.Socket, ConnectionSlot, PeerGate.Peer)
+        /// Plain HTTP, with who it is; with the request NIO's upgrader saw and did not pass on
+        /// (one with `Upgrade: websocket`: only its end follows), and its refusal if it was one.
+        case http(HTTPResponder.Channel, peer: PeerGate.Peer, first: HTTPResponder.First?)
     }
 
     /// Binds and serves until the process ends (a bind failure is thrown).
     public func run() async throws {
-        let slots = ConnectionSlots(limit: settings.maxConnections)
-        let admission = Admission(origins: settings.originPolicy, slots: slots)
+        let slots = ConnectionSlots(limit: settings.maxConnections, perUser: settings.maxConnectionsPerUser)
+        let admission = Admission(origins: settings.originPolicy, hosts: HostPolicy(settings: settings), slots: slots)
         let server: NIOAsyncChannel<EventLoopFuture<Accepted>, Never>
         do {
             server = try await bind(admission)
@@ -36,7 +36,8 @@ public struct Bridge: Sendable {
         }
         log.info("serving http://\(settings.host):\(settings.port)/ (WebSocket \(BridgeSettings.endpoint)) for \(settings.socketPath)")
         let responder = HTTPResponder(files: StaticFiles(root: settings.siteRoot), admission: admission)
-        let session = PageSession(socketPath: settings.socketPath, gate: RequestGate(readOnly: settings.readOnly), log: log)
+        let session = PageSession(
+            socketPath: settings.socketPath, gate: RequestGate(readOnly: settings.readOnly), log: log)
         try await withThrowingDiscardingTaskGroup { group in
             try await server.executeThenClose { connections in
                 for try await accepted in connections {
@@ -49,58 +50,101 @@ public struct Bridge: Sendable {
     private func serve(_ accepted: EventLoopFuture<Accepted>, _ responder: HTTPResponder, _ session: PageSession) async {
         do {
             switch try await accepted.get() {
-            case .page(let socket, let slot):
-                await session.run(socket, slot: slot)
-            case .http(let channel, let declined):
-                try await responder.serve(channel, declined: declined)
+            case .page(let socket, let slot, let peer):
+                await session.run(socket, slot: slot, peer: peer)
+            case .http(let channel, let peer, let first):
+                try await responder.serve(channel, peer: peer, first: first)
             }
         } catch {
             log.debug("a connection ended: \(error)")
         }
     }
 
+    /// Plain HTTP connections at once (those that are not pages: a page's handshake is one until
+    /// it is let in); one more is closed at once. The example page needs a few.
+    static let maxHTTPConnections = 64
+
     /// The listening socket: HTTP/1.1 with the WebSocket upgrade on the endpoint, for allowed
-    /// origins while there is room.
+    /// peers, hosts and origins while there is room. Every connection starts under the plain HTTP
+    /// limits (`HTTPDeadline`, `maxHTTPConnections`); a page let in leaves them.
     private func bind(_ admission: Admission) async throws -> NIOAsyncChannel<EventLoopFuture<Accepted>, Never> {
         let settings = self.settings
+        let gate = PeerGate(socketPath: settings.socketPath, allowRemote: settings.allowRemote)
+        let httpSlots = ConnectionSlots(limit: Self.maxHTTPConnections)
+        let log = self.log
         return try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .serverChannelOption(.backlog, value: 256)
             .bind(host: settings.host, port: settings.port) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let declined = NIOLoopBoundBox<Admission.Declined?>(nil, eventLoop: channel.eventLoop)
-                    let admitted = NIOLoopBoundBox<ConnectionSlot?>(nil, eventLoop: channel.eventLoop)
-                    let upgrader = NIOTypedWebSocketServerUpgrader<Accepted>(
-                        maxFrameSize: settings.maxMessageBytes, enableAutomaticErrorHandling: false,
-                        shouldUpgrade: { channel, head in
-                            switch admission.admit(head) {
-                            case .welcome(let slot): admitted.value = slot
-                            case .refused(let refusal): declined.value = refusal
-                            case .notEndpoint: break
-                            }
-                            return channel.eventLoop.makeSucceededFuture(admitted.value == nil ? nil : HTTPHeaders())
-                        },
-                        upgradePipelineHandler: { channel, _ in
-                            channel.eventLoop.makeCompletedFuture {
-                                let joiner = NIOWebSocketFrameAggregator(
-                                    minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 256,
-                                    maxAccumulatedFrameSize: settings.maxMessageBytes)
-                                try channel.pipeline.syncOperations.addHandlers([joiner, ProtocolCloser()])
-                                guard let slot = admitted.value else { throw ChannelError.inappropriateOperationForState }
-                                admitted.value = nil
-                                return Accepted.page(try PageSession.Socket(wrappingChannelSynchronously: channel), slot)
-                            }
-                        })
-                    let upgrade = NIOTypedHTTPServerUpgradeConfiguration(
-                        upgraders: [upgrader],
-                        notUpgradingCompletionHandler: { channel in
-                            channel.eventLoop.makeCompletedFuture {
-                                Accepted.http(try HTTPResponder.Channel(wrappingChannelSynchronously: channel), declined: declined.value)
-                            }
-                        })
-                    return try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(
-                        configuration: .init(upgradeConfiguration: upgrade))
+                guard let httpSlot = httpSlots.take() else {
+                    return channel.eventLoop.makeFailedFuture(ChannelError.inappropriateOperationForState).always { _ in
+                        channel.close(promise: nil)
+                    }
+                }
+                let peer = gate.check(local: channel.localAddress, remote: channel.remoteAddress)
+                if case .refused(let why) = peer { log.info("refused \(channel.remoteAddress.map { "\($0)" } ?? "a peer"): \(why)") }
+                return channel.eventLoop.makeCompletedFuture {
+                    try Self.configure(channel, settings: settings, admission: admission, peer: peer, httpSlot: httpSlot)
                 }
             }
+    }
+
+    /// One connection's pipeline: its deadlines, HTTP, and the WebSocket upgrader.
+    private static func configure(
+        _ channel: Channel, settings: BridgeSettings, admission: Admission, peer: PeerGate.Peer, httpSlot: ConnectionSlot
+    ) throws -> EventLoopFuture<Accepted> {
+        let first = NIOLoopBoundBox<HTTPResponder.First?>(nil, eventLoop: channel.eventLoop)
+        let admitted = NIOLoopBoundBox<ConnectionSlot?>(nil, eventLoop: channel.eventLoop)
+        let http = NIOLoopBoundBox<ConnectionSlot?>(httpSlot, eventLoop: channel.eventLoop)
+        try channel.pipeline.syncOperations.addHandler(HTTPDeadline(), name: HTTPDeadline.name)
+        channel.closeFuture.whenComplete { _ in http.value = nil }
+        let websocket = NIOTypedWebSocketServerUpgrader<Accepted>(
+            maxFrameSize: settings.maxMessageBytes, enableAutomaticErrorHandling: false,
+            shouldUpgrade: { channel, head in
+                switch admission.admit(head, peer: peer) {
+                case .welcome(let slot): admitted.value = slot
+                case .refused(let refusal): first.value = HTTPResponder.First(head: head, declined: refusal)
+                case .notEndpoint: first.value = HTTPResponder.First(head: head, declined: nil)
+                }
+                return channel.eventLoop.makeSucceededFuture(admitted.value == nil ? nil : HTTPHeaders())
+            },
+            upgradePipelineHandler: { channel, _ in
+                channel.eventLoop.makeCompletedFuture {
+                    let joiner = NIOWebSocketFrameAggregator(
+                        minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 256,
+                        maxAccumulatedFrameSize: settings.maxMessageBytes)
+                    try channel.pipeline.syncOperations.addHandlers([joiner, ProtocolCloser()])
+                    guard let slot = admitted.value else { throw ChannelError.inappropriateOperationForState }
+                    admitted.value = nil
+                    // A page: no longer a plain HTTP connection, nor under its deadlines.
+                    http.value = nil
+                    for name in [HTTPDeadline.name, HeadRecorder.name, ParseErrorCloser.name] {
+                        channel.pipeline.removeHandler(name: name, promise: nil)
+                    }
+                    return Accepted.page(try PageSession.Socket(wrappingChannelSynchronously: channel), slot, peer)
+                }
+            })
+        let lastHead = NIOLoopBoundBox<HTTPRequestHead?>(nil, eventLoop: channel.eventLoop)
+        let upgrade = NIOTypedHTTPServerUpgradeConfiguration(
+            upgraders: [websocket],
+            notUpgradingCompletionHandler: { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    // An upgrade NIO turned down before asking (a bad key or version) is answered
+                    // here, from the head the recorder kept.
+                    let pending = first.value ?? lastHead.value.flatMap { head in
+                        head.headers.contains(name: "Upgrade") ? HTTPResponder.First(head: head, declined: admission.failedUpgrade(head, peer: peer)) : nil
+                    }
+                    return Accepted.http(try HTTPResponder.Channel(wrappingChannelSynchronously: channel), peer: peer, first: pending)
+                }
+            })
+        let accepted = try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(
+            configuration: .init(upgradeConfiguration: upgrade))
+        let upgrader = try channel.pipeline.syncOperations.handler(type: NIOTypedHTTPServerUpgradeHandler<Accepted>.self)
+        try channel.pipeline.syncOperations.addHandler(HeadRecorder(lastHead), name: HeadRecorder.name, position: .before(upgrader))
+        try channel.pipeline.syncOperations.addHandler(ParseErrorCloser(), name: ParseErrorCloser.name, position: .after(upgrader))
+        // A request NIO could not parse, or an upgrade that failed after all: the connection ends
+        // (its 400, if NIO wrote one, goes first), never left open with nobody reading it.
+        accepted.whenFailure { _ in channel.close(promise: nil) }
+        return accepted
     }
 }

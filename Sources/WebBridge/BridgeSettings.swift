@@ -18,6 +18,11 @@ public struct BridgeSettings: Sendable, Equatable {
     public var extraOrigins: [String]
     /// Pages connected at once; one more is refused with HTTP 503.
     public var maxConnections: Int
+    /// Pages one local user may have connected at once (so one user's idle pages cannot lock the
+    /// kiosk page out); one more is refused with HTTP 503.
+    public var maxConnectionsPerUser: Int
+    /// Lets in peers on other hosts, which have no local user to check (`PeerGate`).
+    public var allowRemote: Bool
     /// The largest message a page may send (bytes); a larger one closes its connection with 1009.
     public var maxMessageBytes: Int
     /// Refuses `set_regions` and `clear_regions` from pages.
@@ -25,7 +30,8 @@ public struct BridgeSettings: Sendable, Equatable {
 
     public init(
         listen: String = BridgeSettings.defaultListen, socketPath: String = SocketPaths.stream, siteRoot: String,
-        extraOrigins: [String] = [], maxConnections: Int = 16, maxMessageBytes: Int = 65536, readOnly: Bool = false
+        extraOrigins: [String] = [], maxConnections: Int = 16, maxConnectionsPerUser: Int? = nil, maxMessageBytes: Int = 65536,
+        readOnly: Bool = false, allowRemote: Bool = false
     ) throws(BridgeSettingsError) {
         (host, port) = try Self.parseListen(listen)
         self.socketPath = socketPath
@@ -35,9 +41,15 @@ public struct BridgeSettings: Sendable, Equatable {
         guard (1024...(16 << 20)).contains(maxMessageBytes) else {
             throw .init("--max-message-bytes must be from 1024 to 16777216")
         }
+        let perUser = maxConnectionsPerUser ?? max(1, maxConnections / 2)
+        guard (1...maxConnections).contains(perUser) else {
+            throw .init("--max-connections-per-user must be from 1 to --max-connections (\(maxConnections))")
+        }
         self.maxConnections = maxConnections
+        self.maxConnectionsPerUser = perUser
         self.maxMessageBytes = maxMessageBytes
         self.readOnly = readOnly
+        self.allowRemote = allowRemote
     }
 
     /// `HOST:PORT`, `[V6]:PORT` or `:PORT` (all addresses).

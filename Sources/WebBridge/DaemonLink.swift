@@ -5,18 +5,27 @@ import NIOPosix
 /// requests through it, the daemon side swaps it as the daemon goes and comes back.
 actor DaemonLink {
     private var writer: NIOAsyncChannelOutboundWriter<ByteBuffer>?
+    private var channel: (any Channel)?
+    /// The daemon's `max_line_bytes` (from its hello; unlimited until then).
+    private(set) var lineLimit = Int.max
 
-    func attach(_ writer: NIOAsyncChannelOutboundWriter<ByteBuffer>) { self.writer = writer }
-    func detach() { writer = nil }
+    func attach(_ writer: NIOAsyncChannelOutboundWriter<ByteBuffer>, channel: any Channel, lineLimit: Int) {
+        (self.writer, self.channel, self.lineLimit) = (writer, channel, lineLimit)
+    }
+    func detach() { (writer, channel) = (nil, nil) }
 
-    /// Sends one request line; false when there is no daemon to send it to.
-    func send(_ line: [UInt8]) async -> Bool {
-        guard let writer else { return false }
+    enum Sent { case sent, noDaemon, busy }
+
+    /// Sends one request line, never waiting for a daemon that reads nothing: when the socket
+    /// to it is full, the line is not sent (`busy`).
+    func send(_ line: [UInt8]) async -> Sent {
+        guard let writer, let channel else { return .noDaemon }
+        guard channel.isWritable else { return .busy }
         do {
             try await writer.write(ByteBuffer(bytes: line))
-            return true
+            return .sent
         } catch {
-            return false
+            return .noDaemon
         }
     }
 

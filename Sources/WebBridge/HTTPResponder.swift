@@ -11,13 +11,19 @@ struct HTTPResponder: Sendable {
     let files: StaticFiles
     let admission: Admission
 
-    /// Serves one connection's requests in turn (keep-alive) until the browser closes it;
-    /// `declined` is a refused handshake, whose end comes first and which gets the refusal the
-    /// handshake decided.
-    func serve(_ channel: Channel, declined: Admission.Declined?) async throws {
+    /// A request NIO's upgrader saw (it had `Upgrade: websocket`) and did not pass on: only its
+    /// end follows. With the refusal the handshake decided, or nil when it was for a file (its
+    /// `Upgrade` is then ignored, as RFC 7230 lets a server do, and the file served).
+    struct First: Sendable {
+        let head: HTTPRequestHead
+        let declined: Admission.Declined?
+    }
+
+    /// Serves one connection's requests in turn (keep-alive) until the browser closes it.
+    func serve(_ channel: Channel, peer: PeerGate.Peer, first: First?) async throws {
         try await channel.executeThenClose { inbound, outbound in
-            var head = declined?.head
-            var refusal = declined.map { Self.text($0.status, $0.why) }
+            var head = first?.head
+            var declined = first?.declined
             for try await part in inbound {
                 switch part {
                 case .head(let h): head = h
@@ -25,8 +31,8 @@ struct HTTPResponder: Sendable {
                 case .end:
                     guard let request = head else { continue }
                     head = nil
-                    let answer = if let refusal { refusal } else { await answer(request) }
-                    refusal = nil
+                    let answer = if let d = declined { Self.text(d) } else { await answer(request, peer: peer) }
+                    declined = nil
                     let keepAlive = try await respond(to: request, with: answer, outbound)
                     if !keepAlive { return }
                 }
@@ -36,89 +42,55 @@ struct HTTPResponder: Sendable {
 
     /// Writes the response to one request; false when the connection should close after it.
     private func respond(
-        to request: HTTPRequestHead, with answer: (HTTPResponseStatus, String, ByteBuffer),
-        _ out: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
+        to request: HTTPRequestHead, with answer: Answer, _ out: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
     ) async throws -> Bool {
-        let (status, type, body) = answer
+        let (status, type, body) = (answer.status, answer.type, answer.body)
         let withBody = request.method != .HEAD
-        var headers = HTTPHeaders()
+        // A refusal ends the connection (a client that was refused has nothing more to ask).
+        let keepAlive = request.isKeepAlive && status.code < 400
+        var headers = HTTPHeaders(answer.headers)
         headers.add(name: "Content-Type", value: type)
         headers.add(name: "Content-Length", value: String(body.readableBytes))
         headers.add(name: "Cache-Control", value: "no-cache")
         headers.add(name: "X-Content-Type-Options", value: "nosniff")
-        if !request.isKeepAlive { headers.add(name: "Connection", value: "close") }
+        if !keepAlive { headers.replaceOrAdd(name: "Connection", value: "close") }
         try await out.write(.head(HTTPResponseHead(version: request.version, status: status, headers: headers)))
         if withBody && body.readableBytes > 0 { try await out.write(.body(.byteBuffer(body))) }
         try await out.write(.end(nil))
-        return request.isKeepAlive
+        return keepAlive
     }
 
-    /// Status, Content-Type and body for one request.
-    private func answer(_ request: HTTPRequestHead) async -> (HTTPResponseStatus, String, ByteBuffer) {
+    /// A response: status, Content-Type, body, and headers besides.
+    struct Answer {
+        var status: HTTPResponseStatus
+        var type: String
+        var body: ByteBuffer
+        var headers: [(String, String)] = []
+    }
+
+    /// The answer to one request of `peer`.
+    private func answer(_ request: HTTPRequestHead, peer: PeerGate.Peer) async -> Answer {
+        if let declined = admission.gate(request, peer: peer) { return Self.text(declined) }
         let path = StaticFiles.path(request.uri)
-        if path == BridgeSettings.endpoint {
-            if let (status, why) = admission.refusal(request) { return Self.text(status, why) }
-            return Self.text(.badRequest, "\(path) is a WebSocket endpoint: open it with new WebSocket(url)")
-        }
+        if path == BridgeSettings.endpoint { return Self.text(admission.plainRefusal(request, peer: peer)) }
         guard request.method == .GET || request.method == .HEAD else {
-            return Self.text(.methodNotAllowed, "GET or HEAD only")
+            return Answer(status: .methodNotAllowed, type: Self.plain, body: ByteBuffer(string: "GET or HEAD only\n"), headers: [("Allow", "GET, HEAD")])
         }
-        guard let (file, type) = files.resolve(request.uri) else { return Self.text(.notFound, "not found: \(path)") }
+        guard let relative = files.resolve(request.uri) else { return Self.text(.notFound, "not found: \(path)") }
         let read = try? await NIOThreadPool.singleton.runIfActive { () -> [UInt8]? in
-            try? readRegularFile(file, limit: 16 << 20)
+            try? files.read(relative.file)
         }
         guard let bytes = read ?? nil else { return Self.text(.notFound, "not found: \(path)") }
-        return (.ok, type, ByteBuffer(bytes: bytes))
+        return Answer(status: .ok, type: relative.contentType, body: ByteBuffer(bytes: bytes))
     }
 
-    private static func text(_ status: HTTPResponseStatus, _ message: String) -> (HTTPResponseStatus, String, ByteBuffer) {
-        (status, "text/plain; charset=utf-8", ByteBuffer(string: message + "\n"))
-    }
-}
+    static let plain = "text/plain; charset=utf-8"
 
-/// Whether a WebSocket handshake is let in: decided once, by the upgrade, which either takes the
-/// page's slot there and then or keeps the refusal for the HTTP answer that says why. (Deciding
-/// twice raced: a slot freed between the two turned a 503 into a 400.)
-struct Admission: Sendable {
-    let origins: OriginPolicy
-    let slots: ConnectionSlots
-
-    /// A handshake turned away: its head and the answer it gets.
-    struct Declined: Sendable {
-        let head: HTTPRequestHead
-        let status: HTTPResponseStatus
-        let why: String
+    private static func text(_ status: HTTPResponseStatus, _ message: String) -> Answer {
+        Answer(status: status, type: plain, body: ByteBuffer(string: message + "\n"))
     }
 
-    enum Decision: Sendable {
-        /// Let in, holding its slot from the handshake on.
-        case welcome(ConnectionSlot)
-        case refused(Declined)
-        /// Not the endpoint: plain HTTP.
-        case notEndpoint
+    private static func text(_ d: Admission.Declined) -> Answer {
+        Answer(status: d.status, type: plain, body: ByteBuffer(string: d.why + "\n"), headers: d.headers)
     }
-
-    /// The decision for a handshake; a welcome takes one of the slots.
-    func admit(_ head: HTTPRequestHead) -> Decision {
-        guard StaticFiles.path(head.uri) == BridgeSettings.endpoint else { return .notEndpoint }
-        if let (status, why) = originRefusal(head) { return .refused(Declined(head: head, status: status, why: why)) }
-        guard let slot = slots.take() else {
-            return .refused(Declined(head: head, status: .serviceUnavailable, why: fullMessage))
-        }
-        return .welcome(slot)
-    }
-
-    /// Why a plain (not upgrading) request to the endpoint may not open it, or nil when it may.
-    func refusal(_ head: HTTPRequestHead) -> (HTTPResponseStatus, String)? {
-        if let refused = originRefusal(head) { return refused }
-        return slots.full ? (.serviceUnavailable, fullMessage) : nil
-    }
-
-    private func originRefusal(_ head: HTTPRequestHead) -> (HTTPResponseStatus, String)? {
-        let origin = head.headers["Origin"].first
-        if origins.allows(origin) { return nil }
-        return (.forbidden, "origin \(origin ?? "") may not open \(BridgeSettings.endpoint) (touchgestured-web --allow-origin)")
-    }
-
-    private var fullMessage: String { "every connection is taken (--max-connections \(slots.limit))" }
 }

@@ -1,6 +1,8 @@
+import GestureProtocol
 import Logging
 import NIOCore
 import NIOWebSocket
+import SystemCalls
 
 /// One browser page's connection: a protocol client of the daemon's, carried over WebSocket. The
 /// daemon's lines go to the page as text messages (one line a message, no newline); the page's
@@ -19,16 +21,25 @@ struct PageSession: Sendable {
     static let lastRetryMs = 2000
 
     /// Runs until the page closes or its connection fails; `slot` is held as long.
-    func run(_ socket: Socket, slot: ConnectionSlot) async {
+    func run(_ socket: Socket, slot: ConnectionSlot, peer: PeerGate.Peer) async {
         do {
             try await socket.executeThenClose { inbound, outbound in
                 let page = PageOutput(writer: outbound, allocator: socket.channel.allocator)
                 let link = DaemonLink()
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask { try await daemonSide(page, link) }
-                    group.addTask { try await pageSide(inbound, page, link) }
-                    _ = try await group.next()
-                    group.cancelAll()
+                do {
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        group.addTask { try await daemonSide(page, link, peer) }
+                        group.addTask { try await pageSide(inbound, page, link) }
+                        _ = try await group.next()
+                        group.cancelAll()
+                    }
+                } catch let refused as PageRefused {
+                    // The daemon would not take the page as its user (its share is full): it
+                    // has had the daemon's error line; the connection ends with 1008.
+                    var data = socket.channel.allocator.buffer(capacity: 2 + refused.why.utf8.count)
+                    data.write(webSocketErrorCode: .policyViolation)
+                    data.writeString(String(refused.why.prefix(120)))
+                    try? await page.write(WebSocketFrame(fin: true, opcode: .connectionClose, data: data))
                 }
             }
         } catch {
@@ -37,8 +48,27 @@ struct PageSession: Sendable {
         withExtendedLifetime(slot) {}
     }
 
-    /// Relays the daemon's lines to the page, reconnecting while the page stays.
-    private func daemonSide(_ page: PageOutput, _ link: DaemonLink) async throws {
+    /// The id of the bridge's own request, `page`, which tells the daemon whose page this is.
+    static let introductionID = "touchgestured-web"
+
+    /// `{"op":"page",...}`: the page's connection to the bridge, for the daemon to check with the
+    /// kernel and count under the page's own user (docs/PROTOCOL.md, "page").
+    static func introduction(page: TCPEndpoint, bridge: TCPEndpoint) -> [UInt8] {
+        var w = JSONLineWriter(capacity: 160)
+        w.beginObject()
+        w.field("op", "page")
+        w.field("id", introductionID)
+        w.field("page", page.description)
+        w.field("bridge", bridge.description)
+        w.endObject()
+        w.endLine()
+        return w.bytes
+    }
+
+    /// Relays the daemon's lines to the page, reconnecting while the page stays. A local user's
+    /// page is first introduced (`page`); until the daemon has answered, its lines are held, so
+    /// the page hears the daemon (and may send) only as its own user.
+    private func daemonSide(_ page: PageOutput, _ link: DaemonLink, _ peer: PeerGate.Peer) async throws {
         var retryMs = Self.firstRetryMs
         var toldDown = false
         while !Task.isCancelled {
@@ -46,14 +76,54 @@ struct PageSession: Sendable {
                 let daemon = try await DaemonLink.connect(path: socketPath, maxLine: Self.maxDaemonLine)
                 retryMs = Self.firstRetryMs
                 try await daemon.executeThenClose { lines, requests in
-                    await link.attach(requests)
-                    try await page.send(RequestGate.daemonLine(up: true))
-                    toldDown = false
-                    for try await line in lines { try await page.send(line) }
+                    var held: [ByteBuffer] = []
+                    var introduced = true
+                    if case .user(_, let pageEnd, let bridgeEnd) = peer {
+                        introduced = false
+                        try await requests.write(ByteBuffer(bytes: Self.introduction(page: pageEnd, bridge: bridgeEnd)))
+                    }
+                    var lineLimit = Int.max
+                    var attached = false
+                    func open() async throws {
+                        await link.attach(requests, channel: daemon.channel, lineLimit: lineLimit)
+                        try await page.send(RequestGate.daemonLine(up: true))
+                        toldDown = false
+                        for line in held { try await page.send(line) }
+                        held = []
+                    }
+                    for try await line in lines {
+                        if lineLimit == .max, let limit = Self.lineLimit(hello: line) { lineLimit = limit }
+                        guard introduced else {
+                            switch Self.introductionAnswer(line) {
+                            case nil:
+                                held.append(line)
+                                if held.count > 1024 { throw PageGone(underlying: PageRefused(why: "no answer to page")) }
+                            case .some(nil):
+                                introduced = true
+                                attached = true
+                                try await open()
+                            case .some(let refusal?):
+                                try await page.send(line)
+                                throw PageRefused(why: refusal)
+                            }
+                            continue
+                        }
+                        if !attached {
+                            // No introduction (a remote peer): open at the hello.
+                            held.append(line)
+                            attached = true
+                            try await open()
+                            continue
+                        }
+                        try await page.send(line)
+                    }
                 }
             } catch let gone as PageGone {
                 throw gone
+            } catch let refused as PageRefused {
+                throw refused
             } catch {
+                if Task.isCancelled { throw CancellationError() }
                 if !toldDown { log.info("daemon at \(socketPath) not reachable: \(error)") }
             }
             await link.detach()
@@ -66,22 +136,48 @@ struct PageSession: Sendable {
         }
     }
 
-    /// Reads the page's messages (whole: fragments are joined before they get here) until it closes.
+    /// The daemon's `max_line_bytes`, from its hello.
+    static func lineLimit(hello line: ByteBuffer) -> Int? {
+        guard let v = try? parseJSON(line.readableBytesView), v["type"] == .string("hello"),
+            case .number(let n)? = v["max_line_bytes"], n >= 1, n <= Double(Int32.max)
+        else { return nil }
+        return Int(n)
+    }
+
+    /// Whether `line` answers the introduction: nil when it does not, `.some(nil)` for the reply,
+    /// `.some(why)` for an error.
+    static func introductionAnswer(_ line: ByteBuffer) -> String?? {
+        guard let v = try? parseJSON(line.readableBytesView), v["id"] == .string(introductionID) else { return nil }
+        if v["type"] == .string("error") {
+            if case .string(let message)? = v["message"] { return .some(message) }
+            return .some("the daemon refused this page")
+        }
+        return .some(nil)
+    }
+
+    /// Reads the page's messages (whole: fragments are joined before they get here) until it
+    /// closes. A request is never waited on: a daemon that reads nothing (stopped, overloaded)
+    /// gets no more, and the page an error line, so a page that closes is seen at once.
     private func pageSide(_ inbound: NIOAsyncChannelInboundStream<WebSocketFrame>, _ page: PageOutput, _ link: DaemonLink) async throws {
         for try await frame in inbound {
             switch frame.opcode {
             case .text, .binary:
                 let message = Array(buffer: frame.unmaskedData)
-                switch gate.decide(message) {
+                switch gate.decide(message, lineLimit: await link.lineLimit) {
                 case .forward(let line):
-                    if !(await link.send(line)) { try await page.send(gate.unavailable(message)) }
+                    switch await link.send(line) {
+                    case .sent: break
+                    case .noDaemon: try await page.send(gate.unavailable(message))
+                    case .busy: try await page.send(gate.busy(message))
+                    }
                 case .answer(let line):
                     try await page.send(line)
                 }
             case .ping:
                 try await page.write(WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData))
             case .connectionClose:
-                // Echo the page's close code, as RFC 6455 asks, and end.
+                // Echo the page's close code, as RFC 6455 asks, and end (ProtocolCloser has
+                // failed a code no endpoint may send).
                 var data = frame.unmaskedData
                 let code = data.readSlice(length: 2) ?? ByteBuffer()
                 try? await page.write(WebSocketFrame(fin: true, opcode: .connectionClose, data: code))
@@ -91,6 +187,11 @@ struct PageSession: Sendable {
             }
         }
     }
+}
+
+/// The daemon would not take a page as its user (`page` answered with an error).
+struct PageRefused: Error {
+    var why: String
 }
 
 /// The page's connection failed while the bridge wrote to it.

@@ -21,8 +21,13 @@ public struct RequestGate: Sendable {
 
     public init(readOnly: Bool) { self.readOnly = readOnly }
 
-    /// One WebSocket message (a whole text or binary message) from a page.
-    public func decide(_ message: [UInt8]) -> GateDecision {
+    /// One WebSocket message (a whole text or binary message) from a page. `lineLimit` is the
+    /// daemon's `max_line_bytes` (its hello says it): a longer message would make the daemon drop
+    /// the page's connection, so the bridge answers it itself.
+    public func decide(_ message: [UInt8], lineLimit: Int = .max) -> GateDecision {
+        if message.count >= lineLimit {
+            return .answer(Self.errorLine(nil, .lineTooLong, "a request of \(message.count) bytes: the daemon takes lines under \(lineLimit) bytes (max_line_bytes)"))
+        }
         if message.contains(UInt8(ascii: "\n")) {
             return .answer(Self.errorLine(nil, .invalidField, "one request a message: no newline inside it"))
         }
@@ -46,12 +51,20 @@ public struct RequestGate: Sendable {
     /// The answer to a request that arrives while the daemon is away (it is not queued: the page's
     /// client sends its state again on the daemon's next `hello`).
     public func unavailable(_ message: [UInt8]) -> [UInt8] {
-        let id: RequestID?
+        Self.errorLine(Self.id(of: message), .daemonUnavailable, "the daemon is not reachable now; the bridge reconnects")
+    }
+
+    /// The answer to a request while the daemon reads nothing (its socket is full).
+    public func busy(_ message: [UInt8]) -> [UInt8] {
+        Self.errorLine(Self.id(of: message), .daemonUnavailable, "the daemon is not reading its requests now: this one was dropped")
+    }
+
+    /// A request's id, when one can be read.
+    static func id(of message: [UInt8]) -> RequestID? {
         switch Request.parse(message[...]) {
-        case .success(let (given, _)): id = given
-        case .failure(let failure): id = failure.id
+        case .success(let (given, _)): given
+        case .failure(let failure): failure.id
         }
-        return Self.errorLine(id, .daemonUnavailable, "the daemon is not reachable now; the bridge reconnects")
     }
 
     static func errorLine(_ id: RequestID?, _ code: ErrorCode, _ message: String) -> [UInt8] {

@@ -16,7 +16,8 @@ struct TouchGesturedWeb: AsyncParsableCommand {
             Each WebSocket connection to ws://HOST:PORT\(BridgeSettings.endpoint) is a client of the daemon \
             (docs/PROTOCOL.md, "The web bridge"). The JavaScript module is served at \
             \(BridgeSettings.modulePath), the example page at /. Pages from other origins are refused \
-            unless allowed with --allow-origin.
+            unless allowed with --allow-origin. Only local users who may open the daemon's socket \
+            themselves are served (others get HTTP 403), and each page counts as its own user at the daemon.
             """,
         version: packageVersion
     )
@@ -36,11 +37,17 @@ struct TouchGesturedWeb: AsyncParsableCommand {
     @Option(help: "Pages connected at once (1-4096); one more gets HTTP 503. Keep it within the daemon's max_clients_per_user.")
     var maxConnections = 16
 
-    @Option(help: "The largest message a page may send, in bytes (1024-16777216); a larger one closes its connection (1009).")
+    @Option(help: "Pages one local user may have connected at once (1 to --max-connections; default half of it), so one user's pages cannot lock another's out; one more gets HTTP 503.")
+    var maxConnectionsPerUser: Int?
+
+    @Option(help: "The largest message a page may send, in bytes (1024-16777216); a larger one closes its connection (1009). A message the daemon would refuse as too long (its max_line_bytes) gets a line_too_long error instead.")
     var maxMessageBytes = 65536
 
     @Flag(help: "Refuse set_regions and clear_regions from pages.")
     var readOnly = false
+
+    @Flag(help: "Serve peers on other hosts too (with --listen on a non-loopback address). They have no local user to check, so any host that reaches the port gets what the daemon's socket gives its group.")
+    var allowRemote = false
 
     @Flag(name: .shortAndLong, help: "Log each page's connection.")
     var verbose = false
@@ -50,7 +57,8 @@ struct TouchGesturedWeb: AsyncParsableCommand {
         do {
             settings = try BridgeSettings(
                 listen: listen, socketPath: socket, siteRoot: www ?? Self.installedSite(), extraOrigins: allowOrigin,
-                maxConnections: maxConnections, maxMessageBytes: maxMessageBytes, readOnly: readOnly)
+                maxConnections: maxConnections, maxConnectionsPerUser: maxConnectionsPerUser, maxMessageBytes: maxMessageBytes,
+                readOnly: readOnly, allowRemote: allowRemote)
         } catch {
             throw ValidationError(error.description)
         }

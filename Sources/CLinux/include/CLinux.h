@@ -252,4 +252,10 @@ static inline int cl_seqpacket_pair(int fds[2]) {
     return socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, fds);
 }
 
+// sock_diag: the uid that owns the TCP socket on this machine whose local end is src:sport and
+// remote end dst:dport (family AF_INET or AF_INET6; addresses 4 or 16 bytes in network order,
+// ports in host order). 0 and *uid, or a negative errno (-ENOENT: no such socket here, e.g. the
+// other end is on another host). sockdiag.c.
+int cl_tcp_socket_uid(int family, const uint8_t *src, uint16_t sport, const uint8_t *dst, uint16_t dport, uint32_t *uid);
+
 #endif

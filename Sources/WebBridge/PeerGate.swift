@@ -1,0 +1,60 @@
+import NIOCore
+import SystemCalls
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Who may use the bridge: exactly those who could open the daemon's socket themselves. The
+/// daemon's socket is 0660 for its group, and the bridge's own user is in that group; without
+/// this gate any local user reaching 127.0.0.1 would get through the bridge what the socket's
+/// mode refuses them. For each TCP connection the kernel says which local user opened the
+/// other end (sock_diag), and the system's user database which groups that user is in; the
+/// socket's path is then checked for them as the kernel would check it. A peer on another host
+/// has no local user: it is refused unless the bridge was started with `--allow-remote`.
+public struct PeerGate: Sendable {
+    public let socketPath: String
+    public let allowRemote: Bool
+
+    public init(socketPath: String, allowRemote: Bool) {
+        self.socketPath = socketPath
+        self.allowRemote = allowRemote
+    }
+
+    /// What one connection's peer is.
+    public enum Peer: Equatable, Sendable {
+        /// A local user who could open the socket.
+        case user(UserIdentity, page: TCPEndpoint, bridge: TCPEndpoint)
+        /// A peer on another host, let in by `--allow-remote`.
+        case remote
+        /// Turned away (HTTP 403), and why.
+        case refused(String)
+
+        /// The uid the bridge's limits count it under (a remote peer: none).
+        var uid: UInt32? { if case .user(let u, _, _) = self { u.uid } else { nil } }
+    }
+
+    /// The verdict for a connection from `remote` to the bridge's `local` address.
+    public func check(local: SocketAddress?, remote: SocketAddress?) -> Peer {
+        guard let local, let remote, let l = Self.endpoint(local), let r = Self.endpoint(remote) else {
+            return .refused("the connection's addresses cannot be read")
+        }
+        switch TCPEndpoint.owner(local: r, remote: l) {
+        case .success(let uid):
+            guard let user = UserIdentity.lookup(uid) else { return .refused("uid \(uid) is not in the user database") }
+            if let why = user.cannotConnect(to: socketPath) {
+                return .refused("\(why): the bridge serves only those who may use the daemon's socket")
+            }
+            return .user(user, page: r, bridge: l)
+        case .failure(let e) where e.errno == ENOENT:
+            return allowRemote ? .remote : .refused("a peer on another host (touchgestured-web --allow-remote lets them in)")
+        case .failure(let e):
+            return .refused("the peer's user cannot be found: \(e)")
+        }
+    }
+
+    static func endpoint(_ a: SocketAddress) -> TCPEndpoint? {
+        guard let ip = a.ipAddress, let port = a.port else { return nil }
+        return TCPEndpoint(address: ip, port: port)
+    }
+}
