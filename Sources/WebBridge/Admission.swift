@@ -30,7 +30,7 @@ struct Admission: Sendable {
 
     /// Why a request of `peer` is not served at all (403), or nil.
     func gate(_ head: HTTPRequestHead, peer: PeerGate.Peer) -> Declined? {
-        if case .refused(let why) = peer { return Declined(head: head, status: .forbidden, why: why) }
+        if case .refused(let why, _) = peer { return Declined(head: head, status: .forbidden, why: why) }
         if let why = hosts.refusal(head.headers["Host"], version: head.version) {
             return Declined(head: head, status: why.status, why: why.text)
         }

@@ -60,29 +60,29 @@ public struct Bridge: Sendable {
         }
     }
 
-    /// Plain HTTP connections at once (those that are not pages: a page's handshake is one until
-    /// it is let in); one more is closed at once. The example page needs a few.
-    static let maxHTTPConnections = 64
-
     /// The listening socket: HTTP/1.1 with the WebSocket upgrade on the endpoint, for allowed
     /// peers, hosts and origins while there is room. Every connection starts under the plain HTTP
-    /// limits (`HTTPDeadline`, `maxHTTPConnections`); a page let in leaves them.
+    /// limits (`HTTPDeadline`, `BridgeSettings.maxHTTPConnections`); a page let in leaves them.
     private func bind(_ admission: Admission) async throws -> NIOAsyncChannel<EventLoopFuture<Accepted>, Never> {
         let settings = self.settings
         let gate = PeerGate(socketPath: settings.socketPath, allowRemote: settings.allowRemote)
-        let httpSlots = ConnectionSlots(limit: Self.maxHTTPConnections)
+        // A user's share of them: one user's idle connections cannot keep another's page out.
+        let httpSlots = ConnectionSlots(limit: settings.maxHTTPConnections, perUser: max(2, settings.maxHTTPConnections / 4))
         let log = self.log
+        let refusals = RefusalLog()
         return try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .serverChannelOption(.backlog, value: 256)
             .bind(host: settings.host, port: settings.port) { channel in
-                guard let httpSlot = httpSlots.take() else {
+                let peer = gate.check(local: channel.localAddress, remote: channel.remoteAddress)
+                guard let httpSlot = try? httpSlots.claim(for: peer.countedAs).get() else {
                     return channel.eventLoop.makeFailedFuture(ChannelError.inappropriateOperationForState).always { _ in
                         channel.close(promise: nil)
                     }
                 }
-                let peer = gate.check(local: channel.localAddress, remote: channel.remoteAddress)
-                if case .refused(let why) = peer { log.info("refused \(channel.remoteAddress.map { "\($0)" } ?? "a peer"): \(why)") }
+                if case .refused(let why, _) = peer, let line = refusals.note("refused \(channel.remoteAddress.map { "\($0)" } ?? "a peer"): \(why)") {
+                    log.notice("\(line)")
+                }
                 return channel.eventLoop.makeCompletedFuture {
                     try Self.configure(channel, settings: settings, admission: admission, peer: peer, httpSlot: httpSlot)
                 }
@@ -113,7 +113,7 @@ public struct Bridge: Sendable {
                     let joiner = NIOWebSocketFrameAggregator(
                         minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 256,
                         maxAccumulatedFrameSize: settings.maxMessageBytes)
-                    try channel.pipeline.syncOperations.addHandlers([joiner, ProtocolCloser()])
+                    try channel.pipeline.syncOperations.addHandlers([FrameRules(), joiner, ProtocolCloser()])
                     guard let slot = admitted.value else { throw ChannelError.inappropriateOperationForState }
                     admitted.value = nil
                     // A page: no longer a plain HTTP connection, nor under its deadlines.

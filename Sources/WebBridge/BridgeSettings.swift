@@ -23,6 +23,29 @@ public struct BridgeSettings: Sendable, Equatable {
     public var maxConnectionsPerUser: Int
     /// Lets in peers on other hosts, which have no local user to check (`PeerGate`).
     public var allowRemote: Bool
+    /// Plain HTTP connections at once (those that are not pages: a page's handshake is one until
+    /// it is let in); one more is closed at once. The example page needs a few.
+    public var maxHTTPConnections = 64
+
+    /// File descriptors kept for the bridge itself (NIO's epoll and event fds, the thread pool,
+    /// a file being served, the kernel queries of `PeerGate`).
+    static let reservedFDs = 32
+
+    /// These settings within `fdLimit` open files (RLIMIT_NOFILE): a page holds two (its TCP
+    /// connection and its daemon connection), a plain HTTP connection one. Lowered (HTTP
+    /// connections first, then pages) so that accept(2) never meets EMFILE: at EMFILE a
+    /// listening socket stays readable and the loop would spin on it. Nil when even one page
+    /// and four HTTP connections do not fit; the sentence saying what was lowered.
+    public func fitting(fdLimit: Int) -> (settings: BridgeSettings, lowered: String?)? {
+        let room = fdLimit - Self.reservedFDs
+        guard room >= 2 + 4 else { return nil }
+        guard 2 * maxConnections + maxHTTPConnections > room else { return (self, nil) }
+        var s = self
+        s.maxHTTPConnections = max(4, min(maxHTTPConnections, room / 3))
+        s.maxConnections = max(1, min(maxConnections, (room - s.maxHTTPConnections) / 2))
+        s.maxConnectionsPerUser = min(s.maxConnectionsPerUser, s.maxConnections)
+        return (s, "\(fdLimit) open files (LimitNOFILE) hold \(s.maxConnections) pages and \(s.maxHTTPConnections) plain HTTP connections at once (asked: \(maxConnections) pages)")
+    }
     /// The largest message a page may send (bytes); a larger one closes its connection with 1009.
     public var maxMessageBytes: Int
     /// Refuses `set_regions` and `clear_regions` from pages.

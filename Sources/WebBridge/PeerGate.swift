@@ -1,4 +1,5 @@
 import NIOCore
+import Synchronization
 import SystemCalls
 
 #if canImport(Glibc)
@@ -27,11 +28,21 @@ public struct PeerGate: Sendable {
         case user(UserIdentity, page: TCPEndpoint, bridge: TCPEndpoint)
         /// A peer on another host, let in by `--allow-remote`.
         case remote
-        /// Turned away (HTTP 403), and why.
-        case refused(String)
+        /// Turned away (HTTP 403), and why; with its uid when the kernel said it.
+        case refused(String, uid: UInt32? = nil)
 
-        /// The uid the bridge's limits count it under (a remote peer: none).
+        /// The uid of a page the bridge serves (a remote peer: none).
         var uid: UInt32? { if case .user(let u, _, _) = self { u.uid } else { nil } }
+
+        /// The uid its connections count under, served or not (a remote peer, or one the kernel
+        /// did not name: none, counted in the totals only).
+        var countedAs: UInt32? {
+            switch self {
+            case .user(let u, _, _): u.uid
+            case .refused(_, let uid): uid
+            case .remote: nil
+            }
+        }
     }
 
     /// The verdict for a connection from `remote` to the bridge's `local` address.
@@ -41,9 +52,9 @@ public struct PeerGate: Sendable {
         }
         switch TCPEndpoint.owner(local: r, remote: l) {
         case .success(let uid):
-            guard let user = UserIdentity.lookup(uid) else { return .refused("uid \(uid) is not in the user database") }
+            guard let user = UserIdentity.lookup(uid) else { return .refused("uid \(uid) is not in the user database", uid: uid) }
             if let why = user.cannotConnect(to: socketPath) {
-                return .refused("\(why): the bridge serves only those who may use the daemon's socket")
+                return .refused("\(why): the bridge serves only those who may use the daemon's socket", uid: uid)
             }
             return .user(user, page: r, bridge: l)
         case .failure(let e) where e.errno == ENOENT:
@@ -56,5 +67,31 @@ public struct PeerGate: Sendable {
     static func endpoint(_ a: SocketAddress) -> TCPEndpoint? {
         guard let ip = a.ipAddress, let port = a.port else { return nil }
         return TCPEndpoint(address: ip, port: port)
+    }
+}
+
+/// Refusals said in the log without flooding it: the first at once, then one line every
+/// `interval` with how many more there were (a peer opening connections in a loop).
+final class RefusalLog: Sendable {
+    private struct State {
+        var lastAt: ContinuousClock.Instant?
+        var unsaid = 0
+    }
+    private let state = Mutex(State())
+    static let interval = Duration.seconds(10)
+
+    /// The line to log for this refusal, or nil while the last one is recent.
+    func note(_ line: String) -> String? {
+        let now = ContinuousClock.now
+        return state.withLock { s in
+            if let last = s.lastAt, now - last < Self.interval {
+                s.unsaid += 1
+                return nil
+            }
+            let more = s.unsaid > 0 ? " (and \(s.unsaid) more refusal(s) since the last line)" : ""
+            s.lastAt = now
+            s.unsaid = 0
+            return line + more
+        }
     }
 }

@@ -53,7 +53,7 @@ struct TouchGesturedWeb: AsyncParsableCommand {
     var verbose = false
 
     func run() async throws {
-        let settings: BridgeSettings
+        var settings: BridgeSettings
         do {
             settings = try BridgeSettings(
                 listen: listen, socketPath: socket, siteRoot: www ?? Self.installedSite(), extraOrigins: allowOrigin,
@@ -69,6 +69,18 @@ struct TouchGesturedWeb: AsyncParsableCommand {
         }
         signal(SIGPIPE, SIG_IGN)
         let log = Logger(label: "touchgestured-web")
+        // As many open files as the hard limit allows, then the caps fitted to them.
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        limit.rlim_cur = limit.rlim_max
+        setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        guard let fitted = settings.fitting(fdLimit: Int(min(limit.rlim_cur, 1 << 20))) else {
+            log.critical("\(limit.rlim_cur) open files (LimitNOFILE) are too few to serve a page")
+            throw ExitCode(1)
+        }
+        settings = fitted.settings
+        if let lowered = fitted.lowered { log.warning("\(lowered)") }
         if access(settings.siteRoot + BridgeSettings.modulePath, R_OK) != 0 {
             log.warning("no \(BridgeSettings.modulePath) in \(settings.siteRoot) (--www): pages will not find the module")
         }
