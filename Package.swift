@@ -84,7 +84,7 @@ let package = Package(
         .testTarget(
             name: "WebBridgeTests",
             dependencies: [
-                "WebBridge", "GestureProtocol", .product(name: "NIOCore", package: "swift-nio"),
+                "WebBridge", "GestureProtocol", "SystemCalls", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]),

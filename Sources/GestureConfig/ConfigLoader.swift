@@ -55,6 +55,7 @@ public enum ConfigLoader {
                 }
                 r.rect = inside
             }
+            r.fromClient = true
             regions.append(r)
             added.append(r)
         }
@@ -169,7 +170,21 @@ struct Loader {
             c.idleAfter = try idle.number("after", in: 0.5...604_800, unit: "s", offAtZero: true) ?? 0
         }
         c.actions = try readActions(try top.subtables("action", label: "[[action]]"), engine, idleAfter: c.idleAfter)
+        Self.markSystemGestures(&c)
         return c
+    }
+
+    /// The file's gestures an action is bound to are its system gestures: they outrank every
+    /// client's (`GestureSpec.outranksClients`).
+    static func markSystemGestures(_ c: inout Configuration) {
+        let compiled = CompiledConfiguration(c.engine)
+        for a in c.actions where a.on == nil {
+            for g in ActionTable.bound(a, compiled) {
+                let r = compiled.gestures[g].region
+                guard let i = compiled.regions[r].gestures.firstIndex(of: g) else { continue }
+                c.engine.regions[r].gestures[i].outranksClients = true
+            }
+        }
     }
 
     func readDaemon(_ d: Scope) throws(ConfigError) -> DaemonSettings {

@@ -8,6 +8,10 @@ public struct CompiledRegion: Sendable {
     public let drag: DragConstraints?
     /// Indices into `CompiledConfiguration.gestures`.
     public let gestures: [Int]
+    /// A client's region (`RegionSpec.fromClient`).
+    public let fromClient: Bool
+    /// It holds a system gesture (`GestureSpec.outranksClients`).
+    public let hasSystemGestures: Bool
 }
 
 /// A gesture after compilation: its spec and the region it belongs to.
@@ -32,6 +36,7 @@ public struct ArenaPolicy: Sendable {
         case innerRegion = "inner region"
         case highPriority = "priority high"
         case moreFingers = "more fingers"
+        case systemGesture = "system gesture over a client's"
     }
     private let reasons: [Rank?]
 
@@ -115,7 +120,8 @@ public struct CompiledConfiguration: Sendable {
             }
             regions.append(
                 CompiledRegion(
-                    name: r.name, rect: rects[i], parent: parents[i], depth: depth(i), drag: r.drag, gestures: indices))
+                    name: r.name, rect: rects[i], parent: parents[i], depth: depth(i), drag: r.drag, gestures: indices,
+                    fromClient: r.fromClient, hasSystemGestures: r.gestures.contains(where: \.outranksClients)))
         }
         self.regions = regions
         self.gestures = gestures
@@ -191,7 +197,39 @@ public struct CompiledConfiguration: Sendable {
                 }
             }
         }
+        rankSystemGestures(regions, gestures, nesting, &outranking, together, &reasons)
         return ArenaPolicy(count: n, outranking: outranking, together: together, reasons: reasons)
+    }
+
+    /// The file's system gestures (`GestureSpec.outranksClients`) outrank every client gesture
+    /// they meet, and so does every file gesture that must fail before one of them may fire (the
+    /// two-finger tap a Back swipe waits on): a client's gesture that outranked those would wait
+    /// on the system gesture through them, a cycle. Both only where they can meet (one's region
+    /// holds the other's) and the client did not make them simultaneous.
+    private static func rankSystemGestures(
+        _ regions: [CompiledRegion], _ gestures: [CompiledGesture], _ nesting: RegionTree, _ outranking: inout [Bool],
+        _ together: [Bool], _ reasons: inout [ArenaPolicy.Rank?]
+    ) {
+        let n = gestures.count
+        let client = gestures.map { regions[$0.region].fromClient }
+        var gates = gestures.indices.map { gestures[$0].spec.outranksClients && !client[$0] }
+        var queue = gestures.indices.filter { gates[$0] }
+        while let s = queue.popLast() {
+            for f in 0..<n where !client[f] && !gates[f] && outranking[f * n + s] {
+                gates[f] = true
+                queue.append(f)
+            }
+        }
+        for f in 0..<n where gates[f] {
+            for c in 0..<n where client[c] && !together[f * n + c] {
+                let rf = gestures[f].region, rc = gestures[c].region
+                guard nesting.isAncestor(rf, of: rc) || nesting.isAncestor(rc, of: rf) else { continue }
+                outranking[c * n + f] = false
+                reasons[c * n + f] = nil
+                outranking[f * n + c] = true
+                reasons[f * n + c] = .systemGesture
+            }
+        }
     }
 
     /// A cycle in the outranking relation (each must fail before the next may fire), as gesture
@@ -220,14 +258,24 @@ public struct CompiledConfiguration: Sendable {
         return nil
     }
 
-    /// The innermost region containing `p` (the later-declared of equally deep ones).
+    /// The innermost region containing `p` (the later-declared of equally deep ones). But a
+    /// client's region never takes a touch from a region with a system gesture that also holds
+    /// `p`: the touch then goes to the innermost region within that one (itself, or a region
+    /// nested in it), which sees it either way.
     public func hitTest(_ p: PixelPoint) -> Int? {
         var best: Int?
+        var system: Int?
         for i in regions.indices where regions[i].rect.contains(p) {
+            if regions[i].hasSystemGestures && (system.map { regions[$0].depth <= regions[i].depth } ?? true) { system = i }
             if let b = best, regions[b].depth > regions[i].depth { continue }
             best = i
         }
-        return best
+        guard let b = best, let s = system, regions[b].fromClient, !nesting.isAncestor(s, of: b) else { return best }
+        var within = s
+        for i in regions.indices where regions[i].rect.contains(p) && nesting.isAncestor(s, of: i) {
+            if regions[within].depth <= regions[i].depth { within = i }
+        }
+        return within
     }
 }
 

@@ -167,6 +167,11 @@ public struct GestureSpec: Hashable, Sendable {
     /// In pass-through mode, a touch this gesture may still take is held back from the app this
     /// long at most (`delays_touches_began`, ns; 0: not held), for a gesture that takes its touches.
     public var delaysTouchesBegan: Int64 = 0
+    /// A system gesture: one the configuration file binds an `[[action]]` to (Back, the admin
+    /// hold). It outranks every gesture of a client's region it meets, whatever their nesting
+    /// and priority, and a touch landing both in its region and in a client's overlapping one
+    /// goes to its region: no client can switch off what the kiosk's own file does.
+    public var outranksClients = false
 
     public init(
         _ kind: GestureKind, name: String? = nil, fingers: Int = 1, maxFingers: Int? = nil, tapCount: Int = 1,
@@ -187,6 +192,9 @@ public struct RegionSpec: Hashable, Sendable {
     public var rect: PixelRect?
     public var gestures: [GestureSpec]
     public var drag: DragConstraints?
+    /// Set by a client (`set_regions`), not by the configuration file: its gestures yield to the
+    /// file's system gestures (`GestureSpec.outranksClients`).
+    public var fromClient = false
 
     public init(name: String, rect: PixelRect? = nil, gestures: [GestureSpec], drag: DragConstraints? = nil) {
         (self.name, self.rect, self.gestures, self.drag) = (name, rect, gestures, drag)

@@ -100,3 +100,65 @@ import TouchFrames
         #expect(try held("edge-swipe-from-left.events", x: nil).first == [0])
     }
 }
+
+/// Hardening round 3: one client's full-screen region with a pan, a long press and a tap stopped
+/// every `[[action]]` of the file (the client's region, declared later, was the inner one and won
+/// every touch). A gesture the file binds an action to is a system gesture: it outranks every
+/// client gesture it meets, and a touch in both regions goes to the file's.
+@Suite struct SystemGestureRankTests {
+    static let fixtures = SystemGestureTests.fixtures
+
+    /// The gesture lines of `recording` under the file's config plus `client`'s regions, as the
+    /// daemon compiles them (file regions first, then each client's).
+    static func lines(file: String, client: String, _ recording: String) throws -> String {
+        var c = try ConfigLoader.parse(file, file: "c.toml")
+        let tables = try parseTOML(client)
+        guard case .tables(let regions)? = tables["region"] else { throw ConfigError(file: "client", line: 1, reason: "no regions") }
+        c.engine.regions += try ConfigLoader.clientRegions(regions, base: c, file: "client")
+        let rec = try Evemu.parse(try String(contentsOfFile: fixtures + "/" + recording, encoding: .utf8), file: recording)
+        var pipeline = try DevicePipeline(description: try #require(rec.description), configuration: c)
+        var out = PipelineOutput()
+        out.wants.gestureLines = true
+        var text = ""
+        for e in rec.events {
+            out.removeAll()
+            pipeline.feed(e, into: &out)
+            text += String(decoding: out.lines, as: UTF8.self)
+        }
+        return text
+    }
+
+    static let fullScreenClient = """
+        [[region]]
+        name = "app"
+        [[region.gesture]]
+        kind = "pan"
+        [[region.gesture]]
+        kind = "long_press"
+        [[region.gesture]]
+        kind = "tap"
+        """
+
+    @Test func aClientsFullScreenRegion_doesNotStopTheFilesBackSwipe() throws {
+        let out = try Self.lines(file: SystemGestureTests.back, client: Self.fullScreenClient, "edge-swipe-from-left.events")
+        #expect(out.contains(#""gesture":"edge_swipe","phase":"began""#), "\(out)")
+        #expect(!out.contains(#""region":"app""#), "the client's pan took the Back swipe: \(out)")
+    }
+
+    /// Overlapping, not nested: the client's rectangle covers part of the file's edge strip. The
+    /// touch in the strip goes to the file's region (before: to the later-declared client's).
+    @Test func aClientRegionOverlappingTheEdgeStrip_doesNotTakeItsTouch() throws {
+        let file = "[[region]]\nname = \"edge\"\nrect = [0, 0, 40, 1080]\ngesture = [{ kind = \"edge_swipe\", edges = [\"left\"] }]\n" + SystemGestureTests.back
+        let client = "[[region]]\nname = \"app\"\nrect = [0, 0, 1920, 1000]\ngesture = [{ kind = \"pan\", priority = \"high\" }]\n"
+        let out = try Self.lines(file: file, client: client, "edge-swipe-from-left.events")
+        #expect(out.contains(#""gesture":"edge_swipe","phase":"began""#), "\(out)")
+    }
+
+    /// A gesture no action is bound to stays the client's to win (a region of the client's app
+    /// inside the file's screen region, as ever).
+    @Test func withoutAnAction_theClientsInnerRegionStillWins() throws {
+        let out = try Self.lines(file: "[thresholds]\nedge_band = 6\n", client: Self.fullScreenClient, "edge-swipe-from-left.events")
+        #expect(!out.contains(#""gesture":"edge_swipe""#), "\(out)")
+        #expect(out.contains(#""region":"app""#), "\(out)")
+    }
+}

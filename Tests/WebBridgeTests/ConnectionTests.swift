@@ -2,6 +2,7 @@ import NIOCore
 import NIOEmbedded
 import NIOHTTP1
 import NIOWebSocket
+import SystemCalls
 import Testing
 
 @testable import WebBridge
@@ -56,20 +57,33 @@ import Testing
 
 /// The handshake's admission: the same decision opens a connection or says why not.
 @Suite struct AdmissionTests {
-    func head(_ uri: String, origin: String?) -> HTTPRequestHead {
-        var h = HTTPRequestHead(version: .http1_1, method: .GET, uri: uri)
+    static let me = PeerGate.Peer.user(
+        UserIdentity(uid: 1000, name: "kiosk", gid: 1000, groups: [1000]), page: TCPEndpoint("127.0.0.1:5000")!,
+        bridge: TCPEndpoint("127.0.0.1:7700")!)
+
+    func head(_ uri: String, origin: String?, method: HTTPMethod = .GET, host: String? = "127.0.0.1:7700") -> HTTPRequestHead {
+        var h = HTTPRequestHead(version: .http1_1, method: method, uri: uri)
+        if let host { h.headers.add(name: "Host", value: host) }
+        h.headers.add(name: "Upgrade", value: "websocket")
+        h.headers.add(name: "Connection", value: "Upgrade")
+        h.headers.add(name: "Sec-WebSocket-Key", value: "dGhlIHNhbXBsZSBub25jZQ==")
+        h.headers.add(name: "Sec-WebSocket-Version", value: "13")
         if let origin { h.headers.add(name: "Origin", value: origin) }
         return h
+    }
+
+    func admission(_ slots: ConnectionSlots, origins: [String] = ["http://127.0.0.1:7700"]) -> Admission {
+        Admission(origins: OriginPolicy(allowed: origins), hosts: HostPolicy(allowed: ["127.0.0.1:7700"]), slots: slots)
     }
 
     func isWelcome(_ d: Admission.Decision) -> Bool { if case .welcome = d { true } else { false } }
     func refusal(_ d: Admission.Decision) -> HTTPResponseStatus? { if case .refused(let r) = d { r.status } else { nil } }
 
     @Test func ownOrigin_withRoom_isWelcome_onTheEndpointOnly() {
-        let admission = Admission(origins: OriginPolicy(allowed: ["http://127.0.0.1:7700"]), slots: ConnectionSlots(limit: 2))
-        #expect(isWelcome(admission.admit(head("/gestures", origin: "http://127.0.0.1:7700"))))
-        #expect(isWelcome(admission.admit(head("/gestures?v=1", origin: nil))))
-        guard case .notEndpoint = admission.admit(head("/other", origin: "http://127.0.0.1:7700")) else {
+        let admission = admission(ConnectionSlots(limit: 2))
+        #expect(isWelcome(admission.admit(head("/gestures", origin: "http://127.0.0.1:7700"), peer: Self.me)))
+        #expect(isWelcome(admission.admit(head("/gestures?v=1", origin: nil), peer: Self.me)))
+        guard case .notEndpoint = admission.admit(head("/other", origin: "http://127.0.0.1:7700"), peer: Self.me) else {
             Issue.record("another path is plain HTTP")
             return
         }
@@ -77,12 +91,11 @@ import Testing
 
     @Test func foreignOrigin_is403_andAFullBridge_is503() {
         let slots = ConnectionSlots(limit: 1)
-        let admission = Admission(origins: OriginPolicy(allowed: ["http://127.0.0.1:7700"]), slots: slots)
-        #expect(refusal(admission.admit(head("/gestures", origin: "http://evil.example"))) == .forbidden)
-        #expect(admission.refusal(head("/gestures", origin: "http://evil.example"))?.0 == .forbidden)
+        let admission = admission(slots)
+        #expect(refusal(admission.admit(head("/gestures", origin: "http://evil.example"), peer: Self.me)) == .forbidden)
+        #expect(admission.plainRefusal(head("/gestures", origin: "http://evil.example"), peer: Self.me).status == .forbidden)
         let held = slots.take()
-        #expect(refusal(admission.admit(head("/gestures", origin: "http://127.0.0.1:7700"))) == .serviceUnavailable)
-        #expect(admission.refusal(head("/gestures", origin: "http://127.0.0.1:7700"))?.0 == .serviceUnavailable)
+        #expect(refusal(admission.admit(head("/gestures", origin: "http://127.0.0.1:7700"), peer: Self.me)) == .serviceUnavailable)
         _ = held
     }
 
@@ -91,14 +104,75 @@ import Testing
     /// slot is freed before the HTTP answer is written.
     @Test func aWelcome_holdsItsSlot_andARefusalIsKept() {
         let slots = ConnectionSlots(limit: 1)
-        let admission = Admission(origins: OriginPolicy(allowed: []), slots: slots)
+        let admission = admission(slots, origins: [])
         var first: ConnectionSlot?
-        if case .welcome(let slot) = admission.admit(head("/gestures", origin: nil)) { first = slot }
+        if case .welcome(let slot) = admission.admit(head("/gestures", origin: nil), peer: Self.me) { first = slot }
         #expect(first != nil && slots.full)
-        let second = admission.admit(head("/gestures", origin: nil))
+        let second = admission.admit(head("/gestures", origin: nil), peer: Self.me)
         first = nil
         #expect(!slots.full)
         #expect(refusal(second) == .serviceUnavailable)
         _ = first
     }
+
+    /// Hardening round 3: a user who could not open the daemon's socket gets 403 for everything
+    /// (before: the stream, get_config and set_regions through the bridge's own rights).
+    @Test func aPeerWithoutTheSocketsRights_is403_onEveryPath() {
+        let admission = admission(ConnectionSlots(limit: 4))
+        let stranger = PeerGate.Peer.refused("uid 65534 may not search /run/touchgestured", uid: 65534)
+        #expect(refusal(admission.admit(head("/gestures", origin: nil), peer: stranger)) == .forbidden)
+        #expect(refusal(admission.admit(head("/index.html", origin: nil), peer: stranger)) == .forbidden)
+        #expect(admission.gate(head("/touchgestured.js", origin: nil), peer: stranger)?.status == .forbidden)
+    }
+
+    /// DNS rebinding: a page of evil.example resolved to 127.0.0.1 still names its own host.
+    @Test func aForeignHost_is403_andAMissingOne400() {
+        let admission = admission(ConnectionSlots(limit: 4))
+        #expect(admission.gate(head("/", origin: nil, host: "evil.example:7700"), peer: Self.me)?.status == .forbidden)
+        #expect(admission.gate(head("/", origin: nil, host: nil), peer: Self.me)?.status == .badRequest)
+        #expect(admission.gate(head("/", origin: nil, host: "127.0.0.1:7700"), peer: Self.me) == nil)
+        let own = HostPolicy(settings: try! BridgeSettings(listen: "127.0.0.1:80", siteRoot: "/", extraOrigins: ["https://kiosk.local"]))
+        for ok in ["127.0.0.1:80", "127.0.0.1", "localhost", "LOCALHOST:80", "[::1]", "kiosk.local", "kiosk.local:443"] {
+            #expect(own.refusal([ok], version: .http1_1) == nil, "\(ok)")
+        }
+        for bad in ["127.0.0.1:81", "evil.example", "kiosk.local:80"] { #expect(own.refusal([bad], version: .http1_1) != nil, "\(bad)") }
+        #expect(own.refusal(["127.0.0.1", "127.0.0.1"], version: .http1_1)?.status == .badRequest)
+    }
+
+    /// RFC 6455, 4.2.1 and 4.4: every malformed handshake gets its answer (it once got none).
+    @Test func malformedHandshakes_getTheirStatus() {
+        let admission = admission(ConnectionSlots(limit: 4))
+        #expect(refusal(admission.admit(head("/gestures", origin: nil, method: .POST), peer: Self.me)) == .methodNotAllowed)
+        var noKey = head("/gestures", origin: nil)
+        noKey.headers.remove(name: "Sec-WebSocket-Key")
+        #expect(admission.failedUpgrade(noKey, peer: Self.me)?.status == .badRequest)
+        var badKey = head("/gestures", origin: nil)
+        badKey.headers.replaceOrAdd(name: "Sec-WebSocket-Key", value: "short")
+        #expect(refusal(admission.admit(badKey, peer: Self.me)) == .badRequest)
+        var v8 = head("/gestures", origin: nil)
+        v8.headers.replaceOrAdd(name: "Sec-WebSocket-Version", value: "8")
+        let declined = admission.failedUpgrade(v8, peer: Self.me)
+        #expect(declined?.status == .upgradeRequired)
+        #expect(declined?.headers.contains { $0 == ("Sec-WebSocket-Version", "13") } == true)
+        #expect(admission.failedUpgrade(head("/index.html", origin: nil), peer: Self.me) == nil, "an upgrade on a file: the file")
+        #expect(admission.plainRefusal(HTTPRequestHead(version: .http1_1, method: .GET, uri: "/gestures", headers: ["Host": "127.0.0.1:7700"]), peer: Self.me).status == .upgradeRequired)
+        #expect(Admission.isKey("dGhlIHNhbXBsZSBub25jZQ=="))
+        for bad in ["dGhlIHNhbXBsZSBub25jZQ=", "dGhlIHNhbXBsZSBub25jZR==", "dGhlIHNhbXBsZSBub25j!Q==", ""] { #expect(!Admission.isKey(bad), "\(bad)") }
+    }
+
+    /// One user's pages cannot take every place: 16 idle pages of one user once meant HTTP 503
+    /// for the kiosk page.
+    @Test func aUsersPages_areCappedByTheirShare() {
+        let slots = ConnectionSlots(limit: 4, perUser: 2)
+        let a = [slots.claim(for: 7), slots.claim(for: 7)]
+        #expect(a.allSatisfy { (try? $0.get()) != nil })
+        #expect(slots.claim(for: 7).failureValue == .userFull(7))
+        let b = slots.claim(for: 8)
+        #expect((try? b.get()) != nil)
+        _ = (a, b)
+    }
+}
+
+extension Result {
+    var failureValue: Failure? { if case .failure(let f) = self { f } else { nil } }
 }
