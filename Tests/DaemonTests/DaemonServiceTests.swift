@@ -36,7 +36,7 @@ import TouchFrames
         }
         #expect(w == 1280)
         #expect(d.stop() == 0)
-        #expect(d.log.contains("touchgestured.toml:5: 'tap_slop' must be at least 0"))
+        #expect(d.log.contains("touchgestured.toml:5: 'tap_slop' must be from 0 to 100 mm"))
         #expect(d.notify.wait(for: "RELOADING=1", seconds: 1) != nil)
     }
 
