@@ -1,0 +1,105 @@
+import Foundation
+import GestureProtocol
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `page`: the web bridge says whose page a connection carries, and the daemon checks it with the
+/// kernel before it counts the connection as that user (hardening round 3: every page was the
+/// bridge's uid, so two pages could use up one user's region share and lock the kiosk page out).
+@Suite(.serialized) struct PageClientTests {
+    /// A TCP listener on loopback and a connection to it made by `user` (a python process that
+    /// holds it open): the bridge's end (accepted here) and the page's.
+    final class PageConnection {
+        let listener: Int32
+        let accepted: Int32
+        /// The python process holding the page's end (posix_spawn: Foundation's Process could
+        /// wait forever for it here).
+        private var holder: pid_t = 0
+        let bridge: String
+        let page: String
+
+        init(user: String?) throws {
+            let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            self.listener = listener
+            var a = sockaddr_in()
+            a.sin_family = sa_family_t(AF_INET)
+            a.sin_addr.s_addr = inet_addr("127.0.0.1")
+            var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+            _ = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, len) } }
+            listen(listener, 4)
+            // accept(2) gives up after 10 s if the holder never connects.
+            var tv = timeval(tv_sec: 10, tv_usec: 0)
+            setsockopt(listener, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+            _ = withUnsafeMutablePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &len) } }
+            let port = Int(UInt16(bigEndian: a.sin_port))
+            let script = "import socket, time; s = socket.create_connection(('127.0.0.1', \(port))); time.sleep(30)"
+            let command = (user.map { ["/usr/bin/setpriv", "--reuid=\($0)", "--regid=\($0)", "--clear-groups", "--"] } ?? []) + ["/usr/bin/python3", "-c", script]
+            var argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
+            defer { for p in argv { free(p) } }
+            var pid: pid_t = 0
+            guard posix_spawn(&pid, command[0], nil, nil, &argv, environ) == 0 else { throw HarnessError("cannot start \(command)") }
+            holder = pid
+            let accepted = accept(listener, nil, nil)
+            self.accepted = accepted
+            var peer = sockaddr_in()
+            var plen = socklen_t(MemoryLayout<sockaddr_in>.size)
+            _ = withUnsafeMutablePointer(to: &peer) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(accepted, $0, &plen) } }
+            bridge = "127.0.0.1:\(port)"
+            page = "127.0.0.1:\(UInt16(bigEndian: peer.sin_port))"
+        }
+
+        deinit {
+            kill(holder, SIGKILL)
+            var status: Int32 = 0
+            waitpid(holder, &status, 0)
+            close(accepted)
+            close(listener)
+        }
+
+        var request: String { #"{"op":"page","id":"p","page":"\#(page)","bridge":"\#(bridge)"}"# }
+    }
+
+    static func code(_ v: JSONValue?) -> String? { if case .string(let s)? = v?["code"] { s } else { nil } }
+
+    @Test func aPage_isTakenAsItsUser_onlyAsTheKernelSaysIt() throws {
+        let d = try DaemonUnderTest(["--replay", Root.fixtures + "/tap.events"])
+        let c = try TestClient(d.socket)
+        _ = c.next("hello")
+        // A connection that is not there, or whose bridge end is not this client's.
+        let forged = c.call(#"{"op":"page","id":1,"page":"127.0.0.1:1","bridge":"127.0.0.1:2"}"#)
+        #expect(Self.code(forged) == "forbidden", "\(String(describing: forged))")
+        #expect(Self.code(c.call(#"{"op":"page","id":2,"page":"here","bridge":"there"}"#)) == "invalid_field")
+        let mine = try PageConnection(user: nil)
+        let reply = c.call(mine.request)
+        #expect(reply?["type"] == .string("reply") && reply?["uid"] == .number(Double(getuid())), "\(String(describing: reply))")
+        #expect(Self.code(c.call(mine.request)) == "forbidden", "a connection carries one page")
+        #expect(d.stop() == 0)
+        #expect(d.log.contains("takes its shares and rights from uid \(getuid())"))
+    }
+
+    /// A page of a user who may not open the socket is refused; one who may (the socket opened
+    /// to all here) counts under its own uid: its share of connections is its own.
+    @Test(.enabled(if: getuid() == 0, "needs root to hold a connection as another user"))
+    func aPagesUser_mustBeOneWhoCouldOpenTheSocket_andHasItsOwnShare() throws {
+        let d = try DaemonUnderTest(["--replay", Root.fixtures + "/tap.events"], config: "[daemon]\nmax_clients_per_user = 1\n")
+        chmod(d.dir, 0o755)
+        let nobodys = try PageConnection(user: "65534")
+        let c = try TestClient(d.socket)
+        _ = c.next("hello")
+        let refused = c.call(nobodys.request)
+        #expect(Self.code(refused) == "forbidden", "\(String(describing: refused))")
+        if case .string(let m)? = refused?["message"] { #expect(m.contains("uid 65534 (nobody) may not write to")) }
+        chmod(d.socket, 0o666)
+        let taken = c.call(nobodys.request)
+        #expect(taken?["uid"] == .number(65534), "\(String(describing: taken))")
+        // nobody's share (1) is this connection now; root's is free again for a second client.
+        let second = try TestClient(d.socket)
+        #expect(second.next("hello") != nil, "root's share was still held by the page's connection")
+        let another = try PageConnection(user: "65534")
+        #expect(Self.code(second.call(another.request)) == "too_many_clients")
+        #expect(d.stop() == 0)
+    }
+}
