@@ -18,6 +18,14 @@ struct Admission: Sendable {
         let why: String
         /// Headers the answer carries besides (426: the version this bridge speaks).
         var headers: [(String, String)] = []
+
+        init(head: HTTPRequestHead, status: HTTPResponseStatus, why: String, headers: [(String, String)] = []) {
+            (self.head, self.status, self.why, self.headers) = (head, status, why, headers)
+        }
+
+        init(_ head: HTTPRequestHead, _ r: Refusal) {
+            self.init(head: head, status: HTTPResponseStatus(statusCode: r.status), why: r.why, headers: r.headers.map { ($0.name, $0.value) })
+        }
     }
 
     enum Decision: Sendable {
@@ -31,9 +39,7 @@ struct Admission: Sendable {
     /// Why a request of `peer` is not served at all (403), or nil.
     func gate(_ head: HTTPRequestHead, peer: PeerGate.Peer) -> Declined? {
         if case .refused(let why, _) = peer { return Declined(head: head, status: .forbidden, why: why) }
-        if let why = hosts.refusal(head.headers["Host"], version: head.version) {
-            return Declined(head: head, status: why.status, why: why.text)
-        }
+        if let refusal = hosts.refusal(Self.plain(head)) { return Declined(head, refusal) }
         return nil
     }
 
@@ -68,49 +74,22 @@ struct Admission: Sendable {
             headers: [("Upgrade", "websocket"), ("Connection", "Upgrade")])
     }
 
-    /// RFC 6455, 4.2.1: a GET, `Connection: Upgrade`, a 16-byte base64 `Sec-WebSocket-Key`,
-    /// `Sec-WebSocket-Version: 13` (another version: 426 naming 13, 4.4).
+    /// RFC 6455's handshake rules (`HandshakeRules`) on NIO's head.
     func handshakeRefusal(_ head: HTTPRequestHead) -> Declined? {
-        guard head.method == .GET else {
-            return Declined(head: head, status: .methodNotAllowed, why: "a WebSocket handshake is a GET", headers: [("Allow", "GET")])
-        }
-        guard head.version.major == 1, head.version.minor >= 1 else {
-            return Declined(head: head, status: .badRequest, why: "a WebSocket handshake is HTTP/1.1")
-        }
-        let connection = head.headers[canonicalForm: "Connection"].map { $0.lowercased() }
-        guard connection.contains("upgrade") else {
-            return Declined(head: head, status: .badRequest, why: "a WebSocket handshake says Connection: Upgrade")
-        }
-        let keys = head.headers["Sec-WebSocket-Key"]
-        guard keys.count == 1, Self.isKey(keys[0]) else {
-            return Declined(head: head, status: .badRequest, why: "a WebSocket handshake has one Sec-WebSocket-Key: 16 bytes in base64")
-        }
-        guard head.headers["Sec-WebSocket-Version"] == ["13"] else {
-            return Declined(
-                head: head, status: .upgradeRequired, why: "this bridge speaks WebSocket version 13 (RFC 6455)",
-                headers: [("Sec-WebSocket-Version", "13")])
-        }
-        return nil
+        HandshakeRules.refusal(Self.plain(head)).map { Declined(head, $0) }
     }
 
-    /// 16 bytes in base64: 22 characters of the alphabet and `==`.
-    static func isKey(_ key: String) -> Bool {
-        let bytes = Array(key.utf8)
-        guard bytes.count == 24, bytes[22] == UInt8(ascii: "="), bytes[23] == UInt8(ascii: "=") else { return false }
-        let last = bytes[21]
-        // The 22nd character holds 4 bits of data and 2 zero bits: one of A, Q, g, w.
-        guard [UInt8(ascii: "A"), UInt8(ascii: "Q"), UInt8(ascii: "g"), UInt8(ascii: "w")].contains(last) else { return false }
-        return bytes[..<22].allSatisfy { b in
-            (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || (b >= 0x30 && b <= 0x39) || b == UInt8(ascii: "+") || b == UInt8(ascii: "/")
-        }
-    }
+    static func isKey(_ key: String) -> Bool { HandshakeRules.isKey(key) }
 
     private func originRefusal(_ head: HTTPRequestHead) -> (HTTPResponseStatus, String)? {
-        let given = head.headers["Origin"]
-        guard given.count <= 1 else { return (.forbidden, "more than one Origin") }
-        let origin = given.first
-        if origins.allows(origin) { return nil }
-        return (.forbidden, "origin \(origin ?? "") may not open \(BridgeSettings.endpoint) (touchgestured-web --allow-origin)")
+        HandshakeRules.originRefusal(Self.plain(head), origins).map { (HTTPResponseStatus(statusCode: $0.status), $0.why) }
+    }
+
+    /// NIO's head as the rules read it.
+    static func plain(_ head: HTTPRequestHead) -> RequestHead {
+        RequestHead(
+            method: head.method.rawValue, uri: head.uri, http11: head.version.major > 1 || (head.version.major == 1 && head.version.minor >= 1),
+            headers: head.headers.map { (name: $0.name, value: $0.value) })
     }
 
     private func message(_ refusal: ConnectionSlots.Refusal) -> String {
@@ -118,46 +97,5 @@ struct Admission: Sendable {
         case .full: "every connection is taken (--max-connections \(slots.limit))"
         case .userFull(let uid): "uid \(uid) holds \(slots.perUser) connections already (--max-connections-per-user)"
         }
-    }
-}
-
-/// Which `Host` a request may name: the bridge's own address and loopback names (with its port),
-/// and the hosts of the origins let in with `--allow-origin`. A page that DNS made point at
-/// 127.0.0.1 still sends its own name, and is refused.
-struct HostPolicy: Sendable {
-    /// Lowercased `host:port` (and `host` for an origin on its scheme's default port).
-    let allowed: Set<String>
-    /// `*` among the origins: any host.
-    let any: Bool
-
-    init(settings: BridgeSettings) {
-        var names = Set<String>()
-        for origin in settings.ownOrigins + settings.extraOrigins where origin != "*" && origin != "null" {
-            guard let scheme = origin.firstRange(of: "://") else { continue }
-            let hostPort = String(origin[scheme.upperBound...])
-            let standard = origin.hasPrefix("https://") ? "443" : "80"
-            // A port is what follows the last colon, unless that colon is inside [v6].
-            if let colon = hostPort.lastIndex(of: ":"), !hostPort[colon...].contains("]") {
-                names.insert(hostPort)
-                if hostPort[hostPort.index(after: colon)...] == standard { names.insert(String(hostPort[..<colon])) }
-            } else {
-                names.insert(hostPort)
-                names.insert(hostPort + ":" + standard)
-            }
-        }
-        allowed = names
-        any = settings.extraOrigins.contains("*")
-    }
-
-    init(allowed: Set<String>, any: Bool = false) { (self.allowed, self.any) = (allowed, any) }
-
-    /// Why `Host` is refused, or nil. HTTP/1.1 requires exactly one (RFC 7230, 5.4: 400 otherwise).
-    func refusal(_ hosts: [String], version: HTTPVersion) -> (status: HTTPResponseStatus, text: String)? {
-        guard hosts.count <= 1 else { return (.badRequest, "more than one Host header") }
-        guard let host = hosts.first else {
-            return version.minor >= 1 || version.major > 1 ? (.badRequest, "an HTTP/1.1 request names its Host") : nil
-        }
-        if any || allowed.contains(host.lowercased()) { return nil }
-        return (.forbidden, "Host '\(host)' is not this bridge (touchgestured-web --listen, --allow-origin)")
     }
 }

@@ -129,6 +129,8 @@ public struct BridgeSettingsError: Error, CustomStringConvertible, Sendable, Equ
 public struct OriginPolicy: Sendable, Equatable {
     public var allowed: [String]
 
+    public init(allowed: [String]) { self.allowed = allowed }
+
     public func allows(_ origin: String?) -> Bool {
         guard let origin else { return true }
         let lower = origin.lowercased()

@@ -94,3 +94,12 @@ struct HTTPResponder: Sendable {
         Answer(status: d.status, type: plain, body: ByteBuffer(string: d.why + "\n"), headers: d.headers)
     }
 }
+
+extension StaticFiles {
+    /// The bytes of a file `resolve` named, opened beneath the site folder without following
+    /// any link below it (16 MiB at most); nil when it cannot be read so.
+    public func read(_ file: String) -> [UInt8]? {
+        guard file.hasPrefix(root + "/") else { return nil }
+        return try? readRegularFile(beneath: root, String(file.dropFirst(root.count + 1)), limit: 16 << 20)
+    }
+}

@@ -1,5 +1,3 @@
-import SystemCalls
-
 /// Maps a request path to a file under the site folder, and names its type. Only plain names are
 /// served (letters, digits, `.`, `-`, `_`, `/`; no segment starting with a dot, so no `..` and no
 /// hidden file): nothing outside the folder can be named, whatever the path says. And a file is
@@ -35,12 +33,5 @@ public struct StaticFiles: Sendable {
         guard let last = segments.last, let dot = last.lastIndex(of: ".") else { return nil }
         guard let type = Self.types[last[last.index(after: dot)...].lowercased()] else { return nil }
         return (root + "/" + segments.joined(separator: "/"), type)
-    }
-
-    /// The bytes of a file `resolve` named, opened beneath the site folder without following
-    /// any link below it (16 MiB at most); nil when it cannot be read so.
-    public func read(_ file: String) -> [UInt8]? {
-        guard file.hasPrefix(root + "/") else { return nil }
-        return try? readRegularFile(beneath: root, String(file.dropFirst(root.count + 1)), limit: 16 << 20)
     }
 }

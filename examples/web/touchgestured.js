@@ -1,1 +1,407 @@
-../../web/touchgestured.js
+// touchgestured.js: touchgestured's gestures in a web page, through touchgestured-web.
+// One ES module, no build step. The bridge serves it at /touchgestured.js.
+//
+//   import { connect } from "/touchgestured.js";
+//   const tg = connect();                       // ws://<this page's host>/gestures
+//   tg.on("swipe", (g) => console.log(g.direction));
+//   const row = tg.region(document.querySelector("#carousel"), {
+//     gestures: [{ kind: "pan", axis: "horizontal" }, { kind: "tap" }],
+//     drag: { x: { min: -1600, max: 0, mode: "rubber_band", snap: [0, -800, -1600] } },
+//   });
+//   row.on("pan", (g) => { track.style.transform = `translateX(${g.offset.x}px)`; });
+//
+// Units: the page is taken to fill the screen from its top-left corner, as a kiosk browser does.
+// A region's rectangle is the element's bounding box in CSS px times `scale` (devicePixelRatio by
+// default), plus `origin` (screen px of the page's top-left, [0, 0] by default). Positions, distances
+// and velocities in the events, and drag bounds and snap points in region options, are in CSS px.
+// Lines are as docs/PROTOCOL.md describes them; the module converts their px fields only.
+
+export const PROTOCOL = 1;
+
+/**
+ * A gesture line (docs/PROTOCOL.md, "gesture"), its px fields in CSS px.
+ * @typedef {object} GestureLine
+ * @property {"gesture"} type
+ * @property {"tap"|"long_press"|"pan"|"swipe"|"pinch"|"edge_swipe"} gesture the kind
+ * @property {string} [name] the configured name, when it differs from the kind (double_tap)
+ * @property {"began"|"changed"|"ended"|"cancelled"|"recognized"} phase
+ * @property {number} id one gesture's lines share it
+ * @property {number} sequence the touch sequence (two hands, two people: two sequences)
+ * @property {number} fingers
+ * @property {number} time seconds
+ * @property {number} x centroid, CSS px from the page's left
+ * @property {number} y centroid, CSS px from the page's top
+ * @property {string} [region] absent for the screen's own region
+ * @property {number} [count] tap: taps in a row
+ * @property {number} [dx] pan, edge_swipe: translation since the fingers landed
+ * @property {number} [dy]
+ * @property {number} [vx] pan: velocity, CSS px/s
+ * @property {number} [vy]
+ * @property {"horizontal"|"vertical"} [axis] pan: the locked axis
+ * @property {{x: number, y: number}} [offset] pan in a region with `drag`: the constrained offset
+ * @property {{x: number, y: number}} [target] pan, ended or cancelled: where the content comes to rest
+ * @property {string} [direction] swipe
+ * @property {number} [velocity] swipe: release speed, CSS px/s
+ * @property {number} [scale] pinch
+ * @property {number} [rotation] pinch: degrees, clockwise
+ * @property {"left"|"right"|"top"|"bottom"} [edge] edge_swipe
+ */
+
+const PX_FIELDS = ["x", "y", "dx", "dy", "vx", "vy", "velocity"];
+const PX_POINTS = ["offset", "target"];
+const FIRST_RETRY_MS = 250;
+const LAST_RETRY_MS = 5000;
+
+/** Connects to the bridge; see TouchGestured for the options. */
+export function connect(options = {}) {
+  return new TouchGestured(options);
+}
+
+/** Calls fn(detail, event) for events of `type` on `target`; returns a function that stops it. */
+function listen(target, type, fn) {
+  const handler = (e) => fn(e.detail, e);
+  target.addEventListener(type, handler);
+  return () => target.removeEventListener(type, handler);
+}
+
+/** The default endpoint: the bridge that served this module. */
+function defaultURL() {
+  const here = new URL(import.meta.url);
+  return `${here.protocol === "https:" ? "wss:" : "ws:"}//${here.host}/gestures`;
+}
+
+/**
+ * A connection to touchgestured through the bridge, reconnecting by itself. Events (listen with
+ * `on(type, fn)` or addEventListener; `detail` is the line):
+ *   status  {connected, daemon}: the WebSocket is open / the bridge reaches the daemon
+ *   hello, device, idle, wake, touch: the daemon's lines of those types
+ *   gesture: every gesture line; also under its kind (tap, long_press, pan, swipe, pinch,
+ *            edge_swipe) and, when the configured name differs (double_tap), under the name
+ *   error: an error line that answers no request of this client's (regions_dropped, ...)
+ */
+export class TouchGestured extends EventTarget {
+  /**
+   * @param {object} options
+   * @param {string} [options.url] the endpoint (default: /gestures on the module's host)
+   * @param {object} [options.subscribe] a `subscribe` request's fields, sent on every hello
+   * @param {number} [options.scale] screen px per CSS px (default devicePixelRatio)
+   * @param {number[]} [options.origin] screen px of the page's top-left corner (default [0, 0])
+   * @param {boolean} [options.reconnect] reconnect when the connection closes (default true)
+   */
+  constructor(options = {}) {
+    super();
+    this.url = options.url ?? defaultURL();
+    this.subscription = options.subscribe ?? null;
+    this.scale = options.scale ?? null;
+    this.origin = options.origin ?? [0, 0];
+    this.reconnect = options.reconnect ?? true;
+    this.connected = false;
+    this.daemon = false;
+    this.screen = null;
+    this.regions = new Map();
+    this._pending = new Map();
+    this._nextId = 1;
+    this._retryMs = FIRST_RETRY_MS;
+    this._sentRegions = null;
+    this._scheduled = false;
+    this._closed = false;
+    this._watchLayout();
+    this._open();
+  }
+
+  on(type, fn) {
+    return listen(this, type, fn);
+  }
+
+  /** Screen px per CSS px. */
+  get pixelScale() {
+    return this.scale ?? globalThis.devicePixelRatio ?? 1;
+  }
+
+  /** Sends a request; resolves with its reply line, rejects with an Error carrying the error line. */
+  request(op, fields = {}) {
+    if (!this.connected) return Promise.reject(new Error("touchgestured: not connected"));
+    const id = `tg${this._nextId++}`;
+    return new Promise((resolve, reject) => {
+      this._pending.set(id, { resolve, reject });
+      this._ws.send(JSON.stringify({ op, id, ...fields }));
+    });
+  }
+
+  /** Sets what this page hears (a `subscribe` request's fields), now and after every reconnect. */
+  subscribe(fields) {
+    this.subscription = fields;
+    return this.daemon ? this.request("subscribe", fields) : Promise.resolve(null);
+  }
+
+  /**
+   * Makes `element` a gesture region: its box, kept up to date, is sent as a client region with
+   * these gestures, so the engine arbitrates them with the rest (docs/CONFIG.md, [[region]]).
+   * @param {Element} element
+   * @param {object} options `gestures` (the [[region.gesture]] objects), `name` (default: the
+   *   element's id), `priority`, `drag` (in CSS px), `standard_gestures`
+   */
+  region(element, options = {}) {
+    const name = options.name ?? (element.id || `region${this.regions.size + 1}`);
+    if (this.regions.has(name)) throw new Error(`touchgestured: a region named ${name} exists`);
+    const region = new GestureRegion(this, element, name, options);
+    this.regions.set(name, region);
+    this._resize?.observe(element);
+    this.layoutChanged();
+    return region;
+  }
+
+  /** Sends the regions' boxes again if they moved (called on resize, scroll and by hand). */
+  layoutChanged() {
+    if (this._scheduled) return;
+    this._scheduled = true;
+    const later = globalThis.requestAnimationFrame ?? ((f) => setTimeout(f, 16));
+    later(() => {
+      this._scheduled = false;
+      this._sendRegions(false);
+    });
+  }
+
+  /** Closes the connection for good. */
+  close() {
+    this._closed = true;
+    this._resize?.disconnect();
+    this._ws?.close(1000);
+  }
+
+  _open() {
+    const ws = new WebSocket(this.url);
+    this._ws = ws;
+    ws.onopen = () => {
+      this._retryMs = FIRST_RETRY_MS;
+      this._setStatus(true, this.daemon);
+    };
+    ws.onmessage = (m) => this._receive(m.data);
+    ws.onclose = () => {
+      for (const p of this._pending.values()) p.reject(new Error("touchgestured: connection closed"));
+      this._pending.clear();
+      this._sentRegions = null;
+      this._setStatus(false, false);
+      if (this._closed || !this.reconnect) return;
+      setTimeout(() => this._open(), this._retryMs);
+      this._retryMs = Math.min(this._retryMs * 2, LAST_RETRY_MS);
+    };
+  }
+
+  _setStatus(connected, daemon) {
+    if (connected === this.connected && daemon === this.daemon) return;
+    this.connected = connected;
+    this.daemon = daemon;
+    // The daemon forgets a client's regions with its connection: registered again on the next hello.
+    if (!daemon) for (const r of this.regions.values()) r.registered = false;
+    this._emit(this, "status", { connected, daemon });
+  }
+
+  _receive(text) {
+    let line;
+    try {
+      line = JSON.parse(text);
+    } catch {
+      return;
+    }
+    switch (line.type) {
+      case "bridge":
+        this._setStatus(true, line.daemon === "up");
+        break;
+      case "hello":
+        this.screen = line.screen;
+        this._setStatus(true, true);
+        this._emit(this, "hello", line);
+        this._restore();
+        break;
+      case "reply":
+      case "error":
+        this._answer(line);
+        break;
+      case "gesture":
+        this._gesture(this._toCSS(line));
+        break;
+      case "touch":
+        for (const c of line.contacts) this._toCSS(c);
+        this._emit(this, "touch", line);
+        break;
+      default:
+        this._emit(this, line.type, line);
+    }
+  }
+
+  /** After each hello (a new connection to the daemon): the subscription and regions again. */
+  _restore() {
+    this._sentRegions = null;
+    if (this.subscription) this.request("subscribe", this.subscription).catch((e) => this._emit(this, "error", e.line ?? e));
+    this._sendRegions(true);
+  }
+
+  _answer(line) {
+    const waiting = line.id !== undefined && this._pending.get(line.id);
+    if (!waiting) {
+      this._emit(this, "error", line);
+      return;
+    }
+    this._pending.delete(line.id);
+    if (line.type === "reply") waiting.resolve(line);
+    else waiting.reject(Object.assign(new Error(`touchgestured: ${line.code}: ${line.message}`), { line }));
+  }
+
+  _gesture(line) {
+    const targets = [this];
+    const region = this.regions.get(line.region);
+    if (region) targets.push(region);
+    for (const t of targets) {
+      this._emit(t, "gesture", line);
+      this._emit(t, line.gesture, line);
+      if (line.name && line.name !== line.gesture) this._emit(t, line.name, line);
+    }
+  }
+
+  _emit(target, type, detail) {
+    target.dispatchEvent(new CustomEvent(type, { detail }));
+  }
+
+  /** A line's screen px as CSS px (in place). */
+  _toCSS(line) {
+    const s = this.pixelScale;
+    const [ox, oy] = this.origin;
+    for (const f of PX_FIELDS) if (typeof line[f] === "number") line[f] /= s;
+    if (typeof line.x === "number") line.x -= ox / s;
+    if (typeof line.y === "number") line.y -= oy / s;
+    for (const f of PX_POINTS) if (line[f]) line[f] = { x: line[f].x / s, y: line[f].y / s };
+    return line;
+  }
+
+  /** Sends set_regions (or clear_regions) when the regions' boxes or options changed. */
+  _sendRegions(force) {
+    if (!this.daemon) return;
+    const regions = [];
+    for (const r of this.regions.values()) {
+      const spec = r._spec();
+      if (spec) regions.push(spec);
+    }
+    const text = JSON.stringify(regions);
+    if (!force && text === this._sentRegions) return;
+    if (this._sentRegions === null && regions.length === 0) return;
+    this._sentRegions = text;
+    const sent = regions.length ? this.request("set_regions", { regions }) : this.request("clear_regions");
+    sent.then(
+      () => {
+        for (const r of this.regions.values()) r._setRegistered(regions.some((s) => s.name === r.name));
+      },
+      (e) => {
+        for (const r of this.regions.values()) this._emit(r, "error", e.line ?? e);
+        this._emit(this, "error", e.line ?? e);
+      },
+    );
+  }
+
+  _watchLayout() {
+    const changed = () => this.layoutChanged();
+    if (typeof ResizeObserver === "function") {
+      this._resize = new ResizeObserver(changed);
+      if (globalThis.document) this._resize.observe(document.documentElement);
+    }
+    globalThis.addEventListener?.("resize", changed);
+    globalThis.addEventListener?.("scroll", changed, { capture: true, passive: true });
+  }
+}
+
+/**
+ * A DOM element registered as a client region. Its events are the gesture lines of its region
+ * (under `gesture`, the kind and the name, as on TouchGestured), `registered` when the daemon took
+ * it, and `error` when the daemon refused the page's regions.
+ */
+export class GestureRegion extends EventTarget {
+  constructor(client, element, name, options) {
+    super();
+    this.client = client;
+    this.element = element;
+    this.name = name;
+    this.options = options;
+    this.registered = false;
+  }
+
+  on(type, fn) {
+    return listen(this, type, fn);
+  }
+
+  /** Sends the box again (after a change the observers cannot see, such as a CSS transform). */
+  update() {
+    this.client.layoutChanged();
+  }
+
+  /** Unregisters the region. */
+  remove() {
+    this.client.regions.delete(this.name);
+    this.client._resize?.unobserve(this.element);
+    this.client.layoutChanged();
+  }
+
+  _setRegistered(yes) {
+    if (yes && !this.registered) this.dispatchEvent(new CustomEvent("registered", { detail: this._spec() }));
+    this.registered = yes;
+  }
+
+  /** The region object for set_regions, or null while the element has no box. */
+  _spec() {
+    const box = this.element.getBoundingClientRect();
+    if (box.width < 1 || box.height < 1) return null;
+    const s = this.client.pixelScale;
+    const [ox, oy] = this.client.origin;
+    const x = Math.round(box.left * s + ox);
+    const y = Math.round(box.top * s + oy);
+    const spec = {
+      name: this.name,
+      rect: [x, y, Math.max(1, Math.round((box.left + box.width) * s + ox) - x), Math.max(1, Math.round((box.top + box.height) * s + oy) - y)],
+    };
+    const o = this.options;
+    if (o.gestures) spec.gesture = o.gestures;
+    if (o.priority) spec.priority = o.priority;
+    if (o.standard_gestures !== undefined) spec.standard_gestures = o.standard_gestures;
+    if (o.drag) spec.drag = scaleDrag(o.drag, s);
+    return spec;
+  }
+}
+
+/** Drag constraints in CSS px as the daemon's screen px (bounds, snap points, initial, limit). */
+function scaleDrag(drag, s) {
+  const out = { ...drag };
+  if (drag.initial) out.initial = drag.initial.map((v) => v * s);
+  for (const axis of ["x", "y"]) {
+    const a = drag[axis];
+    if (!a) continue;
+    out[axis] = { ...a };
+    for (const k of ["min", "max", "limit"]) if (typeof a[k] === "number") out[axis][k] = a[k] * s;
+    if (a.snap) out[axis].snap = a.snap.map((v) => v * s);
+  }
+  return out;
+}
+
+let shared = null;
+
+/** The page's one connection, made on first use with the default options (the default export's). */
+export function sharedConnection() {
+  shared ??= new TouchGestured();
+  return shared;
+}
+
+/**
+ * The default export, for a page that needs one connection with the default options:
+ *   import touchgestured from "/touchgestured.js";
+ *   touchgestured.region(element, { gestures: [{ kind: "tap" }], priority: "high" }).on("tap", ...);
+ *   touchgestured.on("swipe", (g) => ...);
+ */
+const touchgestured = {
+  connect,
+  region: (element, options) => sharedConnection().region(element, options),
+  on: (type, fn) => sharedConnection().on(type, fn),
+  request: (op, fields) => sharedConnection().request(op, fields),
+  subscribe: (fields) => sharedConnection().subscribe(fields),
+  get connection() {
+    return sharedConnection();
+  },
+};
+export default touchgestured;
