@@ -136,7 +136,8 @@ def check_many(other):
         raise Failure("another page lost its daemon during 500 connections")
     for ws in kept:
         ws.close()
-    say(f"500 connections: {len(kept)} taken (with the page and one client: {MAX_PAGES}), {refused} refused with HTTP 503; the others go on")
+    # Every connection here is root's: one user's share is half of --max-connections.
+    say(f"500 connections: {len(kept)} taken (with the page and one client: one user's share, {MAX_PAGES // 2}), {refused} refused with HTTP 503; the others go on")
     wait_for(lambda: try_connect(), "a connection once the 500 closed")
 
 
