@@ -84,7 +84,7 @@ let package = Package(
         .testTarget(
             name: "WebBridgeTests",
             dependencies: [
-                "WebBridge", "GestureProtocol", "SystemCalls", .product(name: "NIOCore", package: "swift-nio"),
+                "WebBridge", "GestureProtocol", "SystemCalls", "TestSupport", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]),
@@ -95,7 +95,7 @@ let package = Package(
         .testTarget(
             name: "DaemonTests",
             dependencies: [
-                "Daemon", "Pipeline", "GestureConfig", "TouchFrames", "GestureProtocol", "GestureEngine", "CLinux", "PointerEmulation",
+                "Daemon", "Pipeline", "GestureConfig", "TouchFrames", "GestureProtocol", "GestureEngine", "CLinux", "PointerEmulation", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

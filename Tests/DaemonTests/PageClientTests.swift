@@ -1,5 +1,6 @@
 import Foundation
 import GestureProtocol
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -22,19 +23,8 @@ import Testing
         let page: String
 
         init(user: String?) throws {
-            let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let (listener, port) = LoopbackTCP.listener()
             self.listener = listener
-            var a = sockaddr_in()
-            a.sin_family = sa_family_t(AF_INET)
-            a.sin_addr.s_addr = inet_addr("127.0.0.1")
-            var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-            _ = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, len) } }
-            listen(listener, 4)
-            // accept(2) gives up after 10 s if the holder never connects.
-            var tv = timeval(tv_sec: 10, tv_usec: 0)
-            setsockopt(listener, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-            _ = withUnsafeMutablePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &len) } }
-            let port = Int(UInt16(bigEndian: a.sin_port))
             let script = "import socket, time; s = socket.create_connection(('127.0.0.1', \(port))); time.sleep(30)"
             let command = (user.map { ["/usr/bin/setpriv", "--reuid=\($0)", "--regid=\($0)", "--clear-groups", "--"] } ?? []) + ["/usr/bin/python3", "-c", script]
             var argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
@@ -44,11 +34,8 @@ import Testing
             holder = pid
             let accepted = accept(listener, nil, nil)
             self.accepted = accepted
-            var peer = sockaddr_in()
-            var plen = socklen_t(MemoryLayout<sockaddr_in>.size)
-            _ = withUnsafeMutablePointer(to: &peer) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(accepted, $0, &plen) } }
             bridge = "127.0.0.1:\(port)"
-            page = "127.0.0.1:\(UInt16(bigEndian: peer.sin_port))"
+            page = "127.0.0.1:\(LoopbackTCP.port(accepted, peer: true))"
         }
 
         deinit {

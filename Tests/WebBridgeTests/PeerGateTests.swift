@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import SystemCalls
+import TestSupport
 import Testing
 
 @testable import WebBridge
@@ -12,33 +13,12 @@ import Testing
 /// Who is at the other end of a loopback connection, from the kernel, and whether that user
 /// could open the daemon's socket.
 @Suite(.serialized) struct PeerGateTests {
-    /// A loopback TCP connection of this process: both ends' addresses.
-    static func loopbackPair() throws -> (client: Int32, server: Int32, listener: Int32) {
-        let l = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var a = sockaddr_in()
-        a.sin_family = sa_family_t(AF_INET)
-        a.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(l, $0, len) } }
-        listen(l, 4)
-        _ = withUnsafeMutablePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(l, $0, &len) } }
-        let c = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        _ = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(c, $0, len) } }
-        let s = accept(l, nil, nil)
-        return (c, s, l)
-    }
-
     static func endpoint(_ fd: Int32, peer: Bool) -> TCPEndpoint {
-        var a = sockaddr_in()
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &a) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { peer ? getpeername(fd, $0, &len) : getsockname(fd, $0, &len) }
-        }
-        return TCPEndpoint(address: "127.0.0.1", port: Int(UInt16(bigEndian: a.sin_port)))!
+        TCPEndpoint(address: "127.0.0.1", port: LoopbackTCP.port(fd, peer: peer))!
     }
 
     @Test func theKernelNames_theOwnerOfEachEnd() throws {
-        let (c, s, l) = try Self.loopbackPair()
+        let (c, s, l) = LoopbackTCP.pair()
         defer { close(c); close(s); close(l) }
         let server = Self.endpoint(s, peer: false), client = Self.endpoint(s, peer: true)
         #expect(TCPEndpoint.owner(local: client, remote: server) == .success(getuid()))
@@ -81,7 +61,7 @@ import Testing
 
     /// The gate on a real connection of this process (root): served, and counted as root.
     @Test func aLocalConnection_isItsUser() throws {
-        let (c, s, l) = try Self.loopbackPair()
+        let (c, s, l) = LoopbackTCP.pair()
         defer { close(c); close(s); close(l) }
         let bridge = Self.endpoint(s, peer: false), page = Self.endpoint(s, peer: true)
         let gate = PeerGate(socketPath: "/nonexistent/gestures.sock", allowRemote: false)
