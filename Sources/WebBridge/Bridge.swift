@@ -74,17 +74,21 @@ public struct Bridge: Sendable {
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .serverChannelOption(.backlog, value: 256)
             .bind(host: settings.host, port: settings.port) { channel in
-                let peer = gate.check(local: channel.localAddress, remote: channel.remoteAddress)
-                guard let httpSlot = try? httpSlots.claim(for: peer.countedAs).get() else {
-                    return channel.eventLoop.makeFailedFuture(ChannelError.inappropriateOperationForState).always { _ in
+                // The peer's user: a kernel query and the user database, off the event loop (a
+                // directory service behind NSS may be slow).
+                NIOThreadPool.singleton.runIfActive(eventLoop: channel.eventLoop) {
+                    gate.check(local: channel.localAddress, remote: channel.remoteAddress)
+                }.flatMapThrowing { peer in
+                    guard let httpSlot = try? httpSlots.claim(for: peer.countedAs).get() else {
                         channel.close(promise: nil)
+                        throw ChannelError.inappropriateOperationForState
                     }
-                }
-                if case .refused(let why, _) = peer, let line = refusals.note("refused \(channel.remoteAddress.map { "\($0)" } ?? "a peer"): \(why)") {
-                    log.notice("\(line)")
-                }
-                return channel.eventLoop.makeCompletedFuture {
-                    try Self.configure(channel, settings: settings, admission: admission, peer: peer, httpSlot: httpSlot)
+                    if case .refused(let why, _) = peer,
+                        let line = refusals.note("refused \(channel.remoteAddress.map { "\($0)" } ?? "a peer"): \(why)")
+                    {
+                        log.notice("\(line)")
+                    }
+                    return try Self.configure(channel, settings: settings, admission: admission, peer: peer, httpSlot: httpSlot)
                 }
             }
     }
