@@ -19,6 +19,7 @@ public struct TCPEndpoint: Equatable, Sendable, CustomStringConvertible {
         var host = text
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         if host.lowercased().hasPrefix("::ffff:"), host.contains(".") { host = String(host.dropFirst(7)) }
+        // The address structs are plain bytes in network order (4 and 16): copied out as they are.
         if inet_pton(AF_INET, host, &v4) == 1 {
             family = AF_INET
             address = withUnsafeBytes(of: v4) { Array($0) }
@@ -39,6 +40,7 @@ public struct TCPEndpoint: Equatable, Sendable, CustomStringConvertible {
 
     public var description: String {
         var buffer = [CChar](repeating: 0, count: 64)
+        // `address` holds the family's 4 or 16 bytes; inet_ntop writes at most 46 into the 64.
         let ok = address.withUnsafeBytes { inet_ntop(family, $0.baseAddress, &buffer, socklen_t(buffer.count)) } != nil
         let host = ok ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "?"
         return family == AF_INET6 ? "[\(host)]:\(port)" : "\(host):\(port)"
