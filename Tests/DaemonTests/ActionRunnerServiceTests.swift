@@ -1,6 +1,7 @@
 import CLinux
 import Foundation
 import Testing
+import TestSupport
 
 @testable import Daemon
 
@@ -28,12 +29,11 @@ import Testing
             try process.run()
             // The socket's file appears at bind(2), a moment before listen(2): the runner is up
             // once a connection is taken (waited for generously: a loaded machine starts slowly).
-            for _ in 0..<6000 {
-                if let fd = try? ActionRunnerServiceTests.connect(socket) {
-                    close(fd)
-                    break
-                }
-                usleep(10_000)
+            let socket = socket
+            eventually(within: 60) {
+                guard let fd = try? ActionRunnerServiceTests.connect(socket) else { return false }
+                close(fd)
+                return true
             }
         }
 
@@ -101,11 +101,13 @@ import Testing
 
     /// The ms the runner logged for its last ended action (the reply must say the same).
     static func lastMs(_ runner: Runner) -> Int {
-        for _ in 0..<100 {
-            if let m = runner.output.firstMatch(of: /exited with status 0 after (\d+) ms/) { return Int(m.1) ?? -1 }
-            usleep(10_000)
+        var ms = -1
+        eventually(within: 2) {
+            guard let m = runner.output.firstMatch(of: /exited with status 0 after (\d+) ms/) else { return false }
+            ms = Int(m.1) ?? -1
+            return true
         }
-        return -1
+        return ms
     }
 
     /// The runner as another user (nobody, no supplementary group), the daemon as root with its

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -26,9 +27,9 @@ import Testing
     /// Waits (at most 10 s) until `count` processes carry `marker`; how many did.
     static func waitFor(_ marker: String, count: Int) -> Int {
         var seen = 0
-        for _ in 0..<1000 where seen < count {
+        eventually(within: 10) {
             seen = processes(marker).count
-            usleep(10_000)
+            return seen >= count
         }
         return seen
     }
@@ -55,10 +56,11 @@ import Testing
             config: Self.config(s, timeoutMs: 1500), dir: dir)
         var most = 0
         var fds = 0
-        while d.process.isRunning {
+        // Sampled until the replay ends (the daemon exits after it).
+        eventually(within: 120) {
             most = max(most, Self.processes("31.17").count)
             fds = max(fds, d.openFDs())
-            usleep(5_000)
+            return !d.process.isRunning
         }
         #expect(d.exit(within: 1) == 0)
         #expect(most >= 1 && most <= 4, "\(most) backgrounded sleeps were alive at once, the cap is 4")
@@ -119,9 +121,9 @@ import Testing
         d.signal(SIGKILL)
         _ = d.stop()
         var left = Self.processes("35.17")
-        for _ in 0..<400 where !left.isEmpty {
-            usleep(10_000)
+        eventually(within: 4) {
             left = Self.processes("35.17")
+            return left.isEmpty
         }
         #expect(left.isEmpty, "a command outlived its daemon's SIGKILL by 4 s")
     }
@@ -142,9 +144,9 @@ import Testing
             #expect(runners.count == 1, "round \(round): runners \(runners)")
             for r in runners { kill(r, SIGKILL) }
             var left = Self.processes("36.17")
-            for _ in 0..<300 where !left.isEmpty {
-                usleep(10_000)
+            eventually(within: 3) {
                 left = Self.processes("36.17")
+                return left.isEmpty
             }
             #expect(left.isEmpty, "round \(round): \(left.count) action process(es) outlived their runner by 3 s")
         }

@@ -3,6 +3,7 @@ import Foundation
 import GestureEngine
 import GestureProtocol
 import Testing
+import TestSupport
 import TouchFrames
 
 @testable import Daemon
@@ -41,11 +42,17 @@ import TouchFrames
         let d = try DaemonUnderTest(["--replay", path, "--loop"], dir: dir)
         let c = try TestClient(d.socket)
         _ = c.json()
-        usleep(1_500_000)
-        let frames = c.call(#"{"op":"stats","id":1}"#)?["frames"]?.number ?? .infinity
         let perPass = Double(events.filter { $0.type == Evdev.EV_SYN && $0.code == Evdev.SYN_REPORT }.count)
-        // A pass a second (plus the lift the replay adds at each end): in 1.5 s at most three.
-        #expect(frames <= 3 * (perPass + 1), "\(frames) frames in 1.5 s, \(perPass) a pass")
+        // A pass a second (plus the lift the replay adds at each end): a third pass cannot have
+        // begun a second after the first ended. (A lower bound on time: a slow machine only
+        // makes it later, never a false failure.)
+        var start = timespec(), end = timespec()
+        c.stat("frames", reaches: perPass + 1, within: 10)
+        clock_gettime(CLOCK_MONOTONIC, &start)
+        let frames = c.stat("frames", reaches: 3 * (perPass + 1), within: 10)
+        clock_gettime(CLOCK_MONOTONIC, &end)
+        let seconds = Double(end.tv_sec - start.tv_sec) + Double(end.tv_nsec - start.tv_nsec) / 1e9
+        #expect(frames >= 3 * (perPass + 1) && seconds >= 0.9, "\(frames) frames in \(seconds) s, \(perPass) a pass")
         #expect(d.stop() == 0)
     }
 
@@ -227,9 +234,7 @@ import TouchFrames
         p.standardError = err
         p.standardOutput = FileHandle.nullDevice
         try p.run()
-        let end = Date().addingTimeInterval(5)
-        while p.isRunning && Date() < end { usleep(20_000) }
-        if p.isRunning {
+        if !eventually(within: 5, { !p.isRunning }) {
             kill(p.processIdentifier, SIGKILL)
             p.waitUntilExit()
             return nil

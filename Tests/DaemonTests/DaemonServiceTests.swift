@@ -5,6 +5,7 @@ import GestureEngine
 import GestureProtocol
 import Pipeline
 import Testing
+import TestSupport
 import TouchFrames
 
 #if canImport(Glibc)
@@ -16,25 +17,14 @@ import TouchFrames
         let d = try DaemonUnderTest([], config: "[screen]\nwidth = 1920\nheight = 1080\n")
         let c = try TestClient(d.socket)
         _ = c.json()
-        func stats() -> JSONValue? { c.call(#"{"op":"stats","id":1}"#) }
         func width() -> Double? { c.call(#"{"op":"get_config","id":2}"#)?["screen"]?["width"]?.number }
         try "[screen]\nwidth = 1280\n\n[thresholds]\ntap_slop = -1\n".write(toFile: d.configPath, atomically: true, encoding: .utf8)
         d.signal(SIGHUP)
-        var failures = 0.0
-        for _ in 0..<50 where failures < 1 {
-            failures = stats()?["reload_failures"]?.number ?? 0
-            if failures < 1 { usleep(50_000) }
-        }
-        #expect(failures == 1)
+        #expect(c.stat("reload_failures", reaches: 1) == 1)
         #expect(width() == 1920)
         try "[screen]\nwidth = 1280\nheight = 800\n".write(toFile: d.configPath, atomically: true, encoding: .utf8)
         d.signal(SIGHUP)
-        var w = 0.0
-        for _ in 0..<50 where w != 1280 {
-            w = width() ?? 0
-            if w != 1280 { usleep(50_000) }
-        }
-        #expect(w == 1280)
+        #expect(eventually(within: 5) { width() == 1280 })
         #expect(d.stop() == 0)
         #expect(d.log.contains("touchgestured.toml:5: 'tap_slop' must be from 0 to 100 mm"))
         #expect(d.notify.wait(for: "RELOADING=1", seconds: 1) != nil)
@@ -139,9 +129,9 @@ import TouchFrames
             p.waitUntilExit()
         }
         var c: TestClient?
-        for _ in 0..<100 where c == nil {
+        eventually(within: 5) {
             c = try? TestClient(path)
-            if c == nil { usleep(50_000) }
+            return c != nil
         }
         let client = try #require(c)
         #expect(client.json()?["type"] == .string("hello"))
@@ -159,17 +149,20 @@ import TouchFrames
         #expect(log.components(separatedBy: "connected to the request socket").count == 2, "only the second socket is quiet")
     }
 
+    /// An idle daemon cannot wake: its one thread waits in epoll_wait with no timeout, and no
+    /// timerfd of its is armed (read from /proc, not timed: nothing could wake it but an fd).
     @Test func idle_makesNoWakeups() throws {
         let d = try DaemonUnderTest([])
-        func switches() -> Int {
-            let s = (try? String(contentsOfFile: "/proc/\(d.pid)/status", encoding: .utf8)) ?? ""
-            let line = s.split(separator: "\n").first { $0.hasPrefix("voluntary_ctxt_switches:") } ?? ""
-            return Int(line.split(separator: "\t").last?.trimmingCharacters(in: .whitespaces) ?? "") ?? -1
+        #expect(eventually(within: 10) { d.waitsInEpoll(forever: true) }, "the idle daemon does not wait in epoll_wait without a timeout")
+        let fds = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(d.pid)/fd")
+        var timers = 0
+        for fd in fds where (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(d.pid)/fd/\(fd)")) == "anon_inode:[timerfd]" {
+            timers += 1
+            let info = try String(contentsOfFile: "/proc/\(d.pid)/fdinfo/\(fd)", encoding: .utf8)
+            #expect(info.contains("it_value: (0, 0)") && info.contains("it_interval: (0, 0)"), "timerfd \(fd) is armed: \(info)")
         }
-        usleep(200_000)
-        let before = switches()
-        usleep(1_500_000)
-        #expect(switches() == before, "the idle daemon woke up")
+        #expect(timers > 0)
+        #expect(d.stop() == 0)
     }
 
     /// The input-to-write latency is sampled at most once per 4 ms of input (a clock read is a
@@ -257,12 +250,7 @@ import TouchFrames
         c.send(#"{"op":"subscribe","id":"s"}"#)
         try "[daemon]\n".write(toFile: d.configPath, atomically: true, encoding: .utf8)
         d.signal(SIGHUP)
-        var reloads = 0.0
-        for _ in 0..<20 where reloads < 1 {
-            reloads = c.call(#"{"op":"stats","id":1}"#)?["reloads"]?.number ?? 0
-            if reloads < 1 { usleep(50_000) }
-        }
-        #expect(reloads == 1)
+        #expect(c.stat("reloads", reaches: 1) == 1)
         let before = try #require(c.call(#"{"op":"stats","id":2}"#)?["client_writes"]?.number)
         var ended = 0, lines = 0
         while ended < 2, let l = c.line(seconds: 15) {

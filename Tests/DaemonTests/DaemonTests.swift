@@ -5,6 +5,7 @@ import GestureEngine
 import GestureProtocol
 import Pipeline
 import Testing
+import TestSupport
 import TouchFrames
 
 #if canImport(Glibc)
@@ -74,12 +75,7 @@ func offlineLines(_ path: String, config: Configuration = .standard) throws -> [
         let d = try DaemonUnderTest(["--replay", Root.tour, "--loop", "--speed", "8"])
         let touches = try TestClient(d.socket)
         #expect(touches.call(#"{"op":"subscribe","id":1,"gestures":false,"touches":true}"#)?["ok"] == .bool(true))
-        var counted = 0.0
-        for _ in 0..<100 where counted == 0 {
-            usleep(100_000)
-            counted = touches.call(#"{"op":"stats","id":2}"#)?["gesture_lines"]?.number ?? 0
-        }
-        #expect(counted > 0, "gestures are counted with no gesture subscriber")
+        #expect(touches.stat("gesture_lines", reaches: 1, within: 10) > 0, "gestures are counted with no gesture subscriber")
         let listener = try TestClient(d.socket)
         let gesture = try #require(listener.next("gesture", seconds: 15))
         #expect(gesture["phase"] != nil && gesture["id"] != nil)
@@ -233,12 +229,7 @@ func offlineLines(_ path: String, config: Configuration = .standard) throws -> [
         #expect(seen.allSatisfy { $0.count == 150 })
         #expect(seen.allSatisfy { $0 == seen[0] })
         let probe = try TestClient(d.socket)
-        var dropped = 0.0
-        for _ in 0..<100 where dropped < 1 {
-            dropped = probe.call(#"{"op":"stats","id":1}"#)?["clients_dropped_slow"]?.number ?? 0
-            if dropped < 1 { usleep(100_000) }
-        }
-        #expect(dropped == 1)
+        #expect(probe.stat("clients_dropped_slow", reaches: 1, within: 10) == 1)
         #expect(d.rssKB() - rssAtStart < 8_000, "RSS grew from \(rssAtStart) to \(d.rssKB()) kB")
         _ = d.stop()
         #expect(d.log.contains("stopped reading"))
@@ -260,9 +251,9 @@ func offlineLines(_ path: String, config: Configuration = .standard) throws -> [
             clients.removeAll()
         }
         var after = -1
-        for _ in 0..<50 where after != before {
-            usleep(50_000)
+        eventually(within: 2.5) {
             after = d.openFDs()
+            return after == before
         }
         #expect(after == before, "fds before \(before), after \(after): \(d.fdList())")
     }

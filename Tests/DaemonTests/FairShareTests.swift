@@ -1,6 +1,7 @@
 import Foundation
 import GestureProtocol
 import Testing
+import TestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -39,9 +40,7 @@ import Testing
         #expect(fourth.isClosed())
         // One of them goes: the user may connect again.
         mine.removeLast()
-        usleep(100_000)
-        let again = try TestClient(d.socket)
-        #expect(again.json()?["type"] == .string("hello"))
+        #expect(eventually(within: 5) { (try? TestClient(d.socket))?.json()?["type"] == .string("hello") })
     }
 
     @Test(.enabled(if: getuid() == 0, "needs root to connect as a second user"))
@@ -89,11 +88,14 @@ import Testing
         for c in [idle, streaming, polling] { _ = c.json() }
         #expect(idle.call(#"{"op":"subscribe","id":1,"gestures":false}"#)?["type"] == .string("reply"))
         #expect(polling.call(#"{"op":"subscribe","id":1,"gestures":false}"#)?["type"] == .string("reply"))
+        // The polling client asks every 0.1 s (while the idle one is waited on) until the idle one is told.
         var closedWith: JSONValue?
-        for i in 0..<10 {
-            usleep(100_000)
-            #expect(polling.call(#"{"op":"ping","id":\#(i + 2)}"#)?["type"] == .string("reply"), "a client that asks was closed")
-            if closedWith == nil { closedWith = idle.json(seconds: 0.01) }
+        var asked = 1
+        eventually(within: 5) {
+            asked += 1
+            #expect(polling.call(#"{"op":"ping","id":\#(asked)}"#)?["type"] == .string("reply"), "a client that asks was closed")
+            closedWith = idle.json(seconds: 0.1)
+            return closedWith != nil
         }
         #expect(closedWith?["code"] == .string("idle_timeout"))
         #expect(closedWith?["message"]?.string == "no request for 0.3 s and subscribed to nothing ([daemon] idle_timeout_ms); closing")

@@ -2,6 +2,7 @@ import CLinux
 import Foundation
 import GestureProtocol
 import Testing
+import TestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -131,10 +132,22 @@ final class DaemonUnderTest {
 
     func signal(_ s: Int32) { kill(pid, s) }
 
+    /// Every thread of the daemon is blocked in epoll_wait (read from /proc/PID/task/*/syscall):
+    /// with no timeout (`forever`), or with one that is not 0 (it is not spinning).
+    func waitsInEpoll(forever: Bool) -> Bool {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return !tasks.isEmpty && tasks.allSatisfy { task in
+            let call = ((try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/syscall", encoding: .utf8)) ?? "").split(separator: " ")
+            // epoll_wait (232) or epoll_pwait (281) on x86_64, epoll_pwait (22) on arm64; the 4th argument the timeout.
+            guard call.count > 4, ["232", "281", "22"].contains(call[0]) else { return false }
+            let infinite = ["0xffffffff", "0xffffffffffffffff"].contains(call[4])
+            return forever ? infinite : call[4] != "0x0"
+        }
+    }
+
     /// Waits for the daemon to exit on its own (`--exit-after-replay`); stops it after `seconds`.
     func exit(within seconds: Double) -> Int32 {
-        let end = Date().addingTimeInterval(seconds)
-        while process.isRunning && Date() < end { usleep(20_000) }
+        eventually(within: seconds) { !process.isRunning }
         return stop()
     }
 
@@ -260,6 +273,18 @@ final class TestClient {
             if v["type"] == .string("reply") || v["type"] == .string("error") { return v }
         }
         return nil
+    }
+
+    /// Asks `stats` until `key` reaches `least` (a reload, a dropped client: something the
+    /// daemon does on its own time); the last value read.
+    @discardableResult
+    func stat(_ key: String, reaches least: Double, within seconds: Double = 5) -> Double {
+        var value = 0.0
+        eventually(within: seconds) {
+            value = call(#"{"op":"stats","id":"wait"}"#)?[key]?.number ?? 0
+            return value >= least
+        }
+        return value
     }
 
     /// Reads what has arrived, without waiting; complete lines are kept for `line()`.

@@ -15,11 +15,7 @@ import Testing
         _ = c.next("hello")
         try "[device]\nmode = \"grab\"\n".write(toFile: d.configPath, atomically: true, encoding: .utf8)
         d.signal(SIGHUP)
-        var reloads = 0.0
-        for _ in 0..<100 where reloads < 1 {
-            reloads = c.call(#"{"op":"stats","id":1}"#)?["reloads"]?.number ?? 0
-            if reloads < 1 { usleep(50_000) }
-        }
+        #expect(c.stat("reloads", reaches: 1) == 1)
         #expect(d.stop() == 0)
         #expect(d.log.contains("applies from the next touch sequence; but [device] mode = \"grab\" applies at start: the panels stay \"observe\" until a restart"), "\(d.log)")
     }

@@ -255,7 +255,7 @@ func readFile(_ path: String) -> String? {
         } throws: { error in
             guard let e = error as? ConfigError else { return false }
             let ok = e.file == "kiosk.toml" && e.line == line && e.reason.contains(reason)
-            if !ok { print("got \(e)") }
+            if !ok { Issue.record("got \(e)") }
             return ok
         }
     }

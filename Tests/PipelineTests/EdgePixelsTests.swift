@@ -58,11 +58,8 @@ import TouchFrames
         }
     }
 
-    @Test func everySharedPanel_underRandomGeometries_mapsItsEdgesInsideTheScreen() throws {
-        guard Paths.sharedPresent else {
-            print("shared recordings absent (\(Paths.shared)): the real panels' axes are not checked")
-            return
-        }
+    @Test(.enabled(if: Paths.sharedPresent, "the real-panel recordings (../shared/recordings) are absent"))
+    func everySharedPanel_underRandomGeometries_mapsItsEdgesInsideTheScreen() throws {
         let descs = try FileManager.default.contentsOfDirectory(atPath: Paths.shared).filter { $0.hasSuffix(".desc") }
         #expect(!descs.isEmpty)
         for name in descs {

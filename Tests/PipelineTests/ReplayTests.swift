@@ -117,12 +117,11 @@ func lines(_ ndjson: String) throws -> [Line] {
     }
 }
 
-@Suite struct RealPanelTests {
-    func replay(_ file: String, device: String? = nil) throws -> [Line]? {
-        guard Paths.sharedPresent else {
-            print("skipping: \(Paths.shared) is absent (real-panel recordings live beside the checkout)")
-            return nil
-        }
+/// The real panels' recordings live in ../shared/recordings, beside the checkout (CI has them):
+/// where they are absent, these tests show as skipped, with the reason.
+@Suite(.enabled(if: Paths.sharedPresent, "the real-panel recordings (../shared/recordings) are absent"))
+struct RealPanelTests {
+    func replay(_ file: String, device: String? = nil) throws -> [Line] {
         let recording = try Evemu.parse(try read("\(Paths.shared)/\(file)"), file: file)
         let description: DeviceDescription
         if let device {
@@ -139,7 +138,7 @@ func lines(_ ndjson: String) throws -> [Line] {
         ("ep0430m09.4-finger-drag-down.events", 4),
     ])
     func ep0430m09_drags_arePansWithTheirFingerCount_andNoTaps(file: String, fingers: Int) throws {
-        guard let out = try replay(file) else { return }
+        let out = try replay(file)
         let pans = out.filter { $0.gesture == "pan" }
         #expect(pans.first?.phase == "began")
         #expect(pans.last?.phase == "ended")
@@ -153,7 +152,6 @@ func lines(_ ndjson: String) throws -> [Line] {
     }
 
     @Test func ep0430m09_withTheFlipCalibration_downIsDown() throws {
-        guard Paths.sharedPresent else { return }
         let path = "\(Paths.shared)/ep0430m09.4-finger-drag-down.events"
         let recording = try Evemu.parse(try read(path), file: path)
         let config = try ConfigLoader.parse("[device]\ncalibration = [1, 0, 0, 0, -1, 1]\n", file: "flip.toml")
@@ -162,13 +160,13 @@ func lines(_ ndjson: String) throws -> [Line] {
     }
 
     @Test func ep0430m09_twoFingersTouchAndRelease_makeNoMovementGesture() throws {
-        guard let out = try replay("ep0430m09.2-fingers-touch-release.events") else { return }
+        let out = try replay("ep0430m09.2-fingers-touch-release.events")
         #expect(!out.contains { ["pan", "swipe", "pinch", "edge_swipe"].contains($0.gesture) })
     }
 
     @Test(arguments: ["quanta-optical.events", "quanta-optical.touch-hover.events", "quanta-optical.touch-on-left.events"])
     func quanta_eventsOnly_withTheDescription_replayBalanced(file: String) throws {
-        guard let out = try replay(file, device: "quanta-optical.desc") else { return }
+        let out = try replay(file, device: "quanta-optical.desc")
         #expect(!out.isEmpty)
         // Every continuous gesture that began also ended.
         #expect(out.filter { $0.phase == "began" }.count == out.filter { $0.phase == "ended" || $0.phase == "cancelled" }.count)
@@ -201,11 +199,14 @@ func lines(_ ndjson: String) throws -> [Line] {
         #expect(a.out == b.out)
     }
 
-    @Test func replay_withAConfig_andEventsOnlyWithDevice() throws {
+    @Test func replay_withAConfig() throws {
         let r = try run(["replay", "--config", Paths.examples + "/bottom-sheet.toml", "\(Paths.fixtures)/bottom-sheet-handle.events"])
         #expect(r.status == 0)
         #expect(r.out == (try read("\(Paths.fixtures)/bottom-sheet-handle.ndjson")))
-        guard Paths.sharedPresent else { return }
+    }
+
+    @Test(.enabled(if: Paths.sharedPresent, "the real-panel recordings (../shared/recordings) are absent"))
+    func replay_eventsOnly_withTheirDevice() throws {
         let q = try run(["replay", "--device", Paths.shared + "/quanta-optical.desc", Paths.shared + "/quanta-optical.touch-on-left.events"])
         #expect(q.status == 0 && q.out.contains("\"long_press\""))
     }
@@ -219,8 +220,8 @@ func lines(_ ndjson: String) throws -> [Line] {
         #expect(r.out.isEmpty)
     }
 
-    @Test func replay_eventsOnlyWithoutDevice_saysSo() throws {
-        guard Paths.sharedPresent else { return }
+    @Test(.enabled(if: Paths.sharedPresent, "the real-panel recordings (../shared/recordings) are absent"))
+    func replay_eventsOnlyWithoutDevice_saysSo() throws {
         let r = try run(["replay", Paths.shared + "/quanta-optical.events"])
         #expect(r.status != 0 && r.err.contains("--device"))
     }
