@@ -120,9 +120,8 @@ struct RecognizerBank {
         moved = true
     }
 
-    /// A look at recognizer `g` without changing it. Read in place through the array's storage:
-    /// `array[i]` would copy the whole recognizer (a pan with its velocity tracker is ~700
-    /// bytes) each time, and the engine looks several times a frame.
+    /// A look at recognizer `g` without changing it, read in place through a span of its array
+    /// (`array[i]` would copy the whole recognizer, a pan with its velocity tracker ~700 bytes).
     func look(_ g: Int) -> Look.Seen { read(g, Look.All()) }
 
     /// The kept statuses and deadlines are what the recognizers themselves say (for `assert`).
@@ -143,12 +142,12 @@ struct RecognizerBank {
     private func read<L: Looker>(_ g: Int, _ l: L) -> L.Result {
         let i = entries[g].slot
         switch entries[g].kind {
-        case .tap: return taps.withUnsafeBufferPointer { l.look($0, i) }
-        case .longPress: return longPresses.withUnsafeBufferPointer { l.look($0, i) }
-        case .pan: return pans.withUnsafeBufferPointer { l.look($0, i) }
-        case .swipe: return swipes.withUnsafeBufferPointer { l.look($0, i) }
-        case .pinch: return pinches.withUnsafeBufferPointer { l.look($0, i) }
-        case .edgeSwipe: return edgeSwipes.withUnsafeBufferPointer { l.look($0, i) }
+        case .tap: return l.look(taps.span, i)
+        case .longPress: return l.look(longPresses.span, i)
+        case .pan: return l.look(pans.span, i)
+        case .swipe: return l.look(swipes.span, i)
+        case .pinch: return l.look(pinches.span, i)
+        case .edgeSwipe: return l.look(edgeSwipes.span, i)
         }
     }
 
@@ -172,7 +171,7 @@ struct Reset: RecognizerVisitor {
 /// What the engine sees of a recognizer for its transition log.
 protocol Looker {
     associatedtype Result
-    func look<R: Recognizer>(_ rs: UnsafeBufferPointer<R>, _ i: Int) -> Result
+    func look<R: Recognizer>(_ rs: borrowing Span<R>, _ i: Int) -> Result
 }
 
 enum Look {
@@ -183,7 +182,7 @@ enum Look {
         var failure: FailReason?
     }
     struct All: Looker {
-        func look<R: Recognizer>(_ rs: UnsafeBufferPointer<R>, _ i: Int) -> Seen {
+        func look<R: Recognizer>(_ rs: borrowing Span<R>, _ i: Int) -> Seen {
             Seen(stateName: rs[i].stateName, status: rs[i].status, deadline: rs[i].deadline, failure: rs[i].failure)
         }
     }
