@@ -95,7 +95,7 @@ let package = Package(
         .testTarget(
             name: "DaemonTests",
             dependencies: [
-                "Daemon", "Pipeline", "GestureConfig", "TouchFrames", "GestureProtocol", "GestureEngine", "CLinux", "PointerEmulation", "TestSupport",
+                "Daemon", "Pipeline", "GestureConfig", "TouchFrames", "TouchInput", "GestureProtocol", "GestureEngine", "CLinux", "PointerEmulation", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -223,3 +223,14 @@ struct DeviceTable {
         anomalies = total
     }
 }
+
+extension DevicePipeline {
+    /// A reader's batch, through the span of the events it holds (one of its two lists).
+    mutating func feed(_ batch: InputBatch, into out: inout PipelineOutput) {
+        if batch.kernelEvents.isEmpty {
+            feed(batch.events.span, resynced: batch.resynced, into: &out)
+        } else {
+            feed(kernel: batch.kernelEvents.span, into: &out)
+        }
+    }
+}

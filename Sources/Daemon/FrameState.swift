@@ -1,3 +1,4 @@
+import TouchInput
 import Pipeline
 import TouchFrames
 

@@ -22,14 +22,14 @@ struct Mirror {
     /// write failed.
     mutating func pass(_ batch: InputBatch) -> Bool {
         if batch.resynced {
-            let events = state.resync(to: batch.events)
+            let events = state.resync(to: batch.events.span)
             return events.withUnsafeBufferPointer { failed(screen.send($0)) }
         }
         if state.filtering {
-            let events = state.filter(batch.kernelEvents)
+            let events = state.filter(batch.kernelEvents.span)
             return events.withUnsafeBufferPointer { failed(screen.send($0)) }
         }
-        state.note(batch.kernelEvents)
+        state.note(batch.kernelEvents.span)
         return failed(screen.send(batch.kernelEvents))
     }
 

@@ -77,12 +77,12 @@ struct Arena {
 
     /// Do `a` and `b` share a contact? Yes in one region; for regions one inside the other, when
     /// a contact the outer member can see (landed since its round began) landed in the inner one.
-    /// (`sequences` by address: `fireNext`'s, read only.)
-    func meet(_ a: Int, _ b: Int, _ sequences: UnsafePointer<SequenceTable>) -> Bool {
+    /// (The sequences' nesting and each region's last landing: `fireNext`'s, borrowed.)
+    func meet(_ a: Int, _ b: Int, _ tree: borrowing RegionTree, _ lastLanded: borrowing [UInt64]) -> Bool {
         let ra = seats[a].region, rb = seats[b].region
         if ra == rb { return true }
-        if sequences.pointee.tree.isAncestor(ra, of: rb) { return sequences.pointee.lastLanded[rb] >= seats[a].firstSerial }
-        if sequences.pointee.tree.isAncestor(rb, of: ra) { return sequences.pointee.lastLanded[ra] >= seats[b].firstSerial }
+        if tree.isAncestor(ra, of: rb) { return lastLanded[rb] >= seats[a].firstSerial }
+        if tree.isAncestor(rb, of: ra) { return lastLanded[ra] >= seats[b].firstSerial }
         return false
     }
 
@@ -102,18 +102,20 @@ struct Arena {
 
     /// May `g` fire now? Not while an undecided member of its round or an earlier one that
     /// shares a contact with it outranks it.
-    func isBlocked(_ g: Int, by policy: ArenaPolicy, _ sequences: UnsafePointer<SequenceTable>) -> Bool {
+    func isBlocked(_ g: Int, by policy: ArenaPolicy, _ tree: borrowing RegionTree, _ lastLanded: borrowing [UInt64]) -> Bool {
         for o in members where o != g && seats[o].decision == .undecided && seats[o].round <= seats[g].round {
-            if policy.outranks(o, g) && meet(o, g, sequences) { return true }
+            if policy.outranks(o, g), meet(o, g, tree, lastLanded) { return true }
         }
         return false
     }
 
     /// Does `winner`'s firing reject `o`? Yes if `o` is undecided, of its round, shares a
     /// contact with it, and may not run with it.
-    func loses(_ o: Int, to winner: Int, by policy: ArenaPolicy, _ sequences: UnsafePointer<SequenceTable>) -> Bool {
-        o != winner && seats[o].isMember && seats[o].decision == .undecided && seats[o].round == seats[winner].round
-            && !policy.simultaneous(winner, o) && meet(o, winner, sequences)
+    func loses(_ o: Int, to winner: Int, by policy: ArenaPolicy, _ tree: borrowing RegionTree, _ lastLanded: borrowing [UInt64]) -> Bool {
+        guard o != winner && seats[o].isMember && seats[o].decision == .undecided && seats[o].round == seats[winner].round
+            && !policy.simultaneous(winner, o)
+        else { return false }
+        return meet(o, winner, tree, lastLanded)
     }
 
     /// The rule, applied once from position `start` of `members`: the first undecided member
@@ -122,19 +124,19 @@ struct Arena {
     /// the losers (their recognizers' `accepted` and `rejected`) and asks again from `next`.
     /// nil: nothing from `start` on can fire now.
     mutating func fireNext(
-        from start: Int, bank: borrowing RecognizerBank, policy: ArenaPolicy, sequences: UnsafePointer<SequenceTable>,
+        from start: Int, bank: borrowing RecognizerBank, policy: ArenaPolicy, tree: borrowing RegionTree, lastLanded: borrowing [UInt64],
         losers: inout FrameList<Int>
     ) -> (winner: Int, next: Int)? {
         var i = start
         while i < members.count {
             let g = members[i]
             i += 1
-            guard seats[g].decision == .undecided, bank.status(g).isReady, !isBlocked(g, by: policy, sequences) else {
+            guard seats[g].decision == .undecided, bank.status(g).isReady, !isBlocked(g, by: policy, tree, lastLanded) else {
                 continue
             }
             seats[g].decision = .accepted
             moved = true
-            for o in members where loses(o, to: g, by: policy, sequences) {
+            for o in members where loses(o, to: g, by: policy, tree, lastLanded) {
                 seats[o].decision = .rejected
                 losers.append(o)
             }
@@ -162,3 +164,4 @@ struct Arena {
         moved = true
     }
 }
+

@@ -49,6 +49,10 @@ public struct Engine {
     /// Optional only so that `handle` can move it out and back (nil in between): swapped with an
     /// empty array instead, the empty one was released on every frame.
     private var summaries: [FrameSummary]? = []
+    /// What a recognizer is lent with an input that is not a frame (a deadline, the arena's
+    /// word): an empty summary, never read. (Summaries go down to the recognizers `inout`, which
+    /// lets the compiler pass their address, then `borrowing`: read only, never copied.)
+    var noFrame = FrameSummary(time: Timestamp(nanoseconds: 0))
     var drags: DragRests
 
     var now = Timestamp.zero
@@ -176,13 +180,11 @@ public struct Engine {
             }
             return
         }
-        // Worked on as a local (moved out of `self`), so the summaries can be read in place
-        // while the recognizers, which are `self`'s, change.
+        // Worked on as a local (moved out of `self`), so the summaries can be lent in place
+        // (through a span) while the recognizers, which are `self`'s, change.
         guard var sums = summaries.take() else { preconditionFailure("Engine.handle re-entered") }
         sequences.read(frame, at: time, into: &sums)
-        // Safe: `sums` is a local no one else can reach; each pointer handed on points into it
-        // (an index `read` gave) and lives only for the delivery it is handed to.
-        sums.withUnsafeMutableBufferPointer { deliverFrame($0, at: time, into: &out) }
+        deliverFrame(&sums, at: time, into: &out)
         summaries = consume sums
         if landingLog != nil {
             for l in sequences.landings { sequences.logLanding(l.contact, leaf: l.leaf, at: time, into: &landingLog!) }
@@ -192,31 +194,30 @@ public struct Engine {
     }
 
     /// One frame, read into `sums`, to the gestures that see it.
-    private mutating func deliverFrame(_ sums: UnsafeMutableBufferPointer<FrameSummary>, at time: Timestamp, into out: inout [GestureEvent]) {
-        let base = sums.baseAddress!
+    private mutating func deliverFrame(_ sums: inout [FrameSummary], at time: Timestamp, into out: inout [GestureEvent]) {
         // What the frame holds beyond motion, in one look (most frames only move fingers).
         var palms = false, starts = false, poisoned = false
         for r in sequences.active {
-            let p = base + sequences.summarySlot(ofRegion: r)
+            let slot = sequences.summarySlot(ofRegion: r)
             if sequences.poisoned[r] {
                 poisoned = true
-            } else if p.pointee.hasPalm {
+            } else if sums[slot].hasPalm {
                 palms = true
             }
-            if p.pointee.count > 0 && p.pointee.added == p.pointee.count { starts = true }
+            if sums[slot].count > 0 && sums[slot].added == sums[slot].count { starts = true }
         }
         // A palm cancels the sequences it came down in (and is ignored until they are over).
         if palms {
-            for r in sequences.active where base[sequences.summarySlot(ofRegion: r)].hasPalm && !sequences.poisoned[r] {
+            for r in sequences.active where sums[sequences.summarySlot(ofRegion: r)].hasPalm && !sequences.poisoned[r] {
                 sequences.poisoned[r] = true
                 poisoned = true
                 for g in arena.members where regionOf[g] == r && isLive(g) { reject(g, at: time, because: .palm, into: &out) }
             }
         }
         // Gestures under way (and those carried over, waiting for their next tap) see their view.
-        deliverToLive(base, at: time, into: &out)
+        deliverToLive(&sums, at: time, into: &out)
         resolve(at: time, into: &out)
-        if starts { beginSequences(base, at: time, into: &out) }
+        if starts { beginSequences(&sums, at: time, into: &out) }
         // Only an acceptance or a finger landing can give a gesture its fingers.
         if arena.moved || !sequences.landings.isEmpty { claimContacts() }
         if poisoned {
@@ -229,23 +230,23 @@ public struct Engine {
     /// The regions whose sequence starts with this frame: where every finger was replaced
     /// between two reports, what was carried over sees the new fingers land (after the old ones'
     /// lift, delivered before); then each arms its gestures for a new round.
-    private mutating func beginSequences(_ base: UnsafeMutablePointer<FrameSummary>, at time: Timestamp, into out: inout [GestureEvent]) {
+    private mutating func beginSequences(_ sums: inout [FrameSummary], at time: Timestamp, into out: inout [GestureEvent]) {
         var replaced = false
         for r in sequences.active where !sequences.poisoned[r] {
-            let p = base + sequences.summarySlot(ofRegion: r)
-            guard p.pointee.count > 0 && p.pointee.added == p.pointee.count && p.pointee.removed > 0 else { continue }
-            p.pointee.removed = 0
+            let slot = sequences.summarySlot(ofRegion: r)
+            guard sums[slot].count > 0 && sums[slot].added == sums[slot].count && sums[slot].removed > 0 else { continue }
+            sums[slot].removed = 0
             replaced = true
             for g in configuration.regions[r].gestures
             where arena.isUndecided(g) && !sequences.hasClaim(g) && bank.status(g) != .readyLifted {
-                deliver(.frame(UnsafePointer(p)), to: g, into: &out)
+                show(&sums[slot], to: g, into: &out)
             }
         }
         if replaced { resolve(at: time, into: &out) }
         for r in sequences.active where !sequences.poisoned[r] {
-            let p = UnsafePointer(base + sequences.summarySlot(ofRegion: r))
-            guard p.pointee.count > 0 && p.pointee.added == p.pointee.count else { continue }
-            beginSequence(r, p, at: time, into: &out)
+            let slot = sequences.summarySlot(ofRegion: r)
+            guard sums[slot].count > 0 && sums[slot].added == sums[slot].count else { continue }
+            beginSequence(r, &sums[slot], at: time, into: &out)
         }
         resolve(at: time, into: &out)
     }
@@ -254,7 +255,7 @@ public struct Engine {
     /// contacts' summary, else its region's (for a region whose fingers were all replaced, first
     /// their lift). Only the members not rejected are looked at (a sequence's first frames
     /// reject most); a member rejected on the way is skipped by `isLive`.
-    private mutating func deliverToLive(_ base: UnsafeMutablePointer<FrameSummary>, at time: Timestamp, into out: inout [GestureEvent]) {
+    private mutating func deliverToLive(_ sums: inout [FrameSummary], at time: Timestamp, into out: inout [GestureEvent]) {
         arena.refreshOpen()
         var k = 0
         while k < arena.open.count {
@@ -263,20 +264,19 @@ public struct Engine {
             let r = regionOf[g]
             guard isLive(g), sequences.isActive(r), !sequences.poisoned[r], bank.status(g) != .readyLifted else { continue }
             if sequences.hasClaim(g) {
-                deliver(.frame(UnsafePointer(base + sequences.summarySlot(ofClaim: g))), to: g, into: &out)
+                show(&sums[sequences.summarySlot(ofClaim: g)], to: g, into: &out)
                 continue
             }
-            let p = UnsafePointer(base + sequences.summarySlot(ofRegion: r))
-            if p.pointee.count > 0 && p.pointee.added == p.pointee.count && p.pointee.removed > 0 {
+            let slot = sequences.summarySlot(ofRegion: r)
+            if sums[slot].count > 0 && sums[slot].added == sums[slot].count && sums[slot].removed > 0 {
                 // Every finger was replaced within one frame: the old ones lift first.
                 var lift = FrameSummary(time: time)
-                lift.removed = p.pointee.removed
-                lift.centroid = p.pointee.previousCentroid
-                lift.scale = p.pointee.scale
-                // Safe: `lift` is a local that outlives the delivery it is handed to.
-                withUnsafePointer(to: &lift) { deliver(.frame($0), to: g, into: &out) }
+                lift.removed = sums[slot].removed
+                lift.centroid = sums[slot].previousCentroid
+                lift.scale = sums[slot].scale
+                show(&lift, to: g, into: &out)
             } else {
-                deliver(.frame(p), to: g, into: &out)
+                show(&sums[slot], to: g, into: &out)
             }
         }
     }
@@ -289,7 +289,8 @@ public struct Engine {
             now = max(now, d)
             for g in arena.members where isLive(g) {
                 guard let gd = bank.deadline(g), gd <= d else { continue }
-                deliver(.deadline(d), to: g, into: &out)
+                var none = FrameSummary(time: d)  // (`deliver` changes `self`: not `noFrame`)
+                deliver(.deadline(d), &none, to: g, into: &out)
                 // A recognizer must move past its deadline; one that does not is failed, not looped on.
                 if let again = bank.deadline(g), again <= d {
                     reject(g, at: d, because: .invalidInput(state: bank.look(g).stateName, input: .deadline), into: &out)
@@ -328,7 +329,7 @@ public struct Engine {
     /// round are armed for a new one and see the frame, unless a gesture of a region it is
     /// nested in is already under way and takes the new contact (it rules them out at once, as
     /// Flutter's accepted drag claims every new pointer).
-    private mutating func beginSequence(_ r: Int, _ p: UnsafePointer<FrameSummary>, at time: Timestamp, into out: inout [GestureEvent]) {
+    private mutating func beginSequence(_ r: Int, _ s: inout FrameSummary, at time: Timestamp, into out: inout [GestureEvent]) {
         sequences.startSequence(r)
         for g in configuration.regions[r].gestures where !arena.isUndecided(g) {
             // (A gesture still running cannot be here: its fingers lifted; should one be, it is
@@ -340,7 +341,7 @@ public struct Engine {
             bank.reset(g)
             arena.arm(g, round: sequences.round[r], region: r, firstSerial: sequences.firstSerialOfFrame)
             sequenceOf[g] = sequences.sequenceID[r]
-            deliver(.frame(p), to: g, into: &out)
+            show(&s, to: g, into: &out)
             if arena.isUndecided(g), let taker = runningGesture(over: r, against: g) {
                 reject(g, at: time, because: .lostTo(taker), into: &out)
             }

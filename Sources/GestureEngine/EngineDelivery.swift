@@ -11,13 +11,19 @@ extension Engine {
         }
     }
 
-    mutating func deliver(_ input: RecognizerInput, to g: Int, into out: inout [GestureEvent]) {
+    /// A frame to gesture `g`: its view's summary, lent in place.
+    mutating func show(_ s: inout FrameSummary, to g: Int, into out: inout [GestureEvent]) {
+        deliver(.contact(ContactChange(s)), &s, to: g, into: &out)
+    }
+
+    /// `input` to gesture `g`; `s` is the frame's summary for a `.contact` input (`noFrame` else).
+    mutating func deliver(_ input: RecognizerInput, _ s: inout FrameSummary, to g: Int, into out: inout [GestureEvent]) {
         let before = transitionLog == nil ? nil : bank.look(g).stateName
         let first = out.count
-        let (wasFailed, status) = bank.handle(g, input, into: &out)
+        let (wasFailed, status) = bank.handle(g, input, &s, into: &out)
         if let before {
             let after = bank.look(g)
-            log(g, before, input.name, after.stateName, after.failure, at: input.time)
+            log(g, before, input.name, after.stateName, after.failure, at: input.time(s))
         }
         if out.count > first { stamp(from: first, g, &out) }
         guard status == .failed else { return }
@@ -38,10 +44,10 @@ extension Engine {
         while changed {
             changed = false
             var from = 0
-            // The sequences go by address: as a value beside the arena's change they were copied
-            // (~400 bytes) each call. Safe: the pointer lives for the call, which only reads them.
+            // Only the nesting and the landings are lent (not the ~400-byte table).
             while let (g, next) = arena.fireNext(
-                from: from, bank: bank, policy: configuration.policy, sequences: &sequences, losers: &losers)
+                from: from, bank: bank, policy: configuration.policy, tree: sequences.tree, lastLanded: sequences.lastLanded,
+                losers: &losers)
             {
                 from = next
                 changed = true
@@ -49,7 +55,7 @@ extension Engine {
                 instance[g] = nextID
                 nextID += 1
                 let first = out.count
-                _ = bank.handle(g, .accepted(time), into: &out)
+                _ = bank.handle(g, .accepted(time), &noFrame, into: &out)
                 if let before { log(g, before, .accepted, bank.look(g).stateName, nil, at: time) }
                 if out.count > first { stamp(from: first, g, &out) }
                 for o in losers { reject(o, at: time, because: .lostTo(g), into: &out) }
@@ -61,7 +67,7 @@ extension Engine {
     mutating func reject(_ g: Int, at time: Timestamp, because reason: FailReason, into out: inout [GestureEvent]) {
         let before = transitionLog == nil ? nil : bank.look(g).stateName
         let first = out.count
-        _ = bank.handle(g, .rejected(time, reason), into: &out)
+        _ = bank.handle(g, .rejected(time, reason), &noFrame, into: &out)
         if let before { log(g, before, .rejected, bank.look(g).stateName, reason, at: time) }
         if out.count > first { stamp(from: first, g, &out) }
         if case .invalidInput = reason { invalidInputs += 1 }

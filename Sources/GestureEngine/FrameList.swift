@@ -37,25 +37,24 @@ public struct FrameList<Element>: RandomAccessCollection {
 
     @inlinable public mutating func removeAll() { used = 0 }
 
-    /// Refills the list where it lies: `body` writes elements from the start of a buffer of
+    /// Refills the list where it lies: `body` writes elements from the start of a span of
     /// `capacity` (grown to it with `filler` if smaller) and returns how many it wrote; they are
     /// the list. One uniqueness check of the storage, whatever the count (a value shared with a
     /// copy is copied first, as any write to an array is).
     @inlinable public mutating func refill(
-        capacity: Int, filler: Element, _ body: (UnsafeMutableBufferPointer<Element>) -> Int
+        capacity: Int, filler: Element, _ body: (inout MutableSpan<Element>) -> Int
     ) {
         if storage.count < capacity { storage += repeatElement(filler, count: capacity - storage.count) }
-        // Safe: the buffer is the storage's first `capacity` elements, all initialized (grown
-        // above), lent for the call only; what `body` says it wrote is checked against it.
-        let n = storage.withUnsafeMutableBufferPointer { body(UnsafeMutableBufferPointer(rebasing: $0[0..<capacity])) }
+        var whole = storage.mutableSpan
+        var span = whole.extracting(0..<capacity)
+        let n = body(&span)
         precondition(n >= 0 && n <= capacity, "FrameList refilled past its capacity")
         used = n
     }
 
-    /// The list's elements as a buffer, read where they lie.
-    @inlinable public func withUnsafeBufferPointer<R>(_ body: (UnsafeBufferPointer<Element>) throws -> R) rethrows -> R {
-        // Safe: the first `count` elements of the storage, lent for the call only.
-        try storage.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[0..<used])) }
+    /// The list's elements as a span, read where they lie.
+    @inlinable public func withSpan<R>(_ body: (Span<Element>) throws -> R) rethrows -> R {
+        try body(storage.span.extracting(0..<used))
     }
 }
 

@@ -37,27 +37,6 @@ struct FrameSummary {
     init(time: Timestamp) { self.time = time }
 }
 
-extension FrameSummary {
-    /// The summary as recognizers read it: each field loaded where it lies in the engine's one
-    /// copy (taken by value, the ~160-byte summary would be copied for every recognizer at every
-    /// step of a frame). Valid during the recognizer's `handle` call only.
-    struct Ref {
-        let p: UnsafePointer<FrameSummary>
-        var time: Timestamp { p.pointee.time }
-        var count: Int { p.pointee.count }
-        var added: Int { p.pointee.added }
-        var removed: Int { p.pointee.removed }
-        var centroid: PixelPoint { p.pointee.centroid }
-        var delta: PixelPoint { p.pointee.delta }
-        var spreadRatio: Double { p.pointee.spreadRatio }
-        var spanDelta: Millimeters { p.pointee.spanDelta }
-        var rotationDelta: Double { p.pointee.rotationDelta }
-        var maxTravel: Millimeters { p.pointee.maxTravel }
-        var scale: MillimetersPerPixel { p.pointee.scale }
-        var firstContact: PixelPoint { p.pointee.firstContact }
-    }
-}
-
 /// Which of a frame's contacts a `ContactTracker` follows: those of one region's sequence, or
 /// those a gesture claimed (`Claim`). Asked once per contact per frame.
 protocol ContactView {
@@ -80,7 +59,7 @@ struct ContactTracker {
     }
 
     /// The contacts down after the last frame: the first `count` of `current`. The buffers only
-    /// grow (to the most contacts seen) and are written through pointers, one access a frame.
+    /// grow (to the most contacts seen) and are written through spans, one access a frame.
     private var current: [Tracked] = []
     private var next: [Tracked] = []
     private(set) var count = 0
@@ -132,29 +111,23 @@ struct ContactTracker {
         if next.count < frame.contacts.count {
             next += [Tracked](repeating: .none, count: frame.contacts.count - next.count)
         }
-        // Worked on as locals (swapped out, not copied): a closure over one stored array may
-        // not touch another of `self`.
+        // Worked on as locals (swapped out of `self` and back, not copied: no retain).
         var previousBuffer: [Tracked] = [], nextBuffer: [Tracked] = []
         swap(&previousBuffer, &current)
         swap(&nextBuffer, &next)
         let previousCount = count
         var m = Matching()
-        // Safe: both buffers are locals of this call (swapped out of `self` above), so nothing
-        // else can reach them while the pointers live; indices stay below their counts; the
-        // frame's contacts are only read, and the frame is borrowed for the whole call.
-        nextBuffer.withUnsafeMutableBufferPointer { next in
-            previousBuffer.withUnsafeBufferPointer { all in
-                let current = UnsafeBufferPointer(rebasing: all[0..<previousCount])
-                frame.contacts.withUnsafeBufferPointer { contacts in
-                    var index = -1
-                    for c in contacts {
-                        index &+= 1
-                        guard view.includes(index, c) else { continue }
-                        m.take(c, from: current, scale: frame.scale, into: next, summary: &s)
-                    }
-                }
+        do {
+            // Spans of the two local buffers (bounds-checked, lent for this block only).
+            var nextSpan = nextBuffer.mutableSpan
+            let previous = previousBuffer.span.extracting(0..<previousCount)
+            for index in 0..<frame.contacts.count {
+                let c = frame.contacts[index]
+                if view.includes(index, c) { m.take(c, from: previous, scale: frame.scale, into: &nextSpan, summary: &s) }
             }
-            let down = UnsafeBufferPointer(rebasing: next[0..<m.n])
+        }
+        do {
+            let down = nextBuffer.span.extracting(0..<m.n)
             if m.common > 0 {
                 let k = Double(m.common)
                 let prevC = m.prevSum * (1 / k)
@@ -173,8 +146,8 @@ struct ContactTracker {
         s.maxTravel = Millimeters(m.maxTravelSquared.squareRoot())
         s.centroid = lastCentroid
         // The new contacts become current; the old buffer is the next frame's scratch.
-        current = nextBuffer
-        next = previousBuffer
+        swap(&current, &nextBuffer)
+        swap(&next, &previousBuffer)
         count = m.n
         present = m.present
         landedThisFrame = s.added
@@ -200,8 +173,8 @@ extension ContactTracker {
         var hint = 0
 
         mutating func take(
-            _ c: Contact, from current: UnsafeBufferPointer<Tracked>, scale: MillimetersPerPixel,
-            into next: UnsafeMutableBufferPointer<Tracked>, summary s: inout FrameSummary
+            _ c: Contact, from current: borrowing Span<Tracked>, scale: MillimetersPerPixel,
+            into next: inout MutableSpan<Tracked>, summary s: inout FrameSummary
         ) {
             present &+= 1  // counts here are bounded by the frame's contacts: no overflow check
             if c.isPalm {
@@ -247,12 +220,13 @@ extension ContactTracker {
     /// (around `curC`): in px for the spread's ratio, in mm for the span's change.
     @inline(__always)
     fileprivate static func spreadChange(
-        _ down: UnsafeBufferPointer<Tracked>, from prevC: PixelPoint, to curC: PixelPoint, common k: Double,
+        _ down: borrowing Span<Tracked>, from prevC: PixelPoint, to curC: PixelPoint, common k: Double,
         _ scale: MillimetersPerPixel, into s: inout FrameSummary
     ) {
         var prevSpread = 0.0, curSpread = 0.0
         var prevMM = 0.0, curMM = 0.0
-        for t in down where t.common {
+        for i in down.indices where down[i].common {
+            let t = down[i]
             prevSpread += (t.previous - prevC).length
             curSpread += (t.last - curC).length
             prevMM += scale.length(t.previous - prevC).value
@@ -266,9 +240,9 @@ extension ContactTracker {
 
     /// The centroid of the fingers down.
     @inline(__always)
-    fileprivate static func centroid(_ down: UnsafeBufferPointer<Tracked>) -> PixelPoint {
+    fileprivate static func centroid(_ down: borrowing Span<Tracked>) -> PixelPoint {
         var sum = PixelPoint.zero
-        for t in down { sum += t.last }
+        for i in down.indices { sum += down[i].last }
         return sum * (1 / Double(down.count))
     }
 }

@@ -9,7 +9,7 @@ enum ContactChange {
     /// One contact lifted and another landed between two SYN_REPORTs, others staying down.
     case replaced
 
-    init(_ s: FrameSummary.Ref) {
+    init(_ s: borrowing FrameSummary) {
         switch (s.added > 0, s.removed > 0) {
         case (true, false): self = .began
         case (false, true): self = .ended
@@ -19,38 +19,32 @@ enum ContactChange {
     }
 }
 
-/// What a recognizer is told, all through one `handle`: a frame (how it changed the contacts,
-/// and its summary), that one of its deadlines has come, or the arena's word (accepted: it may
-/// fire; rejected: it is out, and an active gesture is cancelled).
+/// What a recognizer is told, all through one `handle`: a frame (how it changed the contacts;
+/// its summary is `handle`'s other argument), that one of its deadlines has come, or the arena's
+/// word (accepted: it may fire; rejected: it is out, and an active gesture is cancelled).
 enum RecognizerInput {
-    /// The frame's summary, read in place (see `FrameSummary.Ref`).
-    case contact(ContactChange, FrameSummary.Ref)
+    case contact(ContactChange)
     case deadline(Timestamp)
     case accepted(Timestamp)
     case rejected(Timestamp, FailReason)
 
-    /// The frame of a given change (the summary built once by the engine).
-    static func frame(_ p: UnsafePointer<FrameSummary>) -> RecognizerInput {
-        let s = FrameSummary.Ref(p: p)
-        return .contact(ContactChange(s), s)
-    }
-
     /// The input's name in transition logs and state diagrams.
     var name: RecognizerInputName {
         switch self {
-        case .contact(.began, _): return .contactBegan
-        case .contact(.moved, _): return .contactMoved
-        case .contact(.ended, _): return .contactEnded
-        case .contact(.replaced, _): return .contactReplaced
+        case .contact(.began): return .contactBegan
+        case .contact(.moved): return .contactMoved
+        case .contact(.ended): return .contactEnded
+        case .contact(.replaced): return .contactReplaced
         case .deadline: return .deadline
         case .accepted: return .accepted
         case .rejected: return .rejected
         }
     }
 
-    var time: Timestamp {
+    /// When it happened: a frame's time is its summary's.
+    func time(_ s: borrowing FrameSummary) -> Timestamp {
         switch self {
-        case .contact(_, let s): return s.time
+        case .contact: return s.time
         case .deadline(let t), .accepted(let t), .rejected(let t, _): return t
         }
     }
@@ -174,8 +168,13 @@ protocol Recognizer {
     var deadline: Timestamp? { get }
     /// Why it failed, once it has.
     var failure: FailReason? { get }
-    /// Every input, one exhaustive switch over (state, input); emitted events go to `out`.
-    mutating func handle(_ input: RecognizerInput, into out: inout [GestureEvent])
+    /// Every input, one exhaustive switch over (state, input); emitted events go to `out`. `s` is
+    /// the frame's summary for a `.contact` input, for the others an empty one no one reads. It
+    /// is `inout` only so that it is passed by address: Swift 6.3 copies a borrowed trivial
+    /// value (~160 bytes here) before a call whenever it cannot prove the memory unchanged, and
+    /// an `inout`'s exclusivity proves it. Recognizers read it, never write it (their helpers
+    /// take it `borrowing`, which the compiler holds them to).
+    mutating func handle(_ input: RecognizerInput, _ s: inout FrameSummary, into out: inout [GestureEvent])
     /// Back to idle, for the next sequence.
     mutating func reset()
     /// Every transition the state machine can make: (from, input, to). State diagrams in
@@ -209,8 +208,8 @@ struct VelocityTracker {
         head = 0
     }
 
-    // The ring's indices (`head`, and `i` below) stay in 0..<capacity by construction, so the
-    // samples are read and written unchecked (a pan reads them every frame).
+    // The ring's indices (`head`, and `i` below) stay in 0..<capacity by construction; the
+    // subscripts check it all the same (a few instructions a sample, measured in BENCHMARKS.md).
     mutating func add(_ time: Timestamp, _ p: PixelPoint) {
         // Spacing is measured from the sample before the newest: measured from the newest (which
         // each replacement moves forward), samples faster than the spacing would replace it
@@ -218,16 +217,16 @@ struct VelocityTracker {
         // 200 Hz and up.
         // Indices stay in 0..<capacity and counts at most capacity, and timestamps are far from
         // Int64's ends (microseconds of uptime): the arithmetic below is not checked.
-        if count > 1 && time.nanoseconds &- times[unchecked: head == 0 ? Self.capacity &- 1 : head &- 1] < minimumSpacing {
-            times[unchecked: head] = time.nanoseconds
-            xs[unchecked: head] = p.x
-            ys[unchecked: head] = p.y
+        if count > 1 && time.nanoseconds &- times[head == 0 ? Self.capacity &- 1 : head &- 1] < minimumSpacing {
+            times[head] = time.nanoseconds
+            xs[head] = p.x
+            ys[head] = p.y
             return
         }
         head = head == Self.capacity &- 1 ? 0 : head &+ 1
-        times[unchecked: head] = time.nanoseconds
-        xs[unchecked: head] = p.x
-        ys[unchecked: head] = p.y
+        times[head] = time.nanoseconds
+        xs[head] = p.x
+        ys[head] = p.y
         count = min(count &+ 1, Self.capacity)
     }
 
@@ -237,12 +236,12 @@ struct VelocityTracker {
     /// `mutating` only so that callers read it in place (it changes nothing).
     mutating func velocity(at now: Timestamp) -> PixelPoint {
         let oldest = now.nanoseconds - horizon
-        let x0 = xs[unchecked: head], y0 = ys[unchecked: head]
+        let x0 = xs[head], y0 = ys[head]
         var n = 0, st = 0.0, sx = 0.0, sy = 0.0, stt = 0.0, stx = 0.0, sty = 0.0
         var i = head
-        while n < count && times[unchecked: i] >= oldest {
-            let t = Double(times[unchecked: i] &- now.nanoseconds)  // ns: no division per sample
-            let x = xs[unchecked: i] - x0, y = ys[unchecked: i] - y0
+        while n < count && times[i] >= oldest {
+            let t = Double(times[i] &- now.nanoseconds)  // ns: no division per sample
+            let x = xs[i] - x0, y = ys[i] - y0
             st += t
             sx += x
             sy += y

@@ -81,7 +81,7 @@ struct RecognizerBank {
     /// Recognizer `g` takes `input` where it lies in its typed array, appending what it emits
     /// to `out`; returns whether it had failed before, and its status after.
     @inline(__always)
-    mutating func handle(_ g: Int, _ input: RecognizerInput, into out: inout [GestureEvent])
+    mutating func handle(_ g: Int, _ input: RecognizerInput, _ s: inout FrameSummary, into out: inout [GestureEvent])
         -> (wasFailed: Bool, status: RecognizerStatus)
     {
         let entry = entries[g]
@@ -89,12 +89,12 @@ struct RecognizerBank {
         let i = entry.slot
         let after: (RecognizerStatus, Timestamp?)
         switch entry.kind {
-        case .tap: after = Self.handle(&taps[i], input, &out)
-        case .longPress: after = Self.handle(&longPresses[i], input, &out)
-        case .pan: after = Self.handle(&pans[i], input, &out)
-        case .swipe: after = Self.handle(&swipes[i], input, &out)
-        case .pinch: after = Self.handle(&pinches[i], input, &out)
-        case .edgeSwipe: after = Self.handle(&edgeSwipes[i], input, &out)
+        case .tap: after = Self.handle(&taps[i], input, &s, &out)
+        case .longPress: after = Self.handle(&longPresses[i], input, &s, &out)
+        case .pan: after = Self.handle(&pans[i], input, &s, &out)
+        case .swipe: after = Self.handle(&swipes[i], input, &s, &out)
+        case .pinch: after = Self.handle(&pinches[i], input, &s, &out)
+        case .edgeSwipe: after = Self.handle(&edgeSwipes[i], input, &s, &out)
         }
         if after.0 != entry.status || after.1 != entry.deadline {
             entries[g].status = after.0
@@ -105,10 +105,10 @@ struct RecognizerBank {
     }
 
     @inline(__always)
-    private static func handle<R: Recognizer>(_ r: inout R, _ input: RecognizerInput, _ out: inout [GestureEvent])
-        -> (RecognizerStatus, Timestamp?)
-    {
-        r.handle(input, into: &out)
+    private static func handle<R: Recognizer>(
+        _ r: inout R, _ input: RecognizerInput, _ s: inout FrameSummary, _ out: inout [GestureEvent]
+    ) -> (RecognizerStatus, Timestamp?) {
+        r.handle(input, &s, into: &out)
         return (r.status, r.deadline)
     }
 

@@ -187,39 +187,35 @@ struct SequenceTable {
         var mixed = false
         let previous = contactCount
         var newcomers = 0
-        // Safe: the three buffers are locals of this call (nothing else reaches them while the
-        // pointers live), indices stay below `previous` (down) and `n` (next, leafOf).
-        down.withUnsafeMutableBufferPointer { down in
-            next.withUnsafeMutableBufferPointer { next in
-                leafOf.withUnsafeMutableBufferPointer { leafOf in
-                    var hint = 0
-                    var index = 0
-                    for c in frame.contacts {
-                        var i = hint < previous && down[hint].id == c.id ? hint : -1
-                        if i < 0 {
-                            for k in 0..<previous where down[k].id == c.id {
-                                i = k
-                                break
-                            }
-                        }
-                        var entry: Landed
-                        if i >= 0 {
-                            hint = i + 1
-                            down[i].matched = true
-                            entry = down[i]
-                            entry.matched = false
-                        } else {
-                            entry = Landed(id: c.id, leaf: -1, serial: 0, matched: false)
-                            newcomers += 1
-                        }
-                        leafOf[index] = entry.leaf
-                        next[index] = entry
-                        index += 1
-                    }
-                    for k in 0..<previous where !down[k].matched {
-                        if first == -2 { first = down[k].leaf } else if down[k].leaf != first { mixed = true }
+        do {
+            // Spans of the three local buffers (bounds-checked, lent for this block only).
+            var down = down.mutableSpan, next = next.mutableSpan, leafOf = leafOf.mutableSpan
+            var hint = 0
+            var index = 0
+            for c in frame.contacts {
+                var i = hint < previous && down[hint].id == c.id ? hint : -1
+                if i < 0 {
+                    for k in 0..<previous where down[k].id == c.id {
+                        i = k
+                        break
                     }
                 }
+                var entry: Landed
+                if i >= 0 {
+                    hint = i + 1
+                    down[i].matched = true
+                    entry = down[i]
+                    entry.matched = false
+                } else {
+                    entry = Landed(id: c.id, leaf: -1, serial: 0, matched: false)
+                    newcomers += 1
+                }
+                leafOf[index] = entry.leaf
+                next[index] = entry
+                index += 1
+            }
+            for k in 0..<previous where !down[k].matched {
+                if first == -2 { first = down[k].leaf } else if down[k].leaf != first { mixed = true }
             }
         }
         // Newcomers are hit-tested (rare: a landing), then every contact marks its path.
@@ -262,16 +258,11 @@ struct SequenceTable {
     private mutating func sameContactsAsBefore(_ frame: TouchFrame) -> Int?? {
         let n = contactCount
         guard frame.contacts.count == n, n > 0, landed.count >= n else { return nil }
-        // Safe: both buffers are read below `n`, which each holds (checked above).
-        let leaf: Int32 = landed.withUnsafeBufferPointer { down in
-            frame.contacts.withUnsafeBufferPointer { now in
-                var leaf = down[0].leaf
-                for i in 0..<n {
-                    guard down[i].id == now[i].id else { return -1 }
-                    if down[i].leaf != leaf { leaf = -1 }
-                }
-                return leaf
-            }
+        var leaf = landed[0].leaf
+        for i in 0..<n {
+            let l = landed[i]
+            guard l.id == frame.contacts[i].id else { return nil }
+            if l.leaf != leaf { leaf = -1 }
         }
         guard leaf >= 0 else { return nil }
         if leaf == activePath {

@@ -110,18 +110,25 @@ public struct DevicePipeline {
     /// No gesture is under way or pending, and no kinetic tail turns the wheel.
     public var isIdle: Bool { engine.isIdle && pointer.isIdle }
 
-    /// Feeds a reader's batch in order. A resynced batch marks its frame as a discontinuity.
-    public mutating func feed(_ batch: InputBatch, into out: inout PipelineOutput) {
-        if batch.resynced { decoder.markDiscontinuity() }
+    /// Feeds a reader's batch of decoded events in order (a replay's, a resync's). A resynced
+    /// batch marks its frame as a discontinuity.
+    public mutating func feed(_ events: borrowing Span<InputEvent>, resynced: Bool = false, into out: inout PipelineOutput) {
+        if resynced { decoder.markDiscontinuity() }
         var i = 0
-        while i < batch.events.count {
-            if decoder.feed(batch.events, from: &i) { handleDecodedFrame(into: &out) }
+        while i < events.count {
+            if decoder.feed(events, from: &i) { handleDecodedFrame(into: &out) }
         }
-        i = 0
-        while i < batch.kernelEvents.count {
-            if decoder.feed(batch.kernelEvents, from: &i) { handleDecodedFrame(into: &out) }
+        out.eventCount += events.count
+        if !holders.isEmpty { collectHeld(into: &out) }
+    }
+
+    /// Feeds a reader's batch of events in the kernel's layout (a live device's read) in order.
+    public mutating func feed(kernel events: borrowing Span<KernelInputEvent>, into out: inout PipelineOutput) {
+        var i = 0
+        while i < events.count {
+            if decoder.feed(events, from: &i) { handleDecodedFrame(into: &out) }
         }
-        out.eventCount += batch.count
+        out.eventCount += events.count
         if !holders.isEmpty { collectHeld(into: &out) }
     }
 

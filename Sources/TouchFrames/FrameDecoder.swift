@@ -93,12 +93,12 @@ public struct FrameDecoder {
     /// event read; true if a frame ended (it is `frame`). A reader's batch takes one call per
     /// frame this way, not one per event (the per-event step is inlined here). The frame is read
     /// where it lies (a returned optional frame is destroyed through its type's metadata).
-    public mutating func feed(_ events: UnsafeBufferPointer<InputEvent>, from i: inout Int) -> Bool {
+    public mutating func feed(_ events: borrowing Span<InputEvent>, from i: inout Int) -> Bool {
         feedRun(events, from: &i)
     }
 
     /// The same, for events in the kernel's layout (a live device's read).
-    public mutating func feed(_ events: UnsafeBufferPointer<KernelInputEvent>, from i: inout Int) -> Bool {
+    public mutating func feed(_ events: borrowing Span<KernelInputEvent>, from i: inout Int) -> Bool {
         feedRun(events, from: &i)
     }
 
@@ -106,20 +106,18 @@ public struct FrameDecoder {
     public private(set) var frame = TouchFrame(time: .zero, contacts: [], scale: .identity)
 
     @inline(__always)
-    private mutating func feedRun<E: EvdevEvent>(_ events: UnsafeBufferPointer<E>, from i: inout Int) -> Bool {
+    private mutating func feedRun<E: EvdevEvent>(_ events: borrowing Span<E>, from i: inout Int) -> Bool {
         while i < events.count {
             if multitouch && !dropping && events[i].type == Evdev.EV_ABS {
                 // A run of multitouch axis events (most of a frame), against the slots in place:
-                // one access to the slot array for the run, not one per event.
+                // one access to the slot array for the run (swapped out and back), not one per event.
                 var slot = slot, next = nextContact, used = slotsUsed
-                let start = i
-                i = slots.withUnsafeMutableBufferPointer { slots in
-                    var j = start
-                    while j < events.count && events[j].type == Evdev.EV_ABS {
-                        Self.mt(events[j].code, events[j].value, &slot, &next, &used, slots)
-                        j &+= 1  // below `events.count`
+                do {
+                    var span = slots.mutableSpan
+                    while i < events.count && events[i].type == Evdev.EV_ABS {
+                        Self.mt(events[i].code, events[i].value, &slot, &next, &used, &span)
+                        i &+= 1  // below `events.count`
                     }
-                    return j
                 }
                 self.slot = slot
                 nextContact = next
@@ -172,7 +170,8 @@ public struct FrameDecoder {
 
     private mutating func mt(_ code: UInt16, _ value: Int32) {
         var slot = slot, next = nextContact, used = slotsUsed
-        slots.withUnsafeMutableBufferPointer { Self.mt(code, value, &slot, &next, &used, $0) }
+        var span = slots.mutableSpan
+        Self.mt(code, value, &slot, &next, &used, &span)
         self.slot = slot
         nextContact = next
         slotsUsed = used
@@ -183,7 +182,7 @@ public struct FrameDecoder {
     @inline(__always)
     private static func mt(
         _ code: UInt16, _ value: Int32, _ slot: inout Int, _ next: inout UInt32, _ used: inout Int,
-        _ slots: UnsafeMutableBufferPointer<Slot>
+        _ slots: inout MutableSpan<Slot>
     ) {
         let e = (code: code, value: value)
         if e.code == Evdev.ABS_MT_SLOT {
@@ -235,27 +234,34 @@ public struct FrameDecoder {
         }
     }
 
+    /// The contacts of the slots below `used` that are down and placed, into `list`.
+    @inline(__always)
+    private static func collect(
+        _ slots: borrowing [Slot], used: Int, _ geometry: ScreenGeometry, _ majorScale: Double, _ palmSize: Double,
+        _ filler: Contact, into list: inout FrameList<Contact>
+    ) {
+        list.refill(capacity: max(1, slots.count), filler: filler) { out in
+            var n = 0
+            for k in 0..<used {
+                let s = slots[k]
+                guard s.trackingID >= 0 && s.hasX && s.hasY else { continue }
+                // A palm by the panel's word, or by its size (a touch longer than palm_size).
+                let palm = s.isPalm || (majorScale > 0 && Double(s.major) * majorScale > palmSize)
+                out[n] = Contact(id: s.contact, position: geometry.map(x: s.x, y: s.y), isPalm: palm)
+                n &+= 1  // below the slot count
+            }
+            return n
+        }
+    }
+
     private mutating func makeFrame(at time: Timestamp) {
-        // Written through a pointer into the frame's own list (one uniqueness check, not one per
-        // contact; nothing retained or released). Safe: the slots are read below `slotsUsed`, and
-        // the list holds a contact a slot, so `n` stays below its capacity.
+        // Written through a span of the frame's own list (one uniqueness check, not one per
+        // contact; nothing retained or released). The list holds a contact a slot.
         let geometry = geometry
         let majorScale = majorScale, palmSize = palmSize
         let filler = Contact(id: 0, position: .zero)
         if multitouch {
-            let used = slotsUsed
-            slots.withUnsafeBufferPointer { slots in
-                frame.contacts.refill(capacity: max(1, slots.count), filler: filler) { list in
-                    var n = 0
-                    for s in slots[0..<used] where s.trackingID >= 0 && s.hasX && s.hasY {
-                        // A palm by the panel's word, or by its size (a touch longer than palm_size).
-                        let palm = s.isPalm || (majorScale > 0 && Double(s.major) * majorScale > palmSize)
-                        list[n] = Contact(id: s.contact, position: geometry.map(x: s.x, y: s.y), isPalm: palm)
-                        n &+= 1  // below the slot count
-                    }
-                    return n
-                }
-            }
+            Self.collect(slots, used: slotsUsed, geometry, majorScale, palmSize, filler, into: &frame.contacts)
         } else {
             let down = touching && single.hasX && single.hasY
             let c = down ? Contact(id: single.contact, position: geometry.map(x: single.x, y: single.y)) : filler

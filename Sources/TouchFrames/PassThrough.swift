@@ -64,8 +64,9 @@ public struct PassThrough {
     public var touches: Int { ids.reduce(0) { $0 + ($1 >= 0 ? 1 : 0) } }
 
     /// Follows events the mirror is sent as they are.
-    public mutating func note<E: EvdevEvent>(_ events: UnsafeBufferPointer<E>) {
-        for e in events {
+    public mutating func note<E: EvdevEvent>(_ events: borrowing Span<E>) {
+        for k in events.indices {
+            let e = events[k]
             switch e.type {
             case Evdev.EV_ABS where e.code == Evdev.ABS_MT_SLOT:
                 slot = Int(e.value)
@@ -97,11 +98,12 @@ public struct PassThrough {
 
     /// After lost events: a frame lifting what the mirror holds, then `state` (the kernel's
     /// state, decoded, ending with its SYN_REPORT) in the kernel's layout.
-    public mutating func resync(to state: UnsafeBufferPointer<InputEvent>) -> [KernelInputEvent] {
+    public mutating func resync(to state: borrowing Span<InputEvent>) -> [KernelInputEvent] {
         scratch.removeAll(keepingCapacity: true)
         appendLift()
         let from = scratch.count
-        for e in state {
+        for k in state.indices {
+            let e = state[k]
             scratch.append(KernelInputEvent(seconds: 0, microseconds: 0, type: e.type, code: e.code, value: e.value))
         }
         // The kernel's state is the panel's whole: a touch held back comes back as a new one
@@ -113,7 +115,8 @@ public struct PassThrough {
         }
         suppressedCount = 0
         heldCount = 0
-        scratch[from...].withUnsafeBufferPointer { note($0) }
+        let added = scratch
+        note(added.span.extracting(from...))
         return scratch
     }
 

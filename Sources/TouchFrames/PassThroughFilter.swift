@@ -49,9 +49,10 @@ extension PassThrough {
     /// panel lifts them (then the slot's tool type is set back to `MT_TOOL_FINGER`, before any
     /// next touch there); the panel's single-touch axes and touch keys are replaced by keys that
     /// follow the touches the mirror shows; everything else passes in order.
-    public mutating func filter(_ events: UnsafeBufferPointer<KernelInputEvent>) -> [KernelInputEvent] {
+    public mutating func filter(_ events: borrowing Span<KernelInputEvent>) -> [KernelInputEvent] {
         scratch.removeAll(keepingCapacity: true)
-        for e in events {
+        for k in events.indices {
+            let e = events[k]
             switch e.type {
             case Evdev.EV_ABS where e.code == Evdev.ABS_MT_SLOT:
                 panelSlot = Int(e.value)

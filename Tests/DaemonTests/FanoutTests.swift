@@ -7,6 +7,7 @@ import Logging
 import Pipeline
 import Testing
 import TouchFrames
+import TouchInput
 
 @testable import Daemon
 

@@ -201,7 +201,8 @@ enum TargetedTimelines {
     @Test func tap_acceptedWhileStillPressing_failsAsAnImpossibleInput() {
         var tap = TapRecognizer(fingers: 1, taps: 1, thresholds: .standard)
         var out: [GestureEvent] = []
-        tap.handle(.accepted(Timestamp(seconds: 1)), into: &out)
+        var noFrame = FrameSummary(time: Timestamp(seconds: 1))
+        tap.handle(.accepted(Timestamp(seconds: 1)), &noFrame, into: &out)
         #expect(out.isEmpty)
         #expect(tap.status == .failed)
         if case .invalidInput? = tap.failure {} else { Issue.record("failure \(String(describing: tap.failure))") }

@@ -9,7 +9,7 @@ import TouchFrames
     }
 
     private static func note(_ p: inout PassThrough, _ events: [KernelInputEvent]) {
-        events.withUnsafeBufferPointer { p.note($0) }
+        p.note(events.span)
     }
 
     /// Two fingers down (slots 0 and 2) with BTN_TOUCH and BTN_TOOL_DOUBLETAP.
@@ -57,7 +57,7 @@ import TouchFrames
             InputEvent(time: t, type: 3, code: Evdev.ABS_MT_POSITION_X, value: 30), InputEvent(time: t, type: 1, code: Evdev.BTN_TOUCH, value: 1),
             InputEvent(time: t, type: 0, code: Evdev.SYN_REPORT, value: 0),
         ]
-        let out = state.withUnsafeBufferPointer { p.resync(to: $0) }
+        let out = p.resync(to: state.span)
         let reports = out.enumerated().filter { $0.element.type == Evdev.EV_SYN }.map(\.offset)
         #expect(reports.count == 2, "a lift frame, then the state frame")
         let lift = out[..<(reports[0] + 1)].map { "\($0.type):\($0.code)=\($0.value)" }
@@ -81,11 +81,11 @@ import TouchFrames
 
         let move = [Self.k(3, Evdev.ABS_MT_SLOT, 0), Self.k(3, Evdev.ABS_MT_POSITION_X, 11), Self.k(3, Evdev.ABS_MT_SLOT, 2),
             Self.k(3, Evdev.ABS_MT_POSITION_X, 21), Self.k(3, Evdev.ABS_X, 11), Self.k(0, Evdev.SYN_REPORT, 0)]
-        #expect(Self.shown(move.withUnsafeBufferPointer { p.filter($0) }) == ["3:47=0", "3:53=11", "0:0=0"])
+        #expect(Self.shown(p.filter(move.span)) == ["3:47=0", "3:53=11", "0:0=0"])
 
         let lift = [Self.k(3, Evdev.ABS_MT_SLOT, 2), Self.k(3, Evdev.ABS_MT_TRACKING_ID, -1), Self.k(1, 0x14d, 0), Self.k(1, 0x145, 1),
             Self.k(0, Evdev.SYN_REPORT, 0)]
-        #expect(Self.shown(lift.withUnsafeBufferPointer { p.filter($0) }) == ["3:47=2", "3:55=0", "0:0=0"])
+        #expect(Self.shown(p.filter(lift.span)) == ["3:47=2", "3:55=0", "0:0=0"])
         #expect(!p.filtering, "nothing held back: reads pass as they are again")
         #expect(p.touches == 1)
     }
@@ -97,7 +97,7 @@ import TouchFrames
         Self.note(&p, Self.twoDown())  // the panel's slot is 2 now
         _ = p.cancel([0])
         let move = [Self.k(3, Evdev.ABS_MT_POSITION_X, 25), Self.k(0, Evdev.SYN_REPORT, 0)]
-        #expect(Self.shown(move.withUnsafeBufferPointer { p.filter($0) }) == ["3:47=2", "3:53=25", "0:0=0"])
+        #expect(Self.shown(p.filter(move.span)) == ["3:47=2", "3:53=25", "0:0=0"])
     }
 
     /// Touch to wake: the touch that lands after `swallowNewTouches` never reaches the mirror,
@@ -108,10 +108,10 @@ import TouchFrames
         #expect(p.filtering)
         let tap = [Self.k(3, Evdev.ABS_MT_SLOT, 0), Self.k(3, Evdev.ABS_MT_TRACKING_ID, 5), Self.k(3, Evdev.ABS_MT_POSITION_X, 10),
             Self.k(1, Evdev.BTN_TOUCH, 1), Self.k(0, Evdev.SYN_REPORT, 0)]
-        #expect(Self.shown(tap.withUnsafeBufferPointer { p.filter($0) }) == ["0:0=0"])
+        #expect(Self.shown(p.filter(tap.span)) == ["0:0=0"])
         #expect(p.touches == 0 && p.filtering)
         let lift = [Self.k(3, Evdev.ABS_MT_TRACKING_ID, -1), Self.k(1, Evdev.BTN_TOUCH, 0), Self.k(0, Evdev.SYN_REPORT, 0)]
-        _ = lift.withUnsafeBufferPointer { p.filter($0) }
+        _ = p.filter(lift.span)
         #expect(!p.filtering, "the wake touch is over")
         #expect(p.touches == 0)
     }
@@ -128,9 +128,9 @@ import TouchFrames
         #expect(p.update(cancel: [], hold: [0], bound: 150_000_000, now: 1_000).isEmpty)
         #expect(p.filtering && p.releaseDue == 150_001_000)
         let land = Self.landing(0, id: 7, x: 10)
-        #expect(Self.shown(land.withUnsafeBufferPointer { p.filter($0) }) == ["0:0=0"], "held: an empty frame only")
+        #expect(Self.shown(p.filter(land.span)) == ["0:0=0"], "held: an empty frame only")
         let move = [Self.k(3, Evdev.ABS_MT_POSITION_X, 12), Self.k(0, Evdev.SYN_REPORT, 0)]
-        _ = move.withUnsafeBufferPointer { p.filter($0) }
+        _ = p.filter(move.span)
         // The gesture failed: the two frames, then the touch passes.
         let replay = p.update(cancel: [], hold: [], bound: 0, now: 2_000)
         #expect(Self.shown(replay) == ["3:57=7", "3:53=10", "1:330=1", "0:0=0", "3:53=12", "0:0=0"])
@@ -142,12 +142,12 @@ import TouchFrames
     @Test func heldTouch_isNeverShown_whenTheGestureTakesIt() {
         var p = PassThrough(slots: 4)
         _ = p.update(cancel: [], hold: [0], bound: 150_000_000, now: 0)
-        _ = Self.landing(0, id: 7, x: 10).withUnsafeBufferPointer { p.filter($0) }
+        _ = p.filter(Self.landing(0, id: 7, x: 10).span)
         #expect(p.update(cancel: [0], hold: [], bound: 0, now: 1).isEmpty, "nothing to cancel on the mirror")
         let move = [Self.k(3, Evdev.ABS_MT_POSITION_X, 30), Self.k(0, Evdev.SYN_REPORT, 0)]
-        #expect(Self.shown(move.withUnsafeBufferPointer { p.filter($0) }) == ["0:0=0"])
+        #expect(Self.shown(p.filter(move.span)) == ["0:0=0"])
         let lift = [Self.k(3, Evdev.ABS_MT_TRACKING_ID, -1), Self.k(1, Evdev.BTN_TOUCH, 0), Self.k(0, Evdev.SYN_REPORT, 0)]
-        _ = lift.withUnsafeBufferPointer { p.filter($0) }
+        _ = p.filter(lift.span)
         #expect(!p.filtering && p.touches == 0)
     }
 
@@ -155,7 +155,7 @@ import TouchFrames
     @Test func heldTouch_isReplayed_afterTheBound() {
         var p = PassThrough(slots: 4)
         _ = p.update(cancel: [], hold: [1], bound: 100, now: 0)
-        _ = Self.landing(1, id: 3, x: 5).withUnsafeBufferPointer { p.filter($0) }
+        _ = p.filter(Self.landing(1, id: 3, x: 5).span)
         #expect(p.update(cancel: [], hold: [1], bound: 100, now: 99).isEmpty)
         #expect(!p.update(cancel: [], hold: [1], bound: 100, now: 100).isEmpty)
         #expect(p.touches == 1 && !p.filtering)
@@ -167,12 +167,12 @@ import TouchFrames
     @Test func touchTakenBeforeItsLanding_isNeverShown() {
         var p = PassThrough(slots: 4)
         #expect(p.update(cancel: [0], hold: [], bound: 0, now: 0).isEmpty, "nothing on the mirror to cancel")
-        #expect(Self.shown(Self.landing(0, id: 7, x: 10).withUnsafeBufferPointer { p.filter($0) }) == ["0:0=0"])
+        #expect(Self.shown(p.filter(Self.landing(0, id: 7, x: 10).span)) == ["0:0=0"])
         let lift = [Self.k(3, Evdev.ABS_MT_TRACKING_ID, -1), Self.k(1, Evdev.BTN_TOUCH, 0), Self.k(0, Evdev.SYN_REPORT, 0)]
-        _ = lift.withUnsafeBufferPointer { p.filter($0) }
+        _ = p.filter(lift.span)
         #expect(!p.filtering && p.touches == 0)
         let next = Self.landing(0, id: 8, x: 20)
-        p.note(next.withUnsafeBufferPointer { $0 })
+        p.note(next.span)
         #expect(p.touches == 1, "the next touch passes")
     }
 }

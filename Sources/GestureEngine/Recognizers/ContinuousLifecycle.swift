@@ -78,19 +78,19 @@ protocol ContinuousRecognizer: Recognizer {
     /// The most fingers it takes; more fail it.
     var maxFingers: Int { get }
     /// A sequence's first frame, with 1...maxFingers fingers down.
-    mutating func begin(_ s: FrameSummary.Ref) -> ContinuousLifecycle<Tracking, Shape>
+    mutating func begin(_ s: borrowing FrameSummary) -> ContinuousLifecycle<Tracking, Shape>
     /// A frame while deciding.
-    mutating func track(_ k: Tracking, _ s: FrameSummary.Ref) -> ContinuousLifecycle<Tracking, Shape>
+    mutating func track(_ k: Tracking, _ s: borrowing FrameSummary) -> ContinuousLifecycle<Tracking, Shape>
     /// The deadline it asked for while deciding.
     func deadlinePassed(_ k: Tracking) -> ContinuousLifecycle<Tracking, Shape>
     /// The shape after a frame, once past its threshold (ready or active).
-    mutating func follow(_ shape: Shape, _ s: FrameSummary.Ref) -> Shape
+    mutating func follow(_ shape: Shape, _ s: borrowing FrameSummary) -> Shape
     /// Ready, the fingers are gone (accepting it now begins and ends it at once).
-    func lifted(_ s: FrameSummary.Ref) -> Bool
+    func lifted(_ s: borrowing FrameSummary) -> Bool
     /// Active, this frame ends it.
-    func ends(_ s: FrameSummary.Ref) -> Bool
+    func ends(_ s: borrowing FrameSummary) -> Bool
     /// Active, this frame is reported as changed.
-    func changes(_ s: FrameSummary.Ref) -> Bool
+    func changes(_ s: borrowing FrameSummary) -> Bool
     /// The kind's event (`liftedAt`: when the fingers lifted, if before the arena's word).
     func event(_ phase: GesturePhase, _ time: Timestamp, _ shape: Shape, _ liftedAt: Timestamp?) -> GestureEvent
     /// The event of a frame while active (a kind may read its state in place).
@@ -102,7 +102,7 @@ extension ContinuousRecognizer {
     var stateName: RecognizerStateName { state.name(tracking: Self.trackingName) }
     var status: RecognizerStatus { state.status }
     var failure: FailReason? { state.failure }
-    func lifted(_ s: FrameSummary.Ref) -> Bool { s.count == 0 }
+    func lifted(_ s: borrowing FrameSummary) -> Bool { s.count == 0 }
     func deadlinePassed(_ k: Tracking) -> ContinuousLifecycle<Tracking, Shape> {
         .failed(.invalidInput(state: Self.trackingName, input: .deadline))
     }
@@ -113,7 +113,7 @@ extension ContinuousRecognizer {
     /// One switch over (input, state), changing the state in place and appending what it emits
     /// to `out` (a copy of the state in and out, and a returned pair of events, cost more than
     /// the work on a frame).
-    mutating func handle(_ input: RecognizerInput, into out: inout [GestureEvent]) {
+    mutating func handle(_ input: RecognizerInput, _ s: inout FrameSummary, into out: inout [GestureEvent]) {
         switch input {
         // The arena lets it fire: began (and ended, if the fingers already lifted). Accepting
         // anything but a ready recognizer is an impossible pair.
@@ -139,7 +139,7 @@ extension ContinuousRecognizer {
             } else {
                 state = .failed(.invalidInput(state: stateName, input: .deadline))
             }
-        case .contact(_, let s):
+        case .contact:
             switch state {
             case .idle:
                 if s.count > maxFingers {

@@ -55,9 +55,9 @@ protocol DiscreteRecognizer: Recognizer {
     /// The name of a deciding phase.
     func trackingName(_ k: Tracking) -> RecognizerStateName
     /// A sequence's first frame, with 1...maxFingers fingers down.
-    mutating func begin(_ s: FrameSummary.Ref) -> DiscreteLifecycle<Tracking, Ready>
+    mutating func begin(_ s: borrowing FrameSummary) -> DiscreteLifecycle<Tracking, Ready>
     /// A frame while deciding.
-    mutating func track(_ k: Tracking, _ s: FrameSummary.Ref) -> DiscreteLifecycle<Tracking, Ready>
+    mutating func track(_ k: Tracking, _ s: borrowing FrameSummary) -> DiscreteLifecycle<Tracking, Ready>
     /// The deadline it asked for while deciding.
     func deadlinePassed(_ k: Tracking) -> DiscreteLifecycle<Tracking, Ready>
     /// The recognized event.
@@ -70,7 +70,7 @@ extension DiscreteRecognizer {
     var failure: FailReason? { state.failure }
 
     /// One switch over (input, state), changing the state in place (see `ContinuousRecognizer`).
-    mutating func handle(_ input: RecognizerInput, into out: inout [GestureEvent]) {
+    mutating func handle(_ input: RecognizerInput, _ s: inout FrameSummary, into out: inout [GestureEvent]) {
         switch input {
         // The arena lets it fire: recognized, with what it was ready with. Accepting anything but
         // a ready recognizer is an impossible pair.
@@ -93,7 +93,7 @@ extension DiscreteRecognizer {
             } else {
                 state = .failed(.invalidInput(state: stateName, input: .deadline))
             }
-        case .contact(_, let s):
+        case .contact:
             switch state {
             case .idle:
                 if s.count > maxFingers {

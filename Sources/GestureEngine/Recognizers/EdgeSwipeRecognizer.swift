@@ -78,7 +78,7 @@ struct EdgeSwipeRecognizer: ContinuousRecognizer {
         return e
     }
 
-    func follow(_ d: Drag, _ s: FrameSummary.Ref) -> Drag {
+    func follow(_ d: Drag, _ s: borrowing FrameSummary) -> Drag {
         var next = d
         next.translation += s.delta
         next.position = s.centroid
@@ -86,22 +86,23 @@ struct EdgeSwipeRecognizer: ContinuousRecognizer {
         return next
     }
 
-    func begin(_ s: FrameSummary.Ref) -> ContinuousLifecycle<Drag, Drag> {
+    func begin(_ s: borrowing FrameSummary) -> ContinuousLifecycle<Drag, Drag> {
         guard let e = edge(at: s.firstContact, s.scale) else { return .failed(.notAtEdge) }
         return .tracking(Drag(edge: e, translation: .zero, position: s.centroid, fingers: s.count))
     }
 
-    func track(_ d0: Drag, _ s: FrameSummary.Ref) -> ContinuousLifecycle<Drag, Drag> {
+    func track(_ d0: Drag, _ s: borrowing FrameSummary) -> ContinuousLifecycle<Drag, Drag> {
         let d = follow(d0, s)
         let (inward, along) = inwardAndAlong(d, s.scale)
         let minimum = thresholds.edgeMinDistance.value
         if s.count == 0 { return .failed(.liftedTooSoon) }
         if s.count > fingers { return .failed(.tooManyFingers) }
-        if inward >= minimum && inward >= abs(along) && s.count == fingers { return .ready(d) }
+        let count = s.count
+        if inward >= minimum && inward >= abs(along) && count == fingers { return .ready(d) }
         if abs(along) >= minimum || -inward >= minimum { return .failed(.wrongDirection) }
         return .tracking(d)
     }
 
-    func ends(_ s: FrameSummary.Ref) -> Bool { s.count == 0 }
-    func changes(_ s: FrameSummary.Ref) -> Bool { s.delta != .zero }
+    func ends(_ s: borrowing FrameSummary) -> Bool { s.count == 0 }
+    func changes(_ s: borrowing FrameSummary) -> Bool { s.delta != .zero }
 }

@@ -42,16 +42,17 @@ struct LongPressRecognizer: ContinuousRecognizer {
         return e
     }
 
-    func begin(_ s: FrameSummary.Ref) -> ContinuousLifecycle<Press, PixelPoint> {
+    func begin(_ s: borrowing FrameSummary) -> ContinuousLifecycle<Press, PixelPoint> {
         .tracking(Press(firstDownAt: s.time, fullAt: s.count == fingers ? s.time : nil, position: s.centroid))
     }
 
-    func track(_ p: Press, _ s: FrameSummary.Ref) -> ContinuousLifecycle<Press, PixelPoint> {
-        if s.count > fingers { return .failed(.tooManyFingers) }
+    func track(_ p: Press, _ s: borrowing FrameSummary) -> ContinuousLifecycle<Press, PixelPoint> {
+        let count = s.count
+        if count > fingers { return .failed(.tooManyFingers) }
         if s.maxTravel > thresholds.longPressTolerance { return .failed(.moved) }
-        if s.count == 0 || (p.fullAt != nil && s.count < fingers) { return .failed(.liftedTooSoon) }
+        if count == 0 || (p.fullAt != nil && count < fingers) { return .failed(.liftedTooSoon) }
         var p = p
-        if p.fullAt == nil && s.count == fingers { p.fullAt = s.time }
+        if p.fullAt == nil && count == fingers { p.fullAt = s.time }
         p.position = s.centroid
         return .tracking(p)
     }
@@ -60,7 +61,7 @@ struct LongPressRecognizer: ContinuousRecognizer {
         p.fullAt == nil ? .failed(.tooFewFingers) : .ready(p.position)
     }
 
-    func follow(_ position: PixelPoint, _ s: FrameSummary.Ref) -> PixelPoint { s.centroid }
-    func ends(_ s: FrameSummary.Ref) -> Bool { s.count < fingers }
-    func changes(_ s: FrameSummary.Ref) -> Bool { s.delta != .zero }
+    func follow(_ position: PixelPoint, _ s: borrowing FrameSummary) -> PixelPoint { s.centroid }
+    func ends(_ s: borrowing FrameSummary) -> Bool { s.count < fingers }
+    func changes(_ s: borrowing FrameSummary) -> Bool { s.delta != .zero }
 }

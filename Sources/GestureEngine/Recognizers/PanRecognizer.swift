@@ -117,14 +117,14 @@ struct PanRecognizer: ContinuousRecognizer {
         }
     }
 
-    mutating func begin(_ s: FrameSummary.Ref) -> ContinuousLifecycle<Tracking, Drag> {
+    mutating func begin(_ s: borrowing FrameSummary) -> ContinuousLifecycle<Tracking, Drag> {
         tracker.reset()
         tracker.add(s.time, .zero)
         return .tracking(
             Tracking(startAt: s.time, translation: .zero, fingers: s.count, lock: axis == .free ? .won : .undecided, spanChange: 0))
     }
 
-    mutating func track(_ k0: Tracking, _ s: FrameSummary.Ref) -> ContinuousLifecycle<Tracking, Drag> {
+    mutating func track(_ k0: Tracking, _ s: borrowing FrameSummary) -> ContinuousLifecycle<Tracking, Drag> {
         var k = k0
         k.translation += s.delta
         k.spanChange += s.spanDelta.value
@@ -141,7 +141,8 @@ struct PanRecognizer: ContinuousRecognizer {
         // they travel (a zoom with one finger anchored moves the centroid half as far as the
         // fingers' distance changes; that is a pinch's).
         let travelled = travel(k.translation, s.scale)
-        if k.lock == .won && travelled >= thresholds.panSlop && (s.count < 2 || travelled.value >= abs(k.spanChange)) {
+        let count = s.count
+        if k.lock == .won && travelled >= thresholds.panSlop && (count < 2 || travelled.value >= abs(k.spanChange)) {
             return .ready(Drag(translation: k.translation, fingers: s.count, position: s.centroid))
         }
         return .tracking(k)
@@ -149,7 +150,7 @@ struct PanRecognizer: ContinuousRecognizer {
 
     func deadlinePassed(_ k: Tracking) -> ContinuousLifecycle<Tracking, Drag> { .failed(.tooFewFingers) }
 
-    mutating func follow(_ d0: Drag, _ s: FrameSummary.Ref) -> Drag {
+    mutating func follow(_ d0: Drag, _ s: borrowing FrameSummary) -> Drag {
         var d = d0
         d.translation += s.delta
         d.position = s.centroid
@@ -158,6 +159,6 @@ struct PanRecognizer: ContinuousRecognizer {
         return d
     }
 
-    func ends(_ s: FrameSummary.Ref) -> Bool { s.count < minFingers }
-    func changes(_ s: FrameSummary.Ref) -> Bool { project(s.delta) != .zero }
+    func ends(_ s: borrowing FrameSummary) -> Bool { s.count < minFingers }
+    func changes(_ s: borrowing FrameSummary) -> Bool { project(s.delta) != .zero }
 }

@@ -56,7 +56,7 @@ struct PinchRecognizer: ContinuousRecognizer {
         return e
     }
 
-    func follow(_ shape: Shape, _ s: FrameSummary.Ref) -> Shape {
+    func follow(_ shape: Shape, _ s: borrowing FrameSummary) -> Shape {
         var next = shape
         next.scale *= s.spreadRatio
         next.rotation += s.rotationDelta
@@ -65,11 +65,11 @@ struct PinchRecognizer: ContinuousRecognizer {
         return next
     }
 
-    func begin(_ s: FrameSummary.Ref) -> ContinuousLifecycle<Tracking, Shape> {
+    func begin(_ s: borrowing FrameSummary) -> ContinuousLifecycle<Tracking, Shape> {
         .tracking(Tracking(startAt: s.time, shape: follow(Shape(), s), translation: .zero, spanChange: 0))
     }
 
-    func track(_ k0: Tracking, _ s: FrameSummary.Ref) -> ContinuousLifecycle<Tracking, Shape> {
+    func track(_ k0: Tracking, _ s: borrowing FrameSummary) -> ContinuousLifecycle<Tracking, Shape> {
         var k = k0
         k.shape = follow(k.shape, s)
         k.translation += s.delta
@@ -83,14 +83,18 @@ struct PinchRecognizer: ContinuousRecognizer {
         // also needs the span to change more than the centroid travels: fingers moving together
         // with some spread are a pan's (`PanRecognizer.track` holds the same line).
         let span = abs(k.spanChange)
-        let spread = span / 2 >= thresholds.pinchSlop.value && span > s.scale.length(k.translation).value
+        let travelled = s.scale.length(k.translation).value
+        let spread = span / 2 >= thresholds.pinchSlop.value && span > travelled
         let turned = abs(k.shape.rotation) * Self.degreesPerRadian
         if spread || turned >= thresholds.rotationSlop { return .ready(k.shape) }
         return .tracking(k)
     }
 
     func deadlinePassed(_ k: Tracking) -> ContinuousLifecycle<Tracking, Shape> { .failed(.tooFewFingers) }
-    func lifted(_ s: FrameSummary.Ref) -> Bool { s.count < minFingers }
-    func ends(_ s: FrameSummary.Ref) -> Bool { s.count < minFingers }
-    func changes(_ s: FrameSummary.Ref) -> Bool { s.spreadRatio != 1 || s.rotationDelta != 0 || s.delta != .zero }
+    func lifted(_ s: borrowing FrameSummary) -> Bool { s.count < minFingers }
+    func ends(_ s: borrowing FrameSummary) -> Bool { s.count < minFingers }
+    func changes(_ s: borrowing FrameSummary) -> Bool {
+        let (spread, rotation, delta) = (s.spreadRatio, s.rotationDelta, s.delta)  // (`||` would capture `s`)
+        return spread != 1 || rotation != 0 || delta != .zero
+    }
 }

@@ -77,13 +77,14 @@ struct SwipeRecognizer: DiscreteRecognizer {
         return e
     }
 
-    mutating func begin(_ s: FrameSummary.Ref) -> DiscreteLifecycle<Track, Flick> {
+    mutating func begin(_ s: borrowing FrameSummary) -> DiscreteLifecycle<Track, Flick> {
         tracker.reset()
         tracker.add(s.time, .zero)
         return .tracking(Track(startAt: s.time, translation: .zero, mostFingers: s.count))
     }
 
-    mutating func track(_ k: Track, _ s: FrameSummary.Ref) -> DiscreteLifecycle<Track, Flick> {
+    @inline(__always)  // (a call would copy the borrowed summary, ~160 bytes)
+    mutating func track(_ k: Track, _ s: borrowing FrameSummary) -> DiscreteLifecycle<Track, Flick> {
         var track = k
         track.translation = track.translation + s.delta
         tracker.add(s.time, track.translation)
@@ -95,7 +96,8 @@ struct SwipeRecognizer: DiscreteRecognizer {
 
     func deadlinePassed(_ k: Track) -> DiscreteLifecycle<Track, Flick> { .failed(.tooSlow) }
 
-    private mutating func release(_ t: PixelPoint, mostFingers: Int, at s: FrameSummary.Ref) -> DiscreteLifecycle<Track, Flick> {
+    @inline(__always)  // (as `track`)
+    private mutating func release(_ t: PixelPoint, mostFingers: Int, at s: borrowing FrameSummary) -> DiscreteLifecycle<Track, Flick> {
         guard mostFingers >= minFingers else { return .failed(.tooFewFingers) }
         guard s.scale.length(t) >= thresholds.swipeMinDistance else { return .failed(.tooShort) }
         let v = tracker.velocity(at: s.time)

@@ -58,11 +58,11 @@ struct TapRecognizer: DiscreteRecognizer {
         return e
     }
 
-    func begin(_ s: FrameSummary.Ref) -> DiscreteLifecycle<Phase, PixelPoint> {
+    func begin(_ s: borrowing FrameSummary) -> DiscreteLifecycle<Phase, PixelPoint> {
         .tracking(.pressing(tapsDone: 0, downAt: s.time, origin: s.centroid, maxFingers: s.count, position: s.centroid))
     }
 
-    func track(_ k: Phase, _ s: FrameSummary.Ref) -> DiscreteLifecycle<Phase, PixelPoint> {
+    func track(_ k: Phase, _ s: borrowing FrameSummary) -> DiscreteLifecycle<Phase, PixelPoint> {
         if s.count > fingers { return .failed(.tooManyFingers) }
         switch k {
         case .pressing(let done, let downAt, let origin, let maxFingers, let position):

@@ -1,0 +1,45 @@
+import GestureEngine
+import TouchFrames
+
+/// Events as a reader hands them on: one `read(2)`'s worth, valid during the call only. A live
+/// device's come in the kernel's layout (`kernelEvents`), a replay's and a resync's decoded
+/// (`events`); one of the two is empty.
+///
+/// It lives here, beside the reads that fill it: it is a view of the reader's buffer (a
+/// pointer and a count, valid during the `deliver` call only), which a Swift 6.3 value cannot
+/// hold as a `Span` without lifetime annotations. Those who decode it take `events.span` and
+/// `kernelEvents.span` (the decoder, the mirror: `Span`s only).
+public struct InputBatch {
+    public let events: UnsafeBufferPointer<InputEvent>
+    public let kernelEvents: UnsafeBufferPointer<KernelInputEvent>
+    /// Events were lost before this batch (SYN_DROPPED) and it carries the kernel's state as it
+    /// is now: the frame it ends with is a discontinuity (what was under way is cancelled).
+    public let resynced: Bool
+
+    public init(_ events: UnsafeBufferPointer<InputEvent>, resynced: Bool = false) {
+        self.events = events
+        kernelEvents = UnsafeBufferPointer(start: nil, count: 0)
+        self.resynced = resynced
+    }
+
+    public init(kernel events: UnsafeBufferPointer<KernelInputEvent>) {
+        self.events = UnsafeBufferPointer(start: nil, count: 0)
+        kernelEvents = events
+        resynced = false
+    }
+
+    /// How many events the batch holds.
+    public var count: Int { events.count + kernelEvents.count }
+
+    /// A touch lands in it (a new tracking id, or BTN_TOUCH pressed): what wakes an idle kiosk.
+    public var landsATouch: Bool {
+        func lands(_ type: UInt16, _ code: UInt16, _ value: Int32) -> Bool {
+            (type == Evdev.EV_ABS && code == Evdev.ABS_MT_TRACKING_ID && value >= 0)
+                || (type == Evdev.EV_KEY && code == Evdev.BTN_TOUCH && value == 1)
+        }
+        return events.contains { lands($0.type, $0.code, $0.value) } || kernelEvents.contains { lands($0.type, $0.code, $0.value) }
+    }
+
+    /// Every event, decoded (for a recorder that keeps them).
+    public var decoded: [InputEvent] { Array(events) + kernelEvents.map(\.event) }
+}
