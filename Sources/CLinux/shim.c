@@ -58,10 +58,8 @@ int cl_spawn_runner(const char *path, char *const argv[], int fd, pid_t *pid) {
 
 int cl_reap(int *exit_code, int *signal) {
     int status = 0;
-    pid_t pid;
-    do {
-        pid = waitpid(-1, &status, WNOHANG);
-    } while (pid < 0 && errno == EINTR);
+    // EINTR is retried by the caller (Posix.reap), as every call's.
+    pid_t pid = waitpid(-1, &status, WNOHANG);
     if (pid <= 0) return pid < 0 ? -1 : 0;
     *exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     *signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;

@@ -48,10 +48,8 @@ int cl_tcp_socket_uid(int family, const uint8_t *src, uint16_t sport, const uint
     }
     // Aligned for the nlmsghdr and inet_diag_msg the kernel writes into it.
     uint64_t buffer[1024];
-    ssize_t n;
-    do {
-        n = recv(fd, buffer, sizeof buffer, 0);
-    } while (n < 0 && errno == EINTR);
+    // An interrupted recv returns -EINTR: the caller (PeerIdentity.owner) asks again.
+    ssize_t n = recv(fd, buffer, sizeof buffer, 0);
     int result = -ENOENT;
     if (n < 0) result = -errno;
     for (struct nlmsghdr *h = (struct nlmsghdr *)buffer; n > 0 && NLMSG_OK(h, (unsigned)n); h = NLMSG_NEXT(h, n)) {

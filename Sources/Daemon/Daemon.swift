@@ -82,7 +82,7 @@ public final class Daemon: EventLoopOwner {
         do {
             server = try Server(loop: loop, listeners: opened.listeners, limits: Self.limits(base.daemon, log: log), log: log)
         } catch {
-            for l in opened.listeners { close(l.fd) }
+            for l in opened.listeners { Posix.close(l.fd) }
             opened.removeFiles()
             throw error
         }

@@ -62,7 +62,7 @@ final class EventLoop {
         guard epfd >= 0 else { throw Failure(call: "epoll_create1", errno: errno) }
     }
 
-    deinit { close(epfd) }
+    deinit { Posix.close(epfd) }
 
     /// Watches `fd`; `handler` runs when it is ready, with the frame state.
     func add(_ fd: Int32, events: UInt32 = CL_EPOLLIN, _ handler: @escaping Handler) throws(Failure) {
@@ -141,11 +141,8 @@ final class EventLoop {
             events.deallocate()
         }
         while running {
-            let n = cl_epoll_wait(epfd, datas, events, 64, owner.hasPendingWork ? 0 : -1)
-            if n < 0 {
-                if errno == EINTR { continue }
-                return
-            }
+            let timeout: Int32 = owner.hasPendingWork ? 0 : -1
+            guard case .success(let n) = Posix.retry("epoll_wait", { cl_epoll_wait(epfd, datas, events, 64, timeout) }) else { return }
             wakeups += 1
             turnClock = 0
             for i in 0..<Int(n) {
@@ -175,7 +172,7 @@ final class DeadlineTimer {
         guard fd >= 0 else { throw EventLoop.Failure(call: "timerfd_create", errno: errno) }
     }
 
-    deinit { close(fd) }
+    deinit { Posix.close(fd) }
 
     /// Arms at `ns` (monotonic), or disarms with nil. Re-arming at the same time is free. A
     /// failure (the caller logs it) leaves the timer as it was.
@@ -201,7 +198,4 @@ func monotonicNanoseconds() -> Int64 { cl_monotonic_ns() }
 
 /// Sleeps until `ns` (CLOCK_MONOTONIC), at once if it has passed. The daemon's signals come
 /// through a signalfd (blocked), so nothing interrupts it but the time.
-func sleepUntil(monotonic ns: Int64) {
-    var ts = timespec(tv_sec: Int(ns / 1_000_000_000), tv_nsec: Int(ns % 1_000_000_000))
-    while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nil) == EINTR {}
-}
+func sleepUntil(monotonic ns: Int64) { Posix.sleep(untilMonotonic: ns) }

@@ -1,4 +1,5 @@
 import CLinux
+import SystemCalls
 import GestureConfig
 import GestureProtocol
 import Logging
@@ -61,7 +62,7 @@ enum ListenSocket {
             }
         } catch {
             // Nothing of a start that failed stays behind: no socket, no directory made for one.
-            for l in opened.listeners { close(l.fd) }
+            for l in opened.listeners { Posix.close(l.fd) }
             opened.removeFiles()
             throw error
         }
@@ -122,7 +123,7 @@ enum ListenSocket {
             throw Daemon.StartError("\(path) is \(kind), not a socket; refusing to replace it (choose another --socket or remove it)")
         }
         let probe = socket(AF_UNIX, Int32(socketType.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        defer { close(probe) }
+        defer { Posix.close(probe) }
         if cl_connect_unix(probe, path) == 0 || errno == EAGAIN || errno == EINPROGRESS {
             throw Daemon.StartError("another process is listening on \(path)")
         }
@@ -141,18 +142,18 @@ enum ListenSocket {
         let bindErrno = errno
         umask(mask)
         guard bound == 0 else {
-            close(fd)
+            Posix.close(fd)
             throw Daemon.StartError("cannot bind \(path): \(String(cString: strerror(bindErrno)))")
         }
         guard lchown(path, geteuid(), gid) == 0 else {
             let e = errno
-            close(fd)
+            Posix.close(fd)
             unlink(path)
             throw Daemon.StartError("cannot set the group of \(path): \(String(cString: strerror(e)))")
         }
         guard listen(fd, 64) == 0 else {
             let e = errno
-            close(fd)
+            Posix.close(fd)
             unlink(path)
             throw EventLoop.Failure(call: "listen", errno: e)
         }

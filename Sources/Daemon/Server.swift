@@ -1,4 +1,5 @@
 import CLinux
+import SystemCalls
 import GestureEngine
 import GestureProtocol
 import Logging
@@ -142,7 +143,7 @@ final class Server {
         } catch {
             log.warning("cannot watch a new client: \(error)")
             state.fanout.release(slot)
-            close(fd)
+            Posix.close(fd)
             return nil
         }
         clients[fd] = client
@@ -282,7 +283,7 @@ final class Server {
         guard !client.closed else { return }
         client.closed = true
         if let e = loop.remove(client.fd) { log.warning("\(client.label): \(e)") }
-        close(client.fd)
+        Posix.close(client.fd)
         clients[client.fd] = nil
         allClients.removeAll { $0 === client }
         bySlot[client.slot] = nil

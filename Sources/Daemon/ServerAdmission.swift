@@ -13,24 +13,22 @@ import SystemCalls
 extension Server {
     func acceptAll(_ listener: Listener, _ state: inout FrameState) {
         while true {
-            let fd = cl_accept(listener.fd)
-            if fd < 0 {
-                switch errno {
-                case EINTR: continue
+            let fd: Int32
+            switch Posix.retry("accept", { cl_accept(listener.fd) }) {
+            case .success(let accepted): fd = accepted
+            case .failure(let e):
+                switch e.errno {
                 case EAGAIN, EWOULDBLOCK: return
-                case EMFILE, ENFILE:
-                    turnAwayWithoutFDs(listener)
-                    return
-                default:
-                    log.warning("accept: \(String(cString: strerror(errno)))")
-                    return
+                case EMFILE, ENFILE: turnAwayWithoutFDs(listener)
+                default: log.warning("\(e)")
                 }
+                return
             }
             var pid: Int32 = 0, uid: UInt32 = 0, gid: UInt32 = 0
             guard cl_peer_credentials(fd, &pid, &uid, &gid) == 0 else {
                 // Without credentials the set_regions policy cannot be applied: fail closed.
                 log.warning("refused a client: SO_PEERCRED failed: \(String(cString: strerror(errno)))")
-                close(fd)
+                Posix.close(fd)
                 continue
             }
             if let why = turnedAway(uid: uid) {
@@ -55,14 +53,14 @@ extension Server {
         // Best effort: the connection is closed either way, and a peer that cannot take one
         // line has nothing to lose by missing it.
         _ = w.bytes.withUnsafeBytes { Posix.write(fd, $0) }
-        close(fd)
+        Posix.close(fd)
     }
 
     /// Out of fds: accept the waiting connection with the reserve fd, tell it why, close it.
     func turnAwayWithoutFDs(_ listener: Listener) {
         refused += 1
         if reserveFD >= 0 {
-            close(reserveFD)
+            Posix.close(reserveFD)
             reserveFD = -1
             let fd = cl_accept(listener.fd)
             if fd >= 0 { refuse(fd, code: .tooManyClients, message: "the daemon is out of file descriptors") }

@@ -59,7 +59,7 @@ struct Stats {
     static func residentKilobytes() -> Int {
         let fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return 0 }
-        defer { close(fd) }
+        defer { Posix.close(fd) }
         var buf = [UInt8](repeating: 0, count: 8192)
         guard case .done(let n) = buf.withUnsafeMutableBytes({ Posix.read(fd, into: $0) }), n > 0 else { return 0 }
         for line in String(decoding: buf[0..<n], as: UTF8.self).split(separator: "\n") where line.hasPrefix("VmRSS:") {

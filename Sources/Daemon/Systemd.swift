@@ -1,4 +1,5 @@
 import CLinux
+import SystemCalls
 
 #if canImport(Glibc)
     import Glibc
@@ -30,7 +31,7 @@ struct Systemd {
         guard let path = notifySocket else { return true }
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return false }
-        defer { close(fd) }
+        defer { Posix.close(fd) }
         let bytes = Array(state.utf8)
         return bytes.withUnsafeBytes { cl_sendto_unix(fd, $0.baseAddress, $0.count, path) } >= 0
     }

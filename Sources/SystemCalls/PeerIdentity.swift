@@ -53,12 +53,14 @@ public struct TCPEndpoint: Equatable, Sendable, CustomStringConvertible {
         guard local.family == remote.family else { return .failure(SystemCallError("sock_diag", EAFNOSUPPORT)) }
         var uid: UInt32 = 0
         // Both arrays hold 4 or 16 bytes, as the family says: the C side copies that many.
-        let rc = local.address.withUnsafeBufferPointer { src in
-            remote.address.withUnsafeBufferPointer { dst in
-                cl_tcp_socket_uid(local.family, src.baseAddress, local.port, dst.baseAddress, remote.port, &uid)
+        let failed = Posix.retryReturned("sock_diag \(local) → \(remote)") {
+            -local.address.withUnsafeBufferPointer { src in
+                remote.address.withUnsafeBufferPointer { dst in
+                    cl_tcp_socket_uid(local.family, src.baseAddress, local.port, dst.baseAddress, remote.port, &uid)
+                }
             }
         }
-        return rc == 0 ? .success(uid) : .failure(SystemCallError("sock_diag \(local) → \(remote)", -rc))
+        return failed.map { .failure($0) } ?? .success(uid)
     }
 }
 

@@ -42,7 +42,7 @@ public final class EvdevDevice {
         var dev: OpaquePointer?
         let rc = libevdev_new_from_fd(fd, &dev)
         guard rc == 0, let dev else {
-            close(fd)
+            Posix.close(fd)
             raw.deallocate()
             throw EvdevError("libevdev_new_from_fd(\(path))", -rc)
         }
@@ -55,7 +55,7 @@ public final class EvdevDevice {
 
     deinit {
         libevdev_free(dev)
-        close(fd)
+        Posix.close(fd)
         raw.deallocate()
     }
 

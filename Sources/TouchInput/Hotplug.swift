@@ -1,4 +1,5 @@
 import CUdev
+import SystemCalls
 
 #if canImport(Glibc)
     import Glibc
@@ -55,7 +56,7 @@ public final class HotplugMonitor {
     deinit {
         if let monitor { udev_monitor_unref(monitor) }
         if let udev { udev_unref(udev) }
-        if mode == .inotify { close(fd) }
+        if mode == .inotify { Posix.close(fd) }
     }
 
     /// Reads every pending change.

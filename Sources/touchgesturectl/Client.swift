@@ -50,7 +50,7 @@ final class Connection {
         }
     }
 
-    deinit { close(fd) }
+    deinit { Posix.close(fd) }
 
     func send(_ line: String) {
         writeAll(fd, Array((line + "\n").utf8))

@@ -163,7 +163,11 @@ func sleepFor(_ seconds: Double) {
     guard seconds > 0 else { return }
     var ts = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
     var left = timespec()
-    while nanosleep(&ts, &left) != 0 && errno == EINTR { ts = left }
+    _ = Posix.retry("nanosleep") {
+        let r = nanosleep(&ts, &left)
+        ts = left  // interrupted: what was left
+        return r
+    }
 }
 
 /// CLOCK_MONOTONIC nanoseconds as seconds with 6 decimals, like the protocol's `time`.

@@ -43,7 +43,7 @@ struct Metrics: ParsableCommand {
         guard fd >= 0 else { throw fail("\(temporary): \(String(cString: strerror(errno)))") }
         let failed = Array(text.utf8).withUnsafeBytes { Posix.writeAll(fd, $0) }
         let synced = fsync(fd) == 0
-        close(fd)
+        Posix.close(fd)
         guard failed == nil, synced, rename(temporary, output) == 0 else {
             let reason = String(cString: strerror(failed?.errno ?? errno))
             unlink(temporary)

@@ -110,9 +110,11 @@ public final class ActionRunnerService: EventLoopOwner {
 
     private func accept() {
         while true {
-            let fd = cl_accept(listenFD ?? -1)
-            guard fd >= 0 else {
-                if errno != EAGAIN && errno != EINTR { log.warning("accept: \(String(cString: strerror(errno)))") }
+            let fd: Int32
+            switch Posix.retry("accept", { cl_accept(listenFD ?? -1) }) {
+            case .success(let accepted): fd = accepted
+            case .failure(let e):
+                if e.errno != EAGAIN { log.warning("\(e)") }
                 return
             }
             var pid: Int32 = 0
@@ -121,13 +123,13 @@ public final class ActionRunnerService: EventLoopOwner {
             let why = cl_peer_credentials(fd, &pid, &uid, &gid) == 0 ? refusal(fd, uid: uid, gid: gid) : "its credentials cannot be read"
             if let why {
                 log.warning("refused a connection from pid \(pid), uid \(uid): \(why)")
-                close(fd)
+                Posix.close(fd)
                 continue
             }
             log.info("daemon connected (pid \(pid), uid \(uid))")
             do { try serve(fd) } catch {
                 log.error("cannot serve a daemon: \(error)")
-                close(fd)
+                Posix.close(fd)
             }
         }
     }
@@ -194,7 +196,7 @@ public final class ActionRunnerService: EventLoopOwner {
     private func drop(_ fd: Int32) {
         guard connections.remove(fd) != nil else { return }
         _ = loop.remove(fd)
-        close(fd)
+        Posix.close(fd)
         log.info("daemon disconnected: its \(supervisor.running.count { $0.owner == fd }) running action(s) are ended")
         supervisor.abandon(owner: fd)
     }

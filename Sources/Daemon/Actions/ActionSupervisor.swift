@@ -65,9 +65,9 @@ final class ActionSupervisor {
         var pid: pid_t = 0
         let before = monotonicNanoseconds()
         let rc = withCStrings(argv) { cargv in withCStrings(env) { cenv in cl_spawn(argv[0], cargv, cenv, fds[1], &pid) } }
-        close(fds[1])
+        Posix.close(fds[1])
         guard rc == 0 else {
-            close(fds[0])
+            Posix.close(fds[0])
             return .failed(id: id, reason: "cannot start \(argv[0]): \(String(cString: strerror(rc)))")
         }
         let now = monotonicNanoseconds()
@@ -84,11 +84,7 @@ final class ActionSupervisor {
     /// trees are now empty, as `ended` messages for their owners.
     func reap() -> [(owner: Int32, message: RunnerMessage)] {
         var any = false
-        while true {
-            var code: Int32 = 0
-            var sig: Int32 = 0
-            let pid = cl_reap(&code, &sig)
-            guard pid > 0 else { break }
+        while let (pid, code, sig) = Posix.reap() {
             any = true
             if let i = running.firstIndex(where: { $0.leader == pid }) { running[i].exit = (Int(code), Int(sig)) }
         }
@@ -166,10 +162,8 @@ final class ActionSupervisor {
     /// the runner's exit). Each round kills the parents whose late children the next one finds.
     func killAll() {
         let end = monotonicNanoseconds() + 1_000_000_000
-        var code: Int32 = 0
-        var sig: Int32 = 0
         while true {
-            while cl_reap(&code, &sig) > 0 {}
+            while Posix.reap() != nil {}
             let members = ProcessTree.descendants(of: me)
             if members.isEmpty || monotonicNanoseconds() > end { break }
             ProcessTree.signal(members, SIGKILL)
@@ -199,7 +193,7 @@ final class ActionSupervisor {
                     guard case .done(let n) = got, n > 0 else {
                         output.end()
                         if let e = self.loop.remove(fd) { self.log.debug("action '\(name)': \(e)") }
-                        close(fd)
+                        Posix.close(fd)
                         return
                     }
                     output.take(buffer[0..<n])
@@ -207,7 +201,7 @@ final class ActionSupervisor {
             }
         } catch {
             log.warning("action '\(name)': its output is not read: \(error)")
-            close(fd)
+            Posix.close(fd)
         }
     }
 }

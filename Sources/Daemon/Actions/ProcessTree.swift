@@ -67,7 +67,7 @@ struct ProcessTree {
     static func readSmallFile(_ path: String) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return [] }
-        defer { close(fd) }
+        defer { Posix.close(fd) }
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while bytes.count < 65536 {

@@ -51,11 +51,11 @@ final class RunnerLink {
             try loop.add(fd) { [unowned self] _ in self.receive() }
             return nil
         } catch let e as Failure {
-            if fd >= 0 { Glibc.close(fd) }
+            if fd >= 0 { Posix.close(fd) }
             fd = -1
             return e
         } catch {
-            if fd >= 0 { Glibc.close(fd) }
+            if fd >= 0 { Posix.close(fd) }
             fd = -1
             return Failure(description: "\(error)")
         }
@@ -66,7 +66,7 @@ final class RunnerLink {
         guard s >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
         guard cl_connect_unix(s, path) == 0 else {
             let e = errno
-            Glibc.close(s)
+            Posix.close(s)
             throw Failure(description: "cannot reach the action runner at \(path): \(String(cString: strerror(e))) (is touchgestured-actions.socket enabled?)")
         }
         return s
@@ -82,9 +82,9 @@ final class RunnerLink {
         let argv = ["touchgestured", "--serve-actions-fd", "3"] + (verbose ? ["--verbose"] : [])
         var pid: pid_t = 0
         let rc = withCStrings(argv) { cl_spawn_runner("/proc/self/exe", $0, pair[1], &pid) }
-        Glibc.close(pair[1])
+        Posix.close(pair[1])
         guard rc == 0 else {
-            Glibc.close(pair[0])
+            Posix.close(pair[0])
             throw Failure(description: "cannot start the action runner: \(String(cString: strerror(rc)))")
         }
         child = pid
@@ -142,7 +142,7 @@ final class RunnerLink {
     private func disconnect(_ why: String) {
         guard fd >= 0 else { return }
         _ = loop.remove(fd)
-        Glibc.close(fd)
+        Posix.close(fd)
         fd = -1
         if let more = connectFailures.note(at: monotonicNanoseconds()) {
             let who = socket == nil ? "the daemon kills what a dead runner left" : "its service ends them when the runner stops"
@@ -157,12 +157,8 @@ final class RunnerLink {
     /// the daemon's child instead of init's, and is killed here. Each one reaped sweeps again,
     /// so a process forked while its parent was being killed is found in its turn.
     func reap() {
-        var code: Int32 = 0
-        var sig: Int32 = 0
         var sweep = false
-        while true {
-            let pid = cl_reap(&code, &sig)
-            guard pid > 0 else { break }
+        while let (pid, code, sig) = Posix.reap() {
             sweep = true
             guard pid == child else { continue }
             child = 0
@@ -190,15 +186,14 @@ final class RunnerLink {
     func close(waitForChild: Bool) {
         guard fd >= 0 else { return }
         _ = loop.remove(fd)
-        Glibc.close(fd)
+        Posix.close(fd)
         fd = -1
         guard waitForChild, child > 0 else { return }
         let pidfd = cl_pidfd_open(child)
         guard pidfd >= 0 else { return }
-        defer { Glibc.close(pidfd) }
-        var p = pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)
+        defer { Posix.close(pidfd) }
         let ms = Int32((ActionSupervisor.killGrace + 1_000_000_000) / 1_000_000)
-        while poll(&p, 1, ms) < 0 && errno == EINTR {}
+        _ = Posix.poll(pidfd, events: Int16(POLLIN), timeoutMs: ms)
         var status: Int32 = 0
         if waitpid(child, &status, WNOHANG) == child { child = 0 }
         // A runner that died before (or would not end) left its commands to the daemon.
