@@ -28,7 +28,8 @@ protocol EventLoopOwner: AnyObject {
 final class EventLoop {
     typealias Handler = (_ events: UInt32, _ state: inout FrameState) -> Void
 
-    private let epfd: Int32
+    private let epoll: Descriptor
+    private var epfd: Int32 { epoll.raw }
     /// Indexed by fd (small integers): no hashing per ready fd.
     private var handlers: [Entry?] = []
     /// A handler in the table: in a struct, the closure is kept as it is called (in an optional
@@ -58,11 +59,10 @@ final class EventLoop {
     typealias Failure = SystemCallError
 
     init() throws(Failure) {
-        epfd = cl_epoll_create()
-        guard epfd >= 0 else { throw Failure(call: "epoll_create1", errno: errno) }
+        guard let ep = Descriptor(adopting: cl_epoll_create()) else { throw Failure(call: "epoll_create1", errno: errno) }
+        epoll = ep
     }
 
-    deinit { Posix.close(epfd) }
 
     /// Watches `fd`; `handler` runs when it is ready, with the frame state.
     func add(_ fd: Int32, events: UInt32 = CL_EPOLLIN, _ handler: @escaping Handler) throws(Failure) {
@@ -164,15 +164,14 @@ final class EventLoop {
 
 /// A timerfd armed at absolute CLOCK_MONOTONIC times.
 final class DeadlineTimer {
-    let fd: Int32
+    private let timer: Descriptor
+    var fd: Int32 { timer.raw }
     private(set) var armedAt: Int64 = 0
 
     init() throws(EventLoop.Failure) {
-        fd = cl_timerfd_create()
-        guard fd >= 0 else { throw EventLoop.Failure(call: "timerfd_create", errno: errno) }
+        guard let t = Descriptor(adopting: cl_timerfd_create()) else { throw EventLoop.Failure(call: "timerfd_create", errno: errno) }
+        timer = t
     }
-
-    deinit { Posix.close(fd) }
 
     /// Arms at `ns` (monotonic), or disarms with nil. Re-arming at the same time is free. A
     /// failure (the caller logs it) leaves the timer as it was.

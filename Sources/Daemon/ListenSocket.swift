@@ -99,12 +99,12 @@ enum ListenSocket {
         let parent = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
         guard !parent.isEmpty && access(parent, F_OK) != 0 else { return nil }
         guard mkdir(parent, 0o750) == 0 || errno == EEXIST else {
-            throw Daemon.StartError("cannot create \(parent): \(String(cString: strerror(errno)))")
+            throw Daemon.StartError("cannot create \(parent): \(SystemCallError("mkdir", errno))")
         }
         guard lchown(parent, geteuid(), gid) == 0 else {
             let e = errno
             rmdir(parent)
-            throw Daemon.StartError("cannot give \(parent) its group: \(String(cString: strerror(e)))")
+            throw Daemon.StartError("cannot give \(parent) its group: \(SystemCallError("lchown", e))")
         }
         return parent
     }
@@ -122,12 +122,11 @@ enum ListenSocket {
                 : type == S_IFIFO ? "a FIFO" : "a device"
             throw Daemon.StartError("\(path) is \(kind), not a socket; refusing to replace it (choose another --socket or remove it)")
         }
-        let probe = socket(AF_UNIX, Int32(socketType.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        defer { Posix.close(probe) }
-        if cl_connect_unix(probe, path) == 0 || errno == EAGAIN || errno == EINPROGRESS {
+        let probe = try Posix.socket(AF_UNIX, Int32(socketType.rawValue) | Int32(SOCK_NONBLOCK.rawValue)).get()
+        if cl_connect_unix(probe.raw, path) == 0 || errno == EAGAIN || errno == EINPROGRESS {
             throw Daemon.StartError("another process is listening on \(path)")
         }
-        guard unlink(path) == 0 else { throw Daemon.StartError("cannot remove the stale socket \(path): \(String(cString: strerror(errno)))") }
+        guard unlink(path) == 0 else { throw Daemon.StartError("cannot remove the stale socket \(path): \(SystemCallError("unlink", errno))") }
         log.notice("replaced a stale socket at \(path)")
     }
 
@@ -135,28 +134,23 @@ enum ListenSocket {
     /// would follow a link put there meanwhile) and gives it its group without following links.
     /// On any failure the socket file is removed.
     private static func bindAndListen(_ path: String, type socketType: __socket_type, group gid: gid_t) throws -> Int32 {
-        let fd = socket(AF_UNIX, Int32(socketType.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        guard fd >= 0 else { throw EventLoop.Failure(call: "socket", errno: errno) }
+        // Closed by its owner on any failure below; handed on when listening.
+        let socket = try Posix.socket(AF_UNIX, Int32(socketType.rawValue) | Int32(SOCK_NONBLOCK.rawValue)).get()
         let mask = umask(0o117)
-        let bound = cl_bind_unix(fd, path)
+        let bound = cl_bind_unix(socket.raw, path)
         let bindErrno = errno
         umask(mask)
-        guard bound == 0 else {
-            Posix.close(fd)
-            throw Daemon.StartError("cannot bind \(path): \(String(cString: strerror(bindErrno)))")
-        }
+        guard bound == 0 else { throw Daemon.StartError("cannot bind \(path): \(SystemCallError("bind", bindErrno))") }
         guard lchown(path, geteuid(), gid) == 0 else {
             let e = errno
-            Posix.close(fd)
             unlink(path)
-            throw Daemon.StartError("cannot set the group of \(path): \(String(cString: strerror(e)))")
+            throw Daemon.StartError("cannot set the group of \(path): \(SystemCallError("lchown", e))")
         }
-        guard listen(fd, 64) == 0 else {
+        guard listen(socket.raw, 64) == 0 else {
             let e = errno
-            Posix.close(fd)
             unlink(path)
-            throw EventLoop.Failure(call: "listen", errno: e)
+            throw SystemCallError("listen", e)
         }
-        return fd
+        return socket.release()
     }
 }

@@ -57,11 +57,9 @@ struct Stats {
 
     /// VmRSS from /proc/self/status.
     static func residentKilobytes() -> Int {
-        let fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return 0 }
-        defer { Posix.close(fd) }
+        guard case .success(let file) = Posix.open("/proc/self/status", O_RDONLY) else { return 0 }
         var buf = [UInt8](repeating: 0, count: 8192)
-        guard case .done(let n) = buf.withUnsafeMutableBytes({ Posix.read(fd, into: $0) }), n > 0 else { return 0 }
+        guard case .done(let n) = buf.withUnsafeMutableBytes({ Posix.read(file.raw, into: $0) }), n > 0 else { return 0 }
         for line in String(decoding: buf[0..<n], as: UTF8.self).split(separator: "\n") where line.hasPrefix("VmRSS:") {
             return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
         }

@@ -29,11 +29,9 @@ struct Systemd {
     @discardableResult
     func notify(_ state: String) -> Bool {
         guard let path = notifySocket else { return true }
-        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { Posix.close(fd) }
+        guard case .success(let socket) = Posix.socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue)) else { return false }
         let bytes = Array(state.utf8)
-        return bytes.withUnsafeBytes { cl_sendto_unix(fd, $0.baseAddress, $0.count, path) } >= 0
+        return bytes.withUnsafeBytes { cl_sendto_unix(socket.raw, $0.baseAddress, $0.count, path) } >= 0
     }
 
     /// The listening sockets systemd passed (socket activation), from fd 3, with their

@@ -65,13 +65,11 @@ struct ProcessTree {
 
     /// A /proc file's bytes (at most 64 KiB), empty when it cannot be read.
     static func readSmallFile(_ path: String) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return [] }
-        defer { Posix.close(fd) }
+        guard case .success(let file) = Posix.open(path, O_RDONLY) else { return [] }
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while bytes.count < 65536 {
-            guard case .done(let n) = buffer.withUnsafeMutableBytes({ Posix.read(fd, into: $0) }), n > 0 else { break }
+            guard case .done(let n) = buffer.withUnsafeMutableBytes({ Posix.read(file.raw, into: $0) }), n > 0 else { break }
             bytes += buffer[0..<n]
         }
         return bytes

@@ -1,0 +1,37 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// An open file descriptor owned by one value: the compiler lets it be neither copied nor used
+/// after it is given up, and it is closed exactly once, when its owner ends (a local at the end
+/// of its scope, a class's stored property with the object), or handed on with `release()`.
+public struct Descriptor: ~Copyable {
+    public let raw: Int32
+
+    /// Takes ownership of `raw` (nil when it is negative: a failed call's result).
+    public init?(adopting raw: Int32) {
+        guard raw >= 0 else { return nil }
+        self.raw = raw
+    }
+
+    deinit { Posix.close(raw) }
+
+    /// Gives the fd up without closing it: whoever takes the number owns it now.
+    public consuming func release() -> Int32 {
+        let raw = raw
+        discard self
+        return raw
+    }
+}
+
+extension Posix {
+    /// Opens `path` (O_CLOEXEC added), EINTR retried.
+    public static func open(_ path: String, _ flags: Int32) -> Result<Descriptor, SystemCallError> {
+        retry("open(\(path))") { Glibc.open(path, flags | O_CLOEXEC) }.map { Descriptor(adopting: $0)! }
+    }
+
+    /// A new socket (SOCK_CLOEXEC added).
+    public static func socket(_ domain: Int32, _ type: Int32) -> Result<Descriptor, SystemCallError> {
+        retry("socket") { Glibc.socket(domain, type | Int32(SOCK_CLOEXEC.rawValue), 0) }.map { Descriptor(adopting: $0)! }
+    }
+}
