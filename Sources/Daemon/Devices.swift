@@ -66,7 +66,7 @@ final class Devices<Owner: DeviceOwner> {
     /// Set by the owner once it is made (it makes the devices first, as a constant of its own:
     /// a wake-up reaches them with nothing retained).
     weak var owner: Owner?
-    private let actions: ActionRunner
+    let actions: ActionRunner
     private var nextID: UInt32 = 1
     /// Sources waiting for enough clients (`--wait-for-clients`).
     private var pending: [InputSource] = []
@@ -172,11 +172,11 @@ final class Devices<Owner: DeviceOwner> {
         state.devices.index(of: id).flatMap { state.devices.all[$0].source as? LiveSource }
     }
 
-    /// A read's batch through the device's pipeline, and what it made to the fan-out.
+    /// A read's batch down the device's route.
     private func delivered(_ batch: InputBatch, from id: UInt32, _ state: inout FrameState) {
         if batch.resynced { logResync(id, in: state) }
-        guard let k = state.feed(batch, from: id, turn: loop) else { return }
-        afterHandOff(k, &state)
+        guard let k = state.devices.index(of: id) else { return }
+        route(.read(batch), k, &state)
     }
 
     private func logResync(_ id: UInt32, in state: FrameState) {
@@ -200,35 +200,6 @@ final class Devices<Owner: DeviceOwner> {
         return try DevicePipeline(description: source.description, configuration: configuration, compiled: compiled, device: id)
     }
 
-    /// Hands what device `k`'s pipeline made (left in the table's output) to the fan-out, the
-    /// actions and the trace log.
-    private func hand(_ k: Int, _ state: inout FrameState) {
-        if state.handOff(k, turn: loop) { afterHandOff(k, &state) }
-    }
-
-    /// Logs the transitions device `k`'s output traced, and runs the actions it fired.
-    private func afterHandOff(_ k: Int, _ state: inout FrameState) {
-        logTransitions(k, in: state)
-        let id = state.devices.all[k].id
-        if let woke = state.devices.takeWoke() { owner?.woke(by: woke, &state) }
-        if let f = state.devices.mirrorFailure(k) {
-            log.warning("device \(id): its virtual touchscreen was not written (\(f.count) failed so far): \(f.error)")
-        }
-        if let f = state.devices.takePointerFailure() {
-            log.warning("the virtual pointer was not written (\(f.count) failed so far): \(f.error)")
-        }
-        for firing in state.devices.output.firings {
-            actions.fire(
-                firing.action, .init(event: state.devices.output.events[firing.event], gestureName: firing.gesture, region: firing.region, device: id))
-        }
-    }
-
-    private func logTransitions(_ k: Int, in state: FrameState) {
-        for t in state.devices.output.transitions {
-            log.trace("\(state.devices.all[k].pipeline.gestureName(t.gesture)) \(t.from) --\(t.input)--> \(t.to)\(t.reason.map { " (\($0))" } ?? "")")
-        }
-    }
-
     /// Fires each device's deadlines due by monotonic time `now`, each at its own time (input
     /// already due is read first, so that input and deadlines keep their order).
     func fireDeadlines(now: Int64, _ state: inout FrameState) {
@@ -241,10 +212,7 @@ final class Devices<Owner: DeviceOwner> {
             let source = state.devices.all[k].source
             source.deliverDue(&state)
         }
-        for k in state.devices.all.indices {
-            state.devices.advance(k, toMonotonic: now)
-            hand(k, &state)
-        }
+        for k in state.devices.all.indices { route(.deadlines(monotonic: now), k, &state) }
     }
 
     /// New regions (a reload, a client's set_regions): apply from each device's next sequence.
@@ -261,8 +229,7 @@ final class Devices<Owner: DeviceOwner> {
     func remap(_ state: inout FrameState) {
         let now = monotonicNanoseconds()
         for k in state.devices.all.indices {
-            state.devices.removeDevice(k, atMonotonic: now)
-            hand(k, &state)
+            route(.removal(monotonic: now), k, &state)
             do {
                 state.devices.replacePipeline(k, with: try makePipeline(state.devices.all[k].source, id: state.devices.all[k].id))
             } catch {
@@ -285,8 +252,7 @@ final class Devices<Owner: DeviceOwner> {
     /// A device went away: its gestures end `cancelled`, then the owner hears `removed`.
     func remove(_ id: UInt32, _ state: inout FrameState) {
         guard let k = state.devices.index(of: id) else { return }
-        state.devices.removeDevice(k, atMonotonic: monotonicNanoseconds())
-        hand(k, &state)
+        route(.removal(monotonic: monotonicNanoseconds()), k, &state)
         var device = state.devices.take(k)
         device.source.stop()
         // The mirror lifts what it holds, then goes (its device is destroyed with it).

@@ -2,23 +2,13 @@ import TouchInput
 import Pipeline
 import TouchFrames
 
-/// What changes per frame, in one value: the devices' table and the fan-out. A read goes
-/// through a pipeline into the fan-out, and a turn ends with the fan-out's writes and the
-/// devices' next deadline, each in one `mutating` call here. Owned by the daemon's `run` and
+/// What changes per frame, in one value: the devices' table and the fan-out. An input goes
+/// down the route (`Devices.route`: the table's stages, then the fan-out), and a turn ends with
+/// the fan-out's writes and the devices' next deadline, in one `mutating` call here. Owned by the daemon's `run` and
 /// handed `inout` to whatever touches it (the loop's handlers, the devices, the server).
 struct FrameState {
     var devices = DeviceTable()
     var fanout: Fanout
-
-    /// A read's batch through device `id`'s pipeline and out to the subscribers (`DeviceTable.feed`).
-    mutating func feed(_ batch: InputBatch, from id: UInt32, turn: EventLoop) -> Int? {
-        devices.feed(batch, from: id, to: &fanout, turn: turn)
-    }
-
-    /// What device `k` made (a deadline, a removal) out to the subscribers.
-    mutating func handOff(_ k: Int, turn: EventLoop) -> Bool {
-        devices.handOff(k, to: &fanout, turn: turn)
-    }
 
     /// The end of a loop turn: every queue written (`Fanout.endTurn`) and what the daemon reads
     /// of the devices after it.

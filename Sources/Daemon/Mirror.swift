@@ -8,9 +8,8 @@ import TouchInput
 struct Mirror {
     let screen: VirtualTouchscreen
     private var state: PassThrough
-    /// Writes that failed, and the last failure not yet reported (`Devices` logs it).
-    private(set) var failures = 0
-    private var unreported: SystemCallError?
+    /// Writes that failed, the last not yet logged (`Devices` logs it, throttled).
+    var failures = FailureThrottle()
 
     init(screen: VirtualTouchscreen, panel: DeviceDescription) {
         self.screen = screen
@@ -54,17 +53,5 @@ struct Mirror {
         _ = events.withUnsafeBufferPointer { failed(screen.send($0)) }
     }
 
-    private mutating func failed(_ error: SystemCallError?) -> Bool {
-        guard let error else { return false }
-        failures += 1
-        unreported = error
-        return true
-    }
-
-    /// The failure to log, once: the first, then every 1000th (a mirror that cannot be written
-    /// fails every frame).
-    mutating func takeFailure() -> SystemCallError? {
-        defer { unreported = nil }
-        return failures == 1 || failures % 1000 == 0 ? unreported : nil
-    }
+    private mutating func failed(_ error: SystemCallError?) -> Bool { failures.note(error) }
 }

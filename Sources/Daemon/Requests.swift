@@ -90,7 +90,7 @@ extension Daemon {
                 clients: server.clientCount, devices: state.devices.all.count, panels: devices.panels(in: state),
                 frames: state.devices.frames, anomalies: state.devices.anomalies, server: server, fanout: state.fanout,
                 actions: actions, wakeups: loop.wakeups, idle: (idle.idles, idle.wakes, state.devices.asleep),
-                pointer: (state.devices.pointerOps, state.devices.pointerFailures)
+                pointer: (state.devices.pointerOps, state.devices.pointerFailures.count)
             ).write(into: &writer)
             Messages.end(&writer)
 

@@ -182,17 +182,19 @@ import TouchInput
         let loop = try EventLoop()
         let path = Root.fixtures + "/tap.events"
         let events = try Evemu.parse(try String(contentsOfFile: path, encoding: .utf8), file: path).eventsLiftedAtEnd
+        // The table's stages of the route, then the fan-out stage (Devices.route without its class).
         for e in events {
-            [e].withUnsafeBufferPointer { _ = table.feed(InputBatch($0), from: 1, to: &fanout, turn: loop) }
+            [e].withUnsafeBufferPointer { _ = table.run(.read(InputBatch($0)), 0, turn: loop) }
+            _ = table.handOff(0, to: &fanout, turn: loop)
         }
         #expect(table.frames > 0 && table.all[0].health.frames == table.frames)
         #expect(fanout.gestureLines == 0)
         let deadline = try #require(table.earliestDeadline)
-        table.advance(0, toMonotonic: deadline)
+        _ = table.run(.deadlines(monotonic: deadline), 0, turn: loop)
         _ = table.handOff(0, to: &fanout, turn: loop)
         #expect(fanout.gestureLines == 1 && table.earliestDeadline == nil)
-        // An unknown device takes nothing; a device taken out leaves the totals.
-        #expect(table.feed(InputBatch(UnsafeBufferPointer(start: nil, count: 0)), from: 7, to: &fanout, turn: loop) == nil)
+        // A device taken out leaves the totals.
+        #expect(table.index(of: 7) == nil)
         let taken = table.take(0)
         #expect(!taken.health.up && taken.health.removals == 1 && table.all.isEmpty)
     }
