@@ -2,9 +2,11 @@
 //   node --test Tests/web/
 // What the page sends (subscribe and set_regions on every hello, rectangles and drag bounds in
 // screen px), what it hears (lines in CSS px, by kind and name, to the region's listeners), and
-// reconnecting.
+// reconnecting. The test owns the clock: node's mock timers (no real waits, no timing to race).
 import assert from "node:assert/strict";
-import { test } from "node:test";
+import { mock, test } from "node:test";
+
+mock.timers.enable({ apis: ["setTimeout"] });
 
 const sockets = [];
 class FakeWebSocket {
@@ -29,7 +31,13 @@ globalThis.devicePixelRatio = 2;
 globalThis.requestAnimationFrame = (f) => setTimeout(f, 0);
 
 const { connect } = await import("../../web/touchgestured.js");
-const tick = () => new Promise((r) => setTimeout(r, 5));
+/** Lets what is queued run: the promise jobs (a socket opening), then the timers due by `ms`
+ * from now (a frame's work, a retry), then the jobs those queued. */
+async function tick(ms = 0) {
+  for (let i = 0; i < 3; i++) await Promise.resolve();
+  mock.timers.tick(ms);
+  for (let i = 0; i < 3; i++) await Promise.resolve();
+}
 const element = (left, top, width, height) => ({ getBoundingClientRect: () => ({ left, top, width, height }) });
 const hello = { type: "hello", protocol: 1, screen: { width: 2560, height: 1600 } };
 
@@ -100,7 +108,9 @@ test("a closed connection is opened again, and the regions follow", async () => 
   const { tg, ws: first } = await helloed("c");
   first.onclose();  // the bridge went away
   assert.equal(tg.connected, false);
-  await new Promise((r) => setTimeout(r, 300));  // the first retry: 250 ms
+  await tick(249);
+  assert.equal(sockets.at(-1), first, "no retry before 250 ms");
+  await tick(1);  // the first retry: 250 ms
   const second = sockets.at(-1);
   assert.notEqual(second, first);
   second.receive(hello);
