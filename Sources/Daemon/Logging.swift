@@ -42,7 +42,7 @@ public struct JournalLogHandler: LogHandler {
         text += Self.escaped(body) + "\n"
         let bytes = Array(text.utf8)
         // Best effort: a log line that cannot be written has nowhere else to go.
-        _ = bytes.withUnsafeBytes { Posix.writeAll(2, $0) }
+        _ = Posix.writeAll(2, bytes)
     }
 
     /// Longest message written, in bytes (a client's string can be long).

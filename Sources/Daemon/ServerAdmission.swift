@@ -52,7 +52,7 @@ extension Server {
         Messages.error(&w, id: nil, code: code, message: message)
         // Best effort: the connection is closed either way, and a peer that cannot take one
         // line has nothing to lose by missing it.
-        _ = w.bytes.withUnsafeBytes { Posix.write(fd, $0) }
+        _ = Posix.write(fd, w.bytes)
         Posix.close(fd)
     }
 

@@ -69,7 +69,7 @@ extension Server {
 
     /// Reads what the client sent into its input.
     private func readChunk(_ client: Client, _ state: inout FrameState) -> ReadOutcome {
-        switch chunk.withUnsafeMutableBytes({ Posix.read(client.fd, into: $0) }) {
+        switch Posix.read(client.fd, into: &chunk) {
         case .wouldBlock: return .nothing
         case .failed(let e):
             disconnect(client, reason: "\(e)", &state)

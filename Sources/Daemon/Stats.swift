@@ -59,7 +59,7 @@ struct Stats {
     static func residentKilobytes() -> Int {
         guard case .success(let file) = Posix.open("/proc/self/status", O_RDONLY) else { return 0 }
         var buf = [UInt8](repeating: 0, count: 8192)
-        guard case .done(let n) = buf.withUnsafeMutableBytes({ Posix.read(file.raw, into: $0) }), n > 0 else { return 0 }
+        guard case .done(let n) = Posix.read(file.raw, into: &buf), n > 0 else { return 0 }
         for line in String(decoding: buf[0..<n], as: UTF8.self).split(separator: "\n") where line.hasPrefix("VmRSS:") {
             return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
         }

@@ -68,7 +68,7 @@ final class Connection {
                 }
                 return line
             }
-            guard case .done(let n) = chunk.withUnsafeMutableBytes({ Posix.read(fd, into: $0) }), n > 0 else { return nil }
+            guard case .done(let n) = Posix.read(fd, into: &chunk), n > 0 else { return nil }
             lastReadNanoseconds = cl_monotonic_ns()
             buffer += chunk[0..<n]
         }

@@ -41,7 +41,7 @@ struct Metrics: ParsableCommand {
         // O_EXCL | O_NOFOLLOW: a file or link already at the temporary name is not written through.
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw fail("\(temporary): \(String(cString: strerror(errno)))") }
-        let failed = Array(text.utf8).withUnsafeBytes { Posix.writeAll(fd, $0) }
+        let failed = Posix.writeAll(fd, Array(text.utf8))
         let synced = fsync(fd) == 0
         Posix.close(fd)
         guard failed == nil, synced, rename(temporary, output) == 0 else {

@@ -69,12 +69,9 @@ import TouchFrames
         // It ignores SIGTERM (and so does the sleep it starts): only SIGKILL ends it.
         let s = try Self.script(dir, "hang.sh", "trap '' TERM\nsleep 30\necho never")
         let config = "[[action]]\nname = \"hang\"\ngesture = \"tap\"\ntimeout = 200\nexec = [\"\(s)\"]\n"
-        let started = Date()
         let d = try DaemonUnderTest(
             ["--replay", Root.fixtures + "/tap.events", "--exit-after-replay", "--speed", "4"], config: config, dir: dir)
-        #expect(d.exit(within: 10) == 0)
-        let took = Date().timeIntervalSince(started)
-        #expect(took < 15, "the daemon waited \(took) s")
+        #expect(d.exit(within: 10) == 0, "the daemon did not end its hanging command and exit")
         let log = d.log
         #expect(log.contains("action 'hang' (pid"))
         #expect(log.contains("timed out after 200 ms: SIGTERM to 2 process(es)"))

@@ -115,23 +115,14 @@ import TestSupport
         }
         reader.start()
         writer.start()
-        let cpuBefore = d.cpuSeconds()
+        // Four seconds of the tour at 4x, read as they come (no timing asserted: the daemon's CPU
+        // under a flood is measured by scripts/soak's flooder, docs/RELIABILITY.md).
         var gestures = 0
-        var last = Date(), longestGap = 0.0
         let end = Date().addingTimeInterval(4)
         while Date() < end, let line = control.line(seconds: 1) {
-            if line.contains(#""type":"gesture""#) {
-                gestures += 1
-                longestGap = max(longestGap, Date().timeIntervalSince(last))
-                last = Date()
-            }
+            if line.contains(#""type":"gesture""#) { gestures += 1 }
         }
-        let cpu = d.cpuSeconds() - cpuBefore
         stop.set()
-        print("flood: \(gestures) gesture lines, longest gap \(longestGap) s, daemon CPU \(cpu) s in 4 s")
-        // Its request budget (2000 lines and 1 MiB a second) keeps the flooder from holding a
-        // core: the whole core was 4 s of CPU in these 4 s.
-        #expect(cpu < 2, "the daemon used \(cpu) s of CPU in 4 s of flood")
         // The tour at 4x gives dozens of gesture lines in 4 s; starved, the control got none.
         #expect(gestures >= 10, "the control client got \(gestures) gesture lines while another client flooded")
     }

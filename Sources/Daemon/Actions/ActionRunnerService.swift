@@ -161,7 +161,7 @@ public final class ActionRunnerService: EventLoopOwner {
 
     private func receive(_ fd: Int32) {
         while connections.contains(fd) {
-            let got = buffer.withUnsafeMutableBytes { Posix.receive(fd, into: $0) }
+            let got = Posix.receive(fd, into: &buffer)
             if got == .wouldBlock { return }
             guard case .done(let n) = got, n > 0 else { return drop(fd) }
             do {
@@ -185,7 +185,7 @@ public final class ActionRunnerService: EventLoopOwner {
 
     private func send(_ message: RunnerMessage, to fd: Int32) {
         let bytes = message.encoded()
-        switch bytes.withUnsafeBytes({ Posix.send(fd, $0) }) {
+        switch Posix.send(fd, bytes) {
         case .done: break
         case .wouldBlock: log.warning("a daemon reads no replies: one lost")
         case .removed, .failed: drop(fd)

@@ -188,7 +188,7 @@ final class ActionSupervisor {
             try loop.add(fd) { [unowned self] _ in
                 // At most 64 KiB a wake-up: a chatty command cannot hold the runner.
                 for _ in 0..<16 {
-                    let got = buffer.withUnsafeMutableBytes { Posix.read(fd, into: $0) }
+                    let got = Posix.read(fd, into: &buffer)
                     if got == .wouldBlock { return }
                     guard case .done(let n) = got, n > 0 else {
                         output.end()

@@ -69,7 +69,7 @@ struct ProcessTree {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while bytes.count < 65536 {
-            guard case .done(let n) = buffer.withUnsafeMutableBytes({ Posix.read(file.raw, into: $0) }), n > 0 else { break }
+            guard case .done(let n) = Posix.read(file.raw, into: &buffer), n > 0 else { break }
             bytes += buffer[0..<n]
         }
         return bytes

@@ -101,7 +101,7 @@ final class RunnerLink {
             id: id, name: name, argv: argv, env: env, timeoutMs: timeoutMs, maxProcesses: maxProcesses, firedAt: firedAt
         ).encoded()
         guard bytes.count <= RunnerMessage.maxBytes else { return Failure(description: "its command line is over 256 KiB") }
-        switch bytes.withUnsafeBytes({ Posix.send(fd, $0, "send to the action runner") }) {
+        switch Posix.send(fd, bytes, "send to the action runner") {
         case .done(let n) where n == bytes.count: break
         case .done, .wouldBlock: return Failure(description: "the action runner is not reading")
         case .removed:
@@ -117,7 +117,7 @@ final class RunnerLink {
 
     private func receive() {
         while fd >= 0 {
-            let got = buffer.withUnsafeMutableBytes { Posix.receive(fd, into: $0, "recv from the action runner") }
+            let got = Posix.receive(fd, into: &buffer, "recv from the action runner")
             if got == .wouldBlock { return }
             guard case .done(let n) = got, n > 0 else {
                 if case .failed(let e) = got { return disconnect("\(e)") }
