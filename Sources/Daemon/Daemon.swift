@@ -355,7 +355,7 @@ extension Daemon: DeviceOwner {
     private func announce(_ device: Device, added: Bool, _ state: inout FrameState) {
         writer.reset()
         Messages.device(&writer, added: added, device.summary, time: Double(monotonicNanoseconds()) / 1e9)
-        writer.bytes.withUnsafeBufferPointer { state.fanout.announce($0, device: device.id) }
+        state.fanout.announce(writer.bytes, device: device.id)
         writer.reset()
     }
 }

@@ -77,8 +77,7 @@ final class Devices<Owner: DeviceOwner> {
     /// Panels that went (for `stats`: up = false), the newest 64.
     private var gone = GonePanels()
     /// Where every live device is read (`ready`): one at a time, so one buffer serves them all.
-    /// Safe: allocated for the devices' whole life (freed in `deinit`), lent to one read at a time.
-    private let readBuffer = UnsafeMutableBufferPointer<KernelInputEvent>.allocate(capacity: 256)
+    private let readBuffer = EventReadBuffer(capacity: 256)
 
     init(loop: EventLoop, log: Logger, actions: ActionRunner, base: Configuration) {
         self.loop = loop
@@ -87,8 +86,6 @@ final class Devices<Owner: DeviceOwner> {
         self.base = base
         compiled = CompiledConfiguration(base.engine)
     }
-
-    deinit { readBuffer.deallocate() }
 
     /// `--replay`: the recording as a virtual device, now or once `waitForClients` connected.
     func openReplay(_ path: String, options: Daemon.Options, _ state: inout FrameState) throws {
@@ -150,8 +147,7 @@ final class Devices<Owner: DeviceOwner> {
         var end = EvdevDevice.BatchEnd.drained
         do {
             repeat {
-                // Safe: the buffer is the devices' own for their whole life, and one read at a
-                // time uses it (one thread; each batch is handed on before the next read).
+                // One read at a time uses the buffer (one thread; each batch is handed on before the next).
                 end = try EvdevDevice.readBatch(fd, into: readBuffer, "read(fd \(fd))") { batch in
                     delivered(batch, from: id, &state)
                 }

@@ -134,19 +134,13 @@ final class EventLoop {
     @inline(never)
     func run<Owner: EventLoopOwner>(_ owner: Owner, _ state: inout FrameState) {
         running = true
-        let datas = UnsafeMutablePointer<UInt64>.allocate(capacity: 64)
-        let events = UnsafeMutablePointer<UInt32>.allocate(capacity: 64)
-        defer {
-            datas.deallocate()
-            events.deallocate()
-        }
+        var ready = EpollEvents()
         while running {
-            let timeout: Int32 = owner.hasPendingWork ? 0 : -1
-            guard case .success(let n) = Posix.retry("epoll_wait", { cl_epoll_wait(epfd, datas, events, 64, timeout) }) else { return }
+            guard case .success(let n) = Posix.wait(epfd, into: &ready, timeoutMs: owner.hasPendingWork ? 0 : -1) else { return }
             wakeups += 1
             turnClock = 0
             for i in 0..<Int(n) {
-                let fd = Int32(bitPattern: UInt32(truncatingIfNeeded: datas[i]))
+                let fd = Int32(bitPattern: UInt32(truncatingIfNeeded: ready.data[i]))
                 // A handler may have removed this fd earlier in the same turn. Taken out of the
                 // tables before it runs: no access to them spans a handler.
                 let device = Int(fd) < deviceIDs.count ? deviceIDs[Int(fd)] : 0
@@ -155,7 +149,7 @@ final class EventLoop {
                     continue
                 }
                 let entry = Int(fd) < handlers.count ? handlers[Int(fd)] : nil
-                entry?.handler(events[i], &state)
+                entry?.handler(ready.events[i], &state)
             }
             owner.afterTurn(&state)
         }

@@ -188,6 +188,12 @@ struct Fanout {
 
     /// A device line (added, removed) for every subscriber that takes the device.
     /// A line for every subscriber that takes gesture lines (idle, wake).
+    /// A notice (`idle`, `wake`) to every subscriber of gestures.
+    mutating func broadcast(_ bytes: [UInt8]) { bytes.withUnsafeBufferPointer { broadcast($0) } }
+
+    /// A device's line (added, removed) to every subscriber that takes that device.
+    mutating func announce(_ bytes: [UInt8], device: UInt32) { bytes.withUnsafeBufferPointer { announce($0, device: device) } }
+
     mutating func broadcast(_ bytes: UnsafeBufferPointer<UInt8>) {
         for s in subscribers.indices where subscribers[s].isLive && subscribers[s].subscription.gestures {
             enqueue(bytes, to: s, since: nil)

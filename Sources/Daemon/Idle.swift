@@ -81,7 +81,7 @@ extension Daemon {
         }
         writer.reset()
         Messages.moment(&writer, wake: m == .wake, time: Double(now) / 1e9, device: device)
-        writer.bytes.withUnsafeBufferPointer { state.fanout.broadcast($0) }
+        state.fanout.broadcast(writer.bytes)
         writer.reset()
     }
 }

@@ -172,7 +172,7 @@ struct Playback {
     }
 
     private mutating func flushDue(_ deliver: (InputBatch) -> Void) {
-        due.withUnsafeBufferPointer { deliver(InputBatch($0)) }
+        InputBatch.lending(due) { deliver($0) }
         due.removeAll(keepingCapacity: true)
     }
 }

@@ -70,12 +70,7 @@ enum ListenSocket {
     }
 
     /// The path socket `fd` is bound to ("" for none).
-    private static func boundPath(_ fd: Int32) -> String {
-        var buffer = [CChar](repeating: 0, count: 128)
-        // Safe: the C function writes at most `buffer.count` bytes, NUL-terminated, into the array it is lent.
-        let ok = buffer.withUnsafeMutableBufferPointer { cl_unix_socket_path(fd, $0.baseAddress, $0.count) } == 0
-        return ok ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
-    }
+    private static func boundPath(_ fd: Int32) -> String { Posix.boundPath(ofUnixSocket: fd) }
 
     private static func group(_ settings: DaemonSettings) throws -> gid_t {
         guard let group = settings.group else { return getegid() }

@@ -22,14 +22,14 @@ struct Mirror {
     mutating func pass(_ batch: InputBatch) -> Bool {
         if batch.resynced {
             let events = state.resync(to: batch.events.span)
-            return events.withUnsafeBufferPointer { failed(screen.send($0)) }
+            return failed(screen.send(events))
         }
         if state.filtering {
             let events = state.filter(batch.kernelEvents.span)
-            return events.withUnsafeBufferPointer { failed(screen.send($0)) }
+            return failed(screen.send(events))
         }
         state.note(batch.kernelEvents.span)
-        return failed(screen.send(batch.kernelEvents))
+        return failed(screen.send(batch))
     }
 
     /// What the pipeline decided of the panel's touches (`PipelineOutput`: those a system gesture
@@ -38,7 +38,7 @@ struct Mirror {
     mutating func update(cancel: [Int], hold: [Int], bound: Int64, now: Int64) -> Bool {
         guard !cancel.isEmpty || !hold.isEmpty || state.filtering else { return false }
         let events = state.update(cancel: cancel, hold: hold, bound: bound, now: now)
-        return events.withUnsafeBufferPointer { failed(screen.send($0)) }
+        return failed(screen.send(events))
     }
 
     /// When a touch held back must be replayed (monotonic ns).
@@ -50,7 +50,7 @@ struct Mirror {
     /// The panel goes (or the daemon stops): no touch stays down on the mirror.
     mutating func liftAll() {
         let events = state.liftAll()
-        _ = events.withUnsafeBufferPointer { failed(screen.send($0)) }
+        _ = failed(screen.send(events))
     }
 
     private mutating func failed(_ error: SystemCallError?) -> Bool { failures.note(error) }

@@ -90,11 +90,10 @@ struct LatencyRing {
         let us = UInt64(Swift.max(0, ns / 1000))
         let bucket = Self.capacity + Swift.min(Self.bucketCount - 1, 64 - us.leadingZeroBitCount)
         let at = next
-        // Safe: `at` is below `capacity` and `bucket` below `capacity + bucketCount`, the count.
-        storage.withUnsafeMutableBufferPointer { s in
-            s[at] = ns
-            s[bucket] &+= 1
-        }
+        // One uniqueness check for the two writes (a span of the storage, bounds-checked).
+        var s = storage.mutableSpan
+        s[at] = ns
+        s[bucket] &+= 1
         next = at == Self.capacity - 1 ? 0 : at + 1
         count += 1
         sum &+= Swift.max(0, ns)

@@ -31,7 +31,7 @@ struct Systemd {
         guard let path = notifySocket else { return true }
         guard case .success(let socket) = Posix.socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue)) else { return false }
         let bytes = Array(state.utf8)
-        return bytes.withUnsafeBytes { cl_sendto_unix(socket.raw, $0.baseAddress, $0.count, path) } >= 0
+        return Posix.send(socket.raw, bytes, toUnixPath: path)
     }
 
     /// The listening sockets systemd passed (socket activation), from fd 3, with their

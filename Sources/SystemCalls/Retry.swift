@@ -61,3 +61,32 @@ extension Posix {
         return retry("poll") { Glibc.poll(&p, 1, ms) }.map { $0 > 0 ? p.revents : 0 }
     }
 }
+
+/// What one epoll_wait returns: each ready fd's data word and events, in two arrays of 64 the
+/// loop owns (allocated once; `Posix.wait` fills them in place).
+@frozen
+public struct EpollEvents {
+    public var data = [UInt64](repeating: 0, count: 64)
+    public var events = [UInt32](repeating: 0, count: 64)
+    public init() {}
+}
+
+extension Posix {
+    /// Waits on epoll instance `ep` (timeout in ms, -1 without end) and fills `ready`; how many
+    /// fds are ready.
+    @inlinable
+    public static func wait(_ ep: Int32, into ready: inout EpollEvents, timeoutMs: Int32) -> Result<Int, SystemCallError> {
+        let capacity = Int32(ready.data.count)
+        return ready.withBuffers { data, events in
+            retry("epoll_wait") { cl_epoll_wait(ep, data, events, capacity, timeoutMs) }.map { Int($0) }
+        }
+    }
+}
+
+extension EpollEvents {
+    // Safe: both arrays hold 64 elements for the call, and the kernel writes at most that many.
+    @inlinable
+    mutating func withBuffers<R>(_ body: (UnsafeMutablePointer<UInt64>, UnsafeMutablePointer<UInt32>) -> R) -> R {
+        data.withUnsafeMutableBufferPointer { d in events.withUnsafeMutableBufferPointer { e in body(d.baseAddress!, e.baseAddress!) } }
+    }
+}

@@ -113,6 +113,13 @@ public final class EvdevDevice {
         return count < buffer.count ? .drained : .full
     }
 
+    /// The same, into a buffer its owner keeps (one buffer for all devices, one read at a time).
+    public static func readBatch(
+        _ fd: Int32, into buffer: EventReadBuffer, _ call: @autoclosure () -> String, deliver: (InputBatch) -> Void
+    ) throws(EvdevError) -> BatchEnd {
+        try readBatch(fd, into: buffer.events, call(), deliver: deliver)
+    }
+
     /// Reads every available event and hands them to `deliver` in batches (one per `read(2)`,
     /// in order; the buffer is valid during the call only). After SYN_DROPPED, one batch marked
     /// `resynced` brings the state to exactly the kernel's (lifted contacts lift, new ones begin,

@@ -28,6 +28,11 @@ public struct InputBatch {
         resynced = false
     }
 
+    /// `events` lent to `body` as a batch (a replay's due events, a resync's state).
+    public static func lending<R>(_ events: [InputEvent], resynced: Bool = false, _ body: (InputBatch) -> R) -> R {
+        events.withUnsafeBufferPointer { body(InputBatch($0, resynced: resynced)) }
+    }
+
     /// How many events the batch holds.
     public var count: Int { events.count + kernelEvents.count }
 
@@ -42,4 +47,14 @@ public struct InputBatch {
 
     /// Every event, decoded (for a recorder that keeps them).
     public var decoded: [InputEvent] { Array(events) + kernelEvents.map(\.event) }
+}
+
+/// A buffer that reads of input devices go into, allocated once for its owner's life (the daemon
+/// reads every device into one): `EvdevDevice.readBatch` lends it to a batch at a time.
+public final class EventReadBuffer {
+    let events: UnsafeMutableBufferPointer<KernelInputEvent>
+
+    public init(capacity: Int) { events = .allocate(capacity: capacity) }
+
+    deinit { events.deallocate() }
 }

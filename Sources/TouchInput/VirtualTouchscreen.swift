@@ -54,4 +54,12 @@ public final class VirtualTouchscreen {
         guard !events.isEmpty else { return nil }
         return Posix.writeAll(device.fd, UnsafeRawBufferPointer(events), "write(uinput)")
     }
+
+    /// The same, for events the mirror made (a lift, a filtered read, a resync).
+    public func send(_ events: [KernelInputEvent]) -> SystemCallError? {
+        events.withUnsafeBufferPointer { send($0) }
+    }
+
+    /// The same, for a reader's batch as it came.
+    public func send(_ batch: InputBatch) -> SystemCallError? { send(batch.kernelEvents) }
 }

@@ -64,7 +64,7 @@ final class ActionSupervisor {
         guard cl_output_pipe(&fds) == 0 else { return .failed(id: id, reason: "pipe: \(String(cString: strerror(errno)))") }
         var pid: pid_t = 0
         let before = monotonicNanoseconds()
-        let rc = withCStrings(argv) { cargv in withCStrings(env) { cenv in cl_spawn(argv[0], cargv, cenv, fds[1], &pid) } }
+        let rc = Posix.withCStrings(argv) { cargv in Posix.withCStrings(env) { cenv in cl_spawn(argv[0], cargv, cenv, fds[1], &pid) } }
         Posix.close(fds[1])
         guard rc == 0 else {
             Posix.close(fds[0])
@@ -204,13 +204,4 @@ final class ActionSupervisor {
             Posix.close(fd)
         }
     }
-}
-
-/// argv/envp for C: NUL-terminated copies, valid during `body`.
-func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
-    var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
-    pointers.append(nil)
-    defer { for p in pointers { free(p) } }
-    // The array is alive for the whole call and holds count + 1 elements: baseAddress is not nil.
-    return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
 }

@@ -49,18 +49,8 @@ struct ProcessTree {
 
     /// The thread ids of `pid` (the pid alone when its task folder cannot be listed).
     static func threads(of pid: Int32) -> [Int32] {
-        guard let dir = opendir("/proc/\(pid)/task") else { return [pid] }
-        defer { closedir(dir) }
-        var tids: [Int32] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                // d_name is a NUL-terminated char array inside the dirent readdir returned,
-                // valid until the next readdir on this stream: copied out before that.
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if let tid = Int32(name) { tids.append(tid) }
-        }
-        return tids
+        guard let names = Posix.directoryNames("/proc/\(pid)/task") else { return [pid] }
+        return names.compactMap { Int32($0) }
     }
 
     /// A /proc file's bytes (at most 64 KiB), empty when it cannot be read.

@@ -81,7 +81,7 @@ final class RunnerLink {
         guard cl_seqpacket_pair(&pair) == 0 else { throw Failure(description: "socketpair: \(String(cString: strerror(errno)))") }
         let argv = ["touchgestured", "--serve-actions-fd", "3"] + (verbose ? ["--verbose"] : [])
         var pid: pid_t = 0
-        let rc = withCStrings(argv) { cl_spawn_runner("/proc/self/exe", $0, pair[1], &pid) }
+        let rc = Posix.withCStrings(argv) { cl_spawn_runner("/proc/self/exe", $0, pair[1], &pid) }
         Posix.close(pair[1])
         guard rc == 0 else {
             Posix.close(pair[0])
