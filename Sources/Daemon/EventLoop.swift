@@ -134,13 +134,13 @@ final class EventLoop {
     @inline(never)
     func run<Owner: EventLoopOwner>(_ owner: Owner, _ state: inout FrameState) {
         running = true
-        var ready = EpollEvents()
+        let ready = EpollEvents()
         while running {
-            guard case .success(let n) = Posix.wait(epfd, into: &ready, timeoutMs: owner.hasPendingWork ? 0 : -1) else { return }
+            guard case .success(let n) = Posix.wait(epfd, into: ready, timeoutMs: owner.hasPendingWork ? 0 : -1) else { return }
             wakeups += 1
             turnClock = 0
             for i in 0..<Int(n) {
-                let fd = Int32(bitPattern: UInt32(truncatingIfNeeded: ready.data[i]))
+                let fd = ready.fd(at: i)
                 // A handler may have removed this fd earlier in the same turn. Taken out of the
                 // tables before it runs: no access to them spans a handler.
                 let device = Int(fd) < deviceIDs.count ? deviceIDs[Int(fd)] : 0
@@ -149,7 +149,7 @@ final class EventLoop {
                     continue
                 }
                 let entry = Int(fd) < handlers.count ? handlers[Int(fd)] : nil
-                entry?.handler(ready.events[i], &state)
+                entry?.handler(ready.events(at: i), &state)
             }
             owner.afterTurn(&state)
         }

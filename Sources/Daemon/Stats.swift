@@ -73,10 +73,12 @@ struct Stats {
 /// Adding a sample allocates nothing.
 struct LatencyRing {
     private static let capacity = 4096
-    private static let bucketCount = 24
-    /// The last `capacity` samples (ns), then the counts per bucket (the last bucket also holds
-    /// everything slower, 2^23 µs ≈ 8 s and up): one buffer, so a sample is one write access.
-    private var storage = [Int64](repeating: 0, count: LatencyRing.capacity + LatencyRing.bucketCount)
+    private static let bucketCount = 24  // (the inline array below holds as many)
+    /// The last `capacity` samples (ns): one array write a sample.
+    private var storage = [Int64](repeating: 0, count: LatencyRing.capacity)
+    /// The counts per bucket (the last also holds everything slower, 2^23 µs ≈ 8 s and up), kept
+    /// inline: a count is written with no uniqueness check.
+    private var counts = InlineArray<24, Int64>(repeating: 0)
     private var next = 0
     private(set) var count = 0
     private(set) var max: Int64 = 0
@@ -84,16 +86,14 @@ struct LatencyRing {
     private(set) var sum: Int64 = 0
 
     /// Counts per bucket.
-    var buckets: ArraySlice<Int64> { storage[Self.capacity...] }
+    var buckets: [Int64] { (0..<Self.bucketCount).map { counts[$0] } }
 
     mutating func add(_ ns: Int64) {
         let us = UInt64(Swift.max(0, ns / 1000))
-        let bucket = Self.capacity + Swift.min(Self.bucketCount - 1, 64 - us.leadingZeroBitCount)
+        let bucket = Swift.min(Self.bucketCount - 1, 64 - us.leadingZeroBitCount)
         let at = next
-        // One uniqueness check for the two writes (a span of the storage, bounds-checked).
-        var s = storage.mutableSpan
-        s[at] = ns
-        s[bucket] &+= 1
+        storage[at] = ns
+        counts[bucket] &+= 1
         next = at == Self.capacity - 1 ? 0 : at + 1
         count += 1
         sum &+= Swift.max(0, ns)

@@ -62,31 +62,38 @@ extension Posix {
     }
 }
 
-/// What one epoll_wait returns: each ready fd's data word and events, in two arrays of 64 the
-/// loop owns (allocated once; `Posix.wait` fills them in place).
-@frozen
-public struct EpollEvents {
-    public var data = [UInt64](repeating: 0, count: 64)
-    public var events = [UInt32](repeating: 0, count: 64)
+/// What one epoll_wait returns: each ready fd's data word and events, in two buffers of 64 this
+/// object owns for its life (allocated once, never copied: the loop keeps one), read by index.
+public final class EpollEvents {
+    public static let capacity = 64
+    @usableFromInline let data = UnsafeMutablePointer<UInt64>.allocate(capacity: EpollEvents.capacity)
+    @usableFromInline let events = UnsafeMutablePointer<UInt32>.allocate(capacity: EpollEvents.capacity)
+
     public init() {}
+
+    deinit {
+        data.deallocate()
+        events.deallocate()
+    }
+
+    /// The data word (the fd the loop registered) of ready entry `i`, below what `wait` returned.
+    @inlinable public func fd(at i: Int) -> Int32 {
+        precondition(i >= 0 && i < Self.capacity, "epoll entry out of range")
+        return Int32(bitPattern: UInt32(truncatingIfNeeded: data[i]))
+    }
+
+    /// The events of ready entry `i`.
+    @inlinable public func events(at i: Int) -> UInt32 {
+        precondition(i >= 0 && i < Self.capacity, "epoll entry out of range")
+        return events[i]
+    }
 }
 
 extension Posix {
     /// Waits on epoll instance `ep` (timeout in ms, -1 without end) and fills `ready`; how many
-    /// fds are ready.
+    /// entries are ready (at most its capacity: the kernel writes no more).
     @inlinable
-    public static func wait(_ ep: Int32, into ready: inout EpollEvents, timeoutMs: Int32) -> Result<Int, SystemCallError> {
-        let capacity = Int32(ready.data.count)
-        return ready.withBuffers { data, events in
-            retry("epoll_wait") { cl_epoll_wait(ep, data, events, capacity, timeoutMs) }.map { Int($0) }
-        }
-    }
-}
-
-extension EpollEvents {
-    // Safe: both arrays hold 64 elements for the call, and the kernel writes at most that many.
-    @inlinable
-    mutating func withBuffers<R>(_ body: (UnsafeMutablePointer<UInt64>, UnsafeMutablePointer<UInt32>) -> R) -> R {
-        data.withUnsafeMutableBufferPointer { d in events.withUnsafeMutableBufferPointer { e in body(d.baseAddress!, e.baseAddress!) } }
+    public static func wait(_ ep: Int32, into ready: EpollEvents, timeoutMs: Int32) -> Result<Int, SystemCallError> {
+        retry("epoll_wait") { cl_epoll_wait(ep, ready.data, ready.events, Int32(EpollEvents.capacity), timeoutMs) }.map { Int($0) }
     }
 }
