@@ -35,7 +35,7 @@ struct RouteReport {
 }
 
 /// The route: one input through one device, each stage once, in this order (ARCHITECTURE.md
-/// draws it). The per-frame stages are the device table's (`DeviceTable.run`: wake, mirror
+/// draws it). The per-frame stages are the device table's (`DeviceTable.run` in DeviceTable.swift: wake, mirror
 /// pre-pass, pipeline, pointer, mirror update, counts); the fan-out is the frame state's; the
 /// last (trace, wake notice, write failures, actions) are the daemon's, which owns the log, the
 /// actions' runner and the idle watch. A new output is one more stage here.
