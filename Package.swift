@@ -5,8 +5,8 @@ import class Foundation.ProcessInfo
 
 // Dependencies point inward (see docs/ARCHITECTURE.md):
 //   touchgesturectl -> Trace -> Pipeline -> GestureConfig, GestureProtocol, TouchFrames -> GestureEngine
-// SystemCalls (reads and writes on fds) depends on nothing; Pipeline, TouchInput, Daemon and
-// touchgesturectl use it.
+// SystemCalls (every system call, over the CLinux shim) depends on nothing of ours; every module
+// that calls the system uses it, and none of them calls libc or CLinux itself.
 // GestureEngine and TouchFrames use the standard library only (TouchFrames builds on GestureEngine's types).
 // PointerEmulation (a pointer region's gestures as mouse operations) builds on GestureEngine alone.
 // WebBridge (touchgestured-web) builds on GestureProtocol and swift-nio; nothing of the daemon's links NIO.
@@ -30,33 +30,33 @@ let package = Package(
         .target(name: "TouchFrames", dependencies: ["GestureEngine"]),
         // A region's gestures as a mouse's clicks, drags and wheel (pure, as the engine is).
         .target(name: "PointerEmulation", dependencies: ["GestureEngine"]),
-        .target(name: "GestureConfig", dependencies: ["GestureEngine", "TouchFrames", "PointerEmulation"]),
+        .target(name: "GestureConfig", dependencies: ["GestureEngine", "TouchFrames", "PointerEmulation", "SystemCalls"]),
         .target(name: "GestureProtocol", dependencies: ["GestureEngine"]),
         .target(
             name: "Pipeline", dependencies: ["GestureEngine", "TouchFrames", "GestureConfig", "GestureProtocol", "SystemCalls", "PointerEmulation"]),
         .target(name: "CLinux"),
-        // The reads and writes on fds, with EINTR, EAGAIN and ENODEV handled in one place.
+        // Every system call: EINTR, EAGAIN and ENODEV handled in one place, one error type.
         .target(name: "SystemCalls", dependencies: ["CLinux"]),
         .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         .target(
-            name: "TouchInput", dependencies: ["CEvdev", "CUdev", "CLinux", "SystemCalls", "TouchFrames", "GestureEngine", "PointerEmulation"]),
+            name: "TouchInput", dependencies: ["CEvdev", "CUdev", "SystemCalls", "TouchFrames", "GestureEngine", "PointerEmulation"]),
         .target(
             name: "Daemon",
             dependencies: [
-                "CLinux", "SystemCalls", "Pipeline", "GestureConfig", "GestureProtocol", "GestureEngine", "TouchFrames", "TouchInput", "PointerEmulation",
+                "SystemCalls", "Pipeline", "GestureConfig", "GestureProtocol", "GestureEngine", "TouchFrames", "TouchInput", "PointerEmulation",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
             name: "touchgestured",
-            dependencies: ["Daemon", "GestureConfig", "CLinux", .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log")]
+            dependencies: ["Daemon", "GestureConfig", "SystemCalls", .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log")]
         ),
         .target(name: "Trace", dependencies: ["Pipeline", "GestureConfig", "TouchFrames", "GestureEngine"]),
         .executableTarget(
             name: "touchgesturectl",
             dependencies: [
-                "Pipeline", "GestureConfig", "TouchFrames", "GestureProtocol", "GestureEngine", "Trace", "CLinux", "SystemCalls", "TouchInput",
+                "Pipeline", "GestureConfig", "TouchFrames", "GestureProtocol", "GestureEngine", "Trace", "SystemCalls", "TouchInput",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -65,7 +65,7 @@ let package = Package(
         .target(
             name: "WebBridge",
             dependencies: [
-                "GestureProtocol", "SystemCalls", "CLinux",
+                "GestureProtocol", "SystemCalls",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -75,7 +75,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "touchgestured-web",
-            dependencies: ["WebBridge", "GestureProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log")]
+            dependencies: ["WebBridge", "GestureProtocol", "SystemCalls", .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log")]
         ),
         // Helpers the test targets share (a deterministic random generator).
         .target(name: "TestSupport", path: "Tests/TestSupport"),

@@ -1,4 +1,3 @@
-import CLinux
 import GestureConfig
 import GestureEngine
 import Logging

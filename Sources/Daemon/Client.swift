@@ -1,6 +1,6 @@
-import CLinux
 import GestureEngine
 import GestureProtocol
+import SystemCalls
 
 /// One connected client, as the server's request side sees it: its credentials, the bytes it
 /// sent that are not yet taken as requests, its request budget and the regions it set. What is
@@ -40,7 +40,7 @@ final class Client {
     /// Its request budget over time (token buckets of lines and bytes, refilled as time passes).
     var budget = RequestBudget()
     /// The epoll events asked for now.
-    var interest: UInt32 = CL_EPOLLIN | CL_EPOLLRDHUP
+    var interest: UInt32 = Posix.readable | Posix.peerHungUp
     /// Monotonic time of its connect or its last request (the idle limit counts from it).
     var lastRequestAt: Int64 = monotonicNanoseconds()
     /// Regions this client set (removed when it goes).

@@ -1,4 +1,3 @@
-import CLinux
 import GestureConfig
 import GestureEngine
 import GestureProtocol
@@ -130,15 +129,14 @@ public final class Daemon: EventLoopOwner {
         server.closeAll(&state)
         devices.stopAll(state)
         actions.stopAll()
-        for p in sockets.paths { unlink(p) }
+        for p in sockets.paths { _ = Posix.unlink(p) }
         log.info("stopped")
         return exitCode
     }
 
     private func start(_ state: inout FrameState) throws {
-        cl_set_process_name("touchgestured")
-        signalFD = cl_signalfd_create()
-        guard signalFD >= 0 else { throw EventLoop.Failure(call: "signalfd", errno: errno) }
+        Posix.setProcessName("touchgestured")
+        signalFD = try Posix.signalDescriptor().get().release()  // held for the process's life
         try loop.add(signalFD) { [unowned self] _, state in self.signals(&state) }
         try loop.add(deadline.fd) { [unowned self] _, state in self.deadlineFired(&state) }
 
@@ -158,16 +156,14 @@ public final class Daemon: EventLoopOwner {
         }
 
         if let interval = systemd.watchdogInterval {
-            watchdog = cl_timerfd_create()
-            guard watchdog >= 0, cl_timerfd_set_interval(watchdog, interval) == 0 else {
-                throw EventLoop.Failure(call: "watchdog timerfd", errno: errno)
-            }
+            watchdog = try Posix.timerCreate().get().release()  // held for the process's life
+            if let e = Posix.armTimer(watchdog, every: interval) { throw e }
             try loop.add(watchdog) { [unowned self] _ in
-                _ = cl_timerfd_read(self.watchdog)  // empties the expiry count; EAGAIN: nothing to empty
+                _ = Posix.drainTimer(self.watchdog)  // empties the expiry count; EAGAIN: nothing to empty
                 if !self.systemd.notify("WATCHDOG=1") { self.log.warning("cannot reach systemd's notify socket (WATCHDOG=1)") }
             }
         }
-        if !systemd.notify("READY=1\nSTATUS=\(status(state))\nMAINPID=\(getpid())") {
+        if !systemd.notify("READY=1\nSTATUS=\(status(state))\nMAINPID=\(Posix.processID)") {
             log.warning("cannot reach systemd's notify socket (READY=1)")
         }
         log.info("touchgestured \(daemonVersion) ready on \(base.daemon.socket): \(state.devices.all.count) device(s), config \(base.source)")
@@ -221,8 +217,7 @@ public final class Daemon: EventLoopOwner {
 
     private func signals(_ state: inout FrameState) {
         while true {
-            let sig = cl_signalfd_read(signalFD)
-            if sig == 0 { return }
+            guard let sig = Posix.nextSignal(signalFD) else { return }
             switch sig {
             case SIGHUP: reload(&state)
             case SIGCHLD: actions.reap()

@@ -1,4 +1,3 @@
-import CLinux
 import SystemCalls
 
 #if canImport(Glibc)
@@ -59,30 +58,25 @@ final class EventLoop {
     typealias Failure = SystemCallError
 
     init() throws(Failure) {
-        guard let ep = Descriptor(adopting: cl_epoll_create()) else { throw Failure(call: "epoll_create1", errno: errno) }
-        epoll = ep
+        epoll = try Posix.epollCreate().get()
     }
 
 
     /// Watches `fd`; `handler` runs when it is ready, with the frame state.
-    func add(_ fd: Int32, events: UInt32 = CL_EPOLLIN, _ handler: @escaping Handler) throws(Failure) {
-        guard cl_epoll_ctl(epfd, EPOLL_CTL_ADD, fd, events, UInt64(UInt32(bitPattern: fd))) == 0 else {
-            throw Failure(call: "epoll_ctl(ADD, \(fd))", errno: errno)
-        }
+    func add(_ fd: Int32, events: UInt32 = Posix.readable, _ handler: @escaping Handler) throws(Failure) {
+        if let e = Posix.epollControl(epfd, .add, fd, events: events) { throw e }
         setHandler(handler, for: fd)
     }
 
     /// Watches `fd` for a handler that does not touch the frame state.
-    func add(_ fd: Int32, events: UInt32 = CL_EPOLLIN, _ handler: @escaping (_ events: UInt32) -> Void) throws(Failure) {
+    func add(_ fd: Int32, events: UInt32 = Posix.readable, _ handler: @escaping (_ events: UInt32) -> Void) throws(Failure) {
         try add(fd, events: events) { (events: UInt32, _: inout FrameState) in handler(events) }
     }
 
     /// Watches touch device `id`'s `fd`: when it is ready the owner's `deviceReady` runs.
     func addDevice(_ fd: Int32, id: UInt32) throws(Failure) {
         precondition(id != 0, "device ids start at 1")
-        guard cl_epoll_ctl(epfd, EPOLL_CTL_ADD, fd, CL_EPOLLIN, UInt64(UInt32(bitPattern: fd))) == 0 else {
-            throw Failure(call: "epoll_ctl(ADD, \(fd))", errno: errno)
-        }
+        if let e = Posix.epollControl(epfd, .add, fd, events: Posix.readable) { throw e }
         setDevice(id, for: fd)
     }
 
@@ -110,10 +104,7 @@ final class EventLoop {
 
     /// Changes the events watched on `fd`; the error when epoll refuses.
     func modify(_ fd: Int32, events: UInt32) -> Failure? {
-        guard cl_epoll_ctl(epfd, EPOLL_CTL_MOD, fd, events, UInt64(UInt32(bitPattern: fd))) == 0 else {
-            return Failure(call: "epoll_ctl(MOD, \(fd))", errno: errno)
-        }
-        return nil
+        Posix.epollControl(epfd, .modify, fd, events: events)
     }
 
     /// Stops watching `fd` (the caller closes it, which would drop it from the set anyway: a
@@ -121,10 +112,7 @@ final class EventLoop {
     func remove(_ fd: Int32) -> Failure? {
         if Int(fd) < handlers.count { setHandler(nil, for: fd) }
         if Int(fd) < deviceIDs.count { setDevice(0, for: fd) }
-        guard cl_epoll_ctl(epfd, EPOLL_CTL_DEL, fd, 0, 0) == 0 else {
-            return Failure(call: "epoll_ctl(DEL, \(fd))", errno: errno)
-        }
-        return nil
+        return Posix.epollControl(epfd, .remove, fd)
     }
 
     func stop() { running = false }
@@ -163,8 +151,7 @@ final class DeadlineTimer {
     private(set) var armedAt: Int64 = 0
 
     init() throws(EventLoop.Failure) {
-        guard let t = Descriptor(adopting: cl_timerfd_create()) else { throw EventLoop.Failure(call: "timerfd_create", errno: errno) }
-        timer = t
+        timer = try Posix.timerCreate().get()
     }
 
     /// Arms at `ns` (monotonic), or disarms with nil. Re-arming at the same time is free. A
@@ -172,9 +159,7 @@ final class DeadlineTimer {
     func arm(at ns: Int64?) -> EventLoop.Failure? {
         let target = ns.map { max($0, 1) } ?? 0
         guard target != armedAt else { return nil }
-        guard cl_timerfd_set_absolute(fd, target) == 0 else {
-            return EventLoop.Failure(call: "timerfd_settime(\(target))", errno: errno)
-        }
+        if let e = Posix.armTimer(fd, atMonotonic: target) { return e }
         armedAt = target
         return nil
     }
@@ -182,12 +167,12 @@ final class DeadlineTimer {
     /// Acknowledges an expiry (the fd is readable). The read's result is not needed: it only
     /// empties the expiry count, and EAGAIN (a spurious wake-up) leaves nothing to empty.
     func acknowledge() {
-        _ = cl_timerfd_read(fd)
+        _ = Posix.drainTimer(fd)
         armedAt = 0
     }
 }
 
-func monotonicNanoseconds() -> Int64 { cl_monotonic_ns() }
+func monotonicNanoseconds() -> Int64 { Posix.monotonicNanoseconds() }
 
 /// Sleeps until `ns` (CLOCK_MONOTONIC), at once if it has passed. The daemon's signals come
 /// through a signalfd (blocked), so nothing interrupts it but the time.

@@ -1,4 +1,3 @@
-import CLinux
 import GestureEngine
 import GestureProtocol
 import Logging

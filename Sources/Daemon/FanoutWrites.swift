@@ -1,4 +1,3 @@
-import CLinux
 import SystemCalls
 
 /// The fan-out's write side: each subscriber's queue written once a loop turn without ever

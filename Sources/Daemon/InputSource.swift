@@ -1,5 +1,4 @@
 import TouchInput
-import CLinux
 import GestureEngine
 import GestureProtocol
 import Logging

@@ -1,4 +1,3 @@
-import CLinux
 import SystemCalls
 import GestureConfig
 import GestureProtocol
@@ -25,8 +24,8 @@ enum ListenSocket {
         var directories: [String] = []
 
         func removeFiles() {
-            for p in paths { unlink(p) }
-            for d in directories.reversed() { rmdir(d) }
+            for p in paths { _ = Posix.unlink(p) }
+            for d in directories.reversed() { _ = Posix.removeDirectory(d) }
         }
     }
 
@@ -72,10 +71,10 @@ enum ListenSocket {
     /// The path socket `fd` is bound to ("" for none).
     private static func boundPath(_ fd: Int32) -> String { Posix.boundPath(ofUnixSocket: fd) }
 
-    private static func group(_ settings: DaemonSettings) throws -> gid_t {
-        guard let group = settings.group else { return getegid() }
-        guard let g = getgrnam(group) else { throw Daemon.StartError("unknown group '\(group)' ([daemon] group)") }
-        return g.pointee.gr_gid
+    private static func group(_ settings: DaemonSettings) throws -> UInt32 {
+        guard let group = settings.group else { return Posix.effectiveGroupID }
+        guard let g = Posix.groupID(named: group) else { throw Daemon.StartError("unknown group '\(group)' ([daemon] group)") }
+        return g
     }
 
     /// The action runner's own SOCK_SEQPACKET socket at `path` (run by hand, without systemd's
@@ -84,22 +83,21 @@ enum ListenSocket {
     static func bindSequentialPacket(_ path: String, log: Logger) throws -> Int32 {
         guard path.hasPrefix("/") else { throw Daemon.StartError("the runner's socket must be an absolute path, found '\(path)'") }
         try replaceStale(path, type: SOCK_SEQPACKET, log: log)
-        return try bindAndListen(path, type: SOCK_SEQPACKET, group: getegid())
+        return try bindAndListen(path, type: SOCK_SEQPACKET, group: Posix.effectiveGroupID)
     }
 
     /// A missing directory is made 0750 with the socket's group: the members that may connect
     /// can reach the socket, nobody else can even list it. An existing one is left as it is.
     /// Returns the directory when it made it.
-    private static func makeDirectory(of path: String, group gid: gid_t) throws -> String? {
+    private static func makeDirectory(of path: String, group gid: UInt32) throws -> String? {
         let parent = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
-        guard !parent.isEmpty && access(parent, F_OK) != 0 else { return nil }
-        guard mkdir(parent, 0o750) == 0 || errno == EEXIST else {
-            throw Daemon.StartError("cannot create \(parent): \(SystemCallError("mkdir", errno))")
+        guard !parent.isEmpty && Posix.access(parent, F_OK) != nil else { return nil }
+        if let e = Posix.makeDirectory(parent, mode: 0o750), e.errno != EEXIST {
+            throw Daemon.StartError("cannot create \(parent): \(e)")
         }
-        guard lchown(parent, geteuid(), gid) == 0 else {
-            let e = errno
-            rmdir(parent)
-            throw Daemon.StartError("cannot give \(parent) its group: \(SystemCallError("lchown", e))")
+        if let e = Posix.changeOwner(parent, uid: Posix.effectiveUserID, gid: gid) {
+            _ = Posix.removeDirectory(parent)
+            throw Daemon.StartError("cannot give \(parent) its group: \(e)")
         }
         return parent
     }
@@ -108,43 +106,35 @@ enum ListenSocket {
     /// there is not ours to delete. The probe does not wait: a listener whose backlog is full
     /// (EAGAIN) is a listener, and start-up must not hang on it with SIGTERM blocked.
     private static func replaceStale(_ path: String, type socketType: __socket_type, log: Logger) throws {
-        var st = stat()
-        guard lstat(path, &st) == 0 else { return }
-        let type = st.st_mode & S_IFMT
-        guard type == S_IFSOCK else {
-            let kind =
-                type == S_IFDIR ? "a directory" : type == S_IFREG ? "a regular file" : type == S_IFLNK ? "a symbolic link"
-                : type == S_IFIFO ? "a FIFO" : "a device"
-            throw Daemon.StartError("\(path) is \(kind), not a socket; refusing to replace it (choose another --socket or remove it)")
+        guard case .success(let st) = Posix.status(path, followingLinks: false) else { return }
+        guard st.kind == .socket else {
+            throw Daemon.StartError("\(path) is \(st.kindName), not a socket; refusing to replace it (choose another --socket or remove it)")
         }
         let probe = try Posix.socket(AF_UNIX, Int32(socketType.rawValue) | Int32(SOCK_NONBLOCK.rawValue)).get()
-        if cl_connect_unix(probe.raw, path) == 0 || errno == EAGAIN || errno == EINPROGRESS {
+        let refused = Posix.connect(probe.raw, unixPath: path)
+        if refused == nil || refused?.errno == EAGAIN || refused?.errno == EINPROGRESS {
             throw Daemon.StartError("another process is listening on \(path)")
         }
-        guard unlink(path) == 0 else { throw Daemon.StartError("cannot remove the stale socket \(path): \(SystemCallError("unlink", errno))") }
+        if let e = Posix.unlink(path) { throw Daemon.StartError("cannot remove the stale socket \(path): \(e)") }
         log.notice("replaced a stale socket at \(path)")
     }
 
     /// Binds the socket already 0660 (by the umask during `bind`: a `chmod` by path after it
     /// would follow a link put there meanwhile) and gives it its group without following links.
     /// On any failure the socket file is removed.
-    private static func bindAndListen(_ path: String, type socketType: __socket_type, group gid: gid_t) throws -> Int32 {
+    private static func bindAndListen(_ path: String, type socketType: __socket_type, group gid: UInt32) throws -> Int32 {
         // Closed by its owner on any failure below; handed on when listening.
         let socket = try Posix.socket(AF_UNIX, Int32(socketType.rawValue) | Int32(SOCK_NONBLOCK.rawValue)).get()
-        let mask = umask(0o117)
-        let bound = cl_bind_unix(socket.raw, path)
-        let bindErrno = errno
-        umask(mask)
-        guard bound == 0 else { throw Daemon.StartError("cannot bind \(path): \(SystemCallError("bind", bindErrno))") }
-        guard lchown(path, geteuid(), gid) == 0 else {
-            let e = errno
-            unlink(path)
-            throw Daemon.StartError("cannot set the group of \(path): \(SystemCallError("lchown", e))")
+        if let e = Posix.withCreationMask(0o117, { Posix.bind(socket.raw, unixPath: path) }) {
+            throw Daemon.StartError("cannot bind \(path): \(e)")
         }
-        guard listen(socket.raw, 64) == 0 else {
-            let e = errno
-            unlink(path)
-            throw SystemCallError("listen", e)
+        if let e = Posix.changeOwner(path, uid: Posix.effectiveUserID, gid: gid) {
+            _ = Posix.unlink(path)
+            throw Daemon.StartError("cannot set the group of \(path): \(e)")
+        }
+        if let e = Posix.listen(socket.raw, backlog: 64) {
+            _ = Posix.unlink(path)
+            throw e
         }
         return socket.release()
     }

@@ -16,7 +16,7 @@ public struct JournalLogHandler: LogHandler {
 
     public init(level: Logger.Level) {
         logLevel = level
-        journal = getenv("JOURNAL_STREAM") != nil
+        journal = Posix.environment("JOURNAL_STREAM") != nil
     }
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {

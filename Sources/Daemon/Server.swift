@@ -1,4 +1,3 @@
-import CLinux
 import SystemCalls
 import GestureEngine
 import GestureProtocol
@@ -45,7 +44,7 @@ final class Server {
     /// An fd held in reserve: when accept fails for want of fds (EMFILE), it is closed so that
     /// the waiting connection can be accepted and turned away, instead of the listening socket
     /// staying readable and the loop spinning.
-    var reserveFD: Int32 = -1
+    var reserve: Descriptor?
     var refusals = RepeatedWarning()
     /// Clients that spent their request budget, and the timer that brings them back.
     private var throttled: [Client] = []
@@ -79,12 +78,9 @@ final class Server {
         settings = limits
         self.log = log
         for l in listeners {
-            let flags = fcntl(l.fd, F_GETFL)
-            guard flags >= 0, fcntl(l.fd, F_SETFL, flags | O_NONBLOCK) == 0 else {
-                throw EventLoop.Failure(call: "fcntl(O_NONBLOCK) on the listening socket", errno: errno)
-            }
+            if let e = Posix.setNonBlocking(l.fd) { throw e }
         }
-        reserveFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        reserve = Self.openReserve()
         throttleTimer = try DeadlineTimer()
         releaseTimer = try DeadlineTimer()
         idleTimer = try DeadlineTimer()
@@ -157,8 +153,8 @@ final class Server {
     }
 
     private func ready(_ client: Client, _ events: UInt32, _ state: inout FrameState) {
-        let hungUp = events & (CL_EPOLLHUP | CL_EPOLLERR) != 0
-        if events & CL_EPOLLOUT != 0 || (hungUp && queued(client, in: state) > 0) { write(client, &state) }
+        let hungUp = events & (Posix.hungUp | Posix.failed) != 0
+        if events & Posix.writable != 0 || (hungUp && queued(client, in: state) > 0) { write(client, &state) }
         if client.closed { return }
         if hungUp && (client.peerClosed || client.throttled) {
             // Both directions are gone (always reported, whatever the interest): nothing more
@@ -166,7 +162,7 @@ final class Server {
             disconnect(client, reason: "hung up", &state)
             return
         }
-        if events & (CL_EPOLLIN | CL_EPOLLRDHUP) != 0 || hungUp { serve(client, &state) }
+        if events & (Posix.readable | Posix.peerHungUp) != 0 || hungUp { serve(client, &state) }
         settle(&state)
     }
 
@@ -262,9 +258,9 @@ final class Server {
     /// the kernel.
     func refreshInterest(_ client: Client, _ state: inout FrameState) {
         var events: UInt32 = 0
-        if state.fanout.subscribers[client.slot].link == .blocked { events |= CL_EPOLLOUT }
+        if state.fanout.subscribers[client.slot].link == .blocked { events |= Posix.writable }
         if !client.peerClosed && client.readSide == .ready && queued(client, in: state) <= settings.outputBufferBytes {
-            events |= CL_EPOLLIN | CL_EPOLLRDHUP
+            events |= Posix.readable | Posix.peerHungUp
         }
         guard events != client.interest else { return }
         client.interest = events
@@ -289,8 +285,8 @@ final class Server {
         bySlot[client.slot] = nil
         state.fanout.release(client.slot)
         log.log(level: level, "\(client.label) disconnected: \(reason)")
-        if reserveFD < 0 {
-            reserveFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        if reserve == nil {
+            reserve = Self.openReserve()
             pauseAccepting(false)
         }
         onDisconnect?(client, &state)

@@ -1,4 +1,3 @@
-import CLinux
 import GestureProtocol
 import SystemCalls
 
@@ -14,7 +13,7 @@ extension Server {
     func acceptAll(_ listener: Listener, _ state: inout FrameState) {
         while true {
             let fd: Int32
-            switch Posix.retry("accept", { cl_accept(listener.fd) }) {
+            switch Posix.accept(listener.fd) {
             case .success(let accepted): fd = accepted
             case .failure(let e):
                 switch e.errno {
@@ -24,13 +23,16 @@ extension Server {
                 }
                 return
             }
-            var pid: Int32 = 0, uid: UInt32 = 0, gid: UInt32 = 0
-            guard cl_peer_credentials(fd, &pid, &uid, &gid) == 0 else {
+            let peer: PeerCredentials
+            switch Posix.peerCredentials(fd) {
+            case .success(let p): peer = p
+            case .failure(let e):
                 // Without credentials the set_regions policy cannot be applied: fail closed.
-                log.warning("refused a client: SO_PEERCRED failed: \(String(cString: strerror(errno)))")
+                log.warning("refused a client: \(e)")
                 Posix.close(fd)
                 continue
             }
+            let (pid, uid, gid) = (peer.pid, peer.uid, peer.gid)
             if let why = turnedAway(uid: uid) {
                 refused += 1
                 refuse(fd, code: .tooManyClients, message: why)
@@ -59,25 +61,34 @@ extension Server {
     /// Out of fds: accept the waiting connection with the reserve fd, tell it why, close it.
     func turnAwayWithoutFDs(_ listener: Listener) {
         refused += 1
-        if reserveFD >= 0 {
-            Posix.close(reserveFD)
-            reserveFD = -1
-            let fd = cl_accept(listener.fd)
-            if fd >= 0 { refuse(fd, code: .tooManyClients, message: "the daemon is out of file descriptors") }
-            reserveFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        if reserve != nil {
+            reserve = nil  // closed: one fd free for the accept
+            if case .success(let fd) = Posix.accept(listener.fd) {
+                refuse(fd, code: .tooManyClients, message: "the daemon is out of file descriptors")
+            }
+            reserve = Self.openReserve()
         }
         if let more = refusals.note(at: monotonicNanoseconds()) {
             log.warning("refused a client: out of file descriptors (\(clients.count) clients)\(more)")
         }
         // Without the reserve (it could not be reopened) the connection stays queued; the
         // listening sockets are left out of the loop until a client goes, so the loop cannot spin.
-        if reserveFD < 0 { pauseAccepting(true) }
+        if reserve == nil { pauseAccepting(true) }
+    }
+
+    /// An fd kept open to be closed when the others run out: with it, a connection can still be
+    /// accepted to be told why it is turned away (nil: /dev/null could not be opened).
+    static func openReserve() -> Descriptor? {
+        switch Posix.open("/dev/null", O_RDONLY) {
+        case .success(let d): d
+        case .failure: nil
+        }
     }
 
     /// Takes the listening sockets out of the loop (out of fds), or puts them back.
     func pauseAccepting(_ pause: Bool) {
         for l in listeners {
-            if let e = loop.modify(l.fd, events: pause ? 0 : CL_EPOLLIN) {
+            if let e = loop.modify(l.fd, events: pause ? 0 : Posix.readable) {
                 log.error("cannot \(pause ? "pause" : "resume") accepting: \(e)")
             }
         }

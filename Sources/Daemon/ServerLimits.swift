@@ -1,3 +1,5 @@
+import SystemCalls
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -45,14 +47,8 @@ extension Server {
     /// hard one first (systemd's default soft limit is 1024, its hard limit far higher), then
     /// `configured` is lowered if the fds would still not suffice.
     static func clientLimit(configured: Int) -> Int {
-        var lim = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &lim) == 0 else { return configured }
-        if lim.rlim_cur < lim.rlim_max {
-            var raised = lim
-            raised.rlim_cur = lim.rlim_max
-            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { lim = raised }
-        }
-        let available = Int(clamping: lim.rlim_cur) - fdsForTheDaemon  // RLIM_INFINITY is UInt64.max: clamped
+        guard let limit = Posix.raiseOpenFileLimit() else { return configured }
+        let available = Int(clamping: limit.soft) - fdsForTheDaemon  // RLIM_INFINITY is UInt64.max: clamped
         return max(1, min(configured, available))
     }
 }

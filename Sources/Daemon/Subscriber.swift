@@ -1,4 +1,3 @@
-import CLinux
 import SystemCalls
 
 #if canImport(Glibc)

@@ -1,4 +1,3 @@
-import CLinux
 import SystemCalls
 
 #if canImport(Glibc)
@@ -14,10 +13,10 @@ struct Systemd {
     let watchdogInterval: Int64?
 
     init() {
-        notifySocket = getenv("NOTIFY_SOCKET").map { String(cString: $0) }
-        if let usec = getenv("WATCHDOG_USEC").flatMap({ Int64(String(cString: $0)) }), usec > 0 {
-            let pid = getenv("WATCHDOG_PID").flatMap { Int32(String(cString: $0)) }
-            watchdogInterval = pid == nil || pid == getpid() ? usec * 1000 / 2 : nil
+        notifySocket = Posix.environment("NOTIFY_SOCKET")
+        if let usec = Posix.environment("WATCHDOG_USEC").flatMap({ Int64($0) }), usec > 0 {
+            let pid = Posix.environment("WATCHDOG_PID").flatMap { Int32($0) }
+            watchdogInterval = pid == nil || pid == Posix.processID ? usec * 1000 / 2 : nil
         } else {
             watchdogInterval = nil
         }
@@ -43,10 +42,10 @@ struct Systemd {
             unsetenv("LISTEN_FDS")
             unsetenv("LISTEN_FDNAMES")
         }
-        guard let pid = getenv("LISTEN_PID").flatMap({ Int32(String(cString: $0)) }), pid == getpid(),
-            let n = getenv("LISTEN_FDS").flatMap({ Int32(String(cString: $0)) }), n > 0
+        guard let pid = Posix.environment("LISTEN_PID").flatMap({ Int32($0) }), pid == Posix.processID,
+            let n = Posix.environment("LISTEN_FDS").flatMap({ Int32($0) }), n > 0
         else { return [] }
-        let names = getenv("LISTEN_FDNAMES").map { String(cString: $0).split(separator: ":", omittingEmptySubsequences: false).map(String.init) } ?? []
+        let names = Posix.environment("LISTEN_FDNAMES").map { $0.split(separator: ":", omittingEmptySubsequences: false).map(String.init) } ?? []
         return (0..<n).map { (3 + $0, Int($0) < names.count ? names[Int($0)] : "") }
     }
 }

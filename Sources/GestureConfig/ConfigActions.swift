@@ -1,4 +1,5 @@
 import GestureEngine
+import SystemCalls
 import TouchFrames
 
 #if canImport(Glibc)
@@ -129,8 +130,8 @@ extension Loader {
             }
             // (Before any system call: a NUL would cut the path or an argument where C reads it.)
             guard !argv.contains(where: { $0.utf8.contains(0) }) else { throw a.fail("exec", "action '\(name)': an argument holds a NUL byte") }
-            guard access(program, X_OK) == 0 else {
-                throw a.fail("exec", "action '\(name)': '\(program)' is not an executable file: \(String(cString: strerror(errno)))")
+            if let e = Posix.access(program, X_OK) {
+                throw a.fail("exec", "action '\(name)': '\(program)' is not an executable file: \(e.reason)")
             }
             if let why = unsafeProgram(program) { throw a.fail("exec", "action '\(name)': '\(program)' \(why)") }
             return .exec(argv)
@@ -152,16 +153,19 @@ extension String {
 /// `access(X_OK)`), or one that others could replace: writable by anyone, or in a directory
 /// anyone may write to without the sticky bit (the daemon would run what they put there).
 private func unsafeProgram(_ program: String) -> String? {
-    var st = stat()
-    guard stat(program, &st) == 0 else { return "cannot be read: \(String(cString: strerror(errno)))" }
-    guard st.st_mode & S_IFMT == S_IFREG else { return "is not a regular file" }
-    if st.st_mode & S_IWOTH != 0 { return "is writable by anyone: anyone could change what the action runs" }
+    let st: FileStatus
+    switch Posix.status(program) {
+    case .success(let s): st = s
+    case .failure(let e): return "cannot be read: \(e.reason)"
+    }
+    guard st.isRegular else { return "is not a regular file" }
+    if st.permissions & 0o002 != 0 { return "is writable by anyone: anyone could change what the action runs" }
     var dir = program
     while let slash = dir.lastIndex(of: "/"), slash != dir.startIndex {
         dir = String(dir[..<slash])
-        var d = stat()
-        guard stat(dir, &d) == 0 else { continue }
-        if d.st_mode & S_IWOTH != 0 && d.st_mode & S_ISVTX == 0 {
+        guard case .success(let d) = Posix.status(dir) else { continue }
+        // Written by others (0o002), without the sticky bit (0o1000).
+        if d.permissions & 0o002 != 0 && d.permissions & 0o1000 == 0 {
             return "is in '\(dir)', which anyone may write to: anyone could replace the program"
         }
     }

@@ -35,3 +35,24 @@ extension Posix {
         retry("socket") { Glibc.socket(domain, type | Int32(SOCK_CLOEXEC.rawValue), 0) }.map { Descriptor(adopting: $0)! }
     }
 }
+
+/// Two descriptors made together (a pipe's ends, a socket pair), each owned.
+public struct DescriptorPair: ~Copyable {
+    /// A pipe's read end; a socket pair's first socket.
+    public var first: Descriptor
+    /// A pipe's write end; a socket pair's second socket.
+    public var second: Descriptor
+
+    /// `first`, to keep; `second` is closed (a child was given its copy).
+    public consuming func keepingFirst() -> Descriptor {
+        _ = consume second
+        return first
+    }
+
+    /// Takes ownership of the two fds `body` filled in (nil: it failed, and owned none).
+    static func made(_ body: (inout [Int32]) -> Int32) -> DescriptorPair? {
+        var fds: [Int32] = [-1, -1]
+        guard body(&fds) == 0, let a = Descriptor(adopting: fds[0]), let b = Descriptor(adopting: fds[1]) else { return nil }
+        return DescriptorPair(first: a, second: b)
+    }
+}

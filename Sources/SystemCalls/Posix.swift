@@ -12,7 +12,9 @@ public struct SystemCallError: Error, CustomStringConvertible, Equatable, Sendab
     }
     /// A library call's failure by its returned errno (libevdev returns `-errno`).
     public init(_ call: String, _ errno: Int32) { self.init(call: call, errno: errno) }
-    public var description: String { "\(call): \(String(cString: strerror(errno)))" }
+    public var description: String { "\(call): \(reason)" }
+    /// The error's text alone ("No such file or directory").
+    public var reason: String { String(cString: strerror(errno)) }
     /// The device is gone (unplugged).
     public var isRemoval: Bool { errno == ENODEV }
 }

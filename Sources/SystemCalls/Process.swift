@@ -46,3 +46,54 @@ extension Posix {
         bytes.withUnsafeBytes { cl_sendto_unix(fd, $0.baseAddress, $0.count, path) } >= 0
     }
 }
+
+/// Starting, signalling and waiting for processes.
+extension Posix {
+    /// A pipe for a child's output: `first` the read end (non-blocking), `second` the write end,
+    /// both close-on-exec.
+    public static func outputPipe() -> Result<DescriptorPair, SystemCallError> {
+        guard let pair = DescriptorPair.made({ cl_output_pipe(&$0) }) else { return .failure(SystemCallError("pipe2", errno)) }
+        return .success(pair)
+    }
+
+    /// Starts an action's command (`cl_spawn`: a session of its own, default signals, "/" as its
+    /// directory, stdout and stderr into `output`, no other fd); its pid.
+    public static func spawnAction(_ argv: [String], environment: [String], output: Int32) -> Result<Int32, SystemCallError> {
+        var pid: pid_t = 0
+        let rc = withCStrings(argv) { cargv in withCStrings(environment) { cenv in cl_spawn(argv[0], cargv, cenv, output, &pid) } }
+        return rc == 0 ? .success(pid) : .failure(SystemCallError("posix_spawn(\(argv[0]))", rc))
+    }
+
+    /// Starts this executable again with `argv`, `fd` as its fd 3 (the action runner); its pid.
+    public static func spawnSelf(_ argv: [String], fd3 fd: Int32) -> Result<Int32, SystemCallError> {
+        var pid: pid_t = 0
+        let rc = withCStrings(argv) { cl_spawn_runner("/proc/self/exe", $0, fd, &pid) }
+        return rc == 0 ? .success(pid) : .failure(SystemCallError("posix_spawn(/proc/self/exe)", rc))
+    }
+
+    /// Makes this process the reaper of its orphaned descendants (PR_SET_CHILD_SUBREAPER).
+    public static func becomeSubreaper() -> SystemCallError? {
+        cl_become_subreaper() == 0 ? nil : SystemCallError("prctl(PR_SET_CHILD_SUBREAPER)", errno)
+    }
+
+    /// A pidfd for `pid` (readable once it has exited).
+    public static func processDescriptor(_ pid: Int32) -> Result<Descriptor, SystemCallError> {
+        descriptor("pidfd_open(\(pid))") { cl_pidfd_open(pid) }
+    }
+
+    /// Sends `signal` to `pid`; whether it was delivered.
+    @discardableResult
+    public static func kill(_ pid: Int32, _ signal: Int32) -> Bool { Glibc.kill(pid, signal) == 0 }
+
+    /// Reaps child `pid` if it has ended, without waiting; whether it had.
+    public static func reap(_ pid: Int32) -> Bool {
+        var status: Int32 = 0
+        guard case .success(let r) = retry("waitpid(\(pid))", { waitpid(pid, &status, WNOHANG) }) else { return false }
+        return r == pid
+    }
+
+    /// Sleeps `seconds` (monotonic; interruptions resumed).
+    public static func sleep(seconds: Double) {
+        sleep(untilMonotonic: monotonicNanoseconds() + Int64(max(0, seconds) * 1e9))
+    }
+}

@@ -54,6 +54,13 @@ extension Posix {
         _ = retryReturned("clock_nanosleep") { clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nil) }
     }
 
+    /// Waits up to `ms` (-1: without end) for `events` on any of `fds`; the events that came on
+    /// each (all 0: the time ran out).
+    public static func poll(_ fds: [Int32], events: Int16, timeoutMs ms: Int32) -> Result<[Int16], SystemCallError> {
+        var p = fds.map { pollfd(fd: $0, events: events, revents: 0) }
+        return retry("poll") { Glibc.poll(&p, nfds_t(p.count), ms) }.map { _ in p.map(\.revents) }
+    }
+
     /// Waits up to `ms` (-1: without end) for `events` on `fd`; the events that came (0: the time
     /// ran out).
     public static func poll(_ fd: Int32, events: Int16, timeoutMs ms: Int32) -> Result<Int16, SystemCallError> {

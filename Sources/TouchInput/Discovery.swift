@@ -1,5 +1,6 @@
 import CUdev
 import GestureEngine
+import SystemCalls
 import TouchFrames
 
 #if canImport(Glibc)
@@ -67,14 +68,9 @@ public enum Discovery {
             }
         }
         // Nodes udev did not list (no sysfs view, or a directory elsewhere): from the directory.
-        if let dir = opendir(directory) {
-            defer { closedir(dir) }
-            while let ent = readdir(dir) {
-                let name = withUnsafeBytes(of: ent.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-                guard name.hasPrefix("event") else { continue }
-                let path = directory + "/" + name
-                if byPath[path] == nil { byPath[path] = InputNode(path: path) }
-            }
+        for name in Posix.directoryNames(directory) ?? [] where name.hasPrefix("event") {
+            let path = directory + "/" + name
+            if byPath[path] == nil { byPath[path] = InputNode(path: path) }
         }
         return byPath.values.sorted { eventNumber($0.path) < eventNumber($1.path) }
     }
@@ -84,8 +80,9 @@ public enum Discovery {
         var node = InputNode(path: path)
         guard let udev = udev_new() else { return node }
         defer { udev_unref(udev) }
-        var st = stat()
-        guard stat(path, &st) == 0, let dev = udev_device_new_from_devnum(udev, Int8(UInt8(ascii: "c")), st.st_rdev) else {
+        guard case .success(let st) = Posix.status(path),
+            let dev = udev_device_new_from_devnum(udev, Int8(UInt8(ascii: "c")), dev_t(st.deviceNumber))
+        else {
             return node
         }
         defer { udev_device_unref(dev) }

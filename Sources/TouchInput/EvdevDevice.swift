@@ -1,5 +1,4 @@
 import CEvdev
-import CLinux
 import GestureEngine
 import SystemCalls
 import TouchFrames
@@ -37,8 +36,11 @@ public final class EvdevDevice {
                 && MemoryLayout<KernelInputEvent>.offset(of: \.type) == MemoryLayout<input_event>.offset(of: \.type)
                 && MemoryLayout<KernelInputEvent>.offset(of: \.value) == MemoryLayout<input_event>.offset(of: \.value),
             "struct input_event has an unexpected layout")
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { throw EvdevError("open(\(path))", errno) }
+        let fd: Int32
+        switch Posix.open(path, O_RDONLY | O_NONBLOCK) {
+        case .success(let d): fd = d.release()  // owned by this device from here (closed in deinit, or below on failure)
+        case .failure(let e): throw e
+        }
         var dev: OpaquePointer?
         let rc = libevdev_new_from_fd(fd, &dev)
         guard rc == 0, let dev else {
@@ -156,7 +158,7 @@ public final class EvdevDevice {
         let rc = cev_query_state(fd, Int32(slots), &mt, &st)
         if rc == -ENODEV { return .removed }
         if rc < 0 { throw EvdevError("EVIOCG* state query (\(path))", -rc) }
-        let events = Self.stateEvents(slots: slots, mt: mt, st: st, time: Timestamp(nanoseconds: cl_monotonic_ns()))
+        let events = Self.stateEvents(slots: slots, mt: mt, st: st, time: Timestamp(nanoseconds: Posix.monotonicNanoseconds()))
         events.withUnsafeBufferPointer { deliver(InputBatch($0, resynced: true)) }
         return .drained
     }

@@ -31,7 +31,7 @@ public final class HotplugMonitor {
 
     public init(directory: String = "/dev/input", preferUdev: Bool = true) throws(Failure) {
         self.directory = directory
-        if preferUdev && access("/run/udev/control", F_OK) == 0, let u = udev_new(),
+        if preferUdev && Posix.access("/run/udev/control", F_OK) == nil, let u = udev_new(),
             let m = udev_monitor_new_from_netlink(u, "udev")
         {
             udev_monitor_filter_add_match_subsystem_devtype(m, "input", nil)
@@ -39,8 +39,7 @@ public final class HotplugMonitor {
                 udev = u
                 monitor = m
                 fd = udev_monitor_get_fd(m)
-                let flags = fcntl(fd, F_GETFL)
-                _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
+                _ = Posix.setNonBlocking(fd)
                 mode = .udev
                 return
             }
@@ -48,7 +47,7 @@ public final class HotplugMonitor {
             udev_unref(u)
         }
         let ifd = cud_inotify_watch_dir(directory)
-        guard ifd >= 0 else { throw Failure(description: "inotify on \(directory): \(String(cString: strerror(errno)))") }
+        guard ifd >= 0 else { throw Failure(description: "\(SystemCallError("inotify_add_watch(\(directory))", errno))") }
         fd = ifd
         mode = .inotify
     }

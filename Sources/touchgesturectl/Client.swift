@@ -1,5 +1,4 @@
 import ArgumentParser
-import CLinux
 import GestureConfig
 import GestureEngine
 import GestureProtocol
@@ -16,7 +15,7 @@ struct SocketOption: ParsableArguments {
     var socket: String?
 
     var path: String {
-        socket ?? getenv("TOUCHGESTURED_SOCKET").map { String(cString: $0) } ?? SocketPaths.stream
+        socket ?? Posix.environment("TOUCHGESTURED_SOCKET") ?? SocketPaths.stream
     }
 
     /// A connection for one request and its reply: on the request socket beside `path`, where
@@ -43,11 +42,16 @@ final class Connection {
     /// to reach it prints nothing (the caller falls back to the stream socket).
     init(_ path: String, quiet: Bool = false) throws {
         self.quiet = quiet
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0, cl_connect_unix(fd, path) == 0 else {
-            if quiet { throw ExitCode.failure }
-            throw fail("cannot connect to \(path): \(String(cString: strerror(errno))) (is touchgestured running? --socket PATH)")
+        let socket: Descriptor
+        switch Posix.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue)) {
+        case .success(let s): socket = s
+        case .failure(let e): throw fail("\(e)")
         }
+        if let e = Posix.connect(socket.raw, unixPath: path) {
+            if quiet { throw ExitCode.failure }
+            throw fail("cannot connect to \(path): \(e.reason) (is touchgestured running? --socket PATH)")
+        }
+        fd = socket.release()  // closed in deinit
     }
 
     deinit { Posix.close(fd) }
@@ -69,7 +73,7 @@ final class Connection {
                 return line
             }
             guard case .done(let n) = Posix.read(fd, into: &chunk), n > 0 else { return nil }
-            lastReadNanoseconds = cl_monotonic_ns()
+            lastReadNanoseconds = Posix.monotonicNanoseconds()
             buffer += chunk[0..<n]
         }
     }
@@ -248,9 +252,9 @@ struct Ping: ParsableCommand {
 
     func run() throws {
         let c = try connection.oneShot()
-        let start = cl_monotonic_ns()
+        let start = Posix.monotonicNanoseconds()
         _ = try c.call(#"{"op":"ping","id":1}"#, id: 1)
-        let us = Double(cl_monotonic_ns() - start) / 1000
+        let us = Double(Posix.monotonicNanoseconds() - start) / 1000
         print("pong from \(connection.path) in \(Int(us.rounded())) µs")
     }
 }
@@ -328,8 +332,7 @@ struct Regions: ParsableCommand {
             if case .array(let r)? = reply["regions"] { names = r.compactMap { if case .string(let s) = $0 { s } else { nil } } }
             print("regions set: \(names.joined(separator: ", ")); they stay while this runs (Ctrl-C removes them)")
             if let seconds {
-                var ts = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
-                nanosleep(&ts, nil)
+                Posix.sleep(seconds: seconds)
                 return
             }
             // Hold the connection; the daemon's lines are read and dropped so it never blocks on us.

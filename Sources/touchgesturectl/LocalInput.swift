@@ -1,5 +1,4 @@
 import ArgumentParser
-import CLinux
 import GestureEngine
 import Pipeline
 import SystemCalls
@@ -60,15 +59,15 @@ struct Record: ParsableCommand {
     func run() throws {
         let device: EvdevDevice
         do { device = try EvdevDevice(path: node) } catch { throw fail("\(error)") }
-        let signals = cl_signalfd_create()
+        let signals: Descriptor
+        do { signals = try Posix.signalDescriptor().get() } catch { throw fail("\(error)") }
         var events: [InputEvent] = []
-        let end = duration.map { cl_monotonic_ns() + Int64($0 * 1e9) }
+        let end = duration.map { Posix.monotonicNanoseconds() + Int64($0 * 1e9) }
         loop: while true {
-            var fds = [pollfd(fd: device.fd, events: Int16(POLLIN), revents: 0), pollfd(fd: signals, events: Int16(POLLIN), revents: 0)]
-            let timeout = end.map { Int32(max(0, ($0 - cl_monotonic_ns()) / 1_000_000)) } ?? -1
-            if let end, cl_monotonic_ns() >= end { break }
-            _ = poll(&fds, 2, timeout)
-            if fds[1].revents != 0 { break }
+            let timeout = end.map { Int32(max(0, ($0 - Posix.monotonicNanoseconds()) / 1_000_000)) } ?? -1
+            if let end, Posix.monotonicNanoseconds() >= end { break }
+            let ready = try? Posix.poll([device.fd, signals.raw], events: Int16(POLLIN), timeoutMs: timeout).get()
+            if let ready, ready[1] != 0 { break }
             do {
                 let r = try device.read(deliver: { batch in
                     if batch.resynced {
@@ -134,22 +133,22 @@ struct Play: ParsableCommand {
         let dev: UInputDevice
         // Stamped before the request: a reader can open the node before the creating call returns
         // here, so a stamp taken after it could come after the reader's pick-up.
-        let created = Double(cl_monotonic_ns()) / 1e9
+        let created = Double(Posix.monotonicNanoseconds()) / 1e9
         do { dev = try UInputDevice(description) } catch { throw fail("\(error) (is the uinput module loaded, and /dev/uinput writable?)") }
         writeAll(2, Array("playing \(recording) as \(dev.devnode ?? "a virtual device") (created at \(created) s, CLOCK_MONOTONIC)\n".utf8))
         sleepFor(settle)
         if let waitFor {
-            while access(waitFor, F_OK) != 0 { sleepFor(0.01) }
+            while Posix.access(waitFor, F_OK) != nil { sleepFor(0.01) }
         }
-        let start = cl_monotonic_ns()
+        let start = Posix.monotonicNanoseconds()
         let first = rec.events.first?.time.nanoseconds ?? 0
         var times: [Int64] = []
         if writeTimes != nil { times.reserveCapacity(rec.events.count) }
         for e in rec.events {
             let due = start + Int64(Double(e.time.nanoseconds - first) / speed)
-            let wait = due - cl_monotonic_ns()
+            let wait = due - Posix.monotonicNanoseconds()
             if wait > 0 { sleepFor(Double(wait) / 1e9) }
-            if writeTimes != nil && e.type == Evdev.EV_SYN && e.code == Evdev.SYN_REPORT { times.append(cl_monotonic_ns()) }
+            if writeTimes != nil && e.type == Evdev.EV_SYN && e.code == Evdev.SYN_REPORT { times.append(Posix.monotonicNanoseconds()) }
             do { try dev.write(e) } catch { throw fail("\(error)") }
         }
         sleepFor(hold)
@@ -161,13 +160,7 @@ struct Play: ParsableCommand {
 
 func sleepFor(_ seconds: Double) {
     guard seconds > 0 else { return }
-    var ts = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
-    var left = timespec()
-    _ = Posix.retry("nanosleep") {
-        let r = nanosleep(&ts, &left)
-        ts = left  // interrupted: what was left
-        return r
-    }
+    Posix.sleep(seconds: seconds)
 }
 
 /// CLOCK_MONOTONIC nanoseconds as seconds with 6 decimals, like the protocol's `time`.

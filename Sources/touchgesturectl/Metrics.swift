@@ -33,21 +33,9 @@ struct Metrics: ParsableCommand {
         }
         // The rename replaces whatever is there: only a regular file may be (a device node, a
         // socket or a link there is refused, never turned into a file of metrics).
-        var st = stat()
-        if lstat(output, &st) == 0 && st.st_mode & S_IFMT != S_IFREG {
+        if case .success(let st) = Posix.status(output, followingLinks: false), !st.isRegular {
             throw fail("\(output) is not a regular file: --output writes (and replaces) a regular file only")
         }
-        let temporary = output + ".tmp.\(getpid())"
-        // O_EXCL | O_NOFOLLOW: a file or link already at the temporary name is not written through.
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw fail("\(temporary): \(String(cString: strerror(errno)))") }
-        let failed = Posix.writeAll(fd, Array(text.utf8))
-        let synced = fsync(fd) == 0
-        Posix.close(fd)
-        guard failed == nil, synced, rename(temporary, output) == 0 else {
-            let reason = String(cString: strerror(failed?.errno ?? errno))
-            unlink(temporary)
-            throw fail("\(output): \(reason)")
-        }
+        if let e = Posix.replaceFile(output, with: Array(text.utf8)) { throw fail("\(output): \(e)") }
     }
 }

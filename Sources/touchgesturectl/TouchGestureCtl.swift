@@ -163,7 +163,7 @@ struct CheckConfig: ParsableCommand {
         // The daemon refuses to start with a socket group this machine lacks. A file checked
         // before install (the group comes with the package's sysusers.d) is not wrong, so this
         // is a warning, on stderr, with the line.
-        if let g = c.daemon.group, getgrnam(g) == nil {
+        if let g = c.daemon.group, Posix.groupID(named: g) == nil {
             writeAll(2, Array("\(file):\(c.daemon.groupLine ?? 1): warning: group '\(g)' does not exist on this machine; the daemon will refuse to start here until it does (systemd-sysusers creates it on install)\n".utf8))
         }
         // A pointer region's touches reach the app as touches too unless the panel is taken.
@@ -275,7 +275,7 @@ struct TraceCommand: ParsableCommand {
             }
             let temporary = output + ".svg.tmp"
             try writeTextFile(temporary, svg)
-            defer { unlink(temporary) }
+            defer { _ = Posix.unlink(temporary) }
             guard let status = runProgram(["rsvg-convert", "--format=png", "--background-color=white", "-o", output, temporary]) else {
                 throw fail("rsvg-convert is not installed (apt-get install librsvg2-bin), or write the SVG with -o OUT.svg")
             }

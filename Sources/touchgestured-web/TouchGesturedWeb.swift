@@ -1,6 +1,7 @@
 import ArgumentParser
 import GestureProtocol
 import Logging
+import SystemCalls
 import WebBridge
 
 #if canImport(Glibc)
@@ -67,21 +68,17 @@ struct TouchGesturedWeb: AsyncParsableCommand {
             handler.logLevel = verbose ? .debug : .info
             return handler
         }
-        signal(SIGPIPE, SIG_IGN)
+        Posix.ignoreBrokenPipes()
         let log = Logger(label: "touchgestured-web")
         // As many open files as the hard limit allows, then the caps fitted to them.
-        var limit = rlimit()
-        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-        limit.rlim_cur = limit.rlim_max
-        setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-        guard let fitted = settings.fitting(fdLimit: Int(min(limit.rlim_cur, 1 << 20))) else {
-            log.critical("\(limit.rlim_cur) open files (LimitNOFILE) are too few to serve a page")
+        let limit = Posix.raiseOpenFileLimit()?.soft ?? 1024
+        guard let fitted = settings.fitting(fdLimit: Int(min(limit, 1 << 20))) else {
+            log.critical("\(limit) open files (LimitNOFILE) are too few to serve a page")
             throw ExitCode(1)
         }
         settings = fitted.settings
         if let lowered = fitted.lowered { log.warning("\(lowered)") }
-        if access(settings.siteRoot + BridgeSettings.modulePath, R_OK) != 0 {
+        if Posix.access(settings.siteRoot + BridgeSettings.modulePath, R_OK) != nil {
             log.warning("no \(BridgeSettings.modulePath) in \(settings.siteRoot) (--www): pages will not find the module")
         }
         do {
@@ -94,10 +91,7 @@ struct TouchGesturedWeb: AsyncParsableCommand {
 
     /// `PREFIX/share/touchgestured/www` for a binary at `PREFIX/bin/touchgestured-web`.
     static func installedSite() -> String {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard n > 0 else { return "/usr/share/touchgestured/www" }
-        let exe = String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let exe = Posix.executablePath() else { return "/usr/share/touchgestured/www" }
         let bin = exe.split(separator: "/", omittingEmptySubsequences: false).dropLast()
         return bin.dropLast().joined(separator: "/") + "/share/touchgestured/www"
     }

@@ -1,8 +1,8 @@
 import ArgumentParser
-import CLinux
 import Daemon
 import GestureConfig
 import Logging
+import SystemCalls
 
 #if canImport(Glibc)
     import Glibc
@@ -61,7 +61,7 @@ struct TouchGestured: ParsableCommand {
     /// Blocks SIGHUP, SIGTERM and SIGINT before anything else runs (even argument parsing): one
     /// that arrives during start-up waits for the loop instead of killing the daemon.
     static func main() {
-        _ = cl_block_daemon_signals()
+        _ = Posix.blockDaemonSignals()
         main(nil)
     }
 

@@ -1,4 +1,3 @@
-import CLinux
 import Logging
 import SystemCalls
 
@@ -53,23 +52,22 @@ public final class ActionRunnerService: EventLoopOwner {
             throw Daemon.StartError("--serve-actions needs a socket: systemd's (touchgestured-actions.socket), a path, or --serve-actions-fd")
         }
         if let fd = listenFD {
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            if let e = Posix.setNonBlocking(fd) { throw e }
             try loop.add(fd) { [unowned self] _ in self.accept() }
         }
     }
 
     /// Runs until SIGTERM (or, serving one daemon, until it and its commands are gone).
     public func run() throws -> Int32 {
-        cl_set_process_name("tg-actions")
-        guard cl_become_subreaper() == 0 else { throw EventLoop.Failure(call: "prctl(PR_SET_CHILD_SUBREAPER)", errno: errno) }
-        signalFD = cl_signalfd_create()
-        guard signalFD >= 0 else { throw EventLoop.Failure(call: "signalfd", errno: errno) }
+        Posix.setProcessName("tg-actions")
+        if let e = Posix.becomeSubreaper() { throw e }
+        signalFD = try Posix.signalDescriptor().get().release()  // held for the process's life
         try loop.add(signalFD) { [unowned self] _ in self.signals() }
-        log.info("action runner ready (uid \(getuid()), groups \(Self.groups()))")
+        log.info("action runner ready (uid \(Posix.userID), groups \(Self.groups()))")
         // The runner reads no panel and has no subscribers: its loop's frame state stays empty.
         var none = FrameState(fanout: Fanout(coalesceNs: 0, outputBufferBytes: 0))
         loop.run(self, &none)
-        if let boundPath { unlink(boundPath) }
+        if let boundPath { _ = Posix.unlink(boundPath) }
         supervisor.killAll()
         log.info("action runner stopped")
         return 0
@@ -77,9 +75,8 @@ public final class ActionRunnerService: EventLoopOwner {
 
     /// The supplementary groups this process (and so each command) has, for the log.
     static func groups() -> String {
-        var list = [gid_t](repeating: 0, count: 256)
-        let n = getgroups(Int32(list.count), &list)
-        return n <= 0 ? "none" : list.prefix(Int(n)).map(String.init).joined(separator: ",")
+        let list = Posix.supplementaryGroups()
+        return list.isEmpty ? "none" : list.map(String.init).joined(separator: ",")
     }
 
     var hasPendingWork: Bool { false }
@@ -95,8 +92,7 @@ public final class ActionRunnerService: EventLoopOwner {
 
     private func signals() {
         while true {
-            let sig = cl_signalfd_read(signalFD)
-            if sig == 0 { return }
+            guard let sig = Posix.nextSignal(signalFD) else { return }
             switch sig {
             case SIGCHLD: outbox += supervisor.reap()
             case SIGTERM, SIGINT, SIGQUIT:
@@ -111,16 +107,15 @@ public final class ActionRunnerService: EventLoopOwner {
     private func accept() {
         while true {
             let fd: Int32
-            switch Posix.retry("accept", { cl_accept(listenFD ?? -1) }) {
+            switch Posix.accept(listenFD ?? -1) {
             case .success(let accepted): fd = accepted
             case .failure(let e):
                 if e.errno != EAGAIN { log.warning("\(e)") }
                 return
             }
-            var pid: Int32 = 0
-            var uid: UInt32 = 0
-            var gid: UInt32 = 0
-            let why = cl_peer_credentials(fd, &pid, &uid, &gid) == 0 ? refusal(fd, uid: uid, gid: gid) : "its credentials cannot be read"
+            let peer = try? Posix.peerCredentials(fd).get()
+            let why = peer.map { refusal(fd, uid: $0.uid, gid: $0.gid) } ?? "its credentials cannot be read"
+            let (pid, uid) = (peer?.pid ?? 0, peer?.uid ?? 0)
             if let why {
                 log.warning("refused a connection from pid \(pid), uid \(uid): \(why)")
                 Posix.close(fd)
@@ -140,16 +135,13 @@ public final class ActionRunnerService: EventLoopOwner {
     /// keeps others from connecting; this holds even when it was made looser by hand (a
     /// runner started on a path of a directory anyone may reach, a chmod).
     private func refusal(_ fd: Int32, uid: UInt32, gid: UInt32) -> String? {
-        if uid == 0 || uid == getuid() { return nil }
-        var st = stat()
-        guard let socketPath, stat(socketPath, &st) == 0, st.st_mode & S_IWGRP != 0 else {
-            return "only root and uid \(getuid()) may use this runner"
+        let me = Posix.userID
+        if uid == 0 || uid == me { return nil }
+        guard let socketPath, case .success(let st) = Posix.status(socketPath), st.permissions & 0o020 != 0 else {
+            return "only root and uid \(me) may use this runner"
         }
-        var groups = [gid_t](repeating: 0, count: 256)
-        var len = socklen_t(groups.count * MemoryLayout<gid_t>.size)
-        let n = getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, &groups, &len) == 0 ? Int(len) / MemoryLayout<gid_t>.size : 0
-        guard gid == st.st_gid || groups.prefix(n).contains(st.st_gid) else {
-            return "not root, uid \(getuid()), nor in group \(st.st_gid) of \(socketPath)"
+        guard gid == st.gid || Posix.peerGroups(fd).contains(st.gid) else {
+            return "not root, uid \(me), nor in group \(st.gid) of \(socketPath)"
         }
         return nil
     }

@@ -1,4 +1,3 @@
-import CLinux
 import Logging
 import SystemCalls
 
@@ -16,7 +15,7 @@ final class ActionSupervisor {
     private let loop: EventLoop
     private let log: Logger
     private let timer: DeadlineTimer
-    private let me = getpid()
+    private let me = Posix.processID
     /// SIGTERM first; SIGKILL this long after.
     static let killGrace: Int64 = 2_000_000_000
     /// Bytes of a command's output kept per line in the log.
@@ -60,22 +59,25 @@ final class ActionSupervisor {
     ) -> RunnerMessage {
         let alive = processCount
         guard alive < maxProcesses else { return .skipped(id: id, running: alive) }
-        var fds: [Int32] = [-1, -1]
-        guard cl_output_pipe(&fds) == 0 else { return .failed(id: id, reason: "pipe: \(String(cString: strerror(errno)))") }
-        var pid: pid_t = 0
+        let pipe: DescriptorPair  // first: the read end, watched; second: the child's, closed here
+        switch Posix.outputPipe() {
+        case .success(let p): pipe = p
+        case .failure(let e): return .failed(id: id, reason: "\(e)")
+        }
         let before = monotonicNanoseconds()
-        let rc = Posix.withCStrings(argv) { cargv in Posix.withCStrings(env) { cenv in cl_spawn(argv[0], cargv, cenv, fds[1], &pid) } }
-        Posix.close(fds[1])
-        guard rc == 0 else {
-            Posix.close(fds[0])
-            return .failed(id: id, reason: "cannot start \(argv[0]): \(String(cString: strerror(rc)))")
+        let spawned = Posix.spawnAction(argv, environment: env, output: pipe.second.raw)
+        let readEnd = pipe.keepingFirst()  // the write end closed: the child has its copy
+        let pid: Int32
+        switch spawned {
+        case .success(let p): pid = p
+        case .failure(let e): return .failed(id: id, reason: "cannot start \(argv[0]): \(e.reason)")
         }
         let now = monotonicNanoseconds()
         let timeout = Int64(max(1, timeoutMs)) * 1_000_000
         running.append(Running(id: id, owner: owner, name: name, leader: pid, startedAt: now, termAt: now + timeout))
         log.info("action '\(name)' started: \(argv.joined(separator: " ")) (pid \(pid))")
         log.debug("action '\(name)': posix_spawn took \((now - before) / 1000) µs, started \(Int(now / 1000) - firedAt) µs after its gesture")
-        watchOutput(fds[0], name: name, pid: pid)
+        watchOutput(readEnd.release(), name: name, pid: pid)
         armTimer()
         return .started(id: id, pid: Int(pid), spawnMicros: max(0, Int(now / 1000) - firedAt))
     }
@@ -167,7 +169,7 @@ final class ActionSupervisor {
             let members = ProcessTree.descendants(of: me)
             if members.isEmpty || monotonicNanoseconds() > end { break }
             ProcessTree.signal(members, SIGKILL)
-            usleep(2_000)
+            Posix.sleep(seconds: 0.002)
         }
         running.removeAll()
     }

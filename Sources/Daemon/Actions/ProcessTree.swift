@@ -68,6 +68,6 @@ struct ProcessTree {
     /// Sends `signal` to each member; how many it reached.
     @discardableResult
     static func signal(_ members: [Member], _ signal: Int32) -> Int {
-        members.reduce(0) { $0 + (kill($1.pid, signal) == 0 ? 1 : 0) }
+        members.reduce(0) { $0 + (Posix.kill($1.pid, signal) ? 1 : 0) }
     }
 }

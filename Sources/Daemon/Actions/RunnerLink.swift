@@ -1,4 +1,3 @@
-import CLinux
 import Logging
 import SystemCalls
 
@@ -62,34 +61,36 @@ final class RunnerLink {
     }
 
     private static func open(_ path: String) throws(Failure) -> Int32 {
-        let s = Glibc.socket(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        guard s >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
-        guard cl_connect_unix(s, path) == 0 else {
-            let e = errno
-            Posix.close(s)
-            throw Failure(description: "cannot reach the action runner at \(path): \(String(cString: strerror(e))) (is touchgestured-actions.socket enabled?)")
+        let s: Descriptor
+        switch Posix.socket(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_NONBLOCK.rawValue)) {
+        case .success(let d): s = d
+        case .failure(let e): throw Failure(description: "\(e)")
         }
-        return s
+        if let e = Posix.connect(s.raw, unixPath: path) {
+            throw Failure(description: "cannot reach the action runner at \(path): \(e.reason) (is touchgestured-actions.socket enabled?)")
+        }
+        return s.release()
     }
 
     /// The runner as the daemon's child: the same executable, in its runner mode.
     private func startChild() throws(Failure) -> Int32 {
         // The daemon is the subreaper above its runner: if the runner dies, what its commands
         // run comes to the daemon (reap), not to init, where nothing would end it.
-        guard cl_become_subreaper() == 0 else { throw Failure(description: "prctl(PR_SET_CHILD_SUBREAPER): \(String(cString: strerror(errno)))") }
-        var pair: [Int32] = [-1, -1]
-        guard cl_seqpacket_pair(&pair) == 0 else { throw Failure(description: "socketpair: \(String(cString: strerror(errno)))") }
-        let argv = ["touchgestured", "--serve-actions-fd", "3"] + (verbose ? ["--verbose"] : [])
-        var pid: pid_t = 0
-        let rc = Posix.withCStrings(argv) { cl_spawn_runner("/proc/self/exe", $0, pair[1], &pid) }
-        Posix.close(pair[1])
-        guard rc == 0 else {
-            Posix.close(pair[0])
-            throw Failure(description: "cannot start the action runner: \(String(cString: strerror(rc)))")
+        if let e = Posix.becomeSubreaper() { throw Failure(description: "\(e)") }
+        let pair: DescriptorPair  // first: the daemon's end; second: the runner's, closed here once it has its copy
+        switch Posix.sequentialPacketPair() {
+        case .success(let p): pair = p
+        case .failure(let e): throw Failure(description: "\(e)")
         }
-        child = pid
-        log.info("action runner started (pid \(pid))")
-        return pair[0]
+        let argv = ["touchgestured", "--serve-actions-fd", "3"] + (verbose ? ["--verbose"] : [])
+        let spawned = Posix.spawnSelf(argv, fd3: pair.second.raw)
+        let ours = pair.keepingFirst()
+        switch spawned {
+        case .success(let pid): child = pid
+        case .failure(let e): throw Failure(description: "cannot start the action runner: \(e.reason)")
+        }
+        log.info("action runner started (pid \(child))")
+        return ours.release()
     }
 
     /// Asks the runner to run a command; the error when it could not be asked.
@@ -178,7 +179,7 @@ final class RunnerLink {
     @discardableResult
     func killOrphans() -> Int {
         guard socket == nil else { return 0 }
-        return ProcessTree.signal(ProcessTree.descendants(of: getpid(), except: child), SIGKILL)
+        return ProcessTree.signal(ProcessTree.descendants(of: Posix.processID, except: child), SIGKILL)
     }
 
     /// Closes the connection; the runner then ends every command it ran for this daemon. A
@@ -189,13 +190,10 @@ final class RunnerLink {
         Posix.close(fd)
         fd = -1
         guard waitForChild, child > 0 else { return }
-        let pidfd = cl_pidfd_open(child)
-        guard pidfd >= 0 else { return }
-        defer { Posix.close(pidfd) }
+        guard case .success(let pidfd) = Posix.processDescriptor(child) else { return }
         let ms = Int32((ActionSupervisor.killGrace + 1_000_000_000) / 1_000_000)
-        _ = Posix.poll(pidfd, events: Int16(POLLIN), timeoutMs: ms)
-        var status: Int32 = 0
-        if waitpid(child, &status, WNOHANG) == child { child = 0 }
+        _ = Posix.poll(pidfd.raw, events: Int16(POLLIN), timeoutMs: ms)
+        if Posix.reap(child) { child = 0 }
         // A runner that died before (or would not end) left its commands to the daemon.
         if child == 0, killOrphans() > 0 { log.warning("killed the processes a dead action runner left") }
     }

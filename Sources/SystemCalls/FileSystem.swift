@@ -1,0 +1,99 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What `stat` says of a file.
+public struct FileStatus: Sendable {
+    public enum Kind: Sendable { case regular, directory, symbolicLink, socket, fifo, device }
+    public var kind: Kind
+    /// The permission bits (0o7777).
+    public var permissions: UInt32
+    public var uid: UInt32
+    public var gid: UInt32
+    /// A device node's device number (st_rdev).
+    public var deviceNumber: UInt64
+
+    public var isRegular: Bool { kind == .regular }
+
+    /// "a regular file", "a directory", ...: what a message names it.
+    public var kindName: String {
+        switch kind {
+        case .regular: "a regular file"
+        case .directory: "a directory"
+        case .symbolicLink: "a symbolic link"
+        case .socket: "a socket"
+        case .fifo: "a FIFO"
+        case .device: "a device"
+        }
+    }
+}
+
+/// Paths: their status, access, creating and removing them, owners, the creation mask.
+extension Posix {
+    /// `stat` of `path` (`lstat` when not following links).
+    public static func status(_ path: String, followingLinks: Bool = true) -> Result<FileStatus, SystemCallError> {
+        var st = stat()
+        let r = followingLinks ? stat(path, &st) : lstat(path, &st)
+        guard r == 0 else { return .failure(SystemCallError(followingLinks ? "stat(\(path))" : "lstat(\(path))", errno)) }
+        let kind: FileStatus.Kind =
+            switch st.st_mode & S_IFMT {
+            case S_IFREG: .regular
+            case S_IFDIR: .directory
+            case S_IFLNK: .symbolicLink
+            case S_IFSOCK: .socket
+            case S_IFIFO: .fifo
+            default: .device
+            }
+        return .success(FileStatus(kind: kind, permissions: st.st_mode & 0o7777, uid: st.st_uid, gid: st.st_gid, deviceNumber: UInt64(st.st_rdev)))
+    }
+
+    /// Whether this process may do `mode` (R_OK, W_OK, X_OK, F_OK) on `path`; why not otherwise.
+    public static func access(_ path: String, _ mode: Int32) -> SystemCallError? {
+        Glibc.access(path, mode) == 0 ? nil : SystemCallError("access(\(path))", errno)
+    }
+
+    public static func unlink(_ path: String) -> SystemCallError? {
+        Glibc.unlink(path) == 0 ? nil : SystemCallError("unlink(\(path))", errno)
+    }
+
+    public static func removeDirectory(_ path: String) -> SystemCallError? {
+        rmdir(path) == 0 ? nil : SystemCallError("rmdir(\(path))", errno)
+    }
+
+    /// Makes directory `path` with `mode` (less the creation mask).
+    public static func makeDirectory(_ path: String, mode: UInt32) -> SystemCallError? {
+        mkdir(path, mode) == 0 ? nil : SystemCallError("mkdir(\(path))", errno)
+    }
+
+    /// Gives `path` (not a link's target: lchown) owner `uid` and group `gid`.
+    public static func changeOwner(_ path: String, uid: UInt32, gid: UInt32) -> SystemCallError? {
+        lchown(path, uid, gid) == 0 ? nil : SystemCallError("lchown(\(path))", errno)
+    }
+
+    /// `body` with the file creation mask `mask` (the previous one restored after).
+    public static func withCreationMask<R>(_ mask: UInt32, _ body: () -> R) -> R {
+        let previous = umask(mask)
+        defer { umask(previous) }
+        return body()
+    }
+
+    /// Replaces `path` with `bytes` at once: written to a new file beside it (`mode`), synced,
+    /// renamed over it. A reader sees the old file or the new one, never a part. Refuses to
+    /// replace anything but a regular file.
+    public static func replaceFile(_ path: String, with bytes: [UInt8], mode: UInt32 = 0o644) -> SystemCallError? {
+        if case .success(let st) = status(path, followingLinks: false), !st.isRegular {
+            return SystemCallError("replace(\(path): \(st.kindName))", EEXIST)
+        }
+        let temporary = path + ".tmp.\(processID)"
+        let opened = retry("open(\(temporary))") { Glibc.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode) }
+        guard case .success(let raw) = opened, let file = Descriptor(adopting: raw) else {
+            if case .failure(let e) = opened { return e }
+            return SystemCallError("open(\(temporary))", EBADF)
+        }
+        var failure = writeAll(file.raw, bytes, "write(\(temporary))")
+        if failure == nil && fsync(file.raw) != 0 { failure = SystemCallError("fsync(\(temporary))", errno) }
+        if failure == nil && rename(temporary, path) != 0 { failure = SystemCallError("rename(\(temporary), \(path))", errno) }
+        if failure != nil { _ = unlink(temporary) }
+        return failure
+    }
+}

@@ -1,0 +1,67 @@
+import CLinux
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Who is at the other end of a Unix socket, as the kernel recorded it when it connected.
+public struct PeerCredentials: Equatable, Sendable {
+    public var pid: Int32
+    public var uid: UInt32
+    public var gid: UInt32
+}
+
+/// The socket calls besides reads and writes: Unix addresses, listening, accepting, the peer's
+/// identity. Each failure a `SystemCallError` naming the call.
+extension Posix {
+    /// Binds `fd` to the Unix socket path `path` ('@name': abstract).
+    public static func bind(_ fd: Int32, unixPath path: String) -> SystemCallError? {
+        cl_bind_unix(fd, path) == 0 ? nil : SystemCallError("bind(\(path))", errno)
+    }
+
+    /// Connects `fd` to the Unix socket at `path` (not retried on EINTR: the connection goes on
+    /// in the kernel, and a second `connect` would fail with EALREADY).
+    public static func connect(_ fd: Int32, unixPath path: String) -> SystemCallError? {
+        cl_connect_unix(fd, path) == 0 ? nil : SystemCallError("connect(\(path))", errno)
+    }
+
+    public static func listen(_ fd: Int32, backlog: Int32) -> SystemCallError? {
+        Glibc.listen(fd, backlog) == 0 ? nil : SystemCallError("listen", errno)
+    }
+
+    /// The next connection waiting on `listener`, non-blocking and close-on-exec (accept4: no
+    /// child spawned meanwhile inherits it); EAGAIN when none waits.
+    public static func accept(_ listener: Int32) -> Result<Int32, SystemCallError> {
+        retry("accept4") { cl_accept(listener) }
+    }
+
+    /// SO_PEERCRED of `fd`.
+    public static func peerCredentials(_ fd: Int32) -> Result<PeerCredentials, SystemCallError> {
+        var c = PeerCredentials(pid: 0, uid: 0, gid: 0)
+        guard cl_peer_credentials(fd, &c.pid, &c.uid, &c.gid) == 0 else { return .failure(SystemCallError("getsockopt(SO_PEERCRED)", errno)) }
+        return .success(c)
+    }
+
+    /// SO_PEERGROUPS of `fd`: the peer's supplementary groups when it connected (empty when they
+    /// cannot be read).
+    public static func peerGroups(_ fd: Int32) -> [UInt32] {
+        var groups = [gid_t](repeating: 0, count: 256)
+        var length = socklen_t(groups.count * MemoryLayout<gid_t>.size)
+        guard getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, &groups, &length) == 0 else { return [] }
+        return Array(groups.prefix(Int(length) / MemoryLayout<gid_t>.size))
+    }
+
+    /// Makes `fd` non-blocking.
+    public static func setNonBlocking(_ fd: Int32) -> SystemCallError? {
+        let flags = fcntl(fd, F_GETFL)
+        guard flags >= 0, fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0 else { return SystemCallError("fcntl(O_NONBLOCK)", errno) }
+        return nil
+    }
+
+    /// A connected pair of SOCK_SEQPACKET sockets (each message arrives whole), non-blocking and
+    /// close-on-exec, each end owned.
+    public static func sequentialPacketPair() -> Result<DescriptorPair, SystemCallError> {
+        guard let pair = DescriptorPair.made({ cl_seqpacket_pair(&$0) }) else { return .failure(SystemCallError("socketpair", errno)) }
+        return .success(pair)
+    }
+}
