@@ -170,7 +170,7 @@ public final class Daemon: EventLoopOwner {
     }
 
     /// systemd's STATUS= line.
-    func status(_ state: FrameState) -> String {
+    func status(_ state: borrowing FrameState) -> String {
         var s = "\(state.devices.all.count) device(s), \(server.clientCount) client(s)"
         if let e = lastReloadError { s += "; last reload failed: \(e)" }
         return s

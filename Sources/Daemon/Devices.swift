@@ -164,7 +164,7 @@ final class Devices<Owner: DeviceOwner> {
         }
     }
 
-    private func liveSource(_ id: UInt32, _ state: FrameState) -> LiveSource? {
+    private func liveSource(_ id: UInt32, _ state: borrowing FrameState) -> LiveSource? {
         state.devices.index(of: id).flatMap { state.devices.all[$0].source as? LiveSource }
     }
 
@@ -175,7 +175,7 @@ final class Devices<Owner: DeviceOwner> {
         route(.read(batch), k, &state)
     }
 
-    private func logResync(_ id: UInt32, in state: FrameState) {
+    private func logResync(_ id: UInt32, in state: borrowing FrameState) {
         let node = state.devices.index(of: id).map { state.devices.all[$0].source.node } ?? "device \(id)"
         log.notice("\(node): events dropped (SYN_DROPPED); resynchronized with the kernel's state")
     }
@@ -259,7 +259,7 @@ final class Devices<Owner: DeviceOwner> {
     }
 
     /// Every panel's health: those present (their read errors so far added), then those gone.
-    func panels(in state: FrameState) -> [PanelHealth] {
+    func panels(in state: borrowing FrameState) -> [PanelHealth] {
         state.devices.all.map { d in
             var h = d.health
             h.errors += d.source.errorCount
@@ -267,7 +267,7 @@ final class Devices<Owner: DeviceOwner> {
         } + gone.all
     }
 
-    func stopAll(_ state: FrameState) {
+    func stopAll(_ state: borrowing FrameState) {
         for d in state.devices.all { d.source.stop() }
     }
 }

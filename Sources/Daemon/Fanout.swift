@@ -12,7 +12,7 @@ import Pipeline
 /// It never calls out: a subscriber that fails or falls too far behind is marked `gone` and
 /// reported in `notices`, which the server handles at the end of the turn (closing the
 /// connection, removing the client's regions). Nothing is reconfigured while lines are queued.
-struct Fanout {
+struct Fanout: ~Copyable {
     /// By slot (a client's `slot`); free slots are reused.
     var subscribers: [Subscriber] = []
     /// What happened to subscribers since the server last looked (`Server.settle`).

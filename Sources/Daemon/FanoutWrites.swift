@@ -47,7 +47,7 @@ extension Fanout {
     /// `changed` or touch line came for them within their window), and the shortest such
     /// window; nil after a turn without input, when none is streamed to, or when one takes every
     /// frame (`coalesce_ms` 0).
-    @inline(__always)  // called from `endTurn`, a call copied the whole fan-out (~190 bytes)
+    @inline(__always)  // from `endTurn`: a call passed the fan-out through a 190-byte temporary
     func streaming() -> (due: Int64, window: Int64)? {
         guard let now = flushedInput else { return nil }
         var due = Int64.max, window = Int64.max
@@ -66,7 +66,7 @@ extension Fanout {
 
     /// When to read the panels next after this turn (monotonic ns), or nil for at once: the
     /// input pacing, asked only on a panel fast enough to pace.
-    @inline(__always)  // called from `endTurn`, a call copied the whole fan-out (~190 bytes)
+    @inline(__always)  // from `endTurn`: a call passed the fan-out through a 190-byte temporary
     func readAgain(deadline: Int64?) -> Int64? {
         guard paceInput, pacing.mayPace(within: longestWindow), let streamed = streaming() else { return nil }
         return pacing.readAgain(heldDue: streamed.due, coalesce: streamed.window, deadline: deadline)

@@ -6,7 +6,7 @@ import TouchFrames
 /// down the route (`Devices.route`: the table's stages, then the fan-out), and a turn ends with
 /// the fan-out's writes and the devices' next deadline, in one `mutating` call here. Owned by the daemon's `run` and
 /// handed `inout` to whatever touches it (the loop's handlers, the devices, the server).
-struct FrameState {
+struct FrameState: ~Copyable {
     var devices = DeviceTable()
     var fanout: Fanout
 

@@ -46,7 +46,7 @@ extension Daemon {
         armIdle(state)
     }
 
-    private func armIdle(_ state: FrameState) {
+    private func armIdle(_ state: borrowing FrameState) {
         let due = state.devices.asleep ? nil : idle.due(lastFrame: state.devices.lastFrameAt)
         if let e = idle.timer.arm(at: due) { log.error("idle timer: \(e)") }
     }

@@ -102,7 +102,7 @@ extension Daemon {
         }
     }
 
-    private func writeDevices(_ state: FrameState) {
+    private func writeDevices(_ state: borrowing FrameState) {
         writer.key("devices")
         writer.raw("[")
         for (i, d) in state.devices.all.enumerated() {

@@ -167,7 +167,7 @@ final class Server {
     }
 
     /// Bytes queued for `client`.
-    func queued(_ client: Client, in state: FrameState) -> Int { state.fanout.subscribers[client.slot].queued }
+    func queued(_ client: Client, in state: borrowing FrameState) -> Int { state.fanout.subscribers[client.slot].queued }
 
     /// Writes what is queued for `client` now, and settles what came of it.
     func write(_ client: Client, _ state: inout FrameState) {

@@ -108,7 +108,7 @@ extension Server {
 
     /// A client that takes no lines may go idle: the idle timer is armed for it (no-op when
     /// the limit is off or the timer fires sooner).
-    func watchIdle(_ client: Client, in state: FrameState) {
+    func watchIdle(_ client: Client, in state: borrowing FrameState) {
         guard settings.idleNs > 0, takesNothing(client, in: state) else { return }
         let due = client.lastRequestAt + settings.idleNs
         if idleTimer.armedAt == 0 || due < idleTimer.armedAt {
@@ -118,7 +118,7 @@ extension Server {
 
     /// Subscribed to no gesture or touch line, and holding no regions (a connection that set
     /// regions is there to keep them: `touchgesturectl regions set` waits quietly).
-    func takesNothing(_ client: Client, in state: FrameState) -> Bool {
+    func takesNothing(_ client: Client, in state: borrowing FrameState) -> Bool {
         let s = state.fanout.subscribers[client.slot].subscription
         return !s.gestures && !s.touches && client.ownedRegions.isEmpty
     }

@@ -21,7 +21,7 @@ struct Stats {
     /// The `stats` reply, as values (`StatsSnapshot` writes it; `touchgesturectl metrics`
     /// reads the same fields back).
     func snapshot(
-        clients: Int, devices: Int, panels: [PanelHealth], frames: Int, anomalies: Int, server: Server, fanout: Fanout,
+        clients: Int, devices: Int, panels: [PanelHealth], frames: Int, anomalies: Int, server: Server, fanout: borrowing Fanout,
         actions: ActionRunner, wakeups: Int, idle: (idles: Int, wakes: Int, asleep: Bool), pointer: (ops: Int, failures: Int)
     ) -> StatsSnapshot {
         let now = monotonicNanoseconds()
