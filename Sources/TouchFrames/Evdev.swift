@@ -24,6 +24,10 @@ public enum Evdev {
     public static let SYN_MT_REPORT: UInt16 = 2
     public static let SYN_DROPPED: UInt16 = 3
 
+    public static let EV_REL: UInt16 = 0x02
+
+    /// The mouse buttons, BTN_LEFT (0x110) to BTN_TASK (0x117).
+    public static let BTN_MOUSE: ClosedRange<UInt16> = 0x110...0x117
     public static let BTN_TOUCH: UInt16 = 0x14a
     public static let BTN_TOOL_FINGER: UInt16 = 0x145
 

@@ -25,14 +25,20 @@ public final class VirtualTouchscreen {
     }
 
     /// The panel's description, with `ABS_MT_TOOL_TYPE` (0-2) added to a multitouch panel that
-    /// lacks it: a touch a system gesture takes is cancelled as `MT_TOOL_PALM`, which the kernel
-    /// drops on a device without the axis.
+    /// lacks it (a touch a system gesture takes is cancelled as `MT_TOOL_PALM`, which the kernel
+    /// drops on a device without the axis), and nothing a mouse has: no mouse button (a panel
+    /// that advertises BTN_LEFT is `ID_INPUT_MOUSE` to udev, and a compositor may then treat it
+    /// as a pointer and ignore its output mapping), no relative axis, and INPUT_PROP_DIRECT set.
     public static func description(mirroring panel: DeviceDescription) -> DeviceDescription {
         var d = panel
         if d.touchKind == .multitouch && d.axes[Evdev.ABS_MT_TOOL_TYPE] == nil {
             d.axes[Evdev.ABS_MT_TOOL_TYPE] = AbsAxis(minimum: 0, maximum: Int32(Evdev.MT_TOOL_PALM))
             d.codes[Evdev.EV_ABS, default: []].insert(Evdev.ABS_MT_TOOL_TYPE)
         }
+        d.codes[Evdev.EV_KEY]?.subtract(Evdev.BTN_MOUSE)
+        d.codes[Evdev.EV_REL] = nil
+        d.properties.remove(Evdev.INPUT_PROP_POINTER)
+        d.properties.insert(Evdev.INPUT_PROP_DIRECT)
         return d
     }
 

@@ -28,4 +28,19 @@ import TouchInput
             return
         }
     }
+
+    /// A panel that advertises mouse buttons and a wheel (some do): its mirror has neither, so
+    /// udev cannot call it a mouse, and it stays a direct touchscreen with the panel's touch keys.
+    @Test func mirror_hasNoMouseButtonNorRelativeAxis() {
+        var panel = DeviceDescription.multitouchPanel(name: "panel", maxX: 999, maxY: 499, slots: 4)
+        panel.codes[Evdev.EV_KEY, default: []].formUnion([0x110, 0x111, 0x112, Evdev.BTN_TOOL_FINGER])
+        panel.codes[Evdev.EV_REL] = [0x08]
+        panel.properties = [Evdev.INPUT_PROP_POINTER]
+        let mirror = VirtualTouchscreen.description(mirroring: panel)
+        #expect(mirror.codes[Evdev.EV_KEY] == [Evdev.BTN_TOUCH, Evdev.BTN_TOOL_FINGER])
+        #expect(mirror.codes[Evdev.EV_REL] == nil)
+        #expect(mirror.properties == [Evdev.INPUT_PROP_DIRECT])
+        #expect(mirror.supports(Evdev.EV_ABS, Evdev.ABS_MT_TOOL_TYPE))
+        #expect(mirror.touchKind == .multitouch)
+    }
 }

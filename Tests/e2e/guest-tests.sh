@@ -576,6 +576,7 @@ latency() {
 
 . $E/guest-passthrough.sh
 . $E/guest-pointer.sh
+. $E/guest-compositors.sh
 
 echo "E2E guest: $(uname -r), clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource) (available: $(cat /sys/devices/system/clocksource/clocksource0/available_clocksource))"
 . $E/params.sh
@@ -600,6 +601,9 @@ run system_gesture
 run wake
 run pointer
 run pointer_cpu
+run compositor_cage
+run compositor_sway
+run compositor_weston
 for variant in $VARIANTS; do run bench_side_by_side $variant; done
 run bench_instructions
 run latency 0

@@ -38,7 +38,8 @@ for b in touchgestured touchgesturectl; do
         cp -L "$lib" "$work/root$lib"
     done
 done
-cp Tests/e2e/guest-tests.sh Tests/e2e/guest-passthrough.sh Tests/e2e/guest-pointer.sh Tests/e2e/summarize.awk "$work/root/e2e/"
+cp Tests/e2e/guest-tests.sh Tests/e2e/guest-passthrough.sh Tests/e2e/guest-pointer.sh Tests/e2e/guest-compositors.sh \
+    Tests/e2e/summarize.awk "$work/root/e2e/"
 
 # udevd for the second half of the run: Debian's udev package (udevadm is also systemd-udevd),
 # its rules, ours, and a local rule that calibrates one panel and excludes another.
@@ -93,6 +94,45 @@ if [ "${E2E_DIAG:-}" = 1 ] && [ -x /usr/bin/perf ]; then
         mkdir -p "$work/root$(dirname "$lib")"
         cp -L "$lib" "$work/root$lib"
     done
+fi
+# The compositor cases: Debian's cage, sway and weston (scripts/install-deps installs them on the
+# host), seatd, the DRM modules weston's DRM backend needs (qemu's std VGA is bochs), and the test
+# client touch-log (Tests/e2e/wayland), each with the libraries ldd names, weston's modules too.
+libs_of() { # files -> their libraries, copied into the guest at the same paths
+    for lib in $(ldd "$@" 2>/dev/null | grep -oE '/[^ ]+\.so[^ ]*' | sort -u); do
+        mkdir -p "$work/root$(dirname "$lib")"
+        cp -L "$lib" "$work/root$lib"
+    done
+}
+if command -v cage > /dev/null && command -v wayland-scanner > /dev/null && pkg-config --exists wayland-client; then
+    mkdir -p "$work/wayland"
+    wayland-scanner client-header /usr/share/wayland-protocols/stable/xdg-shell/xdg-shell.xml "$work/wayland/xdg-shell-client-protocol.h"
+    wayland-scanner private-code /usr/share/wayland-protocols/stable/xdg-shell/xdg-shell.xml "$work/wayland/xdg-shell-protocol.c"
+    cc -O2 -Wall -Wno-unused-parameter -I"$work/wayland" -o "$work/root/bin/touch-log" Tests/e2e/wayland/touch-log.c \
+        "$work/wayland/xdg-shell-protocol.c" $(pkg-config --cflags --libs wayland-client)
+    compositors=()
+    for c in cage sway weston seatd; do
+        p=$(command -v $c) || continue
+        cp "$p" "$work/root/bin/$c"
+        compositors+=("$p")
+    done
+    weston_modules=(/usr/lib/x86_64-linux-gnu/libweston-10/drm-backend.so /usr/lib/x86_64-linux-gnu/weston/kiosk-shell.so
+        /usr/lib/x86_64-linux-gnu/weston/libexec_weston.so)
+    for m in "${weston_modules[@]}"; do [ -e "$m" ] && mkdir -p "$work/root$(dirname "$m")" && cp "$m" "$work/root$m"; done
+    libs_of "$work/root/bin/touch-log" "${compositors[@]}" "${weston_modules[@]}"
+    # cage aborts without an Xwayland binary (it starts one only for an X client); the keymaps for
+    # the virtual keyboard the daemon makes; libinput's quirks.
+    mkdir -p "$work/root/usr/bin" "$work/root/usr/share/X11"
+    printf '#!/bin/sh\nexit 1\n' > "$work/root/usr/bin/Xwayland" && chmod +x "$work/root/usr/bin/Xwayland"
+    cp -r /usr/share/X11/xkb "$work/root/usr/share/X11/"
+    cp -r /usr/share/libinput "$work/root/usr/share/" 2> /dev/null || true
+    drm=$(ls -d "$work"/kernel/lib/modules/* | head -1)/kernel/drivers/gpu/drm
+    for m in drm.ko drm_kms_helper.ko ttm/ttm.ko drm_ttm_helper.ko drm_vram_helper.ko tiny/bochs.ko; do
+        cp "$drm/$m" "$work/root/lib/modules/"
+    done
+    python3 Tests/e2e/kiosk-recording.py Tests/PipelineTests/Fixtures "$work/root/e2e/rec/hold3.events" "$work/root/e2e/rec"
+else
+    echo "== cage, sway, weston or libwayland-dev is not installed: the compositor cases are skipped"
 fi
 printf 'root:x:0:\ninput:x:101:\nkvm:x:102:\nvideo:x:44:\naudio:x:29:\ndisk:x:6:\ntty:x:5:\n' > "$work/root/etc/group"
 printf 'root:x:0:0:root:/:/bin/sh\n' > "$work/root/etc/passwd"
@@ -218,6 +258,10 @@ mount -t tmpfs tmp /tmp
 mount -t tmpfs run /run
 insmod /lib/modules/evdev.ko
 insmod /lib/modules/uinput.ko
+# DRM for weston's DRM backend (qemu's std VGA): in dependency order, when the run copied them.
+for m in drm drm_kms_helper ttm drm_ttm_helper drm_vram_helper bochs; do
+    [ -e /lib/modules/$m.ko ] && insmod /lib/modules/$m.ko
+done
 sh /e2e/guest-tests.sh > /dev/console 2>&1
 poweroff -f
 INIT
@@ -230,7 +274,7 @@ echo "== initramfs: $(du -h "$work/initrd.gz" | cut -f1)"
 # 1 kHz and the slowest dropped events, so the figures compared readers that saw different streams.
 # E2E_APPEND: more kernel arguments, e.g. "clocksource=tsc tsc=reliable" (the guest picks HPET, for
 # which clock_gettime is a system call; docs/BENCHMARKS.md has a run on TSC).
-timeout 900 qemu-system-x86_64 -accel tcg -cpu max -smp "${E2E_SMP:-2}" -m 512 -nographic -no-reboot \
+timeout 900 qemu-system-x86_64 -accel tcg -cpu max -smp "${E2E_SMP:-2}" -m 1024 -vga std -nographic -no-reboot \
     -kernel "$vmlinuz" -initrd "$work/initrd.gz" -append "console=ttyS0 quiet panic=-1 ${E2E_APPEND:-}" \
     > "$work/console.log" 2>&1 || true
 grep -E '^E2E ' "$work/console.log" | grep -v '^E2E CGFILE' || true
