@@ -269,6 +269,11 @@ public final class Daemon: EventLoopOwner {
             log.notice("\(kept[kept.count - 1])")
             next.daemon.mode = base.daemon.mode
         }
+        if next.daemon.cancel != base.daemon.cancel {
+            kept.append("[device] cancel = \"\(next.daemon.cancel.rawValue)\" applies at start: the virtual touchscreens keep \"\(base.daemon.cancel.rawValue)\" until a restart")
+            log.notice("\(kept[kept.count - 1])")
+            next.daemon.cancel = base.daemon.cancel
+        }
         let geometryChanged = next.geometry != base.geometry || next.panels != base.panels
         base = next
         devices.base = next

@@ -11,9 +11,9 @@ struct Mirror {
     /// Writes that failed, the last not yet logged (`Devices` logs it, throttled).
     var failures = FailureThrottle()
 
-    init(screen: VirtualTouchscreen, panel: DeviceDescription) {
+    init(screen: VirtualTouchscreen, panel: DeviceDescription, cancel: MirrorCancel) {
         self.screen = screen
-        state = PassThrough(slots: panel.slotCount, keys: panel.codes[Evdev.EV_KEY] ?? [])
+        state = PassThrough(slots: panel.slotCount, keys: panel.codes[Evdev.EV_KEY] ?? [], cancel: cancel)
     }
 
     /// Passes a read on as it came: a live panel's events whole, in the kernel's layout, in one

@@ -113,7 +113,7 @@ struct Loader {
             geometry.screenHeight = try screen.number("height", atLeast: 1, atMost: 65536) ?? geometry.screenHeight
         }
         if let device = try top.subtable("device") {
-            try device.checkKeys(["rotation", "calibration", "width_mm", "height_mm", "output", "palm_size", "mode"])
+            try device.checkKeys(["rotation", "calibration", "width_mm", "height_mm", "output", "palm_size", "mode", "cancel"])
             try readGeometry(device, into: &geometry)
             if let mode = try device.choice("mode", DeviceMode.self) {
                 if daemon.mode == .grab && mode != .grab {
@@ -121,6 +121,7 @@ struct Loader {
                 }
                 daemon.mode = mode
             }
+            if let cancel = try device.choice("cancel", MirrorCancel.self) { daemon.cancel = cancel }
         }
         var panels: [PanelGeometry] = []
         for p in try top.subtables("panel", label: "[[panel]]") {

@@ -115,6 +115,8 @@ public struct DaemonSettings: Hashable, Sendable {
     /// How the daemon takes the touchscreens (`[device] mode`; `[daemon] grab = true` is the
     /// older spelling of `grab`).
     public var mode = DeviceMode.observe
+    /// How a touch a system gesture takes ends on a virtual touchscreen (`[device] cancel`).
+    public var cancel = MirrorCancel.lift
 
     public init() {}
 

@@ -28,9 +28,12 @@ public struct PassThrough {
     var keys: [UInt16] = []
     /// The events `resync`, `liftAll`, `cancel` and `filter` return (kept, so they allocate once).
     var scratch: [KernelInputEvent] = []
+    /// How a taken touch ends on the mirror.
+    let cancelStyle: MirrorCancel
 
     /// `keys`: the EV_KEY codes the panel reports (its BTN_TOUCH and BTN_TOOL_* are followed).
-    public init(slots: Int, keys: Set<UInt16> = [Evdev.BTN_TOUCH]) {
+    public init(slots: Int, keys: Set<UInt16> = [Evdev.BTN_TOUCH], cancel: MirrorCancel = .lift) {
+        cancelStyle = cancel
         ids = [Int32](repeating: -1, count: max(slots, 1))
         suppressed = [Bool](repeating: false, count: max(slots, 1))
         landing = [Bool](repeating: false, count: max(slots, 1))

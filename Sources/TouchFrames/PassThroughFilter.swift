@@ -1,8 +1,22 @@
-/// Touches a system gesture takes (UIKit's `cancelsTouchesInView`): cancelled on the mirror as the
-/// kernel reports a cancelled touch, and held back from it until they lift on the panel.
+/// How a touch a system gesture takes ends on the mirror (`[device] cancel`).
+public enum MirrorCancel: String, CaseIterable, Hashable, Sendable {
+    /// Lifted, as a finger that left: every compositor ends it at the app (cage, sway 1.7 and
+    /// weston 10 drop libinput's TOUCH_CANCEL, measured in the e2e guest, and leave the app's
+    /// touch point down for good).
+    case lift
+    /// `MT_TOOL_PALM`, then lifted: libinput reports TOUCH_CANCEL, which a compositor that
+    /// forwards it turns into `wl_touch.cancel` (the app's touchcancel); one that drops it
+    /// leaves the touch down in the app.
+    case palm
+}
+
+/// Touches a system gesture takes (UIKit's `cancelsTouchesInView`): ended on the mirror (as the
+/// kernel reports a cancelled touch, or lifted: `MirrorCancel`), and held back from it until they
+/// lift on the panel.
 extension PassThrough {
-    /// Cancels the touches in `slots` on the mirror: a frame giving each `MT_TOOL_PALM` (libinput
-    /// reports TOUCH_CANCEL), then a frame lifting them (and the touch keys their count gives).
+    /// Cancels the touches in `slots` on the mirror: with `.palm` a frame giving each
+    /// `MT_TOOL_PALM` (libinput reports TOUCH_CANCEL) first; then a frame lifting them (and the
+    /// touch keys their count gives).
     /// From then on their events are held back (`filter`) until they lift on the panel. Slots
     /// with no touch on the mirror, or already cancelled, are left alone.
     public mutating func cancel(_ slots: [Int]) -> [KernelInputEvent] {
@@ -29,11 +43,13 @@ extension PassThrough {
             }
         }
         guard !live.isEmpty else { return }
-        for s in live {
-            select(s)
-            add(Evdev.EV_ABS, Evdev.ABS_MT_TOOL_TYPE, Evdev.MT_TOOL_PALM)
+        if cancelStyle == .palm {
+            for s in live {
+                select(s)
+                add(Evdev.EV_ABS, Evdev.ABS_MT_TOOL_TYPE, Evdev.MT_TOOL_PALM)
+            }
+            add(Evdev.EV_SYN, Evdev.SYN_REPORT, 0)
         }
-        add(Evdev.EV_SYN, Evdev.SYN_REPORT, 0)
         for s in live {
             select(s)
             add(Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, -1)
@@ -99,8 +115,10 @@ extension PassThrough {
             // The cancelled touch is over on the panel (or replaced without a lift).
             suppressed[s] = false
             suppressedCount -= 1
-            select(s)
-            add(Evdev.EV_ABS, Evdev.ABS_MT_TOOL_TYPE, Evdev.MT_TOOL_FINGER)
+            if cancelStyle == .palm {
+                select(s)
+                add(Evdev.EV_ABS, Evdev.ABS_MT_TOOL_TYPE, Evdev.MT_TOOL_FINGER)
+            }
             guard e.value >= 0 else { return }
         }
         if swallowing && e.code == Evdev.ABS_MT_TRACKING_ID && e.value >= 0 {

@@ -57,6 +57,9 @@ func readFile(_ path: String) -> String? {
         #expect(try ConfigLoader.parse("[daemon]\ngrab = true\n", file: "m.toml").daemon.mode == .grab)
         #expect(try ConfigLoader.parse("[daemon]\ngrab = true\n[device]\nmode = 'grab'\n", file: "m.toml").daemon.mode == .grab)
         #expect(try ConfigLoader.parse("[device]\nmode = 'passthrough'\n", file: "m.toml").daemon.mode == .passthrough)
+        // A taken touch is lifted on the mirror unless the compositor is known to forward cancels.
+        #expect(try ConfigLoader.parse("[device]\nmode = 'passthrough'\n", file: "m.toml").daemon.cancel == .lift)
+        #expect(try ConfigLoader.parse("[device]\nmode = 'passthrough'\ncancel = 'palm'\n", file: "m.toml").daemon.cancel == .palm)
         let c = try ConfigLoader.parse("[daemon]\nrequest_socket = ''\n", file: "m.toml")
         #expect(c.daemon.requestSocket == "")
         let idle = try ConfigLoader.parse("[idle]\nafter = 2.5\n[[action]]\nname = 'undim'\non = 'wake'\nexec = ['/bin/true']\n", file: "m.toml")
@@ -217,6 +220,7 @@ func readFile(_ path: String) -> String? {
         ("[idle]\nafter = -1", 2, "'after' must be 0 (off) or from 0.5"),
         ("[idle]\nbefore = 1", 2, "unknown key 'before'"),
         ("[device]\nmode = 'mirror'", 2, "'mode' must be one of \"observe\", \"grab\", \"passthrough\", found \"mirror\""),
+        ("[device]\nmode = 'passthrough'\ncancel = 'up'", 3, "'cancel' must be one of \"lift\", \"palm\", found \"up\""),
         ("[daemon]\ngrab = true\n[device]\nmode = 'passthrough'", 4, "[device] mode = \"passthrough\" contradicts [daemon] grab = true"),
         ("[daemon]\nrequest_socket = 'run/r.sock'", 2, "'request_socket' must be an absolute path shorter than 108 bytes, or \"\" for none"),
         ("[daemon]\n\ncoalesce_ms = -1", 3, "'coalesce_ms'"),

@@ -72,7 +72,7 @@ import TouchFrames
     /// key following the one touch left), its motion held back, and when it lifts on the panel
     /// the slot's tool type goes back to finger; the other touch passes all along.
     @Test func cancel_palmThenLift_holdsTheTouchBack_untilItLifts() {
-        var p = PassThrough(slots: 4, keys: [Evdev.BTN_TOUCH, 0x145, 0x14d])
+        var p = PassThrough(slots: 4, keys: [Evdev.BTN_TOUCH, 0x145, 0x14d], cancel: .palm)
         Self.note(&p, Self.twoDown())
         let cancel = p.cancel([2])
         #expect(Self.shown(cancel) == ["3:55=2", "0:0=0", "3:57=-1", "1:325=1", "1:333=0", "0:0=0"])
@@ -88,6 +88,22 @@ import TouchFrames
         #expect(Self.shown(p.filter(lift.span)) == ["3:47=2", "3:55=0", "0:0=0"])
         #expect(!p.filtering, "nothing held back: reads pass as they are again")
         #expect(p.touches == 1)
+    }
+
+    /// The default (`[device] cancel = "lift"`): the taken touch is lifted without a palm frame
+    /// (cage, sway 1.7 and weston 10 drop libinput's cancel), held back the same way, and its
+    /// slot's tool type is never touched.
+    @Test func cancel_lift_endsTheTouchAsALift_andHoldsItBack() {
+        var p = PassThrough(slots: 4, keys: [Evdev.BTN_TOUCH, 0x145, 0x14d])
+        Self.note(&p, Self.twoDown())
+        #expect(Self.shown(p.cancel([2])) == ["3:57=-1", "1:325=1", "1:333=0", "0:0=0"])
+        #expect(p.filtering && p.touches == 1)
+        let move = [Self.k(3, Evdev.ABS_MT_SLOT, 2), Self.k(3, Evdev.ABS_MT_POSITION_X, 21), Self.k(0, Evdev.SYN_REPORT, 0)]
+        #expect(Self.shown(p.filter(move.span)) == ["0:0=0"], "the taken touch's motion is held back")
+        let lift = [Self.k(3, Evdev.ABS_MT_SLOT, 2), Self.k(3, Evdev.ABS_MT_TRACKING_ID, -1), Self.k(1, 0x14d, 0), Self.k(1, 0x145, 1),
+            Self.k(0, Evdev.SYN_REPORT, 0)]
+        #expect(Self.shown(p.filter(lift.span)) == ["0:0=0"], "no tool type set back: none was changed")
+        #expect(!p.filtering && p.touches == 1)
     }
 
     /// The panel's current slot is implicit in its stream: after a cancel moved the mirror's,

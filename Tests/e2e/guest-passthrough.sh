@@ -273,6 +273,7 @@ system_gesture() {
     cat > /tmp/system.toml <<'TOML'
 [device]
 mode = "passthrough"
+cancel = "palm"
 [[region]]
 name = "screen"
 standard_gestures = true
