@@ -30,6 +30,13 @@ public struct PassThrough {
     var scratch: [KernelInputEvent] = []
     /// How a taken touch ends on the mirror.
     let cancelStyle: MirrorCancel
+    /// Per slot: the panel's position there (x at 2s, y at 2s + 1) when the mirror was not told
+    /// it (a touch swallowed, taken, or held and dropped), and whether it is stale so on the
+    /// mirror. The kernel drops a value equal to the slot's last one, so the slot's next touch may
+    /// land without a position: the mirror is then given this one after its tracking id.
+    var unseenPosition: [Int32]
+    var stale: [Bool]
+    var staleCount = 0
 
     /// `keys`: the EV_KEY codes the panel reports (its BTN_TOUCH and BTN_TOOL_* are followed).
     public init(slots: Int, keys: Set<UInt16> = [Evdev.BTN_TOUCH], cancel: MirrorCancel = .lift) {
@@ -41,6 +48,8 @@ public struct PassThrough {
         heldSince = [Int64](repeating: 0, count: max(slots, 1))
         heldFrames = [[KernelInputEvent]](repeating: [], count: max(slots, 1))
         heldOpen = [Bool](repeating: false, count: max(slots, 1))
+        unseenPosition = [Int32](repeating: 0, count: 2 * max(slots, 1))
+        stale = [Bool](repeating: false, count: max(slots, 1))
         touchKeys = keys.filter { Self.isTouchKey($0) }
         self.keys.reserveCapacity(8)
         scratch.reserveCapacity(16 * max(slots, 1) + 16)
@@ -61,7 +70,7 @@ public struct PassThrough {
     var holdBound: Int64 = 0
 
     /// A touch is held back from the mirror: its frames go through `filter`.
-    public var filtering: Bool { suppressedCount > 0 || swallowing || heldCount > 0 }
+    public var filtering: Bool { suppressedCount > 0 || swallowing || heldCount > 0 || staleCount > 0 }
 
     /// Slots the mirror holds a touch in.
     public var touches: Int { ids.reduce(0) { $0 + ($1 >= 0 ? 1 : 0) } }
@@ -118,6 +127,8 @@ public struct PassThrough {
         }
         suppressedCount = 0
         heldCount = 0
+        for s in stale.indices { stale[s] = false }
+        staleCount = 0
         let added = scratch
         note(added.span.extracting(from...))
         return scratch

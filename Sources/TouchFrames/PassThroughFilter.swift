@@ -33,6 +33,7 @@ extension PassThrough {
             } else {
                 // Not shown yet (held back, or landing in the read that follows): it never will be.
                 if held[s] {
+                    for e in heldFrames[s] { unseen(e, in: s) }
                     unhold(s)
                 } else {
                     landing[s] = true
@@ -107,7 +108,7 @@ extension PassThrough {
             return
         }
         if suppressed[s] {
-            guard e.code == Evdev.ABS_MT_TRACKING_ID else { return }
+            guard e.code == Evdev.ABS_MT_TRACKING_ID else { return unseen(e, in: s) }
             if landing[s] && e.value >= 0 {
                 landing[s] = false  // the taken touch's own landing
                 return
@@ -136,6 +137,24 @@ extension PassThrough {
         select(s)
         if e.code == Evdev.ABS_MT_TRACKING_ID { ids[s] = e.value }
         add(e.type, e.code, e.value)
+        if e.code == Evdev.ABS_MT_TRACKING_ID && e.value >= 0 && stale[s] {
+            // Where the panel's slot is, which its frame may not repeat.
+            add(Evdev.EV_ABS, Evdev.ABS_MT_POSITION_X, unseenPosition[2 &* s])
+            add(Evdev.EV_ABS, Evdev.ABS_MT_POSITION_Y, unseenPosition[2 &* s &+ 1])
+            stale[s] = false
+            staleCount -= 1
+        }
+    }
+
+    /// An event of slot `s` the mirror is not given: a position is remembered, and the slot is
+    /// stale on the mirror until its next touch lands.
+    mutating func unseen(_ e: KernelInputEvent, in s: Int) {
+        guard e.type == Evdev.EV_ABS, e.code == Evdev.ABS_MT_POSITION_X || e.code == Evdev.ABS_MT_POSITION_Y else { return }
+        unseenPosition[2 &* s &+ (e.code == Evdev.ABS_MT_POSITION_X ? 0 : 1)] = e.value
+        if !stale[s] {
+            stale[s] = true
+            staleCount += 1
+        }
     }
 
     /// Touch to wake: the touches that land from now on are held back from the mirror (the app

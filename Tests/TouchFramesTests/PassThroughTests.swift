@@ -86,7 +86,7 @@ import TouchFrames
         let lift = [Self.k(3, Evdev.ABS_MT_SLOT, 2), Self.k(3, Evdev.ABS_MT_TRACKING_ID, -1), Self.k(1, 0x14d, 0), Self.k(1, 0x145, 1),
             Self.k(0, Evdev.SYN_REPORT, 0)]
         #expect(Self.shown(p.filter(lift.span)) == ["3:47=2", "3:55=0", "0:0=0"])
-        #expect(!p.filtering, "nothing held back: reads pass as they are again")
+        #expect(p.filtering, "nothing held back, but the slot's position is stale until its next touch")
         #expect(p.touches == 1)
     }
 
@@ -103,7 +103,7 @@ import TouchFrames
         let lift = [Self.k(3, Evdev.ABS_MT_SLOT, 2), Self.k(3, Evdev.ABS_MT_TRACKING_ID, -1), Self.k(1, 0x14d, 0), Self.k(1, 0x145, 1),
             Self.k(0, Evdev.SYN_REPORT, 0)]
         #expect(Self.shown(p.filter(lift.span)) == ["0:0=0"], "no tool type set back: none was changed")
-        #expect(!p.filtering && p.touches == 1)
+        #expect(p.filtering && p.touches == 1, "the slot's position is stale until its next touch")
     }
 
     /// The panel's current slot is implicit in its stream: after a cancel moved the mirror's,
@@ -128,8 +128,45 @@ import TouchFrames
         #expect(p.touches == 0 && p.filtering)
         let lift = [Self.k(3, Evdev.ABS_MT_TRACKING_ID, -1), Self.k(1, Evdev.BTN_TOUCH, 0), Self.k(0, Evdev.SYN_REPORT, 0)]
         _ = p.filter(lift.span)
-        #expect(!p.filtering, "the wake touch is over")
         #expect(p.touches == 0)
+        // The wake touch is over; its slot's position is stale on the mirror until the slot's next
+        // touch, which lands where the wake touch was: the kernel sends no position for it, and
+        // the mirror is given the panel's.
+        let again = [Self.k(3, Evdev.ABS_MT_TRACKING_ID, 6), Self.k(1, Evdev.BTN_TOUCH, 1), Self.k(0, Evdev.SYN_REPORT, 0)]
+        #expect(Self.shown(p.filter(again.span)) == ["3:57=6", "3:53=10", "3:54=0", "1:330=1", "0:0=0"])
+        #expect(!p.filtering, "nothing stale: reads pass as they are again")
+    }
+
+    /// A taken touch's motion is not shown; the slot's next touch, landing where the taken one
+    /// lifted (no position from the kernel), is shown there, not where the mirror last had it.
+    @Test func takenTouch_nextTouchInItsSlot_landsWhereThePanelsIs() {
+        var p = PassThrough(slots: 4)
+        Self.note(&p, Self.twoDown())
+        _ = p.cancel([2])
+        let move = [Self.k(3, Evdev.ABS_MT_SLOT, 2), Self.k(3, Evdev.ABS_MT_POSITION_X, 90), Self.k(3, Evdev.ABS_MT_POSITION_Y, 40),
+            Self.k(0, Evdev.SYN_REPORT, 0)]
+        _ = p.filter(move.span)
+        let lift = [Self.k(3, Evdev.ABS_MT_TRACKING_ID, -1), Self.k(0, Evdev.SYN_REPORT, 0)]
+        _ = p.filter(lift.span)
+        #expect(p.filtering, "the slot is stale")
+        let again = [Self.k(3, Evdev.ABS_MT_TRACKING_ID, 9), Self.k(0, Evdev.SYN_REPORT, 0)]
+        let shown = Self.shown(p.filter(again.span))
+        #expect(shown.starts(with: ["3:57=9", "3:53=90", "3:54=40"]))
+        #expect(!p.filtering)
+    }
+
+    /// A touch held back and then dropped (its delaying gesture began): where it went is the
+    /// slot's position for its next touch.
+    @Test func droppedHeldTouch_nextTouchInItsSlot_landsWhereThePanelsIs() {
+        var p = PassThrough(slots: 4)
+        _ = p.update(cancel: [], hold: [0], bound: 150_000_000, now: 1_000)
+        _ = p.filter(Self.landing(0, id: 3, x: 70).span)
+        _ = p.update(cancel: [0], hold: [], bound: 150_000_000, now: 2_000)
+        let lift = [Self.k(3, Evdev.ABS_MT_TRACKING_ID, -1), Self.k(1, Evdev.BTN_TOUCH, 0), Self.k(0, Evdev.SYN_REPORT, 0)]
+        _ = p.filter(lift.span)
+        let again = [Self.k(3, Evdev.ABS_MT_TRACKING_ID, 4), Self.k(1, Evdev.BTN_TOUCH, 1), Self.k(0, Evdev.SYN_REPORT, 0)]
+        #expect(Self.shown(p.filter(again.span)).starts(with: ["3:57=4", "3:53=70"]))
+        #expect(!p.filtering)
     }
 
     private static func landing(_ slot: Int32, id: Int32, x: Int32) -> [KernelInputEvent] {
@@ -164,7 +201,7 @@ import TouchFrames
         #expect(Self.shown(p.filter(move.span)) == ["0:0=0"])
         let lift = [Self.k(3, Evdev.ABS_MT_TRACKING_ID, -1), Self.k(1, Evdev.BTN_TOUCH, 0), Self.k(0, Evdev.SYN_REPORT, 0)]
         _ = p.filter(lift.span)
-        #expect(!p.filtering && p.touches == 0)
+        #expect(p.filtering && p.touches == 0)  // stale until the slot's next touch
     }
 
     /// Past the bound a held touch is replayed even though the gesture is still possible.
@@ -186,7 +223,7 @@ import TouchFrames
         #expect(Self.shown(p.filter(Self.landing(0, id: 7, x: 10).span)) == ["0:0=0"])
         let lift = [Self.k(3, Evdev.ABS_MT_TRACKING_ID, -1), Self.k(1, Evdev.BTN_TOUCH, 0), Self.k(0, Evdev.SYN_REPORT, 0)]
         _ = p.filter(lift.span)
-        #expect(!p.filtering && p.touches == 0)
+        #expect(p.filtering && p.touches == 0)  // stale until the slot's next touch
         let next = Self.landing(0, id: 8, x: 20)
         p.note(next.span)
         #expect(p.touches == 1, "the next touch passes")
