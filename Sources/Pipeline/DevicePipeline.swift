@@ -174,7 +174,7 @@ public struct DevicePipeline {
             while i < decoder.frame.contacts.endIndex {
                 let c = decoder.frame.contacts[i]
                 i += 1
-                if c.id >= first, pointer.landed(c), let s = decoder.slot(ofContact: c.id) { out.cancelledSlots.append(s) }
+                if c.id >= first, pointer.landed(c, time: decoder.frame.time, into: &out), let s = decoder.slot(ofContact: c.id) { out.cancelledSlots.append(s) }
             }
         }
         nextDeadline = Self.sooner(engine.nextDeadline, pointer.nextDeadline)

@@ -66,12 +66,14 @@ struct PointerStage {
         out.pointerOpsAdded(from: first, names: names)
     }
 
-    /// A finger just landed: in a pointer region it stops that region's tail, and, when
-    /// claiming, it is the pointer's (the caller cancels its slot before the mirror shows it):
-    /// the result.
-    mutating func landed(_ contact: Contact) -> Bool {
+    /// A finger just landed at `time`: in a pointer region it stops that region's tail and
+    /// brings the pointer there, and, when claiming, it is the pointer's (the caller cancels its
+    /// slot before the mirror shows it): the result.
+    mutating func landed(_ contact: Contact, time: Timestamp, into out: inout PipelineOutput) -> Bool {
         guard let r = compiled?.hitTest(contact.position), r < pointerRegion.count, pointerRegion[r] >= 0 else { return false }
-        emulator.touchDown(inRegion: pointerRegion[r])
+        let first = out.pointerOps.count
+        emulator.touchDown(inRegion: pointerRegion[r], at: contact.position, time: time, into: &out.pointerOps)
+        out.pointerOpsAdded(from: first, names: names)
         return claims
     }
 }

@@ -47,9 +47,15 @@ public struct PointerEmulator: Sendable {
         }
     }
 
-    /// A finger landed in pointer region `region`: a tail turning the wheel there stops at once.
-    public mutating func touchDown(inRegion region: Int) {
+    /// A finger landed at `position` in pointer region `region`: a tail turning the wheel there
+    /// stops at once, and, unless a gesture holds the pointer, the pointer goes to the finger
+    /// (hover, as a mouse brought there would: the app's hover state shows under the finger, and
+    /// the compositor has a pointer event before the click; weston 10 gives its seat a pointer
+    /// only at a pointer's first event, so a click as the first event would reach no client).
+    public mutating func touchDown(inRegion region: Int, at position: PixelPoint, time: Timestamp, into ops: inout [PointerOp]) {
         if tail?.region == region { tail = nil }
+        guard region >= 0, region < mappings.count, hold == .none else { return }
+        ops.append(PointerOp(time: time, kind: .move(position), region: region))
     }
 
     /// A gesture event of region `region` playing `role` (nil: a gesture of no role, or of an

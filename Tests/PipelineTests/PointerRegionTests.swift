@@ -81,7 +81,9 @@ import TouchFrames
         let r = try Self.run(Self.page, s)
         #expect(r.ops.map(\.kind).filter { if case .press = $0 { return true } else { return false } }.count == 2)
         let moves = r.ops.compactMap { op -> PixelPoint? in if case .move(let p) = op.kind { return p } else { return nil } }
-        #expect(moves.count == 2 && moves[0] == moves[1])
+        // Each finger brings the pointer where it lands; the second click lands where the first did.
+        #expect(moves.count == 4 && moves[1] == moves[3] && moves[0] == moves[1])
+        #expect(moves[2] != moves[3], "the second landing hovers where the finger is")
         #expect(r.lines.contains(#"{"type":"pointer","op":"press","button":"left","#))
         #expect(r.claimed.isEmpty, "observe mode claims nothing")
     }

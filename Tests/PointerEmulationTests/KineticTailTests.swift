@@ -100,10 +100,12 @@ import Testing
     @Test func touchDown_inTheRegion_stopsTheTailAtOnce() {
         var (emulator, ops) = Self.flung(velocity: 3000)
         emulator.advance(to: Self.at(1050), into: &ops)
-        emulator.touchDown(inRegion: 1)  // another region: it goes on
+        let landing = PixelPoint(x: 70, y: 80)
+        emulator.touchDown(inRegion: 1, at: landing, time: Self.at(1060), into: &ops)  // another region: it goes on
         #expect(!emulator.isIdle)
-        emulator.touchDown(inRegion: 0)
+        emulator.touchDown(inRegion: 0, at: landing, time: Self.at(1070), into: &ops)
         #expect(emulator.isIdle && emulator.nextDeadline == nil)
+        #expect(ops.last?.kind == .move(landing))
         let before = ops.count
         emulator.advance(to: .distantFuture, into: &ops)
         #expect(ops.count == before)

@@ -29,6 +29,19 @@ import Testing
         #expect(ops.allSatisfy { $0.time == Self.at(100) })
     }
 
+    @Test mutating func landing_bringsThePointerThere_unlessAGestureHoldsIt() {
+        emulator.touchDown(inRegion: 0, at: PixelPoint(x: 30, y: 40), time: Self.at(50), into: &ops)
+        #expect(kinds == [.move(PixelPoint(x: 30, y: 40))])
+        #expect(ops[0].time == Self.at(50) && ops[0].region == 0)
+        var m = PointerMapping()
+        m.longPress = .drag
+        emulator = PointerEmulator(mappings: [m], scale: .identity)
+        ops = []
+        send(Self.event(.longPress, .began, at: 600, 10, 20), .longPress)
+        emulator.touchDown(inRegion: 0, at: PixelPoint(x: 500, y: 500), time: Self.at(650), into: &ops)  // a drag holds it
+        #expect(kinds == [.move(PixelPoint(x: 10, y: 20)), .press(.left)])
+    }
+
     @Test mutating func secondTap_soonAndClose_clicksWhereTheFirstDid() {
         send(Self.event(.tap, .recognized, id: 1, at: 100, 300, 400), .tap)
         send(Self.event(.tap, .recognized, id: 2, at: 350, 306, 396), .tap)

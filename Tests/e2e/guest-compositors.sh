@@ -68,6 +68,12 @@ stop_compositor() {
 client_parts() { # client log, writes file, segments file
     awk -v w0="$(head -1 $2)" '
         FILENAME == ARGV[1] { name[++n] = $1; start[n] = $2; next }
+        $2 == "pointer" && ($3 == "button" || $3 == "axis") {
+            t = $1 - w0; k = 0
+            for (i = 1; i <= n; i++) if (t >= start[i] - 0.05) k = i
+            if ($3 == "button" && $5 == "pressed") press[k]++
+            if ($3 == "axis") axis[k]++
+        }
         $2 == "touch" {
             t = $1 - w0; k = 0
             for (i = 1; i <= n; i++) if (t >= start[i] - 0.05) k = i
@@ -85,78 +91,97 @@ client_parts() { # client log, writes file, segments file
             if ($3 == "cancel") { c[k]++; if (name[k] == "hold3") { takencancels++; for (id in since) delete since[id] } }
         }
         END {
-            for (i = 1; i <= n; i++) printf "%s %d %d %d\n", name[i], d[i], u[i], c[i]
+            for (i = 1; i <= n; i++) printf "%s %d %d %d presses %d axes %d\n", name[i], d[i], u[i], c[i], press[i], axis[i]
             printf "taken ups %d cancels %d shortest-ms %d clicks %d\n", takenups, takencancels, shortest, clicks
         }' $3 $1
 }
 
+# Plays recording $2 under compositor $1, its client logging into /tmp/client-$1.log and the
+# player's write times into /tmp/writes-$1.txt. With a config ($3) the daemon runs on it and, in
+# pass-through, the compositor reads its mirror; with none the compositor reads the panel itself.
+# $4 = idle: the recording starts once the daemon says the kiosk is idle. Sets `ready` (s to the
+# client's window) and `opened` (1 when the compositor had the node open).
+play_under() {
+    comp=$1; rec=$2; config=$3
+    kiosk_session
+    log=/tmp/client-$comp.log
+    [ -n "$config" ] && start_daemon comp-$comp --config $config
+    rm -f /tmp/go-comp
+    touchgesturectl play --uinput --settle 0.2 --wait-for /tmp/go-comp --hold 1 --write-times /tmp/writes-$comp.txt \
+        $rec 2> /tmp/play-comp.log &
+    P=$!
+    wait_node /tmp/play-comp.log
+    target=$node
+    if [ -n "$config" ] && grep -q '^mode = "passthrough"' $config; then
+        mirror_of /tmp/daemon-comp-$comp.log 0
+        target=$mirror
+    fi
+    udevadm settle --timeout=5
+    started=$(date +%s)
+    start_compositor $comp $log
+    ready=$(( $(date +%s) - started ))
+    [ -n "$COMP" ] && has_open $COMP $target
+    opened=0; [ -n "$COMP" ] && ls -l /proc/$COMP/fd 2>/dev/null | grep -q " $target\$" && opened=1
+    if [ "$4" = idle ]; then
+        i=0; while [ $i -lt 100 ] && ! grep -q ' idle: ' /tmp/daemon-comp-$comp.log; do usleep 100000; i=$((i + 1)); done
+    fi
+    touch /tmp/go-comp
+    # What sway calls its input devices, the mirror among them while the recording plays: the
+    # identifier its `input` command takes (JSON when swaymsg writes to a pipe).
+    if [ $comp = sway ]; then
+        sleep 4
+        as_kiosk "swaymsg -s \$(ls /run/user/1000/sway-ipc.*.sock | head -1) -t get_inputs" > /tmp/inputs-raw.txt 2>&1
+        sed -n 's/^ *"identifier": "\(.*\)",*$/\1/p' /tmp/inputs-raw.txt | sort -u > /tmp/inputs-sway.txt
+    fi
+    wait $P
+    sleep 1
+    stop_compositor $comp
+    [ -n "$config" ] && stop_daemon
+}
+
+# The kiosk configuration of the compositor cases: README's (kiosk_toml) in mode $1 with cancel
+# $2, touch to wake after 3 s, and a pointer region on the right edge (420 px).
+compositor_config() {
+    kiosk_toml $1 $2 300 'exec = ["/bin/true"]'
+    printf '[[region]]\nname = "side"\nrect = [1500, 0, 420, 1080]\nemulate = "pointer"\n[idle]\nafter = 3\n'
+}
+
 # One compositor, the daemon in pass-through with system gestures (an edge swipe that delays its
-# touches, a three-finger hold bound to a command), the kiosk recording on one panel.
+# touches, a three-finger hold bound to a command), touch to wake and a pointer region, the kiosk
+# recording on one panel. Prints what the client saw, by part, into /tmp/parts-$1.txt.
+compositor_play() { # compositor, mode, cancel
+    compositor_config $2 $3 > /tmp/kiosk.toml
+    play_under $1 $E/rec/kiosk.events /tmp/kiosk.toml idle
+    client_parts $log /tmp/writes-$1.txt $E/rec/kiosk.segments > /tmp/parts-$1.txt
+    summary=$(grep ' summary ' $log | tail -1 | cut -d' ' -f3-)
+    parts=$(tr '\n' ';' < /tmp/parts-$1.txt)
+}
+
 compositor_case() {
     comp=$1
     if ! [ -x /bin/$comp ] || ! [ -x /bin/touch-log ]; then
         echo "E2E CASE compositor-$comp: skipped ($comp or the test client is not in the guest)"
         return
     fi
-    kiosk_session
-    cat > /tmp/kiosk.toml <<'TOML'
-[device]
-mode = "passthrough"
-[[region]]
-name = "screen"
-standard_gestures = true
-[[region.gesture]]
-kind = "edge_swipe"
-edges = ["left"]
-delays_touches_began = 150
-[[region.gesture]]
-kind = "long_press"
-name = "admin"
-fingers = 3
-[[action]]
-name = "back"
-gesture = "edge_swipe"
-exec = ["/bin/true"]
-[[action]]
-name = "admin"
-gesture = "admin"
-exec = ["/bin/true"]
-TOML
-    log=/tmp/client-$comp.log
-    start_daemon comp-$comp --config /tmp/kiosk.toml
-    rm -f /tmp/go-comp
-    touchgesturectl play --uinput --settle 0.2 --wait-for /tmp/go-comp --hold 1 --write-times /tmp/writes-$comp.txt \
-        $E/rec/kiosk.events 2> /tmp/play-comp.log &
-    P=$!
-    wait_node /tmp/play-comp.log
-    mirror_of /tmp/daemon-comp-$comp.log 0
-    udevadm settle --timeout=5
-    started=$(date +%s)
-    start_compositor $comp $log
-    ready=$(( $(date +%s) - started ))
-    [ -n "$COMP" ] && has_open $COMP $mirror
-    opened=0; [ -n "$COMP" ] && ls -l /proc/$COMP/fd 2>/dev/null | grep -q " $mirror\$" && opened=1
-    # The client has its wl_touch (the compositor told it the seat can touch).
-    i=0; while [ $i -lt 100 ] && ! grep -q 'seat touch on' $log; do usleep 100000; i=$((i + 1)); done
-    sleep 1
-    touch /tmp/go-comp
-    wait $P
-    sleep 1
-    stop_compositor $comp
-    stop_daemon
-    client_parts $log /tmp/writes-$comp.txt $E/rec/kiosk.segments > /tmp/parts-$comp.txt
-    summary=$(grep ' summary ' $log | tail -1 | cut -d' ' -f3-)
-    parts=$(tr '\n' ';' < /tmp/parts-$comp.txt)
+    compositor_play $comp passthrough lift
     left=$(echo "$summary" | sed -n 's/.* down=\([0-9]*\).*/\1/p')
     taken=$(sed -n 's/^taken .* clicks //p' /tmp/parts-$comp.txt)
     detail="(window mapped in ${ready} s, mirror opened $opened; client: $summary; by part, downs ups cancels: $parts left down $left, clicks from taken touches $taken)"
-    if [ "$opened" = 1 ] && [ "${left:-1}" = 0 ] && [ "${taken:-1}" = 0 ] && grep -q '^tap 1 1 0' /tmp/parts-$comp.txt \
-        && grep -q '^edge-swipe 0 0 0' /tmp/parts-$comp.txt && grep -q '^tap-after 1 1 0' /tmp/parts-$comp.txt; then
+    [ $comp = sway ] && detail="$detail (sway's input identifiers: $(tr '\n' ';' < /tmp/inputs-sway.txt))"
+    held=$(echo "$summary" | sed -n 's/.* held=\([0-9]*\).*/\1/p')
+    # A waking tap: nothing at all. A pointer tap: one left press (BTN_LEFT, 272) and no touch; a
+    # drag: wheel axis events, no touch.
+    if [ "$opened" = 1 ] && [ "${left:-1}" = 0 ] && [ "${taken:-1}" = 0 ] && [ "${held:-1}" = 0 ] \
+        && grep -q '^wake-start 0 0 0 presses 0 axes 0' /tmp/parts-$comp.txt \
+        && grep -q '^tap 1 1 0 presses 0' /tmp/parts-$comp.txt && grep -q '^edge-swipe 0 0 0' /tmp/parts-$comp.txt \
+        && grep -q '^tap-after 1 1 0' /tmp/parts-$comp.txt && grep -q '^wake-again 0 0 0 presses 0 axes 0' /tmp/parts-$comp.txt \
+        && grep -q '^pointer-tap 0 0 0 presses 1 axes 0' /tmp/parts-$comp.txt \
+        && grep -qE '^pointer-drag 0 0 0 presses 0 axes [1-9]' /tmp/parts-$comp.txt; then
         pass "compositor-$comp" "$detail"
     else
         echo "E2E CLIENT writes from $(head -1 /tmp/writes-$comp.txt)"
         grep -v motion $log | sed 's/^/E2E CLIENT /' | head -60
-        fail "compositor-$comp" "$detail: compositor: $(tail -5 /tmp/comp-$comp.log | tr '\n' '|'); seatd: $(tail -3 /tmp/seatd.log | tr '\n' '|'); client: $(tail -3 $log | tr '\n' '|')"
+        fail "compositor-$comp" "$detail: compositor: $(grep -iE "pointer|event[0-9]" /tmp/comp-$comp.log | head -12 | tr '\n' '|'); daemon: $(grep -E "idle|wake|warning|error" /tmp/daemon-comp-$comp.log | head -8 | tr "\n" "|"); seatd: $(tail -3 /tmp/seatd.log | tr '\n' '|'); client: $(tail -3 $log | tr '\n' '|')"
     fi
 }
 compositor_cage() { compositor_case cage; }

@@ -270,30 +270,7 @@ passthrough_cpu() {
 # mid-screen passes at once.
 system_gesture() {
     with_libinput system-gesture || return
-    cat > /tmp/system.toml <<'TOML'
-[device]
-mode = "passthrough"
-cancel = "palm"
-[[region]]
-name = "screen"
-standard_gestures = true
-[[region.gesture]]
-kind = "edge_swipe"
-edges = ["left"]
-delays_touches_began = 150
-[[region.gesture]]
-kind = "long_press"
-name = "admin"
-fingers = 3
-[[action]]
-name = "back"
-gesture = "edge_swipe"
-keys = "KEY_LEFTALT+KEY_LEFT"
-[[action]]
-name = "admin"
-gesture = "admin"
-exec = ["/bin/true"]
-TOML
+    kiosk_toml passthrough palm 150 'keys = "KEY_LEFTALT+KEY_LEFT"' > /tmp/system.toml
     start_daemon system --config /tmp/system.toml
     monitor /tmp/m-system.txt
     logged_node /tmp/daemon-system.log "virtual keyboard for key actions: "

@@ -46,6 +46,36 @@ wait_count() {
     i=0; while [ $i -lt 1000 ] && [ "$(grep -cF "$2" $1)" -lt "$3" ]; do usleep 10000; i=$((i + 1)); done
 }
 
+# README's kiosk configuration: system gestures (a left-edge swipe that holds its touches back $3
+# ms, a three-finger hold bound to a command) in [device] mode $1 with cancel $2; $4 is the edge
+# swipe's action line.
+kiosk_toml() {
+    cat <<TOML
+[device]
+mode = "$1"
+cancel = "$2"
+[[region]]
+name = "screen"
+standard_gestures = true
+[[region.gesture]]
+kind = "edge_swipe"
+edges = ["left"]
+delays_touches_began = $3
+[[region.gesture]]
+kind = "long_press"
+name = "admin"
+fingers = 3
+[[action]]
+name = "back"
+gesture = "edge_swipe"
+$4
+[[action]]
+name = "admin"
+gesture = "admin"
+exec = ["/bin/true"]
+TOML
+}
+
 # --- live equals offline -------------------------------------------------------------------
 live_equals_offline() {
     start_daemon live
@@ -577,6 +607,7 @@ latency() {
 . $E/guest-passthrough.sh
 . $E/guest-pointer.sh
 . $E/guest-compositors.sh
+. $E/guest-compositor-bench.sh
 
 echo "E2E guest: $(uname -r), clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource) (available: $(cat /sys/devices/system/clocksource/clocksource0/available_clocksource))"
 . $E/params.sh
@@ -604,6 +635,9 @@ run pointer_cpu
 run compositor_cage
 run compositor_sway
 run compositor_weston
+run compositor_latency cage
+# Only when named (six minutes): the README's compositor matrix.
+case " $ONLY " in *" compositor_matrix "*) compositor_matrix ;; esac
 for variant in $VARIANTS; do run bench_side_by_side $variant; done
 run bench_instructions
 run latency 0

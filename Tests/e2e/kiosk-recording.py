@@ -1,11 +1,17 @@
 #!/usr/bin/env python3
 """The compositor cases' recording: one panel plays every part, so the compositor opens its mirror
 once. Writes DIR/kiosk.events and DIR/kiosk.segments ("name start end" in the recording's seconds).
-Parts: a primer tap, a tap mid-screen (the app's), an edge swipe from the left (a system gesture that delays its
+Parts (the kiosk idle at the start, `[idle] after = 3`): a tap that wakes it (swallowed), a primer
+tap, a tap mid-screen (the app's), an edge swipe from the left (a system gesture that delays its
 touches: the app never sees them), a three-finger hold (a system gesture taken after the app saw
-its touches) then a tap in the same slot, and a last tap.
+its touches) then a tap in the same slot, a last tap, a tap after 4 s without a touch (it wakes
+the kiosk again), and in the pointer region a tap (a click) and a drag (the wheel).
     kiosk-recording.py FIXTURES HOLD3 DIR"""
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from evemu_writer import Recording  # noqa: E402
 
 fixtures, hold3, out = sys.argv[1], sys.argv[2], sys.argv[3]
 
@@ -23,14 +29,35 @@ def events(path):
 
 
 head, _ = events(f"{fixtures}/tap.events")
+# Pointer emulation's two parts, in the pointer region (x 1500 px and right: 3000 units and up): a
+# tap, and a drag 1200 units down in 0.6 s that rests before it lifts (a scroll, no kinetic tail).
+r = Recording()
+r.down(30, 3400, 1000)
+r.up(60000)
+r.write(f"{out}/kiosk-pointer-tap.events")
+r = Recording()
+r.down(31, 3400, 400)
+for i in range(1, 61):
+    r.frame(10000, y=400 + 20 * i)
+r.rest(3400, 300)
+r.up(20000)
+r.write(f"{out}/kiosk-pointer-drag.events")
+
 parts = [
+    # The kiosk is idle when the recording starts (the case waits for it): this tap wakes it.
+    ("wake-start", f"{fixtures}/tap.events", 300_000),
     # A compositor whose libinput backend adds the devices it found at start only once input
-    # comes (cage, sway) loses this first touch: a primer, not judged.
-    ("primer", f"{fixtures}/tap.events", 300_000),
-    ("tap", f"{fixtures}/tap.events", 1_300_000),
-    ("edge-swipe", f"{fixtures}/edge-swipe-from-left.events", 3_000_000),
+    # comes (cage, sway) loses this touch, and its client has a wl_touch only some time after
+    # (sway compiles keymaps then: up to 0.6 s in the guest). Not judged.
+    ("primer", f"{fixtures}/tap.events", 800_000),
+    ("tap", f"{fixtures}/tap.events", 2_300_000),
+    ("edge-swipe", f"{fixtures}/edge-swipe-from-left.events", 3_500_000),
     ("hold3", hold3, 5_000_000),
-    ("tap-after", f"{fixtures}/tap.events", 9_000_000),
+    ("tap-after", f"{fixtures}/tap.events", 8_000_000),
+    # Every gap above is under 1.5 s; then nearly 4 s without a touch: idle again, this tap wakes it.
+    ("wake-again", f"{fixtures}/tap.events", 12_000_000),
+    ("pointer-tap", f"{out}/kiosk-pointer-tap.events", 13_000_000),
+    ("pointer-drag", f"{out}/kiosk-pointer-drag.events", 14_000_000),
 ]
 lines = ["E: 0.000000 0000 0000 0"]  # the first frame at 0: the writer's first time is the start
 segments = []
@@ -43,6 +70,24 @@ for name, path, start in parts:
     end = start + evs[-1][0] - first
     segments.append(f"{name} {start / 1e6:.6f} {end / 1e6:.6f}")
 # A last frame well after the last part: the recording ends once every reader has had its time.
-lines.append("E: 11.000000 0000 0000 0")
+lines.append("E: 16.000000 0000 0000 0")
 open(f"{out}/kiosk.events", "w").write(head + "\n" + "\n".join(lines) + "\n")
 open(f"{out}/kiosk.segments", "w").write("\n".join(segments) + "\n")
+
+# The latency bench's recording: a primer tap (lost by cage's and sway's lazy device adding), then
+# 40 taps, one every 250 ms, 50 ms each, across the app's part of the screen (x below 3000 units).
+# kiosk-latency.downs: the frames that land a judged tap, as lines of the player's --write-times
+# (one line a frame, the first the empty frame at 0).
+r = Recording()
+r.frame(0)
+r.down(40, 1900, 1000, after_us=300_000)
+r.up(50_000)
+r.t = 1_500_000 - 250_000
+downs = []
+for i in range(40):
+    r.down(41 + i, 600 + 55 * i, 500 + 30 * (i % 20), after_us=250_000 - (50_000 if i else 0))
+    downs.append(sum(1 for line in r.lines if line.endswith(" 0000 0000 0")))
+    r.up(50_000)
+r.frame(1_000_000)
+r.write(f"{out}/kiosk-latency.events")
+open(f"{out}/kiosk-latency.downs", "w").write("\n".join(map(str, downs)) + "\n")

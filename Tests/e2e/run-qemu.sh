@@ -38,7 +38,7 @@ for b in touchgestured touchgesturectl; do
         cp -L "$lib" "$work/root$lib"
     done
 done
-cp Tests/e2e/guest-tests.sh Tests/e2e/guest-passthrough.sh Tests/e2e/guest-pointer.sh Tests/e2e/guest-compositors.sh \
+cp Tests/e2e/guest-tests.sh Tests/e2e/guest-passthrough.sh Tests/e2e/guest-pointer.sh Tests/e2e/guest-compositors.sh Tests/e2e/guest-compositor-bench.sh \
     Tests/e2e/summarize.awk "$work/root/e2e/"
 
 # udevd for the second half of the run: Debian's udev package (udevadm is also systemd-udevd),
@@ -111,7 +111,7 @@ if command -v cage > /dev/null && command -v wayland-scanner > /dev/null && pkg-
     cc -O2 -Wall -Wno-unused-parameter -I"$work/wayland" -o "$work/root/bin/touch-log" Tests/e2e/wayland/touch-log.c \
         "$work/wayland/xdg-shell-protocol.c" $(pkg-config --cflags --libs wayland-client)
     compositors=()
-    for c in cage sway weston seatd; do
+    for c in cage sway swaymsg weston seatd; do
         p=$(command -v $c) || continue
         cp "$p" "$work/root/bin/$c"
         compositors+=("$p")
