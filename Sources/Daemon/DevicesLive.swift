@@ -49,7 +49,7 @@ extension Devices {
         do {
             let screen = try VirtualTouchscreen(mirroring: evdev.description)
             log.info("\(evdev.path): passed through to \(screen.devnode ?? "a virtual touchscreen") (\(VirtualTouchscreen.name(mirroring: evdev.description.name)))")
-            return Mirror(screen: screen, panel: evdev.description, cancel: base.daemon.cancel)
+            return Mirror(screen: screen, panel: evdev.description, cancel: base.daemon.cancel, past: try? evdev.slotState())
         } catch {
             // Grabbed without a mirror, the compositor would have no touchscreen at all.
             try? evdev.grab(false)

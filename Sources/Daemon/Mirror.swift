@@ -11,9 +11,15 @@ struct Mirror {
     /// Writes that failed, the last not yet logged (`Devices` logs it, throttled).
     var failures = FailureThrottle()
 
-    init(screen: VirtualTouchscreen, panel: DeviceDescription, cancel: MirrorCancel) {
+    /// `past`: the panel's slots as the kernel has them (`EvdevDevice.slotState`), which the new
+    /// screen is given first (`PassThrough.seed`); nil when they could not be read.
+    init(screen: VirtualTouchscreen, panel: DeviceDescription, cancel: MirrorCancel, past: (positions: [Int32], slot: Int)?) {
         self.screen = screen
         state = PassThrough(slots: panel.slotCount, keys: panel.codes[Evdev.EV_KEY] ?? [], cancel: cancel)
+        if let past {
+            let events = state.seed(positions: past.positions, slot: past.slot)
+            if !events.isEmpty { _ = failed(screen.send(events)) }
+        }
     }
 
     /// Passes a read on as it came: a live panel's events whole, in the kernel's layout, in one

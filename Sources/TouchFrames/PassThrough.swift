@@ -101,6 +101,24 @@ public struct PassThrough {
         }
     }
 
+    /// A frame giving a mirror just made the panel's past: each slot's last position (x at 2s,
+    /// y at 2s + 1; none for a slot still at 0, 0) and the panel's selected slot. The kernel sends
+    /// neither again (a touch landing where its slot's last one was comes with no position; a
+    /// slot already selected is not selected again), so the mirror must start where the panel is.
+    /// Empty when the panel has no past. Written before anyone reads the mirror: no touch is in it.
+    public mutating func seed(positions: [Int32], slot panel: Int) -> [KernelInputEvent] {
+        scratch.removeAll(keepingCapacity: true)
+        for s in ids.indices where 2 * s + 1 < positions.count && (positions[2 * s] != 0 || positions[2 * s + 1] != 0) {
+            select(s)
+            add(Evdev.EV_ABS, Evdev.ABS_MT_POSITION_X, positions[2 * s])
+            add(Evdev.EV_ABS, Evdev.ABS_MT_POSITION_Y, positions[2 * s + 1])
+        }
+        if panel >= 0 && panel < ids.count { select(panel) }
+        panelSlot = slot
+        if !scratch.isEmpty { add(Evdev.EV_SYN, Evdev.SYN_REPORT, 0) }
+        return scratch
+    }
+
     /// A frame lifting every touch and key the mirror holds (empty when it holds none).
     public mutating func liftAll() -> [KernelInputEvent] {
         scratch.removeAll(keepingCapacity: true)

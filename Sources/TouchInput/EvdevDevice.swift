@@ -163,6 +163,23 @@ public final class EvdevDevice {
         return .drained
     }
 
+    /// Where the kernel has each slot (x at 2s, y at 2s + 1: the last position it reported there,
+    /// 0 for none yet) and the slot it has selected: what a mirror made now must be given first,
+    /// since the panel's next events may rely on them (the kernel drops a value equal to the
+    /// last one, and selects no slot it already has).
+    public func slotState() throws(EvdevError) -> (positions: [Int32], slot: Int) {
+        var mt = [Int32](repeating: 0, count: 4 * max(slots, 1))
+        var st = [Int32](repeating: 0, count: 4)
+        let rc = cev_query_state(fd, Int32(slots), &mt, &st)
+        if rc < 0 { throw EvdevError("EVIOCG* state query (\(path))", -rc) }
+        var positions = [Int32](repeating: 0, count: 2 * slots)
+        for s in 0..<slots {
+            positions[2 * s] = mt[slots + s]
+            positions[2 * s + 1] = mt[2 * slots + s]
+        }
+        return (positions, Int(st[3]))
+    }
+
     /// The events that set a decoder to a queried state: every slot's tracking id (and, for a
     /// contact, its position and tool), the single-touch axes and BTN_TOUCH, the current slot,
     /// then SYN_REPORT. `mt` holds `slots` tracking ids, then x, y and tool type; `st` holds

@@ -32,6 +32,26 @@ import TouchFrames
         #expect(p.liftAll().isEmpty, "nothing left to lift: no empty frame")
     }
 
+    @Test func seed_givesTheNewMirrorThePanelsPositions_andItsSelectedSlot() {
+        var p = PassThrough(slots: 4)
+        // The panel's slots 0 and 2 had touches before (slot 2 last); 1 and 3 never did.
+        let past: [Int32] = [100, 200, 0, 0, 300, 400, 0, 0]
+        #expect(Self.shown(p.seed(positions: past, slot: 2)) == ["3:53=100", "3:54=200", "3:47=2", "3:53=300", "3:54=400", "0:0=0"])
+        // The panel's next touch comes with no ABS_MT_SLOT (its slot is selected already): the
+        // mirror's is too, so it lands in slot 2 on both.
+        Self.note(&p, [Self.k(3, Evdev.ABS_MT_TRACKING_ID, 9), Self.k(0, Evdev.SYN_REPORT, 0)])
+        #expect(p.touches == 1)
+        #expect(Self.shown(p.liftAll()) == ["3:47=2", "3:57=-1", "0:0=0"])
+    }
+
+    @Test func seed_aPanelWithNoPast_isNothing_butItsSlot() {
+        var p = PassThrough(slots: 4)
+        #expect(p.seed(positions: [Int32](repeating: 0, count: 8), slot: 0).isEmpty)
+        var q = PassThrough(slots: 4)
+        #expect(Self.shown(q.seed(positions: [Int32](repeating: 0, count: 8), slot: 3)) == ["3:47=3", "0:0=0"])
+        #expect(!q.filtering, "a seed leaves nothing to filter")
+    }
+
     @Test func liftedTouches_areNotLiftedAgain() {
         var p = PassThrough(slots: 4)
         Self.note(&p, Self.twoDown())
