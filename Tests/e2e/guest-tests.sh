@@ -625,6 +625,7 @@ run with_udevd
 run actions
 run passthrough
 run passthrough_failsafe
+run passthrough_restart
 run passthrough_syn_dropped
 run passthrough_latency
 run passthrough_cpu

@@ -91,3 +91,14 @@ for i in range(40):
 r.frame(1_000_000)
 r.write(f"{out}/kiosk-latency.events")
 open(f"{out}/kiosk-latency.downs", "w").write("\n".join(map(str, downs)) + "\n")
+
+# The restart case's recording: a tap, then 3.7 s later a tap at the very same place in the same
+# slot (the kernel sends the second with no position: its values equal the slot's last ones).
+r = Recording()
+r.frame(0)
+r.down(50, 1900, 1000, after_us=300_000)
+r.up(50_000)
+r.down(51, 1900, 1000, after_us=3_650_000)
+r.up(50_000)
+r.frame(1_000_000)
+r.write(f"{out}/kiosk-restart.events")
