@@ -28,5 +28,14 @@ class Recording:
         for i in range(ms // 20):
             self.frame(20000, x=x + (i + 1) % 2)
 
+    def drag_down(self, tid, x, y):
+        """A finger landing at x, y and dragged 1200 units down in 0.6 s, resting 0.3 s before it
+        lifts (a scroll with no fling)."""
+        self.down(tid, x, y)
+        for i in range(1, 61):
+            self.frame(10000, y=y + 20 * i)
+        self.rest(x, 300)
+        self.up(20000)
+
     def write(self, path):
         open(path, "w").write(HEAD + "\n" + "\n".join(self.lines) + "\n")

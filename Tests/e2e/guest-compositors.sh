@@ -28,14 +28,15 @@ as_kiosk() {
     su kiosk -s /bin/sh -c "export XDG_RUNTIME_DIR=/run/user/1000 LIBSEAT_BACKEND=seatd XKB_DEFAULT_LAYOUT=us; $*"
 }
 
-# Starts compositor $1 with touch-log logging into $2; waits (60 s at most) for the client's
-# window to be mapped ("ready"). COMP: the compositor's pid.
+# Starts compositor $1 with touch-log logging into $2 (under cage and weston: CLIENT instead, when set);
+# waits (READY_WAIT tenths of a second, 60 s unless set) for the client's window to be mapped
+# ("ready"). COMP: the compositor's pid.
 start_compositor() {
     cname=$1; log=$2
     rm -f $log; : > $log; chown 1000:1000 $log
-    wlr="WLR_BACKENDS=headless,libinput WLR_RENDERER=pixman WLR_HEADLESS_OUTPUTS=1 WLR_LIBINPUT_NO_DEVICES=1"
+    wlr="WLR_BACKENDS=headless,libinput WLR_RENDERER=pixman WLR_HEADLESS_OUTPUTS=1"
     case $cname in
-        cage) as_kiosk "env $wlr cage -- /bin/touch-log $log" > /tmp/comp-$cname.log 2>&1 & ;;
+        cage) as_kiosk "env $wlr cage -- ${CLIENT:-/bin/touch-log $log}" > /tmp/comp-$cname.log 2>&1 & ;;
         sway)
             printf 'default_border none\nfocus_follows_mouse no\nexec /bin/touch-log %s\n' $log > /tmp/kiosk/sway.cfg
             as_kiosk "env $wlr sway -c /tmp/kiosk/sway.cfg" > /tmp/comp-$cname.log 2>&1 & ;;
@@ -45,9 +46,9 @@ start_compositor() {
             XDG_RUNTIME_DIR=/run/user/0 weston --backend=drm-backend.so --shell=kiosk-shell.so --use-pixman --tty=2 \
                 --socket=wayland-1 --idle-time=0 > /tmp/comp-$cname.log 2>&1 &
             wait_for /run/user/0/wayland-1
-            XDG_RUNTIME_DIR=/run/user/0 WAYLAND_DISPLAY=wayland-1 /bin/touch-log $log >> /tmp/comp-$cname.log 2>&1 & ;;
+            XDG_RUNTIME_DIR=/run/user/0 WAYLAND_DISPLAY=wayland-1 ${CLIENT:-/bin/touch-log $log} >> /tmp/comp-$cname.log 2>&1 & ;;
     esac
-    i=0; while [ $i -lt 600 ] && ! grep -q ' ready ' $log; do usleep 100000; i=$((i + 1)); done
+    i=0; while [ $i -lt ${READY_WAIT:-600} ] && ! grep -q ' ready ' $log; do usleep 100000; i=$((i + 1)); done
     COMP=$(pidof $cname | cut -d' ' -f1)
 }
 stop_compositor() {

@@ -637,8 +637,9 @@ run compositor_cage
 run compositor_sway
 run compositor_weston
 run compositor_latency cage
-# Only when named (six minutes): the README's compositor matrix.
+# Only when named: the README's compositor matrix (six minutes), Chromium (E2E_CHROMIUM=1).
 case " $ONLY " in *" compositor_matrix "*) compositor_matrix ;; esac
+case " $ONLY " in *" compositor_chromium "*) compositor_chromium ;; esac
 for variant in $VARIANTS; do run bench_side_by_side $variant; done
 run bench_instructions
 run latency 0

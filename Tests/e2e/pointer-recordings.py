@@ -24,11 +24,7 @@ r.up(20000)
 r.write(f"{out}/ptr-hold.events")
 
 r = Recording()
-r.down(11, 1920, 400)
-for i in range(1, 61):
-    r.frame(10000, y=400 + 20 * i)
-r.rest(1920, 300)
-r.up(20000)
+r.drag_down(11, 1920, 400)
 r.write(f"{out}/ptr-drag.events")
 
 r = Recording()
