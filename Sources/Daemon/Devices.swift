@@ -183,17 +183,24 @@ final class Devices<Owner: DeviceOwner> {
     /// A device's decoder (with the configured geometry) and engine (with the current regions).
     private func makePipeline(_ source: InputSource, id: UInt32) throws -> DevicePipeline {
         var configuration = base
-        let d = source.description
-        configuration.geometry = base.geometry(path: source.node, name: d.name, vendor: d.vendor, product: d.product)
-        // udev's LIBINPUT_CALIBRATION_MATRIX and measured size, unless the config says otherwise.
-        if configuration.geometry.calibration == [1, 0, 0, 0, 1, 0], let m = source.systemCalibration {
-            configuration.geometry.calibration = m
-        }
-        if configuration.geometry.widthMM == nil, let size = source.systemSizeMM {
-            configuration.geometry.widthMM = size.width
-            configuration.geometry.heightMM = size.height
-        }
+        configuration.geometry = geometry(of: source)
         return try DevicePipeline(description: source.description, configuration: configuration, compiled: compiled, device: id)
+    }
+
+    /// A device's geometry: its `[[panel]]` or `[device]` lines, and udev's
+    /// LIBINPUT_CALIBRATION_MATRIX and measured size unless the config says otherwise. The
+    /// pipeline's gestures and the mirror's positions both follow it.
+    func geometry(of source: InputSource) -> GeometryConfiguration {
+        let d = source.description
+        var g = base.geometry(path: source.node, name: d.name, vendor: d.vendor, product: d.product)
+        if g.calibration == [1, 0, 0, 0, 1, 0], let m = source.systemCalibration {
+            g.calibration = m
+        }
+        if g.widthMM == nil, let size = source.systemSizeMM {
+            g.widthMM = size.width
+            g.heightMM = size.height
+        }
+        return g
     }
 
     /// Fires each device's deadlines due by monotonic time `now`, each at its own time (input
