@@ -296,6 +296,36 @@ passthrough_cpu() {
     fi
 }
 
+# README's kiosk configuration: system gestures (a left-edge swipe that holds its touches back $3
+# ms, a three-finger hold bound to a command) in [device] mode $1 with cancel $2; $4 is the edge
+# swipe's action line.
+kiosk_toml() {
+    cat <<TOML
+[device]
+mode = "$1"
+cancel = "$2"
+[[region]]
+name = "screen"
+standard_gestures = true
+[[region.gesture]]
+kind = "edge_swipe"
+edges = ["left"]
+delays_touches_began = $3
+[[region.gesture]]
+kind = "long_press"
+name = "admin"
+fingers = 3
+[[action]]
+name = "back"
+gesture = "edge_swipe"
+$4
+[[action]]
+name = "admin"
+gesture = "admin"
+exec = ["/bin/true"]
+TOML
+}
+
 # System gestures take their touches (README's example): the left-edge swipe, bound to Alt+Left
 # and holding touches back (`delays_touches_began`), is never seen by libinput (the app) while
 # the virtual keyboard sends the chord; a three-finger hold bound to an action cancels the three

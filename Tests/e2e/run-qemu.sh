@@ -38,7 +38,7 @@ for b in touchgestured touchgesturectl; do
         cp -L "$lib" "$work/root$lib"
     done
 done
-cp Tests/e2e/guest-tests.sh Tests/e2e/guest-passthrough.sh Tests/e2e/guest-pointer.sh Tests/e2e/guest-compositors.sh Tests/e2e/guest-compositor-bench.sh \
+cp Tests/e2e/guest-tests.sh Tests/e2e/guest-bench.sh Tests/e2e/guest-passthrough.sh Tests/e2e/guest-pointer.sh Tests/e2e/guest-compositors.sh Tests/e2e/guest-compositor-bench.sh \
     Tests/e2e/summarize.awk "$work/root/e2e/"
 
 # udevd for the second half of the run: Debian's udev package (udevadm is also systemd-udevd),
