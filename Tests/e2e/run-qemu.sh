@@ -52,7 +52,8 @@ ln -sf /bin/udevadm "$work/root/lib/systemd/systemd-udevd"
 cp -r "$work/udev/lib/udev/rules.d" "$work/root/lib/udev/"
 cp udev/70-touchgestured.rules "$work/root/etc/udev/rules.d/"
 # The calibration names the panel and its pass-through mirror ("... (touchgestured)") alike, as
-# README's "Running under a compositor" advises: the compositor reads the mirror.
+# kiosks' rules often do: touchgestured's 70 rule gives the mirror the identity, since the daemon
+# carries the panel's calibration to the mirror's positions.
 cat > "$work/root/etc/udev/rules.d/60-touchgestured-local.rules" <<'RULES'
 SUBSYSTEM=="input", KERNEL=="event*", ATTRS{name}=="QUANTA*", ENV{TOUCHGESTURED_IGNORE}="1"
 SUBSYSTEM=="input", KERNEL=="event*", ATTRS{name}=="touchgestured virtual panel*", ENV{LIBINPUT_CALIBRATION_MATRIX}="1 0 0 0 -1 1"
