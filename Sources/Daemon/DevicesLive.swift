@@ -54,7 +54,7 @@ extension Devices {
             let axes = evdev.description.positionAxes
             let mapped = axes.flatMap { MirrorGeometry(x: $0.x, y: $0.y, calibration: g.calibration, rotation: g.rotation) }
             let screen = try VirtualTouchscreen(mirroring: mapped?.mirroring(evdev.description) ?? evdev.description)
-            log.info("\(evdev.path): passed through to \(screen.devnode ?? "a virtual touchscreen") (\(VirtualTouchscreen.name(mirroring: evdev.description.name)))\(mapped.map { ", calibrated and rotated on its axes 0-\($0.range)" } ?? "")")
+            log.info("\(evdev.path): passed through to \(screen.devnode ?? "a virtual touchscreen") (\(VirtualTouchscreen.name(mirroring: evdev.description.name)))\(mapped.map { ", calibrated and rotated: X \($0.xAxis.minimum)-\($0.xAxis.maximum), Y \($0.yAxis.minimum)-\($0.yAxis.maximum)" } ?? "")")
             return Mirror(screen: screen, panel: evdev.description, cancel: base.daemon.cancel, past: try? evdev.slotState(), geometry: mapped)
         } catch {
             // Grabbed without a mirror, the compositor would have no touchscreen at all.

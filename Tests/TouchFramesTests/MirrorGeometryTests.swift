@@ -15,23 +15,31 @@ import TouchFrames
         #expect(MirrorGeometry(x: Self.x, y: Self.y, calibration: [1, 0, 0, 0, 1, 0], rotation: 90) != nil)
     }
 
-    @Test func quarterTurn_mapsTheCornersOntoTheFullRange() throws {
+    @Test func quarterTurn_swapsTheAxes_andMapsTheCornersOntoTheirFullRange() throws {
         let g = try #require(MirrorGeometry(x: Self.x, y: Self.y, calibration: [], rotation: 90))
-        #expect(g.range == 3839)
-        // Clockwise: the panel's top left is the screen's top right.
-        #expect(g.map(x: 0, y: 0) == (3839, 0))
-        #expect(g.map(x: 3839, y: 0) == (3839, 3839))
-        #expect(g.map(x: 0, y: 2159) == (0, 0))
-        #expect(g.map(x: 3839, y: 2159) == (0, 3839))
-        // The panel's height lies along the mirror's X now: its units a mm follow.
-        #expect(g.xResolution == 27 && g.yResolution == 15)
+        // The mirror's X is the panel's Y (range and resolution), and the other way round.
+        #expect(g.xAxis == Self.y && g.yAxis == Self.x)
+        // Clockwise: the panel's top left is the screen's top right (units as libinput's
+        // calibration puts them: normalized over the span plus one).
+        #expect(g.map(x: 0, y: 0) == (2159, 0))
+        #expect(g.map(x: 3839, y: 0) == (2159, 3839))
+        #expect(g.map(x: 0, y: 2159) == (1, 0))
+        #expect(g.map(x: 3839, y: 2159) == (1, 3839))
+    }
+
+    @Test func aFlippedY_landsOnTheUnitLibinputsCalibrationWould() throws {
+        // udev's "1 0 0 0 -1 1": libinput puts y at 2160 − y (its normalization: span + 1).
+        let g = try #require(MirrorGeometry(x: Self.x, y: Self.y, calibration: [1, 0, 0, 0, -1, 1], rotation: 0))
+        #expect(g.xAxis == Self.x && g.yAxis == Self.y)
+        #expect(g.map(x: 1900, y: 1000) == (1900, 1160))
+        #expect(g.map(x: 1900, y: 0) == (1900, 2159))
     }
 
     @Test func aCalibrationPastTheScreen_landsOnItsEdge_andValuesOutsideTheAxesAreClamped() throws {
         let g = try #require(MirrorGeometry(x: Self.x, y: Self.y, calibration: [1.1, 0, -0.05, 0, 1.1, -0.05], rotation: 0))
         #expect(g.map(x: 0, y: 0) == (0, 0))
-        #expect(g.map(x: 3839, y: 2159) == (3839, 3839))
-        #expect(g.map(x: -500, y: 9000) == (0, 3839))
+        #expect(g.map(x: 3839, y: 2159) == (3839, 2159))
+        #expect(g.map(x: -500, y: 9000) == (0, 2159))
     }
 
     /// Every rotation and a skewed calibration: the mirror's position, scaled onto the screen as
@@ -47,10 +55,12 @@ import TouchFrames
         for (px, py) in [(0, 0), (3839, 2159), (1900, 1000), (100, 2000), (3700, 50), (2500, 1500)] {
             let daemon = screen.map(x: Int32(px), y: Int32(py))
             let m = g.map(x: Int32(px), y: Int32(py))
-            // A compositor maps 0...range onto the output's pixels, the far edge on the last one.
-            let cx = min(Double(m.x) / Double(g.range) * c.screenWidth, c.screenWidth - 1)
-            let cy = min(Double(m.y) / Double(g.range) * c.screenHeight, c.screenHeight - 1)
-            #expect(abs(cx - daemon.x) <= 1 && abs(cy - daemon.y) <= 1, "\(px),\(py): mirror \(cx),\(cy), daemon \(daemon.x),\(daemon.y)")
+            // libinput's: (unit − minimum) × pixels / (span + 1).
+            let cx = min(Double(m.x - g.xAxis.minimum) / Double(g.xAxis.maximum - g.xAxis.minimum + 1) * c.screenWidth, c.screenWidth - 1)
+            let cy = min(Double(m.y - g.yAxis.minimum) / Double(g.yAxis.maximum - g.yAxis.minimum + 1) * c.screenHeight, c.screenHeight - 1)
+            // Within a pixel, and one panel unit (0.9 px here) at the far edges: the daemon
+            // normalizes over an axis's span, libinput over the span plus one.
+            #expect(abs(cx - daemon.x) <= 1.5 && abs(cy - daemon.y) <= 1.5, "\(px),\(py): mirror \(cx),\(cy), daemon \(daemon.x),\(daemon.y)")
         }
     }
 
