@@ -238,6 +238,19 @@ final class Devices<Owner: DeviceOwner> {
             } catch {
                 log.error("device \(state.devices.all[k].id): \(error)")
             }
+            remapMirror(k, &state)
+        }
+    }
+
+    /// The mirror's positions follow a reload's calibration and rotation, where its axes allow.
+    private func remapMirror(_ k: Int, _ state: inout FrameState) {
+        guard state.devices.all[k].mirror != nil else { return }
+        let source = state.devices.all[k].source
+        let g = geometry(of: source)
+        let panel = source.description
+        let mapped = panel.positionAxes.flatMap { MirrorGeometry(x: $0.x, y: $0.y, calibration: g.calibration, rotation: g.rotation) }
+        if !state.devices.remapMirror(k, to: mapped, panel: panel) {
+            log.notice("\(source.node): the rotation turned by a quarter: its virtual touchscreen keeps the old one until the panel is plugged again or the daemon restarts")
         }
     }
 

@@ -19,6 +19,8 @@ struct Mirror {
         self.screen = screen
         state = PassThrough(slots: panel.slotCount, keys: panel.codes[Evdev.EV_KEY] ?? [], cancel: cancel)
         mapping = geometry.map { MirrorMapping($0, slots: panel.slotCount) }
+        slots = panel.slotCount
+        axes = geometry.map { ($0.xAxis, $0.yAxis) } ?? panel.positionAxes
         if let past {
             let events = state.seed(positions: past.positions, slot: past.slot)
             if !events.isEmpty { _ = send(events) }
@@ -26,6 +28,23 @@ struct Mirror {
     }
 
     private var mapping: MirrorMapping?
+    private let slots: Int
+    /// The screen's position axes, as it was made.
+    private let axes: (x: AbsAxis, y: AbsAxis)?
+
+    /// A reload changed the panel's calibration or rotation (`geometry`, nil: neither): the
+    /// positions follow at once while the screen's axes stay (every change but a quarter turn
+    /// more or less, which needs a screen with other axes: false, and the mirror keeps the old).
+    mutating func remap(to geometry: MirrorGeometry?, panel: DeviceDescription) -> Bool {
+        let next = geometry.map { ($0.xAxis, $0.yAxis) } ?? panel.positionAxes
+        guard next?.0 == axes?.0, next?.1 == axes?.1 else { return false }
+        if let geometry {
+            if mapping != nil { mapping!.remap(geometry) } else { mapping = MirrorMapping(geometry, slots: slots) }
+        } else {
+            mapping = nil
+        }
+        return true
+    }
 
     /// Writes `events` to the screen, their positions the mirror's. Returns whether it failed.
     private mutating func send(_ events: [KernelInputEvent]) -> Bool {

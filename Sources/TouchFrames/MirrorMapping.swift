@@ -4,7 +4,7 @@
 /// changed gets both of its mirror values once, before the mirror's slot changes or the frame
 /// ends (the kernel drops a value equal to the last one). Everything else passes as it is.
 public struct MirrorMapping: Sendable {
-    public let geometry: MirrorGeometry
+    public private(set) var geometry: MirrorGeometry
     /// Per slot: the panel's position (x at 2s, y at 2s + 1), and whether it changed since the
     /// mirror was last given it.
     private var raw: [Int32]
@@ -21,6 +21,12 @@ public struct MirrorMapping: Sendable {
         raw = [Int32](repeating: 0, count: 2 * max(slots, 1))
         dirty = [Bool](repeating: false, count: max(slots, 1))
         out.reserveCapacity(64)
+    }
+
+    /// A reload's geometry, on the same axes: the slots' panel positions are kept, so each touch
+    /// goes on from where it is, mapped anew from its next move.
+    public mutating func remap(_ g: MirrorGeometry) {
+        geometry = g
     }
 
     /// `events`, as the panel's (or the pass-through's) events for the mirror, with the mirror's
