@@ -38,7 +38,7 @@ for b in touchgestured touchgesturectl; do
         cp -L "$lib" "$work/root$lib"
     done
 done
-cp Tests/e2e/guest-tests.sh Tests/e2e/guest-bench.sh Tests/e2e/guest-passthrough.sh Tests/e2e/guest-pointer.sh Tests/e2e/guest-compositors.sh Tests/e2e/guest-compositor-bench.sh \
+cp Tests/e2e/guest-tests.sh Tests/e2e/guest-bench.sh Tests/e2e/guest-passthrough.sh Tests/e2e/guest-pointer.sh Tests/e2e/guest-compositors.sh Tests/e2e/guest-compositor-bench.sh Tests/e2e/guest-calibration.sh \
     Tests/e2e/summarize.awk "$work/root/e2e/"
 
 # udevd for the second half of the run: Debian's udev package (udevadm is also systemd-udevd),
@@ -221,6 +221,8 @@ PY
 python3 Tests/e2e/kiosk-recording.py Tests/PipelineTests/Fixtures "$work/root/e2e/rec/hold3.events" "$work/root/e2e/rec"
 # Pointer emulation's recordings: a long press, a slow drag, a fling stopped by a touch.
 python3 Tests/e2e/pointer-recordings.py "$work/root/e2e/rec"
+# The calibration cases' taps.
+python3 Tests/e2e/calibration-recordings.py "$work/root/e2e/rec"
 # A pan whose finger never lifts: the device is destroyed mid-gesture.
 awk '/^E:/ && ++n > 40 { exit } { print }' $fixtures/fling-left.events > "$work/root/e2e/rec/pan-no-lift.events"
 
