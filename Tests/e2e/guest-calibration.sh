@@ -14,7 +14,8 @@ mirror_calibration() {
     play_read $E/rec/corners.events mirror /tmp/li-mc.txt /tmp/daemon-mc.log
     kill $MON; wait $MON 2>/dev/null
     stop_daemon
-    sed -n 's/.*"gesture":"tap","phase":"recognized".*"position":{"x":\([-0-9.]*\),"y":\([-0-9.]*\)}.*/\1 \2/p' /tmp/m-mc.txt > /tmp/mc-daemon.txt
+    grep '"gesture":"tap",' /tmp/m-mc.txt | grep '"phase":"recognized"' \
+        | sed -n 's/.*,"x":\([-0-9.]*\),"y":\([-0-9.]*\),.*/\1 \2/p' > /tmp/mc-daemon.txt
     awk '$2 == "TOUCH_DOWN" { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9.]+\/[0-9.]+$/) { split($i, p, "/"); print p[1] * 19.2, p[2] * 10.8; break } }' \
         /tmp/li-mc.txt > /tmp/mc-libinput.txt
     worst=$(paste -d' ' /tmp/mc-daemon.txt /tmp/mc-libinput.txt | awk '
