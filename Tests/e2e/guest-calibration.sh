@@ -16,7 +16,8 @@ mirror_calibration() {
     stop_daemon
     grep '"gesture":"tap",' /tmp/m-mc.txt | grep '"phase":"recognized"' \
         | sed -n 's/.*,"x":\([-0-9.]*\),"y":\([-0-9.]*\),.*/\1 \2/p' > /tmp/mc-daemon.txt
-    awk '$2 == "TOUCH_DOWN" { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9.]+\/[0-9.]+$/) { split($i, p, "/"); print p[1] * 19.2, p[2] * 10.8; break } }' \
+    # libinput pads its numbers ("%5.2f/%5.2f"): a small one has a space after the slash.
+    awk '$2 == "TOUCH_DOWN" { gsub(/\/ +/, "/"); for (i = 1; i <= NF; i++) if ($i ~ /^[0-9.]+\/[0-9.]+$/) { split($i, p, "/"); print p[1] * 19.2, p[2] * 10.8; break } }' \
         /tmp/li-mc.txt > /tmp/mc-libinput.txt
     worst=$(paste -d' ' /tmp/mc-daemon.txt /tmp/mc-libinput.txt | awk '
         NF == 4 { n++; dx = $1 - $3; dy = $2 - $4; if (dx < 0) dx = -dx; if (dy < 0) dy = -dy
