@@ -82,6 +82,11 @@ struct DeviceTable {
 
     mutating func markEnded(_ k: Int) { all[k].ended = true }
 
+    /// Device `k`'s mirror follows a reload's calibration and rotation (`Mirror.remap`).
+    mutating func remapMirror(_ k: Int, to geometry: MirrorGeometry?, panel: DeviceDescription) -> Bool {
+        all[k].mirror?.remap(to: geometry, panel: panel) ?? true
+    }
+
     /// Device `k`'s mirror write failure to log now, if any (throttled), with the count.
     mutating func takeMirrorFailure(_ k: Int) -> (error: SystemCallError, count: Int)? {
         all[k].mirror?.failures.take()

@@ -183,17 +183,24 @@ final class Devices<Owner: DeviceOwner> {
     /// A device's decoder (with the configured geometry) and engine (with the current regions).
     private func makePipeline(_ source: InputSource, id: UInt32) throws -> DevicePipeline {
         var configuration = base
-        let d = source.description
-        configuration.geometry = base.geometry(path: source.node, name: d.name, vendor: d.vendor, product: d.product)
-        // udev's LIBINPUT_CALIBRATION_MATRIX and measured size, unless the config says otherwise.
-        if configuration.geometry.calibration == [1, 0, 0, 0, 1, 0], let m = source.systemCalibration {
-            configuration.geometry.calibration = m
-        }
-        if configuration.geometry.widthMM == nil, let size = source.systemSizeMM {
-            configuration.geometry.widthMM = size.width
-            configuration.geometry.heightMM = size.height
-        }
+        configuration.geometry = geometry(of: source)
         return try DevicePipeline(description: source.description, configuration: configuration, compiled: compiled, device: id)
+    }
+
+    /// A device's geometry: its `[[panel]]` or `[device]` lines, and udev's
+    /// LIBINPUT_CALIBRATION_MATRIX and measured size unless the config says otherwise. The
+    /// pipeline's gestures and the mirror's positions both follow it.
+    func geometry(of source: InputSource) -> GeometryConfiguration {
+        let d = source.description
+        var g = base.geometry(path: source.node, name: d.name, vendor: d.vendor, product: d.product)
+        if g.calibration == [1, 0, 0, 0, 1, 0], let m = source.systemCalibration {
+            g.calibration = m
+        }
+        if g.widthMM == nil, let size = source.systemSizeMM {
+            g.widthMM = size.width
+            g.heightMM = size.height
+        }
+        return g
     }
 
     /// Fires each device's deadlines due by monotonic time `now`, each at its own time (input
@@ -231,6 +238,19 @@ final class Devices<Owner: DeviceOwner> {
             } catch {
                 log.error("device \(state.devices.all[k].id): \(error)")
             }
+            remapMirror(k, &state)
+        }
+    }
+
+    /// The mirror's positions follow a reload's calibration and rotation, where its axes allow.
+    private func remapMirror(_ k: Int, _ state: inout FrameState) {
+        guard state.devices.all[k].mirror != nil else { return }
+        let source = state.devices.all[k].source
+        let g = geometry(of: source)
+        let panel = source.description
+        let mapped = panel.positionAxes.flatMap { MirrorGeometry(x: $0.x, y: $0.y, calibration: g.calibration, rotation: g.rotation) }
+        if !state.devices.remapMirror(k, to: mapped, panel: panel) {
+            log.notice("\(source.node): the rotation turned by a quarter: its virtual touchscreen keeps the old one until the panel is plugged again or the daemon restarts")
         }
     }
 

@@ -27,7 +27,8 @@ extension Devices {
         case .taken(let reason):
             log.info("\(node.path) (\(evdev.description.name)): taken: \(reason)")
             do {
-                try add(LiveSource(device: evdev, node: node, log: log), mirror: takeExclusively(evdev), &state)
+                let source = LiveSource(device: evdev, node: node, log: log)
+                try add(source, mirror: takeExclusively(evdev, geometry: geometry(of: source)), &state)
             } catch {
                 log.error("\(node.path): \(error)")
             }
@@ -37,7 +38,10 @@ extension Devices {
     /// `[device] mode`: grabs the panel (grab, passthrough) and makes its mirror (passthrough).
     /// A panel that cannot be grabbed is read beside the compositor, and gets no mirror: the
     /// compositor would see its touches twice.
-    private func takeExclusively(_ evdev: EvdevDevice) -> Mirror? {
+    /// In pass-through, a panel with a calibration or rotation (`geometry`) gets a mirror that
+    /// carries its touches calibrated and rotated (`MirrorGeometry`): the compositor needs no
+    /// setting of its own.
+    private func takeExclusively(_ evdev: EvdevDevice, geometry g: GeometryConfiguration) -> Mirror? {
         guard base.daemon.mode != .observe else { return nil }
         do {
             try evdev.grab(true)
@@ -47,9 +51,11 @@ extension Devices {
         }
         guard base.daemon.mode == .passthrough else { return nil }
         do {
-            let screen = try VirtualTouchscreen(mirroring: evdev.description)
-            log.info("\(evdev.path): passed through to \(screen.devnode ?? "a virtual touchscreen") (\(VirtualTouchscreen.name(mirroring: evdev.description.name)))")
-            return Mirror(screen: screen, panel: evdev.description, cancel: base.daemon.cancel, past: try? evdev.slotState())
+            let axes = evdev.description.positionAxes
+            let mapped = axes.flatMap { MirrorGeometry(x: $0.x, y: $0.y, calibration: g.calibration, rotation: g.rotation) }
+            let screen = try VirtualTouchscreen(mirroring: mapped?.mirroring(evdev.description) ?? evdev.description)
+            log.info("\(evdev.path): passed through to \(screen.devnode ?? "a virtual touchscreen") (\(VirtualTouchscreen.name(mirroring: evdev.description.name)))\(mapped.map { ", calibrated and rotated: X \($0.xAxis.minimum)-\($0.xAxis.maximum), Y \($0.yAxis.minimum)-\($0.yAxis.maximum)" } ?? "")")
+            return Mirror(screen: screen, panel: evdev.description, cancel: base.daemon.cancel, past: try? evdev.slotState(), geometry: mapped)
         } catch {
             // Grabbed without a mirror, the compositor would have no touchscreen at all.
             try? evdev.grab(false)

@@ -53,7 +53,7 @@ public struct ScreenGeometry: Sendable {
     public let yAxis: AbsAxis
     /// The affine map from normalized device coordinates (0…1) to screen pixels:
     /// px = m0·u + m1·v + m2, py = m3·u + m4·v + m5.
-    private let m: (Double, Double, Double, Double, Double, Double)
+    private let m: Affine
     /// Each axis's minimum and span, converted once (`normalize` runs for every contact).
     private let xMinimum: Int64, yMinimum: Int64
     private let xSpan: Double, ySpan: Double
@@ -94,18 +94,9 @@ public struct ScreenGeometry: Sendable {
             sizeSource = .fallback
         }
 
-        let k = c.calibration.count == 6 ? c.calibration : [1, 0, 0, 0, 1, 0]
-        // Rotation as an affine map on the unit square, then onto the output rectangle.
-        let r: (Double, Double, Double, Double, Double, Double)
-        switch ((c.rotation % 360) + 360) % 360 {
-        case 90: r = (0, -1, 1, 1, 0, 0)  // (u, v) -> (1 - v, u)
-        case 180: r = (-1, 0, 1, 0, -1, 1)
-        case 270: r = (0, 1, 0, -1, 0, 1)  // (u, v) -> (v, 1 - u)
-        default: r = (1, 0, 0, 0, 1, 0)
-        }
         let out = c.output.flatMap { $0.clipped(to: c.screen) } ?? c.screen
         // Compose: output ∘ rotation ∘ calibration.
-        let rc = compose(r, (k[0], k[1], k[2], k[3], k[4], k[5]))
+        let rc = unitMap(calibration: c.calibration, rotation: c.rotation)
         m = compose((out.width, 0, out.x, 0, out.height, out.y), rc)
         low = PixelPoint(x: out.x, y: out.y)
         high = PixelPoint(x: out.x + max(0, out.width - 1), y: out.y + max(0, out.height - 1))
@@ -141,9 +132,27 @@ public struct ScreenGeometry: Sendable {
 }
 
 /// a ∘ b for 2×3 affine maps (apply b, then a).
-private func compose(
-    _ a: (Double, Double, Double, Double, Double, Double), _ b: (Double, Double, Double, Double, Double, Double)
-) -> (Double, Double, Double, Double, Double, Double) {
+/// An affine map of the plane: x' = a.0·x + a.1·y + a.2, y' = a.3·x + a.4·y + a.5.
+typealias Affine = (Double, Double, Double, Double, Double, Double)
+
+/// The map on the unit square a panel's calibration (libinput's convention; identity unless it
+/// has six numbers) then its clockwise rotation (0, 90, 180 or 270 degrees) make: normalized
+/// device coordinates to normalized screen coordinates. The daemon's gestures and the mirror use
+/// the same one.
+func unitMap(calibration: [Double], rotation: Int) -> Affine {
+    let k = calibration.count == 6 ? calibration : [1, 0, 0, 0, 1, 0]
+    let r: Affine
+    switch ((rotation % 360) + 360) % 360 {
+    case 90: r = (0, -1, 1, 1, 0, 0)  // (u, v) -> (1 - v, u)
+    case 180: r = (-1, 0, 1, 0, -1, 1)
+    case 270: r = (0, 1, 0, -1, 0, 1)  // (u, v) -> (v, 1 - u)
+    default: r = (1, 0, 0, 0, 1, 0)
+    }
+    return compose(r, (k[0], k[1], k[2], k[3], k[4], k[5]))
+}
+
+/// `a` after `b`.
+func compose(_ a: Affine, _ b: Affine) -> Affine {
     (
         a.0 * b.0 + a.1 * b.3, a.0 * b.1 + a.1 * b.4, a.0 * b.2 + a.1 * b.5 + a.2,
         a.3 * b.0 + a.4 * b.3, a.3 * b.1 + a.4 * b.4, a.3 * b.2 + a.4 * b.5 + a.5

@@ -350,6 +350,7 @@ actions() {
 . $E/guest-pointer.sh
 . $E/guest-compositors.sh
 . $E/guest-compositor-bench.sh
+. $E/guest-calibration.sh
 
 echo "E2E guest: $(uname -r), clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource) (available: $(cat /sys/devices/system/clocksource/clocksource0/available_clocksource))"
 . $E/params.sh
@@ -368,6 +369,7 @@ run actions
 run passthrough
 run passthrough_failsafe
 run passthrough_restart
+run mirror_calibration
 run passthrough_syn_dropped
 run passthrough_latency
 run passthrough_cpu

@@ -38,7 +38,7 @@ for b in touchgestured touchgesturectl; do
         cp -L "$lib" "$work/root$lib"
     done
 done
-cp Tests/e2e/guest-tests.sh Tests/e2e/guest-bench.sh Tests/e2e/guest-passthrough.sh Tests/e2e/guest-pointer.sh Tests/e2e/guest-compositors.sh Tests/e2e/guest-compositor-bench.sh \
+cp Tests/e2e/guest-tests.sh Tests/e2e/guest-bench.sh Tests/e2e/guest-passthrough.sh Tests/e2e/guest-pointer.sh Tests/e2e/guest-compositors.sh Tests/e2e/guest-compositor-bench.sh Tests/e2e/guest-calibration.sh \
     Tests/e2e/summarize.awk "$work/root/e2e/"
 
 # udevd for the second half of the run: Debian's udev package (udevadm is also systemd-udevd),
@@ -52,7 +52,8 @@ ln -sf /bin/udevadm "$work/root/lib/systemd/systemd-udevd"
 cp -r "$work/udev/lib/udev/rules.d" "$work/root/lib/udev/"
 cp udev/70-touchgestured.rules "$work/root/etc/udev/rules.d/"
 # The calibration names the panel and its pass-through mirror ("... (touchgestured)") alike, as
-# README's "Running under a compositor" advises: the compositor reads the mirror.
+# kiosks' rules often do: touchgestured's 70 rule gives the mirror the identity, since the daemon
+# carries the panel's calibration to the mirror's positions.
 cat > "$work/root/etc/udev/rules.d/60-touchgestured-local.rules" <<'RULES'
 SUBSYSTEM=="input", KERNEL=="event*", ATTRS{name}=="QUANTA*", ENV{TOUCHGESTURED_IGNORE}="1"
 SUBSYSTEM=="input", KERNEL=="event*", ATTRS{name}=="touchgestured virtual panel*", ENV{LIBINPUT_CALIBRATION_MATRIX}="1 0 0 0 -1 1"
@@ -220,6 +221,8 @@ PY
 python3 Tests/e2e/kiosk-recording.py Tests/PipelineTests/Fixtures "$work/root/e2e/rec/hold3.events" "$work/root/e2e/rec"
 # Pointer emulation's recordings: a long press, a slow drag, a fling stopped by a touch.
 python3 Tests/e2e/pointer-recordings.py "$work/root/e2e/rec"
+# The calibration cases' taps.
+python3 Tests/e2e/calibration-recordings.py "$work/root/e2e/rec"
 # A pan whose finger never lifts: the device is destroyed mid-gesture.
 awk '/^E:/ && ++n > 40 { exit } { print }' $fixtures/fling-left.events > "$work/root/e2e/rec/pan-no-lift.events"
 
