@@ -42,21 +42,23 @@ public struct GeometryConfiguration: Hashable, Sendable {
 /// The mapping from one device's units to screen pixels, and the millimetres a pixel spans.
 ///
 /// Every device value lands on a pixel of the screen. The axes map linearly onto the output
-/// rectangle (the minimum on its first pixel's edge, the maximum on its far edge), and the
-/// position is then clamped to the output's pixels within the screen, first to last: the far
-/// edge (x = width) belongs to the last pixel (x = width − 1), and a calibration matrix that
-/// points past the output lands on its edge (a finger at the bezel is at the screen's edge).
-/// So the last row and column, where a finger partly off the glass reports the axis maximum,
-/// are inside every region that reaches them.
+/// rectangle as libinput maps them for a compositor (each of an axis's span + 1 units covers an
+/// equal part of it: the minimum on the first pixel's edge, the maximum one unit short of the far
+/// edge), so a gesture's position is the position the app under a compositor sees for the same
+/// touch. The position is then clamped to the output's pixels within the screen, first to last:
+/// a calibration matrix that points past the output lands on its edge (a finger at the bezel is
+/// at the screen's edge), and the last row and column are inside every region that reaches them.
 public struct ScreenGeometry: Sendable {
     public let xAxis: AbsAxis
     public let yAxis: AbsAxis
     /// The affine map from normalized device coordinates (0…1) to screen pixels:
     /// px = m0·u + m1·v + m2, py = m3·u + m4·v + m5.
     private let m: Affine
-    /// Each axis's minimum and span, converted once (`normalize` runs for every contact).
+    /// Each axis's minimum, span (maximum − minimum) and count of units (span + 1, what a
+    /// position is normalized over), converted once (`normalize` runs for every contact).
     private let xMinimum: Int64, yMinimum: Int64
     private let xSpan: Double, ySpan: Double
+    private let xUnits: Double, yUnits: Double
     /// The pixels a position may take: the output within the screen, first to last pixel.
     private let low: PixelPoint, high: PixelPoint
     public let scale: MillimetersPerPixel
@@ -82,9 +84,12 @@ public struct ScreenGeometry: Sendable {
         yMinimum = Int64(y.minimum)
         xSpan = Double(Int64(x.maximum) - Int64(x.minimum))
         ySpan = Double(Int64(y.maximum) - Int64(y.minimum))
+        xUnits = max(1, xSpan + 1)
+        yUnits = max(1, ySpan + 1)
         // Physical size: axis resolution, else the configuration, else the documented default.
         if let w = x.lengthInMillimeters, let h = y.lengthInMillimeters, w > 0, h > 0 {
-            sizeMM = (w, h)
+            // Of the span + 1 units a position is normalized over.
+            sizeMM = (w * xUnits / xSpan, h * yUnits / ySpan)
             sizeSource = .resolution
         } else if let w = c.widthMM, let h = c.heightMM, w > 0, h > 0 {
             sizeMM = (w, h)
@@ -119,15 +124,15 @@ public struct ScreenGeometry: Sendable {
     /// position, after calibration, to the output's pixels.
     @inline(__always)
     public func map(x rawX: Int32, y rawY: Int32) -> PixelPoint {
-        let u = Self.normalize(xAxis.clamp(rawX), xMinimum, xSpan)
-        let v = Self.normalize(yAxis.clamp(rawY), yMinimum, ySpan)
+        let u = Self.normalize(xAxis.clamp(rawX), xMinimum, xUnits)
+        let v = Self.normalize(yAxis.clamp(rawY), yMinimum, yUnits)
         let x = m.0 * u + m.1 * v + m.2, y = m.3 * u + m.4 * v + m.5
         return PixelPoint(x: min(max(x, low.x), high.x), y: min(max(y, low.y), high.y))
     }
 
     @inline(__always)
-    private static func normalize(_ v: Int32, _ minimum: Int64, _ span: Double) -> Double {
-        span > 0 ? Double(Int64(v) - minimum) / span : 0
+    private static func normalize(_ v: Int32, _ minimum: Int64, _ units: Double) -> Double {
+        Double(Int64(v) - minimum) / units
     }
 }
 

@@ -4,8 +4,9 @@ import Testing
 @testable import TouchFrames
 
 @Suite struct GeometryTests {
-    let x = AbsAxis(minimum: 0, maximum: 1000, resolution: 10)
-    let y = AbsAxis(minimum: 0, maximum: 500, resolution: 10)
+    // 1000 × 500 units (libinput's count: maximum − minimum + 1), 100 × 50 mm.
+    let x = AbsAxis(minimum: 0, maximum: 999, resolution: 10)
+    let y = AbsAxis(minimum: 0, maximum: 499, resolution: 10)
 
     func geometry(_ edit: (inout GeometryConfiguration) -> Void) -> ScreenGeometry {
         var c = GeometryConfiguration()
@@ -19,8 +20,8 @@ import Testing
         let g = geometry { _ in }
         #expect(g.map(x: 0, y: 0) == PixelPoint(x: 0, y: 0))
         #expect(g.map(x: 500, y: 250) == PixelPoint(x: 1000, y: 500))
-        // The axis maximum is the far edge, which belongs to the last pixel: inside the screen.
-        #expect(g.map(x: 1000, y: 500) == PixelPoint(x: 1999, y: 999))
+        // Each unit covers 2 px, as libinput maps it: the maximum is one unit short of the far edge.
+        #expect(g.map(x: 999, y: 499) == PixelPoint(x: 1998, y: 998))
         #expect(g.sizeSource == .resolution)
         // 100 mm across 2000 px.
         #expect(abs(g.scale.x - 0.05) < 1e-12 && abs(g.scale.y - 0.05) < 1e-12)
@@ -44,7 +45,8 @@ import Testing
     @Test func calibrationMatrix_flipY_inLibinputsConvention() {
         let g = geometry { $0.calibration = [1, 0, 0, 0, -1, 1] }
         #expect(g.map(x: 0, y: 0) == PixelPoint(x: 0, y: 999))
-        #expect(g.map(x: 500, y: 500) == PixelPoint(x: 1000, y: 0))
+        // The last unit's row is one unit (2 px) from the top.
+        #expect(g.map(x: 500, y: 499) == PixelPoint(x: 1000, y: 2))
         #expect(g.map(x: 500, y: 250) == PixelPoint(x: 1000, y: 500))
     }
 
@@ -52,7 +54,7 @@ import Testing
         let g = geometry { $0.output = PixelRect(x: 1000, y: 0, width: 1000, height: 500) }
         #expect(g.map(x: 0, y: 0) == PixelPoint(x: 1000, y: 0))
         #expect(g.map(x: 500, y: 250) == PixelPoint(x: 1500, y: 250))
-        #expect(g.map(x: 1000, y: 500) == PixelPoint(x: 1999, y: 499))
+        #expect(g.map(x: 999, y: 499) == PixelPoint(x: 1999, y: 499))
         // An output partly off the screen keeps to the screen.
         let wide = geometry { $0.output = PixelRect(x: 1500, y: 0, width: 1000, height: 500) }
         #expect(wide.map(x: 1000, y: 0) == PixelPoint(x: 1999, y: 0))

@@ -8,11 +8,11 @@ func panel(slots: Int32 = 4, resolution: Int32 = 10) -> DeviceDescription {
     .multitouchPanel(name: "test panel", maxX: 999, maxY: 499, slots: slots + 1, resolution: resolution)
 }
 
-/// Screen = device units, so positions read back as the raw values.
+/// A pixel a device unit (1000 × 500 units, 1000 × 500 px), so positions read back as the raw values.
 func identityGeometry() -> GeometryConfiguration {
     var g = GeometryConfiguration()
-    g.screenWidth = 999
-    g.screenHeight = 499
+    g.screenWidth = 1000
+    g.screenHeight = 500
     return g
 }
 
@@ -87,9 +87,8 @@ struct Feeder {
         var f = Feeder()
         f.touch(slot: 0, id: 1, x: -50, y: 9999)
         f.syn()
-        // The axis maximum (499) is the far edge, which belongs to the last pixel row of the
-        // 499 px screen: 498.
-        #expect(f.positions == [PixelPoint(x: 0, y: 498)])
+        // Clamped to the axis maximum (499), the last of the 500 px screen's rows.
+        #expect(f.positions == [PixelPoint(x: 0, y: 499)])
     }
 
     @Test func eventsBeforeTheFirstReport_andUnknownCodes_areHarmless() {

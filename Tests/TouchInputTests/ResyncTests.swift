@@ -7,12 +7,12 @@ import TouchFrames
 /// After SYN_DROPPED the reader queries the kernel's state and hands on one frame built by
 /// `EvdevDevice.stateEvents`; fed to the decoder, it must leave exactly the kernel's contacts.
 @Suite struct ResyncStateTests {
-    /// 4 slots, 0…999 × 0…499, screen = device units.
+    /// 4 slots, 0…999 × 0…499, a pixel a unit.
     static func decoder() -> FrameDecoder {
         let d = DeviceDescription.multitouchPanel(name: "panel", maxX: 999, maxY: 499, slots: 4)
         var g = GeometryConfiguration()
-        g.screenWidth = 999
-        g.screenHeight = 499
+        g.screenWidth = 1000
+        g.screenHeight = 500
         return FrameDecoder(description: d, geometry: g)!
     }
 

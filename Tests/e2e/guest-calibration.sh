@@ -4,8 +4,9 @@
 
 # A rotated, skewed panel in pass-through: five taps (four corners and the middle); each tap's
 # position in the daemon's gesture lines (screen px) against libinput's first TOUCH_DOWN on the
-# mirror for it (percent of the mirror's axes, times the screen's 1920 x 1080): within 1.5 px (a
-# panel unit apart at the far edges: the daemon normalizes over a span, libinput over span + 1).
+# mirror for it (percent of the mirror's axes, times the screen's 1920 x 1080): within 1 px, as
+# the issue asks (the daemon normalizes as libinput does; what is left is the mirror's rounding to
+# its units and libinput's two-decimal percent, 0.2 px).
 mirror_calibration() {
     with_libinput mirror-calibration || return
     printf '[device]\nmode = "passthrough"\nrotation = 90\ncalibration = [1.02, 0.01, -0.015, -0.01, 0.97, 0.02]\n' > /tmp/mc.toml
@@ -25,7 +26,7 @@ mirror_calibration() {
         END { printf "%d %.2f", n, w }')
     set -- $worst
     pairs=$(paste -d' ' /tmp/mc-daemon.txt /tmp/mc-libinput.txt | tr '\n' ';')
-    if [ "$1" = 5 ] && awk -v w=$2 'BEGIN { exit !(w <= 1.5) }'; then
+    if [ "$1" = 5 ] && awk -v w=$2 'BEGIN { exit !(w <= 1.0) }'; then
         pass "mirror-calibration" "(rotation 90 and a skewed calibration: 5 taps, the daemon's position and libinput's on the mirror at most $2 px apart: $pairs)"
     else
         fail "mirror-calibration" "($1 taps paired, worst $2 px: daemon x y, libinput x y: $pairs; $(grep -E 'passed through' /tmp/daemon-mc.log | tail -1))"
