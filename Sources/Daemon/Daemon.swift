@@ -107,7 +107,7 @@ public final class Daemon: EventLoopOwner {
 
     static func loadConfiguration(_ path: String?) throws -> Configuration {
         guard let path else { return .standard }
-        return try ConfigLoader.parse(bytes: try readRegularFile(path), file: path)
+        return try ConfigLoader.load(path: path)
     }
 
     // MARK: - Start and run

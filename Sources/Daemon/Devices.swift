@@ -42,7 +42,7 @@ struct Device {
         let d = source.description
         return DeviceSummary(
             id: id, name: d.name, node: source.node, vendor: d.vendor, product: d.product,
-            kind: d.touchKind?.rawValue ?? "unknown", slots: d.slotCount)
+            kind: d.touchKind?.rawValue ?? "unknown", slots: d.slotCount, sizeMM: pipeline.decoder.geometry.sizeMM)
     }
 }
 

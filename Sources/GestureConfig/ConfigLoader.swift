@@ -37,6 +37,7 @@ public enum ConfigLoader {
         }
         var loader = Loader(file: file)
         loader.ruleLines = base.engine.regions.map { r in r.gestures.map { _ in (header: 1, requires: nil, simultaneous: nil) } }
+        loader.ruleFiles = base.engine.regions.map { _ in file }
         var regions = base.engine.regions
         var added: [RegionSpec] = []
         let thresholds = base.engine.regions.first?.gestures.first?.thresholds ?? .standard
@@ -95,6 +96,8 @@ struct Loader {
     let file: String
     /// Lines of each gesture's rules, for errors found after compiling.
     var ruleLines: [[(header: Int, requires: Int?, simultaneous: Int?)]] = []
+    /// The file each region was read from (a drop-in's or the main file), for those errors.
+    var ruleFiles: [String] = []
     /// The regions read so far that emulate a pointer.
     var pointerRegions: [PointerRegion] = []
 

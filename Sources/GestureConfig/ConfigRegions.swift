@@ -62,6 +62,7 @@ extension Loader {
             pointerRegions.append(PointerRegion(name: name, mapping: mapping, line: r.table.line(of: "emulate")))
         }
         ruleLines.append(lines)
+        ruleFiles.append(r.file)
         var drag: DragConstraints?
         if let d = try r.subtable("drag") { drag = try readDrag(d) }
         return RegionSpec(name: name, rect: rect, gestures: gestures, drag: drag)
@@ -188,8 +189,8 @@ extension Loader {
     /// Names in rules must resolve; require-failure must not go round in a circle.
     func checkRules(_ engine: EngineConfiguration, _ scopes: [Scope]) throws(ConfigError) {
         let compiled = CompiledConfiguration(engine)
-        func fail(_ line: Int?, _ fallback: Int, _ reason: String) -> ConfigError {
-            ConfigError(file: file, line: line ?? fallback, reason: reason)
+        func fail(_ line: Int?, _ fallback: Int, _ reason: String, region: Int) -> ConfigError {
+            ConfigError(file: region < ruleFiles.count ? ruleFiles[region] : file, line: line ?? fallback, reason: reason)
         }
         for (ri, region) in engine.regions.enumerated() {
             for (gi, g) in region.gestures.enumerated() {
@@ -202,9 +203,9 @@ extension Loader {
                     for name in list {
                         guard let other = compiled.resolve(name, from: ri) else {
                             let known = region.gestures.map(\.name).joined(separator: ", ")
-                            throw fail(line, lines.header, "unknown gesture '\(name)' in \(key) of '\(region.name)/\(g.name)' (region '\(region.name)' has: \(known); name another region's as region/name)")
+                            throw fail(line, lines.header, "unknown gesture '\(name)' in \(key) of '\(region.name)/\(g.name)' (region '\(region.name)' has: \(known); name another region's as region/name)", region: ri)
                         }
-                        if other == me { throw fail(line, lines.header, "'\(region.name)/\(g.name)' names itself in \(key)") }
+                        if other == me { throw fail(line, lines.header, "'\(region.name)/\(g.name)' names itself in \(key)", region: ri) }
                     }
                 }
             }
@@ -222,9 +223,11 @@ extension Loader {
                 else { return (header: 1, requires: nil, simultaneous: nil) }
                 return ruleLines[r][i]
             }
-            let lines = cycle.map(lines(of:)).first { $0.requires != nil } ?? lines(of: cycle[0])
+            let named = cycle.first { lines(of: $0).requires != nil } ?? cycle[0]
+            let lines = lines(of: named)
             throw fail(lines.requires, lines.header,
-                "rule cycle: \(names.joined(separator: " → ")) (each must fail before the next may fire: \(why.joined(separator: ", ")))")
+                "rule cycle: \(names.joined(separator: " → ")) (each must fail before the next may fire: \(why.joined(separator: ", ")))",
+                region: compiled.gestures[named].region)
         }
     }
 }

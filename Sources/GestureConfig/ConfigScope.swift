@@ -3,11 +3,18 @@ import GestureEngine
 /// A table being read: typed getters that fail with the key's line.
 struct Scope {
     let table: TOMLTable
+    /// The file the table was read from (a drop-in's, for a table one added).
     let file: String
     let name: String
 
+    init(table: TOMLTable, file: String, name: String) {
+        self.table = table
+        self.file = table.file ?? file
+        self.name = name
+    }
+
     func fail(_ key: String?, _ reason: String) -> ConfigError {
-        ConfigError(file: file, line: key.map { table.line(of: $0) } ?? table.line, reason: reason)
+        ConfigError(file: key.flatMap { table.files[$0] } ?? file, line: key.map { table.line(of: $0) } ?? table.line, reason: reason)
     }
 
     func checkKeys(_ allowed: [String]) throws(ConfigError) {
@@ -124,7 +131,7 @@ struct Scope {
                 var out: [Scope] = []
                 for item in items {
                     guard case .table(let t) = item.kind else { break }
-                    out.append(Scope(table: t, file: file, name: label))
+                    out.append(Scope(table: t, file: table.files[key] ?? file, name: label))
                 }
                 if out.count == items.count { return out }
             }

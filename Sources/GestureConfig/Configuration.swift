@@ -28,8 +28,14 @@ public struct Configuration: Sendable {
         panels.first { devicePatternMatches($0.match, path: path, name: name, vendor: vendor, product: product) }?.geometry
             ?? geometry
     }
+    /// The `[[panel]]` a device takes its geometry from (its `match`), if one fits.
+    public func panelMatch(path: String, name: String, vendor: UInt16, product: UInt16) -> String? {
+        panels.first { devicePatternMatches($0.match, path: path, name: name, vendor: vendor, product: product) }?.match
+    }
     /// Where it came from (a path, or "built-in").
     public var source: String
+    /// The files read, in order: the main file, then its drop-ins (ConfigDropIns.swift).
+    public var files: [String] = []
 
     public init(engine: EngineConfiguration, geometry: GeometryConfiguration, source: String) {
         self.engine = engine

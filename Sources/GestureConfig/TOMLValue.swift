@@ -27,6 +27,11 @@ public final class TOMLTable {
     /// The line where this table was opened (its header, or the key of an inline table).
     public let line: Int
     var origin: Origin
+    /// The file this table came from, when not the file it was read into (a drop-in's table
+    /// merged into the main file's tree, ConfigDropIns.swift); nil: the reader's own file.
+    public internal(set) var file: String?
+    /// The same for each key whose value a drop-in set in this table.
+    var files: [String: String] = [:]
 
     public init(line: Int) {
         self.line = line
@@ -41,6 +46,9 @@ public final class TOMLTable {
     public subscript(_ key: String) -> Node? { nodes[key] }
 
     public func line(of key: String) -> Int { lines[key] ?? line }
+
+    /// The file `key`'s value came from, when a drop-in's (else nil: this table's file).
+    public func file(of key: String) -> String? { files[key] ?? file }
 
     public func set(_ key: String, _ node: Node, line: Int) {
         if nodes[key] == nil { keys.append(key) }

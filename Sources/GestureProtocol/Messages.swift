@@ -11,8 +11,15 @@ public struct DeviceSummary: Sendable {
     /// "multitouch" or "single-touch".
     public var kind: String
     public var slots: Int
+    /// The active area's width and height in mm (from the axis resolution, the configuration or
+    /// the default size, as the daemon's thresholds use them); nil when unknown.
+    public var sizeMM: (width: Double, height: Double)?
 
-    public init(id: UInt32, name: String, node: String, vendor: UInt16, product: UInt16, kind: String, slots: Int) {
+    public init(
+        id: UInt32, name: String, node: String, vendor: UInt16, product: UInt16, kind: String, slots: Int,
+        sizeMM: (width: Double, height: Double)? = nil
+    ) {
+        self.sizeMM = sizeMM
         self.id = id
         self.name = name
         self.node = node
@@ -31,6 +38,14 @@ public struct DeviceSummary: Sendable {
         w.field("product", hex4(product))
         w.field("kind", kind)
         w.field("slots", slots)
+        if let sizeMM {
+            w.key("size_mm")
+            w.raw("[")
+            w.fixed(sizeMM.width, decimals: 1)
+            w.raw(",")
+            w.fixed(sizeMM.height, decimals: 1)
+            w.raw("]")
+        }
         w.endObject()
     }
 
@@ -86,8 +101,12 @@ public enum Messages {
         w.endLine()
     }
 
-    /// One frame's contacts: `{"type":"touch","device":1,"time":…,"contacts":[{"id":…,"x":…,"y":…}]}`.
-    public static func touch(_ w: inout JSONLineWriter, device: UInt32, frame: TouchFrame) {
+    /// One frame's contacts: `{"type":"touch","device":1,"time":…,"contacts":[{"id":…,"x":…,"y":…,"u":…,"v":…}]}`.
+    /// `unit` gives a contact's position on the panel's own axes (0…1, before calibration and
+    /// rotation), when known.
+    public static func touch(
+        _ w: inout JSONLineWriter, device: UInt32, frame: TouchFrame, unit: (UInt32) -> (u: Double, v: Double)? = { _ in nil }
+    ) {
         w.beginObject()
         w.field("type", "touch")
         w.field("device", Int(device))
@@ -100,6 +119,10 @@ public enum Messages {
             w.field("id", Int(c.id))
             w.field("x", c.position.x, decimals: 1)
             w.field("y", c.position.y, decimals: 1)
+            if let p = unit(c.id) {
+                w.field("u", p.u, decimals: 5)
+                w.field("v", p.v, decimals: 5)
+            }
             if c.isPalm { w.field("palm", true) }
             w.endObject()
         }

@@ -142,7 +142,7 @@ public struct DevicePipeline {
     /// The decoder's last frame, read where it lies (engine and decoder are apart in `self`).
     private mutating func handleDecodedFrame(into out: inout PipelineOutput) {
         if swallowing { return swallow(decoder.frame, into: &out) }
-        out.frame(decoder.frame)
+        out.frame(decoder.frame) { decoder.unitPosition(ofContact: $0) }
         trace(out.wants.transitions)
         if pointer.active { pointer.advance(to: decoder.frame.time, into: &out) }
         let first = out.events.count

@@ -161,7 +161,7 @@ public struct PipelineOutput {
 
     /// A frame decoded: counted, kept when asked for, and its touch line unless it is
     /// `swallowed` (touch to wake: the frame goes to no one).
-    mutating func frame(_ f: TouchFrame, swallowed: Bool = false) {
+    mutating func frame(_ f: TouchFrame, swallowed: Bool = false, unit: (UInt32) -> (u: Double, v: Double)? = { _ in nil }) {
         if frameCount == 0 { firstFrameTime = f.time }
         lastFrameTime = f.time
         frameCount += 1
@@ -169,7 +169,7 @@ public struct PipelineOutput {
         if wants.frames { frames.append(f) }
         guard wants.touchLines else { return }
         let start = text.bytes.count
-        Messages.touch(&text, device: f.device, frame: f)
+        Messages.touch(&text, device: f.device, frame: f, unit: unit)
         items.append(.touch(start..<text.bytes.count))
     }
 

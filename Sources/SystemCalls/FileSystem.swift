@@ -47,6 +47,19 @@ extension Posix {
         return .success(FileStatus(kind: kind, permissions: st.st_mode & 0o7777, uid: st.st_uid, gid: st.st_gid, deviceNumber: UInt64(st.st_rdev)))
     }
 
+    /// The names in `directory` (not `.` and `..`), in no particular order.
+    public static func entries(of directory: String) -> Result<[String], SystemCallError> {
+        guard let dir = opendir(directory) else { return .failure(SystemCallError("opendir(\(directory))", errno)) }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            // d_name is a NUL-terminated array inside the entry readdir returned (valid until the next call).
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return .success(names)
+    }
+
     /// Whether this process may do `mode` (R_OK, W_OK, X_OK, F_OK) on `path`; why not otherwise.
     public static func access(_ path: String, _ mode: Int32) -> SystemCallError? {
         Glibc.access(path, mode) == 0 ? nil : SystemCallError("access(\(path))", errno)

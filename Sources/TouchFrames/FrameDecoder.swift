@@ -82,6 +82,17 @@ public struct FrameDecoder {
         slots.firstIndex { $0.trackingID >= 0 && $0.contact == id }
     }
 
+    /// A contact down now, on the panel's own axes before calibration and rotation (0…1,
+    /// `ScreenGeometry.unit`): what a calibrator fits from. Nil for a contact not down.
+    public func unitPosition(ofContact id: UInt32) -> (u: Double, v: Double)? {
+        if !multitouch {
+            guard touching, single.contact == id, single.hasX, single.hasY else { return nil }
+            return geometry.unit(x: single.x, y: single.y)
+        }
+        guard let k = slot(ofContact: id), slots[k].hasX, slots[k].hasY else { return nil }
+        return geometry.unit(x: slots[k].x, y: slots[k].y)
+    }
+
     /// The live reader resynchronized after SYN_DROPPED (libevdev's sync events follow, bringing
     /// the slots to the kernel's state): the next frame is marked as a discontinuity.
     public mutating func markDiscontinuity() {

@@ -130,6 +130,13 @@ public struct ScreenGeometry: Sendable {
         return PixelPoint(x: min(max(x, low.x), high.x), y: min(max(y, low.y), high.y))
     }
 
+    /// Device units on the panel's own axes, 0…1 (clamped to the axes, normalized over span + 1,
+    /// before calibration and rotation): what a calibration matrix is applied to, and what a
+    /// calibrator fits one from.
+    public func unit(x rawX: Int32, y rawY: Int32) -> (u: Double, v: Double) {
+        (Self.normalize(xAxis.clamp(rawX), xMinimum, xUnits), Self.normalize(yAxis.clamp(rawY), yMinimum, yUnits))
+    }
+
     @inline(__always)
     private static func normalize(_ v: Int32, _ minimum: Int64, _ units: Double) -> Double {
         Double(Int64(v) - minimum) / units

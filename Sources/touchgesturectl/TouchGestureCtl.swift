@@ -46,7 +46,7 @@ func fail(_ message: String) -> ExitCode {
 func loadConfiguration(_ path: String?) throws -> Configuration {
     guard let path else { return .standard }
     do {
-        return try ConfigLoader.parse(bytes: try readRegularFile(path), file: path)
+        return try ConfigLoader.load(path: path)
     } catch let e as ConfigError {
         throw fail(e.description)
     } catch {
