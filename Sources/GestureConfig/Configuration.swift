@@ -28,6 +28,14 @@ public struct Configuration: Sendable {
         panels.first { devicePatternMatches($0.match, path: path, name: name, vendor: vendor, product: product) }?.geometry
             ?? geometry
     }
+    /// This configuration as it applies to one device: its geometry the first matching
+    /// `[[panel]]`'s (replay and trace of a recording, as the daemon's own devices get).
+    public func applied(toPath path: String, name: String, vendor: UInt16, product: UInt16) -> Configuration {
+        var c = self
+        c.geometry = geometry(path: path, name: name, vendor: vendor, product: product)
+        return c
+    }
+
     /// The `[[panel]]` a device takes its geometry from (its `match`), if one fits.
     public func panelMatch(path: String, name: String, vendor: UInt16, product: UInt16) -> String? {
         panels.first { devicePatternMatches($0.match, path: path, name: name, vendor: vendor, product: product) }?.match

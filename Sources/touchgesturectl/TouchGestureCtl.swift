@@ -20,7 +20,7 @@ struct TouchGestureCtl: ParsableCommand {
         version: packageVersion,
         subcommands: [
             Replay.self, TraceCommand.self, Monitor.self, Ping.self, Stats.self, Devices.self, Regions.self,
-            Record.self, Play.self,
+            Record.self, Play.self, Calibrate.self,
             CheckConfig.self, Diagrams.self, Import.self, Metrics.self,
         ]
     )
@@ -108,7 +108,8 @@ struct Replay: ParsableCommand {
             let (recording, description) = try loadRecording(path, device: device)
             var pipeline: DevicePipeline
             do {
-                pipeline = try DevicePipeline(description: description, configuration: configuration)
+                let applied = configuration.applied(toPath: "replay:\(path)", name: description.name, vendor: description.vendor, product: description.product)
+                pipeline = try DevicePipeline(description: description, configuration: applied)
             } catch {
                 throw fail("\(path): \(error)")
             }
@@ -263,7 +264,8 @@ struct TraceCommand: ParsableCommand {
         let (rec, description) = try loadRecording(recording, device: device)
         let trace: TraceRecording
         do {
-            trace = try TraceRecording.record(rec, description: description, configuration: configuration)
+            let applied = configuration.applied(toPath: "replay:\(recording)", name: description.name, vendor: description.vendor, product: description.product)
+            trace = try TraceRecording.record(rec, description: description, configuration: applied)
         } catch {
             throw fail("\(recording): \(error)")
         }

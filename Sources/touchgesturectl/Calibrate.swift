@@ -1,0 +1,219 @@
+import ArgumentParser
+import GestureConfig
+import GestureEngine
+import GestureProtocol
+import SystemCalls
+import TouchFrames
+import TouchInput
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `touchgesturectl calibrate`: the installer touches the screen's corners (or targets a page
+/// draws), the matrix is fitted and saved as a drop-in the daemon reads after its own file, and
+/// the daemon reloads: touch lands where the finger is on every compositor (the mirror carries
+/// it), with no compositor support.
+struct Calibrate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Calibrate a touch panel: touch the screen's four corners; the fitted matrix is saved as a drop-in and applied by a reload.",
+        discussion: """
+            Touches come from the daemon (its touch lines carry each finger's place on the panel's own axes), or, \
+            with --node, from the panel itself (no daemon running, or one in observe mode). The fit is least \
+            squares over the touches; each touch's distance from its target after the fit is shown in px and mm, \
+            and a fit with a touch further than --max-error is refused with the reason. The result is written to \
+            CONFIG's drop-in folder (calibration.toml in touchgestured.d beside --config) as a [[panel]] with the \
+            panel's match, never into the admin's own file, then the daemon is sent SIGHUP (it reloads). The \
+            equivalent udev rule (LIBINPUT_CALIBRATION_MATRIX) is printed for mode = "observe", where the \
+            compositor reads the panel itself.
+            """)
+
+    @OptionGroup var connection: SocketOption
+
+    @Option(help: "The daemon's device id to calibrate (see `touchgesturectl devices`); needed when it reads more than one panel.")
+    var device: Int?
+
+    @Option(help: "Read this panel's node directly (/dev/input/eventN) instead of the daemon.")
+    var node: String?
+
+    @Option(help: "The daemon's configuration (the panel's output and rotation; the drop-in goes beside it).")
+    var config = "/etc/touchgestured/touchgestured.toml"
+
+    @Option(help: "Where to write the result (default: calibration.toml in the drop-in folder beside --config).")
+    var write: String?
+
+    @Option(help: "Targets this percent of the screen in from its corners (0: the corners themselves), for targets drawn or marked on the glass.")
+    var inset: Double = 0
+
+    @Option(help: "The largest distance (mm) a touch may be from its target after the fit.")
+    var maxError: Double = CalibrationFit.defaultLimitMM
+
+    @Option(help: "Seconds to wait for each touch.")
+    var timeout: Double = 60
+
+    @Flag(help: "Show the fit and what would be written; write nothing, reload nothing.")
+    var dryRun = false
+
+    @Flag(help: "Write the drop-in, but do not signal the daemon to reload.")
+    var noReload = false
+
+    func validate() throws {
+        guard (0...40).contains(inset) else { throw ValidationError("--inset must be from 0 to 40 (percent)") }
+        guard (0.5...100).contains(maxError) else { throw ValidationError("--max-error must be from 0.5 to 100 (mm)") }
+        guard (1...3600).contains(timeout) else { throw ValidationError("--timeout must be from 1 to 3600 (s)") }
+    }
+
+    func run() throws {
+        let fileConfig = try configuration()
+        var panel = try node.map(openPanel) ?? daemonPanel()
+        let geometry = fileConfig.geometry(path: panel.node, name: panel.name, vendor: panel.vendor, product: panel.product)
+        let screen = panel.screen ?? geometry.screen
+        let output = geometry.output.flatMap { $0.clipped(to: screen) } ?? screen
+        let targets = CalibrationFit.targets(output: output, inset: inset / 100)
+        say("Calibrating \(panel.name) (\(panel.node)), shown on \(describe(output))\(geometry.rotation != 0 ? ", rotation \(geometry.rotation)" : "").")
+        say(inset == 0 ? "Touch each corner of the screen with one finger, as close to the corner as you can." : "Touch each target with one finger.")
+        var points: [CalibrationFit.Point] = []
+        for (i, t) in targets.enumerated() {
+            let name = ["top left", "top right", "bottom right", "bottom left"][i]
+            say("  \(i + 1)/\(targets.count): the \(name) \(inset == 0 ? "corner" : "target") (\(Int(t.x.rounded())), \(Int(t.y.rounded())))")
+            let deadline = Posix.monotonicNanoseconds() + Int64(timeout * 1e9)
+            guard let p = try panel.touches.next(deadline: deadline, onSkip: { say("    \($0)") }) else {
+                throw fail("no touch within \(Int(timeout)) s (is the panel grabbed by a running daemon? then calibrate without --node)")
+            }
+            points.append(CalibrationFit.Point(u: p.u, v: p.v, target: t))
+        }
+        let fit: CalibrationFit
+        do {
+            fit = try CalibrationFit(points, output: output, rotation: geometry.rotation, sizeMM: panel.sizeMM ?? geometry.defaultSize, limitMM: maxError)
+        } catch {
+            throw fail("calibration refused: \(error)")
+        }
+        report(fit)
+        try save(fit, panel: panel, config: fileConfig, rotation: geometry.rotation)
+    }
+
+    /// The daemon's configuration as it reads it (the file and its drop-ins); the built-in one
+    /// when the file does not exist.
+    private func configuration() throws -> Configuration {
+        guard case .success = Posix.status(config) else { return .standard }
+        do { return try ConfigLoader.load(path: config) } catch { throw fail(error.description) }
+    }
+
+    private func report(_ fit: CalibrationFit) {
+        for (i, (px, mm)) in zip(fit.residualPixels, fit.residualMillimeters).enumerated() {
+            say("  touch \(i + 1): \(number((px * 10).rounded() / 10)) px, \(number((mm * 100).rounded() / 100)) mm from its target")
+        }
+        say("Fit: largest error \(number((fit.worstMillimeters * 100).rounded() / 100)) mm (\(number((fit.worstPixels * 10).rounded() / 10)) px), rms \(number((fit.rmsMillimeters * 100).rounded() / 100)) mm.")
+        say("calibration = [\(fit.matrix.map(number).joined(separator: ", "))]")
+    }
+
+    private func save(_ fit: CalibrationFit, panel: CalibrationPanel, config c: Configuration, rotation: Int) throws {
+        let match = c.panelMatch(path: panel.node, name: panel.name, vendor: panel.vendor, product: panel.product)
+            ?? panel.defaultMatch
+        let path = write ?? ConfigLoader.dropInFolder(of: config) + "/calibration.toml"
+        var file = try CalibrationFile(readingFrom: path)
+        let note = "\(panel.name): largest error \(number((fit.worstMillimeters * 100).rounded() / 100)) mm over \(fit.residualPixels.count) touches"
+        file.set(match, fit.matrix, note: note)
+        say("")
+        say("For mode = \"observe\" (the compositor reads the panel itself), the same as a udev rule, e.g. /etc/udev/rules.d/99-touch-calibration.rules\(rotation != 0 ? " (it includes the rotation: remove `rotation` from the configuration if you use it instead)" : ""):")
+        say("  " + udevRule(name: panel.name, matrix: CalibrationFit.libinputMatrix(fit.matrix, rotation: rotation)))
+        if dryRun {
+            say("")
+            say("--dry-run: \(path) would be:")
+            writeAll(1, Array(file.text.utf8))
+            return
+        }
+        try file.write(to: path)
+        say("")
+        say("Wrote \(path) ([[panel]] match = \(tomlString(match))).")
+        guard !noReload else { return say("Reload the daemon to apply it: systemctl reload touchgestured") }
+        guard let daemon = panel.daemon else { return say("No daemon was asked; it applies the file when it starts or reloads (systemctl reload touchgestured).") }
+        say(reload(daemon))
+    }
+
+    /// Signals the daemon at the other end of `connection` to reload and waits for its stats to
+    /// count the reload (or its failure).
+    private func reload(_ c: Connection) -> String {
+        func counts() -> (Double, Double)? {
+            guard let v = try? c.call(#"{"op":"stats","id":2}"#, id: 2), case .number(let r)? = v["reloads"],
+                case .number(let f)? = v["reload_failures"]
+            else { return nil }
+            return (r, f)
+        }
+        guard case .success(let peer) = Posix.peerCredentials(c.fd), let before = counts() else {
+            return "Could not ask the daemon; reload it: systemctl reload touchgestured"
+        }
+        guard Posix.kill(peer.pid, SIGHUP) else {
+            return "Not allowed to signal the daemon (pid \(peer.pid)); reload it: systemctl reload touchgestured"
+        }
+        let end = Posix.monotonicNanoseconds() + 5_000_000_000
+        while Posix.monotonicNanoseconds() < end {
+            sleepFor(0.1)
+            guard let now = counts() else { break }
+            if now.1 > before.1 { return "The daemon refused the configuration on reload (see its log: journalctl -u touchgestured)." }
+            if now.0 > before.0 { return "Applied: the daemon reloaded." }
+        }
+        return "The daemon did not report a reload within 5 s; check its log (journalctl -u touchgestured)."
+    }
+
+    private func describe(_ r: PixelRect) -> String {
+        "\(Int(r.width)) × \(Int(r.height)) px at (\(Int(r.x)), \(Int(r.y)))"
+    }
+
+    private func openPanel(_ path: String) throws -> CalibrationPanel {
+        let device: EvdevDevice
+        do { device = try EvdevDevice(path: path) } catch { throw fail("\(error)") }
+        let d = device.description
+        let size = d.positionAxes.map { ScreenGeometry(x: $0.x, y: $0.y, configuration: GeometryConfiguration()) }
+        return CalibrationPanel(
+            node: path, name: d.name, vendor: d.vendor, product: d.product,
+            sizeMM: size?.sizeSource == .resolution ? size?.sizeMM : nil, screen: nil, daemon: nil, touches: try PanelTouches(device))
+    }
+
+    private func daemonPanel() throws -> CalibrationPanel {
+        let c = try Connection(connection.path)
+        guard let hello = c.readLine(), let v = try? parseJSON(Array(hello.utf8)), case .array(var devices)? = v["devices"] else {
+            throw fail("no hello from the daemon at \(connection.path)")
+        }
+        if devices.isEmpty {
+            say("The daemon reads no touch panel yet: waiting \(Int(timeout)) s for one.")
+            devices = [try awaitDevice(c)]
+        }
+        let chosen: JSONValue
+        if let device {
+            guard let d = devices.first(where: { $0["id"] == .number(Double(device)) }) else {
+                throw fail("the daemon reads no device \(device) (touchgesturectl devices)")
+            }
+            chosen = d
+        } else {
+            guard devices.count == 1 else {
+                throw fail(devices.isEmpty ? "the daemon reads no touch panel" : "the daemon reads \(devices.count) panels: choose one with --device ID (touchgesturectl devices)")
+            }
+            chosen = devices[0]
+        }
+        return try CalibrationPanel(daemonDevice: chosen, hello: v, connection: c)
+    }
+}
+
+extension Calibrate {
+    /// The first device the daemon adds (its `device` line), within `--timeout`.
+    fileprivate func awaitDevice(_ c: Connection) throws -> JSONValue {
+        let deadline = Posix.monotonicNanoseconds() + Int64(timeout * 1e9)
+        while true {
+            let left = (deadline - Posix.monotonicNanoseconds()) / 1_000_000
+            if !c.hasBufferedLine {
+                guard left > 0, let ready = try? Posix.poll(c.fd, events: Int16(POLLIN), timeoutMs: Int32(min(left, 60_000))).get() else {
+                    throw fail("no touch panel came within \(Int(timeout)) s")
+                }
+                if ready == 0 { continue }
+            }
+            guard let line = c.readLine() else { throw fail("the daemon closed the connection") }
+            guard line.hasPrefix(#"{"type":"device""#), let v = try? parseJSON(Array(line.utf8)),
+                v["action"] == .string("added"), let d = v["device"]
+            else { continue }
+            return d
+        }
+    }
+}
+
+func say(_ s: String) { writeAll(2, Array((s + "\n").utf8)) }
