@@ -1,0 +1,110 @@
+import Foundation
+import GestureEngine
+import GestureProtocol
+import Testing
+import TouchFrames
+
+/// `touchgesturectl calibrate` against the real daemon, as an installer runs it: four corner
+/// touches on a skewed panel (a replayed recording), the drop-in written, the daemon reloaded,
+/// and the corners then landing on the corners.
+@Suite(.serialized) struct CalibrateTests {
+    /// Where the skewed panel reports a finger on the screen's normalized (p, q).
+    static func skewed(_ p: Double, _ q: Double) -> (Int32, Int32) {
+        (Int32((0.9 * p + 0.02 * q + 0.04) * 3840), Int32((-0.01 * p + 0.92 * q + 0.05) * 2160))
+    }
+
+    static let corners: [(Double, Double)] = [(0, 0), (1, 0), (1, 1), (0, 1)]
+
+    /// One finger resting on each of `places` in turn (wavering by a unit), 0.7 s apart.
+    static func recording(_ places: [(Double, Double)], in dir: String, name: String, frames: Int = 12) throws -> String {
+        var events: [InputEvent] = []
+        var t: Int64 = 100_000
+        func ev(_ type: UInt16, _ code: UInt16, _ value: Int32) {
+            events.append(InputEvent(time: Timestamp(nanoseconds: t * 1_000), type: type, code: code, value: value))
+        }
+        for (i, (p, q)) in places.enumerated() {
+            let (x, y) = skewed(p, q)
+            ev(Evdev.EV_ABS, Evdev.ABS_MT_SLOT, 0)
+            ev(Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, Int32(10 + i))
+            ev(Evdev.EV_ABS, Evdev.ABS_MT_POSITION_X, x)
+            ev(Evdev.EV_ABS, Evdev.ABS_MT_POSITION_Y, y)
+            ev(Evdev.EV_KEY, Evdev.BTN_TOUCH, 1)
+            ev(Evdev.EV_SYN, Evdev.SYN_REPORT, 0)
+            for k in 0..<frames {
+                t += 20_000
+                ev(Evdev.EV_ABS, Evdev.ABS_MT_POSITION_X, x + Int32(k % 2))
+                ev(Evdev.EV_SYN, Evdev.SYN_REPORT, 0)
+            }
+            t += 20_000
+            ev(Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, -1)
+            ev(Evdev.EV_KEY, Evdev.BTN_TOUCH, 0)
+            ev(Evdev.EV_SYN, Evdev.SYN_REPORT, 0)
+            t += 700_000
+        }
+        let panel = DeviceDescription.multitouchPanel(name: "skewed panel", maxX: 3839, maxY: 2159, slots: 10, resolution: 15)
+        let path = dir + "/" + name
+        try Evemu.format(Recording(description: panel, events: events)).write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// The taps a replay of `recording` with `config` reports (x, y).
+    static func taps(_ recording: String, config: String) throws -> [(Double, Double)] {
+        let (status, out) = try runProgram(Root.ctl, ["replay", "--config", config, recording])
+        #expect(status == 0, "\(out)")
+        return out.split(separator: "\n").compactMap { line in
+            guard let v = try? parseJSON(Array(line.utf8)), v["gesture"] == .string("tap"),
+                case .number(let x)? = v["x"], case .number(let y)? = v["y"]
+            else { return nil }
+            return (x, y)
+        }
+    }
+
+    @Test func fourCornerTouches_writeADropIn_theDaemonReloads_andTheCornersLandOnTheCorners() throws {
+        let dir = scratch()
+        let touches = try Self.recording(Self.corners, in: dir, name: "corners.events")
+        let d = try DaemonUnderTest(["--replay", touches, "--wait-for-clients", "1"], config: "[screen]\nwidth = 1920\nheight = 1080\n", dir: dir)
+        let (status, out) = try runProgram(Root.ctl, ["calibrate", "--socket", d.socket, "--config", d.configPath, "--timeout", "20"])
+        #expect(status == 0, "\(out)")
+        #expect(out.contains("Applied: the daemon reloaded."), "\(out)")
+        let dropIn = try String(contentsOfFile: dir + "/touchgestured.d/calibration.toml", encoding: .utf8)
+        // The panel has no vendor and product: matched by its name.
+        #expect(dropIn.contains("match = \"skewed panel\""), "\(dropIn)")
+        #expect(d.stop() == 0)
+        #expect(d.log.contains("reloaded"))
+        // The same panel's corners and middle, tapped: on the corners' pixels, within 1 px.
+        let check = try Self.recording(Self.corners + [(0.5, 0.5)], in: dir, name: "check.events", frames: 1)
+        let taps = try Self.taps(check, config: d.configPath)
+        let expected: [(Double, Double)] = [(0, 0), (1919, 0), (1919, 1079), (0, 1079), (960, 540)]
+        #expect(taps.count == 5)
+        for (tap, goal) in zip(taps, expected) {
+            #expect(abs(tap.0 - goal.0) <= 1 && abs(tap.1 - goal.1) <= 1, "\(tap) for \(goal)")
+        }
+    }
+
+    @Test func cornersTouchedOutOfOrder_areRefused_andNothingIsWritten() throws {
+        let dir = scratch()
+        let touches = try Self.recording([(0, 0), (1, 1), (1, 0), (0, 1)], in: dir, name: "wrong.events")
+        let d = try DaemonUnderTest(["--replay", touches, "--wait-for-clients", "1"], dir: dir)
+        let config = dir + "/kiosk.toml"
+        try "".write(toFile: config, atomically: true, encoding: .utf8)
+        let (status, out) = try runProgram(Root.ctl, ["calibrate", "--socket", d.socket, "--config", config, "--timeout", "20"])
+        #expect(status != 0)
+        #expect(out.contains("calibration refused"), "\(out)")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/kiosk.d/calibration.toml"))
+        _ = d.stop()
+    }
+
+    @Test func dryRun_printsTheDropIn_andWritesNothing() throws {
+        let dir = scratch()
+        let touches = try Self.recording(Self.corners, in: dir, name: "corners.events")
+        let d = try DaemonUnderTest(["--replay", touches, "--wait-for-clients", "1"], dir: dir)
+        let config = dir + "/kiosk.toml"
+        try "[device]\nrotation = 180\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let (status, out) = try runProgram(Root.ctl, ["calibrate", "--socket", d.socket, "--config", config, "--timeout", "20", "--dry-run"])
+        #expect(status == 0, "\(out)")
+        #expect(out.contains("[[panel]]") && out.contains("calibration = ["))
+        #expect(out.contains("LIBINPUT_CALIBRATION_MATRIX") && out.contains("remove `rotation`"))
+        #expect(!FileManager.default.fileExists(atPath: dir + "/kiosk.d"))
+        _ = d.stop()
+    }
+}
