@@ -32,3 +32,87 @@ mirror_calibration() {
         fail "mirror-calibration" "($1 taps paired, worst $2 px: daemon x y, libinput x y: $pairs; $(grep -E 'passed through' /tmp/daemon-mc.log | tail -1))"
     fi
 }
+
+# The calibrator, as an installer runs it on a skewed panel (skewed-corners.events: a finger
+# resting on each corner of the screen in turn): `touchgesturectl calibrate` reads the touches
+# from the daemon (pass-through), writes its drop-in, and the daemon reloads. Then taps on the
+# same corners and the middle (skewed-check.events) land, in the daemon's gestures and in
+# libinput on the mirror, on the corners' pixels and the middle within 1 px. Last, with no
+# daemon, `calibrate --node` reads the same touches from the panel itself and fits the same matrix.
+calibrate() {
+    with_libinput calibrate || return
+    rm -rf /tmp/cal.d /tmp/cal-node.toml
+    printf '[device]\nmode = "passthrough"\n' > /tmp/cal.toml
+    start_daemon cal --config /tmp/cal.toml
+    touchgesturectl calibrate --socket /tmp/g.sock --config /tmp/cal.toml --timeout 60 > /tmp/cal-out.txt 2>&1 &
+    CAL=$!
+    # The calibrator subscribes once the panel is added: the play waits a second before touching.
+    touchgesturectl play --uinput --settle 1.0 $E/rec/skewed-corners.events 2>/dev/null
+    wait $CAL; status=$?
+    monitor /tmp/m-cal.txt
+    play_read $E/rec/skewed-check.events mirror /tmp/li-cal.txt /tmp/daemon-cal.log
+    kill $MON; wait $MON 2>/dev/null
+    stop_daemon
+    grep '"gesture":"tap",' /tmp/m-cal.txt | grep '"phase":"recognized"' \
+        | sed -n 's/.*,"x":\([-0-9.]*\),"y":\([-0-9.]*\),.*/\1 \2/p' > /tmp/cal-daemon.txt
+    awk '$2 == "TOUCH_DOWN" { gsub(/\/ +/, "/"); for (i = 1; i <= NF; i++) if ($i ~ /^[0-9.]+\/[0-9.]+$/) { split($i, p, "/"); print p[1] * 19.2, p[2] * 10.8; break } }' \
+        /tmp/li-cal.txt > /tmp/cal-libinput.txt
+    printf '0 0\n1919 0\n1919 1079\n0 1079\n960 540\n' > /tmp/cal-goals.txt
+    worst=$(paste -d' ' /tmp/cal-goals.txt /tmp/cal-daemon.txt /tmp/cal-libinput.txt | awk '
+        function d(a, b) { return a > b ? a - b : b - a }
+        NF == 6 { n++; for (k = 3; k <= 5; k += 2) { if (d($k, $1) > w) w = d($k, $1); if (d($(k+1), $2) > w) w = d($(k+1), $2) } }
+        END { printf "%d %.2f", n, w }')
+    set -- $worst
+    # No daemon: the calibrator reads the panel itself.
+    rm -f /tmp/go-cal
+    touchgesturectl play --uinput --settle 0.2 --wait-for /tmp/go-cal $E/rec/skewed-corners.events 2> /tmp/play-cal.log &
+    P=$!
+    wait_node /tmp/play-cal.log
+    touchgesturectl calibrate --node $node --config /tmp/cal.toml --write /tmp/cal-node.toml --timeout 60 > /tmp/cal-node-out.txt 2>&1 &
+    CAL=$!
+    has_open $CAL $node
+    touch /tmp/go-cal
+    wait $P; wait $CAL; node_status=$?
+    daemon_matrix=$(sed -n 's/^calibration = //p' /tmp/cal.d/calibration.toml 2>/dev/null)
+    node_matrix=$(sed -n 's/^calibration = //p' /tmp/cal-node.toml 2>/dev/null)
+    pairs=$(paste -d' ' /tmp/cal-daemon.txt /tmp/cal-libinput.txt | tr '\n' ';')
+    if [ "$status" = 0 ] && grep -q 'Applied: the daemon reloaded' /tmp/cal-out.txt && [ "$1" = 5 ] \
+        && awk -v w=$2 'BEGIN { exit !(w <= 1.0) }' && [ "$node_status" = 0 ] && [ -n "$node_matrix" ] \
+        && [ "$node_matrix" = "$daemon_matrix" ]; then
+        pass "calibrate" "(4 corner touches on a skewed panel: $(grep 'largest error' /tmp/cal-out.txt); calibration = $daemon_matrix, applied by a reload; corners and middle after it at most $2 px from their pixels in the daemon's gestures and libinput's on the mirror: $pairs; --node with no daemon fits the same matrix)"
+    else
+        fail "calibrate" "(exit $status, node exit $node_status, $1 taps paired, worst $2 px: $pairs; daemon's $daemon_matrix, --node's $node_matrix; $(tr '\n' '|' < /tmp/cal-out.txt | tail -c 600) | $(tr '\n' '|' < /tmp/cal-node-out.txt | tail -c 300))"
+    fi
+}
+
+# A calibration given to the panel by udev (the guest's rule flips the virtual panel's Y with
+# LIBINPUT_CALIBRATION_MATRIX, and names the mirror alike): libinput reads the same five taps at
+# the same places from the panel in observe mode and from the mirror in pass-through, where the
+# daemon carries udev's matrix and touchgestured's rule gives the mirror the identity.
+mirror_udev_calibration() {
+    with_libinput mirror-udev-calibration || return
+    li_downs() { awk '$2 == "TOUCH_DOWN" { gsub(/\/ +/, "/"); for (i = 1; i <= NF; i++) if ($i ~ /^[0-9.]+\/[0-9.]+$/) { split($i, p, "/"); print p[1] * 19.2, p[2] * 10.8; break } }' "$1"; }
+    printf '[device]\nmode = "observe"\n' > /tmp/muc-observe.toml
+    start_daemon muc-observe --config /tmp/muc-observe.toml
+    play_read $E/rec/corners.events panel /tmp/li-muc-panel.txt /tmp/daemon-muc-observe.log
+    stop_daemon
+    printf '[device]\nmode = "passthrough"\n' > /tmp/muc-pass.toml
+    start_daemon muc-pass --config /tmp/muc-pass.toml
+    play_read $E/rec/corners.events mirror /tmp/li-muc-mirror.txt /tmp/daemon-muc-pass.log
+    stop_daemon
+    li_downs /tmp/li-muc-panel.txt > /tmp/muc-panel.txt
+    li_downs /tmp/li-muc-mirror.txt > /tmp/muc-mirror.txt
+    matrix=$(udevadm info --query=property --name=$panel 2>/dev/null | sed -n 's/^LIBINPUT_CALIBRATION_MATRIX=//p')
+    mirror_matrix=$(udevadm info --query=property --name=$mirror 2>/dev/null | sed -n 's/^LIBINPUT_CALIBRATION_MATRIX=//p')
+    worst=$(paste -d' ' /tmp/muc-panel.txt /tmp/muc-mirror.txt | awk '
+        function d(a, b) { return a > b ? a - b : b - a }
+        NF == 4 { n++; if (d($1, $3) > w) w = d($1, $3); if (d($2, $4) > w) w = d($2, $4) }
+        END { printf "%d %.2f", n, w }')
+    set -- $worst
+    pairs=$(paste -d' ' /tmp/muc-panel.txt /tmp/muc-mirror.txt | tr '\n' ';')
+    if [ "$1" = 5 ] && awk -v w=$2 'BEGIN { exit !(w <= 1.0) }' && [ "$matrix" = "1 0 0 0 -1 1" ] && [ "$mirror_matrix" = "1 0 0 0 1 0" ]; then
+        pass "mirror-udev-calibration" "(udev's matrix $matrix on the panel, $mirror_matrix on the mirror: 5 taps, libinput's places on the panel (observe) and on the mirror (pass-through) at most $2 px apart: $pairs)"
+    else
+        fail "mirror-udev-calibration" "($1 taps paired, worst $2 px: $pairs; panel matrix '$matrix', mirror matrix '$mirror_matrix')"
+    fi
+}

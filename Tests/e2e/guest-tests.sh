@@ -370,6 +370,8 @@ run passthrough
 run passthrough_failsafe
 run passthrough_restart
 run mirror_calibration
+run calibrate
+run mirror_udev_calibration
 run passthrough_syn_dropped
 run passthrough_latency
 run passthrough_cpu
