@@ -22,6 +22,12 @@ struct DeviceTable {
     /// Idle (`[idle] after`): the next read in which a touch lands wakes the kiosk, and its
     /// touch sequence is swallowed (the route's wake stage).
     var asleep = false
+    /// `[idle] display`: a touch landing on a panel with no finger on it, while the displays are
+    /// dark, wakes the kiosk as one after `[idle] after` does. Nil: not watched.
+    var display: DisplayWatch? { didSet { watchesDisplay = display != nil } }
+    private var watchesDisplay = false
+    /// The last wake was a touch on a dark display (for the log).
+    var wokeInTheDark = false
     /// The virtual pointer the pointer regions drive (`emulate = "pointer"`): what a pipeline
     /// made for it is written after each of its runs, in one write (the route's pointer stage).
     var pointer: VirtualPointer?
@@ -170,6 +176,11 @@ extension DeviceTable {
     /// sequence is swallowed (the pipeline's and the mirror's).
     @inline(__always)
     private mutating func wake(_ k: Int, _ batch: InputBatch) -> Bool {
+        wokeInTheDark = false
+        if watchesDisplay && !asleep && all[k].pipeline.decoder.frame.contacts.isEmpty && batch.landsATouch && display?.isDark == true {
+            asleep = true
+            wokeInTheDark = true
+        }
         guard asleep && batch.landsATouch else { return false }
         asleep = false
         all[k].pipeline.swallowSequence()

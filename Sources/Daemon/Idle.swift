@@ -43,7 +43,26 @@ extension Daemon {
         idle.afterNs = Int64(base.idleAfter * 1e9)
         idle.since = monotonicNanoseconds()
         if idle.afterNs == 0 { state.devices.asleep = false }
+        state.devices.display = watchedDisplay()
         armIdle(state)
+    }
+
+    /// `[idle] display`: the displays to read when a touch lands, or nil. In pass-through the
+    /// compositor's idle tool lights the display on the touch it gets; swallowing that touch
+    /// would leave the display dark, so there the daemon takes it only when an `on = "wake"`
+    /// action can light the display.
+    private func watchedDisplay() -> DisplayWatch? {
+        guard base.displayWakes else { return nil }
+        let watch = DisplayWatch(root: base.sysfsRoot)
+        guard watch.sees else {
+            log.info("idle: no display state under \(base.sysfsRoot)/class (drm, backlight): a touch on a dark display is not told apart")
+            return nil
+        }
+        if base.daemon.mode == .passthrough && !base.actions.contains(where: { $0.on == .wake }) {
+            log.notice("idle: a touch on a dark display goes on to the compositor (whose idle tool lights the display on it): add an [[action]] on = \"wake\" that lights the display, and touchgestured swallows that touch")
+            return nil
+        }
+        return watch
     }
 
     private func armIdle(_ state: borrowing FrameState) {
@@ -67,7 +86,7 @@ extension Daemon {
         let now = monotonicNanoseconds()
         idle.countWake()
         idle.since = now
-        log.info("wake: a touch on device \(id) (its sequence is swallowed)")
+        log.info("wake: a touch on device \(id)\(state.devices.wokeInTheDark ? " on a dark display" : "") (its sequence is swallowed)")
         moment(.wake, device: id, at: now, &state)
         armIdle(state)
     }

@@ -16,8 +16,9 @@ extension Loader {
     /// Keys in one chord: more is no chord a person could press.
     static let maxChordKeys = 8
 
-    /// `idleAfter`: `[idle] after` in seconds (0: off), which `on` actions need.
-    func readActions(_ scopes: [Scope], _ engine: EngineConfiguration, idleAfter: Double) throws(ConfigError) -> [Action] {
+    /// `idleAfter`: `[idle] after` in seconds (0: off), which `on = "idle"` actions need;
+    /// `on = "wake"` ones need it or `[idle] display` (a touch on a dark display wakes).
+    func readActions(_ scopes: [Scope], _ engine: EngineConfiguration, idleAfter: Double, displayWakes: Bool) throws(ConfigError) -> [Action] {
         let compiled = CompiledConfiguration(engine)
         var actions: [Action] = []
         for a in scopes {
@@ -26,7 +27,7 @@ extension Loader {
             try checkName(name, a, "action")
             if actions.contains(where: { $0.name == name }) { throw a.fail("name", "two actions are named '\(name)'") }
             if let moment = try a.choice("on", Action.Moment.self) {
-                actions.append(try readMomentAction(a, name, moment, idleAfter: idleAfter))
+                actions.append(try readMomentAction(a, name, moment, idleAfter: idleAfter, displayWakes: displayWakes))
                 continue
             }
             guard let gesture = try a.string("gesture") else {
@@ -74,11 +75,13 @@ extension Loader {
     }
 
     /// An action fired `on` idle or wake: no gesture, nothing that selects one.
-    private func readMomentAction(_ a: Scope, _ name: String, _ moment: Action.Moment, idleAfter: Double) throws(ConfigError) -> Action {
+    private func readMomentAction(
+        _ a: Scope, _ name: String, _ moment: Action.Moment, idleAfter: Double, displayWakes: Bool
+    ) throws(ConfigError) -> Action {
         for key in ["gesture", "region", "fingers", "direction", "edge", "phase"] where a.table[key] != nil {
             throw a.fail(key, "action '\(name)' fires on \(moment.rawValue), not on a gesture: '\(key)' does not apply")
         }
-        guard idleAfter > 0 else {
+        guard idleAfter > 0 || (moment == .wake && displayWakes) else {
             throw a.fail("on", "action '\(name)' fires on \(moment.rawValue), but the kiosk never goes idle: set [idle] after (seconds)")
         }
         let effect = try readEffect(a, name)

@@ -168,12 +168,20 @@ struct Loader {
         c.panels = panels
         c.pointerRegions = pointerRegions
         if let idle = try top.subtable("idle") {
-            try idle.checkKeys(["after"])
+            try idle.checkKeys(["after", "display", "sysfs"])
             // Half a second at least, longer than a tap: a shorter one would take nearly every
             // touch for a wake (and one under a nanosecond would round to "never").
             c.idleAfter = try idle.number("after", in: 0.5...604_800, unit: "s", offAtZero: true) ?? 0
+            c.displayWakes = try idle.bool("display") ?? c.displayWakes
+            if let root = try idle.string("sysfs") {
+                guard root.hasPrefix("/"), root.utf8.count <= 4096, !root.utf8.contains(0) else {
+                    throw idle.fail("sysfs", "'sysfs' must be an absolute path (the folder holding class/drm and class/backlight)")
+                }
+                c.sysfsRoot = root
+            }
         }
-        c.actions = try readActions(try top.subtables("action", label: "[[action]]"), engine, idleAfter: c.idleAfter)
+        c.actions = try readActions(
+            try top.subtables("action", label: "[[action]]"), engine, idleAfter: c.idleAfter, displayWakes: c.displayWakes)
         Self.markSystemGestures(&c)
         return c
     }

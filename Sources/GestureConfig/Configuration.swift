@@ -19,6 +19,12 @@ public struct Configuration: Sendable {
     /// `[idle] after`: seconds without a touch after which the kiosk is idle (`on = "idle"`
     /// actions fire; the next touch wakes it and is swallowed). 0: never.
     public var idleAfter: Double = 0
+    /// `[idle] display`: a touch landing while every display the daemon can see is off (DRM
+    /// connectors' `dpms`/`enabled`, backlights' `bl_power`/`brightness` under `sysfsRoot`) wakes
+    /// the kiosk as a touch after `[idle] after` does (README, "Touch to wake").
+    public var displayWakes = true
+    /// `[idle] sysfs`: where those are read (a test's tree; "/sys" on a kiosk).
+    public var sysfsRoot = "/sys"
     /// The regions with `emulate = "pointer"`, in file order, with their mappings: their
     /// gestures drive the daemon's virtual pointer as well as going to clients.
     public var pointerRegions: [PointerRegion] = []

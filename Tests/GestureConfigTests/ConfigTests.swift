@@ -65,6 +65,10 @@ func readFile(_ path: String) -> String? {
         let idle = try ConfigLoader.parse("[idle]\nafter = 2.5\n[[action]]\nname = 'undim'\non = 'wake'\nexec = ['/bin/true']\n", file: "m.toml")
         #expect(idle.idleAfter == 2.5)
         #expect(idle.actions.first?.on == .wake && idle.actions.first?.gesture == "")
+        #expect(idle.displayWakes && idle.sysfsRoot == "/sys")
+        // A touch on a dark display wakes the kiosk with no [idle] after: a wake action needs none.
+        let dark = try ConfigLoader.parse("[idle]\nsysfs = '/tmp/sys'\n[[action]]\nname = 'light'\non = 'wake'\nexec = ['/bin/true']\n", file: "m.toml")
+        #expect(dark.idleAfter == 0 && dark.sysfsRoot == "/tmp/sys" && dark.actions.first?.on == .wake)
     }
 
     @Test func emptyFile_isTheBuiltInDefault() throws {
@@ -219,6 +223,9 @@ func readFile(_ path: String) -> String? {
         ("[idle]\nafter = 60\n[[action]]\nname = 'dim'\non = 'idle'\ngesture = 'tap'\nexec = ['/bin/true']", 6, "action 'dim' fires on idle, not on a gesture: 'gesture' does not apply"),
         ("[idle]\nafter = -1", 2, "'after' must be 0 (off) or from 0.5"),
         ("[idle]\nbefore = 1", 2, "unknown key 'before'"),
+        ("[idle]\nsysfs = 'sys'", 2, "'sysfs' must be an absolute path"),
+        ("[idle]\ndisplay = 'yes'", 2, "'display' must be true or false"),
+        ("[idle]\ndisplay = false\n[[action]]\nname = 'light'\non = 'wake'\nexec = ['/bin/true']", 5, "action 'light' fires on wake, but the kiosk never goes idle"),
         ("[device]\nmode = 'mirror'", 2, "'mode' must be one of \"observe\", \"grab\", \"passthrough\", found \"mirror\""),
         ("[device]\nmode = 'passthrough'\ncancel = 'up'", 3, "'cancel' must be one of \"lift\", \"palm\", found \"up\""),
         ("[daemon]\ngrab = true\n[device]\nmode = 'passthrough'", 4, "[device] mode = \"passthrough\" contradicts [daemon] grab = true"),

@@ -1,0 +1,55 @@
+import SystemCalls
+
+/// Whether the kiosk's displays are dark, as the kernel tells it under sysfs, whoever darkened
+/// them (the compositor's idle tool, a timer, a dim action): DRM connectors (`class/drm/cardN-*`:
+/// `status`, `enabled`, `dpms`) and backlights (`class/backlight/*`: `bl_power`, `brightness`).
+/// Read only when a touch lands on a panel with no finger on it (`[idle] display`), never polled.
+struct DisplayWatch {
+    let root: String
+    /// The connectors' and backlights' folders, found at start and on reload.
+    private(set) var connectors: [String] = []
+    private(set) var backlights: [String] = []
+
+    init(root: String) {
+        self.root = root
+        connectors = Self.folders(root + "/class/drm") { $0.hasPrefix("card") && $0.contains("-") }
+        backlights = Self.folders(root + "/class/backlight") { !$0.hasPrefix(".") }
+    }
+
+    /// Something to read: without a connector or a backlight the display counts as lit.
+    var sees: Bool { !connectors.isEmpty || !backlights.isEmpty }
+
+    /// Every connected display is off (its connector disabled or in a DPMS state other than
+    /// On), or every backlight is off (`bl_power` not 0, or brightness 0). A display whose state
+    /// cannot be read counts as lit: a touch is never swallowed on a guess.
+    var isDark: Bool {
+        var connected = 0, litConnectors = 0
+        for c in connectors where read(c + "/status") == "connected" {
+            connected += 1
+            let enabled = read(c + "/enabled") ?? "enabled"
+            let dpms = read(c + "/dpms") ?? "On"
+            if enabled != "disabled" && dpms == "On" { litConnectors += 1 }
+        }
+        if connected > 0 && litConnectors == 0 { return true }
+        guard !backlights.isEmpty else { return false }
+        for b in backlights {
+            let power = read(b + "/bl_power") ?? "0"
+            let brightness = read(b + "/brightness") ?? "1"
+            if power == "0" && brightness != "0" { return false }
+        }
+        return true
+    }
+
+    /// A sysfs attribute's text without its newline; nil when it cannot be read.
+    private func read(_ path: String) -> String? {
+        guard let bytes = try? readRegularFile(path, limit: 4096) else { return nil }
+        var text = String(decoding: bytes, as: UTF8.self)
+        while text.last == "\n" || text.last == " " { text.removeLast() }
+        return text
+    }
+
+    private static func folders(_ path: String, _ keep: (String) -> Bool) -> [String] {
+        guard case .success(let names) = Posix.entries(of: path) else { return [] }
+        return names.filter(keep).sorted().map { path + "/" + $0 }
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import GestureEngine
+import GestureProtocol
+import Testing
+import TouchFrames
+
+@testable import Daemon
+
+/// `[idle] display`: a touch landing while the displays are dark (as sysfs says, here a test's
+/// tree named by `[idle] sysfs`) wakes the kiosk whoever darkened them, with no `[idle] after`.
+@Suite(.serialized) struct DisplayWakeTests {
+    /// A sysfs tree with one HDMI connector (connected, `dpms` as given) and, optionally, a
+    /// backlight.
+    static func sysfs(in dir: String, dpms: String, backlight: (power: String, brightness: String)? = nil) throws -> String {
+        let root = dir + "/sys"
+        let connector = root + "/class/drm/card0-HDMI-A-1"
+        try FileManager.default.createDirectory(atPath: connector, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: root + "/class/drm/card0", withIntermediateDirectories: true)
+        try "connected\n".write(toFile: connector + "/status", atomically: true, encoding: .utf8)
+        try "enabled\n".write(toFile: connector + "/enabled", atomically: true, encoding: .utf8)
+        try (dpms + "\n").write(toFile: connector + "/dpms", atomically: true, encoding: .utf8)
+        if let backlight {
+            let b = root + "/class/backlight/panel"
+            try FileManager.default.createDirectory(atPath: b, withIntermediateDirectories: true)
+            try (backlight.power + "\n").write(toFile: b + "/bl_power", atomically: true, encoding: .utf8)
+            try (backlight.brightness + "\n").write(toFile: b + "/brightness", atomically: true, encoding: .utf8)
+        }
+        return root
+    }
+
+    /// What a client hears until the first tap (or the replay's end): idle, wake and gestures.
+    static func heard(_ d: DaemonUnderTest) throws -> [String] {
+        let c = try TestClient(d.socket)
+        _ = c.json()  // hello
+        var seen: [String] = []
+        while seen.filter({ $0.hasPrefix("tap") }).isEmpty, let v = c.json(seconds: 10) {
+            switch v["type"] {
+            case .string("idle"): seen.append("idle")
+            case .string("wake"): seen.append("wake")
+            case .string("gesture"): seen.append("\(v["gesture"]?.string ?? "") \(v["phase"]?.string ?? "")")
+            default: break
+            }
+        }
+        return seen
+    }
+
+    @Test func aTapOnADarkDisplay_wakes_itsWakeActionLightsIt_andTheNextTapIsATap() throws {
+        let dir = scratch()
+        let root = try Self.sysfs(in: dir, dpms: "Off")
+        let light = try DaemonActionTests.script(dir, "light.sh", "echo On > \(root)/class/drm/card0-HDMI-A-1/dpms")
+        let config = """
+            [idle]
+            sysfs = "\(root)"
+            [[action]]
+            name = "light"
+            on = "wake"
+            exec = ["\(light)"]
+            """
+        let recording = try IdleTests.taps(at: [0.5, 1.5], in: dir)
+        let d = try DaemonUnderTest(["--replay", recording, "--wait-for-clients", "1"], config: config, dir: dir)
+        #expect(try Self.heard(d) == ["wake", "tap recognized"], "the tap on the dark display woke it and went to no one")
+        #expect(d.stop() == 0)
+        #expect(d.log.contains("wake: a touch on device 1 on a dark display"))
+        #expect((try? String(contentsOfFile: root + "/class/drm/card0-HDMI-A-1/dpms", encoding: .utf8)) == "On\n")
+    }
+
+    @Test func aTapOnALitDisplay_isATap() throws {
+        let dir = scratch()
+        let root = try Self.sysfs(in: dir, dpms: "On", backlight: ("0", "120"))
+        let recording = try IdleTests.taps(at: [0.5], in: dir)
+        let d = try DaemonUnderTest(["--replay", recording, "--wait-for-clients", "1"], config: "[idle]\nsysfs = \"\(root)\"\n", dir: dir)
+        #expect(try Self.heard(d) == ["tap recognized"])
+        _ = d.stop()
+    }
+
+    @Test(arguments: [("4", "120"), ("0", "0")])
+    func aBacklightOff_isADarkDisplay(power: String, brightness: String) throws {
+        let dir = scratch()
+        let root = try Self.sysfs(in: dir, dpms: "On", backlight: (power, brightness))
+        let recording = try IdleTests.taps(at: [0.5, 1.5], in: dir)
+        let d = try DaemonUnderTest(["--replay", recording, "--wait-for-clients", "1"], config: "[idle]\nsysfs = \"\(root)\"\n", dir: dir)
+        // Nothing lights it: both taps wake (each is swallowed), and no tap is heard.
+        let c = try TestClient(d.socket)
+        _ = c.json()
+        var seen: [String] = []
+        while let v = c.json(seconds: 3) {
+            if v["type"] == .string("wake") { seen.append("wake") }
+            if v["type"] == .string("gesture") { seen.append(v["gesture"]?.string ?? "") }
+        }
+        #expect(seen == ["wake", "wake"])
+        _ = d.stop()
+    }
+
+    @Test func displayFalse_turnsItOff() throws {
+        let dir = scratch()
+        let root = try Self.sysfs(in: dir, dpms: "Off")
+        let recording = try IdleTests.taps(at: [0.5], in: dir)
+        let d = try DaemonUnderTest(
+            ["--replay", recording, "--wait-for-clients", "1"], config: "[idle]\ndisplay = false\nsysfs = \"\(root)\"\n", dir: dir)
+        #expect(try Self.heard(d) == ["tap recognized"])
+        _ = d.stop()
+    }
+}
