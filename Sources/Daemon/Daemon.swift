@@ -31,6 +31,11 @@ public final class Daemon: EventLoopOwner {
         /// The action runner's socket (touchgestured-actions.socket); nil: a runner child of the
         /// daemon's own.
         public var actionRunner: String?
+        /// The folder of the daemon's own state: `calibration.toml`, a calibration a client
+        /// saved (`calibrate`), read after the configuration's drop-ins. Nil: nothing is saved.
+        public var stateDirectory: String?
+        /// The saved calibrations' file, when there is a state folder.
+        public var calibrationFile: String? { stateDirectory.map { $0 + "/calibration.toml" } }
         public init() {}
     }
 
@@ -56,7 +61,7 @@ public final class Daemon: EventLoopOwner {
     /// The sockets' files and directories this start made (none under socket activation).
     private var sockets = ListenSocket.Opened()
     private var exitCode: Int32 = 0
-    private var lastReloadError: String?
+    private(set) var lastReloadError: String?
 
     // Reply scratch and stats.
     var writer = JSONLineWriter(capacity: 4096)
@@ -72,7 +77,7 @@ public final class Daemon: EventLoopOwner {
         deadline = try DeadlineTimer()
         idle = try IdleWatch(now: monotonicNanoseconds())
         actions = ActionRunner(loop: loop, log: log, maxChildren: 4, runnerSocket: options.actionRunner, verbose: options.verbose)
-        var base = try Self.loadConfiguration(options.configPath)
+        var base = try Self.loadConfiguration(options.configPath, calibrations: options.calibrationFile)
         if let s = options.socketPath { base.daemon.socket = s }
         self.base = base
         actions.maxChildren = base.daemon.maxActionChildren
@@ -105,9 +110,9 @@ public final class Daemon: EventLoopOwner {
         return limits
     }
 
-    static func loadConfiguration(_ path: String?) throws -> Configuration {
+    static func loadConfiguration(_ path: String?, calibrations: String?) throws -> Configuration {
         guard let path else { return .standard }
-        return try ConfigLoader.load(path: path)
+        return try ConfigLoader.load(path: path, calibrations: calibrations)
     }
 
     // MARK: - Start and run
@@ -238,7 +243,7 @@ public final class Daemon: EventLoopOwner {
         systemd.notify("RELOADING=1")
         defer { systemd.notify("READY=1\nSTATUS=\(status(state))") }
         do {
-            let kept = try apply(try Self.loadConfiguration(path), &state)
+            let kept = try apply(try Self.loadConfiguration(path, calibrations: options.calibrationFile), &state)
             lastReloadError = nil
             stats.reloads += 1
             let but = kept.map { "; but \($0)" } ?? ""

@@ -94,6 +94,12 @@ extension Daemon {
             ).write(into: &writer)
             Messages.end(&writer)
 
+        case .calibrate(let r):
+            let (fit, saved) = try calibrate(r, client: c, &state)
+            Messages.beginReply(&writer, id: id, op: op)
+            writeFit(fit, saved: saved)
+            Messages.end(&writer)
+
         case .page(let page, let bridge):
             let uid = try takePage(c, page: page, bridge: bridge)
             Messages.beginReply(&writer, id: id, op: op)

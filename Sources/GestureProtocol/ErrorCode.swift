@@ -13,6 +13,11 @@ public enum ErrorCode: String, CaseIterable, Sendable {
     case lineTooLong = "line_too_long"
     case tooManyClients = "too_many_clients"
     case idleTimeout = "idle_timeout"
+    /// `calibrate`: the touches give no fit to trust (too few, on a line, a target missed).
+    case calibrationRefused = "calibration_refused"
+    /// `calibrate` with `save`: the daemon has nowhere to keep it (no state directory, no
+    /// configuration file), or writing it failed.
+    case notSaved = "not_saved"
     /// The web bridge's answer to a page's request while it has no connection to the daemon.
     case daemonUnavailable = "daemon_unavailable"
     /// A failure of the daemon's own (a bug): the message says what.

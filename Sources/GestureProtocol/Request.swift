@@ -19,9 +19,11 @@ public enum Request: Equatable, Sendable {
     /// The web bridge says whose page this connection carries: the page's TCP connection to the
     /// bridge, as `HOST:PORT` of each end, for the daemon to look up in the kernel.
     case page(page: String, bridge: String)
+    /// Touches on targets: a panel's calibration fitted, and with `save` kept and applied.
+    case calibrate(CalibrationRequest)
 
     /// Every op, as the protocol spells it.
-    public static let ops = ["ping", "subscribe", "set_regions", "clear_regions", "list_devices", "get_config", "stats", "page"]
+    public static let ops = ["ping", "subscribe", "set_regions", "clear_regions", "list_devices", "get_config", "stats", "page", "calibrate"]
 
     public var op: String {
         switch self {
@@ -33,6 +35,7 @@ public enum Request: Equatable, Sendable {
         case .getConfig: return "get_config"
         case .stats: return "stats"
         case .page: return "page"
+        case .calibrate: return "calibrate"
         }
     }
 }
@@ -116,6 +119,9 @@ extension Request {
                 throw RequestFailure(.invalidField, "'page' and 'bridge' must be the two ends of the page's connection, \"HOST:PORT\"")
             }
             return .page(page: page, bridge: bridge)
+        case "calibrate":
+            try fields(v, allowed: ["device", "points", "save", "max_error_mm"], op: op)
+            return .calibrate(try CalibrationRequest.read(v))
         case "ping", "clear_regions", "list_devices", "get_config", "stats":
             // Requests without fields of their own.
             try fields(v, allowed: [], op: op)

@@ -14,7 +14,7 @@ public enum GateDecision: Equatable, Sendable {
 public struct RequestGate: Sendable {
     /// Ops a page may send: what a web app needs. `stats` (the daemon's counters, other clients'
     /// numbers) stays with local tools.
-    public static let pageOps: Set<String> = ["ping", "subscribe", "set_regions", "clear_regions", "list_devices", "get_config"]
+    public static let pageOps: Set<String> = ["ping", "subscribe", "set_regions", "clear_regions", "list_devices", "get_config", "calibrate"]
     static let regionOps: Set<String> = ["set_regions", "clear_regions"]
 
     public var readOnly: Bool
@@ -43,6 +43,9 @@ public struct RequestGate: Sendable {
             }
             if readOnly && Self.regionOps.contains(request.op) {
                 return .answer(Self.errorLine(id, .forbidden, "this bridge is read-only (--read-only): no \(request.op)"))
+            }
+            if readOnly, case .calibrate(let r) = request, r.save {
+                return .answer(Self.errorLine(id, .forbidden, "this bridge is read-only (--read-only): a calibration is fitted, not saved"))
             }
             return .forward(message + [UInt8(ascii: "\n")])
         }

@@ -19,7 +19,8 @@ public struct StaticFiles: Sendable {
         uri.firstIndex(where: { $0 == "?" || $0 == "#" }).map { uri[..<$0] } ?? Substring(uri)
     }
 
-    /// The file for `uriPath` (its query dropped; `/` and folders get `index.html`) and its
+    /// The file for `uriPath` (its query dropped; `/` and folders get `index.html`, a last part
+    /// without an extension its `.html`) and its
     /// Content-Type, or nil when the path is not one the bridge serves.
     public func resolve(_ uriPath: String) -> (file: String, contentType: String)? {
         var path = Self.path(uriPath)
@@ -30,8 +31,12 @@ public struct StaticFiles: Sendable {
             guard let first = segment.first, first != "." else { return nil }
             guard segment.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }) else { return nil }
         }
-        guard let last = segments.last, let dot = last.lastIndex(of: ".") else { return nil }
+        guard var last = segments.last, !last.isEmpty else { return nil }
+        // A page by its name alone (`/calibrate`): its `.html`.
+        let extensionless = !last.contains(".")
+        if extensionless { last += ".html" }
+        guard let dot = last.lastIndex(of: ".") else { return nil }
         guard let type = Self.types[last[last.index(after: dot)...].lowercased()] else { return nil }
-        return (root + "/" + segments.joined(separator: "/"), type)
+        return (root + "/" + (segments.dropLast() + [last]).joined(separator: "/"), type)
     }
 }

@@ -101,18 +101,20 @@ struct Calibrate: ParsableCommand {
 
     private func report(_ fit: CalibrationFit) {
         for (i, (px, mm)) in zip(fit.residualPixels, fit.residualMillimeters).enumerated() {
-            say("  touch \(i + 1): \(number((px * 10).rounded() / 10)) px, \(number((mm * 100).rounded() / 100)) mm from its target")
+            say("  touch \(i + 1): \(calibrationNumber((px * 10).rounded() / 10)) px, \(calibrationNumber((mm * 100).rounded() / 100)) mm from its target")
         }
-        say("Fit: largest error \(number((fit.worstMillimeters * 100).rounded() / 100)) mm (\(number((fit.worstPixels * 10).rounded() / 10)) px), rms \(number((fit.rmsMillimeters * 100).rounded() / 100)) mm.")
-        say("calibration = [\(fit.matrix.map(number).joined(separator: ", "))]")
+        say("Fit: largest error \(calibrationNumber((fit.worstMillimeters * 100).rounded() / 100)) mm (\(calibrationNumber((fit.worstPixels * 10).rounded() / 10)) px), rms \(calibrationNumber((fit.rmsMillimeters * 100).rounded() / 100)) mm.")
+        say("calibration = [\(fit.matrix.map(calibrationNumber).joined(separator: ", "))]")
     }
 
     private func save(_ fit: CalibrationFit, panel: CalibrationPanel, config c: Configuration, rotation: Int) throws {
-        let match = c.panelMatch(path: panel.node, name: panel.name, vendor: panel.vendor, product: panel.product)
-            ?? panel.defaultMatch
+        let match = CalibrationFile.match(for: c, node: panel.node, name: panel.name, vendor: panel.vendor, product: panel.product)
         let path = write ?? ConfigLoader.dropInFolder(of: config) + "/calibration.toml"
-        var file = try CalibrationFile(readingFrom: path)
-        let note = "\(panel.name): largest error \(number((fit.worstMillimeters * 100).rounded() / 100)) mm over \(fit.residualPixels.count) touches"
+        var file: CalibrationFile
+        do { file = try CalibrationFile(readingFrom: path) } catch {
+            throw fail("\(error): move it away, or write elsewhere with --write FILE")
+        }
+        let note = "\(panel.name): largest error \(calibrationNumber((fit.worstMillimeters * 100).rounded() / 100)) mm over \(fit.residualPixels.count) touches"
         file.set(match, fit.matrix, note: note)
         say("")
         say("For mode = \"observe\" (the compositor reads the panel itself), the same as a udev rule, e.g. /etc/udev/rules.d/99-touch-calibration.rules\(rotation != 0 ? " (it includes the rotation: remove `rotation` from the configuration if you use it instead)" : ""):")
@@ -123,7 +125,7 @@ struct Calibrate: ParsableCommand {
             writeAll(1, Array(file.text.utf8))
             return
         }
-        try file.write(to: path)
+        do { try file.write(to: path) } catch { throw fail("\(error) (run as root, or --write FILE, or --dry-run to print it)") }
         say("")
         say("Wrote \(path) ([[panel]] match = \(tomlString(match))).")
         guard !noReload else { return say("Reload the daemon to apply it: systemctl reload touchgestured") }

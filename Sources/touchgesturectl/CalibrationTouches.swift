@@ -151,14 +151,6 @@ struct CalibrationPanel {
     /// The connection to the daemon, when it gives the touches.
     var daemon: Connection?
     var touches: any CalibrationTouches
-
-    /// A new `[[panel]]`'s match: vendor:product when the panel has them, else its name (when
-    /// no glob character is in it), else its node (which may change at the next boot).
-    var defaultMatch: String {
-        guard vendor != 0 || product != 0 else { return name.contains(where: { "*?[".contains($0) }) || name.isEmpty ? node : name }
-        func hex4(_ v: UInt16) -> String { let s = String(v, radix: 16); return String(repeating: "0", count: 4 - s.count) + s }
-        return hex4(vendor) + ":" + hex4(product)
-    }
 }
 
 extension CalibrationPanel {

@@ -58,6 +58,9 @@ struct TouchGestured: ParsableCommand {
     @Option(help: .hidden)
     var serveActionsFd: Int32?
 
+    @Option(help: "Where a calibration saved by a `calibrate` request is kept (calibration.toml), read after the configuration's drop-ins (default $STATE_DIRECTORY, which systemd's StateDirectory= sets).")
+    var stateDir: String?
+
     /// Blocks SIGHUP, SIGTERM and SIGINT before anything else runs (even argument parsing): one
     /// that arrives during start-up waits for the loop instead of killing the daemon.
     static func main() {
@@ -84,6 +87,8 @@ struct TouchGestured: ParsableCommand {
         options.waitForClients = waitForClients
         options.verbose = verbose
         options.actionRunner = actionRunner
+        // systemd may list several folders, colon-separated: the first is ours.
+        options.stateDirectory = stateDir ?? Posix.environment("STATE_DIRECTORY").flatMap { $0.split(separator: ":").first.map(String.init) }
         try exit(log, "cannot start") { try Daemon(options: options, log: log).run() }
     }
 

@@ -108,3 +108,83 @@ import TouchFrames
         _ = d.stop()
     }
 }
+
+/// The `calibrate` request (the web page's route): the fit in the reply, and with `save` the
+/// daemon's own calibration file in its state folder, applied by a reload.
+@Suite(.serialized) struct CalibrateRequestTests {
+    /// The four corners' touches as a request's points (the panel's u, v and the target).
+    static func points(_ places: [(Double, Double)] = CalibrateTests.corners) -> String {
+        let json = zip(places, CalibrateTests.corners).map { (place, target) -> String in
+            let (x, y) = CalibrateTests.skewed(place.0, place.1)
+            return #"{"u":\#(Double(x) / 3840),"v":\#(Double(y) / 2160),"x":\#(target.0 * 1920),"y":\#(target.1 * 1080)}"#
+        }
+        return "[" + json.joined(separator: ",") + "]"
+    }
+
+    @Test func aFit_isReplied_andSaved_inTheStateFolder_thenApplied() throws {
+        let dir = scratch()
+        let touches = try CalibrateTests.recording(CalibrateTests.corners, in: dir, name: "corners.events")
+        let d = try DaemonUnderTest(
+            ["--replay", touches, "--loop", "--state-dir", dir + "/state"], config: "[screen]\nwidth = 1920\nheight = 1080\n", dir: dir)
+        let c = try TestClient(d.socket)
+        _ = c.json()  // hello
+        let fit = try #require(c.call(#"{"op":"calibrate","id":1,"device":1,"points":\#(Self.points())}"#))
+        #expect(fit["ok"] == .bool(true), "\(fit)")
+        guard case .array(let m)? = fit["calibration"] else { Issue.record("no calibration: \(fit)"); return }
+        #expect(m.count == 6 && abs((m[0].number ?? 0) - 1.1108) < 0.001, "\(m)")
+        #expect((fit["worst_mm"]?.number ?? 1) < 0.1 && fit["saved"] == nil)
+        #expect(!FileManager.default.fileExists(atPath: dir + "/state/calibration.toml"))
+
+        let saved = try #require(c.call(#"{"op":"calibrate","id":2,"device":1,"save":true,"points":\#(Self.points())}"#))
+        #expect(saved["saved"] == .string(dir + "/state/calibration.toml"), "\(saved)")
+        let file = try String(contentsOfFile: dir + "/state/calibration.toml", encoding: .utf8)
+        #expect(file.contains("match = \"skewed panel\"") && file.contains("calibration = [1.11"), "\(file)")
+        let stats = try #require(c.call(#"{"op":"stats","id":3}"#))
+        #expect(stats["reloads"] == .number(1))
+        #expect(d.stop() == 0)
+        #expect(d.log.contains("saved skewed panel's calibration"))
+        // A daemon started again reads it after the file: taps on the corners land on the corners.
+        let check = try CalibrateTests.recording(CalibrateTests.corners, in: dir, name: "check.events", frames: 1)
+        let d2 = try DaemonUnderTest(
+            ["--replay", check, "--wait-for-clients", "1", "--state-dir", dir + "/state"], config: "[screen]\nwidth = 1920\nheight = 1080\n")
+        let c2 = try TestClient(d2.socket)
+        _ = c2.json()
+        var taps: [(Double, Double)] = []
+        while taps.count < 4, let v = c2.json(seconds: 10) {
+            if v["gesture"] == .string("tap"), let x = v["x"]?.number, let y = v["y"]?.number { taps.append((x, y)) }
+        }
+        let goals: [(Double, Double)] = [(0, 0), (1919, 0), (1919, 1079), (0, 1079)]
+        #expect(taps.count == 4)
+        for (tap, goal) in zip(taps, goals) { #expect(abs(tap.0 - goal.0) <= 1 && abs(tap.1 - goal.1) <= 1, "\(tap) for \(goal)") }
+        #expect(d2.stop() == 0)
+    }
+
+    @Test func refusals_comeWithTheirReason() throws {
+        let dir = scratch()
+        let touches = try CalibrateTests.recording(CalibrateTests.corners, in: dir, name: "corners.events")
+        let d = try DaemonUnderTest(["--replay", touches, "--loop"], config: "", dir: dir)
+        let c = try TestClient(d.socket)
+        _ = c.json()
+        let wrong = Self.points([(0, 0), (1, 1), (1, 0), (0, 1)])
+        let refused = try #require(c.call(#"{"op":"calibrate","id":1,"device":1,"points":\#(wrong)}"#))
+        #expect(refused["code"] == .string("calibration_refused"), "\(refused)")
+        let noState = try #require(c.call(#"{"op":"calibrate","id":2,"device":1,"save":true,"points":\#(Self.points())}"#))
+        #expect(noState["code"] == .string("not_saved"), "\(noState)")
+        let noDevice = try #require(c.call(#"{"op":"calibrate","id":3,"device":9,"points":\#(Self.points())}"#))
+        #expect(noDevice["code"] == .string("invalid_field"))
+        let twoPoints = try #require(c.call(#"{"op":"calibrate","id":4,"device":1,"points":[{"u":0,"v":0,"x":0,"y":0}]}"#))
+        #expect(twoPoints["code"] == .string("invalid_field"))
+        #expect(try #require(c.call(#"{"op":"ping","id":5}"#))["ok"] == .bool(true), "the daemon lives on")
+        _ = d.stop()
+    }
+
+    @Test func aStateFileHoldingMoreThanCalibrations_isRefusedAtStart() throws {
+        let dir = scratch()
+        try FileManager.default.createDirectory(atPath: dir + "/state", withIntermediateDirectories: true)
+        try "[[action]]\nname = 'x'\ngesture = 'tap'\nexec = ['/bin/true']\n".write(toFile: dir + "/state/calibration.toml", atomically: true, encoding: .utf8)
+        try "".write(toFile: dir + "/kiosk.toml", atomically: true, encoding: .utf8)
+        let (status, out) = try runProgram(Root.daemon, ["--config", dir + "/kiosk.toml", "--socket", dir + "/s.sock", "--state-dir", dir + "/state"])
+        #expect(status != 0)
+        #expect(out.contains("calibration.toml") && out.contains("is not a calibration"), "\(out)")
+    }
+}

@@ -39,9 +39,15 @@ import Testing
         #expect(gate.decide([0xFF, 0xFE]) == .answer(RequestGate.errorLine(nil, .invalidUTF8, "the line is not valid UTF-8")))
     }
 
-    @Test func readOnly_refusesRegions() {
+    @Test func readOnly_refusesRegions_andSavingACalibration() {
         let ro = RequestGate(readOnly: true)
         #expect(answer(#"{"op":"clear_regions","id":2}"#, ro)?.contains(#""code":"forbidden""#) == true)
+        let points = #"[{"u":0.1,"v":0.1,"x":0,"y":0},{"u":0.9,"v":0.1,"x":1920,"y":0},{"u":0.9,"v":0.9,"x":1920,"y":1080}]"#
+        let fit = #"{"op":"calibrate","id":3,"device":1,"points":\#(points)}"#
+        #expect(ro.decide(Array(fit.utf8)) == .forward(Array((fit + "\n").utf8)), "a fit changes nothing: served")
+        let save = #"{"op":"calibrate","id":4,"device":1,"save":true,"points":\#(points)}"#
+        #expect(answer(save, ro)?.contains(#""code":"forbidden""#) == true)
+        #expect(gate.decide(Array(save.utf8)) == .forward(Array((save + "\n").utf8)))
         #expect(ro.decide(Array(#"{"op":"ping"}"#.utf8)) == .forward(Array("{\"op\":\"ping\"}\n".utf8)))
     }
 
