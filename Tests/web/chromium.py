@@ -78,12 +78,12 @@ class Chromium:
         r = self.call("Runtime.evaluate", expression=expression, returnByValue=True)
         return r["result"].get("value")
 
-    def wait(self, expression, what, timeout=30):
-        """Waits until `expression` is truthy in the page."""
+    def wait(self, expression, what, timeout=30, state="window.demo"):
+        """Waits until `expression` is truthy in the page (`state`, shown when it is not)."""
         try:
             wait_for(lambda: self.eval(expression), what, timeout)
         except Failure as e:
-            raise Failure(f"{e} (page state: {self.eval('JSON.stringify(window.demo)')})") from None
+            raise Failure(f"{e} (page state: {self.eval(f'JSON.stringify({state})')})") from None
 
     def screenshot(self, path):
         data = self.call("Page.captureScreenshot", format="png")["data"]
