@@ -142,7 +142,12 @@ public struct DevicePipeline {
     /// The decoder's last frame, read where it lies (engine and decoder are apart in `self`).
     private mutating func handleDecodedFrame(into out: inout PipelineOutput) {
         if swallowing { return swallow(decoder.frame, into: &out) }
-        out.frame(decoder.frame) { decoder.unitPosition(ofContact: $0) }
+        // Touch lines carry each contact's place on the panel's own axes (the calibrator's u, v).
+        if out.wants.touchLines {
+            out.frame(decoder.frame) { decoder.unitPosition(ofContact: $0) }
+        } else {
+            out.frame(decoder.frame)
+        }
         trace(out.wants.transitions)
         if pointer.active { pointer.advance(to: decoder.frame.time, into: &out) }
         let first = out.events.count

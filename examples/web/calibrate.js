@@ -62,16 +62,23 @@ function start() {
   ask();
 }
 
-tg.on("hello", (hello) => {
-  const wanted = params.has("device") ? Number(params.get("device")) : hello.devices[0]?.id;
-  const device = hello.devices.find((d) => d.id === wanted);
+/** The panel to calibrate among `devices`: ?device=ID, else the first; calibration starts with it. */
+function pick(devices) {
+  const wanted = params.has("device") ? Number(params.get("device")) : devices[0]?.id;
+  const device = devices.find((d) => d.id === wanted);
   if (!device) {
     state.state = "no device";
-    show("No touch panel", params.has("device") ? `The daemon reads no device ${wanted}.` : "The daemon reads no touch panel yet.", true);
+    show("No touch panel yet", params.has("device") ? `Waiting for device ${wanted}.` : "Waiting for the daemon to read a touch panel.");
     return;
   }
   state.device = device.id;
-  if (state.state === "connecting") start();
+  if (state.state === "connecting" || state.state === "no device") start();
+}
+
+tg.on("hello", (hello) => pick(hello.devices));
+// A panel plugged in (or a replay started) after the page opened.
+tg.on("device", (line) => {
+  if (line.action === "added" && (state.state === "no device" || state.state === "connecting")) pick([line.device]);
 });
 
 tg.on("touch", (line) => {
