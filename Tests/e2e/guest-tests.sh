@@ -372,6 +372,9 @@ run passthrough_restart
 run mirror_calibration
 run calibrate
 run mirror_udev_calibration
+run compositor_calibration cage
+run compositor_calibration sway
+run compositor_calibration weston
 run passthrough_syn_dropped
 run passthrough_latency
 run passthrough_cpu
