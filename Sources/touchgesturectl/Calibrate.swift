@@ -22,7 +22,7 @@ struct Calibrate: ParsableCommand {
             with --node, from the panel itself (no daemon running, or one in observe mode). The fit is least \
             squares over the touches; each touch's distance from its target after the fit is shown in px and mm, \
             and a fit with a touch further than --max-error is refused with the reason. The result is written to \
-            CONFIG's drop-in folder (calibration.toml in touchgestured.d beside --config) as a [[panel]] with the \
+            the drop-in folder (calibration.toml in touchgestured.d beside the daemon's configuration file) as a [[panel]] with the \
             panel's match, never into the admin's own file, then the daemon is sent SIGHUP (it reloads). The \
             equivalent udev rule (LIBINPUT_CALIBRATION_MATRIX) is printed for mode = "observe", where the \
             compositor reads the panel itself.
@@ -36,8 +36,8 @@ struct Calibrate: ParsableCommand {
     @Option(help: "Read this panel's node directly (/dev/input/eventN) instead of the daemon.")
     var node: String?
 
-    @Option(help: "The daemon's configuration (the panel's output and rotation; the drop-in goes beside it).")
-    var config = "/etc/touchgestured/touchgestured.toml"
+    @Option(help: "The daemon's configuration (the panel's output and rotation; the drop-in goes beside it). Default: the file the daemon says it read (get_config), else /etc/touchgestured/touchgestured.toml.")
+    var config: String?
 
     @Option(help: "Where to write the result (default: calibration.toml in the drop-in folder beside --config).")
     var write: String?
@@ -64,8 +64,12 @@ struct Calibrate: ParsableCommand {
     }
 
     func run() throws {
-        let fileConfig = try configuration()
         var panel = try node.map(openPanel) ?? daemonPanel()
+        let configPath = config ?? panel.daemonConfig ?? "/etc/touchgestured/touchgestured.toml"
+        if config == nil && panel.daemon != nil && panel.daemonConfig == nil {
+            say("Note: the daemon runs its built-in configuration (no --config file), which reads no drop-in: the result is for a daemon started with \(configPath).")
+        }
+        let fileConfig = try configuration(configPath)
         let geometry = fileConfig.geometry(path: panel.node, name: panel.name, vendor: panel.vendor, product: panel.product)
         let screen = panel.screen ?? geometry.screen
         let output = geometry.output.flatMap { $0.clipped(to: screen) } ?? screen
@@ -89,14 +93,14 @@ struct Calibrate: ParsableCommand {
             throw fail("calibration refused: \(error)")
         }
         report(fit)
-        try save(fit, panel: panel, config: fileConfig, rotation: geometry.rotation)
+        try save(fit, panel: panel, config: fileConfig, path: configPath, rotation: geometry.rotation)
     }
 
     /// The daemon's configuration as it reads it (the file and its drop-ins); the built-in one
     /// when the file does not exist.
-    private func configuration() throws -> Configuration {
-        guard case .success = Posix.status(config) else { return .standard }
-        do { return try ConfigLoader.load(path: config) } catch { throw fail(error.description) }
+    private func configuration(_ path: String) throws -> Configuration {
+        guard case .success = Posix.status(path) else { return .standard }
+        do { return try ConfigLoader.load(path: path) } catch { throw fail(error.description) }
     }
 
     private func report(_ fit: CalibrationFit) {
@@ -107,7 +111,7 @@ struct Calibrate: ParsableCommand {
         say("calibration = [\(fit.matrix.map(calibrationNumber).joined(separator: ", "))]")
     }
 
-    private func save(_ fit: CalibrationFit, panel: CalibrationPanel, config c: Configuration, rotation: Int) throws {
+    private func save(_ fit: CalibrationFit, panel: CalibrationPanel, config c: Configuration, path config: String, rotation: Int) throws {
         let match = CalibrationFile.match(for: c, node: panel.node, name: panel.name, vendor: panel.vendor, product: panel.product)
         let path = write ?? ConfigLoader.dropInFolder(of: config) + "/calibration.toml"
         var file: CalibrationFile
@@ -193,7 +197,14 @@ struct Calibrate: ParsableCommand {
             }
             chosen = devices[0]
         }
-        return try CalibrationPanel(daemonDevice: chosen, hello: v, connection: c)
+        // The file the daemon read, where its drop-ins are (`source`: a path, or "built-in").
+        var source: String?
+        if let reply = try? c.call(#"{"op":"get_config","id":3}"#, id: 3), case .string(let s)? = reply["source"], s != "built-in" {
+            source = s
+        }
+        var panel = try CalibrationPanel(daemonDevice: chosen, hello: v, connection: c)
+        panel.daemonConfig = source
+        return panel
     }
 }
 

@@ -148,8 +148,10 @@ struct CalibrationPanel {
     var sizeMM: (width: Double, height: Double)?
     /// The daemon's screen (its hello), when the daemon is asked.
     var screen: PixelRect?
-    /// The connection to the daemon, when it gives the touches.
+    /// The connection to the daemon, when it gives the touches, and the file it read (nil: its
+    /// built-in configuration, or no daemon).
     var daemon: Connection?
+    var daemonConfig: String?
     var touches: any CalibrationTouches
 }
 
