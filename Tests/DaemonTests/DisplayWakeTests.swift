@@ -28,15 +28,21 @@ import TouchFrames
         return root
     }
 
-    /// What a client hears until the first tap (or the replay's end): idle, wake and gestures.
+    /// What a new client of `d` hears until the first tap (or the replay's end).
     static func heard(_ d: DaemonUnderTest) throws -> [String] {
         let c = try TestClient(d.socket)
         _ = c.json()  // hello
+        return heard(c)
+    }
+
+    /// What `c` hears until the first tap (or the replay's end): idle, wake (with the device
+    /// touched, `withDevice`) and gestures.
+    static func heard(_ c: TestClient, withDevice: Bool = false) -> [String] {
         var seen: [String] = []
         while seen.filter({ $0.hasPrefix("tap") }).isEmpty, let v = c.json(seconds: 10) {
             switch v["type"] {
             case .string("idle"): seen.append("idle")
-            case .string("wake"): seen.append("wake")
+            case .string("wake"): seen.append(withDevice ? "wake \(v["device"]?.number.map { Int($0) } ?? -1)" : "wake")
             case .string("gesture"): seen.append("\(v["gesture"]?.string ?? "") \(v["phase"]?.string ?? "")")
             default: break
             }

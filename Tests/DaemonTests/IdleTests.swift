@@ -48,15 +48,7 @@ import TouchFrames
         let d = try DaemonUnderTest(["--replay", recording, "--wait-for-clients", "1"], config: config, dir: dir)
         let c = try TestClient(d.socket)
         _ = c.json()  // hello
-        var seen: [String] = []
-        while seen.filter({ $0.hasPrefix("tap") }).isEmpty, let v = c.json(seconds: 10) {
-            switch v["type"] {
-            case .string("idle"): seen.append("idle")
-            case .string("wake"): seen.append("wake \(v["device"]?.number.map { Int($0) } ?? -1)")
-            case .string("gesture"): seen.append("\(v["gesture"]?.string ?? "") \(v["phase"]?.string ?? "")")
-            default: break
-            }
-        }
+        let seen = DisplayWakeTests.heard(c, withDevice: true)
         #expect(seen == ["idle", "wake 1", "tap recognized"], "the first tap woke the kiosk and went to no one")
         let stats = try #require(c.call(#"{"op":"stats","id":1}"#))
         // (It may be idle again by now: only the wake is certain to be one.)

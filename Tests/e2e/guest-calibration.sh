@@ -2,6 +2,20 @@
 # calibration and rotation, so the compositor (here libinput, as it reads the mirror) places each
 # touch where the daemon's own gestures see it.
 
+# libinput-debug-events' log $1: each touch's first place (TOUCH_DOWN), in px of the 1920 x 1080
+# screen (libinput pads its numbers, "%5.2f/%5.2f": a small one has a space after the slash).
+li_downs() { awk '$2 == "TOUCH_DOWN" { gsub(/\/ +/, "/"); for (i = 1; i <= NF; i++) if ($i ~ /^[0-9.]+\/[0-9.]+$/) { split($i, p, "/"); print p[1] * 19.2, p[2] * 10.8; break } }' "$1"; }
+# The monitor's log $1: each recognized tap's x and y.
+tap_places() { grep '"gesture":"tap",' "$1" | grep '"phase":"recognized"' | sed -n 's/.*,"x":\([-0-9.]*\),"y":\([-0-9.]*\),.*/\1 \2/p'; }
+# Files of "x y" rows side by side: how many rows all of them have, and the largest difference of
+# any file's x or y from the first file's on the same row ("N WORST").
+worst_apart() {
+    paste -d' ' "$@" | awk -v files=$# '
+        function d(a, b) { return a > b ? a - b : b - a }
+        NF == 2 * files { n++; for (k = 3; k < NF; k += 2) { if (d($k, $1) > w) w = d($k, $1); if (d($(k + 1), $2) > w) w = d($(k + 1), $2) } }
+        END { printf "%d %.2f", n, w }'
+}
+
 # A rotated, skewed panel in pass-through: five taps (four corners and the middle); each tap's
 # position in the daemon's gesture lines (screen px) against libinput's first TOUCH_DOWN on the
 # mirror for it (percent of the mirror's axes, times the screen's 1920 x 1080): within 1 px, as
@@ -15,15 +29,9 @@ mirror_calibration() {
     play_read $E/rec/corners.events mirror /tmp/li-mc.txt /tmp/daemon-mc.log
     kill $MON; wait $MON 2>/dev/null
     stop_daemon
-    grep '"gesture":"tap",' /tmp/m-mc.txt | grep '"phase":"recognized"' \
-        | sed -n 's/.*,"x":\([-0-9.]*\),"y":\([-0-9.]*\),.*/\1 \2/p' > /tmp/mc-daemon.txt
-    # libinput pads its numbers ("%5.2f/%5.2f"): a small one has a space after the slash.
-    awk '$2 == "TOUCH_DOWN" { gsub(/\/ +/, "/"); for (i = 1; i <= NF; i++) if ($i ~ /^[0-9.]+\/[0-9.]+$/) { split($i, p, "/"); print p[1] * 19.2, p[2] * 10.8; break } }' \
-        /tmp/li-mc.txt > /tmp/mc-libinput.txt
-    worst=$(paste -d' ' /tmp/mc-daemon.txt /tmp/mc-libinput.txt | awk '
-        NF == 4 { n++; dx = $1 - $3; dy = $2 - $4; if (dx < 0) dx = -dx; if (dy < 0) dy = -dy
-                  if (dx > w) w = dx; if (dy > w) w = dy }
-        END { printf "%d %.2f", n, w }')
+    tap_places /tmp/m-mc.txt > /tmp/mc-daemon.txt
+    li_downs /tmp/li-mc.txt > /tmp/mc-libinput.txt
+    worst=$(worst_apart /tmp/mc-daemon.txt /tmp/mc-libinput.txt)
     set -- $worst
     pairs=$(paste -d' ' /tmp/mc-daemon.txt /tmp/mc-libinput.txt | tr '\n' ';')
     if [ "$1" = 5 ] && awk -v w=$2 'BEGIN { exit !(w <= 1.0) }'; then
@@ -60,15 +68,10 @@ calibrate() {
     play_read $E/rec/skewed-check.events mirror /tmp/li-cal.txt /tmp/daemon-cal.log
     kill $MON; wait $MON 2>/dev/null
     stop_daemon
-    grep '"gesture":"tap",' /tmp/m-cal.txt | grep '"phase":"recognized"' \
-        | sed -n 's/.*,"x":\([-0-9.]*\),"y":\([-0-9.]*\),.*/\1 \2/p' > /tmp/cal-daemon.txt
-    awk '$2 == "TOUCH_DOWN" { gsub(/\/ +/, "/"); for (i = 1; i <= NF; i++) if ($i ~ /^[0-9.]+\/[0-9.]+$/) { split($i, p, "/"); print p[1] * 19.2, p[2] * 10.8; break } }' \
-        /tmp/li-cal.txt > /tmp/cal-libinput.txt
+    tap_places /tmp/m-cal.txt > /tmp/cal-daemon.txt
+    li_downs /tmp/li-cal.txt > /tmp/cal-libinput.txt
     printf '0 0\n1919 0\n1919 1079\n0 1079\n960 540\n' > /tmp/cal-goals.txt
-    worst=$(paste -d' ' /tmp/cal-goals.txt /tmp/cal-daemon.txt /tmp/cal-libinput.txt | awk '
-        function d(a, b) { return a > b ? a - b : b - a }
-        NF == 6 { n++; for (k = 3; k <= 5; k += 2) { if (d($k, $1) > w) w = d($k, $1); if (d($(k+1), $2) > w) w = d($(k+1), $2) } }
-        END { printf "%d %.2f", n, w }')
+    worst=$(worst_apart /tmp/cal-goals.txt /tmp/cal-daemon.txt /tmp/cal-libinput.txt)
     set -- $worst
     # No daemon: the calibrator reads the panel itself.
     rm -f /tmp/go-cal
@@ -98,7 +101,6 @@ calibrate() {
 # daemon carries udev's matrix and touchgestured's rule gives the mirror the identity.
 mirror_udev_calibration() {
     with_libinput mirror-udev-calibration || return
-    li_downs() { awk '$2 == "TOUCH_DOWN" { gsub(/\/ +/, "/"); for (i = 1; i <= NF; i++) if ($i ~ /^[0-9.]+\/[0-9.]+$/) { split($i, p, "/"); print p[1] * 19.2, p[2] * 10.8; break } }' "$1"; }
     printf '[device]\nmode = "observe"\n' > /tmp/muc-observe.toml
     start_daemon muc-observe --config /tmp/muc-observe.toml
     play_read $E/rec/corners.events panel /tmp/li-muc-panel.txt /tmp/daemon-muc-observe.log
@@ -111,10 +113,7 @@ mirror_udev_calibration() {
     li_downs /tmp/li-muc-mirror.txt > /tmp/muc-mirror.txt
     # The rule flips Y: the first tap, 100 units from the panel's top, is near the screen's bottom.
     flipped=$(awk 'NR == 1 { print ($2 > 540) ? 1 : 0 }' /tmp/muc-panel.txt)
-    worst=$(paste -d' ' /tmp/muc-panel.txt /tmp/muc-mirror.txt | awk '
-        function d(a, b) { return a > b ? a - b : b - a }
-        NF == 4 { n++; if (d($1, $3) > w) w = d($1, $3); if (d($2, $4) > w) w = d($2, $4) }
-        END { printf "%d %.2f", n, w }')
+    worst=$(worst_apart /tmp/muc-panel.txt /tmp/muc-mirror.txt)
     set -- $worst
     pairs=$(paste -d' ' /tmp/muc-panel.txt /tmp/muc-mirror.txt | tr '\n' ';')
     if [ "$1" = 5 ] && awk -v w=$2 'BEGIN { exit !(w <= 1.0) }' && [ "$flipped" = 1 ]; then
@@ -135,15 +134,12 @@ compositor_calibration() {
         return
     fi
     printf '[device]\nmode = "passthrough"\nrotation = 90\ncalibration = [1.02, 0.01, -0.015, -0.01, 0.97, 0.02]\n' > /tmp/cc.toml
-    touchgesturectl replay --config /tmp/cc.toml $E/rec/corners.events 2>/dev/null | grep '"gesture":"tap",' \
-        | sed -n 's/.*,"x":\([-0-9.]*\),"y":\([-0-9.]*\),.*/\1 \2/p' > /tmp/cc-daemon.txt
+    touchgesturectl replay --config /tmp/cc.toml $E/rec/corners.events 2>/dev/null > /tmp/cc-replay.txt
+    tap_places /tmp/cc-replay.txt > /tmp/cc-daemon.txt
     play_under $comp $E/rec/corners.events /tmp/cc.toml
     size=$(sed -n 's/.* ready \([0-9]*\) \([0-9]*\).*/\1 \2/p' $log | head -1)
     awk -v size="$size" '$2 == "touch" && $3 == "down" { split(size, s, " "); printf "%.2f %.2f\n", $5 / s[1] * 1920, $6 / s[2] * 1080 }' $log > /tmp/cc-client.txt
-    worst=$(paste -d' ' /tmp/cc-daemon.txt /tmp/cc-client.txt | awk '
-        function d(a, b) { return a > b ? a - b : b - a }
-        NF == 4 { n++; if (d($1, $3) > w) w = d($1, $3); if (d($2, $4) > w) w = d($2, $4) }
-        END { printf "%d %.2f", n, w }')
+    worst=$(worst_apart /tmp/cc-daemon.txt /tmp/cc-client.txt)
     set -- $worst
     pairs=$(paste -d' ' /tmp/cc-daemon.txt /tmp/cc-client.txt | tr '\n' ';')
     if [ "$opened" = 1 ] && [ "$1" = 5 ] && awk -v w=$2 'BEGIN { exit !(w <= 1.0) }'; then
