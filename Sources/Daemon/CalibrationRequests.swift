@@ -5,8 +5,8 @@ import SystemCalls
 import TouchFrames
 
 /// `calibrate` (docs/PROTOCOL.md): a panel's calibration fitted to touches on targets, and with
-/// `save` kept in the daemon's state folder (`calibration.toml`, read after the configuration's
-/// drop-ins) and applied by a reload. Saving needs the rights of the socket's group: the client's
+/// `save` kept in the daemon's state folder (`calibration.toml`, read after the configuration
+/// file and before its drop-ins) and applied by a reload. Saving needs the rights of the socket's group: the client's
 /// user (a page's own, through the web bridge) must be root or a member of the group that owns
 /// the socket.
 extension Daemon {
@@ -42,6 +42,11 @@ extension Daemon {
         log.notice("\(c.label): saved \(d.name)'s calibration \(fit.matrix) to \(file)")
         reload(&state)
         if let e = lastReloadError { throw RequestError(.notSaved, "saved, but the reload refused the configuration: \(e)") }
+        // A drop-in (the admin's, read after the daemon's own file) may set this panel's
+        // calibration too: then it is the one that applies, and the client is told.
+        if let k = state.devices.index(of: r.device), devices.geometry(of: state.devices.all[k].source).calibration != fit.matrix {
+            throw RequestError(.notSaved, "saved in \(file), but a drop-in in \(ConfigLoader.dropInFolder(of: options.configPath ?? "")) sets this panel's calibration after it: remove it there (the admin's files have the last word)")
+        }
         return (fit, file)
     }
 

@@ -32,7 +32,7 @@ public final class Daemon: EventLoopOwner {
         /// daemon's own.
         public var actionRunner: String?
         /// The folder of the daemon's own state: `calibration.toml`, a calibration a client
-        /// saved (`calibrate`), read after the configuration's drop-ins. Nil: nothing is saved.
+        /// saved (`calibrate`), read after the configuration file, before its drop-ins. Nil: nothing is saved.
         public var stateDirectory: String?
         /// The saved calibrations' file, when there is a state folder.
         public var calibrationFile: String? { stateDirectory.map { $0 + "/calibration.toml" } }

@@ -25,22 +25,24 @@ extension ConfigLoader {
             .map { folder + "/" + $0 }
     }
 
-    /// Reads `path` and its drop-ins (`touchgestured.d/*.toml`) into one configuration, then
-    /// `calibrations` when it exists (the daemon's saved calibrations, `CalibrationFile`: refused
-    /// when it holds anything but `[[panel]]` match and calibration).
+    /// Reads `path`, then `calibrations` when it exists (the daemon's saved calibrations,
+    /// `CalibrationFile`: refused when it holds anything but `[[panel]]` match and calibration),
+    /// then the drop-ins (`touchgestured.d/*.toml`) into one configuration. The drop-ins, the
+    /// admin's and their tools', come last: what they set has the last word over a calibration a
+    /// client saved.
     public static func load(path: String, calibrations: String? = nil) throws(ConfigError) -> Configuration {
         let root = try tree(path)
         var files = [path]
-        for dropIn in dropIns(of: path) {
-            let extra = try tree(dropIn)
-            root.merge(extra, from: dropIn)
-            files.append(dropIn)
-        }
         if let calibrations, case .success = Posix.status(calibrations) {
             let extra = try tree(calibrations)
             if let why = CalibrationFile.notOnlyCalibrations(extra) { throw ConfigError(file: calibrations, line: 1, reason: why) }
             root.merge(extra, from: calibrations)
             files.append(calibrations)
+        }
+        for dropIn in dropIns(of: path) {
+            let extra = try tree(dropIn)
+            root.merge(extra, from: dropIn)
+            files.append(dropIn)
         }
         var loader = Loader(file: path)
         var c = try loader.load(root)

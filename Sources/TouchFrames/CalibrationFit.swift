@@ -103,13 +103,33 @@ public struct CalibrationFit: Sendable {
 
     /// The targets a calibration asks for: the output's four corners (its first pixels' edges and
     /// its far edges, where an axis's minimum and maximum land), or, `inset` (0…0.4 of the
-    /// output's size) in from them, targets a page draws. Top left, top right, bottom right,
-    /// bottom left: round the screen.
+    /// output's size) in from them, targets a page draws. In reading order, as xinput_calibrator
+    /// asks for them: top left, top right, bottom left, bottom right (`targetNames`).
     public static func targets(output: PixelRect, inset: Double = 0) -> [PixelPoint] {
         let i = min(max(inset, 0), 0.4)
         let left = output.x + i * output.width, right = output.x + (1 - i) * output.width
         let top = output.y + i * output.height, bottom = output.y + (1 - i) * output.height
-        return [PixelPoint(x: left, y: top), PixelPoint(x: right, y: top), PixelPoint(x: right, y: bottom), PixelPoint(x: left, y: bottom)]
+        return [PixelPoint(x: left, y: top), PixelPoint(x: right, y: top), PixelPoint(x: left, y: bottom), PixelPoint(x: right, y: bottom)]
+    }
+
+    public static let targetNames = ["top left", "top right", "bottom left", "bottom right"]
+
+    /// The fit of four corner touches taken in `targets`' order; when that is refused, the fit
+    /// with the last two taken the other way round (bottom right before bottom left: round the
+    /// screen, the other common order), if that one fits. `swapped` says which was taken. Two
+    /// orders only: any other would be a guess (a mirrored order fits a mirrored panel exactly).
+    public static func corners(
+        _ points: [Point], output: PixelRect, rotation: Int, sizeMM: (width: Double, height: Double), limitMM: Double = defaultLimitMM
+    ) throws(Refusal) -> (fit: CalibrationFit, swapped: Bool) {
+        do {
+            return (try CalibrationFit(points, output: output, rotation: rotation, sizeMM: sizeMM, limitMM: limitMM), false)
+        } catch {
+            guard points.count == 4 else { throw error }
+            var round = points
+            (round[2].target, round[3].target) = (points[3].target, points[2].target)
+            guard let fit = try? CalibrationFit(round, output: output, rotation: rotation, sizeMM: sizeMM, limitMM: limitMM) else { throw error }
+            return (fit, true)
+        }
     }
 
     /// The matrix with the rotation folded in: what libinput's `LIBINPUT_CALIBRATION_MATRIX`

@@ -78,7 +78,7 @@ struct Calibrate: ParsableCommand {
         say(inset == 0 ? "Touch each corner of the screen with one finger, as close to the corner as you can." : "Touch each target with one finger.")
         var points: [CalibrationFit.Point] = []
         for (i, t) in targets.enumerated() {
-            let name = ["top left", "top right", "bottom right", "bottom left"][i]
+            let name = CalibrationFit.targetNames[i]
             say("  \(i + 1)/\(targets.count): the \(name) \(inset == 0 ? "corner" : "target") (\(Int(t.x.rounded())), \(Int(t.y.rounded())))")
             let deadline = Posix.monotonicNanoseconds() + Int64(timeout * 1e9)
             guard let p = try panel.touches.next(deadline: deadline, onSkip: { say("    \($0)") }) else {
@@ -88,7 +88,10 @@ struct Calibrate: ParsableCommand {
         }
         let fit: CalibrationFit
         do {
-            fit = try CalibrationFit(points, output: output, rotation: geometry.rotation, sizeMM: panel.sizeMM ?? geometry.defaultSize, limitMM: maxError)
+            let size = panel.sizeMM ?? geometry.defaultSize
+            let taken = try CalibrationFit.corners(points, output: output, rotation: geometry.rotation, sizeMM: size, limitMM: maxError)
+            if taken.swapped { say("(The last two touches fit as bottom right, then bottom left: taken in that order.)") }
+            fit = taken.fit
         } catch {
             throw fail("calibration refused: \(error)")
         }

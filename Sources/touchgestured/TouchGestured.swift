@@ -58,7 +58,7 @@ struct TouchGestured: ParsableCommand {
     @Option(help: .hidden)
     var serveActionsFd: Int32?
 
-    @Option(help: "Where a calibration saved by a `calibrate` request is kept (calibration.toml), read after the configuration's drop-ins (default $STATE_DIRECTORY, which systemd's StateDirectory= sets).")
+    @Option(help: "Where a calibration saved by a `calibrate` request is kept (calibration.toml), read after the configuration file, before its drop-ins (default $STATE_DIRECTORY, which systemd's StateDirectory= sets).")
     var stateDir: String?
 
     /// Blocks SIGHUP, SIGTERM and SIGINT before anything else runs (even argument parsing): one

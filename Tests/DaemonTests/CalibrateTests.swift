@@ -13,7 +13,8 @@ import TouchFrames
         (Int32((0.9 * p + 0.02 * q + 0.04) * 3840), Int32((-0.01 * p + 0.92 * q + 0.05) * 2160))
     }
 
-    static let corners: [(Double, Double)] = [(0, 0), (1, 0), (1, 1), (0, 1)]
+    /// The calibrator's order: top left, top right, bottom left, bottom right.
+    static let corners: [(Double, Double)] = [(0, 0), (1, 0), (0, 1), (1, 1)]
 
     /// One finger resting on each of `places` in turn (wavering by a unit), 0.7 s apart.
     static func recording(_ places: [(Double, Double)], in dir: String, name: String, frames: Int = 12) throws -> String {
@@ -75,7 +76,7 @@ import TouchFrames
         // The same panel's corners and middle, tapped: on the corners' pixels, within 1 px.
         let check = try Self.recording(Self.corners + [(0.5, 0.5)], in: dir, name: "check.events", frames: 1)
         let taps = try Self.taps(check, config: d.configPath)
-        let expected: [(Double, Double)] = [(0, 0), (1919, 0), (1919, 1079), (0, 1079), (960, 540)]
+        let expected: [(Double, Double)] = [(0, 0), (1919, 0), (0, 1079), (1919, 1079), (960, 540)]
         #expect(taps.count == 5)
         for (tap, goal) in zip(taps, expected) {
             #expect(abs(tap.0 - goal.0) <= 1 && abs(tap.1 - goal.1) <= 1, "\(tap) for \(goal)")
@@ -92,6 +93,17 @@ import TouchFrames
         #expect(status != 0)
         #expect(out.contains("calibration refused"), "\(out)")
         #expect(!FileManager.default.fileExists(atPath: dir + "/kiosk.d/calibration.toml"))
+        _ = d.stop()
+    }
+
+    @Test func cornersTouchedRoundTheScreen_areTakenInThatOrder_andSaidSo() throws {
+        let dir = scratch()
+        let touches = try Self.recording([(0, 0), (1, 0), (1, 1), (0, 1)], in: dir, name: "round.events")
+        let d = try DaemonUnderTest(["--replay", touches, "--wait-for-clients", "1"], dir: dir)
+        let (status, out) = try runProgram(Root.ctl, ["calibrate", "--socket", d.socket, "--config", dir + "/kiosk.toml", "--timeout", "20", "--dry-run"])
+        #expect(status == 0, "\(out)")
+        #expect(out.contains("The last two touches fit as bottom right, then bottom left"), "\(out)")
+        #expect(out.contains("calibration = [1.11"), "\(out)")
         _ = d.stop()
     }
 
@@ -154,7 +166,7 @@ import TouchFrames
         while taps.count < 4, let v = c2.json(seconds: 10) {
             if v["gesture"] == .string("tap"), let x = v["x"]?.number, let y = v["y"]?.number { taps.append((x, y)) }
         }
-        let goals: [(Double, Double)] = [(0, 0), (1919, 0), (1919, 1079), (0, 1079)]
+        let goals: [(Double, Double)] = [(0, 0), (1919, 0), (0, 1079), (1919, 1079)]
         #expect(taps.count == 4)
         for (tap, goal) in zip(taps, goals) { #expect(abs(tap.0 - goal.0) <= 1 && abs(tap.1 - goal.1) <= 1, "\(tap) for \(goal)") }
         #expect(d2.stop() == 0)
@@ -187,5 +199,23 @@ import TouchFrames
         let (status, out) = try runProgram(Root.daemon, ["--config", dir + "/kiosk.toml", "--socket", dir + "/s.sock", "--state-dir", dir + "/state"])
         #expect(status != 0)
         #expect(out.contains("calibration.toml") && out.contains("is not a calibration"), "\(out)")
+    }
+}
+
+extension CalibrateRequestTests {
+    @Test func aDropInSettingThePanel_hasTheLastWord_andTheClientIsTold() throws {
+        let dir = scratch()
+        let touches = try CalibrateTests.recording(CalibrateTests.corners, in: dir, name: "corners.events")
+        try FileManager.default.createDirectory(atPath: dir + "/touchgestured.d", withIntermediateDirectories: true)
+        try "[[panel]]\nmatch = \"skewed panel\"\ncalibration = [1, 0, 0, 0, -1, 1]\n"
+            .write(toFile: dir + "/touchgestured.d/calibration.toml", atomically: true, encoding: .utf8)
+        let d = try DaemonUnderTest(["--replay", touches, "--loop", "--state-dir", dir + "/state"], config: "", dir: dir)
+        let c = try TestClient(d.socket)
+        _ = c.json()
+        let saved = try #require(c.call(#"{"op":"calibrate","id":1,"device":1,"save":true,"points":\#(Self.points())}"#))
+        #expect(saved["code"] == .string("not_saved"), "\(saved)")
+        #expect(saved["message"]?.string?.contains("touchgestured.d") == true, "\(saved)")
+        #expect(FileManager.default.fileExists(atPath: dir + "/state/calibration.toml"))
+        _ = d.stop()
     }
 }

@@ -70,7 +70,9 @@ import Testing
     @Test func cornersTouchedOutOfOrder_areRefused() {
         let ordered = CalibrationFit.targets(output: screen).map { touch($0, output: screen) }
         var points = ordered
-        (points[1].u, points[1].v, points[2].u, points[2].v) = (points[2].u, points[2].v, points[1].u, points[1].v)
+        // Two neighbouring corners swapped (top left and top right: no symmetry of the screen, so
+        // no affine map, takes one order to the other; a mirror or a turn would fit exactly).
+        (points[0].u, points[0].v, points[1].u, points[1].v) = (points[1].u, points[1].v, points[0].u, points[0].v)
         // Swapped corners fold the fit (or, with other points, leave one far off it).
         #expect(throws: CalibrationFit.Refusal.self) {
             try CalibrationFit(points, output: screen, rotation: 0, sizeMM: size)
@@ -83,6 +85,18 @@ import Testing
             guard case .missed(_, let mm, let limit)? = error as? CalibrationFit.Refusal else { return false }
             return mm > limit
         }
+    }
+
+    @Test func cornersTakenRoundTheScreen_areFitted_andSaidSwapped() throws {
+        let targets = CalibrationFit.targets(output: screen)
+        #expect(CalibrationFit.targetNames == ["top left", "top right", "bottom left", "bottom right"])
+        var points = targets.map { touch($0, output: screen) }
+        let inOrder = try CalibrationFit.corners(points, output: screen, rotation: 0, sizeMM: size)
+        #expect(!inOrder.swapped && inOrder.fit.worstPixels < 0.01)
+        // The installer touched bottom right when asked for bottom left, then bottom left.
+        (points[2].u, points[2].v, points[3].u, points[3].v) = (points[3].u, points[3].v, points[2].u, points[2].v)
+        let round = try CalibrationFit.corners(points, output: screen, rotation: 0, sizeMM: size)
+        #expect(round.swapped && round.fit.matrix == inOrder.fit.matrix)
     }
 
     @Test func tooFew_orOnALine_areRefused() {

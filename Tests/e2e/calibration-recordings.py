@@ -3,8 +3,8 @@
 corners.events, five taps 0.6 s apart (each a tap of its own, past the double-tap interval):
 near the four corners (100 units in) and in the middle.
 skewed-corners.events: a skewed panel (the glass reaches past the display, turned a little), a
-finger resting 0.3 s on each of the screen's corners in turn (top left, top right, bottom right,
-bottom left), wavering by a unit or two, as an installer calibrating it would; then
+finger resting 0.3 s on each of the screen's corners in turn (top left, top right, bottom left,
+bottom right), wavering by a unit or two, as an installer calibrating it would; then
 skewed-check.events: taps on the same four corners and the middle, to check the fitted matrix.
     calibration-recordings.py DIR"""
 import os
@@ -31,7 +31,7 @@ def skewed(p, q):
     return int((a * p + b * q + c) * 3840), int((d * p + e * q + f) * 2160)
 
 
-CORNERS = [(0, 0), (1, 0), (1, 1), (0, 1)]
+CORNERS = [(0, 0), (1, 0), (0, 1), (1, 1)]  # the calibrator's order: reading order
 r = Recording()
 for i, (p, q) in enumerate(CORNERS):
     x, y = skewed(p, q)

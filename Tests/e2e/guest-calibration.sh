@@ -70,7 +70,7 @@ calibrate() {
     stop_daemon
     tap_places /tmp/m-cal.txt > /tmp/cal-daemon.txt
     li_downs /tmp/li-cal.txt > /tmp/cal-libinput.txt
-    printf '0 0\n1919 0\n1919 1079\n0 1079\n960 540\n' > /tmp/cal-goals.txt
+    printf '0 0\n1919 0\n0 1079\n1919 1079\n960 540\n' > /tmp/cal-goals.txt
     worst=$(worst_apart /tmp/cal-goals.txt /tmp/cal-daemon.txt /tmp/cal-libinput.txt)
     set -- $worst
     # No daemon: the calibrator reads the panel itself.

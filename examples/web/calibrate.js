@@ -13,7 +13,7 @@ const params = new URLSearchParams(location.search);
 const inset = Math.min(40, Math.max(0, Number(params.get("inset") ?? 10))) / 100;
 const origin = (params.get("origin") ?? "0,0").split(",").map(Number);
 const maxError = params.has("max_error") ? Number(params.get("max_error")) : undefined;
-const NAMES = ["top left", "top right", "bottom right", "bottom left"];
+const NAMES = ["top left", "top right", "bottom left", "bottom right"];
 
 const $ = (id) => document.getElementById(id);
 const tg = connect({ origin, subscribe: { touches: true, gestures: ["tap"] } });
@@ -24,7 +24,7 @@ const state = (window.calibration = { state: "connecting", device: null, points:
 /** The targets in CSS px (fractions of the viewport) and in screen px (what the daemon fits to). */
 function targets() {
   const w = innerWidth, h = innerHeight, s = tg.pixelScale;
-  return [[inset, inset], [1 - inset, inset], [1 - inset, 1 - inset], [inset, 1 - inset]].map(([fx, fy]) => ({
+  return [[inset, inset], [1 - inset, inset], [inset, 1 - inset], [1 - inset, 1 - inset]].map(([fx, fy]) => ({
     css: [fx * w, fy * h],
     screen: [origin[0] + fx * w * s, origin[1] + fy * h * s],
   }));
