@@ -65,7 +65,7 @@ struct DisplayWatch {
 
     /// A sysfs attribute's text without its newline; nil when it cannot be read.
     private func read(_ path: String) -> String? {
-        guard let bytes = try? readRegularFile(path, limit: 4096) else { return nil }
+        guard let bytes = try? readRegularFile(path, limit: 64) else { return nil }
         var text = String(decoding: bytes, as: UTF8.self)
         while text.last == "\n" || text.last == " " { text.removeLast() }
         return text
