@@ -98,7 +98,10 @@ def request(line, user=None):
     argv = ["/usr/bin/python3", "-c", code, SOCK, line]
     if user:
         argv = ["setpriv", f"--reuid={user}", "--regid=nogroup", "--clear-groups"] + argv
-    return json.loads(subprocess.run(argv, capture_output=True, text=True, timeout=20).stdout or "{}")
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=20)
+    if not done.stdout:
+        raise Failure(f"no reply to {line[:40]}... as {user or 'this user'}: {done.stderr.strip()[-300:]}")
+    return json.loads(done.stdout)
 
 
 def main():
@@ -128,7 +131,10 @@ def main():
         notes.append(f"fit shown ('{shown.splitlines()[0] if shown else ''}'), "
                      f"saved by a tap on Save to {page['saved']} and applied (1 reload)")
         # A user outside the socket's group, on a socket opened to everyone: fitted, never saved.
+        # (Its folders opened for the search too: run.sh's work folder is mktemp's, 0700.)
         os.chmod(SOCK, 0o666)
+        for folder in (os.path.dirname(WORK), WORK):
+            os.chmod(folder, 0o755)
         points = json.dumps(page["points"])
         nobody = request('{"op":"calibrate","id":9,"device":1,"save":true,"points":' + points + '}', user="nobody")
         if nobody.get("code") != "forbidden":
