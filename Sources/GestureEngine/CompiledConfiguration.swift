@@ -12,6 +12,18 @@ public struct CompiledRegion: Sendable {
     public let fromClient: Bool
     /// It holds a system gesture (`GestureSpec.outranksClients`).
     public let hasSystemGestures: Bool
+    /// Its drag chained to an enclosing region's (`DragConstraints.chain`), resolved.
+    public internal(set) var chain: CompiledChain?
+}
+
+/// A drag chain resolved: the enclosing region, the axis, which way moves the outer first, and
+/// the outer region's pan (the gesture the outer's lines of a chained stroke are given as).
+public struct CompiledChain: Hashable, Sendable {
+    public let outer: Int
+    public let vertical: Bool
+    /// +1 or −1: a change of the offset of this sign moves the outer first.
+    public let outerFirstSign: Double
+    public let outerGesture: Int
 }
 
 /// A gesture after compilation: its spec and the region it belongs to.
@@ -123,11 +135,39 @@ public struct CompiledConfiguration: Sendable {
                     name: r.name, rect: rects[i], parent: parents[i], depth: depth(i), drag: r.drag, gestures: indices,
                     fromClient: r.fromClient, hasSystemGestures: r.gestures.contains(where: \.outranksClients)))
         }
+        for i in regions.indices { regions[i].chain = Self.resolveChain(i, config.regions[i], regions, gestures, parents) }
         self.regions = regions
         self.gestures = gestures
 
         nesting = RegionTree(parents: regions.map(\.parent))
         policy = Self.buildPolicy(regions: regions, gestures: gestures, nesting: nesting)
+    }
+
+    /// Region `i`'s drag chain, when it names an enclosing region with drag constraints on the
+    /// chained axis, and both regions have a pan that can move along it (else nil: the config
+    /// loader says why first).
+    private static func resolveChain(
+        _ i: Int, _ spec: RegionSpec, _ regions: [CompiledRegion], _ gestures: [CompiledGesture], _ parents: [Int?]
+    ) -> CompiledChain? {
+        guard let chain = spec.drag?.chain else { return nil }
+        var p = parents[i]
+        var hops = 0
+        while let q = p, regions[q].name != chain.region, hops <= regions.count {
+            p = parents[q]
+            hops += 1
+        }
+        guard let outer = p, regions[outer].name == chain.region else { return nil }
+        let vertical = chain.outerFirst.isVertical
+        func canPan(_ r: Int) -> Int? {
+            regions[r].gestures.first { g in
+                let s = gestures[g].spec
+                return s.kind == .pan && (s.axis == .free || s.axis == (vertical ? .vertical : .horizontal))
+            }
+        }
+        guard let drag = regions[outer].drag, (vertical ? drag.y : drag.x) != nil,
+            (vertical ? spec.drag?.y : spec.drag?.x) != nil, canPan(i) != nil, let outerPan = canPan(outer)
+        else { return nil }
+        return CompiledChain(outer: outer, vertical: vertical, outerFirstSign: chain.outerFirst.sign, outerGesture: outerPan)
     }
 
     /// Resolves a rule's name: `name` within the region, or `region/name` anywhere.

@@ -130,11 +130,37 @@ public struct DragConstraints: Hashable, Sendable {
     public var projection: Duration = .zero
     /// The rest offset before the first drag (px).
     public var initial: PixelPoint = .zero
+    /// Scroll chaining: this region's pan hands the stroke's motion to an enclosing region's
+    /// drag (a list in a sheet), as iOS sheets and Android's nested scrolling do.
+    public var chain: DragChain?
 
     public init(
-        x: AxisConstraint? = nil, y: AxisConstraint? = nil, projection: Duration = .zero, initial: PixelPoint = .zero
+        x: AxisConstraint? = nil, y: AxisConstraint? = nil, projection: Duration = .zero, initial: PixelPoint = .zero,
+        chain: DragChain? = nil
     ) {
-        (self.x, self.y, self.projection, self.initial) = (x, y, projection, initial)
+        (self.x, self.y, self.projection, self.initial, self.chain) = (x, y, projection, initial, chain)
+    }
+}
+
+/// A chain from a region's drag to an enclosing region's (`[region.drag] chain`), on the axis
+/// of the inner region's pan. The rule is Android's: moving toward `outerFirst`, the outer
+/// region's offset moves first until it reaches its bound, then the inner's takes the rest;
+/// moving the other way, the inner's moves first until it reaches its bound, then the outer's.
+/// A bottom sheet holding a list: `outerFirst = up` (an upward stroke opens the sheet, then
+/// scrolls the list; a downward one scrolls the list back to its top, then pulls the sheet down).
+public struct DragChain: Hashable, Sendable {
+    public enum Direction: String, CaseIterable, Hashable, Sendable {
+        case up, down, left, right
+        /// The sign of an offset's change in this direction (screen y grows downward).
+        public var sign: Double { self == .down || self == .right ? 1 : -1 }
+        public var isVertical: Bool { self == .up || self == .down }
+    }
+    /// The enclosing region whose drag takes the motion (by name).
+    public var region: String
+    public var outerFirst: Direction
+
+    public init(region: String, outerFirst: Direction = .up) {
+        (self.region, self.outerFirst) = (region, outerFirst)
     }
 }
 

@@ -1,0 +1,31 @@
+/// The enclosing regions' lines of a chained stroke (`DragChain`): the inner region's pan is the
+/// one the arena let run (the inner region wins, as ever); each of its events is given again as
+/// an event of each enclosing region's pan on that axis, with that region's offset, what it
+/// consumed and, at the end, its target. So a client of either region draws its own content
+/// from its own lines without knowing the rule; each enclosing region's events begin and end
+/// with the inner's, under an id of their own.
+extension Engine {
+    mutating func appendChainLines(from first: Int, to end: Int, region r: Int, _ out: inout [GestureEvent]) {
+        let path = drags.paths[r]
+        guard path.count > 1 else { return }
+        for j in first..<end where out[j].kind == .pan {
+            let inner = out[j]
+            for k in 1..<path.count {
+                let level = path[k]
+                guard let gesture = configuration.regions[path[k - 1]].chain?.outerGesture else { continue }
+                if inner.phase == .began {
+                    drags.chainIDs[level] = nextID
+                    nextID += 1
+                }
+                var e = inner
+                e.id = drags.chainIDs[level]
+                e.gesture = gesture
+                e.sequence = sequenceOf[gesture]
+                e.offset = drags.offset(of: level, configuration)
+                e.consumed = drags.consumedPoint(of: level, configuration)
+                e.target = inner.phase == .ended || inner.phase == .cancelled ? drags.target(of: level, configuration) : nil
+                out.append(e)
+            }
+        }
+    }
+}
