@@ -76,6 +76,8 @@ public struct CompiledConfiguration: Sendable {
     public let policy: ArenaPolicy
     /// The regions' nesting, for "is this region inside that one" in O(1).
     let nesting: RegionTree
+    /// Per region: why its declared drag chain does not resolve (nil: none declared, or it does).
+    public let chainProblems: [String?]
     let source: EngineConfiguration
     /// Which compile this is, numbered by whoever compiles successive configurations (the daemon
     /// numbers each reload and regions change): what was resolved against one configuration (a
@@ -135,7 +137,14 @@ public struct CompiledConfiguration: Sendable {
                     name: r.name, rect: rects[i], parent: parents[i], depth: depth(i), drag: r.drag, gestures: indices,
                     fromClient: r.fromClient, hasSystemGestures: r.gestures.contains(where: \.outranksClients)))
         }
-        for i in regions.indices { regions[i].chain = Self.resolveChain(i, config.regions[i], regions, gestures, parents) }
+        var problems = [String?](repeating: nil, count: regions.count)
+        for i in regions.indices {
+            switch Self.resolveChain(i, config.regions[i], regions, gestures, parents) {
+            case .success(let chain): regions[i].chain = chain
+            case .failure(let why): problems[i] = why.reason
+            }
+        }
+        chainProblems = problems
         self.regions = regions
         self.gestures = gestures
 
@@ -143,31 +152,48 @@ public struct CompiledConfiguration: Sendable {
         policy = Self.buildPolicy(regions: regions, gestures: gestures, nesting: nesting)
     }
 
+    struct ChainProblem: Error {
+        var reason: String?
+    }
+
     /// Region `i`'s drag chain, when it names an enclosing region with drag constraints on the
-    /// chained axis, and both regions have a pan that can move along it (else nil: the config
-    /// loader says why first).
+    /// chained axis, and both regions have a pan that can move along it; else why not (nil when
+    /// the region declares no chain). The config loader refuses a chain with that reason.
     private static func resolveChain(
         _ i: Int, _ spec: RegionSpec, _ regions: [CompiledRegion], _ gestures: [CompiledGesture], _ parents: [Int?]
-    ) -> CompiledChain? {
-        guard let chain = spec.drag?.chain else { return nil }
+    ) -> Result<CompiledChain, ChainProblem> {
+        guard let chain = spec.drag?.chain else { return .failure(ChainProblem(reason: nil)) }
+        let name = regions[i].name
+        guard regions.contains(where: { $0.name == chain.region }) else {
+            return .failure(ChainProblem(reason: "region '\(name)' chains to '\(chain.region)', which is no region"))
+        }
         var p = parents[i]
         var hops = 0
         while let q = p, regions[q].name != chain.region, hops <= regions.count {
             p = parents[q]
             hops += 1
         }
-        guard let outer = p, regions[outer].name == chain.region else { return nil }
+        guard let outer = p, regions[outer].name == chain.region else {
+            return .failure(ChainProblem(reason: "region '\(name)' chains to '\(chain.region)', which does not enclose it (a chain hands motion outward)"))
+        }
         let vertical = chain.outerFirst.isVertical
+        let axis = vertical ? "y" : "x"
         func canPan(_ r: Int) -> Int? {
             regions[r].gestures.first { g in
                 let s = gestures[g].spec
                 return s.kind == .pan && (s.axis == .free || s.axis == (vertical ? .vertical : .horizontal))
             }
         }
-        guard let drag = regions[outer].drag, (vertical ? drag.y : drag.x) != nil,
-            (vertical ? spec.drag?.y : spec.drag?.x) != nil, canPan(i) != nil, let outerPan = canPan(outer)
-        else { return nil }
-        return CompiledChain(outer: outer, vertical: vertical, outerFirstSign: chain.outerFirst.sign, outerGesture: outerPan)
+        guard (vertical ? spec.drag?.y : spec.drag?.x) != nil else {
+            return .failure(ChainProblem(reason: "region '\(name)' chains along \(axis) but has no [region.drag.\(axis)] (its content's range)"))
+        }
+        guard let drag = regions[outer].drag, (vertical ? drag.y : drag.x) != nil else {
+            return .failure(ChainProblem(reason: "region '\(chain.region)' takes '\(name)''s motion along \(axis) but has no [region.drag.\(axis)]"))
+        }
+        guard canPan(i) != nil, let outerPan = canPan(outer) else {
+            return .failure(ChainProblem(reason: "regions '\(name)' and '\(chain.region)' each need a pan that moves along \(axis) (axis \"\(vertical ? "vertical" : "horizontal")\" or free)"))
+        }
+        return .success(CompiledChain(outer: outer, vertical: vertical, outerFirstSign: chain.outerFirst.sign, outerGesture: outerPan))
     }
 
     /// Resolves a rule's name: `name` within the region, or `region/name` anywhere.
