@@ -42,6 +42,11 @@ struct Line: Decodable, Equatable {
     var dx: Double?
     var dy: Double?
     var edge: String?
+    var offset: Point?
+    var target: Point?
+    struct Point: Decodable, Equatable { var x: Double, y: Double }
+    var offsetY: Double? { offset?.y }
+    var targetY: Double? { target?.y }
 }
 
 func lines(_ ndjson: String) throws -> [Line] {
@@ -106,7 +111,18 @@ func lines(_ ndjson: String) throws -> [Line] {
         #expect(dropped.last?.gesture == "tap")  // the next sequence works
         #expect(try run("palm-cancels-pan").last?.phase == "cancelled")
         #expect(try run("bottom-sheet-handle").allSatisfy { $0.name == "drag" })
-        #expect(try run("bottom-sheet-content").allSatisfy { $0.name == "scroll" })
+        // The list is chained to the sheet (examples/bottom-sheet.toml): an upward stroke on the
+        // half-open sheet opens the sheet first: the list's lines and the sheet's, the list still.
+        let content = try run("bottom-sheet-content")
+        #expect(Set(content.map(\.name)) == ["scroll", "drag"])
+        #expect(content.filter { $0.name == "scroll" }.allSatisfy { $0.offsetY == 0 })
+        // Up then down on the list: the sheet opens then the list scrolls; the list back to its
+        // top then the sheet pulled down, each in one stroke.
+        let chain = try run("bottom-sheet-chain")
+        let ends = chain.filter { $0.phase == "ended" }.map { "\($0.name ?? "") \($0.offsetY ?? .nan)" }
+        #expect(ends == ["scroll -200.0", "drag 0.0", "scroll 0.0", "drag 300.0"])
+        let flick = try run("bottom-sheet-flick")
+        #expect(flick.last { $0.name == "drag" }?.targetY == 600, "a flick at the list's top flings the sheet")
         #expect(try run("swipeable-row").allSatisfy { $0.name == "slide" })
         let list = try run("swipeable-row-scrolls-list")
         #expect(list.contains { $0.name == "scroll" } && list.contains { $0.name == "fling" })

@@ -224,6 +224,32 @@ enum Scenarios {
             s.up(0)
             s.sync()
         }),
+        // One stroke up on the list of the half-open sheet (the sheet opens, then the list
+        // scrolls), put down; then one stroke down (the list back to its top, then the sheet
+        // pulled down), put down.
+        ("bottom-sheet-chain", "bottom-sheet.toml", { s in
+            s.down(0, (960, 900))
+            s.sync()
+            s.drag([0], by: (0, -500), over: 800)
+            s.wait(200)
+            s.up(0)
+            s.sync()
+            s.wait(600)
+            s.down(1, (960, 500))
+            s.sync()
+            s.drag([1], by: (0, 500), over: 800)
+            s.wait(200)
+            s.up(1)
+            s.sync()
+        }),
+        // A flick down at the list's top: the list cannot move, the sheet takes the fling.
+        ("bottom-sheet-flick", "bottom-sheet.toml", { s in
+            s.down(0, (960, 600))
+            s.sync()
+            s.drag([0], by: (0, 80), over: 60)
+            s.up(0)
+            s.sync()
+        }),
         ("swipeable-row", "swipeable-rows.toml", { s in
             s.down(0, (900, 480))
             s.sync()

@@ -18,6 +18,7 @@ import TouchFrames
         ("row-slides", "swipeable-row", "swipeable-rows.toml"),
         ("row-vs-scroll", "swipeable-row-scrolls-list", "swipeable-rows.toml"),
         ("sheet-snaps", "bottom-sheet-handle", "bottom-sheet.toml"),
+        ("sheet-chains", "bottom-sheet-chain", "bottom-sheet.toml"),
         ("photo-select-move-zoom", "photo-select-and-move", "photo-viewer.toml"),
         ("two-visitors", "two-visitors", "museum-table.toml"),
     ]
@@ -61,7 +62,7 @@ import TouchFrames
         #expect(rows.contains("list/scroll ended"))
         // The sheet: where it comes to rest.
         let sheet = try Self.svg(fixture: "bottom-sheet-handle", config: "bottom-sheet.toml")
-        #expect(sheet.contains("→ rests at (0, 300)"))
+        #expect(sheet.contains("→ rests at (0, 600)"))
         // Regions are drawn with their names.
         #expect(sheet.contains(">sheet</text>") && sheet.contains(">content</text>"))
     }
