@@ -177,7 +177,7 @@ extension DeviceTable {
     @inline(__always)
     private mutating func wake(_ k: Int, _ batch: InputBatch) -> Bool {
         wokeInTheDark = false
-        if watchesDisplay && !asleep && all[k].pipeline.decoder.frame.contacts.isEmpty && batch.landsATouch && display?.isDark == true {
+        if watchesDisplay && !asleep && all[k].pipeline.decoder.frame.contacts.isEmpty && batch.landsATouch && display?.isDark() == true {
             asleep = true
             wokeInTheDark = true
         }

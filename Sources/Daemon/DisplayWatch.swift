@@ -3,26 +3,43 @@ import SystemCalls
 /// Whether the kiosk's displays are dark, as the kernel tells it under sysfs, whoever darkened
 /// them (the compositor's idle tool, a timer, a dim action): DRM connectors (`class/drm/cardN-*`:
 /// `status`, `enabled`, `dpms`) and backlights (`class/backlight/*`: `bl_power`, `brightness`).
-/// Read only when a touch lands on a panel with no finger on it (`[idle] display`), never polled.
+/// Read when the watch starts (start, reload) and when a touch lands on a panel with no finger
+/// on it (`[idle] display`), never polled.
+///
+/// A display is taken for dark only once it has been seen lit: a connector nothing ever drove
+/// (a machine whose compositor has not started, a headless one, a panel's connector no display
+/// hangs on) reads as off from the start, and taking every touch there for a wake would swallow
+/// the first touch of every stroke.
 struct DisplayWatch {
     let root: String
     /// The connectors' and backlights' folders, found at start and on reload.
     private(set) var connectors: [String] = []
     private(set) var backlights: [String] = []
+    /// The display was lit at the start or at a touch since.
+    private(set) var seenLit = false
 
     init(root: String) {
         self.root = root
         connectors = Self.folders(root + "/class/drm") { $0.hasPrefix("card") && $0.contains("-") }
         backlights = Self.folders(root + "/class/backlight") { !$0.hasPrefix(".") }
+        seenLit = !readsDark
     }
 
     /// Something to read: without a connector or a backlight the display counts as lit.
     var sees: Bool { !connectors.isEmpty || !backlights.isEmpty }
 
+    /// The display is dark now, having been seen lit (a touch's check: a lit reading is
+    /// remembered).
+    mutating func isDark() -> Bool {
+        let dark = readsDark
+        if !dark { seenLit = true }
+        return dark && seenLit
+    }
+
     /// Every connected display is off (its connector disabled or in a DPMS state other than
     /// On), or every backlight is off (`bl_power` not 0, or brightness 0). A display whose state
     /// cannot be read counts as lit: a touch is never swallowed on a guess.
-    var isDark: Bool {
+    private var readsDark: Bool {
         var connected = 0, litConnectors = 0
         for c in connectors where read(c + "/status") == "connected" {
             connected += 1

@@ -55,11 +55,11 @@ extension Daemon {
         guard base.displayWakes else { return nil }
         let watch = DisplayWatch(root: base.sysfsRoot)
         guard watch.sees else {
-            log.info("idle: no display state under \(base.sysfsRoot)/class (drm, backlight): a touch on a dark display is not told apart")
+            log.info("display: no display state under \(base.sysfsRoot)/class (drm, backlight): a touch on a dark display is not told apart")
             return nil
         }
         if base.daemon.mode == .passthrough && !base.actions.contains(where: { $0.on == .wake }) {
-            log.notice("idle: a touch on a dark display goes on to the compositor (whose idle tool lights the display on it): add an [[action]] on = \"wake\" that lights the display, and touchgestured swallows that touch")
+            log.notice("display: a touch on a dark display goes on to the compositor (whose idle tool lights the display on it): add an [[action]] on = \"wake\" that lights the display, and touchgestured swallows that touch")
             return nil
         }
         return watch

@@ -28,6 +28,15 @@ import TouchFrames
         return root
     }
 
+    /// Darkens (or lights) the tree's display: the connector's `dpms`, the backlight's state.
+    static func set(_ root: String, dpms: String? = nil, backlight: (power: String, brightness: String)? = nil) throws {
+        if let dpms { try (dpms + "\n").write(toFile: root + "/class/drm/card0-HDMI-A-1/dpms", atomically: true, encoding: .utf8) }
+        if let backlight {
+            try (backlight.power + "\n").write(toFile: root + "/class/backlight/panel/bl_power", atomically: true, encoding: .utf8)
+            try (backlight.brightness + "\n").write(toFile: root + "/class/backlight/panel/brightness", atomically: true, encoding: .utf8)
+        }
+    }
+
     /// What a new client of `d` hears until the first tap (or the replay's end).
     static func heard(_ d: DaemonUnderTest) throws -> [String] {
         let c = try TestClient(d.socket)
@@ -52,7 +61,8 @@ import TouchFrames
 
     @Test func aTapOnADarkDisplay_wakes_itsWakeActionLightsIt_andTheNextTapIsATap() throws {
         let dir = scratch()
-        let root = try Self.sysfs(in: dir, dpms: "Off")
+        // Lit when the daemon starts; darkened (by whatever: swayidle, a timer) before the tap.
+        let root = try Self.sysfs(in: dir, dpms: "On")
         let light = try DaemonActionTests.script(dir, "light.sh", "echo On > \(root)/class/drm/card0-HDMI-A-1/dpms")
         let config = """
             [idle]
@@ -64,6 +74,7 @@ import TouchFrames
             """
         let recording = try IdleTests.taps(at: [0.5, 1.5], in: dir)
         let d = try DaemonUnderTest(["--replay", recording, "--wait-for-clients", "1"], config: config, dir: dir)
+        try Self.set(root, dpms: "Off")
         #expect(try Self.heard(d) == ["wake", "tap recognized"], "the tap on the dark display woke it and went to no one")
         #expect(d.stop() == 0)
         #expect(d.log.contains("wake: a touch on device 1 on a dark display"))
@@ -82,9 +93,10 @@ import TouchFrames
     @Test(arguments: [("4", "120"), ("0", "0")])
     func aBacklightOff_isADarkDisplay(power: String, brightness: String) throws {
         let dir = scratch()
-        let root = try Self.sysfs(in: dir, dpms: "On", backlight: (power, brightness))
+        let root = try Self.sysfs(in: dir, dpms: "On", backlight: ("0", "120"))
         let recording = try IdleTests.taps(at: [0.5, 1.5], in: dir)
         let d = try DaemonUnderTest(["--replay", recording, "--wait-for-clients", "1"], config: "[idle]\nsysfs = \"\(root)\"\n", dir: dir)
+        try Self.set(root, backlight: (power, brightness))
         // Nothing lights it: both taps wake (each is swallowed), and no tap is heard.
         let c = try TestClient(d.socket)
         _ = c.json()
@@ -99,10 +111,22 @@ import TouchFrames
 
     @Test func displayFalse_turnsItOff() throws {
         let dir = scratch()
-        let root = try Self.sysfs(in: dir, dpms: "Off")
+        let root = try Self.sysfs(in: dir, dpms: "On")
         let recording = try IdleTests.taps(at: [0.5], in: dir)
         let d = try DaemonUnderTest(
             ["--replay", recording, "--wait-for-clients", "1"], config: "[idle]\ndisplay = false\nsysfs = \"\(root)\"\n", dir: dir)
+        try Self.set(root, dpms: "Off")
+        #expect(try Self.heard(d) == ["tap recognized"])
+        _ = d.stop()
+    }
+
+    @Test func aDisplayNeverSeenLit_isNotTakenForDark() throws {
+        // A connector nothing drove yet (no compositor, a headless machine) reads Off from the
+        // start: taking it for dark would swallow the first touch of every stroke.
+        let dir = scratch()
+        let root = try Self.sysfs(in: dir, dpms: "Off")
+        let recording = try IdleTests.taps(at: [0.5, 1.0], in: dir)
+        let d = try DaemonUnderTest(["--replay", recording, "--wait-for-clients", "1"], config: "[idle]\nsysfs = \"\(root)\"\n", dir: dir)
         #expect(try Self.heard(d) == ["tap recognized"])
         _ = d.stop()
     }

@@ -82,12 +82,12 @@ TOML
     check "$([ "$right" = 11 ] && echo 1)" "long press: right press/release ($right)"
     check "$([ "$after" -ge 480 ] && [ "$after" -le 800 ] && [ "$before_lift" = 1 ] && echo 1)" "long press: right press ${after} ms after the touch down, before the lift"
 
-    # A slow drag of 1200 units (600.3 px; up on the screen, Y flipped): wheel events whose v120
-    # add up to the travel at 50 px a notch: 1441, positive in libinput's sign (scrolls down: the
-    # content follows the finger up).
+    # A slow drag of 1200 units (600 px of the 2160 units' 1080: up on the screen, Y flipped):
+    # wheel events whose v120 add up to the travel at 50 px a notch: 1440, positive in
+    # libinput's sign (scrolls down: the content follows the finger up).
     sum=$(li_v120 /tmp/li-ptr-drag.txt | awk '{ s += $1; n++ } END { printf "%d %d", s, n }')
     total=${sum% *}; n=${sum#* }
-    check "$([ "$total" = 1441 ] && [ "$n" -ge 20 ] && echo 1)" "drag: $n POINTER_SCROLL_WHEEL events, v120 sum $total (travel 600.3 px / 50 px × 120 = 1441)"
+    check "$([ "$total" = 1440 ] && [ "$n" -ge 20 ] && echo 1)" "drag: $n POINTER_SCROLL_WHEEL events, v120 sum $total (travel 600 px / 50 px × 120 = 1440)"
 
     # A fling (down on the screen: REL_WHEEL_HI_RES > 0), then a touch 0.3 s later: wheel events
     # go on after the lift, decaying, and stop at the new touch.
