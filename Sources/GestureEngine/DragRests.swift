@@ -36,6 +36,16 @@ struct DragRests {
         chainIDs = [UInt64](repeating: 0, count: c.regions.count)
     }
 
+    /// For a new configuration (a reload, a client's `set_regions`: a list's range growing with
+    /// its content): each region of the same name that drags still rests where it came to rest.
+    init(_ c: CompiledConfiguration, keeping old: DragRests, of previous: CompiledConfiguration) {
+        self.init(c)
+        for (i, r) in c.regions.enumerated() where r.drag != nil {
+            guard let j = previous.regions.firstIndex(where: { $0.name == r.name }), previous.regions[j].drag != nil else { continue }
+            rest[i] = old.rest[j]
+        }
+    }
+
     /// Whether region `r` constrains drags (else `apply` changes nothing).
     func isDragged(_ r: Int) -> Bool { dragged[r] }
 

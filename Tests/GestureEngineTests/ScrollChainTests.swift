@@ -147,3 +147,26 @@ import Testing
         #expect(lines(t, "sheet").isEmpty && lines(t, "list").isEmpty)
     }
 }
+
+extension ScrollChainTests {
+    @Test func aNewConfiguration_keepsWhereEachRegionRests_byName() {
+        var t = Timeline(regions: Self.sheet(sheetAt: 300, listAt: 0))
+        t.down(1, at: (500, 800))
+        t.drag(1, by: (0, -400), over: .milliseconds(800), steps: 40)
+        t.wait(.milliseconds(200))
+        t.up(1)
+        // The list's content grew (a client sends its new range): the sheet stays open, the list
+        // where it was scrolled to.
+        var grown = Self.sheet(sheetAt: 300, listAt: 0)
+        grown[1].drag?.y?.min = -5000
+        t.engine.reconfigure(CompiledConfiguration(EngineConfiguration(screen: rect(0, 0, 1000, 1000), regions: grown)))
+        t.wait(.milliseconds(100))
+        t.events.removeAll()
+        t.down(2, at: (500, 800))
+        t.drag(2, by: (0, -50), over: .milliseconds(200), steps: 10)
+        t.wait(.milliseconds(200))
+        t.up(2)
+        #expect(lines(t, "sheet").last?.offset == PixelPoint(x: 0, y: 0))
+        #expect(lines(t, "list").last?.offset == PixelPoint(x: 0, y: -150))
+    }
+}
