@@ -151,7 +151,7 @@ extension DeviceTable {
     @inline(__always)
     mutating func run(_ input: RouteInput, _ k: Int, turn: EventLoop) -> RouteReport {
         var report = RouteReport()
-        if case .read(let batch) = input { report.woke = wake(k, batch) }
+        if case .read(let batch) = input { report.woke = wake(k, batch, turn) }
         // Pass-through: a read goes on to the compositor as it came, less the touches a system
         // gesture took. Where a gesture may hold touches back, the pipeline says which first;
         // else the compositor gets the read before the recognizers run, and a gesture that
@@ -175,9 +175,11 @@ extension DeviceTable {
     /// Wake: while the kiosk sleeps, the read in which a touch lands wakes it, and its touch
     /// sequence is swallowed (the pipeline's and the mirror's).
     @inline(__always)
-    private mutating func wake(_ k: Int, _ batch: InputBatch) -> Bool {
+    private mutating func wake(_ k: Int, _ batch: InputBatch, _ turn: EventLoop) -> Bool {
         wokeInTheDark = false
-        if watchesDisplay && !asleep && all[k].pipeline.decoder.frame.contacts.isEmpty && batch.landsATouch && display?.isDark() == true {
+        if watchesDisplay && !asleep && all[k].pipeline.decoder.frame.contacts.isEmpty && batch.landsATouch
+            && quietBefore(k, turn) && display?.isDark() == true
+        {
             asleep = true
             wokeInTheDark = true
         }
@@ -186,6 +188,13 @@ extension DeviceTable {
         all[k].pipeline.swallowSequence()
         all[k].mirror?.swallowNewTouches()
         return true
+    }
+
+    /// Device `k`'s last frame was `DisplayWatch.quiet` or more before this read (or it had
+    /// none): a touch landing then may be the first on a display darkened since.
+    private func quietBefore(_ k: Int, _ turn: EventLoop) -> Bool {
+        guard let last = all[k].health.lastFrameAt else { return true }
+        return turn.turnStarted - last >= DisplayWatch.quietNanoseconds
     }
 
     /// The pipeline: the read decoded and recognized, the deadlines fired each at its own time,

@@ -18,6 +18,12 @@ struct DisplayWatch {
     /// The display was lit at the start or at a touch since.
     private(set) var seenLit = false
 
+    /// How long a panel must have been quiet before a touch landing on it is checked: touches
+    /// closer than this belong to one interaction, and no idle tool darkens a display that fast
+    /// (swayidle's and GNOME's timeouts are tens of seconds and more). So a kiosk in use reads
+    /// sysfs only at the first touch after a pause, not at every stroke.
+    static let quietNanoseconds: Int64 = 2_000_000_000
+
     init(root: String) {
         self.root = root
         connectors = Self.folders(root + "/class/drm") { $0.hasPrefix("card") && $0.contains("-") }
@@ -59,7 +65,7 @@ struct DisplayWatch {
 
     /// A sysfs attribute's text without its newline; nil when it cannot be read.
     private func read(_ path: String) -> String? {
-        guard let bytes = try? readRegularFile(path, limit: 4096) else { return nil }
+        guard let bytes = try? readRegularFile(path, limit: 64) else { return nil }
         var text = String(decoding: bytes, as: UTF8.self)
         while text.last == "\n" || text.last == " " { text.removeLast() }
         return text

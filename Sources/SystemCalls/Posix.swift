@@ -84,7 +84,8 @@ public enum Posix {
     /// Everything a blocking fd gives until its end, at most `limit` bytes (nil past it).
     public static func readAll(_ fd: Int32, limit: Int, _ call: @autoclosure () -> String = "read") -> Result<[UInt8], SystemCallError>? {
         var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
+        // No larger than the limit needs (a sysfs attribute is read into a few dozen bytes).
+        var chunk = [UInt8](repeating: 0, count: min(65536, max(1, limit) + 1))
         while true {
             switch chunk.withUnsafeMutableBytes({ read(fd, into: $0, call()) }) {
             case .done(0): return .success(bytes)

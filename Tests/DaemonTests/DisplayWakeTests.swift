@@ -72,7 +72,9 @@ import TouchFrames
             on = "wake"
             exec = ["\(light)"]
             """
-        let recording = try IdleTests.taps(at: [0.5, 1.5], in: dir)
+        // The first tap after a pause (2.5 s after the recording's first, empty, frame), the
+        // second 1 s after it.
+        let recording = try IdleTests.taps(at: [2.5, 3.5], in: dir)
         let d = try DaemonUnderTest(["--replay", recording, "--wait-for-clients", "1"], config: config, dir: dir)
         try Self.set(root, dpms: "Off")
         #expect(try Self.heard(d) == ["wake", "tap recognized"], "the tap on the dark display woke it and went to no one")
@@ -94,7 +96,9 @@ import TouchFrames
     func aBacklightOff_isADarkDisplay(power: String, brightness: String) throws {
         let dir = scratch()
         let root = try Self.sysfs(in: dir, dpms: "On", backlight: ("0", "120"))
-        let recording = try IdleTests.taps(at: [0.5, 1.5], in: dir)
+        // Taps 2.5 s apart, the first 2.5 s after the recording's first (empty) frame: each the
+        // first touch after a pause (`DisplayWatch.quietNanoseconds`).
+        let recording = try IdleTests.taps(at: [2.5, 5.0], in: dir)
         let d = try DaemonUnderTest(["--replay", recording, "--wait-for-clients", "1"], config: "[idle]\nsysfs = \"\(root)\"\n", dir: dir)
         try Self.set(root, backlight: (power, brightness))
         // Nothing lights it: both taps wake (each is swallowed), and no tap is heard.
@@ -106,6 +110,18 @@ import TouchFrames
             if v["type"] == .string("gesture") { seen.append(v["gesture"]?.string ?? "") }
         }
         #expect(seen == ["wake", "wake"])
+        _ = d.stop()
+    }
+
+    @Test func aTouchSoonAfterAnother_isNotChecked() throws {
+        // Dark, and nothing lights it: the first tap after the pause wakes; one 0.5 s after it is
+        // part of the same interaction and is a tap (no idle tool darkens a display that fast).
+        let dir = scratch()
+        let root = try Self.sysfs(in: dir, dpms: "On")
+        let recording = try IdleTests.taps(at: [2.5, 3.0], in: dir)
+        let d = try DaemonUnderTest(["--replay", recording, "--wait-for-clients", "1"], config: "[idle]\nsysfs = \"\(root)\"\n", dir: dir)
+        try Self.set(root, dpms: "Off")
+        #expect(try Self.heard(d) == ["wake", "tap recognized"])
         _ = d.stop()
     }
 
