@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import GestureEngine
@@ -168,5 +169,52 @@ extension ScrollChainTests {
         t.up(2)
         #expect(lines(t, "sheet").last?.offset == PixelPoint(x: 0, y: 0))
         #expect(lines(t, "list").last?.offset == PixelPoint(x: 0, y: -150))
+    }
+}
+
+/// Random strokes on the chained sheet (fixed seeds): whatever the hand does, each region's
+/// offset moves no more than the finger between two events (no jump at a hand-off), what the two
+/// consumed adds up to the finger's travel, the enclosing region's lines begin and end with the
+/// inner's, and every stroke ends with both at rest within their bounds.
+@Suite struct ScrollChainPropertyTests {
+    @Test(arguments: [1, 2, 3, 5, 8, 13, 21, 34] as [UInt64])
+    func randomStrokes_keepTheChainsInvariants(seed: UInt64) {
+        var rng = SplitMix64(seed: seed)
+        var t = Timeline(regions: ScrollChainTests.sheet(sheetAt: 300, listAt: -Double(Int.random(in: 0...400, using: &rng))))
+        for stroke in 0..<6 {
+            t.events.removeAll()
+            let id = UInt32(stroke + 1)
+            t.down(id, at: (500, Double.random(in: 300...900, using: &rng)))
+            var travel = 0.0, y = 0.0
+            for _ in 0..<Int.random(in: 5...40, using: &rng) {
+                let step = Double.random(in: -30...30, using: &rng)
+                t.wait(.milliseconds(Int64.random(in: 8...20, using: &rng)))
+                y += step
+                travel += step
+                t.move(id, to: (500, t.contacts[0].position.y + step))
+            }
+            if Bool.random(using: &rng) { t.wait(.milliseconds(200)) }
+            t.up(id)
+            t.wait(.milliseconds(600))
+            let list = t.events.filter { t.regionName($0) == "list" && $0.kind == .pan }
+            let sheet = t.events.filter { t.regionName($0) == "sheet" && $0.kind == .pan }
+            guard !list.isEmpty else { continue }  // a stroke under the slop: a tap, no pan
+            #expect(sheet.map(\.phase) == list.map(\.phase), "seed \(seed) stroke \(stroke)")
+            #expect(list.first?.phase == .began && [.ended, .cancelled].contains(list.last?.phase))
+            // The finger's travel as the pan saw it (from its first event on, past the slop).
+            let seen = (list.last?.translation.y ?? 0)
+            let consumed = (list + sheet).compactMap(\.consumed).reduce(0) { $0 + $1.y }
+            #expect(abs(consumed - seen) < 1e-6, "seed \(seed) stroke \(stroke): consumed \(consumed), travel \(seen)")
+            for lines in [list, sheet] {
+                for (a, b) in zip(lines, lines.dropFirst()) {
+                    let finger = abs(b.translation.y - a.translation.y)
+                    #expect(abs(b.offset!.y - a.offset!.y) <= finger + 1e-6, "seed \(seed) stroke \(stroke): a jump")
+                }
+            }
+            let sheetRest = sheet.last?.target?.y ?? 0, listRest = list.last?.target?.y ?? 0
+            #expect([0, 300, 600].contains(sheetRest), "seed \(seed): the sheet rests at \(sheetRest)")
+            #expect(listRest <= 0 && listRest >= -2000, "seed \(seed): the list rests at \(listRest)")
+            _ = y
+        }
     }
 }
