@@ -32,7 +32,7 @@ let benchmarks: @Sendable () -> Void = {
             events.reserveCapacity(256)
             var frame = TouchFrame(
                 time: Timestamp(seconds: 1), contacts: [], scale: MillimetersPerPixel(x: 0.18, y: 0.18))
-            frame.contacts.reserveCapacity(16)
+            frame.contacts = FrameList(capacity: 16)
             for i in 0..<contacts {
                 frame.contacts.append(Contact(id: UInt32(i + 1), position: PixelPoint(x: 300 + Double(i) * 100, y: 500)))
             }
@@ -68,7 +68,7 @@ let benchmarks: @Sendable () -> Void = {
             var events: [GestureEvent] = []
             events.reserveCapacity(256)
             var frame = TouchFrame(time: Timestamp(seconds: 1), contacts: [], scale: MillimetersPerPixel(x: 0.18, y: 0.18))
-            frame.contacts.reserveCapacity(4)
+            frame.contacts = FrameList(capacity: 4)
             frame.contacts.append(Contact(id: 1, position: PixelPoint(x: 960, y: 700)))
             engine.handle(frame, into: &events)
             var t: Int64 = 1_000_000_000

@@ -72,19 +72,32 @@ public struct AxisConstraint: Hashable, Sendable {
     }
 
     /// The offset shown for a raw (unconstrained) offset.
-    public func constrain(_ raw: Double) -> Double {
-        if raw > max { return max + excess(raw - max) }
-        if raw < min { return min - excess(min - raw) }
-        return raw
-    }
+    public func constrain(_ raw: Double) -> Double { bounds.constrain(raw) }
 
-    private func excess(_ x: Double) -> Double {
-        switch mode {
-        case .clamp: return 0
-        case .rubberBand: return x * rubberBandFactor
-        case .rubberBandExp:
-            guard rubberBandLimit > 0 else { return 0 }
-            return rubberBandLimit * (1 - (-x / rubberBandLimit).exponential)
+    /// The bounds alone (no snap points: nothing to retain), for the per-frame paths.
+    public var bounds: Bounds { Bounds(min: min, max: max, mode: mode, factor: rubberBandFactor, limit: rubberBandLimit) }
+
+    /// An axis's bounds and what lies past them.
+    public struct Bounds: Hashable, Sendable {
+        public var min: Double, max: Double
+        public var mode: Mode
+        public var factor: Double, limit: Double
+
+        /// The offset shown for a raw (unconstrained) offset.
+        public func constrain(_ raw: Double) -> Double {
+            if raw > max { return max + excess(raw - max) }
+            if raw < min { return min - excess(min - raw) }
+            return raw
+        }
+
+        private func excess(_ x: Double) -> Double {
+            switch mode {
+            case .clamp: return 0
+            case .rubberBand: return x * factor
+            case .rubberBandExp:
+                guard limit > 0 else { return 0 }
+                return limit * (1 - (-x / limit).exponential)
+            }
         }
     }
 

@@ -29,77 +29,86 @@ extension DragRests {
         return (paths, signs)
     }
 
+    /// Per region on a chain: its axis, its bounds there, and the pan it is given as.
+    static func chainFacts(_ c: CompiledConfiguration, _ paths: [[Int]]) -> ([Bool], [AxisConstraint.Bounds?], [Int]) {
+        var vertical = [Bool](repeating: true, count: c.regions.count)
+        var bounds = [AxisConstraint.Bounds?](repeating: nil, count: c.regions.count)
+        var gesture = [Int](repeating: -1, count: c.regions.count)
+        for path in paths where path.count > 1 {
+            let v = c.regions[path[0]].chain!.vertical
+            for (k, level) in path.enumerated() {
+                vertical[level] = v
+                bounds[level] = (v ? c.regions[level].drag?.y : c.regions[level].drag?.x)?.bounds
+                if k > 0, let g = c.regions[path[k - 1]].chain?.outerGesture { gesture[level] = g }
+            }
+        }
+        return (vertical, bounds, gesture)
+    }
+
     /// A chained inner region's pan event: its move shared along the chain, its own offset and
     /// consumed motion, and at its end every level's target (`target(of:)`).
-    mutating func applyChained(to e: inout GestureEvent, region r: Int, _ chain: CompiledChain, _ c: CompiledConfiguration) {
-        let vertical = chain.vertical
+    mutating func applyChained(to e: inout GestureEvent, region r: Int, _ c: CompiledConfiguration) {
+        let vertical = chainVertical[r]
         let t = vertical ? e.translation.y : e.translation.x
-        let path = paths[r]
+        let levels = paths[r].count
         if e.phase == .began {
-            for level in path { raw[level] = Self.along(rest[level], vertical) }
+            for k in 0..<levels { raw[paths[r][k]] = Self.along(rest[paths[r][k]], vertical) }
             lastTranslation[r] = 0
         }
-        for level in path { consumed[level] = 0 }
+        for k in 0..<levels { consumed[paths[r][k]] = 0 }
         let d = t - lastTranslation[r]
         lastTranslation[r] = t
-        if d != 0 { _ = push(d, path, signs[r], 0, overflow: true, c) }
+        if d != 0 { _ = push(d, r, 0, overflow: true) }
         switch e.phase {
         case .ended:
-            fling(Self.along(e.velocity, vertical), path, signs[r], c)
-            for level in path { rest[level] = Self.placing(targets[level], in: rest[level], vertical) }
+            fling(Self.along(e.velocity, vertical), r, c)
+            for k in 0..<levels { rest[paths[r][k]] = Self.placing(targets[paths[r][k]], in: rest[paths[r][k]], vertical) }
         case .cancelled:
-            for level in path { targets[level] = Self.along(rest[level], vertical) }
+            for k in 0..<levels { targets[paths[r][k]] = Self.along(rest[paths[r][k]], vertical) }
         case .began, .changed, .recognized:
             break
         }
-        e.offset = offset(of: r, c)
-        e.consumed = consumedPoint(of: r, c)
-        if e.phase == .ended || e.phase == .cancelled { e.target = target(of: r, c) }
+        e.offset = offset(of: r)
+        e.consumed = consumedPoint(of: r)
+        if e.phase == .ended || e.phase == .cancelled { e.target = target(of: r) }
     }
 
     /// Region `level`'s offset in the stroke (its other axis where it rests).
-    func offset(of level: Int, _ c: CompiledConfiguration) -> PixelPoint {
-        let vertical = chainVertical(level, c)
-        let bounds = vertical ? c.regions[level].drag?.y : c.regions[level].drag?.x
-        return Self.placing(bounds?.constrain(raw[level]) ?? raw[level], in: rest[level], vertical)
+    func offset(of level: Int) -> PixelPoint {
+        let shown = chainBounds[level]?.constrain(raw[level]) ?? raw[level]
+        return Self.placing(shown, in: rest[level], chainVertical[level])
     }
 
     /// What the last event moved region `level`'s raw offset by.
-    func consumedPoint(of level: Int, _ c: CompiledConfiguration) -> PixelPoint {
-        chainVertical(level, c) ? PixelPoint(x: 0, y: consumed[level]) : PixelPoint(x: consumed[level], y: 0)
+    func consumedPoint(of level: Int) -> PixelPoint {
+        chainVertical[level] ? PixelPoint(x: 0, y: consumed[level]) : PixelPoint(x: consumed[level], y: 0)
     }
 
     /// Where region `level` comes to rest (after a stroke's end).
-    func target(of level: Int, _ c: CompiledConfiguration) -> PixelPoint {
-        Self.placing(targets[level], in: rest[level], chainVertical(level, c))
+    func target(of level: Int) -> PixelPoint {
+        Self.placing(targets[level], in: rest[level], chainVertical[level])
     }
 
-    /// The axis of the chain region `level` takes part in (its own link's, else its child's).
-    private func chainVertical(_ level: Int, _ c: CompiledConfiguration) -> Bool {
-        if let v = c.regions[level].chain?.vertical { return v }
-        for r in c.regions.indices where c.regions[r].chain?.outer == level { return c.regions[r].chain!.vertical }
-        return true
-    }
-
-    /// Moves the drags of `path` from position `k` on by `d`, by the rule; returns what none of
-    /// them took. With `overflow`, the last in line takes everything left (past its bounds).
-    private mutating func push(_ d: Double, _ path: [Int], _ signs: [Double], _ k: Int, overflow: Bool, _ c: CompiledConfiguration) -> Double {
-        let level = path[k]
-        if k == path.count - 1 {
-            let take = overflow ? d : room(level, d, c)
+    /// Moves the drags of region `r`'s chain from position `k` on by `d`, by the rule; returns
+    /// what none of them took. With `overflow`, the last in line takes everything left (past its
+    /// bounds).
+    private mutating func push(_ d: Double, _ r: Int, _ k: Int, overflow: Bool) -> Double {
+        let level = paths[r][k]
+        if k == paths[r].count - 1 {
+            let take = overflow ? d : room(level, d)
             move(level, by: take)
             return d - take
         }
-        if (d > 0) == (signs[k] > 0) {
+        if (d > 0) == (signs[r][k] > 0) {
             // Toward the link's outer-first direction: the outer ones first, up to their bounds.
-            let left = push(d, path, signs, k + 1, overflow: false, c)
-            let take = overflow ? left : room(level, left, c)
+            let left = push(d, r, k + 1, overflow: false)
+            let take = overflow ? left : room(level, left)
             move(level, by: take)
             return left - take
         }
-        let take = room(level, d, c)
+        let take = room(level, d)
         move(level, by: take)
-        return push(d - take, path, signs, k + 1, overflow: overflow, c)
+        return push(d - take, r, k + 1, overflow: overflow)
     }
 
     private mutating func move(_ level: Int, by d: Double) {
@@ -108,26 +117,25 @@ extension DragRests {
     }
 
     /// The part of `d` that region `level`'s drag takes before it reaches its bound that way.
-    private func room(_ level: Int, _ d: Double, _ c: CompiledConfiguration) -> Double {
-        let bounds = chainVertical(level, c) ? c.regions[level].drag?.y : c.regions[level].drag?.x
-        guard let b = bounds else { return d }
+    private func room(_ level: Int, _ d: Double) -> Double {
+        guard let b = chainBounds[level] else { return d }
         return d > 0 ? min(d, max(0, b.max - raw[level])) : max(d, -max(0, raw[level] - b.min))
     }
 
-    /// The release velocity `v` (px/s along the axis) shared along `path` in the order motion
-    /// that way goes; every level gets its target.
-    private mutating func fling(_ velocity: Double, _ path: [Int], _ signs: [Double], _ c: CompiledConfiguration) {
+    /// The release velocity `velocity` (px/s along the axis) shared along region `r`'s chain in
+    /// the order motion that way goes; every level gets its target. Once a stroke.
+    private mutating func fling(_ velocity: Double, _ r: Int, _ c: CompiledConfiguration) {
         var v = velocity
-        let order = Self.motionOrder(path, signs, towardPositive: v > 0)
+        let path = paths[r]
         for level in path { targets[level] = restOf(level, velocity: 0, c) }
-        for level in order where v != 0 {
-            let vertical = chainVertical(level, c)
-            guard let drag = c.regions[level].drag, let b = vertical ? drag.y : drag.x else { continue }
+        for level in Self.motionOrder(path, signs[r], towardPositive: v > 0) where v != 0 {
+            guard let drag = c.regions[level].drag, let b = chainBounds[level] else { continue }
             let offset = b.constrain(raw[level])
             let room = v > 0 ? b.max - offset : offset - b.min
             if room <= 0.5 { continue }  // at its bound: the velocity goes on
             let tau = drag.projection.secondsDouble
-            if !b.snapPoints.isEmpty || tau <= 0 {
+            let snaps = !((chainVertical[level] ? drag.y : drag.x)?.snapPoints.isEmpty ?? true)
+            if snaps || tau <= 0 {
                 targets[level] = restOf(level, velocity: v, c)
                 return
             }
@@ -144,8 +152,8 @@ extension DragRests {
     /// Where region `level` rests after the stroke moving at `velocity` (its snap points and
     /// projection, else its bounds).
     private func restOf(_ level: Int, velocity: Double, _ c: CompiledConfiguration) -> Double {
-        guard let drag = c.regions[level].drag, let b = chainVertical(level, c) ? drag.y : drag.x else { return raw[level] }
-        return b.rest(offset: b.constrain(raw[level]), velocity: velocity, projection: drag.projection)
+        guard let drag = c.regions[level].drag, let a = chainVertical[level] ? drag.y : drag.x else { return raw[level] }
+        return a.rest(offset: a.constrain(raw[level]), velocity: velocity, projection: drag.projection)
     }
 
     /// The levels of `path` in the order a move that way reaches them.

@@ -23,6 +23,12 @@ struct DragRests {
     var lastTranslation: [Double]
     /// Per enclosing region: the id its lines carry during the chained stroke.
     var chainIDs: [UInt64]
+    /// Per region taking part in a chain, read every chained event without touching the
+    /// configuration (whose regions and constraints hold arrays to retain): its chain's axis,
+    /// its bounds on it, and the pan its lines are given as when it encloses the stroke's region.
+    var chainVertical: [Bool]
+    var chainBounds: [AxisConstraint.Bounds?]
+    var outerGesture: [Int]
 
     init(_ c: CompiledConfiguration) {
         rest = c.regions.map { $0.drag?.initial ?? .zero }
@@ -34,6 +40,7 @@ struct DragRests {
         targets = raw
         lastTranslation = raw
         chainIDs = [UInt64](repeating: 0, count: c.regions.count)
+        (chainVertical, chainBounds, outerGesture) = Self.chainFacts(c, paths)
     }
 
     /// For a new configuration (a reload, a client's `set_regions`: a list's range growing with
@@ -52,7 +59,7 @@ struct DragRests {
     /// Gives a pan event of region `r` its offset (and on ended/cancelled its target).
     mutating func apply(to e: inout GestureEvent, region r: Int, _ c: CompiledConfiguration) {
         guard e.kind == .pan, dragged[r], let drag = c.regions[r].drag else { return }
-        if chained[r], let chain = c.regions[r].chain { return applyChained(to: &e, region: r, chain, c) }
+        if chained[r] { return applyChained(to: &e, region: r, c) }
         let raw = rest[r] + e.translation
         let offset = PixelPoint(x: drag.x?.constrain(raw.x) ?? raw.x, y: drag.y?.constrain(raw.y) ?? raw.y)
         e.offset = offset

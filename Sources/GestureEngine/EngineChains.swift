@@ -6,13 +6,14 @@
 /// with the inner's, under an id of their own.
 extension Engine {
     mutating func appendChainLines(from first: Int, to end: Int, region r: Int, _ out: inout [GestureEvent]) {
-        let path = drags.paths[r]
-        guard path.count > 1 else { return }
+        let levels = drags.paths[r].count
+        guard levels > 1 else { return }
         for j in first..<end where out[j].kind == .pan {
             let inner = out[j]
-            for k in 1..<path.count {
-                let level = path[k]
-                guard let gesture = configuration.regions[path[k - 1]].chain?.outerGesture else { continue }
+            for k in 1..<levels {
+                let level = drags.paths[r][k]
+                let gesture = drags.outerGesture[level]
+                guard gesture >= 0 else { continue }
                 if inner.phase == .began {
                     drags.chainIDs[level] = nextID
                     nextID += 1
@@ -21,9 +22,9 @@ extension Engine {
                 e.id = drags.chainIDs[level]
                 e.gesture = gesture
                 e.sequence = sequenceOf[gesture]
-                e.offset = drags.offset(of: level, configuration)
-                e.consumed = drags.consumedPoint(of: level, configuration)
-                e.target = inner.phase == .ended || inner.phase == .cancelled ? drags.target(of: level, configuration) : nil
+                e.offset = drags.offset(of: level)
+                e.consumed = drags.consumedPoint(of: level)
+                e.target = inner.phase == .ended || inner.phase == .cancelled ? drags.target(of: level) : nil
                 out.append(e)
             }
         }

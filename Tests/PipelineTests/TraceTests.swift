@@ -62,7 +62,7 @@ import TouchFrames
         #expect(rows.contains("list/scroll ended"))
         // The sheet: where it comes to rest.
         let sheet = try Self.svg(fixture: "bottom-sheet-handle", config: "bottom-sheet.toml")
-        #expect(sheet.contains("→ rests at (0, 600)"))
+        #expect(sheet.contains("→ rests at (0, 300)"))
         // Regions are drawn with their names.
         #expect(sheet.contains(">sheet</text>") && sheet.contains(">content</text>"))
     }
