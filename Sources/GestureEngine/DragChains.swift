@@ -51,11 +51,13 @@ extension DragRests {
         let vertical = chainVertical[r]
         let t = vertical ? e.translation.y : e.translation.x
         let levels = paths[r].count
-        if e.phase == .began {
-            for k in 0..<levels { raw[paths[r][k]] = Self.along(rest[paths[r][k]], vertical) }
-            lastTranslation[r] = 0
+        let began = e.phase == .began
+        for k in 0..<levels {
+            let level = paths[r][k]
+            if began { raw[level] = Self.along(rest[level], vertical) }
+            consumed[level] = 0
         }
-        for k in 0..<levels { consumed[paths[r][k]] = 0 }
+        if began { lastTranslation[r] = 0 }
         let d = t - lastTranslation[r]
         lastTranslation[r] = t
         if d != 0 { _ = push(d, r, 0, overflow: true) }

@@ -9,22 +9,23 @@ extension Engine {
         let levels = drags.paths[r].count
         guard levels > 1 else { return }
         for j in first..<end where out[j].kind == .pan {
-            let inner = out[j]
+            var e = out[j]  // one copy, rewritten for each enclosing level
+            let phase = e.phase
+            let ends = phase == .ended || phase == .cancelled
             for k in 1..<levels {
                 let level = drags.paths[r][k]
                 let gesture = drags.outerGesture[level]
                 guard gesture >= 0 else { continue }
-                if inner.phase == .began {
+                if phase == .began {
                     drags.chainIDs[level] = nextID
                     nextID += 1
                 }
-                var e = inner
                 e.id = drags.chainIDs[level]
                 e.gesture = gesture
                 e.sequence = sequenceOf[gesture]
                 e.offset = drags.offset(of: level)
                 e.consumed = drags.consumedPoint(of: level)
-                e.target = inner.phase == .ended || inner.phase == .cancelled ? drags.target(of: level) : nil
+                e.target = ends ? drags.target(of: level) : nil
                 out.append(e)
             }
         }
