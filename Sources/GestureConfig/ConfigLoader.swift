@@ -38,6 +38,7 @@ public enum ConfigLoader {
         var loader = Loader(file: file)
         loader.ruleLines = base.engine.regions.map { r in r.gestures.map { _ in (header: 1, requires: nil, simultaneous: nil) } }
         loader.ruleFiles = base.engine.regions.map { _ in file }
+        loader.chainLines = base.engine.regions.map { _ in nil }
         var regions = base.engine.regions
         var added: [RegionSpec] = []
         let thresholds = base.engine.regions.first?.gestures.first?.thresholds ?? .standard
@@ -98,6 +99,8 @@ struct Loader {
     var ruleLines: [[(header: Int, requires: Int?, simultaneous: Int?)]] = []
     /// The file each region was read from (a drop-in's or the main file), for those errors.
     var ruleFiles: [String] = []
+    /// The line of each region's `[region.drag] chain`, for a chain that does not resolve.
+    var chainLines: [Int?] = []
     /// The regions read so far that emulate a pointer.
     var pointerRegions: [PointerRegion] = []
 

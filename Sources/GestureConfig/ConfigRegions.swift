@@ -64,7 +64,12 @@ extension Loader {
         ruleLines.append(lines)
         ruleFiles.append(r.file)
         var drag: DragConstraints?
-        if let d = try r.subtable("drag") { drag = try readDrag(d) }
+        if let d = try r.subtable("drag") {
+            drag = try readDrag(d)
+            chainLines.append(drag?.chain == nil ? nil : d.table.line(of: "chain"))
+        } else {
+            chainLines.append(nil)
+        }
         return RegionSpec(name: name, rect: rect, gestures: gestures, drag: drag)
     }
 
@@ -146,7 +151,7 @@ extension Loader {
     static let snapPointLimit = 256
 
     func readDrag(_ d: Scope) throws(ConfigError) -> DragConstraints {
-        try d.checkKeys(["x", "y", "projection", "initial"])
+        try d.checkKeys(["x", "y", "projection", "initial", "chain", "chain_outer_first"])
         var drag = DragConstraints()
         for axis in ["x", "y"] {
             guard let a = try d.subtable(axis) else { continue }
@@ -183,6 +188,7 @@ extension Loader {
             }
             drag.initial = PixelPoint(x: i[0], y: i[1])
         }
+        drag.chain = try readChain(d)
         return drag
     }
 
@@ -209,6 +215,11 @@ extension Loader {
                     }
                 }
             }
+        }
+        for (ri, problem) in compiled.chainProblems.enumerated() {
+            guard let problem else { continue }
+            let line = ri < chainLines.count ? chainLines[ri] : nil
+            throw ConfigError(file: ri < ruleFiles.count ? ruleFiles[ri] : file, line: line ?? 1, reason: problem)
         }
         if let cycle = compiled.findCycle() {
             let names = cycle.map { compiled.gestures[$0].qualifiedName }

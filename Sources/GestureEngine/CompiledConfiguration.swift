@@ -12,6 +12,18 @@ public struct CompiledRegion: Sendable {
     public let fromClient: Bool
     /// It holds a system gesture (`GestureSpec.outranksClients`).
     public let hasSystemGestures: Bool
+    /// Its drag chained to an enclosing region's (`DragConstraints.chain`), resolved.
+    public internal(set) var chain: CompiledChain?
+}
+
+/// A drag chain resolved: the enclosing region, the axis, which way moves the outer first, and
+/// the outer region's pan (the gesture the outer's lines of a chained stroke are given as).
+public struct CompiledChain: Hashable, Sendable {
+    public let outer: Int
+    public let vertical: Bool
+    /// +1 or −1: a change of the offset of this sign moves the outer first.
+    public let outerFirstSign: Double
+    public let outerGesture: Int
 }
 
 /// A gesture after compilation: its spec and the region it belongs to.
@@ -64,6 +76,8 @@ public struct CompiledConfiguration: Sendable {
     public let policy: ArenaPolicy
     /// The regions' nesting, for "is this region inside that one" in O(1).
     let nesting: RegionTree
+    /// Per region: why its declared drag chain does not resolve (nil: none declared, or it does).
+    public let chainProblems: [String?]
     let source: EngineConfiguration
     /// Which compile this is, numbered by whoever compiles successive configurations (the daemon
     /// numbers each reload and regions change): what was resolved against one configuration (a
@@ -123,11 +137,63 @@ public struct CompiledConfiguration: Sendable {
                     name: r.name, rect: rects[i], parent: parents[i], depth: depth(i), drag: r.drag, gestures: indices,
                     fromClient: r.fromClient, hasSystemGestures: r.gestures.contains(where: \.outranksClients)))
         }
+        var problems = [String?](repeating: nil, count: regions.count)
+        for i in regions.indices {
+            switch Self.resolveChain(i, config.regions[i], regions, gestures, parents) {
+            case .success(let chain): regions[i].chain = chain
+            case .failure(let why): problems[i] = why.reason
+            }
+        }
+        chainProblems = problems
         self.regions = regions
         self.gestures = gestures
 
         nesting = RegionTree(parents: regions.map(\.parent))
         policy = Self.buildPolicy(regions: regions, gestures: gestures, nesting: nesting)
+    }
+
+    struct ChainProblem: Error {
+        var reason: String?
+    }
+
+    /// Region `i`'s drag chain, when it names an enclosing region with drag constraints on the
+    /// chained axis, and both regions have a pan that can move along it; else why not (nil when
+    /// the region declares no chain). The config loader refuses a chain with that reason.
+    private static func resolveChain(
+        _ i: Int, _ spec: RegionSpec, _ regions: [CompiledRegion], _ gestures: [CompiledGesture], _ parents: [Int?]
+    ) -> Result<CompiledChain, ChainProblem> {
+        guard let chain = spec.drag?.chain else { return .failure(ChainProblem(reason: nil)) }
+        let name = regions[i].name
+        guard regions.contains(where: { $0.name == chain.region }) else {
+            return .failure(ChainProblem(reason: "region '\(name)' chains to '\(chain.region)', which is no region"))
+        }
+        var p = parents[i]
+        var hops = 0
+        while let q = p, regions[q].name != chain.region, hops <= regions.count {
+            p = parents[q]
+            hops += 1
+        }
+        guard let outer = p, regions[outer].name == chain.region else {
+            return .failure(ChainProblem(reason: "region '\(name)' chains to '\(chain.region)', which does not enclose it (a chain hands motion outward)"))
+        }
+        let vertical = chain.outerFirst.isVertical
+        let axis = vertical ? "y" : "x"
+        func canPan(_ r: Int) -> Int? {
+            regions[r].gestures.first { g in
+                let s = gestures[g].spec
+                return s.kind == .pan && (s.axis == .free || s.axis == (vertical ? .vertical : .horizontal))
+            }
+        }
+        guard (vertical ? spec.drag?.y : spec.drag?.x) != nil else {
+            return .failure(ChainProblem(reason: "region '\(name)' chains along \(axis) but has no [region.drag.\(axis)] (its content's range)"))
+        }
+        guard let drag = regions[outer].drag, (vertical ? drag.y : drag.x) != nil else {
+            return .failure(ChainProblem(reason: "region '\(chain.region)' takes '\(name)''s motion along \(axis) but has no [region.drag.\(axis)]"))
+        }
+        guard canPan(i) != nil, let outerPan = canPan(outer) else {
+            return .failure(ChainProblem(reason: "regions '\(name)' and '\(chain.region)' each need a pan that moves along \(axis) (axis \"\(vertical ? "vertical" : "horizontal")\" or free)"))
+        }
+        return .success(CompiledChain(outer: outer, vertical: vertical, outerFirstSign: chain.outerFirst.sign, outerGesture: outerPan))
     }
 
     /// Resolves a rule's name: `name` within the region, or `region/name` anywhere.

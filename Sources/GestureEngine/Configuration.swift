@@ -72,19 +72,32 @@ public struct AxisConstraint: Hashable, Sendable {
     }
 
     /// The offset shown for a raw (unconstrained) offset.
-    public func constrain(_ raw: Double) -> Double {
-        if raw > max { return max + excess(raw - max) }
-        if raw < min { return min - excess(min - raw) }
-        return raw
-    }
+    public func constrain(_ raw: Double) -> Double { bounds.constrain(raw) }
 
-    private func excess(_ x: Double) -> Double {
-        switch mode {
-        case .clamp: return 0
-        case .rubberBand: return x * rubberBandFactor
-        case .rubberBandExp:
-            guard rubberBandLimit > 0 else { return 0 }
-            return rubberBandLimit * (1 - (-x / rubberBandLimit).exponential)
+    /// The bounds alone (no snap points: nothing to retain), for the per-frame paths.
+    public var bounds: Bounds { Bounds(min: min, max: max, mode: mode, factor: rubberBandFactor, limit: rubberBandLimit) }
+
+    /// An axis's bounds and what lies past them.
+    public struct Bounds: Hashable, Sendable {
+        public var min: Double, max: Double
+        public var mode: Mode
+        public var factor: Double, limit: Double
+
+        /// The offset shown for a raw (unconstrained) offset.
+        public func constrain(_ raw: Double) -> Double {
+            if raw > max { return max + excess(raw - max) }
+            if raw < min { return min - excess(min - raw) }
+            return raw
+        }
+
+        private func excess(_ x: Double) -> Double {
+            switch mode {
+            case .clamp: return 0
+            case .rubberBand: return x * factor
+            case .rubberBandExp:
+                guard limit > 0 else { return 0 }
+                return limit * (1 - (-x / limit).exponential)
+            }
         }
     }
 
@@ -130,11 +143,37 @@ public struct DragConstraints: Hashable, Sendable {
     public var projection: Duration = .zero
     /// The rest offset before the first drag (px).
     public var initial: PixelPoint = .zero
+    /// Scroll chaining: this region's pan hands the stroke's motion to an enclosing region's
+    /// drag (a list in a sheet), as iOS sheets and Android's nested scrolling do.
+    public var chain: DragChain?
 
     public init(
-        x: AxisConstraint? = nil, y: AxisConstraint? = nil, projection: Duration = .zero, initial: PixelPoint = .zero
+        x: AxisConstraint? = nil, y: AxisConstraint? = nil, projection: Duration = .zero, initial: PixelPoint = .zero,
+        chain: DragChain? = nil
     ) {
-        (self.x, self.y, self.projection, self.initial) = (x, y, projection, initial)
+        (self.x, self.y, self.projection, self.initial, self.chain) = (x, y, projection, initial, chain)
+    }
+}
+
+/// A chain from a region's drag to an enclosing region's (`[region.drag] chain`), on the axis
+/// of the inner region's pan. The rule is Android's: moving toward `outerFirst`, the outer
+/// region's offset moves first until it reaches its bound, then the inner's takes the rest;
+/// moving the other way, the inner's moves first until it reaches its bound, then the outer's.
+/// A bottom sheet holding a list: `outerFirst = up` (an upward stroke opens the sheet, then
+/// scrolls the list; a downward one scrolls the list back to its top, then pulls the sheet down).
+public struct DragChain: Hashable, Sendable {
+    public enum Direction: String, CaseIterable, Hashable, Sendable {
+        case up, down, left, right
+        /// The sign of an offset's change in this direction (screen y grows downward).
+        public var sign: Double { self == .down || self == .right ? 1 : -1 }
+        public var isVertical: Bool { self == .up || self == .down }
+    }
+    /// The enclosing region whose drag takes the motion (by name).
+    public var region: String
+    public var outerFirst: Direction
+
+    public init(region: String, outerFirst: Direction = .up) {
+        (self.region, self.outerFirst) = (region, outerFirst)
     }
 }
 

@@ -363,6 +363,7 @@ public struct Engine {
     private mutating func applyPendingIfIdle() {
         guard let next = pending, arena.isEmpty, sequences.contactCount == 0, !lost else { return }
         pending = nil
+        let previous = configuration
         configuration = next
         configurationGeneration += 1
         bank = RecognizerBank(next)
@@ -370,7 +371,7 @@ public struct Engine {
         let old = sequences
         sequences = SequenceTable(next)
         sequences.continueNumbering(from: old)
-        drags = DragRests(next)
+        drags = DragRests(next, keeping: drags, of: previous)
         instance = [UInt64](repeating: 0, count: next.gestures.count)
         regionOf = next.gestures.map(\.region)
         sequenceOf = [Int](repeating: 0, count: next.gestures.count)

@@ -118,12 +118,14 @@ extension Engine {
         let (id, sequence, region) = (instance[g], sequenceOf[g], regionOf[g])
         let dragged = drags.isDragged(region)
         var i = first
-        while i < out.count {
+        let end = out.count
+        while i < end {
             // One access to the element (one uniqueness check of `out`), not one per field.
             Self.stamp(&out[i], id: id, gesture: g, generation: configurationGeneration, sequence: sequence)
             if dragged { drags.apply(to: &out[i], region: region, configuration) }
             i += 1
         }
+        if dragged && drags.chained[region] { appendChainLines(from: first, to: end, region: region, &out) }
     }
 
     @inline(__always)

@@ -33,6 +33,9 @@ public struct GestureEvent: Hashable, Sendable {
     /// Pan in a region with drag constraints: the constrained offset and, on ended/cancelled, the rest target.
     public var offset: PixelPoint? = nil
     public var target: PixelPoint? = nil
+    /// Pan in a chained drag (`DragChain`): what this event moved this region's offset by, before
+    /// its bounds (px); the chain's regions' `consumed` add up to the finger's move.
+    public var consumed: PixelPoint? = nil
     /// Swipe: direction and release speed (px/s).
     public var direction: SwipeDirection? = nil
     public var speed: Double = 0

@@ -42,6 +42,13 @@ public enum StateDiagrams {
             over the contacts down in both frames. So two fingers moving together are a pan, and a zoom
             with one finger anchored (the centroid travels half as far as the distance changes) a pinch.
 
+            **A chained pan** (`[region.drag] chain`, a list in a sheet) goes through the pan's states
+            like any other: the arena lets the inner region's pan run, and the enclosing region's pan
+            loses to it as ever. What changes is its output: each of its events also moves the
+            enclosing regions' offsets (the motion shared by the chain's rule, CONFIG.md), and is given
+            again as an event of the enclosing region's pan, `began` with it, `ended` or `cancelled`
+            with it, under an id of its own. No state, input or transition is added.
+
             """
         for kind in GestureKind.allCases {
             out += "\n## \(kind.rawValue)\n\n```mermaid\n\(mermaid(for: kind))\n```\n"

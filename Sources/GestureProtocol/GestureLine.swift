@@ -135,6 +135,10 @@ public struct GestureLineEncoder {
                 c.raw(",\"target\":")
                 c.point(t)
             }
+            if let m = p.pointee.consumed {
+                c.raw(",\"consumed\":")
+                c.point(m)
+            }
         case .swipe:
             if let d = p.pointee.direction {
                 c.raw(",\"direction\":")
@@ -193,6 +197,7 @@ public struct GestureLineEncoder {
             }
             if let o = e.offset { w.field("offset", o) }
             if let t = e.target { w.field("target", t) }
+            if let m = e.consumed { w.field("consumed", m) }
         case .swipe:
             if let d = e.direction {
                 w.key("direction")

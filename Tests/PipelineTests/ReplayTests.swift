@@ -42,6 +42,11 @@ struct Line: Decodable, Equatable {
     var dx: Double?
     var dy: Double?
     var edge: String?
+    var offset: Point?
+    var target: Point?
+    struct Point: Decodable, Equatable { var x: Double, y: Double }
+    var offsetY: Double? { offset?.y }
+    var targetY: Double? { target?.y }
 }
 
 func lines(_ ndjson: String) throws -> [Line] {
@@ -106,7 +111,22 @@ func lines(_ ndjson: String) throws -> [Line] {
         #expect(dropped.last?.gesture == "tap")  // the next sequence works
         #expect(try run("palm-cancels-pan").last?.phase == "cancelled")
         #expect(try run("bottom-sheet-handle").allSatisfy { $0.name == "drag" })
-        #expect(try run("bottom-sheet-content").allSatisfy { $0.name == "scroll" })
+        // The list is chained to the sheet (examples/bottom-sheet.toml): on the open sheet an
+        // upward stroke scrolls the list; the sheet's lines say it stayed open.
+        let content = try run("bottom-sheet-content")
+        #expect(Set(content.map(\.name)) == ["scroll", "drag"])
+        #expect(content.filter { $0.name == "drag" }.allSatisfy { $0.offsetY == 0 })
+        #expect(content.last { $0.name == "scroll" }?.offsetY == -200)
+        // Up, then down on the list: the list scrolls; the list back to its top, then the sheet
+        // pulled down in the same stroke, which snaps half open.
+        let chain = try run("bottom-sheet-chain")
+        let ends = chain.filter { $0.phase == "ended" }.map { "\($0.name ?? "") \($0.offsetY ?? .nan) \($0.targetY ?? .nan)" }
+        #expect(ends == ["scroll -300.0 -300.0", "drag 0.0 0.0", "scroll 0.0 0.0", "drag 200.0 300.0"])
+        let flick = try run("bottom-sheet-flick")
+        // Open, at the list's top, a flick down: the list cannot move, the sheet is flung (its
+        // 80 px and 150 ms of its speed: past 150, to half open).
+        #expect(flick.last { $0.name == "drag" }?.targetY == 300, "a flick at the list's top flings the sheet")
+        #expect(flick.last { $0.name == "scroll" }?.targetY == 0)
         #expect(try run("swipeable-row").allSatisfy { $0.name == "slide" })
         let list = try run("swipeable-row-scrolls-list")
         #expect(list.contains { $0.name == "scroll" } && list.contains { $0.name == "fling" })

@@ -224,6 +224,32 @@ enum Scenarios {
             s.up(0)
             s.sync()
         }),
+        // The sheet fully open: one stroke up on the list (it scrolls 300 px), put down; then one
+        // stroke down (the list back to its top, then the same stroke pulls the sheet down 200),
+        // put down (the sheet snaps to half open).
+        ("bottom-sheet-chain", "bottom-sheet.toml", { s in
+            s.down(0, (960, 900))
+            s.sync()
+            s.drag([0], by: (0, -300), over: 600)
+            s.wait(200)
+            s.up(0)
+            s.sync()
+            s.wait(600)
+            s.down(1, (960, 500))
+            s.sync()
+            s.drag([1], by: (0, 500), over: 800)
+            s.wait(200)
+            s.up(1)
+            s.sync()
+        }),
+        // The sheet open, a flick down at the list's top: the list cannot move, the sheet takes the fling.
+        ("bottom-sheet-flick", "bottom-sheet.toml", { s in
+            s.down(0, (960, 600))
+            s.sync()
+            s.drag([0], by: (0, 80), over: 60)
+            s.up(0)
+            s.sync()
+        }),
         ("swipeable-row", "swipeable-rows.toml", { s in
             s.down(0, (900, 480))
             s.sync()

@@ -18,6 +18,7 @@ import TouchFrames
         ("row-slides", "swipeable-row", "swipeable-rows.toml"),
         ("row-vs-scroll", "swipeable-row-scrolls-list", "swipeable-rows.toml"),
         ("sheet-snaps", "bottom-sheet-handle", "bottom-sheet.toml"),
+        ("sheet-chains", "bottom-sheet-chain", "bottom-sheet.toml"),
         ("photo-select-move-zoom", "photo-select-and-move", "photo-viewer.toml"),
         ("two-visitors", "two-visitors", "museum-table.toml"),
     ]

@@ -48,7 +48,7 @@ export const PROTOCOL = 1;
  */
 
 const PX_FIELDS = ["x", "y", "dx", "dy", "vx", "vy", "velocity"];
-const PX_POINTS = ["offset", "target"];
+const PX_POINTS = ["offset", "target", "consumed"];
 const FIRST_RETRY_MS = 250;
 const LAST_RETRY_MS = 5000;
 
