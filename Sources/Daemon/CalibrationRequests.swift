@@ -6,9 +6,9 @@ import TouchFrames
 
 /// `calibrate` (docs/PROTOCOL.md): a panel's calibration fitted to touches on targets, and with
 /// `save` kept in the daemon's state folder (`calibration.toml`, read after the configuration
-/// file and before its drop-ins) and applied by a reload. Saving needs the rights of the socket's group: the client's
-/// user (a page's own, through the web bridge) must be root or a member of the group that owns
-/// the socket.
+/// file and before its drop-ins) and applied by a reload. Saving needs the rights of the
+/// socket's group: the client's user (a page's own, through the web bridge) must be root or a
+/// member of the group that owns the socket.
 extension Daemon {
     func calibrate(_ r: CalibrationRequest, client c: Client, _ state: inout FrameState) throws -> (CalibrationFit, saved: String?) {
         guard let k = state.devices.index(of: r.device) else {

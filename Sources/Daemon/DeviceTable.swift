@@ -25,6 +25,8 @@ struct DeviceTable {
     /// `[idle] display`: a touch landing on a panel with no finger on it, while the displays are
     /// dark, wakes the kiosk as one after `[idle] after` does. Nil: not watched.
     var display: DisplayWatch? { didSet { watchesDisplay = display != nil } }
+    /// `display != nil`, kept as a flag: every read asks it, and asking the optional copied the
+    /// watch (its arrays retained) on each read.
     private var watchesDisplay = false
     /// The last wake was a touch on a dark display (for the log).
     var wokeInTheDark = false
@@ -190,7 +192,7 @@ extension DeviceTable {
         return true
     }
 
-    /// Device `k`'s last frame was `DisplayWatch.quiet` or more before this read (or it had
+    /// Device `k`'s last frame was `DisplayWatch.quietNanoseconds` or more before this read (or it had
     /// none): a touch landing then may be the first on a display darkened since.
     private func quietBefore(_ k: Int, _ turn: EventLoop) -> Bool {
         guard let last = all[k].health.lastFrameAt else { return true }
