@@ -26,7 +26,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
-        .target(name: "GestureEngine"),
+        // libm for sqrt and friends: the engine imports no Glibc, and a program linking the
+        // library product alone (no Foundation) would not link without it.
+        .target(name: "GestureEngine", linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),
         .target(name: "TouchFrames", dependencies: ["GestureEngine"]),
         // A region's gestures as a mouse's clicks, drags and wheel (pure, as the engine is).
         .target(name: "PointerEmulation", dependencies: ["GestureEngine"]),
@@ -121,5 +123,8 @@ if ProcessInfo.processInfo.environment["TOUCHGESTURED_BENCHMARKS"] == "1" {
             path: "Benchmarks/EngineBenchmark",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ))
+    // The engine's instructions a frame under callgrind: scripts/count-engine.
+    package.targets.append(
+        .executableTarget(name: "EngineCount", dependencies: ["GestureEngine", "GestureConfig"], path: "Benchmarks/EngineCount"))
 }
 

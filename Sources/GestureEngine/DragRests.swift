@@ -1,46 +1,28 @@
 /// Where each region's dragged content rests, for drag constraints: a pan's events in a region
 /// with `[region.drag]` get the constrained offset and, at its end, the rest target. A region
 /// whose drag is chained to enclosing ones (`DragChain`) shares each move of its pan among
-/// them (`DragChains.swift`); the engine gives the enclosing regions' lines from what is kept
-/// here (`chainLevels`, `offset(of:)`, `consumed(of:)`, `target(of:)`).
+/// them and gives the enclosing regions' lines (`DragChains.swift`, `applyChain`).
+///
+/// What a pan event reads every frame is kept in flat arrays of plain values (bounds, not the
+/// configuration's constraints, whose snap points are arrays to retain and release); the
+/// configuration is read at a stroke's end only.
 struct DragRests {
     /// Per region: where its dragged content rests (px).
     var rest: [PixelPoint]
-    /// Per region: it has drag constraints (looked up per pan event; asking the optional
-    /// constraints themselves copied them).
-    private var dragged: [Bool]
-    /// Per region: its drag is the inner end of a chain; `paths[r]` is the chain from it
-    /// outward (r first), `signs[r][k]` the outer-first sign of link k (path[k] → path[k + 1]).
-    var chained: [Bool]
-    var paths: [[Int]]
-    var signs: [[Double]]
-    /// Per region, during a chained stroke, on the chained axis: the offset before the bounds
-    /// (raw), what the last event moved it by, and its target at the stroke's end.
-    var raw: [Double]
-    var consumed: [Double]
-    var targets: [Double]
-    /// Per inner region: its pan's translation on the chained axis at the last event.
-    var lastTranslation: [Double]
-    /// Per enclosing region: the id its lines carry during the chained stroke.
-    var chainIDs: [UInt64]
-    /// Per region taking part in a chain, read every chained event without touching the
-    /// configuration (whose regions and constraints hold arrays to retain): its chain's axis,
-    /// its bounds on it, and the pan its lines are given as when it encloses the stroke's region.
-    var chainVertical: [Bool]
-    var chainBounds: [AxisConstraint.Bounds?]
-    var outerGesture: [Int]
+    /// Per region: its drag bounds on each axis (nil: the region constrains no drag).
+    private var axes: [DragAxes?]
+    /// Per region: its chain outward, as a span of `slots` (count 0: not the inner end of a
+    /// chain). `slots` holds each chain's path (the inner region first), then the order a move
+    /// toward positive reaches its levels, then the order toward negative.
+    private(set) var chainSpan: [ChainSpan]
+    var slots: [Int]
+    /// Per region taking part in a chain: its state in the stroke and its facts.
+    var levels: [ChainLevel]
 
     init(_ c: CompiledConfiguration) {
         rest = c.regions.map { $0.drag?.initial ?? .zero }
-        dragged = c.regions.map { $0.drag != nil }
-        chained = c.regions.map { $0.chain != nil }
-        (paths, signs) = Self.chainPaths(c)
-        raw = [Double](repeating: 0, count: c.regions.count)
-        consumed = raw
-        targets = raw
-        lastTranslation = raw
-        chainIDs = [UInt64](repeating: 0, count: c.regions.count)
-        (chainVertical, chainBounds, outerGesture) = Self.chainFacts(c, paths)
+        axes = c.regions.map { r in r.drag.map { DragAxes(x: $0.x?.bounds, y: $0.y?.bounds) } }
+        (chainSpan, slots, levels) = Self.chains(c)
     }
 
     /// For a new configuration (a reload, a client's `set_regions`: a list's range growing with
@@ -54,17 +36,21 @@ struct DragRests {
     }
 
     /// Whether region `r` constrains drags (else `apply` changes nothing).
-    func isDragged(_ r: Int) -> Bool { dragged[r] }
+    func isDragged(_ r: Int) -> Bool { axes[r] != nil }
 
-    /// Gives a pan event of region `r` its offset (and on ended/cancelled its target).
+    /// Whether region `r`'s drag is the inner end of a chain.
+    func isChained(_ r: Int) -> Bool { chainSpan[r].count > 1 }
+
+    /// Gives a pan event of region `r` (not chained: `applyChain`) its offset (and on
+    /// ended/cancelled its target).
     mutating func apply(to e: inout GestureEvent, region r: Int, _ c: CompiledConfiguration) {
-        guard e.kind == .pan, dragged[r], let drag = c.regions[r].drag else { return }
-        if chained[r] { return applyChained(to: &e, region: r, c) }
+        guard e.kind == .pan, let a = axes[r] else { return }
         let raw = rest[r] + e.translation
-        let offset = PixelPoint(x: drag.x?.constrain(raw.x) ?? raw.x, y: drag.y?.constrain(raw.y) ?? raw.y)
+        let offset = PixelPoint(x: a.x?.constrain(raw.x) ?? raw.x, y: a.y?.constrain(raw.y) ?? raw.y)
         e.offset = offset
         switch e.phase {
         case .ended:
+            guard let drag = c.regions[r].drag else { return }
             let target = PixelPoint(
                 x: drag.x?.rest(offset: offset.x, velocity: e.velocity.x, projection: drag.projection) ?? offset.x,
                 y: drag.y?.rest(offset: offset.y, velocity: e.velocity.y, projection: drag.projection) ?? offset.y)
@@ -76,4 +62,36 @@ struct DragRests {
             break
         }
     }
+}
+
+/// A region's drag bounds on each axis (nil: that axis moves freely).
+struct DragAxes {
+    var x: AxisConstraint.Bounds?
+    var y: AxisConstraint.Bounds?
+}
+
+/// A chained inner region's levels in `DragRests.slots`: `count` regions from `start` (the path
+/// outward), then as many in the order a move toward positive reaches them, then toward negative.
+struct ChainSpan {
+    var start = 0
+    var count = 0
+
+    /// Where the order a move of sign `d` reaches the levels in begins.
+    func order(_ d: Double) -> Int { start + (d > 0 ? count : 2 * count) }
+}
+
+/// One region's part in a chained stroke: its offset before the bounds (raw), what the last
+/// event moved it by, its target at the stroke's end, the id its lines carry when it encloses
+/// the stroke's region, and (the inner region) its pan's translation on the chained axis at the
+/// last event; and what it reads every event: its chain's axis, its bounds on it, and the pan
+/// its lines are given as.
+struct ChainLevel {
+    var raw = 0.0
+    var consumed = 0.0
+    var target = 0.0
+    var lastTranslation = 0.0
+    var id: UInt64 = 0
+    var vertical = true
+    var bounds: AxisConstraint.Bounds?
+    var outerGesture = -1
 }

@@ -113,19 +113,25 @@ extension Engine {
 
     // MARK: - Output
 
-    /// Stamps what recognizer `g` just appended to `out` (from index `first`).
+    /// Stamps what recognizer `g` just appended to `out` (from index `first`); a pan's events
+    /// in a dragged region get its offset, and in a chained one the enclosing regions' lines
+    /// (`DragRests.applyChain`), appended after `end`.
     mutating func stamp(from first: Int, _ g: Int, _ out: inout [GestureEvent]) {
         let (id, sequence, region) = (instance[g], sequenceOf[g], regionOf[g])
         let dragged = drags.isDragged(region)
+        let chained = dragged && drags.isChained(region)
         var i = first
         let end = out.count
         while i < end {
             // One access to the element (one uniqueness check of `out`), not one per field.
             Self.stamp(&out[i], id: id, gesture: g, generation: configurationGeneration, sequence: sequence)
-            if dragged { drags.apply(to: &out[i], region: region, configuration) }
+            if chained && out[i].kind == .pan {
+                drags.applyChain(&out, at: i, region: region, configuration, sequences: sequenceOf, ids: &nextID)
+            } else if dragged {
+                drags.apply(to: &out[i], region: region, configuration)
+            }
             i += 1
         }
-        if dragged && drags.chained[region] { appendChainLines(from: first, to: end, region: region, &out) }
     }
 
     @inline(__always)

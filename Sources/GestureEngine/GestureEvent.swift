@@ -34,7 +34,8 @@ public struct GestureEvent: Hashable, Sendable {
     public var offset: PixelPoint? = nil
     public var target: PixelPoint? = nil
     /// Pan in a chained drag (`DragChain`): what this event moved this region's offset by, before
-    /// its bounds (px); the chain's regions' `consumed` add up to the finger's move.
+    /// its bounds (px); the `consumed` of a frame's chained events add up to the finger's move. A
+    /// `changed` event goes to the regions a frame moved (`DragRests.applyChain`).
     public var consumed: PixelPoint? = nil
     /// Swipe: direction and release speed (px/s).
     public var direction: SwipeDirection? = nil

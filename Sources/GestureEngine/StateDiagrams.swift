@@ -45,9 +45,10 @@ public enum StateDiagrams {
             **A chained pan** (`[region.drag] chain`, a list in a sheet) goes through the pan's states
             like any other: the arena lets the inner region's pan run, and the enclosing region's pan
             loses to it as ever. What changes is its output: each of its events also moves the
-            enclosing regions' offsets (the motion shared by the chain's rule, CONFIG.md), and is given
-            again as an event of the enclosing region's pan, `began` with it, `ended` or `cancelled`
-            with it, under an id of its own. No state, input or transition is added.
+            enclosing regions' offsets (the motion shared by the chain's rule, CONFIG.md), and the
+            enclosing region's pan gets events of its own, under an id of its own: `began` with the
+            inner's, `ended` or `cancelled` with it, and `changed` for each event that moved it (the
+            inner's `changed` for each that moved the inner). No state, input or transition is added.
 
             """
         for kind in GestureKind.allCases {

@@ -36,13 +36,22 @@ import Testing
         t.up(1)
         let list = lines(t, "list"), sheet = lines(t, "sheet")
         #expect(list.first?.phase == .began && list.last?.phase == .ended)
-        #expect(sheet.map(\.phase) == list.map(\.phase), "the sheet's lines begin and end with the list's")
+        #expect(sheet.first?.phase == .began && sheet.last?.phase == .ended, "the sheet's lines begin and end with the list's")
+        #expect(sheet.first?.time == list.first?.time && sheet.last?.time == list.last?.time)
+        // In between, each region has a line for the frames that moved it: the list's to its
+        // top, then the sheet's (both at the hand-off frame).
+        #expect(list.dropFirst().dropLast().allSatisfy { $0.consumed!.y != 0 })
+        #expect(sheet.dropFirst().dropLast().allSatisfy { $0.consumed!.y != 0 })
+        #expect(list.dropFirst().dropLast().last!.time <= sheet.dropFirst().first!.time)
         // The list consumed its 100 px to its top, the sheet the other 150.
         #expect(list.last?.offset == PixelPoint(x: 0, y: 0))
         #expect(sheet.last?.offset == PixelPoint(x: 0, y: 450))
-        // One stroke, no jump: each line's offsets move by at most the finger's step (10 px).
+        // One stroke, no jump: each line's offset moves by what it consumed, at most the finger's
+        // step (10 px).
         for lines in [list, sheet] {
-            for (a, b) in zip(lines, lines.dropFirst()) { #expect(abs(b.offset!.y - a.offset!.y) <= 10.0001) }
+            for (a, b) in zip(lines, lines.dropFirst()) {
+                #expect(abs(b.offset!.y - a.offset!.y) <= abs(b.consumed!.y) + 1e-9 && abs(b.consumed!.y) <= 10.0001)
+            }
         }
         // What the two consumed adds up to the finger's travel.
         let consumed = (list + sheet).compactMap(\.consumed).reduce(0) { $0 + $1.y }
@@ -62,10 +71,10 @@ import Testing
         let list = lines(t, "list"), sheet = lines(t, "sheet")
         #expect(sheet.last?.offset == PixelPoint(x: 0, y: 0))
         #expect(list.last?.offset == PixelPoint(x: 0, y: -100))
-        // While the sheet still had room, the list did not move.
-        let firstListMove = list.firstIndex { ($0.consumed?.y ?? 0) != 0 } ?? list.count
-        let sheetOpen = sheet.firstIndex { $0.offset?.y == 0 } ?? -1
-        #expect(firstListMove >= sheetOpen)
+        // While the sheet still had room, the list did not move (nor had a line).
+        let firstListMove = try! #require(list.first { ($0.consumed?.y ?? 0) != 0 }?.time)
+        let sheetOpen = try! #require(sheet.first { $0.offset?.y == 0 }?.time)
+        #expect(firstListMove >= sheetOpen && list[1].time >= sheetOpen)
         #expect(sheet.last?.target == PixelPoint(x: 0, y: 0))
     }
 
@@ -173,9 +182,10 @@ extension ScrollChainTests {
 }
 
 /// Random strokes on the chained sheet (fixed seeds): whatever the hand does, each region's
-/// offset moves no more than the finger between two events (no jump at a hand-off), what the two
-/// consumed adds up to the finger's travel, the enclosing region's lines begin and end with the
-/// inner's, and every stroke ends with both at rest within their bounds.
+/// offset moves no more than it consumed (no jump at a hand-off), what the regions consumed
+/// adds up to the finger's move in each frame and over the stroke, the enclosing region's lines
+/// begin and end with the inner's and in between come only when it moved, and every stroke ends
+/// with both at rest within their bounds.
 @Suite struct ScrollChainPropertyTests {
     @Test(arguments: [1, 2, 3, 5, 8, 13, 21, 34] as [UInt64])
     func randomStrokes_keepTheChainsInvariants(seed: UInt64) {
@@ -199,16 +209,28 @@ extension ScrollChainTests {
             let list = t.events.filter { t.regionName($0) == "list" && $0.kind == .pan }
             let sheet = t.events.filter { t.regionName($0) == "sheet" && $0.kind == .pan }
             guard !list.isEmpty else { continue }  // a stroke under the slop: a tap, no pan
-            #expect(sheet.map(\.phase) == list.map(\.phase), "seed \(seed) stroke \(stroke)")
-            #expect(list.first?.phase == .began && [.ended, .cancelled].contains(list.last?.phase))
+            // Both regions' lines begin and end together.
+            #expect(sheet.first?.phase == .began && list.first?.phase == .began && sheet.first?.time == list.first?.time)
+            #expect([.ended, .cancelled].contains(list.last?.phase) && sheet.last?.phase == list.last?.phase && sheet.last?.time == list.last?.time)
+            // In between, a line goes to the regions the frame moved (the list's line stays when
+            // the frame moved neither): every frame has a line, and what the frame's lines consumed
+            // is the finger's move in that frame.
+            #expect(sheet.dropFirst().dropLast().allSatisfy { $0.consumed!.y != 0 }, "seed \(seed) stroke \(stroke): a sheet line without news")
+            let frames = Dictionary(grouping: list + sheet, by: \.time).sorted { $0.key < $1.key }
+            for (a, b) in zip(frames, frames.dropFirst()) {
+                let finger = b.value[0].translation.y - a.value[0].translation.y
+                let consumed = b.value.reduce(0) { $0 + $1.consumed!.y }
+                #expect(abs(consumed - finger) < 1e-6, "seed \(seed) stroke \(stroke): consumed \(consumed), the finger \(finger)")
+            }
             // The finger's travel as the pan saw it (from its first event on, past the slop).
             let seen = (list.last?.translation.y ?? 0)
             let consumed = (list + sheet).compactMap(\.consumed).reduce(0) { $0 + $1.y }
             #expect(abs(consumed - seen) < 1e-6, "seed \(seed) stroke \(stroke): consumed \(consumed), travel \(seen)")
+            // No jump: between two of its lines a region's offset moves by what it consumed at
+            // most (less in a rubber band).
             for lines in [list, sheet] {
                 for (a, b) in zip(lines, lines.dropFirst()) {
-                    let finger = abs(b.translation.y - a.translation.y)
-                    #expect(abs(b.offset!.y - a.offset!.y) <= finger + 1e-6, "seed \(seed) stroke \(stroke): a jump")
+                    #expect(abs(b.offset!.y - a.offset!.y) <= abs(b.consumed!.y) + 1e-6, "seed \(seed) stroke \(stroke): a jump")
                 }
             }
             let sheetRest = sheet.last?.target?.y ?? 0, listRest = list.last?.target?.y ?? 0

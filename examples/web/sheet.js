@@ -13,7 +13,10 @@ for (let i = 1; i <= 30; i++) {
 }
 
 // What the page saw, for the browser test (Tests/web/sheet.py) and anyone curious in DevTools.
-const state = (window.sheetDemo = { ready: false, sheet: 250, list: 0, lines: { sheet: 0, places: 0 }, ends: [] });
+// `idle` counts `changed` lines that moved nothing (a chained stroke gives none).
+const state = (window.sheetDemo = {
+  ready: false, sheet: 250, list: 0, lines: { sheet: 0, places: 0 }, idle: { sheet: 0, places: 0 }, ends: [],
+});
 const tg = connect();
 
 function place(element, y, settle) {
@@ -48,6 +51,7 @@ list.on("registered", ready);
 
 sheet.on("pan", (g) => {
   state.lines.sheet += 1;
+  if (g.phase === "changed" && g.consumed.y === 0) state.idle.sheet += 1;
   const done = g.phase === "ended" || g.phase === "cancelled";
   state.sheet = done ? g.target.y : g.offset.y;
   place($("#sheet"), state.sheet, done);
@@ -56,6 +60,7 @@ sheet.on("pan", (g) => {
 
 list.on("pan", (g) => {
   state.lines.places += 1;
+  if (g.phase === "changed" && g.consumed.y === 0) state.idle.places += 1;
   const done = g.phase === "ended" || g.phase === "cancelled";
   state.list = done ? g.target.y : g.offset.y;
   place(items, state.list, done);
