@@ -144,6 +144,7 @@ public struct CompiledConfiguration: Sendable {
             case .failure(let why): problems[i] = why.reason
             }
         }
+        Self.refuseDeepChains(&regions, &problems)
         chainProblems = problems
         self.regions = regions
         self.gestures = gestures

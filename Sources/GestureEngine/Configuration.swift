@@ -83,6 +83,9 @@ public struct AxisConstraint: Hashable, Sendable {
         public var mode: Mode
         public var factor: Double, limit: Double
 
+        /// No bounds: every offset shown as it is.
+        static let none = Bounds(min: -.infinity, max: .infinity, mode: .clamp, factor: 0, limit: 0)
+
         /// The offset shown for a raw (unconstrained) offset.
         public func constrain(_ raw: Double) -> Double {
             if raw > max { return max + excess(raw - max) }

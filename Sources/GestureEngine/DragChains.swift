@@ -7,184 +7,115 @@
 /// where the motion would: a drag with snap points snaps with its projection; one without
 /// (a list) glides `velocity × projection` and, reaching its bound, hands the velocity left (as
 /// an exponential glide has it there) to the next (Android's pre-fling).
+///
+/// The lines: each enclosing level's pan gets lines with its own id, offset, consumed motion
+/// and, at the end, target. At began and at the end every level gets one; in between, the
+/// levels the frame moved (one a frame but at a hand-off), the inner's own event becoming the
+/// first of them when the inner did not move: a region that did not move has nothing to draw,
+/// and a chained stroke costs the socket what an unchained pan does.
 extension DragRests {
-    /// Each region's chain (its span of `slots`), the slots (paths and the orders a move each
-    /// way reaches their levels) and each region's level facts.
-    static func chains(_ c: CompiledConfiguration) -> ([ChainSpan], [Int], [ChainLevel]) {
-        var spans: [ChainSpan] = [], slots: [Int] = []
-        var levels = [ChainLevel](repeating: ChainLevel(), count: c.regions.count)
-        for r in c.regions.indices {
+    /// Each region's chain, as the inner end of it (count 0: none ends there).
+    static func chains(_ c: CompiledConfiguration) -> [ChainStroke] {
+        c.regions.indices.map { r in
             var path: [Int] = []
             var signs: [Double] = []
             var at = r
             let vertical = c.regions[r].chain?.vertical
-            // Links on the same axis only, each region once (a chain is a path outward).
-            while let link = c.regions[at].chain, link.vertical == vertical, !path.contains(link.outer), path.count <= c.regions.count {
+            // Links on the same axis only, each region once (a chain is a path outward), as
+            // deep as a stroke holds (the configuration refuses deeper ones).
+            while let link = c.regions[at].chain, link.vertical == vertical, !path.contains(link.outer), path.count < ChainStroke.most {
                 if path.isEmpty { path.append(at) }
                 path.append(link.outer)
                 signs.append(link.outerFirstSign)
                 at = link.outer
             }
-            spans.append(ChainSpan(start: slots.count, count: path.count))
-            guard let v = vertical, path.count > 1 else { continue }
-            slots += path + motionOrder(path, signs, towardPositive: true) + motionOrder(path, signs, towardPositive: false)
-            for (k, level) in path.enumerated() {
-                levels[level].vertical = v
-                levels[level].bounds = (v ? c.regions[level].drag?.y : c.regions[level].drag?.x)?.bounds
-                if k > 0, let g = c.regions[path[k - 1]].chain?.outerGesture { levels[level].outerGesture = g }
+            var s = ChainStroke()
+            guard let v = vertical, path.count > 1 else { return s }
+            s.count = path.count
+            s.vertical = v
+            let positions = Array(path.indices)
+            let up = motionOrder(positions, signs, towardPositive: true), down = motionOrder(positions, signs, towardPositive: false)
+            for (p, region) in path.enumerated() {
+                s.regions[p] = region
+                s.bounds[p] = (v ? c.regions[region].drag?.y : c.regions[region].drag?.x)?.bounds ?? .none
+                s.towardPositive[p] = up[p]
+                s.towardNegative[p] = down[p]
+                if p > 0, let g = c.regions[path[p - 1]].chain?.outerGesture { s.gestures[p] = g }
             }
+            return s
         }
-        return (spans, slots, levels)
     }
 
     /// A chained inner region `r`'s pan event `out[i]`: its move shared along the chain by the
-    /// rule, then the chain's lines: each enclosing level's pan gets a line with its own id,
-    /// offset, consumed motion and, at the end, target. At began and at the end every level
-    /// gets one; in between, the levels the move moved (one a frame but at a hand-off), the
-    /// inner's own event becoming the first of them when the inner did not move: a region that
-    /// did not move has nothing to draw, and a chained stroke costs the socket what an unchained
-    /// pan does. `ids` numbers the enclosing levels' lines at began; `sequences` is each
-    /// gesture's sequence.
+    /// rule, then the chain's lines (above). `ids` numbers the enclosing levels' lines at
+    /// began; `sequences` is each gesture's sequence.
     mutating func applyChain(
         _ out: inout [GestureEvent], at i: Int, region r: Int, _ c: CompiledConfiguration, sequences: [Int], ids: inout UInt64
     ) {
-        let span = chainSpan[r]
+        let e = (phase: out[i].phase, translation: out[i].translation)
+        guard e.phase == .changed else { return applyChainEdge(&out, at: i, region: r, c, sequences: sequences, ids: &ids) }
+        strokes[r].changed(&out, at: i, to: strokes[r].vertical ? e.translation.y : e.translation.x, sequences: sequences)
+    }
+
+    /// A chained stroke's began, ended or cancelled event: the levels set where they rest
+    /// (began), the move shared, the release velocity shared and every level resting at its
+    /// target (ended) or back where it rested (cancelled); and a line for every level. Apart
+    /// from the frames in between, which it would slow.
+    @inline(never)
+    private mutating func applyChainEdge(
+        _ out: inout [GestureEvent], at i: Int, region r: Int, _ c: CompiledConfiguration, sequences: [Int], ids: inout UInt64
+    ) {
         let phase = out[i].phase
-        let vertical = levels[r].vertical
-        if phase == .began { begin(span, vertical, ids: &ids) }
-        push(to: Self.along(out[i].translation, vertical), span, r)
+        let vertical = strokes[r].vertical
+        if phase == .began { strokes[r].begin(rest: rest, ids: &ids) }
+        strokes[r].push(to: Self.along(out[i].translation, vertical))
         switch phase {
-        case .ended: end(span, vertical, velocity: Self.along(out[i].velocity, vertical), c)
-        case .cancelled: cancel(span, vertical)
-        case .began, .changed, .recognized: break
+        case .ended:
+            fling(Self.along(out[i].velocity, vertical), r, c)
+            for p in 0..<strokes[r].count { rest[strokes[r].regions[p]] = strokes[r].place(strokes[r].target[p], p) }
+        case .cancelled:
+            for p in 0..<strokes[r].count { strokes[r].target[p] = Self.along(rest[strokes[r].regions[p]], vertical) }
+        case .began, .changed, .recognized:
+            break
         }
-        let everyLevel = phase != .changed
-        var taken = everyLevel || levels[r].consumed != 0
-        if taken { write(&out[i], level: r, gesture: nil, sequence: 0) }
-        for k in 1..<span.count {
-            let level = slots[span.start + k]
-            let gesture = levels[level].outerGesture
-            guard gesture >= 0, everyLevel || levels[level].consumed != 0 else { continue }
-            if taken {
-                out.append(out[i])
-                write(&out[out.count - 1], level: level, gesture: gesture, sequence: sequences[gesture])
-            } else {
-                write(&out[i], level: level, gesture: gesture, sequence: sequences[gesture])
-                taken = true
-            }
-        }
-        if !taken { write(&out[i], level: r, gesture: nil, sequence: 0) }  // nothing moved
+        strokes[r].allLines(&out, at: i, sequences: sequences)
     }
 
-    /// Region `level`'s line: its offset, consumed motion and at the end its target; for an
-    /// enclosing level (`gesture` given), also its pan's id, index and sequence.
-    private func write(_ e: inout GestureEvent, level: Int, gesture: Int?, sequence: Int) {
-        let l = levels[level]
-        let p = rest[level]
-        if let gesture { (e.id, e.gesture, e.sequence) = (l.id, gesture, sequence) }
-        e.offset = Self.placing(l.bounds?.constrain(l.raw) ?? l.raw, in: p, l.vertical)
-        e.consumed = l.vertical ? PixelPoint(x: 0, y: l.consumed) : PixelPoint(x: l.consumed, y: 0)
-        e.target = e.phase == .ended || e.phase == .cancelled ? Self.placing(l.target, in: p, l.vertical) : nil
-    }
-
-    /// A chained stroke begins: every level's raw offset from where it rests, each enclosing
-    /// level's lines a new id.
-    private mutating func begin(_ span: ChainSpan, _ vertical: Bool, ids: inout UInt64) {
-        for k in 0..<span.count {
-            let level = slots[span.start + k]
-            levels[level].raw = Self.along(rest[level], vertical)
-            if k > 0 {
-                levels[level].id = ids
-                ids += 1
-            }
-        }
-        levels[slots[span.start]].lastTranslation = 0
-    }
-
-    /// The stroke ends: the release velocity shared (`fling`), every level resting at its target.
-    private mutating func end(_ span: ChainSpan, _ vertical: Bool, velocity: Double, _ c: CompiledConfiguration) {
-        fling(velocity, span, c)
-        for k in 0..<span.count {
-            let level = slots[span.start + k]
-            rest[level] = Self.placing(levels[level].target, in: rest[level], vertical)
-        }
-    }
-
-    /// The stroke is cancelled: every level back where it rested.
-    private mutating func cancel(_ span: ChainSpan, _ vertical: Bool) {
-        for k in 0..<span.count {
-            let level = slots[span.start + k]
-            levels[level].target = Self.along(rest[level], vertical)
-        }
-    }
-
-    /// Moves the drags of inner region `r`'s chain by the pan's move since the last event (to
-    /// translation `t`), by the rule: in the order a move that way reaches them, each takes
-    /// what it can before its bound; the last takes everything left (past its bounds).
-    /// (Android's rule, link by link: toward a link's outer-first direction the outer side
-    /// first, else the inner; `motionOrder` lays the links' choices out in one list.) Every
-    /// level's `consumed` is what it took (0 when the pan did not move).
-    @inline(__always)
-    private mutating func push(to t: Double, _ span: ChainSpan, _ r: Int) {
-        let d = t - levels[r].lastTranslation
-        levels[r].lastTranslation = t
-        var left = d
-        let order = span.order(d)
-        let last = span.count - 1
-        for k in 0...last {
-            let level = slots[order + k]
-            let take = k == last ? left : room(level, left)
-            levels[level].raw += take
-            levels[level].consumed = take
-            left -= take
-        }
-    }
-
-    /// The part of `d` that region `level`'s drag takes before it reaches its bound that way.
-    private func room(_ level: Int, _ d: Double) -> Double {
-        let l = levels[level]
-        guard let b = l.bounds else { return d }
-        return d > 0 ? min(d, max(0, b.max - l.raw)) : max(d, -max(0, l.raw - b.min))
-    }
-
-    /// The release velocity `velocity` (px/s along the axis) shared along a chain in the order
-    /// motion that way goes; every level gets its target. Once a stroke.
-    private mutating func fling(_ velocity: Double, _ span: ChainSpan, _ c: CompiledConfiguration) {
+    /// The release velocity `velocity` (px/s along the axis) shared along region `r`'s chain in
+    /// the order motion that way goes; every level gets its target. Once a stroke.
+    private mutating func fling(_ velocity: Double, _ r: Int, _ c: CompiledConfiguration) {
+        var s = strokes[r]
+        defer { strokes[r] = s }
         var v = velocity
-        for k in 0..<span.count {
-            let level = slots[span.start + k]
-            levels[level].target = restOf(level, velocity: 0, c)
-        }
-        let order = span.order(v)
-        for k in 0..<span.count where v != 0 {
-            let level = slots[order + k]
-            let l = levels[level]
-            guard let drag = c.regions[level].drag, let b = l.bounds else { continue }
-            let offset = b.constrain(l.raw)
+        for p in 0..<s.count { s.target[p] = Self.restOf(s, p, velocity: 0, c) }
+        for k in 0..<s.count where v != 0 {
+            let p = v > 0 ? s.towardPositive[k] : s.towardNegative[k]
+            guard let drag = c.regions[s.regions[p]].drag else { continue }
+            let b = s.bounds[p]
+            let offset = b.constrain(s.raw[p])
             let room = v > 0 ? b.max - offset : offset - b.min
             if room <= 0.5 { continue }  // at its bound: the velocity goes on
             let tau = drag.projection.secondsDouble
-            let snaps = !((l.vertical ? drag.y : drag.x)?.snapPoints.isEmpty ?? true)
+            let snaps = !((s.vertical ? drag.y : drag.x)?.snapPoints.isEmpty ?? true)
             if snaps || tau <= 0 {
-                levels[level].target = restOf(level, velocity: v, c)
+                s.target[p] = Self.restOf(s, p, velocity: v, c)
                 return
             }
             let glide = v * tau
             if abs(glide) <= room {
-                levels[level].target = offset + glide
+                s.target[p] = offset + glide
                 return
             }
-            levels[level].target = v > 0 ? b.max : b.min
+            s.target[p] = v > 0 ? b.max : b.min
             v -= (v > 0 ? room : -room) / tau  // the glide's speed when it meets the bound
         }
     }
 
-    /// Where region `level` rests after the stroke moving at `velocity` (its snap points and
+    /// Where position `p` of stroke `s` rests after it moving at `velocity` (its snap points and
     /// projection, else its bounds).
-    private func restOf(_ level: Int, velocity: Double, _ c: CompiledConfiguration) -> Double {
-        let l = levels[level]
-        guard let drag = c.regions[level].drag, let a = l.vertical ? drag.y : drag.x else { return l.raw }
-        return a.rest(offset: a.constrain(l.raw), velocity: velocity, projection: drag.projection)
+    private static func restOf(_ s: ChainStroke, _ p: Int, velocity: Double, _ c: CompiledConfiguration) -> Double {
+        guard let drag = c.regions[s.regions[p]].drag, let a = s.vertical ? drag.y : drag.x else { return s.raw[p] }
+        return a.rest(offset: a.constrain(s.raw[p]), velocity: velocity, projection: drag.projection)
     }
 
     /// The levels of `path` in the order a move that way reaches them.
@@ -195,8 +126,4 @@ extension DragRests {
     }
 
     static func along(_ p: PixelPoint, _ vertical: Bool) -> Double { vertical ? p.y : p.x }
-
-    static func placing(_ v: Double, in p: PixelPoint, _ vertical: Bool) -> PixelPoint {
-        vertical ? PixelPoint(x: p.x, y: v) : PixelPoint(x: v, y: p.y)
-    }
 }

@@ -11,18 +11,13 @@ struct DragRests {
     var rest: [PixelPoint]
     /// Per region: its drag bounds on each axis (nil: the region constrains no drag).
     private var axes: [DragAxes?]
-    /// Per region: its chain outward, as a span of `slots` (count 0: not the inner end of a
-    /// chain). `slots` holds each chain's path (the inner region first), then the order a move
-    /// toward positive reaches its levels, then the order toward negative.
-    private(set) var chainSpan: [ChainSpan]
-    var slots: [Int]
-    /// Per region taking part in a chain: its state in the stroke and its facts.
-    var levels: [ChainLevel]
+    /// Per region: the chain of which it is the inner end, and its stroke (`ChainStroke`).
+    var strokes: [ChainStroke]
 
     init(_ c: CompiledConfiguration) {
         rest = c.regions.map { $0.drag?.initial ?? .zero }
         axes = c.regions.map { r in r.drag.map { DragAxes(x: $0.x?.bounds, y: $0.y?.bounds) } }
-        (chainSpan, slots, levels) = Self.chains(c)
+        strokes = Self.chains(c)
     }
 
     /// For a new configuration (a reload, a client's `set_regions`: a list's range growing with
@@ -39,7 +34,7 @@ struct DragRests {
     func isDragged(_ r: Int) -> Bool { axes[r] != nil }
 
     /// Whether region `r`'s drag is the inner end of a chain.
-    func isChained(_ r: Int) -> Bool { chainSpan[r].count > 1 }
+    func isChained(_ r: Int) -> Bool { strokes[r].count > 1 }
 
     /// Gives a pan event of region `r` (not chained: `applyChain`) its offset (and on
     /// ended/cancelled its target).
@@ -68,30 +63,4 @@ struct DragRests {
 struct DragAxes {
     var x: AxisConstraint.Bounds?
     var y: AxisConstraint.Bounds?
-}
-
-/// A chained inner region's levels in `DragRests.slots`: `count` regions from `start` (the path
-/// outward), then as many in the order a move toward positive reaches them, then toward negative.
-struct ChainSpan {
-    var start = 0
-    var count = 0
-
-    /// Where the order a move of sign `d` reaches the levels in begins.
-    func order(_ d: Double) -> Int { start + (d > 0 ? count : 2 * count) }
-}
-
-/// One region's part in a chained stroke: its offset before the bounds (raw), what the last
-/// event moved it by, its target at the stroke's end, the id its lines carry when it encloses
-/// the stroke's region, and (the inner region) its pan's translation on the chained axis at the
-/// last event; and what it reads every event: its chain's axis, its bounds on it, and the pan
-/// its lines are given as.
-struct ChainLevel {
-    var raw = 0.0
-    var consumed = 0.0
-    var target = 0.0
-    var lastTranslation = 0.0
-    var id: UInt64 = 0
-    var vertical = true
-    var bounds: AxisConstraint.Bounds?
-    var outerGesture = -1
 }

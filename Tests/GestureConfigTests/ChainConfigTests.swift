@@ -76,6 +76,39 @@ import Testing
             }
         }
     }
+
+    /// Five panes, each in the last, each chained to the one around it: the inner four are a
+    /// chain as deep as a stroke holds; the fifth, one level too many, is refused at its line.
+    @Test func aChainDeeperThanFourLevels_isRefused() throws {
+        func panes(_ n: Int) -> String {
+            (0..<n).map { i in
+                let inset = 40 * i
+                return """
+                    [[region]]
+                    name = "pane\(i)"
+                    rect = [\(inset), \(inset), \(1000 - 2 * inset), \(1000 - 2 * inset)]
+                    [[region.gesture]]
+                    kind = "pan"
+                    name = "drag"
+                    axis = "vertical"
+                    [region.drag]
+                    \(i == 0 ? "projection = 100" : "chain = \"pane\(i - 1)\"")
+                    [region.drag.y]
+                    min = -500
+                    max = 0
+
+                    """
+            }.joined()
+        }
+        let four = try ConfigLoader.parse(panes(4), file: "panes.toml")
+        #expect(CompiledConfiguration(four.engine).regions[3].chain?.outer == 2)
+        do {
+            _ = try ConfigLoader.parse(panes(5), file: "panes.toml")
+            Issue.record("a five-level chain accepted")
+        } catch {
+            #expect(error.line == 57 && error.reason.contains("5 levels deep") && error.reason.contains("at most 4"), "\(error.line) \(error.reason)")
+        }
+    }
 }
 
 extension String {
