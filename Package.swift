@@ -119,12 +119,15 @@ if ProcessInfo.processInfo.environment["TOUCHGESTURED_BENCHMARKS"] == "1" {
             name: "EngineBenchmark",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"), "GestureEngine", "GestureConfig", "Pipeline", "TouchFrames",
+                "SheetStroke",
             ],
             path: "Benchmarks/EngineBenchmark",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ))
     // The engine's instructions a frame under callgrind: scripts/count-engine.
     package.targets.append(
-        .executableTarget(name: "EngineCount", dependencies: ["GestureEngine", "GestureConfig"], path: "Benchmarks/EngineCount"))
+        .executableTarget(name: "EngineCount", dependencies: ["GestureEngine", "GestureConfig", "SheetStroke"], path: "Benchmarks/EngineCount"))
+    // The scroll chaining workload both run.
+    package.targets.append(.target(name: "SheetStroke", dependencies: ["GestureEngine"], path: "Benchmarks/SheetStroke"))
 }
 

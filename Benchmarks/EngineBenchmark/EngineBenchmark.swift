@@ -2,6 +2,7 @@ import Benchmark
 import GestureConfig
 import GestureEngine
 import Pipeline
+import SheetStroke
 import TouchFrames
 
 /// Engine cost per frame with the built-in default configuration, at 1, 2, 5 and 10 contacts:
@@ -64,23 +65,12 @@ let benchmarks: @Sendable () -> Void = {
     // few percent at most over the unchained pan.
     for chained in [false, true] {
         Benchmark("engine frame, 1 contact, sheet list \(chained ? "chained" : "unchained")") { benchmark in
-            var engine = Engine(configuration: sheetConfiguration(chained: chained))
             var events: [GestureEvent] = []
             events.reserveCapacity(256)
-            var frame = TouchFrame(time: Timestamp(seconds: 1), contacts: [], scale: MillimetersPerPixel(x: 0.18, y: 0.18))
-            frame.contacts = FrameList(capacity: 4)
-            frame.contacts.append(Contact(id: 1, position: PixelPoint(x: 960, y: 700)))
-            engine.handle(frame, into: &events)
-            var t: Int64 = 1_000_000_000
-            var step = 0
+            var stroke = SheetStroke(SheetStroke.configuration(chained: chained), into: &events)
             benchmark.startMeasurement()
             for _ in benchmark.scaledIterations {
-                t += 1_000_000  // 1 kHz
-                step += 1
-                frame.time = Timestamp(nanoseconds: t)
-                let phase = step % 1200
-                frame.contacts[0].position = PixelPoint(x: 960, y: 700 + Double(phase < 600 ? phase : 1200 - phase) * 0.5 - 150)
-                engine.handle(frame, into: &events)
+                stroke.next(into: &events)
                 events.removeAll(keepingCapacity: true)
             }
             benchmark.stopMeasurement()
@@ -126,21 +116,4 @@ let benchmarks: @Sendable () -> Void = {
             benchmark.stopMeasurement()
         }
     }
-}
-
-/// examples/bottom-sheet.toml's regions: a sheet (snap 0, 300, 600) holding a list, chained or not.
-func sheetConfiguration(chained: Bool) -> EngineConfiguration {
-    let sheet = RegionSpec(
-        name: "sheet", rect: PixelRect(x: 0, y: 280, width: 1920, height: 800),
-        gestures: [GestureSpec(.pan, name: "drag", axis: .vertical)],
-        drag: DragConstraints(
-            y: AxisConstraint(min: 0, max: 600, mode: .rubberBand, snapPoints: [0, 300, 600]), projection: .milliseconds(150),
-            initial: PixelPoint(x: 0, y: 300)))
-    let list = RegionSpec(
-        name: "content", rect: PixelRect(x: 0, y: 360, width: 1920, height: 720),
-        gestures: [GestureSpec(.pan, name: "scroll", axis: .vertical), GestureSpec(.tap)],
-        drag: DragConstraints(
-            y: AxisConstraint(min: -1800, max: 0, mode: .rubberBand), projection: .milliseconds(300),
-            chain: chained ? DragChain(region: "sheet", outerFirst: .up) : nil))
-    return EngineConfiguration(screen: PixelRect(x: 0, y: 0, width: 1920, height: 1080), regions: [sheet, list])
 }
