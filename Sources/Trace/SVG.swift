@@ -273,9 +273,17 @@ public enum TraceSVG {
                 Line(text: "#\(i + 1)  \(s.region), \(rel(s.start)) s at (\(format(s.origin.x, 0)), \(format(s.origin.y, 0))), \(fingers)",
                     indent: false, color: "#111", swatch: color(ofSequence: i)))
             var won: [String] = []
+            var chained: [String] = []
             var cancelled: [String] = []
+            // An enclosing region's pan loses to the stroke's own and still has lines: a chain's.
+            let failed = Set(trace.transitions.filter { $0.sequence == s.id && $0.to == .failed }.map(\.gesture))
             for e in trace.events where e.sequence == s.id {
-                if e.phase == .began || e.phase == .recognized { won.append("\(trace.name(e.gesture)) \(e.phase.rawValue) at \(rel(e.time)) s") }
+                let said = "\(trace.name(e.gesture)) \(e.phase.rawValue) at \(rel(e.time)) s"
+                if e.phase == .began && e.consumed != nil && failed.contains(e.gesture) {
+                    chained.append(said)
+                } else if e.phase == .began || e.phase == .recognized {
+                    won.append(said)
+                }
                 if e.phase == .cancelled { cancelled.append(trace.name(e.gesture)) }
             }
             var lost: [String] = []
@@ -286,6 +294,10 @@ public enum TraceSVG {
             }
             for chunk in wrap("won: " + (won.isEmpty ? "nothing" : won.joined(separator: "; ")), 150) {
                 lines.append(Line(text: chunk, indent: true, color: "#1b5e20"))
+            }
+            if !chained.isEmpty {
+                let text = "moved by a chain: " + chained.joined(separator: "; ") + " (the stroke's pan shares its motion with it)"
+                for chunk in wrap(text, 150) { lines.append(Line(text: chunk, indent: true, color: "#0d47a1")) }
             }
             if !lost.isEmpty {
                 for chunk in wrap("lost: " + lost.joined(separator: "; "), 150) {
