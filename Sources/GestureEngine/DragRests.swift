@@ -11,6 +11,10 @@ struct DragRests {
     var rest: [PixelPoint]
     /// Per region: its drag bounds on each axis (nil: the region constrains no drag).
     private var axes: [DragAxes?]
+    /// Per region: whether it constrains drags, and whether a chain ends there (asked for every
+    /// event of every gesture: a flag, not the bounds or the chain read to see).
+    private var dragged: [Bool]
+    private var chained: [Bool]
     /// Per region: the chain of which it is the inner end, and its stroke (`ChainStroke`).
     var strokes: [ChainStroke]
 
@@ -18,6 +22,8 @@ struct DragRests {
         rest = c.regions.map { $0.drag?.initial ?? .zero }
         axes = c.regions.map { r in r.drag.map { DragAxes(x: $0.x?.bounds, y: $0.y?.bounds) } }
         strokes = Self.chains(c)
+        dragged = axes.map { $0 != nil }
+        chained = strokes.map { $0.count > 1 }
     }
 
     /// For a new configuration (a reload, a client's `set_regions`: a list's range growing with
@@ -31,10 +37,10 @@ struct DragRests {
     }
 
     /// Whether region `r` constrains drags (else `apply` changes nothing).
-    func isDragged(_ r: Int) -> Bool { axes[r] != nil }
+    func isDragged(_ r: Int) -> Bool { dragged[r] }
 
     /// Whether region `r`'s drag is the inner end of a chain.
-    func isChained(_ r: Int) -> Bool { strokes[r].count > 1 }
+    func isChained(_ r: Int) -> Bool { chained[r] }
 
     /// Gives a pan event of region `r` (not chained: `applyChain`) its offset (and on
     /// ended/cancelled its target).

@@ -119,18 +119,23 @@ extension Engine {
     mutating func stamp(from first: Int, _ g: Int, _ out: inout [GestureEvent]) {
         let (id, sequence, region) = (instance[g], sequenceOf[g], regionOf[g])
         let dragged = drags.isDragged(region)
-        let chained = dragged && drags.isChained(region)
         var i = first
         let end = out.count
         while i < end {
             // One access to the element (one uniqueness check of `out`), not one per field.
             Self.stamp(&out[i], id: id, gesture: g, generation: configurationGeneration, sequence: sequence)
-            if chained && out[i].kind == .pan {
-                drags.applyChain(&out, at: i, region: region, configuration, sequences: sequenceOf, ids: &nextID)
-            } else if dragged {
-                drags.apply(to: &out[i], region: region, configuration)
-            }
+            if dragged { drag(&out, at: i, region: region) }
             i += 1
+        }
+    }
+
+    /// Event `out[i]` of dragged region `region`: its offset, or its chain's step and lines.
+    /// Apart from `stamp`, whose loop every event of every gesture runs.
+    private mutating func drag(_ out: inout [GestureEvent], at i: Int, region: Int) {
+        if drags.isChained(region) && out[i].kind == .pan {
+            drags.applyChain(&out, at: i, region: region, configuration, sequences: sequenceOf, ids: &nextID)
+        } else {
+            drags.apply(to: &out[i], region: region, configuration)
         }
     }
 
