@@ -6,8 +6,10 @@
 /// are `mutating` too: a non-mutating one reads an element of an inline array by copying the
 /// whole array first (Swift 6.3), a mutating one reads it where it lies (scripts/count-engine).
 struct ChainStroke {
+    /// Per-level storage, inline.
+    typealias Levels<T> = InlineArray<4, T>
     /// The deepest chain: a list in a sheet in a page in a pane (the configuration refuses more).
-    static let most = 4
+    static let most = Levels<Int>.count
 
     /// Levels in the chain (0: no chain ends at this region).
     var count = 0
@@ -15,20 +17,20 @@ struct ChainStroke {
     /// Per position: its region, the pan its lines are given as (position 0: the stroke's own;
     /// every enclosing level has one, the configuration refuses a chain without), and its bounds
     /// on the chained axis (every level has some, likewise).
-    var regions = InlineArray<4, Int>(repeating: 0)
-    var gestures = InlineArray<4, Int>(repeating: -1)
-    var bounds = InlineArray<4, AxisConstraint.Bounds>(repeating: .none)
+    var regions = Levels<Int>(repeating: 0)
+    var gestures = Levels<Int>(repeating: -1)
+    var bounds = Levels<AxisConstraint.Bounds>(repeating: .none)
     /// The positions in the order a move toward positive, and toward negative, reaches them.
-    var towardPositive = InlineArray<4, Int>(repeating: 0)
-    var towardNegative = InlineArray<4, Int>(repeating: 0)
+    var towardPositive = Levels<Int>(repeating: 0)
+    var towardNegative = Levels<Int>(repeating: 0)
     /// The stroke, per position: the offset before the bounds (raw), what the last event moved
     /// it by, its target at the end, its offset on the other axis (where it rests), and the id
     /// of its lines; and the pan's translation on the chained axis at the last event.
-    var raw = InlineArray<4, Double>(repeating: 0)
-    var consumed = InlineArray<4, Double>(repeating: 0)
-    var target = InlineArray<4, Double>(repeating: 0)
-    var across = InlineArray<4, Double>(repeating: 0)
-    var ids = InlineArray<4, UInt64>(repeating: 0)
+    var raw = Levels<Double>(repeating: 0)
+    var consumed = Levels<Double>(repeating: 0)
+    var target = Levels<Double>(repeating: 0)
+    var across = Levels<Double>(repeating: 0)
+    var ids = Levels<UInt64>(repeating: 0)
     var lastTranslation = 0.0
 
     /// Moves the levels by the pan's move since the last event (to translation `t`), by the
@@ -117,17 +119,26 @@ struct ChainStroke {
 }
 
 extension CompiledConfiguration {
+    /// The chain from region `i` outward (`i` first; `[i]` alone when it declares none), on the
+    /// axis of its first link, each region once, and each link's outer-first sign: the one walk
+    /// both the depth check and the engine's chains (`DragRests.chains`) take.
+    static func chainPath(from i: Int, in regions: [CompiledRegion]) -> (levels: [Int], signs: [Double]) {
+        var levels = [i], signs: [Double] = []
+        let vertical = regions[i].chain?.vertical
+        var at = i
+        while let link = regions[at].chain, link.vertical == vertical, !levels.contains(link.outer) {
+            levels.append(link.outer)
+            signs.append(link.outerFirstSign)
+            at = link.outer
+        }
+        return (levels, signs)
+    }
+
     /// A chain deeper than a stroke holds (`ChainStroke.most` levels on one axis) is refused at
     /// its inner end, which then chains to nothing.
     static func refuseDeepChains(_ regions: inout [CompiledRegion], _ problems: inout [String?]) {
-        for i in regions.indices {
-            guard let first = regions[i].chain else { continue }
-            var levels = [i]
-            var at = i
-            while let link = regions[at].chain, link.vertical == first.vertical, !levels.contains(link.outer) {
-                levels.append(link.outer)
-                at = link.outer
-            }
+        for i in regions.indices where regions[i].chain != nil {
+            let levels = chainPath(from: i, in: regions).levels
             guard levels.count > ChainStroke.most else { continue }
             let names = levels.map { "'\(regions[$0].name)'" }.joined(separator: " in ")
             problems[i] = "region '\(regions[i].name)''s chain goes \(levels.count) levels deep (\(names)); at most \(ChainStroke.most)"

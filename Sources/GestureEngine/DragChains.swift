@@ -17,20 +17,10 @@ extension DragRests {
     /// Each region's chain, as the inner end of it (count 0: none ends there).
     static func chains(_ c: CompiledConfiguration) -> [ChainStroke] {
         c.regions.indices.map { r in
-            var path: [Int] = []
-            var signs: [Double] = []
-            var at = r
-            let vertical = c.regions[r].chain?.vertical
-            // Links on the same axis only, each region once (a chain is a path outward), as
-            // deep as a stroke holds (the configuration refuses deeper ones).
-            while let link = c.regions[at].chain, link.vertical == vertical, !path.contains(link.outer), path.count < ChainStroke.most {
-                if path.isEmpty { path.append(at) }
-                path.append(link.outer)
-                signs.append(link.outerFirstSign)
-                at = link.outer
-            }
+            let (path, signs) = CompiledConfiguration.chainPath(from: r, in: c.regions)
             var s = ChainStroke()
-            guard let v = vertical, path.count > 1 else { return s }
+            // (Deeper than a stroke holds: refused with the configuration, never here.)
+            guard let v = c.regions[r].chain?.vertical, path.count > 1, path.count <= ChainStroke.most else { return s }
             s.count = path.count
             s.vertical = v
             let positions = Array(path.indices)

@@ -159,6 +159,24 @@ import Testing
 }
 
 extension ScrollChainTests {
+    /// A frame that moves neither region (the list's pan, free, slides across the chained axis)
+    /// keeps the list's own line, with nothing consumed, and gives the sheet none: every frame
+    /// of the stroke has a line.
+    @Test func aFrameThatMovesNoRegion_keepsTheInnersLine_withNothingConsumed() {
+        var regions = Self.sheet(sheetAt: 300, listAt: -100)
+        regions[1].gestures[0].axis = .free
+        var t = Timeline(regions: regions)
+        t.down(1, at: (500, 500))
+        t.drag(1, by: (0, 50), over: .milliseconds(100), steps: 5)
+        t.events.removeAll()
+        t.wait(.milliseconds(16))
+        t.move(1, to: (540, t.contacts[0].position.y))
+        let list = lines(t, "list"), sheet = lines(t, "sheet")
+        #expect(list.map(\.phase) == [.changed] && list.first?.consumed == PixelPoint(x: 0, y: 0), "\(list)")
+        #expect(list.first?.offset == PixelPoint(x: 0, y: -50))
+        #expect(sheet.isEmpty)
+    }
+
     @Test func aNewConfiguration_keepsWhereEachRegionRests_byName() {
         var t = Timeline(regions: Self.sheet(sheetAt: 300, listAt: 0))
         t.down(1, at: (500, 800))
