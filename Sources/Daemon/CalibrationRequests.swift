@@ -26,7 +26,7 @@ extension Daemon {
             throw RequestError(.calibrationRefused, "\(error)")
         }
         guard r.save else { return (fit, nil) }
-        try checkMaySave(c)
+        try checkMayChangeConfiguration(c, "saving a calibration")
         guard let file = options.calibrationFile, options.configPath != nil else {
             throw RequestError(.notSaved, "the daemon keeps no state (no state folder: StateDirectory= under systemd, or --state-dir; and a --config file to apply it with)")
         }
@@ -35,9 +35,10 @@ extension Daemon {
         do {
             var saved = try CalibrationFile(readingFrom: file)
             saved.set(match, fit.matrix, note: "\(d.name): largest error \(calibrationNumber((fit.worstMillimeters * 100).rounded() / 100)) mm over \(r.points.count) touches, saved by uid \(c.uid)")
-            try saved.write(to: file)
+            let panel = CalibrationFile.PanelIdentity(node: device.source.node, name: d.name, vendor: d.vendor, product: d.product)
+            try saved.write(to: file, entry: (match, panel))
         } catch {
-            throw RequestError(.notSaved, "\(error)")
+            throw RequestError(.notSaved, error.description)
         }
         log.notice("\(c.label): saved \(d.name)'s calibration \(fit.matrix) to \(file)")
         reload(&state)
@@ -48,18 +49,6 @@ extension Daemon {
             throw RequestError(.notSaved, "saved in \(file), but a drop-in in \(ConfigLoader.dropInFolder(of: options.configPath ?? "")) sets this panel's calibration after it: remove it there (the admin's files have the last word)")
         }
         return (fit, file)
-    }
-
-    /// Saving a calibration changes the configuration: the client's user must be root or in the
-    /// socket's group (the rights the socket's mode gives, whoever else it lets connect).
-    private func checkMaySave(_ c: Client) throws {
-        if c.uid == 0 { return }
-        guard case .success(let socket) = Posix.status(base.daemon.socket) else {
-            throw RequestError(.forbidden, "the socket's group cannot be read: only root may save a calibration")
-        }
-        guard let user = UserIdentity.lookup(c.uid), user.gid == socket.gid || user.groups.contains(socket.gid) else {
-            throw RequestError(.forbidden, "saving a calibration needs the socket's group (gid \(socket.gid)) or root; uid \(c.uid) is not in it")
-        }
     }
 
     /// The reply's fields: the matrix and each touch's residual.

@@ -77,7 +77,7 @@ public final class Daemon: EventLoopOwner {
         deadline = try DeadlineTimer()
         idle = try IdleWatch(now: monotonicNanoseconds())
         actions = ActionRunner(loop: loop, log: log, maxChildren: 4, runnerSocket: options.actionRunner, verbose: options.verbose)
-        var base = try Self.loadConfiguration(options.configPath, calibrations: options.calibrationFile)
+        var base = try Self.startingConfiguration(options, log: log)
         if let s = options.socketPath { base.daemon.socket = s }
         self.base = base
         actions.maxChildren = base.daemon.maxActionChildren
@@ -113,6 +113,24 @@ public final class Daemon: EventLoopOwner {
     static func loadConfiguration(_ path: String?, calibrations: String?) throws -> Configuration {
         guard let path else { return .standard }
         return try ConfigLoader.load(path: path, calibrations: calibrations)
+    }
+
+    /// The configuration at start. A saved calibration never stops the daemon: when the state
+    /// file is what fails (damaged, or written by hand), the daemon starts without it and says
+    /// why; the admin's own files still stop a start, with file, line and reason. (A reload
+    /// that fails keeps the configuration running, as for any file.)
+    static func startingConfiguration(_ options: Options, log: Logger) throws -> Configuration {
+        do {
+            let c = try loadConfiguration(options.configPath, calibrations: options.calibrationFile)
+            for n in c.notices { log.warning("\(n)") }
+            return c
+        } catch {
+            guard let path = options.configPath, let saved = options.calibrationFile, case .success = Posix.status(saved, followingLinks: false),
+                let without = try? ConfigLoader.load(path: path)
+            else { throw error }
+            log.error("the saved calibrations are not applied: \(error); started without them (fix or remove \(saved): a save or a reload reads it again)")
+            return without
+        }
     }
 
     // MARK: - Start and run
@@ -243,7 +261,9 @@ public final class Daemon: EventLoopOwner {
         systemd.notify("RELOADING=1")
         defer { systemd.notify("READY=1\nSTATUS=\(status(state))") }
         do {
-            let kept = try apply(try Self.loadConfiguration(path, calibrations: options.calibrationFile), &state)
+            let next = try Self.loadConfiguration(path, calibrations: options.calibrationFile)
+            for n in next.notices { log.warning("\(n)") }
+            let kept = try apply(next, &state)
             lastReloadError = nil
             stats.reloads += 1
             let but = kept.map { "; but \($0)" } ?? ""

@@ -100,6 +100,12 @@ extension Daemon {
             writeFit(fit, saved: saved)
             Messages.end(&writer)
 
+        case .reload:
+            let source = try reload(asking: c, &state)
+            Messages.beginReply(&writer, id: id, op: op)
+            writer.field("source", source)
+            Messages.end(&writer)
+
         case .page(let page, let bridge):
             let uid = try takePage(c, page: page, bridge: bridge)
             Messages.beginReply(&writer, id: id, op: op)

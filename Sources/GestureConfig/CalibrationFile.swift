@@ -15,15 +15,15 @@ public struct CalibrationFile {
     public private(set) var panels: [(match: String, calibration: [Double], note: String)] = []
 
     /// The entries of the file at `path`; none when it does not exist yet. A file that is not
-    /// the calibrator's (other keys) is refused rather than overwritten.
+    /// the calibrator's (other keys), or a link, is refused rather than overwritten or followed.
     public init(readingFrom path: String) throws(Refusal) {
-        guard case .success = Posix.status(path) else { return }
-        let table: TOMLTable
-        do {
-            table = try parseTOML(bytes: try readRegularFile(path, limit: ConfigLimits.fileBytes))
-        } catch {
-            throw Refusal(description: "\(path): \(error)")
+        guard case .success = Posix.status(path, followingLinks: false) else { return }
+        let bytes: [UInt8]
+        do { bytes = try readRegularFile(path, limit: ConfigLimits.fileBytes, followingLinks: false) } catch {
+            throw Refusal(description: error.description)
         }
+        let table: TOMLTable
+        do { table = try parseTOML(bytes: bytes) } catch { throw Refusal(description: "\(path): \(error)") }
         if let why = Self.notOnlyCalibrations(table) { throw Refusal(description: "\(path): \(why)") }
         guard case .tables(let list)? = table["panel"] else { return }
         for t in list {
@@ -37,12 +37,14 @@ public struct CalibrationFile {
     /// Why a TOML tree is not a calibration file (a key other than `[[panel]]` tables of `match`
     /// and `calibration`), or nil when it is one.
     static func notOnlyCalibrations(_ table: TOMLTable) -> String? {
-        for key in table.keys where key != "panel" { return "'\(key)' is not a calibration: the file holds [[panel]] match and calibration only" }
+        for key in table.keys where key != "panel" {
+            return "line \(table.line(of: key)): a key other than [[panel]]: the file holds [[panel]] match and calibration only"
+        }
         guard let node = table["panel"] else { return nil }
         guard case .tables(let list) = node else { return "'panel' must be [[panel]] tables" }
         for t in list {
             for key in t.keys where key != "match" && key != "calibration" {
-                return "line \(t.line(of: key)): '\(key)' is not a calibration: a [[panel]] here holds match and calibration only"
+                return "line \(t.line(of: key)): a key other than match and calibration: a [[panel]] here holds those only"
             }
             guard t["match"] != nil, t["calibration"] != nil else { return "line \(t.line): a [[panel]] needs match and calibration" }
         }
@@ -58,7 +60,8 @@ public struct CalibrationFile {
             func hex4(_ v: UInt16) -> String { let s = String(v, radix: 16); return String(repeating: "0", count: 4 - s.count) + s }
             return hex4(vendor) + ":" + hex4(product)
         }
-        return name.isEmpty || name.contains(where: { "*?[".contains($0) }) ? node : name
+        // fnmatch reads these as a pattern (a backslash escapes): such a name would not match itself.
+        return name.isEmpty || name.contains(where: { "*?[\\".contains($0) }) ? node : name
     }
 
     /// Sets `match`'s calibration (replacing its entry, else added).
@@ -75,22 +78,59 @@ public struct CalibrationFile {
         s += "# Read after the main file (CONFIG.md, \"Drop-ins\"); remove an entry to undo it.\n"
         for p in panels {
             s += "\n[[panel]]\n"
-            if !p.note.isEmpty { s += "# \(p.note)\n" }
+            if !p.note.isEmpty { s += "# \(tomlEscaped(p.note))\n" }
             s += "match = \(tomlString(p.match))\n"
             s += "calibration = [\(p.calibration.map(calibrationNumber).joined(separator: ", "))]\n"
         }
         return s
     }
 
-    /// Writes the file whole (a new file renamed over the old: a reader sees one or the other),
-    /// making its folder when missing.
-    public func write(to path: String) throws(Refusal) {
+    /// The file's bytes once the daemon's own loader took them as written (each matrix after
+    /// its rounding, every comment escaped): what reaches the disk always loads. `entry`, when
+    /// given, is the match just set and its panel: the panel must find that entry first (a
+    /// match that never matches its panel, or one an earlier entry shadows, is refused).
+    public func checkedBytes(for path: String, entry: (match: String, panel: PanelIdentity)? = nil) throws(Refusal) -> [UInt8] {
+        let bytes = Array(text.utf8)
+        let configuration: Configuration
+        do {
+            let tree = try parseTOML(bytes: bytes)
+            if let why = Self.notOnlyCalibrations(tree) { throw Refusal(description: "\(path) would not load: \(why)") }
+            var loader = Loader(file: path)
+            configuration = try loader.load(tree)
+        } catch let e as Refusal {
+            throw e
+        } catch let e as TOMLError {
+            throw Refusal(description: "\(path) would not load (\(e)); nothing was written")
+        } catch let e as ConfigError {
+            throw Refusal(description: "\(path) would not load (line \(e.line): \(e.reason)); nothing was written")
+        } catch {
+            throw Refusal(description: "\(path) would not load; nothing was written")
+        }
+        if let (match, p) = entry, configuration.panelMatch(path: p.node, name: p.name, vendor: p.vendor, product: p.product) != match {
+            throw Refusal(description: "the entry \(tomlString(match)) of \(path) would not be the one the panel \(tomlString(p.name)) (\(tomlEscaped(p.node))) takes; nothing was written")
+        }
+        return bytes
+    }
+
+    /// Writes the file whole once `checkedBytes` took it: a new file beside it, synced, renamed
+    /// over the old (a reader, or a power cut, sees one or the other), making its folder when
+    /// missing.
+    public func write(to path: String, entry: (match: String, panel: PanelIdentity)? = nil) throws(Refusal) {
+        let bytes = try checkedBytes(for: path, entry: entry)
         let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
         if !folder.isEmpty, case .failure = Posix.status(folder) {
             if let e = Posix.makeDirectory(folder, mode: 0o755) { throw Refusal(description: "cannot make \(folder): \(e.reason)") }
         }
-        if let e = Posix.replaceFile(path, with: Array(text.utf8)) {
+        if let e = Posix.replaceFile(path, with: bytes) {
             throw Refusal(description: "cannot write \(path): \(e.reason)")
+        }
+    }
+
+    /// What a saved entry must match: a panel as the configuration matches panels.
+    public struct PanelIdentity: Sendable {
+        public var node: String, name: String, vendor: UInt16, product: UInt16
+        public init(node: String, name: String, vendor: UInt16, product: UInt16) {
+            (self.node, self.name, self.vendor, self.product) = (node, name, vendor, product)
         }
     }
 }
@@ -99,8 +139,11 @@ public struct CalibrationFile {
 /// `LIBINPUT_CALIBRATION_MATRIX`: for `mode = "observe"`, where the compositor reads the panel
 /// itself. Matched by the exact name, so the `(touchgestured)` mirror is left alone.
 public func udevRule(name: String, matrix: [Double]) -> String {
-    // A character udev's value cannot hold, or would read as a glob, matches as any one character.
-    let escaped = String(name.map { "\"\\*?[".contains($0) ? "?" : $0 })
+    // A character udev's value cannot hold, would read as a glob, or would steer the terminal
+    // the rule is shown on, matches as any one character.
+    let escaped = String(String.UnicodeScalarView(name.unicodeScalars.map { c in
+        "\"\\*?[".unicodeScalars.contains(c) || c.value < 0x20 || (0x7F...0x9F).contains(c.value) ? "?" : c
+    }))
     return "ACTION==\"add|change\", SUBSYSTEM==\"input\", KERNEL==\"event*\", ATTRS{name}==\"\(escaped)\", "
         + "ENV{LIBINPUT_CALIBRATION_MATRIX}=\"\(matrix.map(calibrationNumber).joined(separator: " "))\""
 }
@@ -119,8 +162,12 @@ public func calibrationNumber(_ d: Double) -> String {
     return s
 }
 
-public func tomlString(_ s: String) -> String {
-    var out = "\""
+public func tomlString(_ s: String) -> String { "\"" + tomlEscaped(s) + "\"" }
+
+/// `s` with what TOML cannot hold in a string or a comment escaped (control characters as
+/// `\uXXXX`, quote and backslash): the one rule for every file the daemon and its tools write.
+public func tomlEscaped(_ s: String) -> String {
+    var out = ""
     for ch in s.unicodeScalars {
         switch ch {
         case "\"": out += "\\\""
@@ -129,5 +176,5 @@ public func tomlString(_ s: String) -> String {
         default: out.unicodeScalars.append(ch)
         }
     }
-    return out + "\""
+    return out
 }

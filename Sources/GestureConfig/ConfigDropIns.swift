@@ -18,11 +18,18 @@ extension ConfigLoader {
     }
 
     /// The drop-ins of `path` that exist: `*.toml` (not hidden), sorted by name.
-    public static func dropIns(of path: String) -> [String] {
+    public static func dropIns(of path: String) -> [String] { dropInListing(of: path).files }
+
+    /// The drop-ins, and a sentence for each name left out because it is not UTF-8 (it could be
+    /// named in no message, nor opened again by a String).
+    static func dropInListing(of path: String) -> (files: [String], skipped: [String]) {
         let folder = dropInFolder(of: path)
-        guard case .success(let names) = Posix.entries(of: folder) else { return [] }
-        return names.filter { $0.hasSuffix(".toml") && !$0.hasPrefix(".") }.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
-            .map { folder + "/" + $0 }
+        guard case .success(let listing) = Posix.listing(of: folder) else { return ([], []) }
+        let files = listing.names.filter { $0.hasSuffix(".toml") && !$0.hasPrefix(".") }
+            .sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }.map { folder + "/" + $0 }
+        let skipped = listing.undecodable.filter { $0.hasSuffix(".toml") && !$0.hasPrefix(".") }
+            .map { "\(folder)/\($0): skipped, its name is not UTF-8 (rename it to read it)" }
+        return (files, skipped)
     }
 
     /// Reads `path`, then `calibrations` when it exists (the daemon's saved calibrations,
@@ -31,39 +38,56 @@ extension ConfigLoader {
     /// admin's and their tools', come last: what they set has the last word over a calibration a
     /// client saved.
     public static func load(path: String, calibrations: String? = nil) throws(ConfigError) -> Configuration {
-        let root = try tree(path)
+        var bytes = 0
+        let root = try tree(path, &bytes)
         var files = [path]
-        if let calibrations, case .success = Posix.status(calibrations) {
-            let extra = try tree(calibrations)
+        if let calibrations, case .success = Posix.status(calibrations, followingLinks: false) {
+            // The daemon's own file: a link there is someone's way to have another file read.
+            let extra = try tree(calibrations, &bytes, followingLinks: false)
             if let why = CalibrationFile.notOnlyCalibrations(extra) { throw ConfigError(file: calibrations, line: 1, reason: why) }
             root.merge(extra, from: calibrations)
             files.append(calibrations)
         }
-        for dropIn in dropIns(of: path) {
-            let extra = try tree(dropIn)
+        let dropIns = dropInListing(of: path)
+        if dropIns.files.count > ConfigLimits.dropIns {
+            throw ConfigError(file: dropIns.files[ConfigLimits.dropIns], line: 1, reason: "more than \(ConfigLimits.dropIns) drop-ins in \(dropInFolder(of: path))")
+        }
+        for dropIn in dropIns.files {
+            let extra = try tree(dropIn, &bytes)
             root.merge(extra, from: dropIn)
             files.append(dropIn)
         }
         var loader = Loader(file: path)
         var c = try loader.load(root)
         c.files = files
+        c.notices = dropIns.skipped
         return c
     }
 
-    /// One file's TOML tree; a file that cannot be read, is too large or is not TOML is refused
-    /// with its name.
-    private static func tree(_ path: String) throws(ConfigError) -> TOMLTable {
-        let bytes: [UInt8]
+    /// One file's TOML tree, its bytes added to `bytes`; a file that cannot be read, is too
+    /// large (alone, or with the files before it) or is not TOML, or that holds more than
+    /// `panelsPerFile` panels, is refused with its name.
+    private static func tree(_ path: String, _ bytes: inout Int, followingLinks: Bool = true) throws(ConfigError) -> TOMLTable {
+        let text: [UInt8]
         do {
-            bytes = try readRegularFile(path, limit: ConfigLimits.fileBytes)
+            text = try readRegularFile(path, limit: ConfigLimits.fileBytes, followingLinks: followingLinks)
         } catch {
             throw ConfigError(file: path, line: 1, reason: "cannot read it: \(error.reason) (a config holds \(ConfigLimits.fileBytes) bytes at most)")
         }
+        bytes += text.count
+        guard bytes <= ConfigLimits.bytesInAll else {
+            throw ConfigError(file: path, line: 1, reason: "the files read up to this one hold \(bytes) bytes; the file and its drop-ins hold \(ConfigLimits.bytesInAll) at most")
+        }
+        let table: TOMLTable
         do {
-            return try parseTOML(bytes: bytes)
+            table = try parseTOML(bytes: text)
         } catch {
             throw ConfigError(file: path, line: error.line, reason: error.reason)
         }
+        if case .tables(let panels)? = table["panel"], panels.count > ConfigLimits.panelsPerFile {
+            throw ConfigError(file: path, line: panels[ConfigLimits.panelsPerFile].line, reason: "more than \(ConfigLimits.panelsPerFile) [[panel]]s in one file")
+        }
+        return table
     }
 }
 
@@ -77,11 +101,17 @@ extension TOMLTable {
             case (.table(let mine)?, .table(let t)):
                 mine.merge(t, from: file)
             case (.tables(var mine)?, .tables(let added)):
+                // Panels keyed by match: one pass over each side, not one over `mine` per panel.
+                var byMatch: [String: Int] = [:]
+                if key == "panel" {
+                    for (i, t) in mine.enumerated() { if let m = t.matchString, byMatch[m] == nil { byMatch[m] = i } }
+                }
                 for t in added {
-                    if key == "panel", let m = t.matchString, let i = mine.firstIndex(where: { $0.matchString == m }) {
+                    if key == "panel", let m = t.matchString, let i = byMatch[m] {
                         mine[i].merge(t, from: file)
                     } else {
                         t.file = file
+                        if key == "panel", let m = t.matchString { byMatch[m] = mine.count }
                         mine.append(t)
                     }
                 }

@@ -88,9 +88,19 @@ public enum ConfigLimits {
     /// works on every pair of gestures (a policy matrix of gestures²), so these keep a reload
     /// within milliseconds and a few MB, far above any kiosk's needs.
     public static let fileBytes = 1 << 20
-    public static let regionsPerFile = 1024
-    public static let gesturesPerFile = 1024
+    /// Regions, gestures and actions in the configuration: the file and its drop-ins together.
+    public static let regions = 1024
+    public static let gestures = 1024
+    public static let actions = 1024
     public static let namesPerRule = 1024
+    /// `[[panel]]`s in one file, and in the file and its drop-ins together: a kiosk has one or a
+    /// few panels, a calibration file one entry per panel ever calibrated.
+    public static let panelsPerFile = 64
+    public static let panels = 256
+    /// Drop-ins read, and the bytes of every file read together (the file, the saved
+    /// calibrations, the drop-ins): what one reload parses stays a few MiB.
+    public static let dropIns = 256
+    public static let bytesInAll = 2 << 20
 }
 
 struct Loader {
@@ -130,7 +140,11 @@ struct Loader {
             if let cancel = try device.choice("cancel", MirrorCancel.self) { daemon.cancel = cancel }
         }
         var panels: [PanelGeometry] = []
-        for p in try top.subtables("panel", label: "[[panel]]") {
+        let panelScopes = try top.subtables("panel", label: "[[panel]]")
+        if panelScopes.count > ConfigLimits.panels {
+            throw panelScopes[ConfigLimits.panels].fail(nil, "more than \(ConfigLimits.panels) [[panel]]s in the configuration (the file and its drop-ins together)")
+        }
+        for p in panelScopes {
             try p.checkKeys(["match", "rotation", "calibration", "width_mm", "height_mm", "output", "palm_size"])
             guard let match = try p.string("match"), !match.isEmpty else {
                 throw p.fail(nil, "a [[panel]] needs 'match': a node path, \"vvvv:pppp\" or a glob on the device name")
@@ -149,15 +163,15 @@ struct Loader {
         let screen = geometry.screen
         var regions: [RegionSpec] = []
         let regionScopes = try top.subtables("region", label: "[[region]]")
-        if regionScopes.count > ConfigLimits.regionsPerFile {
-            throw regionScopes[ConfigLimits.regionsPerFile].fail(nil, "more than \(ConfigLimits.regionsPerFile) regions in one file")
+        if regionScopes.count > ConfigLimits.regions {
+            throw regionScopes[ConfigLimits.regions].fail(nil, "more than \(ConfigLimits.regions) regions in the configuration (the file and its drop-ins together)")
         }
         var gestureCount = 0
         for r in regionScopes {
             regions.append(try readRegion(r, thresholds: thresholds, screen: screen, existing: regions))
             gestureCount += regions[regions.count - 1].gestures.count
-            if gestureCount > ConfigLimits.gesturesPerFile {
-                throw r.fail(nil, "more than \(ConfigLimits.gesturesPerFile) gestures in one file")
+            if gestureCount > ConfigLimits.gestures {
+                throw r.fail(nil, "more than \(ConfigLimits.gestures) gestures in the configuration (the file and its drop-ins together)")
             }
         }
         if regionScopes.isEmpty {
@@ -183,8 +197,11 @@ struct Loader {
                 c.sysfsRoot = root
             }
         }
-        c.actions = try readActions(
-            try top.subtables("action", label: "[[action]]"), engine, idleAfter: c.idleAfter, displayWakes: c.displayWakes)
+        let actionScopes = try top.subtables("action", label: "[[action]]")
+        if actionScopes.count > ConfigLimits.actions {
+            throw actionScopes[ConfigLimits.actions].fail(nil, "more than \(ConfigLimits.actions) actions in the configuration (the file and its drop-ins together)")
+        }
+        c.actions = try readActions(actionScopes, engine, idleAfter: c.idleAfter, displayWakes: c.displayWakes)
         Self.markSystemGestures(&c)
         return c
     }
@@ -204,7 +221,7 @@ struct Loader {
 
     func readDaemon(_ d: Scope) throws(ConfigError) -> DaemonSettings {
         try d.checkKeys(["socket", "group", "max_clients", "max_line_bytes", "output_buffer_bytes", "coalesce_ms", "set_regions", "set_regions_uids", "set_regions_gids", "ignore_devices", "grab", "max_action_children",
-            "max_clients_per_user", "idle_timeout_ms", "request_socket",
+            "max_clients_per_user", "idle_timeout_ms", "request_socket", "bridge_user",
         ])
         var s = DaemonSettings()
         s.ignoreDevices = try d.strings("ignore_devices") ?? []
@@ -218,6 +235,14 @@ struct Loader {
                 throw d.fail("request_socket", "'request_socket' must be an absolute path shorter than 108 bytes, or \"\" for none")
             }
             s.requestSocket = path
+        }
+        if let u = try d.string("bridge_user") {
+            // useradd's rule for a name (NAME_REGEX of adduser.conf, 32 bytes), or "" for none.
+            let allowed = u.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_.-".unicodeScalars.contains($0)) }
+            guard u.utf8.count <= 32, allowed, !u.hasPrefix("-") else {
+                throw d.fail("bridge_user", "'bridge_user' must be a user name (letters, digits, '_', '.', '-'; 32 bytes at most) or \"\" for none")
+            }
+            s.bridgeUser = u
         }
         if let g = try d.string("group") {
             guard !g.isEmpty else { throw d.fail("group", "'group' must not be empty") }
@@ -262,9 +287,6 @@ struct Loader {
         return s
     }
 
-    /// The largest number a calibration matrix may hold.
-    static let calibrationLimit = 1000.0
-
     /// `[device]` and `[[panel]]` keys onto a geometry.
     func readGeometry(_ device: Scope, into geometry: inout GeometryConfiguration) throws(ConfigError) {
         if let r = try device.integer("rotation", in: 0...270) {
@@ -272,13 +294,13 @@ struct Loader {
             geometry.rotation = r
         }
         if let k = try device.numbers("calibration", count: 6) {
-            // libinput's matrices stay within a few units (a flip is -1, an offset 1); one that
-            // scales by a thousand or more, or folds the panel onto a line, is a typo.
-            guard k.allSatisfy({ abs($0) <= Self.calibrationLimit }) else {
-                throw device.fail("calibration", "'calibration' numbers must lie within ±\(Int(Self.calibrationLimit))")
-            }
-            guard abs(k[0] * k[4] - k[1] * k[3]) >= 1e-3 else {
-                throw device.fail("calibration", "'calibration' folds the panel onto a line or a point (a·e − b·d is 0): every touch would land in one place")
+            // The fit's own rule (CalibrationFit.problem): what a save writes, this reads.
+            switch CalibrationFit.problem(k) {
+            case .tooLarge?:
+                throw device.fail("calibration", "'calibration' numbers must lie within ±\(Int(CalibrationFit.largestNumber))")
+            case .foldsThePanel?:
+                throw device.fail("calibration", "'calibration' folds the panel onto a line or a point (a·e − b·d is under 0.001): every touch would land in one place")
+            default: break
             }
             geometry.calibration = k
         }

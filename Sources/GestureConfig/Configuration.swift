@@ -50,6 +50,8 @@ public struct Configuration: Sendable {
     public var source: String
     /// The files read, in order: the main file, then its drop-ins (ConfigDropIns.swift).
     public var files: [String] = []
+    /// What the loader passed over and says as a warning (a drop-in whose name is not UTF-8).
+    public var notices: [String] = []
 
     public init(engine: EngineConfiguration, geometry: GeometryConfiguration, source: String) {
         self.engine = engine
@@ -89,6 +91,11 @@ public struct DaemonSettings: Hashable, Sendable {
     public var requestSocket: String?
     /// Exec actions running at once; one more is skipped (and logged), never queued.
     public var maxActionChildren = 4
+    /// The user the web bridge runs as (the web unit's `User=`): the only one, besides the
+    /// daemon's own user, whose connections may say whose page they carry (`page`). Another user
+    /// could name a TCP connection it made to someone else's listener, whose owner it would then
+    /// be taken for. "" lets no other user. Default "touchgestured-web".
+    public var bridgeUser = "touchgestured-web"
     /// The socket's group (mode 0660): members may connect. Nil keeps the daemon's group.
     public var group: String?
     /// The line of `group` in the file (for check-config's warning when it does not exist here).

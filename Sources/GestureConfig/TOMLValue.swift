@@ -152,7 +152,8 @@ public struct TOMLValue {
     }
 }
 
-public struct TOMLError: Error, Equatable {
+public struct TOMLError: Error, Equatable, CustomStringConvertible {
     public var line: Int
     public var reason: String
+    public var description: String { "line \(line): \(reason)" }
 }

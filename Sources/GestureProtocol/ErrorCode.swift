@@ -18,6 +18,8 @@ public enum ErrorCode: String, CaseIterable, Sendable {
     /// `calibrate` with `save`: the daemon has nowhere to keep it (no state directory, no
     /// configuration file), or writing it failed.
     case notSaved = "not_saved"
+    /// `reload`: the daemon has no configuration file, or refused the file (the old one stays).
+    case reloadRefused = "reload_refused"
     /// The web bridge's answer to a page's request while it has no connection to the daemon.
     case daemonUnavailable = "daemon_unavailable"
     /// A failure of the daemon's own (a bug): the message says what.

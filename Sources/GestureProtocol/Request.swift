@@ -6,6 +6,7 @@ public enum Request: Equatable, Sendable {
     /// The requests that take no fields, by op.
     static let withoutFields: [String: Request] = [
         "ping": .ping, "clear_regions": .clearRegions, "list_devices": .listDevices, "get_config": .getConfig, "stats": .stats,
+        "reload": .reload,
     ]
 
     case ping
@@ -21,9 +22,11 @@ public enum Request: Equatable, Sendable {
     case page(page: String, bridge: String)
     /// Touches on targets: a panel's calibration fitted, and with `save` kept and applied.
     case calibrate(CalibrationRequest)
+    /// The configuration read again (what SIGHUP does), for a client with the rights to save.
+    case reload
 
     /// Every op, as the protocol spells it.
-    public static let ops = ["ping", "subscribe", "set_regions", "clear_regions", "list_devices", "get_config", "stats", "page", "calibrate"]
+    public static let ops = ["ping", "subscribe", "set_regions", "clear_regions", "list_devices", "get_config", "stats", "page", "calibrate", "reload"]
 
     public var op: String {
         switch self {
@@ -36,6 +39,7 @@ public enum Request: Equatable, Sendable {
         case .stats: return "stats"
         case .page: return "page"
         case .calibrate: return "calibrate"
+        case .reload: return "reload"
         }
     }
 }
@@ -122,7 +126,7 @@ extension Request {
         case "calibrate":
             try fields(v, allowed: ["device", "points", "save", "max_error_mm"], op: op)
             return .calibrate(try CalibrationRequest.read(v))
-        case "ping", "clear_regions", "list_devices", "get_config", "stats":
+        case "ping", "clear_regions", "list_devices", "get_config", "stats", "reload":
             // Requests without fields of their own.
             try fields(v, allowed: [], op: op)
             return Self.withoutFields[op]!  // every op of this case is a key

@@ -48,16 +48,26 @@ extension Posix {
     }
 
     /// The names in `directory` (not `.` and `..`), in no particular order.
+    /// The names in `directory` but `.` and `..`; a name that is not UTF-8 (which no String can
+    /// name again) is left out and counted in `undecodable`, shown with its bytes as `\xNN`.
     public static func entries(of directory: String) -> Result<[String], SystemCallError> {
+        listing(of: directory).map(\.names)
+    }
+
+    public static func listing(of directory: String) -> Result<(names: [String], undecodable: [String]), SystemCallError> {
         guard let dir = opendir(directory) else { return .failure(SystemCallError("opendir(\(directory))", errno)) }
         defer { closedir(dir) }
-        var names: [String] = []
+        var names: [String] = [], undecodable: [String] = []
         while let entry = readdir(dir) {
-            // d_name is a NUL-terminated array inside the entry readdir returned (valid until the next call).
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            // Safe: d_name is a NUL-terminated array inside the entry readdir returned (valid until the next call).
+            let bytes = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+            guard let name = String(validating: bytes, as: UTF8.self) else {
+                undecodable.append(bytes.map { (0x20..<0x7F).contains($0) ? String(UnicodeScalar($0)) : "\\x" + String($0, radix: 16) }.joined())
+                continue
+            }
             if name != "." && name != ".." { names.append(name) }
         }
-        return .success(names)
+        return .success((names, undecodable))
     }
 
     /// Whether this process may do `mode` (R_OK, W_OK, X_OK, F_OK) on `path`; why not otherwise.

@@ -23,9 +23,14 @@ public func readTextFile(_ path: String) throws(FileError) -> String {
 
 /// The bytes of a regular file (a config): opened without blocking, so a FIFO or a device
 /// named by mistake is refused at once instead of hanging the daemon's loop in open(2).
-public func readRegularFile(_ path: String, limit: Int = 256 << 20) throws(FileError) -> [UInt8] {
-    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-    guard fd >= 0 else { throw FileError(path: path, reason: String(cString: strerror(errno))) }
+/// `followingLinks: false` refuses a symbolic link at `path` (ELOOP), for a file of the daemon's
+/// own, where a link would only be someone's way to have it read another file.
+public func readRegularFile(_ path: String, limit: Int = 256 << 20, followingLinks: Bool = true) throws(FileError) -> [UInt8] {
+    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (followingLinks ? 0 : O_NOFOLLOW))
+    guard fd >= 0 else {
+        let e = errno
+        throw FileError(path: path, reason: e == ELOOP && !followingLinks ? "a symbolic link, not read (it must be a regular file)" : String(cString: strerror(e)))
+    }
     defer { close(fd) }
     var st = stat()
     guard fstat(fd, &st) == 0 else { throw FileError(path: path, reason: String(cString: strerror(errno))) }

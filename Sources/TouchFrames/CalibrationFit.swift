@@ -22,6 +22,7 @@ public struct CalibrationFit: Sendable {
         case tooFewPoints(Int)
         case onALine
         case foldsThePanel(determinant: Double)
+        case tooLarge
         case missed(point: Int, millimeters: Double, limit: Double)
 
         public var description: String {
@@ -30,6 +31,8 @@ public struct CalibrationFit: Sendable {
             case .onALine: "the touches lie on a line (or on one point): touch targets in the corners, not along one edge"
             case .foldsThePanel(let d):
                 "the fit folds the panel onto a line (a·e − b·d = \(format(d)), under 0.001): were the targets touched in order?"
+            case .tooLarge:
+                "the fit needs a number beyond ±\(Int(CalibrationFit.largestNumber)) (the panel's touches span a sliver of it): were the targets touched on this panel?"
             case .missed(let i, let mm, let limit):
                 "touch \(i + 1) is \(format(mm)) mm from where the others put it (at most \(format(limit)) mm): touch each target once, in the order asked, and try again"
             }
@@ -46,6 +49,20 @@ public struct CalibrationFit: Sendable {
     public var worstPixels: Double { residualPixels.max() ?? 0 }
     public var rmsMillimeters: Double {
         residualMillimeters.isEmpty ? 0 : (residualMillimeters.reduce(0) { $0 + $1 * $1 } / Double(residualMillimeters.count)).squareRoot()
+    }
+
+    /// The largest number a calibration matrix may hold: libinput's matrices stay within a few
+    /// units (a flip is -1, an offset 1); one that scales by a thousand or more is a typo.
+    public static let largestNumber = 1000.0
+    /// The smallest |a·e − b·d| a matrix may have: under it the panel folds onto a line.
+    public static let smallestDeterminant = 1e-3
+
+    /// What the configuration refuses in a matrix (`.tooLarge` or `.foldsThePanel`), or nil: one
+    /// rule for the loader and the fit, so that a fit accepted is a file that loads.
+    public static func problem(_ k: [Double]) -> Refusal? {
+        guard k.count == 6, k.allSatisfy({ $0.isFinite && abs($0) <= largestNumber }) else { return .tooLarge }
+        let det = k[0] * k[4] - k[1] * k[3]
+        return abs(det) >= smallestDeterminant ? nil : .foldsThePanel(determinant: det)
     }
 
     /// The default bound on a point's residual: a fingertip's contact is 8-10 mm across and an
@@ -80,9 +97,13 @@ public struct CalibrationFit: Sendable {
         }
         guard let x = solve3(a, bx), let y = solve3(a, by) else { throw .onALine }
         let m = [x[0], x[1], x[2], y[0], y[1], y[2]]
-        let det = m[0] * m[4] - m[1] * m[3]
-        guard abs(det) >= 0.001, m.allSatisfy({ $0.isFinite && abs($0) <= 1000 }) else { throw .foldsThePanel(determinant: det) }
-        matrix = m.map { ($0 * 1e6).rounded() / 1e6 }
+        // Checked as the file will hold it (six decimals), by the loader's own rule.
+        matrix = m.map { $0.isFinite ? ($0 * 1e6).rounded() / 1e6 : $0 }
+        switch Self.problem(matrix) {
+        case .tooLarge?: throw .tooLarge
+        case .foldsThePanel(let det)?: throw .foldsThePanel(determinant: det)
+        default: break
+        }
         // Residuals: the calibrated point's distance from its goal, on screen (rotated, scaled
         // to the output) and on the glass (back through the matrix to the panel's mm).
         var px: [Double] = [], mm: [Double] = []

@@ -22,8 +22,10 @@ struct Calibrate: ParsableCommand {
             with --node, from the panel itself (no daemon running, or one in observe mode). The fit is least \
             squares over the touches; each touch's distance from its target after the fit is shown in px and mm, \
             and a fit with a touch further than --max-error is refused with the reason. The result is written to \
-            the drop-in folder (calibration.toml in touchgestured.d beside the daemon's configuration file) as a [[panel]] with the \
-            panel's match, never into the admin's own file, then the daemon is sent SIGHUP (it reloads). The \
+            the drop-in folder (calibration.toml in touchgestured.d beside --config, /etc/touchgestured/touchgestured.toml by \
+            default: never where a server says) as a [[panel]] with the panel's match, never into the admin's own file, \
+            checked with the daemon's own loader first; then the daemon is asked to reload (the `reload` request, which \
+            needs root or the socket's group; no signal is sent to any process). The \
             equivalent udev rule (LIBINPUT_CALIBRATION_MATRIX) is printed for mode = "observe", where the \
             compositor reads the panel itself.
             """)
@@ -36,7 +38,7 @@ struct Calibrate: ParsableCommand {
     @Option(help: "Read this panel's node directly (/dev/input/eventN) instead of the daemon.")
     var node: String?
 
-    @Option(help: "The daemon's configuration (the panel's output and rotation; the drop-in goes beside it). Default: the file the daemon says it read (get_config), else /etc/touchgestured/touchgestured.toml.")
+    @Option(help: "The daemon's configuration (the panel's output and rotation; the drop-in goes beside it). Default: /etc/touchgestured/touchgestured.toml.")
     var config: String?
 
     @Option(help: "Where to write the result (default: calibration.toml in the drop-in folder beside --config).")
@@ -54,7 +56,7 @@ struct Calibrate: ParsableCommand {
     @Flag(help: "Show the fit and what would be written; write nothing, reload nothing.")
     var dryRun = false
 
-    @Flag(help: "Write the drop-in, but do not signal the daemon to reload.")
+    @Flag(help: "Write the drop-in, but do not ask the daemon to reload.")
     var noReload = false
 
     func validate() throws {
@@ -65,8 +67,11 @@ struct Calibrate: ParsableCommand {
 
     func run() throws {
         var panel = try node.map(openPanel) ?? daemonPanel()
-        let configPath = config ?? panel.daemonConfig ?? "/etc/touchgestured/touchgestured.toml"
-        if config == nil && panel.daemon != nil && panel.daemonConfig == nil {
+        // Only the file this tool was told of: what a server says is shown, never followed.
+        let configPath = config ?? Self.defaultConfig
+        if panel.daemon != nil, let said = panel.daemonConfig, said != configPath {
+            say("Note: the daemon says it read \(SafeText.escaped(said)); this tool reads and writes beside \(configPath) (--config FILE for another).")
+        } else if panel.daemon != nil && panel.daemonConfig == nil {
             say("Note: the daemon runs its built-in configuration (no --config file), which reads no drop-in: the result is for a daemon started with \(configPath).")
         }
         let fileConfig = try configuration(configPath)
@@ -99,6 +104,8 @@ struct Calibrate: ParsableCommand {
         try save(fit, panel: panel, config: fileConfig, path: configPath, rotation: geometry.rotation)
     }
 
+    static let defaultConfig = "/etc/touchgestured/touchgestured.toml"
+
     /// The daemon's configuration as it reads it (the file and its drop-ins); the built-in one
     /// when the file does not exist.
     private func configuration(_ path: String) throws -> Configuration {
@@ -121,6 +128,7 @@ struct Calibrate: ParsableCommand {
         do { file = try CalibrationFile(readingFrom: path) } catch {
             throw fail("\(error): move it away, or write elsewhere with --write FILE")
         }
+        let identity = CalibrationFile.PanelIdentity(node: panel.node, name: panel.name, vendor: panel.vendor, product: panel.product)
         let note = "\(panel.name): largest error \(calibrationNumber((fit.worstMillimeters * 100).rounded() / 100)) mm over \(fit.residualPixels.count) touches"
         file.set(match, fit.matrix, note: note)
         say("")
@@ -129,40 +137,30 @@ struct Calibrate: ParsableCommand {
         if dryRun {
             say("")
             say("--dry-run: \(path) would be:")
-            writeAll(1, Array(file.text.utf8))
+            do { writeAll(1, try file.checkedBytes(for: path, entry: (match, identity))) } catch { throw fail(error.description) }
             return
         }
-        do { try file.write(to: path) } catch { throw fail("\(error) (run as root, or --write FILE, or --dry-run to print it)") }
+        do { try file.write(to: path, entry: (match, identity)) } catch { throw fail("\(error) (run as root, or --write FILE, or --dry-run to print it)") }
         say("")
-        say("Wrote \(path) ([[panel]] match = \(tomlString(match))).")
+        say("Wrote \(path) ([[panel]] match = \(SafeText.escaped(tomlString(match)))).")
         guard !noReload else { return say("Reload the daemon to apply it: systemctl reload touchgestured") }
         guard let daemon = panel.daemon else { return say("No daemon was asked; it applies the file when it starts or reloads (systemctl reload touchgestured).") }
         say(reload(daemon))
     }
 
-    /// Signals the daemon at the other end of `connection` to reload and waits for its stats to
-    /// count the reload (or its failure).
+    /// Asks the daemon at the other end of `connection` to reload (the `reload` request, checked
+    /// by the daemon as a save is): no signal to a pid a server names, whoever answers there.
     private func reload(_ c: Connection) -> String {
-        func counts() -> (Double, Double)? {
-            guard let v = try? c.call(#"{"op":"stats","id":2}"#, id: 2), case .number(let r)? = v["reloads"],
-                case .number(let f)? = v["reload_failures"]
-            else { return nil }
-            return (r, f)
+        let by = "reload it: systemctl reload touchgestured"
+        guard let v = try? c.answer(#"{"op":"reload","id":4}"#, id: 4) else { return "The daemon did not answer; \(by)" }
+        let message = v.text("message", limit: 2048) ?? ""
+        switch (v.text("type"), v.text("code")) {
+        case ("reply", _): return "Applied: the daemon reloaded \(v.text("source") ?? "its configuration")."
+        case (_, "forbidden"): return "The daemon does not let this user reload it (\(message)); \(by)"
+        case (_, "reload_refused"): return "The daemon refused the configuration, its old one stays: \(message)"
+        case (_, "unknown_op"): return "The daemon is older than this tool (no reload request); \(by)"
+        default: return "The daemon did not reload (\(message)); \(by)"
         }
-        guard case .success(let peer) = Posix.peerCredentials(c.fd), let before = counts() else {
-            return "Could not ask the daemon; reload it: systemctl reload touchgestured"
-        }
-        guard Posix.kill(peer.pid, SIGHUP) else {
-            return "Not allowed to signal the daemon (pid \(peer.pid)); reload it: systemctl reload touchgestured"
-        }
-        let end = Posix.monotonicNanoseconds() + 5_000_000_000
-        while Posix.monotonicNanoseconds() < end {
-            sleepFor(0.1)
-            guard let now = counts() else { break }
-            if now.1 > before.1 { return "The daemon refused the configuration on reload (see its log: journalctl -u touchgestured)." }
-            if now.0 > before.0 { return "Applied: the daemon reloaded." }
-        }
-        return "The daemon did not report a reload within 5 s; check its log (journalctl -u touchgestured)."
     }
 
     private func describe(_ r: PixelRect) -> String {

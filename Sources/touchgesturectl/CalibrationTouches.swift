@@ -76,9 +76,13 @@ struct DaemonTouches: CalibrationTouches {
             if case .string("error")? = v["type"] { throw fail("the daemon refused the subscription: \(line)") }
             guard case .array(let list)? = v["contacts"] else { continue }
             var contacts: [(u: Double, v: Double)] = []
-            for c in list {
-                guard case .number(let u)? = c["u"], case .number(let w)? = c["v"] else {
+            for c in list.prefix(64) {
+                guard c["u"] != nil, c["v"] != nil else {
                     throw fail("the daemon's touch lines carry no u/v (a daemon older than this tool, or a replayed recording): calibrate with --node")
+                }
+                // The panel's own axes, 0 to 1 (a little past them on a panel's edge).
+                guard let u = c.number("u", in: -0.5...1.5), let w = c.number("v", in: -0.5...1.5) else {
+                    throw fail("the daemon sent a touch off the panel's axes (u, v from 0 to 1)")
                 }
                 contacts.append((u, w))
             }
@@ -156,21 +160,33 @@ struct CalibrationPanel {
 }
 
 extension CalibrationPanel {
-    /// A device object of the daemon's hello (PROTOCOL.md).
+    /// A device object of the daemon's hello (PROTOCOL.md). Every number within the range the
+    /// daemon's own configuration allows (a screen of 1-65536 px, a panel of 10-4000 mm), else
+    /// refused: a server at the socket's path is not trusted.
     init(daemonDevice d: JSONValue, hello: JSONValue, connection: Connection) throws {
-        guard case .number(let id)? = d["id"], case .string(let name)? = d["name"], case .string(let node)? = d["node"] else {
-            throw fail("the daemon's device object lacks id, name or node")
+        guard let id = d.whole("id", in: 0...Int(UInt32.max)), case .string(let name)? = d["name"], case .string(let node)? = d["node"] else {
+            throw fail("the daemon's device object lacks id, name or node, or its id is not a device id")
         }
-        func hex(_ k: String) -> UInt16 { if case .string(let s)? = d[k] { return UInt16(s, radix: 16) ?? 0 } else { return 0 } }
+        guard name.utf8.count <= 256, node.utf8.count <= 4096 else { throw fail("the daemon's device name or node is too long") }
+        func hex(_ k: String) -> UInt16 { if case .string(let s)? = d[k], s.utf8.count == 4 { return UInt16(s, radix: 16) ?? 0 } else { return 0 } }
         var size: (Double, Double)?
-        if case .array(let wh)? = d["size_mm"], wh.count == 2, case .number(let w) = wh[0], case .number(let h) = wh[1] { size = (w, h) }
+        if case .array(let wh)? = d["size_mm"] {
+            let mm = JSONValue.object([("w", wh.first ?? .null), ("h", wh.count == 2 ? wh[1] : .null)])
+            guard let w = mm.number("w", in: 10...4_000), let h = mm.number("h", in: 10...4_000) else {
+                throw fail("the daemon's size_mm for the panel is not two sizes of 10 to 4000 mm")
+            }
+            size = (w, h)
+        }
         var screen: PixelRect?
-        if case .number(let w)? = hello["screen"]?["width"], case .number(let h)? = hello["screen"]?["height"] {
+        if let s = hello["screen"] {
+            guard let w = s.number("width", in: 1...65_536), let h = s.number("height", in: 1...65_536) else {
+                throw fail("the daemon's screen is not 1 to 65536 px each way")
+            }
             screen = PixelRect(x: 0, y: 0, width: w, height: h)
         }
         self.init(
             node: node, name: name, vendor: hex("vendor"), product: hex("product"), sizeMM: size, screen: screen, daemon: connection,
-            touches: DaemonTouches(connection, device: Int(id)))
+            touches: DaemonTouches(connection, device: id))
     }
 }
 

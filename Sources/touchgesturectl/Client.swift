@@ -60,9 +60,17 @@ final class Connection {
         writeAll(fd, Array((line + "\n").utf8))
     }
 
-    /// The next line, or nil at end of stream.
+    /// The longest line taken from a server: the daemon's longest (a `stats` reply, a hello of
+    /// many devices) is a few KiB; a server that sends more without a newline is not heard further.
+    static let lineLimit = 1 << 22
+
+    /// The next line, or nil at end of stream (or past `lineLimit`, said on stderr).
     func readLine() -> String? {
         while true {
+            if buffer.count - start > Self.lineLimit {
+                say("touchgesturectl: the server sent a line of over \(Self.lineLimit >> 20) MiB: not heard further")
+                return nil
+            }
             if let nl = buffer[start...].firstIndex(of: 0x0A) {
                 let line = String(decoding: buffer[start..<nl], as: UTF8.self)
                 start = nl + 1
@@ -89,6 +97,14 @@ final class Connection {
     /// (a replay at 100×) a one-shot command would otherwise read, and be dropped as too slow,
     /// before its reply came.
     func call(_ request: String, id: Int) throws -> JSONValue {
+        let v = try answer(request, id: id)
+        guard v["type"] == .string("error") else { return v }
+        if case .string(let m)? = v["message"] { throw fail(String(m.prefix(4096))) }
+        throw fail("error")
+    }
+
+    /// Like `call`, but an error line is returned as it came, for the caller to tell by its code.
+    func answer(_ request: String, id: Int) throws -> JSONValue {
         if !quiet {
             send(#"{"op":"subscribe","id":0,"gestures":false}"#)
             quiet = true
@@ -98,14 +114,7 @@ final class Connection {
             // Every line is parsed (whatever the order of its keys); stream lines still on their
             // way, and replies to other ids, are skipped.
             guard let v = try? parseJSON(Array(line.utf8)) else { continue }
-            if case .string(let t)? = v["type"], t == "reply" || t == "error", v["id"] == .number(Double(id)) {
-                if t == "error" {
-                    var message = "error"
-                    if case .string(let m)? = v["message"] { message = m }
-                    throw fail(message)
-                }
-                return v
-            }
+            if case .string(let t)? = v["type"], t == "reply" || t == "error", v["id"] == .number(Double(id)) { return v }
         }
         throw fail("the daemon closed the connection")
     }
@@ -179,12 +188,12 @@ struct Monitor: ParsableCommand {
                 out.removeAll(keepingCapacity: true)
             }
             guard let v = try? parseJSON(Array(line.utf8)), case .string(let type)? = v["type"] else {
-                print(line)
+                print(SafeText.escaped(line))
                 continue
             }
             if type == "reply", v["id"] == .number(1) { continue }
             if type == "error" {
-                writeAll(2, Array("touchgesturectl: \(line)\n".utf8))
+                writeAll(2, Array("touchgesturectl: \(SafeText.escaped(line))\n".utf8))
                 if v["id"] == .number(1) { throw ExitCode.failure }
                 continue
             }
@@ -210,33 +219,34 @@ extension String {
 }
 
 /// A protocol line for people (gesture lines in the form `replay --pretty` uses).
+/// Numbers out of their range read as 0 (a day of seconds, a screen's pixels), strings escaped.
 func prettyLine(_ v: JSONValue) -> String? {
-    func num(_ k: String) -> Double { if case .number(let n)? = v[k] { return n } else { return 0 } }
-    func str(_ k: String) -> String? { if case .string(let s)? = v[k] { return s } else { return nil } }
+    func num(_ k: String) -> Double { v.number(k, in: -1e9...1e9) ?? 0 }
+    func int(_ k: String) -> Int { v.whole(k, in: 0...Int(UInt32.max)) ?? 0 }
+    func str(_ k: String) -> String? { v.text(k) }
     switch str("type") {
     case "hello":
         var devices = 0
         if case .array(let d)? = v["devices"] { devices = d.count }
-        return "connected to touchgestured \(str("version") ?? "?"), protocol \(Int(num("protocol"))), \(devices) device(s)\n"
+        return "connected to touchgestured \(str("version") ?? "?"), protocol \(int("protocol")), \(devices) device(s)\n"
     case "device":
-        var name = "?"
-        if case .object? = v["device"], case .string(let n)? = v["device"]!["name"] { name = n }
-        return "device \(str("action") ?? "?"): \(name)\n"
+        return "device \(str("action") ?? "?"): \(v["device"]?.text("name") ?? "?")\n"
     case "gesture":
         guard str("phase") != "changed", let kind = str("gesture"), let g = GestureKind(rawValue: kind),
             let phase = str("phase").flatMap(GesturePhase.init)
         else { return nil }
-        var e = GestureEvent(kind: g, phase: phase, time: Timestamp(nanoseconds: Int64(num("time") * 1e9)), position: PixelPoint(x: num("x"), y: num("y")))
-        e.id = UInt64(num("id"))
-        e.fingers = Int(num("fingers"))
-        e.count = Int(num("count"))
+        let seconds = v.number("time", in: 0...1e9) ?? 0
+        var e = GestureEvent(kind: g, phase: phase, time: Timestamp(nanoseconds: Int64(seconds * 1e9)), position: PixelPoint(x: num("x"), y: num("y")))
+        e.id = UInt64(int("id"))
+        e.fingers = int("fingers")
+        e.count = int("count")
         e.translation = PixelPoint(x: num("dx"), y: num("dy"))
         e.direction = str("direction").flatMap(SwipeDirection.init)
         e.speed = num("velocity")
         e.scale = num("scale")
         e.rotation = num("rotation")
         e.edge = str("edge").flatMap(ScreenEdge.init)
-        if case .object? = v["target"], case .number(let x)? = v["target"]!["x"], case .number(let y)? = v["target"]!["y"] {
+        if let t = v["target"], let x = t.number("x", in: -1e9...1e9), let y = t.number("y", in: -1e9...1e9) {
             e.target = PixelPoint(x: x, y: y)
         }
         let name = [str("region"), str("name") ?? kind].compactMap { $0 }.joined(separator: "/")
@@ -285,8 +295,8 @@ struct Devices: ParsableCommand {
         for d in devices {
             func s(_ k: String) -> String {
                 switch d[k] {
-                case .string(let x)?: return x
-                case .number(let n)?: return String(Int(n))
+                case .string?: return d.text(k) ?? "?"
+                case .number(let n)?: return wholeText(n)
                 default: return "?"
                 }
             }

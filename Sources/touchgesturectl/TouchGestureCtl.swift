@@ -24,6 +24,13 @@ struct TouchGestureCtl: ParsableCommand {
             CheckConfig.self, Diagrams.self, Import.self, Metrics.self,
         ]
     )
+
+    /// A peer that goes away (a daemon stopped, a pipe to `head`) fails a write with EPIPE
+    /// instead of ending the process with SIGPIPE.
+    static func main() {
+        Posix.ignoreBrokenPipes()
+        main(nil)
+    }
 }
 
 /// Logs to stderr, one line per message, in a form the journal keeps readable.
@@ -161,6 +168,7 @@ struct CheckConfig: ParsableCommand {
     func run() throws {
         let c = try loadConfiguration(file)
         let compiled = CompiledConfiguration(c.engine)
+        for n in c.notices { writeAll(2, Array("warning: \(SafeText.escaped(n))\n".utf8)) }
         // The daemon refuses to start with a socket group this machine lacks. A file checked
         // before install (the group comes with the package's sysusers.d) is not wrong, so this
         // is a warning, on stderr, with the line.
@@ -189,7 +197,7 @@ struct CheckConfig: ParsableCommand {
     }
 }
 
-func format(seconds: Double) -> String { seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds) }
+func format(seconds: Double) -> String { seconds == seconds.rounded() ? wholeText(seconds) : String(seconds) }
 
 struct Diagrams: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -204,7 +212,7 @@ struct Diagrams: ParsableCommand {
 /// "  2.630s  long_press began        #3  1 finger   at (700, 500)"
 func prettyLine(_ e: GestureEvent, name: String) -> String {
     func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s + " " : s + String(repeating: " ", count: n - s.count) }
-    func num(_ v: Double) -> String { String(Int(v.rounded())) }
+    func num(_ v: Double) -> String { wholeText(v) }
     let short = name.hasPrefix("screen/") ? String(name.dropFirst(7)) : name
     var s = pad(String(format3(e.time.seconds)) + "s", 10) + pad(short + " " + e.phase.rawValue, 32)
     s += pad("#\(e.id)", 5) + pad("\(e.fingers) finger" + (e.fingers == 1 ? "" : "s"), 10)
@@ -222,6 +230,7 @@ func prettyLine(_ e: GestureEvent, name: String) -> String {
 }
 
 func format3(_ v: Double) -> String {
+    guard v.isFinite, abs(v) < 1e12 else { return "\(v)" }
     let m = Int((v * 1000).rounded())
     let frac = String(abs(m) % 1000)
     return (m < 0 ? "-" : "") + String(abs(m) / 1000) + "." + String(repeating: "0", count: 3 - frac.count) + frac

@@ -89,4 +89,61 @@ import Testing
         #expect(Self.code(second.call(another.request)) == "too_many_clients")
         #expect(d.stop() == 0)
     }
+
+    /// Hardening round 4: a user who can open the socket connects out to a listener of root's
+    /// (trick 1), or has root's process connect to a listener of theirs (trick 2, a page in the
+    /// kiosk's browser fetching 127.0.0.1:P), and names root's end as its page. The kernel shows
+    /// both connections with nobody's end and root's; only the bridge's user may say which is the
+    /// page's. Python forks: root keeps a listener and connects, the child (nobody) asks.
+    static let tricks = """
+        import json, os, socket, sys
+        path = sys.argv[1]
+        mine = socket.socket(); mine.bind(("127.0.0.1", 0)); mine.listen(); p = mine.getsockname()[1]
+        r, w = os.pipe(); r2, w2 = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.setgroups([]); os.setresgid(65534, 65534, 65534); os.setresuid(65534, 65534, 65534)
+            theirs = socket.socket(); theirs.bind(("127.0.0.1", 0)); theirs.listen(); q = theirs.getsockname()[1]
+            os.write(w, b"%d\\n" % q); os.read(r2, 1)
+            out = socket.create_connection(("127.0.0.1", p))
+            u = socket.socket(socket.AF_UNIX); u.connect(path); f = u.makefile("rw"); f.readline()
+            def ask(i, page, bridge):
+                f.write(json.dumps({"op": "page", "id": i, "page": "127.0.0.1:%d" % page, "bridge": "127.0.0.1:%d" % bridge}) + "\\n"); f.flush()
+                print(f.readline().strip(), flush=True)
+            ask(1, p, out.getsockname()[1])
+            came, _ = theirs.accept()
+            ask(2, came.getpeername()[1], q)
+            os._exit(0)
+        q = int(os.read(r, 100)); kiosk = socket.create_connection(("127.0.0.1", q)); os.write(w2, b"x")
+        os.waitpid(pid, 0)
+        """
+
+    @Test(.enabled(if: getuid() == 0, "needs root to hold a connection as another user"))
+    func aUserWhoIsNotTheBridge_cannotClaimAnotherUsersEnd_eitherWay() throws {
+        let d = try DaemonUnderTest(["--replay", Root.fixtures + "/tap.events"])
+        chmod(d.dir, 0o755)
+        chmod(d.socket, 0o666)
+        let (status, out) = try runProgram("/usr/bin/python3", ["-c", Self.tricks, d.socket])
+        let replies = out.split(separator: "\n").compactMap { try? parseJSON(Array($0.utf8)) }
+        #expect(status == 0 && replies.count == 2, "\(out)")
+        for r in replies {
+            #expect(Self.code(r) == "forbidden", "\(r)")
+            if case .string(let m)? = r["message"] { #expect(m.contains("only 'touchgestured-web' ([daemon] bridge_user)")) }
+        }
+        #expect(d.stop() == 0)
+        #expect(!d.log.contains("takes its shares and rights from uid 0"))
+    }
+
+    /// The user `bridge_user` names speaks for pages: nobody as the bridge, a page of root's.
+    @Test(.enabled(if: getuid() == 0, "needs root to hold a connection as another user"))
+    func theBridgeUser_speaksForPages() throws {
+        let d = try DaemonUnderTest(["--replay", Root.fixtures + "/tap.events"], config: "[daemon]\nbridge_user = \"nobody\"\n")
+        chmod(d.dir, 0o755)
+        chmod(d.socket, 0o666)
+        let (status, out) = try runProgram("/usr/bin/python3", ["-c", Self.tricks, d.socket])
+        let replies = out.split(separator: "\n").compactMap { try? parseJSON(Array($0.utf8)) }
+        #expect(status == 0 && replies.count == 2, "\(out)")
+        for r in replies { #expect(r["uid"] == .number(0), "\(r)") }
+        #expect(d.stop() == 0)
+    }
 }
