@@ -79,3 +79,49 @@ extension Daemon {
         }
     }
 }
+
+extension Daemon {
+    /// The file's regions plus each client's, in connection order; a client's regions that no
+    /// longer fit (a name now taken by the file) are dropped with an error line to that client.
+    func recompile(_ state: inout FrameState) throws {
+        var compiled: CompiledConfiguration
+        repeat {
+            var regions = base.engine.regions
+            for c in server.allClients where !c.ownedRegions.isEmpty {
+                let names = Set(regions.map(\.name))
+                if c.ownedRegions.contains(where: { names.contains($0.name) }) {
+                    dropRegions(of: c, "your regions clash with the reloaded configuration", &state)
+                    continue
+                }
+                regions += c.ownedRegions
+            }
+            compiled = CompiledConfiguration(EngineConfiguration(screen: base.engine.screen, regions: regions))
+        } while dropBrokenChains(compiled, &state)
+        devices.reconfigure(compiled, &state)
+        for c in server.allClients { state.fanout.subscribers[c.slot].subscription.reconfigure(devices.compiled) }
+    }
+
+    /// A client's region that chains to a region the reloaded configuration no longer has (or
+    /// no longer encloses it) would pan on its own without a word: the client's regions are
+    /// dropped and it is told why, as for a clash. True when any were (compile again).
+    private func dropBrokenChains(_ compiled: CompiledConfiguration, _ state: inout FrameState) -> Bool {
+        var dropped = false
+        for c in server.allClients where !c.ownedRegions.isEmpty {
+            let broken = c.ownedRegions.lazy.compactMap { r in
+                compiled.regions.firstIndex { $0.name == r.name }.flatMap { compiled.chainProblems[$0] }
+            }.first
+            guard let why = broken else { continue }
+            dropRegions(of: c, "\(why) after the reload: your regions were removed (set them again)", &state)
+            dropped = true
+        }
+        return dropped
+    }
+
+    private func dropRegions(of c: Client, _ message: String, _ state: inout FrameState) {
+        c.ownedRegions = []
+        writer.reset()
+        Messages.error(&writer, id: nil, code: .regionsDropped, message: message)
+        state.fanout.reply(writer.bytes[...], to: c.slot)
+        log.notice("\(c.label): regions dropped: \(message)")
+    }
+}

@@ -313,24 +313,6 @@ public final class Daemon: EventLoopOwner {
         return kept.isEmpty ? nil : kept.joined(separator: "; ")
     }
 
-    /// The file's regions plus each client's, in connection order; a client's regions that no
-    /// longer fit (a name now taken by the file) are dropped with an error line to that client.
-    func recompile(_ state: inout FrameState) throws {
-        var regions = base.engine.regions
-        for c in server.allClients where !c.ownedRegions.isEmpty {
-            let names = Set(regions.map(\.name))
-            if c.ownedRegions.contains(where: { names.contains($0.name) }) {
-                c.ownedRegions = []
-                writer.reset()
-                Messages.error(&writer, id: nil, code: .regionsDropped, message: "your regions clash with the reloaded configuration")
-                state.fanout.reply(writer.bytes[...], to: c.slot)
-                continue
-            }
-            regions += c.ownedRegions
-        }
-        devices.reconfigure(CompiledConfiguration(EngineConfiguration(screen: base.engine.screen, regions: regions)), &state)
-        for c in server.allClients { state.fanout.subscribers[c.slot].subscription.reconfigure(devices.compiled) }
-    }
 
     // MARK: - Clients
 

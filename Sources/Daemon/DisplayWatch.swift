@@ -3,8 +3,9 @@ import SystemCalls
 /// Whether the kiosk's displays are dark, as the kernel tells it under sysfs, whoever darkened
 /// them (the compositor's idle tool, a timer, a dim action): DRM connectors (`class/drm/cardN-*`:
 /// `status`, `enabled`, `dpms`) and backlights (`class/backlight/*`: `bl_power`, `brightness`).
-/// Read when the watch starts (start, reload) and when a touch lands on a panel with no finger
-/// on it (`[idle] display`), never polled.
+/// The folders are listed at start, on reload and on a DRM hotplug (`DisplayHotplug`), at most
+/// `most` of each kind; their state is read fresh when a touch lands after a pause (`[idle]
+/// display`), since a DPMS or backlight change raises no event. Never polled.
 ///
 /// A display is taken for dark only once it has been seen lit: a connector nothing ever drove
 /// (a machine whose compositor has not started, a headless one, a panel's connector no display
@@ -24,11 +25,26 @@ struct DisplayWatch {
     /// sysfs only at the first touch after a pause, not at every stroke.
     static let quietNanoseconds: Int64 = 2_000_000_000
 
+    /// The connectors, and the backlights, read at most: a kiosk drives one to four displays,
+    /// and a check must cost a touch a few reads, not thousands (a sysfs of 5,000 connectors
+    /// took 70-120 ms a touch). The first in name order are read; the rest are counted.
+    static let most = 16
+    /// Connectors and backlights found past `most`, not read.
+    private(set) var passedOver = 0
+
     init(root: String) {
         self.root = root
-        connectors = Self.folders(root + "/class/drm") { $0.hasPrefix("card") && $0.contains("-") }
-        backlights = Self.folders(root + "/class/backlight") { !$0.hasPrefix(".") }
+        list()
         seenLit = !readsDark
+    }
+
+    /// Lists the connectors and backlights again (a DRM hotplug: a display plugged or unplugged).
+    mutating func list() {
+        let drm = Self.folders(root + "/class/drm") { $0.hasPrefix("card") && $0.contains("-") }
+        let lights = Self.folders(root + "/class/backlight") { !$0.hasPrefix(".") }
+        connectors = Array(drm.prefix(Self.most))
+        backlights = Array(lights.prefix(Self.most))
+        passedOver = drm.count - connectors.count + lights.count - backlights.count
     }
 
     /// Something to read: without a connector or a backlight the display counts as lit.

@@ -1,6 +1,7 @@
 import GestureConfig
 import GestureEngine
 import GestureProtocol
+import TouchInput
 
 /// Touch to wake (`[idle] after`): a timer at the last frame plus the idle time. When it fires
 /// and no frame came since, the kiosk is idle: `on = "idle"` actions run once and clients get an
@@ -15,6 +16,8 @@ final class IdleWatch {
     var since: Int64
     private(set) var idles = 0
     private(set) var wakes = 0
+    /// The udev monitor of displays (DRM), while `[idle] display` has displays to watch.
+    var displays: DisplayHotplug?
 
     init(now: Int64) throws(EventLoop.Failure) {
         timer = try DeadlineTimer()
@@ -54,6 +57,9 @@ extension Daemon {
     private func watchedDisplay() -> DisplayWatch? {
         guard base.displayWakes else { return nil }
         let watch = DisplayWatch(root: base.sysfsRoot)
+        if watch.passedOver > 0 {
+            log.notice("display: \(watch.passedOver) connectors or backlights past the first \(DisplayWatch.most) of each are not read")
+        }
         guard watch.sees else {
             log.info("display: no display state under \(base.sysfsRoot)/class (drm, backlight): a touch on a dark display is not told apart")
             return nil
@@ -62,7 +68,23 @@ extension Daemon {
             log.notice("display: a touch on a dark display goes on to the compositor (whose idle tool lights the display on it): add an [[action]] on = \"wake\" that lights the display, and touchgestured swallows that touch")
             return nil
         }
+        watchDisplayHotplug()
         return watch
+    }
+
+    /// Lists the displays again when one is plugged or unplugged (once started, the monitor stays).
+    private func watchDisplayHotplug() {
+        guard idle.displays == nil, let monitor = DisplayHotplug() else { return }
+        do {
+            try loop.add(monitor.fd) { [unowned self] _, state in
+                guard monitor.drain() else { return }
+                state.devices.display?.list()
+                self.log.info("display: a display came or went: \(state.devices.display?.connectors.count ?? 0) connectors listed")
+            }
+            idle.displays = monitor
+        } catch {
+            log.notice("display: no DRM hotplug (\(error)): displays are listed at start and on reload")
+        }
     }
 
     private func armIdle(_ state: borrowing FrameState) {

@@ -27,6 +27,14 @@ public struct CalibrationRequest: Equatable, Sendable {
         }
         var points: [Point] = []
         for item in items {
+            // A point holds its four numbers and nothing else: an unknown field is refused, as
+            // one of the request itself is (a misspelt "X" must not pass for a missing "x").
+            guard case .object(let members) = item else {
+                throw RequestFailure(.invalidField, "'points' must hold touches {\"u\",\"v\",\"x\",\"y\"}, found \(item.typeName)")
+            }
+            for (k, _) in members where !["u", "v", "x", "y"].contains(k) {
+                throw RequestFailure(.invalidField, "unknown field '\(k)' in a point of calibrate (known: u, v, x, y)")
+            }
             func number(_ k: String, _ range: ClosedRange<Double>) throws(RequestFailure) -> Double {
                 guard case .number(let n)? = item[k], range.contains(n) else {
                     throw RequestFailure(.invalidField, "a point's '\(k)' must be a number from \(range.lowerBound) to \(range.upperBound)")
