@@ -165,16 +165,25 @@ public func calibrationNumber(_ d: Double) -> String {
 public func tomlString(_ s: String) -> String { "\"" + tomlEscaped(s) + "\"" }
 
 /// `s` with what TOML cannot hold in a string or a comment escaped (control characters as
-/// `\uXXXX`, quote and backslash): the one rule for every file the daemon and its tools write.
+/// `\uXXXX`, quote and backslash), and what would steer a terminal the file is shown on (C1
+/// controls, bidirectional overrides: SafeText's set): the one rule for every file the daemon
+/// and its tools write.
 public func tomlEscaped(_ s: String) -> String {
     var out = ""
     for ch in s.unicodeScalars {
         switch ch {
         case "\"": out += "\\\""
         case "\\": out += "\\\\"
-        case _ where ch.value < 0x20 || ch.value == 0x7F: out += "\\u" + String(repeating: "0", count: 4 - String(ch.value, radix: 16).count) + String(ch.value, radix: 16)
+        case _ where TOMLEscapes.mustEscape(ch.value): out += "\\u" + String(repeating: "0", count: 4 - String(ch.value, radix: 16).count) + String(ch.value, radix: 16)
         default: out.unicodeScalars.append(ch)
         }
     }
     return out
+}
+
+private enum TOMLEscapes {
+    static func mustEscape(_ v: UInt32) -> Bool {
+        v < 0x20 || (0x7F...0x9F).contains(v) || v == 0x061C || v == 0x200E || v == 0x200F || (0x202A...0x202E).contains(v)
+            || (0x2066...0x2069).contains(v)
+    }
 }

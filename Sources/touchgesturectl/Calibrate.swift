@@ -79,7 +79,7 @@ struct Calibrate: ParsableCommand {
         let screen = panel.screen ?? geometry.screen
         let output = geometry.output.flatMap { $0.clipped(to: screen) } ?? screen
         let targets = CalibrationFit.targets(output: output, inset: inset / 100)
-        say("Calibrating \(panel.name) (\(panel.node)), shown on \(describe(output))\(geometry.rotation != 0 ? ", rotation \(geometry.rotation)" : "").")
+        say("Calibrating \(SafeText.escaped(panel.name)) (\(SafeText.escaped(panel.node))), shown on \(describe(output))\(geometry.rotation != 0 ? ", rotation \(geometry.rotation)" : "").")
         say(inset == 0 ? "Touch each corner of the screen with one finger, as close to the corner as you can." : "Touch each target with one finger.")
         var points: [CalibrationFit.Point] = []
         for (i, t) in targets.enumerated() {

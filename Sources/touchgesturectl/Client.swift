@@ -103,6 +103,10 @@ final class Connection {
         throw fail("error")
     }
 
+    /// How long a request waits for its answer: the daemon answers within milliseconds; a
+    /// server that does not is not waited on for ever.
+    static let answerSeconds = 10
+
     /// Like `call`, but an error line is returned as it came, for the caller to tell by its code.
     func answer(_ request: String, id: Int) throws -> JSONValue {
         if !quiet {
@@ -110,13 +114,20 @@ final class Connection {
             quiet = true
         }
         send(request)
-        while let line = readLine() {
+        let deadline = Posix.monotonicNanoseconds() + Int64(Self.answerSeconds) * 1_000_000_000
+        while true {
+            let left = (deadline - Posix.monotonicNanoseconds()) / 1_000_000
+            if !hasBufferedLine {
+                guard left > 0, case .success(let ready) = Posix.poll(fd, events: Int16(POLLIN), timeoutMs: Int32(left)) else { break }
+                if ready == 0 { continue }
+            }
+            guard let line = readLine() else { throw fail("the daemon closed the connection") }
             // Every line is parsed (whatever the order of its keys); stream lines still on their
             // way, and replies to other ids, are skipped.
             guard let v = try? parseJSON(Array(line.utf8)) else { continue }
             if case .string(let t)? = v["type"], t == "reply" || t == "error", v["id"] == .number(Double(id)) { return v }
         }
-        throw fail("the daemon closed the connection")
+        throw fail("no answer from the daemon within \(Self.answerSeconds) s")
     }
 }
 

@@ -64,10 +64,10 @@ import TouchFrames
         let dir = scratch()
         let touches = try Self.recording(Self.corners, in: dir, name: "corners.events")
         let d = try DaemonUnderTest(["--replay", touches, "--wait-for-clients", "1"], config: "[screen]\nwidth = 1920\nheight = 1080\n", dir: dir)
-        // No --config: the drop-in goes beside the file the daemon says it read.
-        let (status, out) = try runProgram(Root.ctl, ["calibrate", "--socket", d.socket, "--timeout", "20"])
+        // The drop-in goes beside --config (never where the server says), then a reload request.
+        let (status, out) = try runProgram(Root.ctl, ["calibrate", "--socket", d.socket, "--config", d.configPath, "--timeout", "20"])
         #expect(status == 0, "\(out)")
-        #expect(out.contains("Applied: the daemon reloaded."), "\(out)")
+        #expect(out.contains("Applied: the daemon reloaded \(d.configPath)."), "\(out)")
         let dropIn = try String(contentsOfFile: dir + "/touchgestured.d/calibration.toml", encoding: .utf8)
         // The panel has no vendor and product: matched by its name.
         #expect(dropIn.contains("match = \"skewed panel\""), "\(dropIn)")
@@ -191,14 +191,36 @@ import TouchFrames
         _ = d.stop()
     }
 
-    @Test func aStateFileHoldingMoreThanCalibrations_isRefusedAtStart() throws {
+    /// A saved calibration never stops the daemon: a state file that does not load (damaged,
+    /// written by hand) is left out at start, with the reason; the admin's files still count.
+    @Test func aStateFileThatDoesNotLoad_startsTheDaemonWithoutIt_andSaysWhy() throws {
         let dir = scratch()
         try FileManager.default.createDirectory(atPath: dir + "/state", withIntermediateDirectories: true)
         try "[[action]]\nname = 'x'\ngesture = 'tap'\nexec = ['/bin/true']\n".write(toFile: dir + "/state/calibration.toml", atomically: true, encoding: .utf8)
-        try "".write(toFile: dir + "/kiosk.toml", atomically: true, encoding: .utf8)
-        let (status, out) = try runProgram(Root.daemon, ["--config", dir + "/kiosk.toml", "--socket", dir + "/s.sock", "--state-dir", dir + "/state"])
-        #expect(status != 0)
-        #expect(out.contains("calibration.toml") && out.contains("is not a calibration"), "\(out)")
+        let d = try DaemonUnderTest(["--state-dir", dir + "/state"], config: "", dir: dir)
+        let c = try TestClient(d.socket)
+        #expect(c.call(#"{"op":"ping","id":1}"#)?["ok"] == .bool(true))
+        #expect(d.stop() == 0)
+        #expect(d.log.contains("the saved calibrations are not applied") && d.log.contains("a key other than [[panel]]"), "\(d.log)")
+    }
+
+    /// A state file that is a link is not followed: neither read at start nor by a save, and
+    /// nothing of the file it names is quoted.
+    @Test func aStateFileThatIsALink_isNeitherReadNorQuoted() throws {
+        let dir = scratch()
+        let touches = try CalibrateTests.recording(CalibrateTests.corners, in: dir, name: "corners.events")
+        try FileManager.default.createDirectory(atPath: dir + "/state", withIntermediateDirectories: true)
+        try "secret = 'do not show'\n".write(toFile: dir + "/secret.toml", atomically: true, encoding: .utf8)
+        symlink(dir + "/secret.toml", dir + "/state/calibration.toml")
+        let d = try DaemonUnderTest(["--replay", touches, "--loop", "--state-dir", dir + "/state"], config: "", dir: dir)
+        let c = try TestClient(d.socket)
+        _ = c.json()
+        let saved = try #require(c.call(#"{"op":"calibrate","id":1,"device":1,"save":true,"points":\#(CalibrateRequestTests.points())}"#))
+        #expect(saved["code"] == .string("not_saved"), "\(saved)")
+        let message = saved["message"]?.string ?? ""
+        #expect(message.contains("a symbolic link, not read") && !message.contains("secret"), "\(message)")
+        #expect(d.stop() == 0)
+        #expect(d.log.contains("a symbolic link, not read") && !d.log.contains("do not show") && !d.log.contains("'secret'"), "\(d.log)")
     }
 }
 

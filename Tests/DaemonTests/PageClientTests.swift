@@ -106,8 +106,9 @@ import Testing
             theirs = socket.socket(); theirs.bind(("127.0.0.1", 0)); theirs.listen(); q = theirs.getsockname()[1]
             os.write(w, b"%d\\n" % q); os.read(r2, 1)
             out = socket.create_connection(("127.0.0.1", p))
-            u = socket.socket(socket.AF_UNIX); u.connect(path); f = u.makefile("rw"); f.readline()
+            held = []
             def ask(i, page, bridge):
+                u = socket.socket(socket.AF_UNIX); u.connect(path); f = u.makefile("rw"); f.readline(); held.append(u)
                 f.write(json.dumps({"op": "page", "id": i, "page": "127.0.0.1:%d" % page, "bridge": "127.0.0.1:%d" % bridge}) + "\\n"); f.flush()
                 print(f.readline().strip(), flush=True)
             ask(1, p, out.getsockname()[1])

@@ -1,0 +1,83 @@
+import Foundation
+import GestureProtocol
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `reload`: what SIGHUP does, asked over the socket (touchgesturectl calibrate signals no pid a
+/// server names), for root and the socket's group only; its answer says whether it took.
+@Suite(.serialized) struct ReloadRequestTests {
+    static func code(_ v: JSONValue?) -> String? { if case .string(let s)? = v?["code"] { s } else { nil } }
+
+    @Test func aReload_isAnsweredWithTheFile_orWithWhyNot_andTheDaemonLivesOn() throws {
+        let d = try DaemonUnderTest([], config: "[screen]\nwidth = 1280\nheight = 800\n")
+        let c = try TestClient(d.socket)
+        _ = c.json()
+        let done = c.call(#"{"op":"reload","id":1}"#)
+        #expect(done?["type"] == .string("reply") && done?["source"] == .string(d.configPath), "\(String(describing: done))")
+        try "[screen]\nwidth = \"wide\"\n".write(toFile: d.configPath, atomically: true, encoding: .utf8)
+        let refused = c.call(#"{"op":"reload","id":2}"#)
+        #expect(Self.code(refused) == "reload_refused", "\(String(describing: refused))")
+        #expect(refused?["message"]?.string?.contains("touchgestured.toml:2:") == true, "\(String(describing: refused))")
+        #expect(c.call(#"{"op":"get_config","id":3}"#)?["screen"]?["width"] == .number(1280), "the old configuration stays")
+        #expect(d.stop() == 0)
+    }
+
+    @Test func aDaemonWithoutAFile_hasNothingToReload() throws {
+        let d = try DaemonUnderTest([])
+        let c = try TestClient(d.socket)
+        _ = c.json()
+        let r = c.call(#"{"op":"reload","id":1}"#)
+        #expect(Self.code(r) == "reload_refused" && r?["message"]?.string?.contains("built-in configuration") == true, "\(String(describing: r))")
+        #expect(d.stop() == 0)
+    }
+
+    @Test(.enabled(if: getuid() == 0, "needs root to connect as a second user"))
+    func aUserOutsideTheSocketsGroup_mayNotReload() throws {
+        let d = try DaemonUnderTest([], config: "")
+        chmod(d.dir, 0o755)
+        chmod(d.socket, 0o666)
+        let answer = try FairShareTests.requestAsNobody(d.socket, #"{"op":"reload","id":1}"#)
+        #expect(answer.contains(#""code":"forbidden""#) && answer.contains("reloading the configuration needs the socket's group"), "\(answer)")
+        #expect(d.stop() == 0)
+        #expect(!d.log.contains("asks for a reload"))
+    }
+
+    /// A client's region chained to the file's sheet: a reload that takes the sheet away drops
+    /// the client's regions with the reason, rather than letting the list pan alone unsaid.
+    @Test func aReloadThatTakesAChainsTarget_dropsTheClientsRegions_withTheReason() throws {
+        let sheet = """
+            [[region]]
+            name = "sheet"
+            rect = [0, 280, 1920, 800]
+            [[region.gesture]]
+            kind = "pan"
+            name = "drag"
+            axis = "vertical"
+            [region.drag.y]
+            min = 0
+            max = 600
+
+            """
+        let d = try DaemonUnderTest([], config: sheet)
+        let c = try TestClient(d.socket)
+        _ = c.json()
+        let list = #"{"name":"page-list","rect":[0,360,1920,720],"gesture":[{"kind":"pan","name":"scroll","axis":"vertical"}],"drag":{"chain":"sheet","y":{"min":-2000,"max":0}}}"#
+        let set = c.call(#"{"op":"set_regions","id":1,"regions":[\#(list)]}"#)
+        #expect(set?["type"] == .string("reply"), "\(String(describing: set))")
+        try "".write(toFile: d.configPath, atomically: true, encoding: .utf8)
+        c.send(#"{"op":"reload","id":2}"#)
+        var seen: [JSONValue] = []
+        while let v = c.json(seconds: 5) {
+            seen.append(v)
+            if v["id"] == .number(2) { break }
+        }
+        let dropped = seen.first { Self.code($0) == "regions_dropped" }
+        #expect(dropped?["message"]?.string?.contains("chains to 'sheet', which is no region") == true, "\(seen)")
+        #expect(seen.last?["type"] == .string("reply"), "the reload itself took")
+        #expect(d.stop() == 0)
+    }
+}
