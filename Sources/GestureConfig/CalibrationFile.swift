@@ -14,6 +14,9 @@ public struct CalibrationFile {
     /// Entries in file order.
     public private(set) var panels: [(match: String, calibration: [Double], note: String)] = []
 
+    /// No entry yet.
+    public init() {}
+
     /// The entries of the file at `path`; none when it does not exist yet. A file that is not
     /// the calibrator's (other keys), or a link, is refused rather than overwritten or followed.
     public init(readingFrom path: String) throws(Refusal) {

@@ -178,9 +178,9 @@ func readFile(_ path: String) -> String? {
         ("[device]\ncalibration = [1, 0, 0]", 2, "'calibration' must hold 6 numbers"),
         // What would make the compile (every pair of gestures) take seconds and gigabytes.
         (String(repeating: "[[region]]\nname = 'r'\n", count: 1).replacingOccurrences(of: "'r'", with: "'r0'")
-            + (1...1025).map { "[[region]]\nname = 'r\($0)'\n" }.joined(), 2049, "more than 1024 regions in one file"),
+            + (1...1025).map { "[[region]]\nname = 'r\($0)'\n" }.joined(), 2049, "more than 1024 regions in the configuration (the file and its drop-ins together)"),
         ((0..<103).map { "[[region]]\nname = 'r\($0)'\nstandard_gestures = true\ngesture = [{ kind = 'tap', name = 'x' }]\n" }.joined(),
-            409, "more than 1024 gestures in one file"),
+            409, "more than 1024 gestures in the configuration (the file and its drop-ins together)"),
         ("[[region]]\nname = 'r'\n[[region.gesture]]\nkind = 'tap'\nrequires_failure_of = [" + (0..<1025).map { "'g\($0)'" }.joined(separator: ",") + "]",
             5, "'requires_failure_of' names 1025 gestures; 1024 at most"),
         ("# " + String(repeating: "x", count: 1 << 20) + "\n", 1, "a config holds 1048576 at most"),
