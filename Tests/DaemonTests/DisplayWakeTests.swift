@@ -146,4 +146,25 @@ import TouchFrames
         #expect(try Self.heard(d) == ["tap recognized"])
         _ = d.stop()
     }
+
+    /// A tree of many connectors costs a touch 16 reads of each kind, not thousands; a DRM
+    /// hotplug lists them again.
+    @Test func manyConnectors_areReadSixteenAtMost_andListedAgainOnAHotplug() throws {
+        let root = try Self.sysfs(in: scratch(), dpms: "On")
+        for i in 0..<40 {
+            let c = root + "/class/drm/card1-DP-\(i)"
+            try FileManager.default.createDirectory(atPath: c, withIntermediateDirectories: true)
+            try "disconnected\n".write(toFile: c + "/status", atomically: true, encoding: .utf8)
+        }
+        var watch = DisplayWatch(root: root)
+        #expect(watch.connectors.count == DisplayWatch.most && watch.passedOver == 41 - DisplayWatch.most)
+        let lit = watch.isDark()
+        #expect(watch.connectors.first?.hasSuffix("card0-HDMI-A-1") == true && !lit)
+        try Self.set(root, dpms: "Off")
+        let dark = watch.isDark()
+        #expect(dark)
+        for i in 0..<40 { try FileManager.default.removeItem(atPath: root + "/class/drm/card1-DP-\(i)") }
+        watch.list()
+        #expect(watch.connectors.count == 1 && watch.passedOver == 0)
+    }
 }

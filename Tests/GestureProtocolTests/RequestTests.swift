@@ -63,3 +63,28 @@ import Testing
         #expect(documented == Set(ErrorCode.allCases.map(\.rawValue)))
     }
 }
+
+/// `calibrate` and `reload` (hardening round 4): a point holds u, v, x, y and nothing else, as a
+/// request holds only its fields; `reload` takes none.
+@Suite struct CalibrateAndReloadRequestTests {
+    func parse(_ line: String) -> Result<(id: RequestID?, request: Request), RequestFailure> {
+        Request.parse(Array(line.utf8)[...])
+    }
+
+    static let point = #"{"u":0.1,"v":0.1,"x":0,"y":0}"#
+
+    @Test func aPointWithAnUnknownField_isRefused() {
+        let line = #"{"op":"calibrate","id":1,"device":1,"points":[\#(Self.point),\#(Self.point),{"u":0.9,"v":0.9,"x":9,"X":9,"y":9}]}"#
+        guard case .failure(let f) = parse(line) else { Issue.record("accepted"); return }
+        #expect(f.code == .invalidField && f.message == "unknown field 'X' in a point of calibrate (known: u, v, x, y)", "\(f)")
+        guard case .failure(let g) = parse(#"{"op":"calibrate","device":1,"points":[1,2,3]}"#) else { Issue.record("accepted"); return }
+        #expect(g.message.contains("found number"), "\(g)")
+        #expect((try? parse(#"{"op":"calibrate","device":1,"points":[\#(Self.point),\#(Self.point),\#(Self.point)]}"#).get()) != nil)
+    }
+
+    @Test func reload_takesNoField() throws {
+        #expect(try parse(#"{"op":"reload","id":2}"#).get().request == .reload)
+        guard case .failure(let f) = parse(#"{"op":"reload","file":"/etc/shadow"}"#) else { Issue.record("accepted"); return }
+        #expect(f.code == .invalidField)
+    }
+}
