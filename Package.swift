@@ -32,7 +32,7 @@ let package = Package(
         .target(name: "TouchFrames", dependencies: ["GestureEngine"]),
         // A region's gestures as a mouse's clicks, drags and wheel (pure, as the engine is).
         .target(name: "PointerEmulation", dependencies: ["GestureEngine"]),
-        .target(name: "GestureConfig", dependencies: ["GestureEngine", "TouchFrames", "PointerEmulation", "SystemCalls"]),
+        .target(name: "GestureConfig", dependencies: ["GestureEngine", "TouchFrames", "PointerEmulation", "SystemCalls", "GestureProtocol"]),
         .target(name: "GestureProtocol", dependencies: ["GestureEngine"]),
         .target(
             name: "Pipeline", dependencies: ["GestureEngine", "TouchFrames", "GestureConfig", "GestureProtocol", "SystemCalls", "PointerEmulation"]),

@@ -27,6 +27,7 @@ extension Daemon {
         }
         guard r.save else { return (fit, nil) }
         try checkMayChangeConfiguration(c, "saving a calibration")
+        try takeChangeTurn(.notSaved)
         guard let file = options.calibrationFile, options.configPath != nil else {
             throw RequestError(.notSaved, "the daemon keeps no state (no state folder: StateDirectory= under systemd, or --state-dir; and a --config file to apply it with)")
         }
@@ -36,7 +37,7 @@ extension Daemon {
             var saved = try CalibrationFile(readingFrom: file)
             saved.set(match, fit.matrix, note: "\(d.name): largest error \(calibrationNumber((fit.worstMillimeters * 100).rounded() / 100)) mm over \(r.points.count) touches, saved by uid \(c.uid)")
             let panel = CalibrationFile.PanelIdentity(node: device.source.node, name: d.name, vendor: d.vendor, product: d.product)
-            try saved.write(to: file, entry: (match, panel))
+            try saved.write(to: file, entry: (match, panel), within: options.configPath.map { ($0, file) })
         } catch {
             throw RequestError(.notSaved, error.description)
         }

@@ -111,7 +111,7 @@ extension Daemon {
                 compiled.regions.firstIndex { $0.name == r.name }.flatMap { compiled.chainProblems[$0] }
             }.first
             guard let why = broken else { continue }
-            dropRegions(of: c, "\(why) after the reload: your regions were removed (set them again)", &state)
+            dropRegions(of: c, "\(why) now: your regions were removed (set them again)", &state)
             dropped = true
         }
         return dropped

@@ -12,10 +12,27 @@ extension Daemon {
         guard let path = options.configPath else {
             throw RequestError(.reloadRefused, "the daemon runs its built-in configuration (no --config file): there is nothing to reload")
         }
+        try takeChangeTurn(.reloadRefused)
         log.notice("\(c.label): asks for a reload")
         reload(&state)
         if let e = lastReloadError { throw RequestError(.reloadRefused, "the configuration was refused, the old one stays: \(e)") }
         return path
+    }
+
+    /// How often clients may change the configuration: a reload of the largest configuration
+    /// takes about 0.1 s of the loop, so one a second keeps a client that asks without pause
+    /// (a group member's loop of requests) to a tenth of it, far from the watchdog.
+    static let changeSpacingNanoseconds: Int64 = 1_000_000_000
+
+    /// Refuses (with `code`) a change sooner than `changeSpacingNanoseconds` after the last
+    /// client's; else takes its turn.
+    func takeChangeTurn(_ code: ErrorCode) throws {
+        let now = monotonicNanoseconds()
+        if let last = lastClientChange, now - last < Self.changeSpacingNanoseconds {
+            let wait = (Self.changeSpacingNanoseconds - (now - last)) / 1_000_000 + 1
+            throw RequestError(code, "clients change the configuration once a second at most: ask again in \(wait) ms")
+        }
+        lastClientChange = now
     }
 
     /// The client's user (a page's own, for a page of the web bridge) must be root or a member

@@ -62,6 +62,9 @@ public final class Daemon: EventLoopOwner {
     private var sockets = ListenSocket.Opened()
     private var exitCode: Int32 = 0
     private(set) var lastReloadError: String?
+    /// When a client last changed the configuration (`reload`, a `calibrate` save): one such
+    /// change a second (ConfigurationRequests.swift).
+    var lastClientChange: Int64?
 
     // Reply scratch and stats.
     var writer = JSONLineWriter(capacity: 4096)

@@ -1,3 +1,4 @@
+import GestureProtocol
 import SystemCalls
 
 /// A calibration file: `touchgesturectl calibrate`'s drop-in (`touchgestured.d/calibration.toml`
@@ -25,9 +26,8 @@ public struct CalibrationFile {
         do { bytes = try readRegularFile(path, limit: ConfigLimits.fileBytes, followingLinks: false) } catch {
             throw Refusal(description: error.description)
         }
-        let table: TOMLTable
-        do { table = try parseTOML(bytes: bytes) } catch { throw Refusal(description: "\(path): \(error)") }
-        if let why = Self.notOnlyCalibrations(table) { throw Refusal(description: "\(path): \(why)") }
+        // Held to what the loader takes: a file it would refuse is not built on by a save.
+        let (table, _) = try Self.standalone(bytes, path: path, saying: "\(path): ")
         guard case .tables(let list)? = table["panel"] else { return }
         for t in list {
             guard case .value(let m)? = t["match"], case .string(let match) = m.kind,
@@ -63,8 +63,11 @@ public struct CalibrationFile {
             func hex4(_ v: UInt16) -> String { let s = String(v, radix: 16); return String(repeating: "0", count: 4 - s.count) + s }
             return hex4(vendor) + ":" + hex4(product)
         }
-        // fnmatch reads these as a pattern (a backslash escapes): such a name would not match itself.
-        return name.isEmpty || name.contains(where: { "*?[\\".contains($0) }) ? node : name
+        // A name is a match only when it matches just itself: not one fnmatch reads as a pattern
+        // (a backslash escapes), nor one read as a node path or as some vendor:product.
+        let pattern = name.contains(where: { "*?[\\".contains($0) }) || name.hasPrefix("/")
+            || (name.utf8.count == 9 && name.split(separator: ":").map(\.count) == [4, 4] && name.allSatisfy { $0 == ":" || $0.isHexDigit })
+        return name.isEmpty || pattern ? node : name
     }
 
     /// Sets `match`'s calibration (replacing its entry, else added).
@@ -92,34 +95,47 @@ public struct CalibrationFile {
     /// its rounding, every comment escaped): what reaches the disk always loads. `entry`, when
     /// given, is the match just set and its panel: the panel must find that entry first (a
     /// match that never matches its panel, or one an earlier entry shadows, is refused).
-    public func checkedBytes(for path: String, entry: (match: String, panel: PanelIdentity)? = nil) throws(Refusal) -> [UInt8] {
+    /// `within`: the configuration file it is read with (and the daemon's saved calibrations'
+    /// path, when this is that file): the whole configuration must load with these bytes in
+    /// place, caps over all the files included.
+    public func checkedBytes(
+        for path: String, entry: (match: String, panel: PanelIdentity)? = nil, within: (config: String, calibrations: String?)? = nil
+    ) throws(Refusal) -> [UInt8] {
         let bytes = Array(text.utf8)
-        let configuration: Configuration
-        do {
-            let tree = try parseTOML(bytes: bytes)
-            if let why = Self.notOnlyCalibrations(tree) { throw Refusal(description: "\(path) would not load: \(why)") }
-            var loader = Loader(file: path)
-            configuration = try loader.load(tree)
-        } catch let e as Refusal {
-            throw e
-        } catch let e as TOMLError {
-            throw Refusal(description: "\(path) would not load (\(e)); nothing was written")
-        } catch let e as ConfigError {
-            throw Refusal(description: "\(path) would not load (line \(e.line): \(e.reason)); nothing was written")
-        } catch {
-            throw Refusal(description: "\(path) would not load; nothing was written")
+        let (_, c) = try Self.standalone(bytes, path: path, saying: "\(path) would not load, so nothing was written: ")
+        if let (match, p) = entry {
+            if c.panelMatch(path: p.node, name: p.name, vendor: p.vendor, product: p.product) != match {
+                throw Refusal(description: "the entry \(tomlString(match)) of \(path) would not be the one the panel \(tomlString(p.name)) (\(tomlEscaped(p.node))) takes; nothing was written")
+            }
         }
-        if let (match, p) = entry, configuration.panelMatch(path: p.node, name: p.name, vendor: p.vendor, product: p.product) != match {
-            throw Refusal(description: "the entry \(tomlString(match)) of \(path) would not be the one the panel \(tomlString(p.name)) (\(tomlEscaped(p.node))) takes; nothing was written")
+        if let within {
+            do { _ = try ConfigLoader.load(path: within.config, calibrations: within.calibrations, replacing: (path, bytes)) } catch {
+                throw Refusal(description: "the configuration would not load with it (\(error)); nothing was written")
+            }
         }
         return bytes
+    }
+
+    /// The tree of a calibration file's bytes, refused (`saying` first) as the loader refuses
+    /// it: not TOML, past a file's caps, keys other than calibrations, a matrix or match the
+    /// loader does not take.
+    static func standalone(_ bytes: [UInt8], path: String, saying: String) throws(Refusal) -> (TOMLTable, Configuration) {
+        let tree: TOMLTable
+        do { tree = try ConfigLoader.fileTree(bytes, path: path) } catch { throw Refusal(description: saying + "line \(error.line): \(error.reason)") }
+        if let why = notOnlyCalibrations(tree) { throw Refusal(description: saying + why) }
+        do {
+            var loader = Loader(file: path)
+            return (tree, try loader.load(tree))
+        } catch { throw Refusal(description: saying + "line \(error.line): \(error.reason)") }
     }
 
     /// Writes the file whole once `checkedBytes` took it: a new file beside it, synced, renamed
     /// over the old (a reader, or a power cut, sees one or the other), making its folder when
     /// missing.
-    public func write(to path: String, entry: (match: String, panel: PanelIdentity)? = nil) throws(Refusal) {
-        let bytes = try checkedBytes(for: path, entry: entry)
+    public func write(
+        to path: String, entry: (match: String, panel: PanelIdentity)? = nil, within: (config: String, calibrations: String?)? = nil
+    ) throws(Refusal) {
+        let bytes = try checkedBytes(for: path, entry: entry, within: within)
         let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
         if !folder.isEmpty, case .failure = Posix.status(folder) {
             if let e = Posix.makeDirectory(folder, mode: 0o755) { throw Refusal(description: "cannot make \(folder): \(e.reason)") }
@@ -145,16 +161,19 @@ public func udevRule(name: String, matrix: [Double]) -> String {
     // A character udev's value cannot hold, would read as a glob, or would steer the terminal
     // the rule is shown on, matches as any one character.
     let escaped = String(String.UnicodeScalarView(name.unicodeScalars.map { c in
-        "\"\\*?[".unicodeScalars.contains(c) || c.value < 0x20 || (0x7F...0x9F).contains(c.value) ? "?" : c
+        "\"\\*?[".unicodeScalars.contains(c) || SafeText.steers(c.value) ? "?" : c
     }))
     return "ACTION==\"add|change\", SUBSYSTEM==\"input\", KERNEL==\"event*\", ATTRS{name}==\"\(escaped)\", "
         + "ENV{LIBINPUT_CALIBRATION_MATRIX}=\"\(matrix.map(calibrationNumber).joined(separator: " "))\""
 }
 
-/// A number as TOML and udev read it back exactly enough (six decimals at most, no exponent).
+/// A number as TOML and udev read it back exactly enough (six decimals at most, no exponent
+/// under 10^15); any Double gives text (a huge one its exponent form, which the loader refuses
+/// with its line), never a trap.
 public func calibrationNumber(_ d: Double) -> String {
     let r = (d * 1e6).rounded() / 1e6 + 0  // + 0: no "-0"
-    if r == r.rounded() && abs(r) < 1e15 { return String(Int(r)) }
+    guard r.isFinite, abs(r) < 1e15 else { return r.isFinite ? String(r) : (r.isNaN ? "nan" : r > 0 ? "inf" : "-inf") }
+    if r == r.rounded() { return String(Int(r)) }
     var s = String(r)
     if s.contains("e") {
         // Tiny numbers: fixed notation.
@@ -177,16 +196,9 @@ public func tomlEscaped(_ s: String) -> String {
         switch ch {
         case "\"": out += "\\\""
         case "\\": out += "\\\\"
-        case _ where TOMLEscapes.mustEscape(ch.value): out += "\\u" + String(repeating: "0", count: 4 - String(ch.value, radix: 16).count) + String(ch.value, radix: 16)
+        case _ where SafeText.steers(ch.value): out += "\\u" + String(repeating: "0", count: 4 - String(ch.value, radix: 16).count) + String(ch.value, radix: 16)
         default: out.unicodeScalars.append(ch)
         }
     }
     return out
-}
-
-private enum TOMLEscapes {
-    static func mustEscape(_ v: UInt32) -> Bool {
-        v < 0x20 || (0x7F...0x9F).contains(v) || v == 0x061C || v == 0x200E || v == 0x200F || (0x202A...0x202E).contains(v)
-            || (0x2066...0x2069).contains(v)
-    }
 }

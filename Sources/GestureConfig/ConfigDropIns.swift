@@ -37,23 +37,32 @@ extension ConfigLoader {
     /// then the drop-ins (`touchgestured.d/*.toml`) into one configuration. The drop-ins, the
     /// admin's and their tools', come last: what they set has the last word over a calibration a
     /// client saved.
-    public static func load(path: String, calibrations: String? = nil) throws(ConfigError) -> Configuration {
-        var bytes = 0
-        let root = try tree(path, &bytes)
+    ///
+    /// `replacing`: one file's bytes as they would be (a save checking the whole configuration
+    /// before it writes), read in that file's place, and as a drop-in when it is one not yet on
+    /// disk.
+    public static func load(
+        path: String, calibrations: String? = nil, replacing: (path: String, bytes: [UInt8])? = nil
+    ) throws(ConfigError) -> Configuration {
+        var read = FilesRead(replacing: replacing)
+        let root = try read.tree(path)
         var files = [path]
-        if let calibrations, case .success = Posix.status(calibrations, followingLinks: false) {
+        if let calibrations, replacing?.path == calibrations || (try? Posix.status(calibrations, followingLinks: false).get()) != nil {
             // The daemon's own file: a link there is someone's way to have another file read.
-            let extra = try tree(calibrations, &bytes, followingLinks: false)
+            let extra = try read.tree(calibrations, followingLinks: false)
             if let why = CalibrationFile.notOnlyCalibrations(extra) { throw ConfigError(file: calibrations, line: 1, reason: why) }
             root.merge(extra, from: calibrations)
             files.append(calibrations)
         }
-        let dropIns = dropInListing(of: path)
+        var dropIns = dropInListing(of: path)
+        if let new = replacing?.path, !dropIns.files.contains(new), new.hasPrefix(dropInFolder(of: path) + "/"), isDropInName(new) {
+            dropIns.files = (dropIns.files + [new]).sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        }
         if dropIns.files.count > ConfigLimits.dropIns {
             throw ConfigError(file: dropIns.files[ConfigLimits.dropIns], line: 1, reason: "more than \(ConfigLimits.dropIns) drop-ins in \(dropInFolder(of: path))")
         }
         for dropIn in dropIns.files {
-            let extra = try tree(dropIn, &bytes)
+            let extra = try read.tree(dropIn)
             root.merge(extra, from: dropIn)
             files.append(dropIn)
         }
@@ -64,19 +73,42 @@ extension ConfigLoader {
         return c
     }
 
-    /// One file's TOML tree, its bytes added to `bytes`; a file that cannot be read, is too
-    /// large (alone, or with the files before it) or is not TOML, or that holds more than
-    /// `panelsPerFile` panels, is refused with its name.
-    private static func tree(_ path: String, _ bytes: inout Int, followingLinks: Bool = true) throws(ConfigError) -> TOMLTable {
-        let text: [UInt8]
-        do {
-            text = try readRegularFile(path, limit: ConfigLimits.fileBytes, followingLinks: followingLinks)
-        } catch {
-            throw ConfigError(file: path, line: 1, reason: "cannot read it: \(error.reason) (a config holds \(ConfigLimits.fileBytes) bytes at most)")
+    static func isDropInName(_ path: String) -> Bool {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        return name.hasSuffix(".toml") && !name.hasPrefix(".")
+    }
+
+    /// The files one load reads, their bytes counted against `bytesInAll`.
+    struct FilesRead {
+        let replacing: (path: String, bytes: [UInt8])?
+        var bytes = 0
+
+        /// One file's TOML tree; a file that cannot be read, is too large (alone, or with the
+        /// files before it), is not TOML or holds more than `panelsPerFile` panels is refused
+        /// with its name.
+        mutating func tree(_ path: String, followingLinks: Bool = true) throws(ConfigError) -> TOMLTable {
+            let text: [UInt8]
+            if let r = replacing, r.path == path {
+                text = r.bytes
+            } else {
+                do {
+                    text = try readRegularFile(path, limit: ConfigLimits.fileBytes, followingLinks: followingLinks)
+                } catch {
+                    throw ConfigError(file: path, line: 1, reason: "cannot read it: \(error.reason) (a config holds \(ConfigLimits.fileBytes) bytes at most)")
+                }
+            }
+            bytes += text.count
+            guard bytes <= ConfigLimits.bytesInAll else {
+                throw ConfigError(file: path, line: 1, reason: "the files read up to this one hold \(bytes) bytes; the file and its drop-ins hold \(ConfigLimits.bytesInAll) at most")
+            }
+            return try fileTree(text, path: path)
         }
-        bytes += text.count
-        guard bytes <= ConfigLimits.bytesInAll else {
-            throw ConfigError(file: path, line: 1, reason: "the files read up to this one hold \(bytes) bytes; the file and its drop-ins hold \(ConfigLimits.bytesInAll) at most")
+    }
+
+    /// One file's bytes as a TOML tree, within a file's caps (its bytes, its panels).
+    static func fileTree(_ text: [UInt8], path: String) throws(ConfigError) -> TOMLTable {
+        guard text.count <= ConfigLimits.fileBytes else {
+            throw ConfigError(file: path, line: 1, reason: "\(text.count) bytes: a config holds \(ConfigLimits.fileBytes) bytes at most")
         }
         let table: TOMLTable
         do {

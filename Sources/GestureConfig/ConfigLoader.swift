@@ -139,20 +139,7 @@ struct Loader {
             }
             if let cancel = try device.choice("cancel", MirrorCancel.self) { daemon.cancel = cancel }
         }
-        var panels: [PanelGeometry] = []
-        let panelScopes = try top.subtables("panel", label: "[[panel]]")
-        if panelScopes.count > ConfigLimits.panels {
-            throw panelScopes[ConfigLimits.panels].fail(nil, "more than \(ConfigLimits.panels) [[panel]]s in the configuration (the file and its drop-ins together)")
-        }
-        for p in panelScopes {
-            try p.checkKeys(["match", "rotation", "calibration", "width_mm", "height_mm", "output", "palm_size"])
-            guard let match = try p.string("match"), !match.isEmpty else {
-                throw p.fail(nil, "a [[panel]] needs 'match': a node path, \"vvvv:pppp\" or a glob on the device name")
-            }
-            var g = geometry
-            try readGeometry(p, into: &g)
-            panels.append(PanelGeometry(match: match, geometry: g))
-        }
+        let panels = try readPanels(top, geometry)
 
         var thresholds = Thresholds.standard
         if let t = try top.subtable("thresholds") {
@@ -285,6 +272,25 @@ struct Loader {
         default: throw d.fail("set_regions", "'set_regions' must be \"all\" or \"none\" (restrict with set_regions_uids / set_regions_gids)")
         }
         return s
+    }
+
+    /// `[[panel]]`s, each on `[device]`'s geometry, within the cap over every file.
+    func readPanels(_ top: Scope, _ geometry: GeometryConfiguration) throws(ConfigError) -> [PanelGeometry] {
+        let scopes = try top.subtables("panel", label: "[[panel]]")
+        if scopes.count > ConfigLimits.panels {
+            throw scopes[ConfigLimits.panels].fail(nil, "more than \(ConfigLimits.panels) [[panel]]s in the configuration (the file and its drop-ins together)")
+        }
+        var panels: [PanelGeometry] = []
+        for p in scopes {
+            try p.checkKeys(["match", "rotation", "calibration", "width_mm", "height_mm", "output", "palm_size"])
+            guard let match = try p.string("match"), !match.isEmpty else {
+                throw p.fail(nil, "a [[panel]] needs 'match': a node path, \"vvvv:pppp\" or a glob on the device name")
+            }
+            var g = geometry
+            try readGeometry(p, into: &g)
+            panels.append(PanelGeometry(match: match, geometry: g))
+        }
+        return panels
     }
 
     /// `[device]` and `[[panel]]` keys onto a geometry.

@@ -28,6 +28,29 @@ public enum SafeText {
         return out
     }
 
+    /// Whether `v` steers a terminal or what a reader sees: C0, DEL, C1, or a bidirectional
+    /// formatting character. The one set every escaping of the project uses (this type's, the
+    /// files the daemon writes, a line touchgesturectl passes through).
+    public static func steers(_ v: UInt32) -> Bool {
+        v < 0x20 || (0x7F...0x9F).contains(v) || reorders(v)
+    }
+
+    /// `text` with every character that `steers` as a JSON `\uXXXX` escape, so that a JSON line
+    /// stays a JSON line (such characters are only ever inside its strings) and shows as sent.
+    public static func jsonEscaped(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { steers($0.value) }) else { return text }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if steers(scalar.value) {
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
     /// Unicode's bidirectional formatting characters (UAX #9): marks, embeddings, overrides,
     /// isolates.
     static func reorders(_ v: UInt32) -> Bool {

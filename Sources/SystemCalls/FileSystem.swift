@@ -101,13 +101,16 @@ extension Posix {
     }
 
     /// Replaces `path` with `bytes` at once: written to a new file beside it (`mode`), synced,
-    /// renamed over it. A reader sees the old file or the new one, never a part. Refuses to
-    /// replace anything but a regular file.
+    /// renamed over it, the folder synced. A reader, or a power cut at any point, sees the old
+    /// file or the new one, never a part. Refuses to replace anything but a regular file. A
+    /// temporary file of the same name left by a process of the same pid before a crash (a
+    /// boot ago) is removed first, not taken for a reason to fail every save.
     public static func replaceFile(_ path: String, with bytes: [UInt8], mode: UInt32 = 0o644) -> SystemCallError? {
         if case .success(let st) = status(path, followingLinks: false), !st.isRegular {
             return SystemCallError("replace(\(path): \(st.kindName))", EEXIST)
         }
         let temporary = path + ".tmp.\(processID)"
+        if case .success(let st) = status(temporary, followingLinks: false), st.isRegular { _ = unlink(temporary) }
         let opened = retry("open(\(temporary))") { Glibc.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode) }
         guard case .success(let raw) = opened, let file = Descriptor(adopting: raw) else {
             if case .failure(let e) = opened { return e }
@@ -117,6 +120,17 @@ extension Posix {
         if failure == nil && fsync(file.raw) != 0 { failure = SystemCallError("fsync(\(temporary))", errno) }
         if failure == nil && rename(temporary, path) != 0 { failure = SystemCallError("rename(\(temporary), \(path))", errno) }
         if failure != nil { _ = unlink(temporary) }
+        if failure == nil { syncFolder(of: path) }
         return failure
+    }
+
+    /// Makes a rename in `path`'s folder durable (fsync of the folder); a failure only loses
+    /// durability, not the file, so it is not reported.
+    private static func syncFolder(of path: String) {
+        let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        let fd = Glibc.open(folder.isEmpty ? "/" : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        _ = fsync(fd)
+        _ = Glibc.close(fd)
     }
 }

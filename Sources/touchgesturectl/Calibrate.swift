@@ -128,6 +128,8 @@ struct Calibrate: ParsableCommand {
         do { file = try CalibrationFile(readingFrom: path) } catch {
             throw fail("\(error): move it away, or write elsewhere with --write FILE")
         }
+        // The whole configuration must load with the new file in place (when there is one).
+        let within: (config: String, calibrations: String?)? = (try? Posix.status(config).get()) != nil ? (config, nil) : nil
         let identity = CalibrationFile.PanelIdentity(node: panel.node, name: panel.name, vendor: panel.vendor, product: panel.product)
         let note = "\(panel.name): largest error \(calibrationNumber((fit.worstMillimeters * 100).rounded() / 100)) mm over \(fit.residualPixels.count) touches"
         file.set(match, fit.matrix, note: note)
@@ -137,25 +139,33 @@ struct Calibrate: ParsableCommand {
         if dryRun {
             say("")
             say("--dry-run: \(path) would be:")
-            do { writeAll(1, try file.checkedBytes(for: path, entry: (match, identity))) } catch { throw fail(error.description) }
+            do { writeAll(1, try file.checkedBytes(for: path, entry: (match, identity), within: within)) } catch { throw fail(error.description) }
             return
         }
-        do { try file.write(to: path, entry: (match, identity)) } catch { throw fail("\(error) (run as root, or --write FILE, or --dry-run to print it)") }
+        do { try file.write(to: path, entry: (match, identity), within: within) } catch {
+            // Only a file that could not be written is a matter of rights.
+            let hint = error.description.hasPrefix("cannot ") ? " (run as root, or --write FILE, or --dry-run to print it)" : ""
+            throw fail(error.description + hint)
+        }
         say("")
         say("Wrote \(path) ([[panel]] match = \(SafeText.escaped(tomlString(match)))).")
         guard !noReload else { return say("Reload the daemon to apply it: systemctl reload touchgestured") }
         guard let daemon = panel.daemon else { return say("No daemon was asked; it applies the file when it starts or reloads (systemctl reload touchgestured).") }
-        say(reload(daemon))
+        say(reload(daemon, config: config))
     }
 
     /// Asks the daemon at the other end of `connection` to reload (the `reload` request, checked
     /// by the daemon as a save is): no signal to a pid a server names, whoever answers there.
-    private func reload(_ c: Connection) -> String {
+    private func reload(_ c: Connection, config: String) -> String {
         let by = "reload it: systemctl reload touchgestured"
         guard let v = try? c.answer(#"{"op":"reload","id":4}"#, id: 4) else { return "The daemon did not answer; \(by)" }
         let message = v.text("message", limit: 2048) ?? ""
         switch (v.text("type"), v.text("code")) {
-        case ("reply", _): return "Applied: the daemon reloaded \(v.text("source") ?? "its configuration")."
+        case ("reply", _):
+            guard case .string(let source)? = v["source"], source == config else {
+                return "The daemon reloaded \(v.text("source") ?? "its configuration"), not \(config): the file written applies to a daemon started with --config \(config)."
+            }
+            return "Applied: the daemon reloaded \(v.text("source") ?? config)."
         case (_, "forbidden"): return "The daemon does not let this user reload it (\(message)); \(by)"
         case (_, "reload_refused"): return "The daemon refused the configuration, its old one stays: \(message)"
         case (_, "unknown_op"): return "The daemon is older than this tool (no reload request); \(by)"
@@ -179,7 +189,9 @@ struct Calibrate: ParsableCommand {
 
     private func daemonPanel() throws -> CalibrationPanel {
         let c = try Connection(connection.path)
-        guard let hello = c.readLine(), let v = try? parseJSON(Array(hello.utf8)), case .array(var devices)? = v["devices"] else {
+        guard let hello = c.readLine(until: Connection.deadline(in: Connection.answerSeconds)), let v = try? parseJSON(Array(hello.utf8)),
+            case .array(var devices)? = v["devices"]
+        else {
             throw fail("no hello from the daemon at \(connection.path)")
         }
         if devices.isEmpty {
@@ -214,14 +226,9 @@ extension Calibrate {
     fileprivate func awaitDevice(_ c: Connection) throws -> JSONValue {
         let deadline = Posix.monotonicNanoseconds() + Int64(timeout * 1e9)
         while true {
-            let left = (deadline - Posix.monotonicNanoseconds()) / 1_000_000
-            if !c.hasBufferedLine {
-                guard left > 0, let ready = try? Posix.poll(c.fd, events: Int16(POLLIN), timeoutMs: Int32(min(left, 60_000))).get() else {
-                    throw fail("no touch panel came within \(Int(timeout)) s")
-                }
-                if ready == 0 { continue }
+            guard let line = c.readLine(until: deadline) else {
+                throw fail(c.timedOut ? "no touch panel came within \(Int(timeout)) s" : "the daemon closed the connection")
             }
-            guard let line = c.readLine() else { throw fail("the daemon closed the connection") }
             guard line.hasPrefix(#"{"type":"device""#), let v = try? parseJSON(Array(line.utf8)),
                 v["action"] == .string("added"), let d = v["device"]
             else { continue }

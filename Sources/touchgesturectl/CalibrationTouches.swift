@@ -62,14 +62,10 @@ struct DaemonTouches: CalibrationTouches {
 
     mutating func next(deadline: Int64, onSkip: (String) -> Void) throws -> (u: Double, v: Double)? {
         while true {
-            if !connection.hasBufferedLine {
-                let left = (deadline - Posix.monotonicNanoseconds()) / 1_000_000
-                guard left > 0, let ready = try? Posix.poll(connection.fd, events: Int16(POLLIN), timeoutMs: Int32(min(left, 60_000))).get() else {
-                    return nil
-                }
-                if ready == 0 { continue }
+            guard let line = connection.readLine(until: deadline) else {
+                if connection.timedOut { return nil }
+                throw fail("the daemon closed the connection")
             }
-            guard let line = connection.readLine() else { throw fail("the daemon closed the connection") }
             guard line.hasPrefix(#"{"type":"touch""#) || line.hasPrefix(#"{"type":"error""#),
                 let v = try? parseJSON(Array(line.utf8))
             else { continue }

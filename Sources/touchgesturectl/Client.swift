@@ -23,7 +23,9 @@ struct SocketOption: ParsableArguments {
     /// daemon older than it), after unsubscribing there.
     func oneShot() throws -> Connection {
         let c = try (try? Connection(SocketPaths.requests(besides: path), quiet: true)) ?? Connection(path)
-        _ = c.readLine()  // hello
+        guard c.readLine(until: Connection.deadline(in: Connection.answerSeconds)) != nil else {  // hello
+            throw fail(c.timedOut ? "no hello from \(path) within \(Connection.answerSeconds) s" : "\(path) closed the connection")
+        }
         return c
     }
 }
@@ -64,8 +66,11 @@ final class Connection {
     /// many devices) is a few KiB; a server that sends more without a newline is not heard further.
     static let lineLimit = 1 << 22
 
-    /// The next line, or nil at end of stream (or past `lineLimit`, said on stderr).
-    func readLine() -> String? {
+    /// The next line, or nil at end of stream (or past `lineLimit`, said on stderr), or when
+    /// `deadline` (CLOCK_MONOTONIC ns) passes first, a part of a line or none read by then
+    /// (`timedOut` then says so): a server that stalls is not waited on for ever.
+    func readLine(until deadline: Int64? = nil) -> String? {
+        timedOut = false
         while true {
             if buffer.count - start > Self.lineLimit {
                 say("touchgesturectl: the server sent a line of over \(Self.lineLimit >> 20) MiB: not heard further")
@@ -80,11 +85,25 @@ final class Connection {
                 }
                 return line
             }
+            if let deadline {
+                let left = (deadline - Posix.monotonicNanoseconds()) / 1_000_000
+                guard left > 0, case .success(let ready) = Posix.poll(fd, events: Int16(POLLIN), timeoutMs: Int32(min(left, 60_000))) else {
+                    timedOut = true
+                    return nil
+                }
+                if ready == 0 { continue }
+            }
             guard case .done(let n) = Posix.read(fd, into: &chunk), n > 0 else { return nil }
             lastReadNanoseconds = Posix.monotonicNanoseconds()
             buffer += chunk[0..<n]
         }
     }
+
+    /// The last `readLine` returned nil because its deadline passed.
+    private(set) var timedOut = false
+
+    /// CLOCK_MONOTONIC ns `seconds` from now.
+    static func deadline(in seconds: Int) -> Int64 { Posix.monotonicNanoseconds() + Int64(seconds) * 1_000_000_000 }
 
     /// A whole line is already read: `readLine` returns it without a system call.
     var hasBufferedLine: Bool { buffer[start...].contains(0x0A) }
@@ -114,20 +133,16 @@ final class Connection {
             quiet = true
         }
         send(request)
-        let deadline = Posix.monotonicNanoseconds() + Int64(Self.answerSeconds) * 1_000_000_000
+        let deadline = Self.deadline(in: Self.answerSeconds)
         while true {
-            let left = (deadline - Posix.monotonicNanoseconds()) / 1_000_000
-            if !hasBufferedLine {
-                guard left > 0, case .success(let ready) = Posix.poll(fd, events: Int16(POLLIN), timeoutMs: Int32(left)) else { break }
-                if ready == 0 { continue }
+            guard let line = readLine(until: deadline) else {
+                throw fail(timedOut ? "no answer from the daemon within \(Self.answerSeconds) s" : "the daemon closed the connection")
             }
-            guard let line = readLine() else { throw fail("the daemon closed the connection") }
             // Every line is parsed (whatever the order of its keys); stream lines still on their
             // way, and replies to other ids, are skipped.
             guard let v = try? parseJSON(Array(line.utf8)) else { continue }
             if case .string(let t)? = v["type"], t == "reply" || t == "error", v["id"] == .number(Double(id)) { return v }
         }
-        throw fail("no answer from the daemon within \(Self.answerSeconds) s")
     }
 }
 
@@ -184,6 +199,9 @@ struct Monitor: ParsableCommand {
         while let line = c.readLine() {
             // The stream lines, as they are, without parsing them (a 1 kHz pan is a line a
             // millisecond): only replies and errors are read as JSON.
+            // Whatever the server put in them, nothing that steers the terminal is passed on
+            // (such characters are escaped as JSON escapes them: the line stays JSON).
+            let line = SafeText.jsonEscaped(line)
             if !pretty && count == nil && (line.hasPrefix(#"{"type":"gesture""#) || line.hasPrefix(#"{"type":"touch""#)) {
                 if receiptTimes { out += Array(formatSeconds(c.lastReadNanoseconds).utf8) + [0x20] }
                 out += Array(line.utf8)

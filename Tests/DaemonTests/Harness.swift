@@ -22,6 +22,12 @@ enum Root {
 
 /// Runs a program to its end: its exit status and its output (stdout and stderr together).
 func runProgram(_ path: String, _ args: [String]) throws -> (Int32, String) {
+    let r = try runProgramToItsEnd(path, args)
+    return (r.status, r.out)
+}
+
+/// The same, telling an exit from a death by signal (`signal`: SIGILL for a trap).
+func runProgramToItsEnd(_ path: String, _ args: [String]) throws -> (status: Int32, signal: Int32?, out: String) {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: path)
     p.arguments = args
@@ -31,7 +37,8 @@ func runProgram(_ path: String, _ args: [String]) throws -> (Int32, String) {
     try p.run()
     let data = out.fileHandleForReading.readDataToEndOfFile()
     p.waitUntilExit()
-    return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+    let signal = p.terminationReason == .uncaughtSignal ? p.terminationStatus : nil
+    return (p.terminationStatus, signal, String(decoding: data, as: UTF8.self))
 }
 
 /// A scratch directory for one test.

@@ -40,17 +40,7 @@ import Testing
 
     /// touchgesturectl's exit: a status, or the signal that ended it (a trap is SIGILL).
     static func run(_ args: [String]) throws -> (status: Int32, signal: Int32?, out: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: Root.ctl)
-        p.arguments = args
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = pipe
-        try p.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        let signal = p.terminationReason == .uncaughtSignal ? p.terminationStatus : nil
-        return (p.terminationStatus, signal, String(decoding: data, as: UTF8.self))
+        try runProgramToItsEnd(Root.ctl, args)
     }
 
     @Test func calibrate_writesOnlyBesideItsOwnConfig_escapesThePanelsName_andSignalsNoOne() throws {
@@ -60,7 +50,8 @@ import Testing
         try "[screen]\nwidth = 1920\nheight = 1080\n".write(toFile: dir + "/kiosk.toml", atomically: true, encoding: .utf8)
         let r = try Self.run(["calibrate", "--socket", server.socket, "--config", dir + "/kiosk.toml", "--timeout", "20"])
         #expect(r.signal == nil && r.status == 0, "\(r.out)")
-        #expect(r.out.contains("Applied: the daemon reloaded"), "\(r.out)")
+        // Asked to reload; a server that read another file is not taken for having applied it.
+        #expect(r.out.contains("The daemon reloaded \(dir)/elsewhere/touchgestured.toml, not \(dir)/kiosk.toml"), "\(r.out)")
         #expect(!r.out.contains("\u{1B}") && !r.out.contains("\u{7F}"), "nothing that steers the terminal")
         #expect(!FileManager.default.fileExists(atPath: dir + "/elsewhere"), "nothing written where the server said")
         // The file written beside --config loads, and its entry is the panel's: by its node, as
@@ -103,5 +94,22 @@ import Testing
         let r = try Self.run(["calibrate", "--socket", server.socket, "--config", dir + "/kiosk.toml", "--timeout", "20"])
         #expect(r.signal == nil && r.status == 0, "\(r)")
         #expect(r.out.contains("The daemon did not answer; reload it: systemctl reload touchgestured"), "\(r.out)")
+    }
+
+    /// A server that answers half a line and stalls: a request waits 10 s at most.
+    @Test func aServerThatStalls_midLine_isNotWaitedOnForEver() throws {
+        let server = try HostileServer(in: scratch(), ["--stall"])
+        let r = try Self.run(["ping", "--socket", server.socket])
+        #expect(r.signal == nil && r.status == 1 && r.out.contains("no answer from the daemon within 10 s"), "\(r)")
+    }
+
+    /// Lines passed on as they came still carry nothing a terminal obeys: ESC, C1 and bidi
+    /// characters reach stdout as JSON escapes (the line stays JSON).
+    @Test func monitor_passesNoTerminalControlOn() throws {
+        let server = try HostileServer(in: scratch(), ["--raw"])
+        let r = try Self.run(["monitor", "--socket", server.socket])
+        #expect(r.signal == nil, "\(r)")
+        #expect(r.out.contains(#""region":"\u001b]0;PWNED\u0007\u009b31m\u202eevil""#), "\(r.out)")
+        #expect(!r.out.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x9B || $0.value == 0x202E })
     }
 }

@@ -19,6 +19,10 @@ import Testing
         let done = c.call(#"{"op":"reload","id":1}"#)
         #expect(done?["type"] == .string("reply") && done?["source"] == .string(d.configPath), "\(String(describing: done))")
         try "[screen]\nwidth = \"wide\"\n".write(toFile: d.configPath, atomically: true, encoding: .utf8)
+        // One change a second: asked again at once, the reload waits its turn.
+        let soon = c.call(#"{"op":"reload","id":9}"#)
+        #expect(Self.code(soon) == "reload_refused" && soon?["message"]?.string?.contains("once a second at most") == true, "\(String(describing: soon))")
+        usleep(1_050_000)
         let refused = c.call(#"{"op":"reload","id":2}"#)
         #expect(Self.code(refused) == "reload_refused", "\(String(describing: refused))")
         #expect(refused?["message"]?.string?.contains("touchgestured.toml:2:") == true, "\(String(describing: refused))")

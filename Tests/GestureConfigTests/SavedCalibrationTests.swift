@@ -69,7 +69,7 @@ import Testing
     }
 
     @Test func aNameWithAPatternsCharacter_andNoVendor_isMatchedByItsNode() throws {
-        for name in ["Touch\\Panel", "Panel [2]", "Panel*", "Panel?"] {
+        for name in ["Touch\\Panel", "Panel [2]", "Panel*", "Panel?", "/dev/weird panel", "0eef:0001"] {
             let match = CalibrationFile.match(for: .standard, node: "/dev/input/event5", name: name, vendor: 0, product: 0)
             #expect(match == "/dev/input/event5", "\(name)")
             var file = CalibrationFile()
@@ -114,5 +114,46 @@ import Testing
             #expect(throws: ConfigError.self) { _ = try ConfigLoader.parse(text, file: "k.toml") }
         }
         #expect(CalibrationFit.problem([1, 0, 0, 0, 0.001, 0]) == nil)
+    }
+
+    /// A save is checked against the caps too: a file's own (a 65th panel) and the whole
+    /// configuration's with the file in place (panels over every file).
+    @Test func aSavePastACap_isNotWritten() throws {
+        var file = CalibrationFile()
+        for i in 0..<64 { file.set("p\(i)", [1, 0, 0, 0, 1, 0], note: "") }
+        #expect(throws: Never.self) { _ = try file.checkedBytes(for: "c.toml") }
+        file.set("p64", [1, 0, 0, 0, 1, 0], note: "")
+        #expect {
+            _ = try file.checkedBytes(for: "c.toml")
+        } throws: { "\($0)".contains("more than 64 [[panel]]s in one file") }
+        // 4 drop-ins of 60 panels: a calibration file of 20 more passes the 256 in all.
+        let dir = NSTemporaryDirectory() + "touchgestured-merged-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: dir + "/kiosk.d", withIntermediateDirectories: true)
+        try "".write(toFile: dir + "/kiosk.toml", atomically: true, encoding: .utf8)
+        for k in 0..<4 {
+            let text = (0..<60).map { "[[panel]]\nmatch = \"d\(k)-\($0)\"\n" }.joined()
+            try text.write(toFile: dir + "/kiosk.d/\(k).toml", atomically: true, encoding: .utf8)
+        }
+        var more = CalibrationFile()
+        for i in 0..<20 { more.set("q\(i)", [1, 0, 0, 0, 1, 0], note: "") }
+        let path = dir + "/kiosk.d/calibration.toml"
+        #expect {
+            try more.write(to: path, within: (dir + "/kiosk.toml", nil))
+        } throws: { "\($0)".contains("more than 256 [[panel]]s in the configuration") }
+        #expect(!FileManager.default.fileExists(atPath: path))
+        var fewer = CalibrationFile()
+        fewer.set("q0", [1, 0, 0, 0, 1, 0], note: "")
+        try fewer.write(to: path, within: (dir + "/kiosk.toml", nil))
+        #expect(try ConfigLoader.load(path: dir + "/kiosk.toml").panels.count == 241)
+    }
+
+    /// A damaged file's numbers never trap a save: the file is refused as the loader refuses it.
+    @Test func aFileOfAbsurdNumbers_isRefused_notTrappedOn() throws {
+        #expect(calibrationNumber(1e20) == "1e+20" && calibrationNumber(-.infinity) == "-inf" && calibrationNumber(.nan) == "nan")
+        let path = scratchFile()
+        try "[[panel]]\nmatch = \"x\"\ncalibration = [1e20, 0, 0, 0, 1, 0]\n".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect {
+            _ = try CalibrationFile(readingFrom: path)
+        } throws: { "\($0)".contains("line 3: 'calibration' numbers must lie within ±1000") }
     }
 }

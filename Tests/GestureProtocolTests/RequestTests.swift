@@ -78,7 +78,7 @@ import Testing
         guard case .failure(let f) = parse(line) else { Issue.record("accepted"); return }
         #expect(f.code == .invalidField && f.message == "unknown field 'X' in a point of calibrate (known: u, v, x, y)", "\(f)")
         guard case .failure(let g) = parse(#"{"op":"calibrate","device":1,"points":[1,2,3]}"#) else { Issue.record("accepted"); return }
-        #expect(g.message.contains("found number"), "\(g)")
+        #expect(g.message.contains("found a number"), "\(g)")
         #expect((try? parse(#"{"op":"calibrate","device":1,"points":[\#(Self.point),\#(Self.point),\#(Self.point)]}"#).get()) != nil)
     }
 

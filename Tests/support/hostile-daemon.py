@@ -3,10 +3,13 @@
 does, with what a hostile peer would say (tests of touchgesturectl, which trusts no server).
 
   hostile-daemon.py SOCKET LOG [--name NAME] [--width W] [--source PATH] [--huge] [--close-on-reload]
+                              [--stall] [--raw]
 
 It greets with one panel named NAME on a screen W px wide, says its configuration is PATH
 (get_config), plays four corner touches to a touch subscriber, answers `reload` (or closes the
-connection instead), and with --huge puts 1e300 in every number a client may read. It writes
+connection instead), and with --huge puts 1e300 in every number a client may read. --stall
+answers a request with half a line and nothing more; --raw streams a gesture line whose strings
+hold raw ESC, C1 and U+202E (JSON that a terminal would obey). It writes
 each request it gets to LOG, one a line, and exits on SIGTERM; any other signal (SIGHUP from a
 client that trusts the peer's pid) ends it with that signal, which the test sees."""
 import json, signal, socket, sys, os
@@ -47,6 +50,12 @@ def serve(conn):
         op, rid = req.get("op"), req.get("id")
         if op == "reload" and "--close-on-reload" in args:
             conn.shutdown(socket.SHUT_RDWR); conn.close(); return
+        if "--stall" in args and op != "subscribe":
+            w.write('{"type":"reply"'); w.flush()
+            continue
+        if "--raw" in args and op == "subscribe":
+            w.write('{"type":"gesture","gesture":"tap","phase":"recognized","id":1,"time":1,"x":1,"y":1,"region":"\x1b]0;PWNED\x07\u009b31m\u202eevil"}\n')
+            w.flush(); conn.close(); return
         reply = {"type": "reply", "id": rid, "op": op}
         if op == "get_config":
             reply["source"] = source
