@@ -43,10 +43,11 @@ let package = Package(
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         .target(
             name: "TouchInput", dependencies: ["CEvdev", "CUdev", "SystemCalls", "TouchFrames", "GestureEngine", "PointerEmulation"]),
+        .target(name: "TouchMirror", dependencies: ["TouchInput", "TouchFrames", "SystemCalls"]),
         .target(
             name: "Daemon",
             dependencies: [
-                "SystemCalls", "Pipeline", "GestureConfig", "GestureProtocol", "GestureEngine", "TouchFrames", "TouchInput", "PointerEmulation",
+                "SystemCalls", "Pipeline", "GestureConfig", "GestureProtocol", "GestureEngine", "TouchFrames", "TouchInput", "TouchMirror", "PointerEmulation",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -94,6 +95,16 @@ let package = Package(
         .testTarget(name: "TouchFramesTests", dependencies: ["TouchFrames", "GestureEngine"]),
         .testTarget(name: "GestureConfigTests", dependencies: ["GestureConfig", "GestureEngine", "TouchFrames", "PointerEmulation"]),
         .testTarget(name: "TouchInputTests", dependencies: ["TouchInput", "TouchFrames", "GestureEngine"]),
+        .testTarget(name: "TouchMirrorTests", dependencies: ["TouchMirror", "TouchInput", "TouchFrames", "GestureEngine"]),
+        // The daemon's parts without its binary (the route with a clock the test drives, the
+        // fan-out, the loop): seconds. DaemonTests start the binaries.
+        .testTarget(
+            name: "DaemonUnitTests",
+            dependencies: [
+                "Daemon", "Pipeline", "GestureConfig", "TouchFrames", "TouchInput", "TouchMirror", "GestureProtocol", "GestureEngine", "SystemCalls",
+                "PointerEmulation", "TestSupport", "CLinux", .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(
             name: "DaemonTests",
             dependencies: [

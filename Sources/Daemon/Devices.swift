@@ -6,52 +6,15 @@ import Pipeline
 import SystemCalls
 import TouchFrames
 import TouchInput
-
-/// One touch device: its source, and the decoder + engine + encoder its events go through.
-struct Device {
-    let id: UInt32
-    let source: InputSource
-    var pipeline: DevicePipeline
-    var ended = false
-    /// The pipeline's next deadline and anomalies as last seen (`DeviceTable.refresh`), the
-    /// deadline also in monotonic time.
-    var engineDeadline: Timestamp?
-    var monotonicDeadline: Int64?
-    var anomalies = 0
-    /// Its panel's health (`stats`), carried over from an earlier life of the same panel.
-    var health: PanelHealth
-    /// Its virtual touchscreen, in pass-through mode (`[device] mode`), and when a touch held
-    /// back from it must be replayed (monotonic ns; counted in the table's deadline).
-    var mirror: Mirror? { didSet { mirrored = mirror != nil } }
-    var mirrorDue: Int64?
-    /// `mirror != nil`, kept with it (`didSet`): asked on every read, where asking the optional
-    /// copied the mirror (its references retained and released).
-    private(set) var mirrored = false
-
-    init(id: UInt32, source: InputSource, pipeline: DevicePipeline, health: PanelHealth, mirror: Mirror? = nil) {
-        self.id = id
-        self.source = source
-        self.pipeline = pipeline
-        self.mirror = mirror
-        mirrored = mirror != nil
-        self.health = health
-        self.health.up = true
-    }
-
-    var summary: DeviceSummary {
-        let d = source.description
-        return DeviceSummary(
-            id: id, name: d.name, node: source.node, vendor: d.vendor, product: d.product,
-            kind: d.touchKind?.rawValue ?? "unknown", slots: d.slotCount, sizeMM: pipeline.decoder.geometry.sizeMM)
-    }
-}
+import TouchMirror
 
 /// What the daemon hears of devices coming and going.
 protocol DeviceOwner: AnyObject {
     func added(_ device: Device, _ state: inout FrameState)
     func removed(_ device: Device, _ state: inout FrameState)
-    /// A touch on device `id` woke the kiosk from idle (its sequence is swallowed).
-    func woke(by id: UInt32, _ state: inout FrameState)
+    /// A touch on device `id` woke the kiosk from idle (its sequence is swallowed); `inTheDark`:
+    /// the display was dark.
+    func woke(by id: UInt32, inTheDark: Bool, _ state: inout FrameState)
 }
 
 /// The touch devices: discovery and hotplug of live ones (libudev, the capability fallback,
@@ -119,12 +82,15 @@ final class Devices<Owner: DeviceOwner> {
 
     /// A device appears: it gets its own decoder and engine (and, passed through, its mirror);
     /// the owner hears `added`.
-    func add(_ source: InputSource, mirror: Mirror? = nil, _ state: inout FrameState) throws {
+    /// `past`: the panel's slots as the kernel has them (`EvdevDevice.slotState`), which its
+    /// decoder starts from (`FrameDecoder.seed`).
+    func add(_ source: InputSource, mirror: Mirror? = nil, past: (positions: [Int32], slot: Int)? = nil, _ state: inout FrameState) throws {
         let d = source.description
         let key = PanelHealth.Key(name: d.name, vendor: d.vendor, product: d.product, node: source.node)
         let id = nextID
-        let device = Device(
-            id: id, source: source, pipeline: try makePipeline(source, id: id), health: gone.take(key) ?? PanelHealth(key), mirror: mirror)
+        var pipeline = try makePipeline(source, id: id)
+        if let past { pipeline.decoder.seed(positions: past.positions, slot: past.slot) }
+        let device = Device(id: id, source: source, pipeline: pipeline, health: gone.take(key) ?? PanelHealth(key), mirror: mirror)
         nextID += 1
         state.devices.add(device)
         // The hand-off (a replay's every batch; a live device's only after lost events or before
@@ -244,7 +210,7 @@ final class Devices<Owner: DeviceOwner> {
 
     /// The mirror's positions follow a reload's calibration and rotation, where its axes allow.
     private func remapMirror(_ k: Int, _ state: inout FrameState) {
-        guard state.devices.all[k].mirror != nil else { return }
+        guard state.devices.all[k].mirrored else { return }
         let source = state.devices.all[k].source
         let g = geometry(of: source)
         let panel = source.description
@@ -272,7 +238,7 @@ final class Devices<Owner: DeviceOwner> {
         var device = state.devices.take(k)
         device.source.stop()
         // The mirror lifts what it holds, then goes (its device is destroyed with it).
-        device.mirror?.liftAll()
+        device.liftMirror()
         gone.add(device.health)
         owner?.removed(device, &state)
         log.info("device \(device.id) removed: \(device.source.node)")

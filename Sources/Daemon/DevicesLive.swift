@@ -2,6 +2,7 @@ import GestureConfig
 import Logging
 import TouchFrames
 import TouchInput
+import TouchMirror
 
 /// Live devices: discovery at start, hotplug, which nodes are taken (`ignore_devices`, `grab`).
 extension Devices {
@@ -28,7 +29,9 @@ extension Devices {
             log.info("\(node.path) (\(evdev.description.name)): taken: \(reason)")
             do {
                 let source = LiveSource(device: evdev, node: node, log: log)
-                try add(source, mirror: takeExclusively(evdev, geometry: geometry(of: source)), &state)
+                // The panel's past first: the kernel does not repeat a slot's last position.
+                let past = try? evdev.slotState()
+                try add(source, mirror: takeExclusively(evdev, geometry: geometry(of: source)), past: past, &state)
             } catch {
                 log.error("\(node.path): \(error)")
             }
@@ -53,9 +56,10 @@ extension Devices {
         do {
             let axes = evdev.description.positionAxes
             let mapped = axes.flatMap { MirrorGeometry(x: $0.x, y: $0.y, calibration: g.calibration, rotation: g.rotation) }
-            let screen = try VirtualTouchscreen(mirroring: mapped?.mirroring(evdev.description) ?? evdev.description)
+            let described = VirtualTouchscreen.description(mirroring: mapped?.mirroring(evdev.description) ?? evdev.description)
+            let screen = try VirtualTouchscreen(described)
             log.info("\(evdev.path): passed through to \(screen.devnode ?? "a virtual touchscreen") (\(VirtualTouchscreen.name(mirroring: evdev.description.name)))\(mapped.map { ", calibrated and rotated: X \($0.xAxis.minimum)-\($0.xAxis.maximum), Y \($0.yAxis.minimum)-\($0.yAxis.maximum)" } ?? "")")
-            return Mirror(screen: screen, panel: evdev.description, cancel: base.daemon.cancel, past: try? evdev.slotState(), geometry: mapped)
+            return Mirror(screen: screen, described: described, cancel: base.daemon.cancel, geometry: mapped)
         } catch {
             // Grabbed without a mirror, the compositor would have no touchscreen at all.
             try? evdev.grab(false)

@@ -45,8 +45,8 @@ extension Daemon {
     func configureIdle(_ state: inout FrameState) {
         idle.afterNs = Int64(base.idleAfter * 1e9)
         idle.since = monotonicNanoseconds()
-        if idle.afterNs == 0 { state.devices.asleep = false }
-        state.devices.display = watchedDisplay()
+        if idle.afterNs == 0 { state.devices.wake.asleep = false }
+        state.devices.wake.display = watchedDisplay()
         armIdle(state)
     }
 
@@ -78,8 +78,8 @@ extension Daemon {
         do {
             try loop.add(monitor.fd) { [unowned self] _, state in
                 guard monitor.drain() else { return }
-                state.devices.display?.list()
-                self.log.info("display: a display came or went: \(state.devices.display?.connectors.count ?? 0) connectors listed")
+                state.devices.wake.display?.list()
+                self.log.info("display: a display came or went: \(state.devices.wake.display?.connectors.count ?? 0) connectors listed")
             }
             idle.displays = monitor
         } catch {
@@ -88,27 +88,27 @@ extension Daemon {
     }
 
     private func armIdle(_ state: borrowing FrameState) {
-        let due = state.devices.asleep ? nil : idle.due(lastFrame: state.devices.lastFrameAt)
+        let due = state.devices.wake.asleep ? nil : idle.due(lastFrame: state.devices.lastFrameAt)
         if let e = idle.timer.arm(at: due) { log.error("idle timer: \(e)") }
     }
 
     private func idleTimerFired(_ state: inout FrameState) {
         idle.timer.acknowledge()
-        guard let due = idle.due(lastFrame: state.devices.lastFrameAt), !state.devices.asleep else { return }
+        guard let due = idle.due(lastFrame: state.devices.lastFrameAt), !state.devices.wake.asleep else { return }
         let now = monotonicNanoseconds()
         guard now >= due else { return armIdle(state) }
-        state.devices.asleep = true
+        state.devices.wake.asleep = true
         idle.countIdle()
         log.info("idle: no touch for \(base.idleAfter) s")
         moment(.idle, device: nil, at: now, &state)
     }
 
     /// A touch on device `id` woke the kiosk (DeviceOwner).
-    func woke(by id: UInt32, _ state: inout FrameState) {
+    func woke(by id: UInt32, inTheDark: Bool, _ state: inout FrameState) {
         let now = monotonicNanoseconds()
         idle.countWake()
         idle.since = now
-        log.info("wake: a touch on device \(id)\(state.devices.wokeInTheDark ? " on a dark display" : "") (its sequence is swallowed)")
+        log.info("wake: a touch on device \(id)\(inTheDark ? " on a dark display" : "") (its sequence is swallowed)")
         moment(.wake, device: id, at: now, &state)
         armIdle(state)
     }

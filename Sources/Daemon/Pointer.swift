@@ -9,15 +9,15 @@ extension Devices {
         let wanted = !base.pointerRegions.isEmpty
         let screen = base.engine.screen
         let width = Int32(max(2, screen.width.rounded())), height = Int32(max(2, screen.height.rounded()))
-        if let p = state.devices.pointer {
+        if let p = state.devices.pointer.device {
             if wanted && p.width == width && p.height == height { return }
-            state.devices.pointer = nil
+            state.devices.pointer.device = nil
             log.info("virtual pointer removed\(wanted ? " (the screen's size changed)" : ": no region emulates one")")
         }
         guard wanted else { return }
         do {
             let p = try VirtualPointer(screenWidth: screen.width, screenHeight: screen.height)
-            state.devices.pointer = p
+            state.devices.pointer.device = p
             let names = base.pointerRegions.map { "'\($0.name)'" }.joined(separator: ", ")
             log.info("virtual pointer for \(names): \(p.devnode ?? "(node unknown)"), \(width)×\(height)")
         } catch {

@@ -89,8 +89,8 @@ extension Daemon {
             stats.snapshot(
                 clients: server.clientCount, devices: state.devices.all.count, panels: devices.panels(in: state),
                 frames: state.devices.frames, anomalies: state.devices.anomalies, server: server, fanout: state.fanout,
-                actions: actions, wakeups: loop.wakeups, idle: (idle.idles, idle.wakes, state.devices.asleep),
-                pointer: (state.devices.pointerOps, state.devices.pointerFailures.count)
+                actions: actions, wakeups: loop.wakeups, idle: (idle.idles, idle.wakes, state.devices.wake.asleep),
+                pointer: (state.devices.pointer.ops, state.devices.pointer.failures.count)
             ).write(into: &writer)
             Messages.end(&writer)
 

@@ -10,7 +10,9 @@ import TouchFrames
 /// (`PipelineOutput`); nothing is set on it from outside between calls.
 public struct DevicePipeline {
     public private(set) var engine: Engine
-    public private(set) var decoder: FrameDecoder
+    /// The input stage: the daemon's route decodes with it itself (`decoder.feed`, then
+    /// `handleFrame`), so a frame's other consumers (the mirror) read the same frame.
+    public var decoder: FrameDecoder
     private var encoder: GestureLineEncoder
     private var encoderGeneration = 0
     private var serial: Int
@@ -79,15 +81,14 @@ public struct DevicePipeline {
     /// daemon reads it every read.
     public private(set) var holdsTouches = false
 
-    /// The slots of the touches a holding gesture may still take now (after the engine ran):
-    /// `out.heldSlots`, replacing what it held.
+    /// The contacts a holding gesture may still take now (after the engine ran):
+    /// `out.heldContacts`, replacing what it held.
     public func collectHeld(into out: inout PipelineOutput) {
-        out.heldSlots.removeAll(keepingCapacity: true)
+        out.heldContacts.removeAll(keepingCapacity: true)
         out.holdBound = 0
         for h in holders where engine.isPending(h.gesture) {
-            for c in engine.contacts(of: h.gesture) {
-                guard let s = decoder.slot(ofContact: c) else { continue }
-                if !out.heldSlots.contains(s) { out.heldSlots.append(s) }
+            for c in engine.contacts(of: h.gesture) where !out.heldContacts.contains(c) {
+                out.heldContacts.append(c)
                 out.holdBound = max(out.holdBound, h.bound)
             }
         }
@@ -116,20 +117,18 @@ public struct DevicePipeline {
         if resynced { decoder.markDiscontinuity() }
         var i = 0
         while i < events.count {
-            if decoder.feed(events, from: &i) { handleDecodedFrame(into: &out) }
+            if decoder.feed(events, from: &i) { handleFrame(into: &out) }
         }
         out.eventCount += events.count
-        if !holders.isEmpty { collectHeld(into: &out) }
     }
 
     /// Feeds a reader's batch of events in the kernel's layout (a live device's read) in order.
     public mutating func feed(kernel events: borrowing Span<KernelInputEvent>, into out: inout PipelineOutput) {
         var i = 0
         while i < events.count {
-            if decoder.feed(events, from: &i) { handleDecodedFrame(into: &out) }
+            if decoder.feed(events, from: &i) { handleFrame(into: &out) }
         }
         out.eventCount += events.count
-        if !holders.isEmpty { collectHeld(into: &out) }
     }
 
     /// Feeds one event; a SYN_REPORT makes a frame, and the engine's events for it.
@@ -139,7 +138,15 @@ public struct DevicePipeline {
         handle(frame, into: &out)
     }
 
-    /// The decoder's last frame, read where it lies (engine and decoder are apart in `self`).
+    /// The decoder's last frame (the input stage's: the daemon's route decodes with `decoder`
+    /// itself, and runs the frame's other consumers beside this one), read where it lies
+    /// (engine and decoder are apart in `self`). After it, `out.takenContacts` and
+    /// `out.heldContacts` say what the engine decided of the panel's contacts.
+    public mutating func handleFrame(into out: inout PipelineOutput) {
+        handleDecodedFrame(into: &out)
+        if !holders.isEmpty { collectHeld(into: &out) }
+    }
+
     private mutating func handleDecodedFrame(into out: inout PipelineOutput) {
         if swallowing { return swallow(decoder.frame, into: &out) }
         // Touch lines carry each contact's place on the panel's own axes (the calibrator's u, v).
@@ -179,7 +186,7 @@ public struct DevicePipeline {
             while i < decoder.frame.contacts.endIndex {
                 let c = decoder.frame.contacts[i]
                 i += 1
-                if c.id >= first, pointer.landed(c, time: decoder.frame.time, into: &out), let s = decoder.slot(ofContact: c.id) { out.cancelledSlots.append(s) }
+                if c.id >= first, pointer.landed(c, time: decoder.frame.time, into: &out) { out.takenContacts.append(c.id) }
             }
         }
         nextDeadline = Self.sooner(engine.nextDeadline, pointer.nextDeadline)
@@ -290,13 +297,11 @@ public struct DevicePipeline {
         holdsTouches = !holders.isEmpty || pointer.claims
     }
 
-    /// A system gesture began (or was recognized): the panel slots of the touches it follows
-    /// are to be cancelled on the virtual touchscreen.
+    /// A system gesture began (or was recognized): the contacts it follows are taken from the
+    /// app (ended on the mirror).
     private func takeTouches(of e: GestureEvent, into out: inout PipelineOutput) {
         guard e.phase == .began || e.phase == .recognized else { return }
-        for c in engine.contacts(of: e.gesture) {
-            if let s = decoder.slot(ofContact: c) { out.cancelledSlots.append(s) }
-        }
+        out.takenContacts.append(contentsOf: engine.contacts(of: e.gesture))
     }
 
     /// Replays a whole recording into `out`: contacts still down at its end are lifted, and

@@ -77,12 +77,12 @@ public struct PipelineOutput {
     public private(set) var items = FrameList<Item>(capacity: 64)
     /// The actions fired, in order (`Item.action` points here).
     public private(set) var firings: [Firing] = []
-    /// The panel's slots whose touches a system gesture took (`cancels_touches`): pass-through
-    /// cancels them on the virtual touchscreen.
-    public internal(set) var cancelledSlots: [Int] = []
-    /// The slots whose touches a gesture that delays touches may still take, after this output
+    /// The contacts a system gesture took (`cancels_touches`, or a pointer region's): the
+    /// mirror ends them and never shows them again.
+    public internal(set) var takenContacts: [UInt32] = []
+    /// The contacts a gesture that delays touches may still take, after the last frame
     /// (`delays_touches_began`), and the longest of those gestures' bounds (ns).
-    public internal(set) var heldSlots: [Int] = []
+    public internal(set) var heldContacts: [UInt32] = []
     public internal(set) var holdBound: Int64 = 0
     /// What the virtual pointer is to do, in order (regions with `emulate = "pointer"`).
     public internal(set) var pointerOps: [PointerOp] = []
@@ -97,7 +97,7 @@ public struct PipelineOutput {
     public private(set) var firstFrameTime: Timestamp?
     /// The time of the last frame decoded (the daemon's input pacing reads the frame rate off it).
     public private(set) var lastFrameTime: Timestamp?
-    public internal(set) var eventCount = 0
+    public var eventCount = 0
     /// The frames themselves, when `wants.frames`.
     public private(set) var frames: [TouchFrame] = []
     /// The recognizer transitions, when `wants.transitions`.
@@ -147,8 +147,8 @@ public struct PipelineOutput {
         if !landings.isEmpty { landings.removeAllKeepingCapacity() }
         if !firings.isEmpty { firings.removeAllKeepingCapacity() }
         if !pointerOps.isEmpty { pointerOps.removeAll(keepingCapacity: true) }
-        if !cancelledSlots.isEmpty { cancelledSlots.removeAll(keepingCapacity: true) }
-        if !heldSlots.isEmpty { heldSlots.removeAll(keepingCapacity: true) }
+        if !takenContacts.isEmpty { takenContacts.removeAll(keepingCapacity: true) }
+        if !heldContacts.isEmpty { heldContacts.removeAll(keepingCapacity: true) }
         holdBound = 0
         if !regionNames.isEmpty { regionNames.removeAllKeepingCapacity() }
         frameCount = 0

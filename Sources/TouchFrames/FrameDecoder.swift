@@ -21,6 +21,9 @@ public struct FrameDecoder {
         var isPalm = false
         /// ABS_MT_TOUCH_MAJOR, in the axis's units.
         var major: Int32 = 0
+        /// Every multitouch axis as the panel last reported it in the slot (kept as the kernel
+        /// keeps a slot's values: a new contact starts from them).
+        var axes = PanelAxes()
     }
 
     public let description: DeviceDescription
@@ -39,6 +42,19 @@ public struct FrameDecoder {
     /// The id the next contact to land gets (ids start at 1 and only grow): a caller that
     /// remembers it knows whether a frame has a new contact without looking at its contacts.
     public private(set) var nextContact: UInt32 = 1
+    /// `nextContact` at the frame before the last: `landed` compares the two.
+    private var contactsBefore: UInt32 = 1
+    /// A contact landed in the last frame (what wakes an idle kiosk).
+    public var landed: Bool { nextContact != contactsBefore }
+    /// The last frame's contacts before it (some were down): read by the wake check.
+    public private(set) var hadContacts = false
+
+    /// Fill `panel` with each frame (a consumer writes the panel's touches on: the mirror, touch
+    /// lines' panel positions). Off, a frame costs nothing more.
+    public var keepsPanel = false
+    /// The last frame's contacts as the panel reports them, in the order of `frame.contacts`
+    /// (filled only while `keepsPanel`).
+    public private(set) var panel = FrameList<PanelContact>()
 
     // Single-touch state.
     private var touching = false
@@ -224,10 +240,12 @@ public struct FrameDecoder {
             slots[slot].hasY = true
         case Evdev.ABS_MT_TOOL_TYPE:
             slots[slot].isPalm = e.value == Evdev.MT_TOOL_PALM
+            slots[slot].axes[e.code] = e.value
         case Evdev.ABS_MT_TOUCH_MAJOR:
             slots[slot].major = e.value
+            slots[slot].axes[e.code] = e.value
         default:
-            return
+            slots[slot].axes[e.code] = e.value  // (a code outside the axes' range is dropped there)
         }
     }
 
@@ -240,6 +258,8 @@ public struct FrameDecoder {
         case Evdev.ABS_Y:
             single.y = e.value
             single.hasY = true
+        case Evdev.ABS_PRESSURE:
+            single.axes[Evdev.ABS_MT_PRESSURE] = e.value
         default:
             return
         }
@@ -266,6 +286,10 @@ public struct FrameDecoder {
     }
 
     private mutating func makeFrame(at time: Timestamp) {
+        hadContacts = !frame.contacts.isEmpty
+        contactsBefore = lastNextContact
+        lastNextContact = nextContact
+        defer { if keepsPanel { collectPanel() } }
         // Written through a span of the frame's own list (one uniqueness check, not one per
         // contact; nothing retained or released). The list holds a contact a slot.
         let geometry = geometry
@@ -288,6 +312,66 @@ public struct FrameDecoder {
         frame.scale = geometry.scale
         frame.discontinuity = discontinuity
         discontinuity = false
+    }
+
+    /// `nextContact` at the last frame's end.
+    private var lastNextContact: UInt32 = 1
+
+    /// `panel`, from the slots, in the order of `frame.contacts` (the same slots, the same test).
+    private mutating func collectPanel() {
+        let filler = PanelContact(id: 0, slot: 0, x: 0, y: 0)
+        if !multitouch {
+            let down = !frame.contacts.isEmpty
+            let s = single
+            panel.refill(capacity: 1, filler: filler) { list in
+                guard down else { return 0 }
+                list[0] = PanelContact(id: s.contact, slot: 0, x: s.x, y: s.y, axes: s.axes)
+                return 1
+            }
+            return
+        }
+        let used = slotsUsed
+        panel.refill(capacity: max(1, slots.count), filler: filler) { [slots] out in
+            var n = 0
+            for k in 0..<used {
+                let s = slots[k]
+                guard s.trackingID >= 0 && s.hasX && s.hasY else { continue }
+                out[n] = PanelContact(id: s.contact, slot: Int32(k), x: s.x, y: s.y, axes: s.axes)
+                n &+= 1  // below the slot count
+            }
+            return n
+        }
+    }
+
+    /// A new decoder for the same panel (a reload changed its geometry) goes on from `old`'s
+    /// slots: the contacts down stay down, with their ids, so a consumer that follows them (the
+    /// mirror) sees no lift; only positions are mapped anew.
+    public mutating func continueFrom(_ old: FrameDecoder) {
+        guard old.slots.count == slots.count, old.multitouch == multitouch else { return }
+        slots = old.slots
+        slot = old.slot
+        slotsUsed = old.slotsUsed
+        nextContact = old.nextContact
+        lastNextContact = old.lastNextContact
+        contactsBefore = old.contactsBefore
+        touching = old.touching
+        single = old.single
+        keepsPanel = old.keepsPanel
+    }
+
+    /// A panel opened with a past (`EvdevDevice.slotState`): each slot's last position (x at 2s,
+    /// y at 2s + 1; none for a slot at 0, 0) and the selected slot. The kernel sends neither again
+    /// (a value equal to the slot's last is dropped), so a touch landing where its slot's last one
+    /// was comes with no position: the decoder must start where the panel is.
+    public mutating func seed(positions: [Int32], slot selected: Int) {
+        guard multitouch else { return }
+        for s in slots.indices where 2 * s + 1 < positions.count && (positions[2 * s] != 0 || positions[2 * s + 1] != 0) {
+            slots[s].x = positions[2 * s]
+            slots[s].y = positions[2 * s + 1]
+            slots[s].hasX = true
+            slots[s].hasY = true
+        }
+        if selected >= 0 && selected < slots.count { slot = selected }
     }
 
     /// The contacts of the last frame, by contact id (for tests and `devices`).

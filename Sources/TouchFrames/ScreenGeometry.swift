@@ -145,13 +145,13 @@ public struct ScreenGeometry: Sendable {
 
 /// a ∘ b for 2×3 affine maps (apply b, then a).
 /// An affine map of the plane: x' = a.0·x + a.1·y + a.2, y' = a.3·x + a.4·y + a.5.
-typealias Affine = (Double, Double, Double, Double, Double, Double)
+public typealias Affine = (Double, Double, Double, Double, Double, Double)
 
 /// The map on the unit square a panel's calibration (libinput's convention; identity unless it
 /// has six numbers) then its clockwise rotation (0, 90, 180 or 270 degrees) make: normalized
 /// device coordinates to normalized screen coordinates. The daemon's gestures and the mirror use
 /// the same one.
-func unitMap(calibration: [Double], rotation: Int) -> Affine {
+public func unitMap(calibration: [Double], rotation: Int) -> Affine {
     let k = calibration.count == 6 ? calibration : [1, 0, 0, 0, 1, 0]
     let r: Affine
     switch ((rotation % 360) + 360) % 360 {

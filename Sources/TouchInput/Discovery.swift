@@ -46,6 +46,10 @@ public enum Classification: Sendable, Equatable {
 /// with BTN_TOUCH) — minimal kiosk images often run no udevd. Nodes are found by their name
 /// (eventN), never by position.
 public enum Discovery {
+    /// Ends the name of every mirror (pass-through's virtual touchscreen, `VirtualTouchscreen`):
+    /// discovery and the udev rule never take a device named so (this daemon's, or another's).
+    public static let mirrorNameSuffix = " (touchgestured)"
+
     static let keys = ["ID_INPUT_TOUCHSCREEN", "TOUCHGESTURED_IGNORE", "LIBINPUT_CALIBRATION_MATRIX", "ID_INPUT_WIDTH_MM", "ID_INPUT_HEIGHT_MM", "ID_INPUT"]
 
     /// Every /dev/input/eventN, with what udev knows of it.
@@ -109,7 +113,7 @@ public enum Discovery {
     public static func classify(_ node: InputNode, _ description: DeviceDescription, excluded: (InputNode, DeviceDescription) -> String?)
         -> Classification
     {
-        if VirtualTouchscreen.isMirror(named: description.name) { return .skipped(reason: "a virtual touchscreen of touchgestured's (pass-through)") }
+        if description.name.hasSuffix(Discovery.mirrorNameSuffix) { return .skipped(reason: "a virtual touchscreen of touchgestured's (pass-through)") }
         if node.properties["TOUCHGESTURED_IGNORE"] == "1" { return .skipped(reason: "udev TOUCHGESTURED_IGNORE=1") }
         if let why = excluded(node, description) { return .skipped(reason: why) }
         if node.udevInitialized && node.properties["ID_INPUT_TOUCHSCREEN"] == "1" {

@@ -9,7 +9,7 @@ import TouchFrames
 /// high resolution (REL_WHEEL/REL_HWHEEL and their _HI_RES, 120 a notch), and Ctrl for zoom steps.
 /// It has buttons and no touch, so udev classifies it `ID_INPUT_MOUSE` and libinput reads it as a
 /// pointer with absolute motion.
-public final class VirtualPointer {
+public final class VirtualPointer: PointerSink {
     public static let name = "touchgestured pointer"
     private let device: UInputDevice
     /// The screen it spans (pixels).
@@ -90,4 +90,10 @@ public final class VirtualPointer {
         // Safe: the buffer is the array's own storage, alive and unchanged for the call.
         return scratch.withUnsafeBytes { Posix.writeAll(device.fd, $0, "write(uinput pointer)") }
     }
+}
+
+/// Where pointer ops go: the virtual pointer, or a test's list.
+public protocol PointerSink: AnyObject {
+    /// Writes `ops` in one go; the error if it failed.
+    func send(_ ops: [PointerOp]) -> SystemCallError?
 }

@@ -14,14 +14,14 @@ import TouchFrames
 
     /// Feeds `synth`'s events one at a time (deadlines fire between them, as in the daemon's
     /// timer), then the deadlines left; the ops, and the slots claimed.
-    static func run(_ config: String, _ synth: Synth) throws -> (ops: [PointerOp], claimed: [Int], lines: String) {
+    static func run(_ config: String, _ synth: Synth) throws -> (ops: [PointerOp], claimed: [UInt32], lines: String) {
         let c = try ConfigLoader.parse(config, file: "p.toml")
         var pipeline = try DevicePipeline(description: Synth.panel, configuration: c)
         var out = PipelineOutput(wants: .init(pointerLines: true))
-        var ops: [PointerOp] = [], claimed: [Int] = [], lines = ""
+        var ops: [PointerOp] = [], claimed: [UInt32] = [], lines = ""
         func take() {
             ops += out.pointerOps
-            claimed += out.cancelledSlots
+            claimed += out.takenContacts
             lines += String(decoding: out.lines, as: UTF8.self)
             out.removeAll()
         }
@@ -123,7 +123,7 @@ import TouchFrames
         s.wait(400)
         s.tap((1300, 400))
         let r = try Self.run(config, s)
-        #expect(r.claimed == [0], "the tap in 'page' is the pointer's; the one in 'other' reaches the app")
+        #expect(r.claimed == [1], "the tap in 'page' is the pointer's; the one in 'other' reaches the app")
     }
 
     @Test func passThrough_pointerRegion_makesThePipelineDecideBeforeTheMirror() throws {

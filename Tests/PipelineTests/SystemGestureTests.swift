@@ -11,17 +11,17 @@ import TouchFrames
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures").path
 
     /// The slots reported, frame by frame, with the gesture lines of the same frame.
-    static func taken(_ config: String, _ recording: String) throws -> [(slots: [Int], lines: String)] {
+    static func taken(_ config: String, _ recording: String) throws -> [(slots: [UInt32], lines: String)] {
         let c = try ConfigLoader.parse(config, file: "c.toml")
         let rec = try Evemu.parse(try String(contentsOfFile: fixtures + "/" + recording, encoding: .utf8), file: recording)
         var pipeline = try DevicePipeline(description: try #require(rec.description), configuration: c)
         var out = PipelineOutput()
         out.wants.gestureLines = true
-        var taken: [(slots: [Int], lines: String)] = []
+        var taken: [(slots: [UInt32], lines: String)] = []
         for e in rec.events {
             out.removeAll()
             pipeline.feed(e, into: &out)
-            if !out.cancelledSlots.isEmpty { taken.append((out.cancelledSlots, String(decoding: out.lines, as: UTF8.self))) }
+            if !out.takenContacts.isEmpty { taken.append((out.takenContacts, String(decoding: out.lines, as: UTF8.self))) }
         }
         return taken
     }
@@ -36,7 +36,7 @@ import TouchFrames
     @Test func passThrough_aGestureBoundToAnAction_takesItsTouchWhenItBegins() throws {
         let taken = try Self.taken("[device]\nmode = \"passthrough\"\n" + Self.back, "edge-swipe-from-left.events")
         #expect(taken.count == 1)
-        #expect(taken.first?.slots == [0])
+        #expect(taken.first?.slots == [1])
         #expect(taken.first?.lines.contains(#""gesture":"edge_swipe","phase":"began""#) == true)
     }
 
@@ -47,7 +47,7 @@ import TouchFrames
 
     @Test func cancelsTouchesTrue_takesTheTouches_withoutAnAction() throws {
         let config = Self.edgeSwipe(cancelsTouches: true)
-        #expect(try Self.taken(config, "edge-swipe-from-left.events").map(\.slots) == [[0]])
+        #expect(try Self.taken(config, "edge-swipe-from-left.events").map(\.slots) == [[1]])
         // A gesture that does not begin takes nothing: a tap is no edge swipe.
         #expect(try Self.taken(config, "tap.events").isEmpty)
     }
@@ -76,11 +76,11 @@ import TouchFrames
     @Test func delayingGesture_holdsTheTouchesItMayStillTake() throws {
         let config = try ConfigLoader.parse(
             Self.edgeSwipe(cancelsTouches: true) + "delays_touches_began = 150\n", file: "c.toml")
-        func held(_ name: String, x: Int32?) throws -> [[Int]] {
+        func held(_ name: String, x: Int32?) throws -> [[UInt32]] {
             let rec = try Evemu.parse(try String(contentsOfFile: Self.fixtures + "/" + name, encoding: .utf8), file: name)
             var pipeline = try DevicePipeline(description: try #require(rec.description), configuration: config)
             var out = PipelineOutput()
-            var frames: [[Int]] = []
+            var frames: [[UInt32]] = []
             for e in rec.events {
                 var e = e
                 if let x, e.type == Evdev.EV_ABS && e.code == Evdev.ABS_MT_POSITION_X { e.value = x }
@@ -88,16 +88,16 @@ import TouchFrames
                 pipeline.feed(e, into: &out)
                 if e.type == Evdev.EV_SYN {
                     pipeline.collectHeld(into: &out)
-                    frames.append(out.heldSlots)
+                    frames.append(out.heldContacts)
                 }
             }
             return frames
         }
         let edgeTap = try held("tap.events", x: 10)
-        #expect(edgeTap.first == [0], "held from its landing")
+        #expect(edgeTap.first == [1], "held from its landing")
         #expect(edgeTap.last == [], "released once the edge swipe failed")
         #expect(try held("tap.events", x: nil).allSatisfy(\.isEmpty), "mid-screen: never held")
-        #expect(try held("edge-swipe-from-left.events", x: nil).first == [0])
+        #expect(try held("edge-swipe-from-left.events", x: nil).first == [1])
     }
 }
 

@@ -1,5 +1,6 @@
 import SystemCalls
 import TouchFrames
+import TouchInput
 
 #if canImport(Glibc)
     import Glibc
@@ -11,17 +12,17 @@ import TouchFrames
 /// after it with " (touchgestured)". The compositor reads this one while the daemon holds the
 /// panel (EVIOCGRAB). It goes when this object goes, or with the daemon's process: the kernel
 /// then destroys the device and releases the grab, and the compositor has the panel again.
-public final class VirtualTouchscreen {
-    /// Ends every mirror's name. Discovery and the udev rule never take a device named so (the
-    /// daemon's own, or another instance's).
-    public static let nameSuffix = " (touchgestured)"
+public final class VirtualTouchscreen: TouchSink {
+    /// Ends every mirror's name (`Discovery.mirrorNameSuffix`).
+    public static var nameSuffix: String { Discovery.mirrorNameSuffix }
 
     private let device: UInputDevice
     /// The node the kernel made (/dev/input/eventN), when it could be found.
     public var devnode: String? { device.devnode }
 
-    public init(mirroring panel: DeviceDescription) throws(EvdevError) {
-        device = try UInputDevice(Self.description(mirroring: panel), name: Self.name(mirroring: panel.name))
+    /// `described`: the mirror's description (`description(mirroring:)`), named after its panel.
+    public init(_ described: DeviceDescription) throws(EvdevError) {
+        device = try UInputDevice(described, name: Self.name(mirroring: described.name))
     }
 
     /// The panel's description, with `ABS_MT_TOOL_TYPE` (0-2) added to a multitouch panel that
@@ -56,16 +57,15 @@ public final class VirtualTouchscreen {
 
     /// Sends `events` (whole `struct input_event`s, frames ended by their SYN_REPORT) in one
     /// `write(2)`: the kernel takes them in order, as one batch for the readers.
-    public func send(_ events: UnsafeBufferPointer<KernelInputEvent>) -> SystemCallError? {
-        guard !events.isEmpty else { return nil }
-        return Posix.writeAll(device.fd, UnsafeRawBufferPointer(events), "write(uinput)")
-    }
-
-    /// The same, for events the mirror made (a lift, a filtered read, a resync).
     public func send(_ events: [KernelInputEvent]) -> SystemCallError? {
-        events.withUnsafeBufferPointer { send($0) }
+        guard !events.isEmpty else { return nil }
+        // Safe: the buffer is the array's, lent for the call.
+        return events.withUnsafeBytes { Posix.writeAll(device.fd, $0, "write(uinput)") }
     }
+}
 
-    /// The same, for a reader's batch as it came.
-    public func send(_ batch: InputBatch) -> SystemCallError? { send(batch.kernelEvents) }
+/// Where a mirror's frames go: its virtual touchscreen, or a test's list.
+public protocol TouchSink: AnyObject {
+    /// Writes whole frames in one go; the error if it failed.
+    func send(_ events: [KernelInputEvent]) -> SystemCallError?
 }

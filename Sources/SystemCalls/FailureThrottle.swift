@@ -1,14 +1,14 @@
-import SystemCalls
-
 /// A write that may fail on every frame (a mirror or a pointer whose uinput device went bad):
 /// each failure counted, the last kept, and logged the first time and every 1000th after. The
 /// one place the route's write failures are counted and throttled.
-struct FailureThrottle {
-    private(set) var count = 0
+public struct FailureThrottle: Sendable {
+    public private(set) var count = 0
     private var unreported: SystemCallError?
 
     /// A write's outcome (nil: it went through); whether it failed.
-    mutating func note(_ error: SystemCallError?) -> Bool {
+    public init() {}
+
+    public mutating func note(_ error: SystemCallError?) -> Bool {
         guard let error else { return false }
         count += 1
         unreported = error
@@ -16,7 +16,7 @@ struct FailureThrottle {
     }
 
     /// The failure to log now, with the count so far; nil between the first and each 1000th.
-    mutating func take() -> (error: SystemCallError, count: Int)? {
+    public mutating func take() -> (error: SystemCallError, count: Int)? {
         defer { unreported = nil }
         guard let e = unreported, count == 1 || count % 1000 == 0 else { return nil }
         return (e, count)

@@ -1,6 +1,7 @@
 import GestureEngine
 import Testing
 import TouchFrames
+import TouchMirror
 
 /// The mirror's positions when a panel is calibrated or rotated: where a compositor mapping the
 /// mirror onto the screen puts a touch is where the daemon's own gestures see it.

@@ -1,6 +1,7 @@
 import Testing
 import TouchFrames
 import TouchInput
+import TouchMirror
 
 /// A mirror's name, and that discovery never takes a mirror (the daemon's own, or another
 /// instance's), whatever udev says of it.

@@ -1,3 +1,5 @@
+import TouchFrames
+
 /// Where the mirror (pass-through) puts a panel's touches when a calibration or a rotation is
 /// set for the panel: calibrated and rotated as the daemon's own gestures see them, so the
 /// compositor under it needs no setting of its own and lands each touch where the finger is.

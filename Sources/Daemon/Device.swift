@@ -1,0 +1,94 @@
+import GestureEngine
+import GestureProtocol
+import Pipeline
+import SystemCalls
+import TouchFrames
+import TouchMirror
+
+/// One touch device in the route: its source, its pipeline (the input stage's decoder and the
+/// gesture consumer), its mirror in pass-through mode, its health.
+struct Device {
+    let id: UInt32
+    let source: InputSource
+    var pipeline: DevicePipeline
+    var ended = false
+    /// The pipeline's next deadline and anomalies as last seen (`DeviceTable.refresh`), the
+    /// deadline also in monotonic time.
+    var engineDeadline: Timestamp?
+    var monotonicDeadline: Int64?
+    var anomalies = 0
+    /// Its panel's health (`stats`), carried over from an earlier life of the same panel.
+    var health: PanelHealth
+    /// Its virtual touchscreen, in pass-through mode (`[device] mode`); `mirrored` says whether
+    /// it has one (asked on every frame: asking the optional copied the mirror). When a touch
+    /// held back from it must be replayed (monotonic ns; counted in the table's deadline), and
+    /// whether that moved since the table last looked.
+    private(set) var mirror: Mirror?
+    let mirrored: Bool
+    private(set) var mirrorDue: Int64?
+    var mirrorDueMoved = false
+
+    init(id: UInt32, source: InputSource, pipeline: DevicePipeline, health: PanelHealth, mirror: Mirror? = nil) {
+        self.id = id
+        self.source = source
+        self.pipeline = pipeline
+        self.mirror = mirror
+        mirrored = mirror != nil
+        self.health = health
+        self.health.up = true
+        if mirrored { self.pipeline.decoder.keepsPanel = true }
+    }
+
+    var summary: DeviceSummary {
+        let d = source.description
+        return DeviceSummary(
+            id: id, name: d.name, node: source.node, vendor: d.vendor, product: d.product,
+            kind: d.touchKind?.rawValue ?? "unknown", slots: d.slotCount, sizeMM: pipeline.decoder.geometry.sizeMM)
+    }
+
+    /// Touch to wake: the sequence that woke the kiosk goes to no one.
+    mutating func swallowSequence() {
+        pipeline.swallowSequence()
+        if mirrored { mirror!.swallowNewTouches() }
+    }
+
+    /// The mirror's frame: the decoder's last frame's contacts, less what the engine decided of
+    /// them (`out`). Its time is the frame's (a held touch's bound runs from it).
+    mutating func mirrorFrame(_ out: borrowing PipelineOutput) {
+        let now = source.monotonic(of: pipeline.decoder.frame.time)
+        mirror!.frame(pipeline.decoder.panel, taken: out.takenContacts, hold: out.heldContacts, bound: out.holdBound, now: now)
+    }
+
+    /// The clock reached `now` with no frame: the engine's decisions then (`out`).
+    mutating func mirrorAdvance(_ out: borrowing PipelineOutput, now: Int64) {
+        mirror!.advance(taken: out.takenContacts, hold: out.heldContacts, now: now)
+    }
+
+    /// The mirror's frames since the last flush, in one write; whether it failed. When a held
+    /// touch is due is taken here.
+    mutating func flushMirror() -> Bool {
+        let failed = mirror!.flush()
+        let due = mirror!.releaseDue
+        if due != mirrorDue {
+            mirrorDue = due
+            mirrorDueMoved = true
+        }
+        return failed
+    }
+
+    /// A reload's calibration and rotation for the mirror (`Mirror.remap`); false: its axes
+    /// would change, and it keeps the old.
+    mutating func remapMirror(to geometry: MirrorGeometry?, panel: DeviceDescription) -> Bool {
+        mirrored ? mirror!.remap(to: geometry, panel: panel) : true
+    }
+
+    /// The mirror's write failure to log now, if any (throttled), with the count.
+    mutating func takeMirrorFailure() -> (error: SystemCallError, count: Int)? {
+        mirrored ? mirror!.failures.take() : nil
+    }
+
+    /// The panel goes (or the daemon stops): the mirror lifts what it shows.
+    mutating func liftMirror() {
+        if mirrored { mirror!.liftAll() }
+    }
+}

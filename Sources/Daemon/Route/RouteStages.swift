@@ -1,0 +1,114 @@
+import GestureEngine
+import Pipeline
+
+// The route's stages (Route.swift lists them in order). Each is the route's door to a consumer
+// that owns its state and its sink: the wake watch, the device's gesture pipeline, its mirror,
+// the virtual pointer, the panel's health, the fan-out, the daemon.
+
+/// Wake (`WakeWatch`): a touch landing while the kiosk sleeps, or on a dark display after a
+/// pause, wakes it; its sequence goes to no one (the pipeline's and the mirror's).
+enum WakeStage: FrameStage {
+    static var stage: RouteStage { .wake }
+
+    @inline(__always)
+    static func frame<E: RouteEnvironment>(_ table: inout DeviceTable, _ k: Int, _ report: inout RouteReport, _ env: E) {
+        guard table.all[k].pipeline.decoder.landed else { return }
+        if table.wake.watchesDisplay && !table.wake.asleep && !table.all[k].pipeline.decoder.hadContacts
+            && table.quietBefore(k, now: env.turnStarted) && table.wake.displayIsDark()
+        {
+            table.wake.asleep = true
+            report.wokeInTheDark = true
+        }
+        guard table.wake.asleep else { return }
+        table.wake.asleep = false
+        report.woke = true
+        table.all[k].swallowSequence()
+    }
+}
+
+/// Gestures (`DevicePipeline`): the engine on the frame, its lines encoded, its actions
+/// resolved, pointer emulation, and the contacts it takes or holds, into the table's output.
+enum GestureStage: FrameStage {
+    static var stage: RouteStage { .gestures }
+
+    @inline(__always)
+    static func frame<E: RouteEnvironment>(_ table: inout DeviceTable, _ k: Int, _ report: inout RouteReport, _ env: E) {
+        table.all[k].pipeline.handleFrame(into: &table.output)
+    }
+}
+
+/// The mirror's frame (`Mirror`, pass-through): the frame's contacts less what the engine took
+/// or holds; written once the input's frames are through (`MirrorWrite`).
+enum MirrorStage: FrameStage {
+    static var stage: RouteStage { .mirror }
+
+    @inline(__always)
+    static func frame<E: RouteEnvironment>(_ table: inout DeviceTable, _ k: Int, _ report: inout RouteReport, _ env: E) {
+        guard table.all[k].mirrored else { return }
+        table.all[k].mirrorFrame(table.output)
+    }
+}
+
+/// The mirror's write: on a deadline, the engine's decisions then (held touches due); the
+/// frames made, in one write; the held touches' due time into the device's deadline.
+enum MirrorWrite: EndStage {
+    static var stage: RouteStage { .mirror }
+
+    @inline(__always)
+    static func end<E: RouteEnvironment>(_ state: inout FrameState, _ k: Int, _ input: RouteInput, _ report: inout RouteReport, _ env: E) {
+        guard state.devices.all[k].mirrored else { return }
+        if case .deadlines(let now) = input { state.devices.mirrorDeadline(k, now: now) }
+        report.mirrorFailed = state.devices.all[k].flushMirror()
+    }
+}
+
+/// The pointer (`PointerOutput`): the ops the pipeline made, in one write to the virtual pointer.
+enum PointerWrite: EndStage {
+    static var stage: RouteStage { .pointer }
+
+    @inline(__always)
+    static func end<E: RouteEnvironment>(_ state: inout FrameState, _ k: Int, _ input: RouteInput, _ report: inout RouteReport, _ env: E) {
+        guard !state.devices.output.pointerOps.isEmpty else { return }
+        report.pointerFailed = state.devices.pointer.write(state.devices.output.pointerOps)
+    }
+}
+
+/// Metrics (`PanelHealth`, the table's totals): events and frames counted, the frames' times
+/// in monotonic ns (once: the lines' latency starts there), the device's next deadline.
+enum Metrics: EndStage {
+    static var stage: RouteStage { .metrics }
+
+    @inline(__always)
+    static func end<E: RouteEnvironment>(_ state: inout FrameState, _ k: Int, _ input: RouteInput, _ report: inout RouteReport, _ env: E) {
+        state.devices.count(k, &report)
+        state.devices.refresh(k)
+    }
+}
+
+/// Client lines (`Fanout`): the output's lines queued to each subscriber that takes them. A
+/// line's latency starts at its input: the first frame behind it, or, for lines no frame led
+/// to (a deadline), this turn.
+enum ClientLines: EndStage {
+    static var stage: RouteStage { .clientLines }
+
+    @inline(__always)
+    static func end<E: RouteEnvironment>(_ state: inout FrameState, _ k: Int, _ input: RouteInput, _ report: inout RouteReport, _ env: E) {
+        guard !state.devices.output.isEmpty else { return }
+        let since = report.firstFrame ?? env.turnStarted
+        state.fanout.deliver(&state.devices.output, device: state.devices.all[k].id, since: since, lastFrame: report.lastFrame ?? since)
+        report.fired = !state.devices.output.firings.isEmpty
+        report.traced = !state.devices.output.transitions.isEmpty
+    }
+}
+
+/// The daemon's (`RouteEnvironment.daemonStage`): transitions traced, the wake told, failed
+/// writes logged (throttled), actions fired; called only for an input that asks for it.
+enum DaemonStage: EndStage {
+    static var stage: RouteStage { .actions }
+
+    @inline(__always)
+    static func end<E: RouteEnvironment>(_ state: inout FrameState, _ k: Int, _ input: RouteInput, _ report: inout RouteReport, _ env: E) {
+        guard report.needsTheDaemon else { return }
+        env.daemonStage(k, report, &state)
+    }
+}

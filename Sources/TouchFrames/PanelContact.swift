@@ -1,0 +1,50 @@
+/// A contact as the panel reports it, beside the engine's `Contact` (screen pixels): its slot,
+/// its position on the panel's own axes and every other per-contact axis the panel carries,
+/// as the input stage decoded it at the frame's SYN_REPORT. What a consumer that writes the
+/// panel's touches on (the mirror) reads; the engine reads the `TouchFrame`.
+public struct PanelContact: Sendable, Equatable {
+    /// The decoder's contact id (the engine's `Contact.id`): unique for the contact's life.
+    public var id: UInt32
+    /// The panel's slot (0 on a single-touch panel).
+    public var slot: Int32
+    /// ABS_MT_POSITION_X/Y (ABS_X/Y on a single-touch panel), in the panel's units.
+    public var x: Int32
+    public var y: Int32
+    /// The other multitouch axes (ABS_MT_TOUCH_MAJOR … ABS_MT_TOOL_Y), as last reported in the slot.
+    public var axes: PanelAxes
+
+    public init(id: UInt32, slot: Int32, x: Int32, y: Int32, axes: PanelAxes = PanelAxes()) {
+        self.id = id
+        self.slot = slot
+        self.x = x
+        self.y = y
+        self.axes = axes
+    }
+}
+
+/// A slot's values of the multitouch axes from ABS_MT_TOUCH_MAJOR (0x30) to ABS_MT_TOOL_Y (0x3d),
+/// by code; position and tracking id among them are unused (the contact carries those). On a
+/// single-touch panel, ABS_PRESSURE is kept as ABS_MT_PRESSURE. Every value starts at 0, as the
+/// kernel's slot values do.
+public struct PanelAxes: Sendable, Equatable {
+    public static let first: UInt16 = 0x30
+    public static let last: UInt16 = 0x3d
+    private var values = InlineArray<14, Int32>(repeating: 0)
+
+    public init() {}
+
+    /// The value of `code` (0 for a code outside the range).
+    @inline(__always)
+    public subscript(code: UInt16) -> Int32 {
+        get { code >= Self.first && code <= Self.last ? values[Int(code &- Self.first)] : 0 }
+        set {
+            guard code >= Self.first && code <= Self.last else { return }
+            values[Int(code &- Self.first)] = newValue
+        }
+    }
+
+    public static func == (a: PanelAxes, b: PanelAxes) -> Bool {
+        for i in 0..<14 where a.values[i] != b.values[i] { return false }
+        return true
+    }
+}

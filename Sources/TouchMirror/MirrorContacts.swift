@@ -1,0 +1,229 @@
+import GestureEngine
+import TouchFrames
+
+/// What a panel's mirror shows, worked out from the input stage's decoded contacts: its own
+/// slots and tracking ids, so a contact it shows may differ from the panel's (hidden when a
+/// system gesture took it or it woke the kiosk, held back while a gesture may still take it,
+/// replayed late). Each frame it is given (`frame`) becomes a whole frame of events ending in
+/// SYN_REPORT, or nothing when nothing it shows changed; `ABS_X`/`ABS_Y`, `ABS_PRESSURE`,
+/// `BTN_TOUCH` and `BTN_TOOL_*` follow the contacts it shows, as the kernel's pointer emulation
+/// does (`input_mt_report_pointer_emulation`). Pure: what it makes is in `out`, which the
+/// owner writes and empties (`Mirror`).
+///
+/// Its values per slot are the kernel's copy of the mirror's (the kernel drops a value equal
+/// to a slot's last, and so does this): each is written when it differs, so a touch landing in
+/// a slot never inherits a stale position.
+public struct MirrorContacts {
+    /// What the mirror device advertises (`MirrorDevice`).
+    let device: MirrorDevice
+    /// The panel's calibration and rotation, applied to every position written (nil: none).
+    public private(set) var mapping: MirrorGeometry?
+    let cancelStyle: MirrorCancel
+
+    /// Per mirror slot: the contact shown there (0: none), the tracking id written (-1: none),
+    /// the values written (position, then the other axes), and when it landed (the oldest shown
+    /// contact drives the single-touch axes).
+    var shown: [UInt32]
+    var trackingIDs: [Int32]
+    var positions: [(x: Int32, y: Int32)]
+    var axes: [PanelAxes]
+    var landedAt: [UInt64]
+    var landings: UInt64 = 0
+    /// The slot selected on the mirror (the kernel's starts at 0).
+    var selected = 0
+    /// The next tracking id: only grows, wrapping past the axis's maximum, so no id comes back
+    /// while a compositor may remember it.
+    var nextTrackingID: Int32 = 0
+    /// Keys down on the mirror, and the single-touch values written.
+    var keysDown: [UInt16] = []
+    var single: (x: Int32, y: Int32, pressure: Int32) = (0, 0, 0)
+    var shownCount = 0
+
+    /// Contacts never to be shown until they lift (taken by a system gesture, or landed while
+    /// waking), and whether touches landing now are swallowed (touch to wake).
+    var hidden: [UInt32] = []
+    var swallowing = false
+    /// Contacts held back while a gesture that delays touches may still take them (MirrorHold.swift).
+    var held: [HeldContact] = []
+    var holdBound: Int64 = 0
+
+    /// The events made since the owner last emptied it: whole frames.
+    public var out: [KernelInputEvent] = []
+
+    public init(device: MirrorDevice, mapping: MirrorGeometry? = nil, cancel: MirrorCancel = .lift) {
+        self.device = device
+        self.mapping = mapping
+        cancelStyle = cancel
+        let n = device.slots
+        shown = [UInt32](repeating: 0, count: n)
+        trackingIDs = [Int32](repeating: -1, count: n)
+        positions = [(x: Int32, y: Int32)](repeating: (0, 0), count: n)
+        axes = [PanelAxes](repeating: PanelAxes(), count: n)
+        landedAt = [UInt64](repeating: 0, count: n)
+        keysDown.reserveCapacity(8)
+        hidden.reserveCapacity(n)
+        held.reserveCapacity(n)
+        out.reserveCapacity(32 * n + 16)
+    }
+
+    /// A reload's calibration and rotation, on the same axes: each touch goes on from its next move.
+    public mutating func remap(_ geometry: MirrorGeometry?) { mapping = geometry }
+
+    /// Slots the mirror shows a touch in.
+    public var touches: Int { shownCount }
+
+    /// A frame of the panel (`contacts`, as the input stage decoded it) after the engine ran on
+    /// it: the contacts in `taken` are ended and never shown again, those in `hold` held back
+    /// (at most `bound` ns, from `now`, monotonic), the rest shown as they are.
+    public mutating func frame(_ contacts: borrowing FrameList<PanelContact>, taken: borrowing [UInt32], hold: borrowing [UInt32], bound: Int64, now: Int64) {
+        if swallowing { swallowLandings(contacts) }
+        for i in taken.indices { take(taken[i]) }
+        if bound > 0 { holdBound = bound }
+        if !hold.isEmpty { startHolding(hold, among: contacts, now: now) }
+        if !held.isEmpty {
+            record(contacts)
+            releaseFinished(hold, now: now)
+        }
+        show(contacts)
+    }
+
+    /// The panel's contacts as they are now, less the hidden and held ones: lifts, landings and
+    /// moves, as one frame.
+    mutating func show(_ contacts: borrowing FrameList<PanelContact>) {
+        let start = out.count
+        for s in shown.indices where shown[s] != 0 && !Self.contains(contacts, shown[s]) { lift(s) }
+        for i in contacts.indices {
+            let c = contacts[i]
+            if isHidden(c.id) || isHeld(c.id) { continue }
+            place(c)
+        }
+        if out.count > start || keysOrSingleDiffer() { endFrame() }
+        if swallowing && contacts.isEmpty { swallowing = false }
+        if !hidden.isEmpty { hidden.removeAll { !Self.contains(contacts, $0) } }
+    }
+
+    /// Contact `c` where it is: in its slot, or landed in a free one (the panel's own when it is
+    /// free, as the panel's readers would see it); a contact with no free slot waits for one.
+    mutating func place(_ c: PanelContact) {
+        var s = slot(of: c.id)
+        if s == nil {
+            let own = Int(c.slot)
+            s = own >= 0 && own < shown.count && shown[own] == 0 ? own : shown.firstIndex(of: 0)
+            guard let free = s else { return }
+            land(c.id, in: free)
+        }
+        write(c, in: s!)
+    }
+
+    func slot(of id: UInt32) -> Int? { shown.firstIndex(of: id) }
+
+    private mutating func land(_ id: UInt32, in s: Int) {
+        shown[s] = id
+        shownCount += 1
+        landings &+= 1
+        landedAt[s] = landings
+        trackingIDs[s] = nextTrackingID
+        nextTrackingID = nextTrackingID >= device.trackingMaximum ? 0 : nextTrackingID + 1
+        if device.multitouch {
+            select(s)
+            add(Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, trackingIDs[s])
+        }
+    }
+
+    /// Slot `s`'s values that differ from `c`'s (multitouch mirrors; a single-touch mirror's
+    /// come from `endFrame`).
+    private mutating func write(_ c: PanelContact, in s: Int) {
+        let p: (x: Int32, y: Int32) = mapping.map { $0.map(x: c.x, y: c.y) } ?? (c.x, c.y)
+        guard device.multitouch else {
+            positions[s] = p
+            axes[s] = c.axes
+            return
+        }
+        if p.x != positions[s].x { setAxis(s, Evdev.ABS_MT_POSITION_X, p.x) }
+        if p.y != positions[s].y { setAxis(s, Evdev.ABS_MT_POSITION_Y, p.y) }
+        positions[s] = p
+        guard c.axes != axes[s] else { return }
+        for code in device.otherAxes where c.axes[code] != axes[s][code] { setAxis(s, code, c.axes[code]) }
+        axes[s] = c.axes
+    }
+
+    private mutating func setAxis(_ s: Int, _ code: UInt16, _ value: Int32) {
+        select(s)
+        add(Evdev.EV_ABS, code, value)
+    }
+
+    /// Ends the touch in slot `s` (its values stay, as the kernel keeps them).
+    mutating func lift(_ s: Int) {
+        shown[s] = 0
+        shownCount -= 1
+        trackingIDs[s] = -1
+        if device.multitouch {
+            select(s)
+            add(Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, -1)
+        }
+    }
+
+    /// A frame lifting every touch and key the mirror shows (the panel went, or the daemon
+    /// stops); what was held or hidden is forgotten.
+    public mutating func liftAll() {
+        for s in shown.indices where shown[s] != 0 { lift(s) }
+        held.removeAll()
+        hidden.removeAll()
+        if !out.isEmpty || keysOrSingleDiffer() { endFrame() }
+    }
+
+    /// The keys and single-touch axes for the touches shown, where they changed, then SYN_REPORT.
+    mutating func endFrame() {
+        let oldest = oldestShown()
+        for k in MirrorDevice.toolOrder where device.touchKeys.contains(k) {
+            let down = k == Evdev.BTN_TOUCH ? shownCount > 0 : MirrorDevice.tool(for: shownCount) == k
+            guard down != keysDown.contains(k) else { continue }
+            add(Evdev.EV_KEY, k, down ? 1 : 0)
+            if down { keysDown.append(k) } else { keysDown.removeAll { $0 == k } }
+        }
+        if let s = oldest, device.singleAxes {
+            if positions[s].x != single.x { add(Evdev.EV_ABS, Evdev.ABS_X, positions[s].x) }
+            if positions[s].y != single.y { add(Evdev.EV_ABS, Evdev.ABS_Y, positions[s].y) }
+            single.x = positions[s].x
+            single.y = positions[s].y
+        }
+        if device.pressure {
+            let p = oldest.map { axes[$0][Evdev.ABS_MT_PRESSURE] } ?? 0
+            if p != single.pressure { add(Evdev.EV_ABS, Evdev.ABS_PRESSURE, p) }
+            single.pressure = p
+        }
+        add(Evdev.EV_SYN, Evdev.SYN_REPORT, 0)
+    }
+
+    /// Whether `endFrame` would write a key or a single-touch value (a frame that changed no slot).
+    func keysOrSingleDiffer() -> Bool {
+        guard !device.multitouch else { return false }
+        // A single-touch mirror's whole state is its keys and single axes.
+        guard let s = oldestShown() else { return keysDown.contains(Evdev.BTN_TOUCH) || single.pressure != 0 }
+        return !keysDown.contains(Evdev.BTN_TOUCH) || positions[s].x != single.x || positions[s].y != single.y
+            || (device.pressure && axes[s][Evdev.ABS_MT_PRESSURE] != single.pressure)
+    }
+
+    private func oldestShown() -> Int? {
+        var best: Int?
+        for s in shown.indices where shown[s] != 0 && (best == nil || landedAt[s] < landedAt[best!]) { best = s }
+        return best
+    }
+
+    mutating func select(_ s: Int) {
+        guard selected != s else { return }
+        add(Evdev.EV_ABS, Evdev.ABS_MT_SLOT, Int32(s))
+        selected = s
+    }
+
+    mutating func add(_ type: UInt16, _ code: UInt16, _ value: Int32) {
+        out.append(KernelInputEvent(seconds: 0, microseconds: 0, type: type, code: code, value: value))
+    }
+
+    static func contains(_ contacts: borrowing FrameList<PanelContact>, _ id: UInt32) -> Bool {
+        for i in contacts.indices where contacts[i].id == id { return true }
+        return false
+    }
+
+    func isHidden(_ id: UInt32) -> Bool { hidden.contains(id) }
+}

@@ -1,0 +1,55 @@
+import TouchFrames
+
+/// What a mirror advertises, as `MirrorContacts` writes for it: multitouch or single-touch, its
+/// slots, which per-contact axes and touch keys it has, and the range of its tracking ids.
+/// Made from the mirror's own description (the panel's, calibrated and rotated:
+/// `VirtualTouchscreen.description(mirroring:)`), so nothing is written the device would drop.
+public struct MirrorDevice: Sendable {
+    public let multitouch: Bool
+    public let slots: Int
+    /// The multitouch axes besides slot, position and tracking id that the mirror has.
+    public let otherAxes: [UInt16]
+    /// BTN_TOUCH and the BTN_TOOL_* it has.
+    public let touchKeys: [UInt16]
+    /// It has ABS_X and ABS_Y (the single-touch emulation), and ABS_PRESSURE.
+    public let singleAxes: Bool
+    public let pressure: Bool
+    /// The largest tracking id it takes.
+    public let trackingMaximum: Int32
+
+    public init(_ d: DeviceDescription) {
+        let abs = d.codes[Evdev.EV_ABS] ?? []
+        let keys = d.codes[Evdev.EV_KEY] ?? []
+        multitouch = d.touchKind == .multitouch
+        slots = multitouch ? max(1, d.slotCount) : 1
+        let skipped: Set<UInt16> = [Evdev.ABS_MT_POSITION_X, Evdev.ABS_MT_POSITION_Y, Evdev.ABS_MT_TRACKING_ID]
+        otherAxes = (PanelAxes.first...PanelAxes.last).filter { abs.contains($0) && !skipped.contains($0) }
+        touchKeys = Self.toolOrder.filter { keys.contains($0) }
+        singleAxes = abs.contains(Evdev.ABS_X) && abs.contains(Evdev.ABS_Y)
+        pressure = abs.contains(Evdev.ABS_PRESSURE)
+        let most = d.axes[Evdev.ABS_MT_TRACKING_ID]?.maximum ?? 65535
+        trackingMaximum = max(1, most)
+    }
+
+    static let BTN_TOOL_FINGER: UInt16 = 0x145
+    static let BTN_TOOL_QUINTTAP: UInt16 = 0x148
+    static let BTN_TOOL_DOUBLETAP: UInt16 = 0x14d
+    static let BTN_TOOL_TRIPLETAP: UInt16 = 0x14e
+    static let BTN_TOOL_QUADTAP: UInt16 = 0x14f
+    /// The touch keys, in the order they are written (a frame applies them together at its SYN_REPORT).
+    static let toolOrder: [UInt16] = [
+        BTN_TOOL_FINGER, BTN_TOOL_DOUBLETAP, BTN_TOOL_TRIPLETAP, BTN_TOOL_QUADTAP, BTN_TOOL_QUINTTAP, Evdev.BTN_TOUCH,
+    ]
+
+    /// The BTN_TOOL_* the kernel reports for `n` touches (none for 0).
+    static func tool(for n: Int) -> UInt16? {
+        switch n {
+        case 0: nil
+        case 1: BTN_TOOL_FINGER
+        case 2: BTN_TOOL_DOUBLETAP
+        case 3: BTN_TOOL_TRIPLETAP
+        case 4: BTN_TOOL_QUADTAP
+        default: BTN_TOOL_QUINTTAP
+        }
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import GestureConfig
+import GestureEngine
+import Logging
+import Pipeline
+import PointerEmulation
+import SystemCalls
+import Testing
+import TouchFrames
+import TouchInput
+import TouchMirror
+
+@testable import Daemon
+
+/// The route's environment in a test: a clock the test sets, and the daemon's stage recorded.
+final class TestEnvironment: RouteEnvironment {
+    var now: Int64 = 0
+    var turnStarted: Int64 { now }
+    private(set) var reports: [RouteReport] = []
+    private(set) var firedActions: [String] = []
+
+    func daemonStage(_ k: Int, _ report: RouteReport, _ state: inout FrameState) {
+        reports.append(report)
+        firedActions += state.devices.output.firings.map(\.action.name)
+    }
+}
+
+/// A source whose batches the test hands in itself (`RouteRig.read`); its times are monotonic.
+final class TestSource: InputSource {
+    let description: DeviceDescription
+    var node: String { "test" }
+    init(_ d: DeviceDescription) { description = d }
+    func monotonic(of t: Timestamp) -> Int64 { t.nanoseconds }
+    func engineTime(atMonotonic ns: Int64) -> Timestamp { Timestamp(nanoseconds: ns) }
+    func start(loop: EventLoop, id: UInt32, deliver: @escaping Delivery, ended: @escaping (inout FrameState) -> Void) throws {}
+    var systemCalibration: [Double]? { nil }
+    var systemSizeMM: (width: Double, height: Double)? { nil }
+    func stop() {}
+    var removesWhenEnded: Bool { true }
+    var errorCount: Int { 0 }
+    func deliverDue(_ state: inout FrameState) {}
+}
+
+/// Where a mirror's or the pointer's writes go in a test: kept, write by write.
+final class TestSink: TouchSink, PointerSink {
+    private(set) var writes: [[KernelInputEvent]] = []
+    private(set) var ops: [PointerOp] = []
+    func send(_ events: [KernelInputEvent]) -> SystemCallError? {
+        writes.append(events)
+        return nil
+    }
+    func send(_ ops: [PointerOp]) -> SystemCallError? {
+        self.ops += ops
+        return nil
+    }
+}
+
+/// One device on the real route (`DeviceTable.run`, every stage), driven frame by frame with
+/// the test's clock: deadlines fire between reads when the clock passes them, as the daemon's
+/// timer fires them.
+struct RouteRig: ~Copyable {
+    var state: FrameState
+    let env = TestEnvironment()
+    let mirror = TestSink()
+    /// Every line the route made, in order.
+    var lines: [String] = []
+
+    init(_ recording: String, config: String = "", mirrored: Bool = false) throws {
+        let path = Paths.fixtures + "/" + recording + ".events"
+        let rec = try Evemu.parse(try String(contentsOfFile: path, encoding: .utf8), file: path)
+        let d = try #require(rec.description)
+        let configuration = try ConfigLoader.parse(config, file: "route.toml")
+        let pipeline = try DevicePipeline(description: d, configuration: configuration, device: 1)
+        let m = mirrored ? Mirror(screen: mirror, described: VirtualTouchscreen.description(mirroring: d), cancel: .lift) : nil
+        events = rec.eventsLiftedAtEnd
+        state = FrameState(fanout: Fanout(coalesceNs: 0, outputBufferBytes: 1 << 20))
+        state.devices.output.wants.gestureLines = true
+        state.devices.add(Device(id: 1, source: TestSource(d), pipeline: pipeline, health: PanelHealth(.init(name: "t", vendor: 0, product: 0, node: "test")), mirror: m))
+    }
+
+    let events: [InputEvent]
+
+    /// The recording, a read a frame, each at its frame's time; then the deadlines left.
+    mutating func playAll() {
+        var frame: [InputEvent] = []
+        for e in events {
+            frame.append(e)
+            guard e.type == Evdev.EV_SYN && e.code == Evdev.SYN_REPORT else { continue }
+            read(frame, at: e.time.nanoseconds)
+            frame.removeAll()
+        }
+        fireDeadlines(until: .max)
+    }
+
+    /// One read at `at` (monotonic ns), deadlines due before it fired first.
+    mutating func read(_ events: [InputEvent], at: Int64) {
+        fireDeadlines(until: at)
+        env.now = at
+        events.withUnsafeBufferPointer { run(.read(InputBatch($0))) }
+    }
+
+    mutating func fireDeadlines(until t: Int64) {
+        while let d = state.devices.earliestDeadline, d <= t {
+            env.now = d
+            run(.deadlines(monotonic: d))
+        }
+    }
+
+    private mutating func run(_ input: RouteInput) {
+        DeviceTable.run(input, 0, &state, env)
+        if !state.devices.output.lines.isEmpty { lines += String(decoding: state.devices.output.lines, as: UTF8.self).split(separator: "\n").map(String.init) }
+    }
+}
+
+enum Paths {
+    static let root: String = {
+        var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
+        parts.removeLast(3)
+        return parts.joined(separator: "/")
+    }()
+    static let fixtures = root + "/Tests/PipelineTests/Fixtures"
+}
