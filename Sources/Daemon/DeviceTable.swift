@@ -126,11 +126,11 @@ extension DeviceTable {
         case .deadlines(let now):
             let engineNow = state.devices.all[k].source.engineTime(atMonotonic: now)
             while let t = state.devices.all[k].pipeline.nextDeadline, t <= engineNow {
-                state.devices.all[k].pipeline.advance(to: t, into: &state.devices.output)
+                state.devices.all[k].pipeline.advance(to: t, into: &state.devices.output, writingLines: false)
             }
         case .removal(let now):
             let at = state.devices.all[k].source.engineTime(atMonotonic: now)
-            state.devices.all[k].pipeline.deviceRemoved(at: at, into: &state.devices.output)
+            state.devices.all[k].pipeline.deviceRemoved(at: at, into: &state.devices.output, writingLines: false)
         }
         Route.PerInput.run(&state, k, input, &report, env)
     }

@@ -13,12 +13,15 @@ public struct DevicePipeline {
     /// The input stage: the daemon's route decodes with it itself (`decoder.feed`, then
     /// `handleFrame`), so a frame's other consumers (the mirror) read the same frame.
     public var decoder: FrameDecoder
-    private var encoder: GestureLineEncoder
+    /// The names and regions of the configuration the engine runs, and of the one before (for
+    /// events emitted just before a switch: the engine switches only between sequences, so one
+    /// configuration back is all there can be): for the items, and for `JSONLines`.
+    private(set) var encoder: GestureLineEncoder
     private var encoderGeneration = 0
     private var serial: Int
     /// The encoder of the configuration before, for events emitted just before a switch (the
     /// engine switches only between sequences, so one configuration back is all there can be).
-    private var previous: (encoder: GestureLineEncoder, serial: Int, actions: ActionTable)?
+    private(set) var previous: (encoder: GestureLineEncoder, serial: Int, actions: ActionTable)?
     /// The `[[action]]`s, and the table of them resolved for the configuration the engine runs.
     private var actionList: [Action]
     private var actionRegions: Set<String>
@@ -117,25 +120,35 @@ public struct DevicePipeline {
         if resynced { decoder.markDiscontinuity() }
         var i = 0
         while i < events.count {
-            if decoder.feed(events, from: &i) { handleFrame(into: &out) }
+            if decoder.feed(events, from: &i) { frameWithLines(into: &out) }
         }
         out.eventCount += events.count
+        JSONLines.gestureLines(self, into: &out)
     }
 
     /// Feeds a reader's batch of events in the kernel's layout (a live device's read) in order.
     public mutating func feed(kernel events: borrowing Span<KernelInputEvent>, into out: inout PipelineOutput) {
         var i = 0
         while i < events.count {
-            if decoder.feed(events, from: &i) { handleFrame(into: &out) }
+            if decoder.feed(events, from: &i) { frameWithLines(into: &out) }
         }
         out.eventCount += events.count
+        JSONLines.gestureLines(self, into: &out)
     }
 
     /// Feeds one event; a SYN_REPORT makes a frame, and the engine's events for it.
     public mutating func feed(_ e: InputEvent, into out: inout PipelineOutput) {
         out.eventCount += 1
-        guard let frame = decoder.feed(e) else { return }
-        handle(frame, into: &out)
+        guard decoder.feed(e) != nil else { return }
+        frameWithLines(into: &out)
+        JSONLines.gestureLines(self, into: &out)
+    }
+
+    /// A frame as the replay and `touchgesturectl` take it: the gesture consumer, then its
+    /// touch line (the daemon's route runs `handleFrame` and its own client-lines stage).
+    private mutating func frameWithLines(into out: inout PipelineOutput) {
+        handleFrame(into: &out)
+        JSONLines.touchLine(decoder, into: &out)
     }
 
     /// The decoder's last frame (the input stage's: the daemon's route decodes with `decoder`
@@ -149,27 +162,11 @@ public struct DevicePipeline {
 
     private mutating func handleDecodedFrame(into out: inout PipelineOutput) {
         if swallowing { return swallow(decoder.frame, into: &out) }
-        // Touch lines carry each contact's place on the panel's own axes (the calibrator's u, v).
-        if out.wants.touchLines {
-            out.frame(decoder.frame) { decoder.unitPosition(ofContact: $0) }
-        } else {
-            out.frame(decoder.frame)
-        }
+        out.frame(decoder.frame)
         trace(out.wants.transitions)
         if pointer.active { pointer.advance(to: decoder.frame.time, into: &out) }
         let first = out.events.count
         engine.handle(decoder.frame, into: &out.events)
-        flush(from: first, into: &out)
-        if pointer.active { pointerLandings(into: &out) }
-    }
-
-    private mutating func handle(_ frame: TouchFrame, into out: inout PipelineOutput) {
-        if swallowing { return swallow(frame, into: &out) }
-        out.frame(frame)
-        trace(out.wants.transitions)
-        if pointer.active { pointer.advance(to: frame.time, into: &out) }
-        let first = out.events.count
-        engine.handle(frame, into: &out.events)
         flush(from: first, into: &out)
         if pointer.active { pointerLandings(into: &out) }
     }
@@ -209,20 +206,23 @@ public struct DevicePipeline {
     }
 
     /// Fires deadlines up to `time` (the daemon's timer, or the end of a recording).
-    public mutating func advance(to time: Timestamp, into out: inout PipelineOutput) {
+    /// `writingLines`: the lines written too (`JSONLines`; the daemon's route has its own stage).
+    public mutating func advance(to time: Timestamp, into out: inout PipelineOutput, writingLines: Bool = true) {
         trace(out.wants.transitions)
         if pointer.active { pointer.advance(to: time, into: &out) }
         let first = out.events.count
         engine.advance(to: time, into: &out.events)
         flush(from: first, into: &out)
+        if writingLines { JSONLines.gestureLines(self, into: &out) }
     }
 
     /// The device went away (or its geometry changed): active gestures are cancelled.
-    public mutating func deviceRemoved(at time: Timestamp, into out: inout PipelineOutput) {
+    public mutating func deviceRemoved(at time: Timestamp, into out: inout PipelineOutput, writingLines: Bool = true) {
         trace(out.wants.transitions)
         let first = out.events.count
         engine.deviceRemoved(at: time, into: &out.events)
         flush(from: first, into: &out)
+        if writingLines { JSONLines.gestureLines(self, into: &out) }
     }
 
     /// A new configuration (a reload, a client's regions; `file`: the file's actions and

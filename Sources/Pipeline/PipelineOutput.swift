@@ -53,10 +53,11 @@ public struct PipelineOutput {
     /// One item of output, in the order it happened. Plain values only (names and actions live
     /// in arrays beside), so copying, reading and emptying items costs no reference counting.
     public enum Item {
-        /// A frame's `touch` line (made when `wants.touchLines`): its bytes in `text`.
+        /// A frame's `touch` line (made when `wants.touchLines`): its bytes in `text`, written by
+        /// the client-lines consumer (`JSONLines`) once the frame is made.
         case touch(Range<Int>)
         /// An engine event (its index in `events`) and its `gesture` line's bytes in `text`
-        /// (empty unless `wants.gestureLines`).
+        /// (empty unless `wants.gestureLines`, and until `JSONLines` encoded it).
         case gesture(Int, line: Range<Int>, origin: Origin)
         /// An action fires: its index in `firings`.
         case action(Int)
@@ -74,7 +75,11 @@ public struct PipelineOutput {
     private let textLimit: Int
     /// The lines made since the last `removeAll`.
     public var lines: ArraySlice<UInt8> { text.bytes[textStart...] }
-    public private(set) var items = FrameList<Item>(capacity: 64)
+    public internal(set) var items = FrameList<Item>(capacity: 64)
+    /// The item of the last frame's touch line, until `JSONLines` writes it; the items before
+    /// `encodedItems` have their lines (`JSONLines.gestureLines`).
+    public internal(set) var pendingTouch: Int?
+    public internal(set) var encodedItems = 0
     /// The actions fired, in order (`Item.action` points here).
     public private(set) var firings: [Firing] = []
     /// The contacts a system gesture took (`cancels_touches`, or a pointer region's): the
@@ -141,6 +146,8 @@ public struct PipelineOutput {
             textStart = text.bytes.count
         }
         items.removeAll()
+        pendingTouch = nil
+        encodedItems = 0
         if !events.isEmpty { events.removeAllKeepingCapacity() }
         if !frames.isEmpty { frames.removeAllKeepingCapacity() }
         if !transitions.isEmpty { transitions.removeAllKeepingCapacity() }
@@ -159,37 +166,28 @@ public struct PipelineOutput {
 
     // MARK: - Filled by the pipeline
 
-    /// A frame decoded: counted, kept when asked for, and its touch line unless it is
+    /// A frame decoded: counted, kept when asked for, and its touch line's place unless it is
     /// `swallowed` (touch to wake: the frame goes to no one).
-    mutating func frame(_ f: TouchFrame, swallowed: Bool = false, unit: (UInt32) -> (u: Double, v: Double)? = { _ in nil }) {
+    mutating func frame(_ f: TouchFrame, swallowed: Bool = false) {
         if frameCount == 0 { firstFrameTime = f.time }
         lastFrameTime = f.time
         frameCount += 1
         if swallowed { return }
         if wants.frames { frames.append(f) }
         guard wants.touchLines else { return }
-        let start = text.bytes.count
-        Messages.touch(&text, device: f.device, frame: f, unit: unit)
-        items.append(.touch(start..<text.bytes.count))
+        pendingTouch = items.count
+        items.append(.touch(0..<0))
     }
 
-    /// Event `i` of `events`: its line, and the item that points to both.
+    /// Event `i` of `events`: the item that points to it (its line is `JSONLines`'s), and the
+    /// actions it fires. `encoder`: the names and regions of the configuration it ran under.
     mutating func gesture(_ i: Int, encoder: GestureLineEncoder, configuration: Int, actions: ActionTable) {
-        let start = text.bytes.count
-        if wants.gestureLines {
-            // The event is encoded where it lies: `events` is moved out for the call (a swap,
-            // not a copy), so that `text` can be written while it is read.
-            var list: [GestureEvent] = []
-            swap(&list, &events)
-            list.withUnsafeBufferPointer { encoder.encode(at: $0.baseAddress! + i, into: &text) }
-            swap(&list, &events)
-        }
         var origin = Origin(configuration: configuration, regionSlot: -1)
         if encoder.hasRegion(events[i].gesture), let name = encoder.region(ofGesture: events[i].gesture) {
             origin.regionSlot = Int32(regionNames.count)
             regionNames.append(name)
         }
-        items.append(.gesture(i, line: start..<text.bytes.count, origin: origin))
+        items.append(.gesture(i, line: 0..<0, origin: origin))
         guard !actions.isEmpty else { return }
         for a in actions.bound(to: events[i].gesture) where a.fires(for: events[i]) {
             items.append(.action(firings.count))
@@ -215,5 +213,43 @@ public struct PipelineOutput {
 
     mutating func transitions(_ log: [Transition]) {
         transitions.append(contentsOf: log)
+    }
+}
+
+// MARK: - Written by the client-lines consumer (JSONLines)
+
+extension PipelineOutput {
+    /// Writes the pending touch line: `write` appends it to `text`.
+    mutating func writeTouch(_ write: (inout JSONLineWriter) -> Void) {
+        guard let t = pendingTouch else { return }
+        pendingTouch = nil
+        let start = text.bytes.count
+        write(&text)
+        items[t] = .touch(start..<text.bytes.count)
+    }
+
+    /// Writes the line of each gesture item not yet written, with the encoder of the
+    /// configuration its origin names (`current`, or `previous` when its serial is that one's).
+    mutating func writeGestures(_ current: GestureLineEncoder, _ previous: GestureLineEncoder?, previousSerial: Int) {
+        defer { encodedItems = items.count }
+        guard wants.gestureLines else { return }
+        // The events are read where they lie: `events` is moved out for the loop (a swap, not a
+        // copy), so that `text` can be written while it is read.
+        var list: [GestureEvent] = []
+        swap(&list, &events)
+        list.withUnsafeBufferPointer { events in
+            for k in encodedItems..<items.count {
+                guard case .gesture(let i, _, let origin) = items[k] else { continue }
+                let start = text.bytes.count
+                // Safe: `i` indexes `events` (the item was made for its event); used in this call only.
+                if origin.configuration == previousSerial, let previous {
+                    previous.encode(at: events.baseAddress! + i, into: &text)
+                } else {
+                    current.encode(at: events.baseAddress! + i, into: &text)
+                }
+                items[k] = .gesture(i, line: start..<text.bytes.count, origin: origin)
+            }
+        }
+        swap(&list, &events)
     }
 }

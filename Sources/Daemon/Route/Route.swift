@@ -57,12 +57,13 @@ enum RouteStage: String, CaseIterable, Sendable {
     case gestures
     /// The panel's contacts on its virtual touchscreen, less what the engine took or holds.
     case mirror
+    /// The protocol's lines (a frame's touch line as it is made, the gesture lines at the
+    /// input's end), queued to each subscriber that takes them.
+    case clientLines = "client lines"
     /// The virtual pointer's ops, written.
     case pointer
     /// Events, frames and the panel's last frame counted (`stats`).
     case metrics
-    /// The lines queued to each subscriber that takes them.
-    case clientLines = "client lines"
     /// The daemon's: transitions traced, the wake told, failed writes logged, actions fired.
     case actions
 }
@@ -112,7 +113,7 @@ struct EndStages<each S: EndStage> {
 /// (the input stage) and each frame goes through the frame stages; then, once an input, the end
 /// stages. A new consumer is one more type in one of these lists.
 enum Route {
-    typealias PerFrame = FrameStages<WakeStage, GestureStage, MirrorStage>
+    typealias PerFrame = FrameStages<WakeStage, GestureStage, MirrorStage, TouchLines>
     typealias PerInput = EndStages<MirrorWrite, PointerWrite, Metrics, ClientLines, DaemonStage>
 
     /// Every stage, in order: the input stage, the frame stages, then the end stages (the

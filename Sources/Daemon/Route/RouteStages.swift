@@ -85,7 +85,20 @@ enum Metrics: EndStage {
     }
 }
 
-/// Client lines (`Fanout`): the output's lines queued to each subscriber that takes them. A
+/// A frame's touch line (`JSONLines`, wanted when a client takes touch lines), written as the
+/// frame is made: its contacts' panel positions are the decoder's then.
+enum TouchLines: FrameStage {
+    static var stage: RouteStage { .clientLines }
+
+    @inline(__always)
+    static func frame<E: RouteEnvironment>(_ table: inout DeviceTable, _ k: Int, _ report: inout RouteReport, _ env: E) {
+        guard table.output.pendingTouch != nil else { return }
+        JSONLines.touchLine(table.all[k].pipeline.decoder, into: &table.output)
+    }
+}
+
+/// Client lines (`JSONLines`, `Fanout`): the gesture events written as JSON lines, then the
+/// output's lines queued to each subscriber that takes them. A
 /// line's latency starts at its input: the first frame behind it, or, for lines no frame led
 /// to (a deadline), this turn.
 enum ClientLines: EndStage {
@@ -94,6 +107,7 @@ enum ClientLines: EndStage {
     @inline(__always)
     static func end<E: RouteEnvironment>(_ state: inout FrameState, _ k: Int, _ input: RouteInput, _ report: inout RouteReport, _ env: E) {
         guard !state.devices.output.isEmpty else { return }
+        JSONLines.gestureLines(state.devices.all[k].pipeline, into: &state.devices.output)
         let since = report.firstFrame ?? env.turnStarted
         state.fanout.deliver(&state.devices.output, device: state.devices.all[k].id, since: since, lastFrame: report.lastFrame ?? since)
         report.fired = !state.devices.output.firings.isEmpty
