@@ -44,10 +44,11 @@ let package = Package(
         .target(
             name: "TouchInput", dependencies: ["CEvdev", "CUdev", "SystemCalls", "TouchFrames", "GestureEngine", "PointerEmulation"]),
         .target(name: "TouchMirror", dependencies: ["TouchInput", "TouchFrames", "SystemCalls"]),
+        .target(name: "PointerDevice", dependencies: ["TouchInput", "TouchFrames", "PointerEmulation", "SystemCalls", "GestureEngine"]),
         .target(
             name: "Daemon",
             dependencies: [
-                "SystemCalls", "Pipeline", "GestureConfig", "GestureProtocol", "GestureEngine", "TouchFrames", "TouchInput", "TouchMirror", "PointerEmulation",
+                "SystemCalls", "Pipeline", "GestureConfig", "GestureProtocol", "GestureEngine", "TouchFrames", "TouchInput", "TouchMirror", "PointerDevice", "PointerEmulation",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -96,12 +97,13 @@ let package = Package(
         .testTarget(name: "GestureConfigTests", dependencies: ["GestureConfig", "GestureEngine", "TouchFrames", "PointerEmulation"]),
         .testTarget(name: "TouchInputTests", dependencies: ["TouchInput", "TouchFrames", "GestureEngine"]),
         .testTarget(name: "TouchMirrorTests", dependencies: ["TouchMirror", "TouchInput", "TouchFrames", "GestureEngine"]),
+        .testTarget(name: "PointerDeviceTests", dependencies: ["PointerDevice", "PointerEmulation", "TouchFrames", "GestureEngine"]),
         // The daemon's parts without its binary (the route with a clock the test drives, the
         // fan-out, the loop): seconds. DaemonTests start the binaries.
         .testTarget(
             name: "DaemonUnitTests",
             dependencies: [
-                "Daemon", "Pipeline", "GestureConfig", "TouchFrames", "TouchInput", "TouchMirror", "GestureProtocol", "GestureEngine", "SystemCalls",
+                "Daemon", "Pipeline", "GestureConfig", "TouchFrames", "TouchInput", "TouchMirror", "PointerDevice", "GestureProtocol", "GestureEngine", "SystemCalls",
                 "PointerEmulation", "TestSupport", "CLinux", .product(name: "Logging", package: "swift-log"),
             ]
         ),

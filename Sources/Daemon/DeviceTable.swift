@@ -1,3 +1,4 @@
+import PointerDevice
 import GestureConfig
 import TouchFrames
 import GestureEngine

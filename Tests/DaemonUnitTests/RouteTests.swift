@@ -1,3 +1,4 @@
+import PointerDevice
 import Foundation
 import GestureConfig
 import GestureEngine

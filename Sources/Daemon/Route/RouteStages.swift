@@ -1,3 +1,4 @@
+import PointerDevice
 import GestureEngine
 import Pipeline
 

@@ -3,7 +3,7 @@ import PointerEmulation
 import Testing
 import TouchFrames
 
-@testable import TouchInput
+@testable import PointerDevice
 
 /// What the virtual pointer is (what udev and libinput classify) and the evdev frames it writes
 /// for each pointer op; the device itself needs /dev/uinput (the qemu case `pointer`).

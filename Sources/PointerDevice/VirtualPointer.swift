@@ -2,6 +2,7 @@ import GestureEngine
 import PointerEmulation
 import SystemCalls
 import TouchFrames
+import TouchInput
 
 /// The daemon's virtual pointer, made through /dev/uinput while some region has
 /// `emulate = "pointer"`: absolute position over the screen (ABS_X/ABS_Y in screen pixels, so the
