@@ -130,11 +130,13 @@ struct Fanout: ~Copyable {
         // event is ~190 bytes; a method of `self` asked per line copied the fan-out, ~190 more,
         // and `out` handed on in here was copied too: only its region names go in).
         let regionNames = out.regionNames
+        // Safe: both arrays are lent for the loop and not changed inside it; every range comes from the pipeline's items.
         out.events.withUnsafeBufferPointer { events in
             out.text.bytes.withUnsafeBufferPointer { text in
                 for item in out.items {
                     switch item {
                     case .touch(let line):
+                        // Safe: `line` is a range of `text` the pipeline's item holds.
                         let bytes = UnsafeBufferPointer(rebasing: text[line])
                         for s in subscribers.indices where Self.takesTouches(subscribers, s, device) {
                             enqueue(bytes, to: s, since: since, continuous: true)
@@ -147,6 +149,7 @@ struct Fanout: ~Copyable {
                         gestureLines += 1
                         gestures.add(e.pointee.kind, e.pointee.phase)
                         guard !line.isEmpty else { continue }
+                        // Safe: `line` is a range of `text` the pipeline's item holds.
                         let bytes = UnsafeBufferPointer(rebasing: text[line])
                         let continuous = e.pointee.phase == .changed
                         for s in subscribers.indices where Self.takes(subscribers, s, e, origin, device, regionNames) {
@@ -173,6 +176,7 @@ struct Fanout: ~Copyable {
     /// Does subscriber `s` take the gesture line of event `e`? (As `takesTouches`.)
     @inline(__always)
     private static func takes(
+        // Safe: `e` points into the events lent by `deliver` for its loop.
         _ subscribers: borrowing [Subscriber], _ s: Int, _ e: UnsafePointer<GestureEvent>, _ origin: PipelineOutput.Origin,
         _ device: UInt32, _ regionNames: [String]
     ) -> Bool {
@@ -188,17 +192,21 @@ struct Fanout: ~Copyable {
     /// A device line (added, removed) for every subscriber that takes the device.
     /// A line for every subscriber that takes gesture lines (idle, wake).
     /// A notice (`idle`, `wake`) to every subscriber of gestures.
+    // Safe: the array is lent for the call; the bytes are copied into each queue.
     mutating func broadcast(_ bytes: [UInt8]) { bytes.withUnsafeBufferPointer { broadcast($0) } }
 
     /// A device's line (added, removed) to every subscriber that takes that device.
+    // Safe: the array is lent for the call; the bytes are copied into each queue.
     mutating func announce(_ bytes: [UInt8], device: UInt32) { bytes.withUnsafeBufferPointer { announce($0, device: device) } }
 
+    // Safe: callers lend a buffer valid for the call; `enqueue` copies it.
     mutating func broadcast(_ bytes: UnsafeBufferPointer<UInt8>) {
         for s in subscribers.indices where subscribers[s].isLive && subscribers[s].subscription.gestures {
             enqueue(bytes, to: s, since: nil)
         }
     }
 
+    // Safe: as `broadcast`.
     mutating func announce(_ bytes: UnsafeBufferPointer<UInt8>, device: UInt32) {
         for s in subscribers.indices where subscribers[s].isLive && subscribers[s].subscription.takes(device: device) {
             enqueue(bytes, to: s, since: nil)
@@ -212,6 +220,7 @@ struct Fanout: ~Copyable {
     /// turn can make more than the bound for a client that reads everything (a replay catching
     /// up hands over many frames at once, and held lines wait in the queue), so the queue is
     /// written first, and only what the socket did not take counts against it.
+    // Safe: a buffer valid for the call, copied into the subscriber's queue.
     mutating func enqueue(_ bytes: UnsafeBufferPointer<UInt8>, to s: Int, since: Int64?, continuous: Bool = false) {
         guard subscribers[s].isLive else { return }
         let limit = outputBufferBytes + subscribers[s].replyAllowance
@@ -232,6 +241,7 @@ struct Fanout: ~Copyable {
     /// while its queue is past the bound.
     mutating func reply(_ bytes: ArraySlice<UInt8>, to s: Int) {
         guard subscribers[s].isLive else { return }
+        // Safe: the slice is lent for the call and copied.
         bytes.withUnsafeBufferPointer { subscribers[s].output.append($0) }
         subscribers[s].replyAllowance += bytes.count
         subscribers[s].urgent = true

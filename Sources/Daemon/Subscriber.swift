@@ -74,6 +74,7 @@ struct Subscriber {
 
     /// Queues a stream line (`Fanout.enqueue`): `since` is its input's time, `continuous` an
     /// update the next one supersedes (it may be held back); any other line is urgent.
+    // Safe: a buffer valid for the call, copied into `output`.
     mutating func queue(_ bytes: UnsafeBufferPointer<UInt8>, since: Int64?, continuous: Bool) {
         output.append(bytes)
         if pendingSince == nil { pendingSince = since }
@@ -134,6 +135,7 @@ struct ByteQueue {
 
     var count: Int { end - start }
 
+    // Safe: copied into the storage, grown first to fit.
     mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
         if start > 0 && start * 2 > end {
@@ -155,6 +157,7 @@ struct ByteQueue {
     }
 
     /// Calls `body` with the queued bytes (for `write(2)`).
+    // Safe: the queued bytes lent to `body` for the call only; `start..<end` is within the storage.
     func withQueuedBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
         storage.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[start..<end])) }
     }

@@ -9,6 +9,7 @@ import GestureEngine
 /// `Array.append` pays), and no copy afterwards. Numbers are formatted exactly as `JSONLineWriter`'s
 /// `integer` and `fixed` format them; the protocol's lines are the same bytes either way.
 struct ByteCursor {
+    // Safe: the cursor lives inside one `JSONLineWriter.reserve` call, over the capacity it reserved.
     let base: UnsafeMutablePointer<UInt8>
     var count = 0
 
@@ -26,6 +27,7 @@ struct ByteCursor {
         count &+= n
     }
 
+    // Safe: `b` is a caller's buffer valid for the call; the write is bounded by the reserved capacity.
     mutating func raw(_ b: UnsafeBufferPointer<UInt8>) {
         guard let start = b.baseAddress else { return }
         (base + count).initialize(from: start, count: b.count)

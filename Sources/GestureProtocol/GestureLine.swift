@@ -70,11 +70,13 @@ public struct GestureLineEncoder {
     /// the numbers written through a pointer, one append into `w` (about a tenth of the
     /// instructions of writing it field by field). The bytes are `encodeByFields`'s.
     public func encode(_ e: GestureEvent, into w: inout JSONLineWriter) {
+        // Safe: the pointer to `e` is used inside the call only.
         withUnsafePointer(to: e) { encode(at: $0, into: &w) }
     }
 
     /// `encode`, for an event read where it lies (an event is ~190 bytes; the pipeline encodes
     /// from its event buffer without copying one out).
+    // Safe: callers pass a pointer to an event alive for the call (an array element lent, or a local).
     public func encode(at p: UnsafePointer<GestureEvent>, into w: inout JSONLineWriter) {
         let g = p.pointee.gesture
         guard g >= 0 && g < names.count else { return encodeByFields(p.pointee, into: &w) }
@@ -84,9 +86,11 @@ public struct GestureLineEncoder {
         // line is at most 512 bytes (every number at its widest, 24 bytes for the largest finite
         // ones: `theWidestTail_fitsTheFastPathsScratch`), so 1024 bytes always hold it.
         guard head.count + region.count <= 512 else { return encodeByFields(p.pointee, into: &w) }
+        // Safe: `prepared` is lent for the closure; `head` and `region` are ranges made from it in `init`.
         prepared.withUnsafeBufferPointer { prepared in
             w.appendBounded(maxBytes: 1024) { c in
                 c.raw(UnsafeBufferPointer(rebasing: prepared[head]))
+                // Safe: a slice of `prepared`, lent above.
                 encodeTail(p, region: UnsafeBufferPointer(rebasing: prepared[region]), into: &c)
             }
         }
@@ -94,6 +98,7 @@ public struct GestureLineEncoder {
     }
 
     /// Everything after a line's head: the numbers, the region field, the kind's fields.
+    // Safe: called from `encode(at:)` with its pointer and a slice of `prepared` lent there.
     private func encodeTail(_ p: UnsafePointer<GestureEvent>, region: UnsafeBufferPointer<UInt8>, into c: inout ByteCursor) {
         c.integer(Int64(truncatingIfNeeded: p.pointee.id))
         c.raw(",\"sequence\":")

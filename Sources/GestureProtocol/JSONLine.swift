@@ -98,6 +98,7 @@ public struct JSONLineWriter {
         var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
             UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         var n = 0
+        // Safe: a local tuple's bytes, used inside the closure only.
         withUnsafeMutableBytes(of: &digits) { buf in
             while m > 0 {
                 buf[n] = UInt8(ascii: "0") + UInt8(m % 10)

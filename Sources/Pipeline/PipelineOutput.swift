@@ -237,6 +237,7 @@ extension PipelineOutput {
         // copy), so that `text` can be written while it is read.
         var list: [GestureEvent] = []
         swap(&list, &events)
+        // Safe: the array's own storage, lent for the loop; `events` is not touched inside it.
         list.withUnsafeBufferPointer { events in
             for k in encodedItems..<items.count {
                 guard case .gesture(let i, _, let origin) = items[k] else { continue }

@@ -78,6 +78,7 @@ public func writeAll(_ fd: Int32, _ bytes: [UInt8]) { writeAll(fd, bytes[...]) }
 /// Writes all of `bytes` to a file descriptor.
 public func writeAll(_ fd: Int32, _ bytes: ArraySlice<UInt8>) {
     // Best effort (stdout gone: nothing to tell).
+    // Safe: the array's bytes lent for the write.
     _ = bytes.withUnsafeBytes { Posix.writeAll(fd, $0) }
 }
 
@@ -86,6 +87,7 @@ public func writeTextFile(_ path: String, _ text: String) throws(FileError) {
     let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     guard fd >= 0 else { throw FileError(path: path, reason: String(cString: strerror(errno))) }
     defer { close(fd) }
+    // Safe: the array's bytes lent for the write.
     if let e = Array(text.utf8).withUnsafeBytes({ Posix.writeAll(fd, $0) }) {
         throw FileError(path: path, reason: String(cString: strerror(e.errno)))
     }
@@ -95,6 +97,7 @@ public func writeTextFile(_ path: String, _ text: String) throws(FileError) {
 /// when it could not be started (not installed).
 public func runProgram(_ argv: [String]) -> Int32? {
     var pid: pid_t = 0
+    // Safe: the C strings live until the child is spawned, then are freed.
     var cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
     defer { for p in cArgs { free(p) } }
     let rc = posix_spawnp(&pid, argv[0], nil, nil, &cArgs, environ)

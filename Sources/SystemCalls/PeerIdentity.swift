@@ -22,9 +22,11 @@ public struct TCPEndpoint: Equatable, Sendable, CustomStringConvertible {
         // The address structs are plain bytes in network order (4 and 16): copied out as they are.
         if inet_pton(AF_INET, host, &v4) == 1 {
             family = AF_INET
+            // Safe: a local address's bytes, copied out.
             address = withUnsafeBytes(of: v4) { Array($0) }
         } else if inet_pton(AF_INET6, host, &v6) == 1 {
             family = AF_INET6
+            // Safe: a local address's bytes, copied out.
             address = withUnsafeBytes(of: v6) { Array($0) }
         } else {
             return nil
@@ -41,6 +43,7 @@ public struct TCPEndpoint: Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         var buffer = [CChar](repeating: 0, count: 64)
         // `address` holds the family's 4 or 16 bytes; inet_ntop writes at most 46 into the 64.
+        // Safe: the array's bytes lent for the call; `buffer` is a local of the size given.
         let ok = address.withUnsafeBytes { inet_ntop(family, $0.baseAddress, &buffer, socklen_t(buffer.count)) } != nil
         let host = ok ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "?"
         return family == AF_INET6 ? "[\(host)]:\(port)" : "\(host):\(port)"
@@ -54,6 +57,7 @@ public struct TCPEndpoint: Equatable, Sendable, CustomStringConvertible {
         var uid: UInt32 = 0
         // Both arrays hold 4 or 16 bytes, as the family says: the C side copies that many.
         let failed = Posix.retryReturned("sock_diag \(local) → \(remote)") {
+            // Safe: both arrays lent for the comparison only.
             -local.address.withUnsafeBufferPointer { src in
                 remote.address.withUnsafeBufferPointer { dst in
                     cl_tcp_socket_uid(local.family, src.baseAddress, local.port, dst.baseAddress, remote.port, &uid)
@@ -78,6 +82,7 @@ public struct UserIdentity: Equatable, Sendable {
     /// The user `uid`, or nil when the database does not know it (then it has no group at all).
     public static func lookup(_ uid: UInt32) -> UserIdentity? {
         var entry = passwd()
+        // Safe: getpwuid_r's out-parameter, pointing into `entry`, read while `entry` and `buffer` live.
         var result: UnsafeMutablePointer<passwd>?
         var buffer = [CChar](repeating: 0, count: 16384)
         guard getpwuid_r(uid, &entry, &buffer, buffer.count, &result) == 0, result != nil, let namePointer = entry.pw_name else {

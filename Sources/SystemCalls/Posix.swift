@@ -37,6 +37,7 @@ public enum Posix {
 
     @inlinable
     public static func read(
+        // Safe: callers lend a buffer valid for the call; the kernel writes at most its count.
         _ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, _ call: @autoclosure () -> String = "read"
     ) -> IO {
         guard let base = buffer.baseAddress else { return .done(0) }
@@ -44,6 +45,7 @@ public enum Posix {
     }
 
     @inlinable
+    // Safe: callers lend bytes valid for the call.
     public static func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, _ call: @autoclosure () -> String = "write") -> IO {
         guard let base = bytes.baseAddress else { return .done(0) }
         return retrying(call) { Glibc.write(fd, base, bytes.count) }
@@ -52,6 +54,7 @@ public enum Posix {
     /// One datagram or packet, without blocking (a SOCK_SEQPACKET message).
     @inlinable
     public static func receive(
+        // Safe: as `read`.
         _ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, _ call: @autoclosure () -> String = "recv"
     ) -> IO {
         guard let base = buffer.baseAddress else { return .done(0) }
@@ -60,17 +63,20 @@ public enum Posix {
 
     /// One message, without blocking and without SIGPIPE (a peer that went is an EPIPE error).
     @inlinable
+    // Safe: as `write`.
     public static func send(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, _ call: @autoclosure () -> String = "send") -> IO {
         guard let base = bytes.baseAddress else { return .done(0) }
         return retrying(call) { Glibc.send(fd, base, bytes.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
     }
 
     /// All of `bytes` to a blocking fd (a file, stdout): partial writes continued.
+    // Safe: as `write`; `offset` stays below the count.
     public static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, _ call: @autoclosure () -> String = "write")
         -> SystemCallError?
     {
         var offset = 0
         while offset < bytes.count {
+            // Safe: the rest of the caller's bytes; `offset` is below their count.
             switch write(fd, UnsafeRawBufferPointer(rebasing: bytes[offset...]), call()) {
             case .done(let n): offset += n
             case .wouldBlock: return SystemCallError(call: call(), errno: EAGAIN)
@@ -87,6 +93,7 @@ public enum Posix {
         // No larger than the limit needs (a sysfs attribute is read into a few dozen bytes).
         var chunk = [UInt8](repeating: 0, count: min(65536, max(1, limit) + 1))
         while true {
+            // Safe: the chunk's storage, lent for the read.
             switch chunk.withUnsafeMutableBytes({ read(fd, into: $0, call()) }) {
             case .done(0): return .success(bytes)
             case .done(let n):

@@ -8,11 +8,13 @@ import CLinux
 /// read here so that no caller outside SystemCalls handles a raw pointer for them.
 extension Posix {
     /// argv/envp for C: NUL-terminated copies of `strings`, then a NULL, valid during `body`.
+    // Safe: the C strings live until `body` returns, then are freed.
     public static func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
         var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
         pointers.append(nil)
         defer { for p in pointers { free(p) } }
         // The array is alive for the whole call and holds count + 1 elements: baseAddress is not nil.
+        // Safe: the pointers' array, lent for `body`; the strings are freed after.
         return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
     }
 
@@ -22,6 +24,7 @@ extension Posix {
         defer { closedir(dir) }
         var names: [String] = []
         while let entry = readdir(dir) {
+            // Safe: the entry's name buffer, read inside the closure while `readdir`'s entry is valid.
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 // d_name is a NUL-terminated char array inside the dirent readdir returned,
                 // valid until the next readdir on this stream: copied out before that.
@@ -43,6 +46,7 @@ extension Posix {
     /// `bytes` as one datagram to the Unix socket at `path` (systemd's notify socket); false if
     /// it was not sent.
     public static func send(_ fd: Int32, _ bytes: [UInt8], toUnixPath path: String) -> Bool {
+        // Safe: the array's bytes lent for the call.
         bytes.withUnsafeBytes { cl_sendto_unix(fd, $0.baseAddress, $0.count, path) } >= 0
     }
 }

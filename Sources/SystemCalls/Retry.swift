@@ -73,6 +73,7 @@ extension Posix {
 /// object owns for its life (allocated once, never copied: the loop keeps one), read by index.
 public final class EpollEvents {
     public static let capacity = 64
+    // Safe: allocated once for the object's life, freed in deinit; `wait` fills at most `capacity`.
     @usableFromInline let data = UnsafeMutablePointer<UInt64>.allocate(capacity: EpollEvents.capacity)
     @usableFromInline let events = UnsafeMutablePointer<UInt32>.allocate(capacity: EpollEvents.capacity)
 

@@ -25,6 +25,7 @@ public final class EvdevDevice {
     public private(set) var resyncs = 0
     /// The read buffer, in the kernel's layout (handed on as it is), allocated once.
     private static let capacity = 256
+    // Safe: allocated once for this object's life, freed in deinit; reads stay within `capacity`.
     private let raw = UnsafeMutablePointer<KernelInputEvent>.allocate(capacity: EvdevDevice.capacity)
     private let slots: Int
 
@@ -91,10 +92,12 @@ public final class EvdevDevice {
     /// (valid during the call only), up to a SYN_DROPPED. Static, over any buffer: the daemon
     /// reads every device into one buffer of its own, with no object to reach per read.
     public static func readBatch(
+        // Safe: `buffer` is an `EventReadBuffer`'s, alive for the call; reads are bounded by its count.
         _ fd: Int32, into buffer: UnsafeMutableBufferPointer<KernelInputEvent>, _ call: @autoclosure () -> String,
         deliver: (InputBatch) -> Void
     ) throws(EvdevError) -> BatchEnd {
         let n: Int
+        // Safe: the buffer's own bytes, at most its count.
         switch Posix.read(fd, into: UnsafeMutableRawBufferPointer(buffer), call()) {
         case .done(let got): n = got
         case .wouldBlock: return .drained
@@ -106,9 +109,11 @@ public final class EvdevDevice {
         let count = n / MemoryLayout<KernelInputEvent>.stride
         for i in 0..<count where buffer[i].type == Evdev.EV_SYN && buffer[i].code == Evdev.SYN_DROPPED {
             // What follows in this buffer and in the queue is a partial, stale picture.
+            // Safe: the first `i` events the kernel wrote, lent to `deliver` for the call only.
             if i > 0 { deliver(InputBatch(kernel: UnsafeBufferPointer(rebasing: buffer[0..<i]))) }
             return .dropped
         }
+        // Safe: the events the kernel wrote, lent for the call only.
         if count > 0 { deliver(InputBatch(kernel: UnsafeBufferPointer(rebasing: buffer[0..<count]))) }
         // A short read emptied the queue: no second call just to hear EAGAIN (epoll is
         // level-triggered and wakes the loop again for anything newer).
@@ -159,6 +164,7 @@ public final class EvdevDevice {
         if rc == -ENODEV { return .removed }
         if rc < 0 { throw EvdevError("EVIOCG* state query (\(path))", -rc) }
         let events = Self.stateEvents(slots: slots, mt: mt, st: st, time: Timestamp(nanoseconds: Posix.monotonicNanoseconds()))
+        // Safe: the array is lent for the call; the batch does not outlive it.
         events.withUnsafeBufferPointer { deliver(InputBatch($0, resynced: true)) }
         return .drained
     }

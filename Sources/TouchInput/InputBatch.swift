@@ -10,18 +10,21 @@ import TouchFrames
 /// hold as a `Span` without lifetime annotations. Those who decode it take `events.span` and
 /// `kernelEvents.span` (the decoder, the mirror: `Span`s only).
 public struct InputBatch {
+    // Safe: a batch is made only around a `deliver` call and never stored (see the type's comment).
     public let events: UnsafeBufferPointer<InputEvent>
     public let kernelEvents: UnsafeBufferPointer<KernelInputEvent>
     /// Events were lost before this batch (SYN_DROPPED) and it carries the kernel's state as it
     /// is now: the frame it ends with is a discontinuity (what was under way is cancelled).
     public let resynced: Bool
 
+    // Safe: the caller's buffer, valid for the call in which the batch lives.
     public init(_ events: UnsafeBufferPointer<InputEvent>, resynced: Bool = false) {
         self.events = events
         kernelEvents = UnsafeBufferPointer(start: nil, count: 0)
         self.resynced = resynced
     }
 
+    // Safe: as `init(_:resynced:)`.
     public init(kernel events: UnsafeBufferPointer<KernelInputEvent>) {
         self.events = UnsafeBufferPointer(start: nil, count: 0)
         kernelEvents = events
@@ -30,6 +33,7 @@ public struct InputBatch {
 
     /// `events` lent to `body` as a batch (a replay's due events, a resync's state).
     public static func lending<R>(_ events: [InputEvent], resynced: Bool = false, _ body: (InputBatch) -> R) -> R {
+        // Safe: the array is lent for `body`, which the batch does not outlive.
         events.withUnsafeBufferPointer { body(InputBatch($0, resynced: resynced)) }
     }
 
@@ -52,6 +56,7 @@ public struct InputBatch {
 /// A buffer that reads of input devices go into, allocated once for its owner's life (the daemon
 /// reads every device into one): `EvdevDevice.readBatch` lends it to a batch at a time.
 public final class EventReadBuffer {
+    // Safe: allocated once, freed in deinit; `readBatch` reads at most its count.
     let events: UnsafeMutableBufferPointer<KernelInputEvent>
 
     public init(capacity: Int) { events = .allocate(capacity: capacity) }
