@@ -51,8 +51,8 @@ public final class Daemon: EventLoopOwner {
     let actions: ActionRunner
     /// The touch devices and their pipelines (with what the engines run: the file's regions plus
     /// every client's, compiled). A constant: each wake-up's read reaches it with nothing retained.
-    let devices: Devices<Daemon>
-    /// Touch to wake: the idle timer and its counts (Idle.swift).
+    let devices: DeviceLifecycle<Daemon>
+    /// Touch to wake: the idle timer and its counts (IdleWatch.swift).
     let idle: IdleWatch
     private let deadline: DeadlineTimer
     private var signalFD: Int32 = -1
@@ -93,7 +93,7 @@ public final class Daemon: EventLoopOwner {
             opened.removeFiles()
             throw error
         }
-        devices = Devices(loop: loop, log: log, actions: actions, base: base)
+        devices = DeviceLifecycle(loop: loop, log: log, actions: actions, base: base)
         devices.owner = self
     }
 
@@ -352,17 +352,17 @@ extension Daemon: DeviceOwner {
         state.devices.output.wants = state.fanout.wants(transitions: options.verbose)
     }
 
-    func added(_ device: Device, _ state: inout FrameState) {
+    func added(_ device: RouteDevice, _ state: inout FrameState) {
         announce(device, added: true, &state)
         systemd.notify("STATUS=\(status(state))")
     }
 
-    func removed(_ device: Device, _ state: inout FrameState) {
+    func removed(_ device: RouteDevice, _ state: inout FrameState) {
         announce(device, added: false, &state)
         systemd.notify("STATUS=\(status(state))")
     }
 
-    private func announce(_ device: Device, added: Bool, _ state: inout FrameState) {
+    private func announce(_ device: RouteDevice, added: Bool, _ state: inout FrameState) {
         writer.reset()
         Messages.device(&writer, added: added, device.summary, time: Double(monotonicNanoseconds()) / 1e9)
         state.fanout.announce(writer.bytes, device: device.id)

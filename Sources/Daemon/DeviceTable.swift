@@ -9,12 +9,12 @@ import TouchMirror
 
 /// The devices' per-frame state in one value: each device (its pipeline, deadline, health), the
 /// one output buffer every pipeline fills in turn, and the totals the daemon reads every
-/// wake-up. It lives in the frame state beside the fan-out; `Devices` changes it, and a read's whole
+/// wake-up. It lives in the frame state beside the fan-out; `DeviceLifecycle` changes it, and a read's whole
 /// trip through a pipeline is one mutating call here.
 struct DeviceTable {
     /// The devices; the route's stages (RouteStages.swift) reach their own parts of a device
     /// (its decoder, pipeline, mirror, health); adding and taking one goes through `add`/`take`.
-    var all: [Device] = []
+    var all: [RouteDevice] = []
     /// What the last fill made (emptied by the next fill, so the fan-out reads it in place).
     var output = PipelineOutput()
     /// The earliest engine deadline over all devices (monotonic ns), and the engines' anomalies
@@ -36,13 +36,13 @@ struct DeviceTable {
 
     func index(of id: UInt32) -> Int? { all.firstIndex { $0.id == id } }
 
-    mutating func add(_ device: Device) {
+    mutating func add(_ device: RouteDevice) {
         all.append(device)
         refresh(all.count - 1)
     }
 
     /// Takes device `k` out (it went away).
-    mutating func take(_ k: Int) -> Device {
+    mutating func take(_ k: Int) -> RouteDevice {
         var d = all.remove(at: k)
         d.health.up = false
         d.health.removals += 1
@@ -115,7 +115,7 @@ struct DeviceTable {
 /// the order, RouteStages.swift each stage).
 extension DeviceTable {
     /// One input through device `k`: a read decoded frame by frame, each frame through the frame
-    /// stages; then the end stages. Inlined into each call of `Devices.route`, where the input's
+    /// stages; then the end stages. Inlined into each call of `DeviceLifecycle.route`, where the input's
     /// case is known.
     @inline(__always)
     static func run<E: RouteEnvironment>(_ input: RouteInput, _ k: Int, _ state: inout FrameState, _ env: E) {

@@ -3,7 +3,7 @@ import Pipeline
 import TouchFrames
 
 /// What changes per frame, in one value: the devices' table and the fan-out. An input goes
-/// down the route (`Devices.route`: the table's stages, then the fan-out), and a turn ends with
+/// down the route (`DeviceLifecycle.route`: the table's stages, then the fan-out), and a turn ends with
 /// the fan-out's writes and the devices' next deadline, in one `mutating` call here. Owned by the daemon's `run` and
 /// handed `inout` to whatever touches it (the loop's handlers, the devices, the server).
 struct FrameState: ~Copyable {

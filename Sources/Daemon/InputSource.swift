@@ -25,7 +25,7 @@ protocol InputSource: AnyObject {
     /// only; after lost events (SYN_DROPPED) the batch that carries the kernel's state is marked
     /// `resynced`); `ended` when the source has no more (a finished replay, an unplugged device).
     /// Both get the loop's frame state. A live device registers its fd as device `id` instead of
-    /// a handler: the devices read it themselves (`Devices.ready`).
+    /// a handler: the devices read it themselves (`DeviceLifecycle.ready`).
     func start(loop: EventLoop, id: UInt32, deliver: @escaping Delivery, ended: @escaping (inout FrameState) -> Void) throws
     /// What the system knows of the panel's geometry (udev's LIBINPUT_CALIBRATION_MATRIX and
     /// measured size); nothing for a replay.

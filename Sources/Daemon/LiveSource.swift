@@ -38,7 +38,7 @@ final class LiveSource: InputSource {
     func engineTime(atMonotonic ns: Int64) -> Timestamp { Timestamp(nanoseconds: ns) }
 
     /// Registers the fd as device `id`: the devices read it on every wake-up into a buffer of
-    /// theirs (`Devices.ready`), and come here only for what is not a plain batch (`readEnded`,
+    /// theirs (`DeviceLifecycle.ready`), and come here only for what is not a plain batch (`readEnded`,
     /// `readFailed`).
     func start(
         loop: EventLoop, id: UInt32, deliver: @escaping Delivery, ended: @escaping (inout FrameState) -> Void

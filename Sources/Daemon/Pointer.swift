@@ -5,7 +5,7 @@ import TouchInput
 /// The virtual pointer's life: it exists while some region of the file emulates one
 /// (`emulate = "pointer"`), spans the configured screen, and is made again when the screen's
 /// size changes. Made at start and at each reload; the devices' table writes to it.
-extension Devices {
+extension DeviceLifecycle {
     func configurePointer(_ state: inout FrameState) {
         let wanted = !base.pointerRegions.isEmpty
         let screen = base.engine.screen

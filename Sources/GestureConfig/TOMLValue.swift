@@ -1,4 +1,4 @@
-/// What the TOML reader (TOML.swift) gives: tables, values and their kinds, each with its line,
+/// What the TOML reader (TOMLParser.swift) gives: tables, values and their kinds, each with its line,
 /// so that a configuration error names its line even when it is about meaning (an unknown key,
 /// a wrong type, a rule cycle), not only syntax. TOMLKit (toml++) reports lines for syntax errors
 /// only, and its C++ build adds a minute to every CI run.

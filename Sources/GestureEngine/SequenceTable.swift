@@ -33,7 +33,7 @@ struct SequenceTable {
     var poisoned: [Bool]
     private var roundStamp: [UInt32]
 
-    /// Per gesture: the contacts it claimed (SequenceClaims.swift).
+    /// Per gesture: the contacts it claimed (ContactClaims.swift).
     private var claims: ContactClaims
 
     /// Whose summaries need the fingers' shape (`ContactTracker.update`'s `shape`): per region,

@@ -76,7 +76,7 @@ struct RouteRig: ~Copyable {
         events = rec.eventsLiftedAtEnd
         state = FrameState(fanout: Fanout(coalesceNs: 0, outputBufferBytes: 1 << 20))
         state.devices.output.wants.gestureLines = true
-        state.devices.add(Device(id: 1, source: TestSource(d), pipeline: pipeline, health: PanelHealth(.init(name: "t", vendor: 0, product: 0, node: "test")), mirror: m))
+        state.devices.add(RouteDevice(id: 1, source: TestSource(d), pipeline: pipeline, health: PanelHealth(.init(name: "t", vendor: 0, product: 0, node: "test")), mirror: m))
     }
 
     let events: [InputEvent]

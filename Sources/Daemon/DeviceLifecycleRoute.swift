@@ -3,7 +3,7 @@ import Pipeline
 /// The devices as the route's environment: the loop's clock, and the daemon's stage (the
 /// log, the actions' runner, the idle watch), which the route's last stage calls when an input
 /// needs it (Route.swift).
-extension Devices: RouteEnvironment {
+extension DeviceLifecycle: RouteEnvironment {
     var turnStarted: Int64 { loop.turnStarted }
 
     @inline(__always)  // (a read's way: one call from the reader's closure to the route's stages)

@@ -7,7 +7,7 @@ import TouchMirror
 
 /// One touch device in the route: its source, its pipeline (the input stage's decoder and the
 /// gesture consumer), its mirror in pass-through mode, its health.
-struct Device {
+struct RouteDevice {
     let id: UInt32
     let source: InputSource
     var pipeline: DevicePipeline

@@ -5,7 +5,7 @@ import TouchInput
 import TouchMirror
 
 /// Live devices: discovery at start, hotplug, which nodes are taken (`ignore_devices`, `grab`).
-extension Devices {
+extension DeviceLifecycle {
     // MARK: - Live devices
 
     /// Every input node now: touchscreens are opened, the rest are logged as skipped.

@@ -10,8 +10,8 @@ import TouchMirror
 
 /// What the daemon hears of devices coming and going.
 protocol DeviceOwner: AnyObject {
-    func added(_ device: Device, _ state: inout FrameState)
-    func removed(_ device: Device, _ state: inout FrameState)
+    func added(_ device: RouteDevice, _ state: inout FrameState)
+    func removed(_ device: RouteDevice, _ state: inout FrameState)
     /// A touch on device `id` woke the kiosk from idle (its sequence is swallowed); `inTheDark`:
     /// the display was dark.
     func woke(by id: UInt32, inTheDark: Bool, _ state: inout FrameState)
@@ -23,7 +23,7 @@ protocol DeviceOwner: AnyObject {
 /// the frame state (`state.devices`, DeviceTable.swift), handed in by whoever calls; what a
 /// pipeline makes goes straight to the fan-out (`state.fanout`) and the actions; the owner (the
 /// daemon) hears only of devices added and removed.
-final class Devices<Owner: DeviceOwner> {
+final class DeviceLifecycle<Owner: DeviceOwner> {
     let loop: EventLoop
     let log: Logger
     /// Set by the owner once it is made (it makes the devices first, as a constant of its own:
@@ -90,7 +90,7 @@ final class Devices<Owner: DeviceOwner> {
         let id = nextID
         var pipeline = try makePipeline(source, id: id)
         if let past { pipeline.decoder.seed(positions: past.positions, slot: past.slot) }
-        let device = Device(id: id, source: source, pipeline: pipeline, health: gone.take(key) ?? PanelHealth(key), mirror: mirror)
+        let device = RouteDevice(id: id, source: source, pipeline: pipeline, health: gone.take(key) ?? PanelHealth(key), mirror: mirror)
         nextID += 1
         state.devices.add(device)
         // The hand-off (a replay's every batch; a live device's only after lost events or before
