@@ -108,7 +108,7 @@ extension ConfigLoader {
     /// One file's bytes as a TOML tree, within a file's caps (its bytes, its panels).
     static func fileTree(_ text: [UInt8], path: String) throws(ConfigError) -> TOMLTable {
         guard text.count <= ConfigLimits.fileBytes else {
-            throw ConfigError(file: path, line: 1, reason: "\(text.count) bytes: a config holds \(ConfigLimits.fileBytes) bytes at most")
+            throw ConfigError(file: path, line: 1, reason: "the file is \(text.count) bytes; a config holds \(ConfigLimits.fileBytes) at most (1 MiB)")
         }
         let table: TOMLTable
         do {

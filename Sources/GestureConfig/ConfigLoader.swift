@@ -13,15 +13,7 @@ public enum ConfigLoader {
 
     /// A file's bytes: bytes that are not UTF-8 are refused with their line, like any TOML error.
     public static func parse(bytes: [UInt8], file: String) throws(ConfigError) -> Configuration {
-        guard bytes.count <= ConfigLimits.fileBytes else {
-            throw ConfigError(file: file, line: 1, reason: "the file is \(bytes.count) bytes; a config holds \(ConfigLimits.fileBytes) at most (1 MiB)")
-        }
-        let root: TOMLTable
-        do {
-            root = try parseTOML(bytes: bytes)
-        } catch {
-            throw ConfigError(file: file, line: error.line, reason: error.reason)
-        }
+        let root = try fileTree(bytes, path: file)
         var loader = Loader(file: file)
         return try loader.load(root)
     }

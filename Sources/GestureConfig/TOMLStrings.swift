@@ -19,9 +19,7 @@ extension TOMLParser {
             if c == backslash {
                 try parseEscape(into: &out)
             } else {
-                try checkStringByte(c)
-                out.append(c)
-                i += 1
+                try takeStringByte(c, into: &out)
             }
         }
     }
@@ -69,11 +67,16 @@ extension TOMLParser {
                 if try skipLineEndingBackslash() { continue }
                 try parseEscape(into: &out)
             } else {
-                try checkStringByte(c)
-                out.append(c)
-                i += 1
+                try takeStringByte(c, into: &out)
             }
         }
+    }
+
+    /// A string's byte as it is (checked), and the cursor past it.
+    mutating func takeStringByte(_ c: UInt8, into out: inout [UInt8]) throws(TOMLError) {
+        try checkStringByte(c)
+        out.append(c)
+        i += 1
     }
 
     /// A backslash followed by blanks up to the end of the line: skips it, the newline and every

@@ -110,15 +110,23 @@ public struct MirrorContacts {
             let own = Int(c.slot)
             s = own >= 0 && own < shown.count && shown[own] == 0 ? own : shown.firstIndex(of: 0)
             guard let free = s else { return }
-            land(c.id, in: free)
+            land(c, in: free)
         }
         write(c, in: s!)
     }
 
     func slot(of id: UInt32) -> Int? { shown.firstIndex(of: id) }
 
-    private mutating func land(_ id: UInt32, in s: Int) {
-        shown[s] = id
+    /// A contact lands in slot `s`: a tracking id of the mirror's. Its tool type goes first where
+    /// it differs from the slot's (a palm cancelled there before): libinput reads the slot's tool
+    /// type when the tracking id arrives, and a touch that begins as a palm is never a touch.
+    private mutating func land(_ c: PanelContact, in s: Int) {
+        let tool = Evdev.ABS_MT_TOOL_TYPE
+        if device.multitouch && device.otherAxes.contains(tool) && c.axes[tool] != axes[s][tool] {
+            setAxis(s, tool, c.axes[tool])
+            axes[s][tool] = c.axes[tool]
+        }
+        shown[s] = c.id
         shownCount += 1
         landings &+= 1
         landedAt[s] = landings
