@@ -20,10 +20,12 @@ let package = Package(
         .library(name: "GestureEngine", targets: ["GestureEngine"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
+        // `Errno`, the typed errno of every SystemCallError (swift-nio builds it anyway).
+        .package(url: "https://github.com/apple/swift-system", exact: "1.8.1"),
         // The WebSocket bridge only (touchgestured-web): HTTP/1.1, the upgrade and WebSocket frames.
-        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio", exact: "2.101.2"),
     ],
     targets: [
         // libm for sqrt and friends: the engine imports no Glibc, and a program linking the
@@ -38,7 +40,7 @@ let package = Package(
             name: "Pipeline", dependencies: ["GestureEngine", "TouchFrames", "GestureConfig", "GestureProtocol", "SystemCalls", "PointerEmulation"]),
         .target(name: "CLinux"),
         // Every system call: EINTR, EAGAIN and ENODEV handled in one place, one error type.
-        .target(name: "SystemCalls", dependencies: ["CLinux"]),
+        .target(name: "SystemCalls", dependencies: ["CLinux", .product(name: "SystemPackage", package: "swift-system")]),
         .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         .target(

@@ -26,7 +26,8 @@ static const int CEV_UINPUT_OPEN_MANAGED = LIBEVDEV_UINPUT_OPEN_MANAGED;
 // `mt` receives `slots` values for each of ABS_MT_TRACKING_ID, ABS_MT_POSITION_X,
 // ABS_MT_POSITION_Y and ABS_MT_TOOL_TYPE, one after another; `st` receives ABS_X, ABS_Y,
 // BTN_TOUCH and ABS_MT_SLOT. A code the device lacks reads as 0 (-1 for tracking ids).
-// Returns 0, or -errno of the first ioctl that failed for another reason than a missing code.
+// Returns 0, or -errno of the first ioctl that failed for another reason than a missing code
+// (-EINTR too: the Swift side retries the whole query, which reads and changes nothing).
 #define CEV_MAX_SLOTS 64
 static inline int cev_query_state(int fd, int slots, int32_t *mt, int32_t *st) {
     if (slots > CEV_MAX_SLOTS) slots = CEV_MAX_SLOTS;
@@ -37,7 +38,7 @@ static inline int cev_query_state(int fd, int slots, int32_t *mt, int32_t *st) {
         req[0] = (int32_t)codes[c];
         int32_t fallback = c == 0 ? -1 : 0;
         if (slots > 0 && ioctl(fd, EVIOCGMTSLOTS((1 + slots) * sizeof(int32_t)), req) < 0) {
-            if (errno == ENODEV) return -ENODEV;
+            if (errno == ENODEV || errno == EINTR) return -errno;
             for (int s = 0; s < slots; s++) req[1 + s] = fallback;
         }
         for (int s = 0; s < slots; s++) mt[c * slots + s] = req[1 + s];
@@ -46,16 +47,16 @@ static inline int cev_query_state(int fd, int slots, int32_t *mt, int32_t *st) {
     for (int a = 0; a < 2; a++) {
         struct input_absinfo info;
         memset(&info, 0, sizeof info);
-        if (ioctl(fd, EVIOCGABS(axes[a]), &info) < 0 && errno == ENODEV) return -ENODEV;
+        if (ioctl(fd, EVIOCGABS(axes[a]), &info) < 0 && (errno == ENODEV || errno == EINTR)) return -errno;
         st[a] = info.value;
     }
     unsigned char keys[KEY_MAX / 8 + 1];
     memset(keys, 0, sizeof keys);
-    if (ioctl(fd, EVIOCGKEY(sizeof keys), keys) < 0 && errno == ENODEV) return -ENODEV;
+    if (ioctl(fd, EVIOCGKEY(sizeof keys), keys) < 0 && (errno == ENODEV || errno == EINTR)) return -errno;
     st[2] = (keys[BTN_TOUCH / 8] >> (BTN_TOUCH % 8)) & 1;
     struct input_absinfo slot;
     memset(&slot, 0, sizeof slot);
-    if (ioctl(fd, EVIOCGABS(ABS_MT_SLOT), &slot) < 0 && errno == ENODEV) return -ENODEV;
+    if (ioctl(fd, EVIOCGABS(ABS_MT_SLOT), &slot) < 0 && (errno == ENODEV || errno == EINTR)) return -errno;
     st[3] = slot.value;
     return 0;
 }

@@ -2,13 +2,19 @@
 #include <libudev.h>
 #include <sys/inotify.h>
 #include <stdint.h>
+#include <errno.h>
 #include <unistd.h>
 
 // inotify is not in Swift's Glibc module. Watch a directory for nodes coming and going.
 static inline int cud_inotify_watch_dir(const char *path) {
     int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
     if (fd < 0) return -1;
-    if (inotify_add_watch(fd, path, IN_CREATE | IN_DELETE | IN_ATTRIB) < 0) { close(fd); return -1; }
+    if (inotify_add_watch(fd, path, IN_CREATE | IN_DELETE | IN_ATTRIB) < 0) {
+        int e = errno;  // (close may change it; the caller reports this one)
+        close(fd);
+        errno = e;
+        return -1;
+    }
     return fd;
 }
 
@@ -19,6 +25,7 @@ static inline int cud_inotify_drain(int fd, void *context, cud_inotify_callback 
     int count = 0;
     for (;;) {
         ssize_t n = read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;  // interrupted: read again (EAGAIN: drained)
         if (n <= 0) return count;
         for (char *p = buf; p < buf + n;) {
             struct inotify_event *e = (struct inotify_event *)p;

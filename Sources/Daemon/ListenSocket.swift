@@ -92,7 +92,7 @@ enum ListenSocket {
     private static func makeDirectory(of path: String, group gid: UInt32) throws -> String? {
         let parent = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
         guard !parent.isEmpty && Posix.access(parent, F_OK) != nil else { return nil }
-        if let e = Posix.makeDirectory(parent, mode: 0o750), e.errno != EEXIST {
+        if let e = Posix.makeDirectory(parent, mode: 0o750), e.errno != .fileExists {
             throw Daemon.StartError("cannot create \(parent): \(e)")
         }
         if let e = Posix.changeOwner(parent, uid: Posix.effectiveUserID, gid: gid) {
@@ -112,7 +112,7 @@ enum ListenSocket {
         }
         let probe = try Posix.socket(AF_UNIX, Int32(socketType.rawValue) | Int32(SOCK_NONBLOCK.rawValue)).get()
         let refused = Posix.connect(probe.raw, unixPath: path)
-        if refused == nil || refused?.errno == EAGAIN || refused?.errno == EINPROGRESS {
+        if refused == nil || refused?.errno == .resourceTemporarilyUnavailable || refused?.errno == .nowInProgress {
             throw Daemon.StartError("another process is listening on \(path)")
         }
         if let e = Posix.unlink(path) { throw Daemon.StartError("cannot remove the stale socket \(path): \(e)") }

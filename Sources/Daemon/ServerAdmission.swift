@@ -17,8 +17,8 @@ extension Server {
             case .success(let accepted): fd = accepted
             case .failure(let e):
                 switch e.errno {
-                case EAGAIN, EWOULDBLOCK: return
-                case EMFILE, ENFILE: turnAwayWithoutFDs(listener)
+                case .resourceTemporarilyUnavailable, .wouldBlock: return
+                case .tooManyOpenFiles, .tooManyOpenFilesInSystem: turnAwayWithoutFDs(listener)
                 default: log.warning("\(e)")
                 }
                 return

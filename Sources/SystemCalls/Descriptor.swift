@@ -25,9 +25,12 @@ public struct Descriptor: ~Copyable {
 }
 
 extension Posix {
-    /// Opens `path` (O_CLOEXEC added), EINTR retried.
-    public static func open(_ path: String, _ flags: Int32) -> Result<Descriptor, SystemCallError> {
-        retry("open(\(path))") { Glibc.open(path, flags | O_CLOEXEC) }.map { Descriptor(adopting: $0)! }
+    /// Opens `path` (O_CLOEXEC added; `in`: relative to that folder's fd; `mode` for O_CREAT),
+    /// EINTR retried; a failure names `as` (default: the call and the path).
+    public static func open(
+        _ path: String, _ flags: Int32, mode: mode_t = 0, in folder: Int32 = AT_FDCWD, as name: String? = nil
+    ) -> Result<Descriptor, SystemCallError> {
+        retry(name ?? "open(\(path))") { openat(folder, path, flags | O_CLOEXEC, mode) }.map { Descriptor(adopting: $0)! }
     }
 
     /// A new socket (SOCK_CLOEXEC added).
@@ -54,5 +57,14 @@ public struct DescriptorPair: ~Copyable {
         var fds: [Int32] = [-1, -1]
         guard body(&fds) == 0, let a = Descriptor(adopting: fds[0]), let b = Descriptor(adopting: fds[1]) else { return nil }
         return DescriptorPair(first: a, second: b)
+    }
+}
+
+extension Posix {
+    /// Closes `fd` once (never retried: on Linux the descriptor is gone even when close is
+    /// interrupted, and a retry could close another thread's new one). Negative: nothing.
+    public static func close(_ fd: Int32) {
+        guard fd >= 0 else { return }
+        _ = Glibc.close(fd)
     }
 }

@@ -62,7 +62,11 @@ extension Posix {
     }
 
     /// How many times timer `fd` fired since the last call (0: none, or the read failed).
-    public static func drainTimer(_ fd: Int32) -> UInt64 { cl_timerfd_read(fd) }
+    public static func drainTimer(_ fd: Int32) -> UInt64 {
+        var n: UInt64 = 0
+        guard case .success = retry("read(timerfd)", { cl_timerfd_read(fd, &n) }) else { return 0 }
+        return n
+    }
 
     /// CLOCK_MONOTONIC in nanoseconds (the clock evdev stamps events with).
     @inlinable public static func monotonicNanoseconds() -> Int64 { cl_monotonic_ns() }
@@ -80,8 +84,9 @@ extension Posix {
 
     /// The next signal pending on signalfd `fd` (nil: none).
     public static func nextSignal(_ fd: Int32) -> Int32? {
-        let s = cl_signalfd_read(fd)
-        return s > 0 ? s : nil
+        var s: Int32 = 0
+        guard case .success = retry("read(signalfd)", { cl_signalfd_read(fd, &s) }), s > 0 else { return nil }
+        return s
     }
 
     /// SIGPIPE ignored: a write to a closed peer fails with EPIPE instead of ending the process.
@@ -89,4 +94,26 @@ extension Posix {
 
     /// Names this thread (what `ps -o comm` and the journal show).
     public static func setProcessName(_ name: String) { _ = cl_set_process_name(name) }
+}
+
+extension Posix {
+    /// Sleeps until `ns` on CLOCK_MONOTONIC (at once if it has passed), interruptions resumed.
+    public static func sleep(untilMonotonic ns: Int64) {
+        var ts = timespec(tv_sec: Int(ns / 1_000_000_000), tv_nsec: Int(ns % 1_000_000_000))
+        _ = retry("clock_nanosleep", errno: .returned) { clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nil) }
+    }
+
+    /// Waits up to `ms` (-1: without end) for `events` on any of `fds`; the events that came on
+    /// each (all 0: the time ran out).
+    public static func poll(_ fds: [Int32], events: Int16, timeoutMs ms: Int32) -> Result<[Int16], SystemCallError> {
+        var p = fds.map { pollfd(fd: $0, events: events, revents: 0) }
+        return retry("poll") { Glibc.poll(&p, nfds_t(p.count), ms) }.map { _ in p.map(\.revents) }
+    }
+
+    /// Waits up to `ms` (-1: without end) for `events` on `fd`; the events that came (0: the time
+    /// ran out).
+    public static func poll(_ fd: Int32, events: Int16, timeoutMs ms: Int32) -> Result<Int16, SystemCallError> {
+        var p = pollfd(fd: fd, events: events, revents: 0)
+        return retry("poll") { Glibc.poll(&p, 1, ms) }.map { $0 > 0 ? p.revents : 0 }
+    }
 }

@@ -111,13 +111,14 @@ extension Posix {
         }
         let temporary = path + ".tmp.\(processID)"
         if case .success(let st) = status(temporary, followingLinks: false), st.isRegular { _ = unlink(temporary) }
-        let opened = retry("open(\(temporary))") { Glibc.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode) }
-        guard case .success(let raw) = opened, let file = Descriptor(adopting: raw) else {
-            if case .failure(let e) = opened { return e }
-            return SystemCallError("open(\(temporary))", EBADF)
+        var failure: SystemCallError?
+        do {
+            let file = try open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: mode_t(mode)).get()
+            failure = writeAll(file.raw, bytes, "write(\(temporary))")
+            if failure == nil && fsync(file.raw) != 0 { failure = SystemCallError("fsync(\(temporary))", errno) }
+        } catch {
+            return error
         }
-        var failure = writeAll(file.raw, bytes, "write(\(temporary))")
-        if failure == nil && fsync(file.raw) != 0 { failure = SystemCallError("fsync(\(temporary))", errno) }
         if failure == nil && rename(temporary, path) != 0 { failure = SystemCallError("rename(\(temporary), \(path))", errno) }
         if failure != nil { _ = unlink(temporary) }
         if failure == nil { syncFolder(of: path) }
@@ -128,9 +129,26 @@ extension Posix {
     /// durability, not the file, so it is not reported.
     private static func syncFolder(of path: String) {
         let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
-        let fd = Glibc.open(folder.isEmpty ? "/" : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { return }
-        _ = fsync(fd)
-        _ = Glibc.close(fd)
+        guard case .success(let dir) = open(folder.isEmpty ? "/" : folder, O_RDONLY | O_DIRECTORY) else { return }
+        _ = fsync(dir.raw)
+    }
+}
+
+extension Posix {
+    /// The names in directory `path` (nil when it cannot be listed), "." and ".." left out.
+    public static func directoryNames(_ path: String) -> [String]? {
+        guard let dir = opendir(path) else { return nil }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            // Safe: the entry's name buffer, read inside the closure while `readdir`'s entry is valid.
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                // d_name is a NUL-terminated char array inside the dirent readdir returned,
+                // valid until the next readdir on this stream: copied out before that.
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
     }
 }

@@ -56,15 +56,14 @@ public struct TCPEndpoint: Equatable, Sendable, CustomStringConvertible {
         guard local.family == remote.family else { return .failure(SystemCallError("sock_diag", EAFNOSUPPORT)) }
         var uid: UInt32 = 0
         // Both arrays hold 4 or 16 bytes, as the family says: the C side copies that many.
-        let failed = Posix.retryReturned("sock_diag \(local) → \(remote)") {
-            // Safe: both arrays lent for the comparison only.
-            -local.address.withUnsafeBufferPointer { src in
+        return Posix.retry("sock_diag \(local) → \(remote)", errno: .negated) {
+            // Safe: both arrays lent for the call only.
+            local.address.withUnsafeBufferPointer { src in
                 remote.address.withUnsafeBufferPointer { dst in
                     cl_tcp_socket_uid(local.family, src.baseAddress, local.port, dst.baseAddress, remote.port, &uid)
                 }
             }
-        }
-        return failed.map { .failure($0) } ?? .success(uid)
+        }.map { _ in uid }
     }
 }
 

@@ -1,24 +1,40 @@
 import CLinux
+import SystemPackage
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// A failed system call: its name (with what it acted on) and errno.
+/// The project's one error for what the system refused: the call's name (with what it acted
+/// on, or a file's path), its errno, typed (swift-system's `Errno`), and, where the refusal is
+/// the project's own (a file that is no regular file, too large), what it was.
 public struct SystemCallError: Error, CustomStringConvertible, Equatable, Sendable {
     public var call: String
-    public var errno: Int32
-    public init(call: String, errno: Int32) {
+    public var errno: Errno
+    /// The project's reason, when it is not the errno's text.
+    public var detail: String?
+
+    public init(call: String, errno: Errno, detail: String? = nil) {
         self.call = call
         self.errno = errno
+        self.detail = detail
     }
-    /// A library call's failure by its returned errno (libevdev returns `-errno`).
-    public init(_ call: String, _ errno: Int32) { self.init(call: call, errno: errno) }
+    /// A failure by its raw errno (errno itself, or `-rc` of a library that returns `-errno`).
+    public init(call: String, errno: Int32) { self.init(call: call, errno: Errno(rawValue: errno)) }
+    public init(_ call: String, _ errno: Int32) { self.init(call: call, errno: Errno(rawValue: errno)) }
+    /// A refusal of the project's own about `call` (a path): `detail` says what; errno EINVAL.
+    public init(call: String, detail: String) { self.init(call: call, errno: .invalidArgument, detail: detail) }
+
     public var description: String { "\(call): \(reason)" }
     /// The error's text alone ("No such file or directory").
-    public var reason: String { String(cString: strerror(errno)) }
-    /// The device is gone (unplugged).
-    public var isRemoval: Bool { errno == ENODEV }
+    public var reason: String { detail ?? String(cString: strerror(errno.rawValue)) }
+    /// The device is gone (unplugged: ENODEV).
+    public var isRemoval: Bool { errno == .noSuchDevice }
+}
+
+extension Errno {
+    /// ENODEV ("No such device"), which swift-system names for its BSD text.
+    public static var noSuchDevice: Errno { .operationNotSupportedByDevice }
 }
 
 /// The project's reads and writes on file descriptors, in one place: EINTR is retried here, a
@@ -33,6 +49,17 @@ public enum Posix {
         /// ENODEV: the device went away (an unplugged input device).
         case removed
         case failed(SystemCallError)
+
+        /// A read's or write's result (`Posix.retry`'s): EAGAIN and ENODEV as values.
+        @inlinable @inline(__always)
+        public init<R: BinaryInteger>(_ r: Result<R, SystemCallError>) {
+            switch r {
+            case .success(let n): self = .done(Int(n))
+            case .failure(let e) where e.errno == .resourceTemporarilyUnavailable || e.errno == .wouldBlock: self = .wouldBlock
+            case .failure(let e) where e.isRemoval: self = .removed
+            case .failure(let e): self = .failed(e)
+            }
+        }
     }
 
     @inlinable
@@ -41,14 +68,14 @@ public enum Posix {
         _ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, _ call: @autoclosure () -> String = "read"
     ) -> IO {
         guard let base = buffer.baseAddress else { return .done(0) }
-        return retrying(call) { Glibc.read(fd, base, buffer.count) }
+        return IO(retry(call()) { Glibc.read(fd, base, buffer.count) })
     }
 
     @inlinable
     // Safe: callers lend bytes valid for the call.
     public static func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, _ call: @autoclosure () -> String = "write") -> IO {
         guard let base = bytes.baseAddress else { return .done(0) }
-        return retrying(call) { Glibc.write(fd, base, bytes.count) }
+        return IO(retry(call()) { Glibc.write(fd, base, bytes.count) })
     }
 
     /// One datagram or packet, without blocking (a SOCK_SEQPACKET message).
@@ -58,7 +85,7 @@ public enum Posix {
         _ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, _ call: @autoclosure () -> String = "recv"
     ) -> IO {
         guard let base = buffer.baseAddress else { return .done(0) }
-        return retrying(call) { Glibc.recv(fd, base, buffer.count, Int32(MSG_DONTWAIT)) }
+        return IO(retry(call()) { Glibc.recv(fd, base, buffer.count, Int32(MSG_DONTWAIT)) })
     }
 
     /// One message, without blocking and without SIGPIPE (a peer that went is an EPIPE error).
@@ -66,7 +93,7 @@ public enum Posix {
     // Safe: as `write`.
     public static func send(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, _ call: @autoclosure () -> String = "send") -> IO {
         guard let base = bytes.baseAddress else { return .done(0) }
-        return retrying(call) { Glibc.send(fd, base, bytes.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
+        return IO(retry(call()) { Glibc.send(fd, base, bytes.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) })
     }
 
     /// All of `bytes` to a blocking fd (a file, stdout): partial writes continued.
@@ -79,8 +106,8 @@ public enum Posix {
             // Safe: the rest of the caller's bytes; `offset` is below their count.
             switch write(fd, UnsafeRawBufferPointer(rebasing: bytes[offset...]), call()) {
             case .done(let n): offset += n
-            case .wouldBlock: return SystemCallError(call: call(), errno: EAGAIN)
-            case .removed: return SystemCallError(call: call(), errno: ENODEV)
+            case .wouldBlock: return SystemCallError(call: call(), errno: .resourceTemporarilyUnavailable)
+            case .removed: return SystemCallError(call: call(), errno: .noSuchDevice)
             case .failed(let e): return e
             }
         }
@@ -99,23 +126,9 @@ public enum Posix {
             case .done(let n):
                 bytes += chunk[0..<n]
                 if bytes.count > limit { return nil }
-            case .wouldBlock: return .failure(SystemCallError(call: call(), errno: EAGAIN))
-            case .removed: return .failure(SystemCallError(call: call(), errno: ENODEV))
+            case .wouldBlock: return .failure(SystemCallError(call: call(), errno: .resourceTemporarilyUnavailable))
+            case .removed: return .failure(SystemCallError(call: call(), errno: .noSuchDevice))
             case .failed(let e): return .failure(e)
-            }
-        }
-    }
-
-    @inlinable @inline(__always)
-    static func retrying(_ call: () -> String, _ body: () -> Int) -> IO {
-        while true {
-            let n = body()
-            if n >= 0 { return .done(n) }
-            switch errno {
-            case EINTR: continue
-            case EAGAIN, EWOULDBLOCK: return .wouldBlock
-            case ENODEV: return .removed
-            default: return .failed(SystemCallError(call: call(), errno: errno))
             }
         }
     }

@@ -18,37 +18,6 @@ extension Posix {
         return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
     }
 
-    /// The names in directory `path` (nil when it cannot be listed), "." and ".." left out.
-    public static func directoryNames(_ path: String) -> [String]? {
-        guard let dir = opendir(path) else { return nil }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            // Safe: the entry's name buffer, read inside the closure while `readdir`'s entry is valid.
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                // d_name is a NUL-terminated char array inside the dirent readdir returned,
-                // valid until the next readdir on this stream: copied out before that.
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
-    }
-
-    /// The path Unix socket `fd` is bound to ("" for none).
-    public static func boundPath(ofUnixSocket fd: Int32) -> String {
-        var buffer = [CChar](repeating: 0, count: 128)
-        // Safe: the C function writes at most `buffer.count` bytes, NUL-terminated, into the array it is lent.
-        let ok = buffer.withUnsafeMutableBufferPointer { cl_unix_socket_path(fd, $0.baseAddress, $0.count) } == 0
-        return ok ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
-    }
-
-    /// `bytes` as one datagram to the Unix socket at `path` (systemd's notify socket); false if
-    /// it was not sent.
-    public static func send(_ fd: Int32, _ bytes: [UInt8], toUnixPath path: String) -> Bool {
-        // Safe: the array's bytes lent for the call.
-        bytes.withUnsafeBytes { cl_sendto_unix(fd, $0.baseAddress, $0.count, path) } >= 0
-    }
 }
 
 /// Starting, signalling and waiting for processes.
@@ -100,4 +69,30 @@ extension Posix {
     public static func sleep(seconds: Double) {
         sleep(untilMonotonic: monotonicNanoseconds() + Int64(max(0, seconds) * 1e9))
     }
+}
+
+extension Posix {
+    /// A child that has ended, reaped without waiting: its pid, exit code (-1 if killed) and
+    /// signal (0 if it exited); nil when none has ended (or there is no child).
+    public static func reap() -> (pid: Int32, exitCode: Int32, signal: Int32)? {
+        var code: Int32 = 0, sig: Int32 = 0
+        guard case .success(let pid) = retry("waitpid", { cl_reap(&code, &sig) }), pid > 0 else { return nil }
+        return (pid, code, sig)
+    }
+}
+
+/// Runs a program (looked up in PATH) with arguments and waits; returns its exit status, or nil
+/// when it could not be started (not installed).
+public func runProgram(_ argv: [String]) -> Int32? {
+    var pid: pid_t = 0
+    // Safe: the C strings live until the child is spawned, then are freed.
+    var cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+    defer { for p in cArgs { free(p) } }
+    let rc = posix_spawnp(&pid, argv[0], nil, nil, &cArgs, environ)
+    guard rc == 0 else { return nil }
+    var status: Int32 = 0
+    guard case .success = Posix.retry("waitpid(\(pid))", { waitpid(pid, &status, 0) }) else { return nil }
+    // WIFEXITED / WEXITSTATUS are macros: decode the wait status by hand.
+    if status & 0x7f == 0 { return (status >> 8) & 0xff }
+    return 128 + (status & 0x7f)
 }

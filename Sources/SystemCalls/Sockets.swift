@@ -65,3 +65,22 @@ extension Posix {
         return .success(pair)
     }
 }
+
+extension Posix {
+    /// The path Unix socket `fd` is bound to ("" for none).
+    public static func boundPath(ofUnixSocket fd: Int32) -> String {
+        var buffer = [CChar](repeating: 0, count: 128)
+        // Safe: the C function writes at most `buffer.count` bytes, NUL-terminated, into the array it is lent.
+        let ok = buffer.withUnsafeMutableBufferPointer { cl_unix_socket_path(fd, $0.baseAddress, $0.count) } == 0
+        return ok ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+    }
+
+    /// `bytes` as one datagram to the Unix socket at `path` (systemd's notify socket); false if
+    /// it was not sent.
+    public static func send(_ fd: Int32, _ bytes: [UInt8], toUnixPath path: String) -> Bool {
+        // Safe: the array's bytes lent for the call.
+        let sent = bytes.withUnsafeBytes { raw in Posix.retry("sendto(\(path))") { cl_sendto_unix(fd, raw.baseAddress, raw.count, path) } }
+        if case .success = sent { return true }
+        return false
+    }
+}

@@ -160,9 +160,11 @@ public final class EvdevDevice {
         }
         var mt = [Int32](repeating: 0, count: 4 * max(slots, 1))
         var st = [Int32](repeating: 0, count: 4)
-        let rc = cev_query_state(fd, Int32(slots), &mt, &st)
-        if rc == -ENODEV { return .removed }
-        if rc < 0 { throw EvdevError("EVIOCG* state query (\(path))", -rc) }
+        switch Posix.retry("EVIOCG* state query (\(path))", errno: .negated, { cev_query_state(fd, Int32(slots), &mt, &st) }) {
+        case .success: break
+        case .failure(let e) where e.isRemoval: return .removed
+        case .failure(let e): throw e
+        }
         let events = Self.stateEvents(slots: slots, mt: mt, st: st, time: Timestamp(nanoseconds: Posix.monotonicNanoseconds()))
         // Safe: the array is lent for the call; the batch does not outlive it.
         events.withUnsafeBufferPointer { deliver(InputBatch($0, resynced: true)) }
@@ -176,8 +178,9 @@ public final class EvdevDevice {
     public func slotState() throws(EvdevError) -> (positions: [Int32], slot: Int) {
         var mt = [Int32](repeating: 0, count: 4 * max(slots, 1))
         var st = [Int32](repeating: 0, count: 4)
-        let rc = cev_query_state(fd, Int32(slots), &mt, &st)
-        if rc < 0 { throw EvdevError("EVIOCG* state query (\(path))", -rc) }
+        if case .failure(let e) = Posix.retry("EVIOCG* state query (\(path))", errno: .negated, { cev_query_state(fd, Int32(slots), &mt, &st) }) {
+            throw e
+        }
         var positions = [Int32](repeating: 0, count: 2 * slots)
         for s in 0..<slots {
             positions[2 * s] = mt[slots + s]

@@ -25,11 +25,7 @@ public final class HotplugMonitor {
     private var udev: OpaquePointer?
     private var monitor: OpaquePointer?
 
-    public struct Failure: Error, CustomStringConvertible {
-        public var description: String
-    }
-
-    public init(directory: String = "/dev/input", preferUdev: Bool = true) throws(Failure) {
+    public init(directory: String = "/dev/input", preferUdev: Bool = true) throws(SystemCallError) {
         self.directory = directory
         if preferUdev && Posix.access("/run/udev/control", F_OK) == nil, let u = udev_new(),
             let m = udev_monitor_new_from_netlink(u, "udev")
@@ -47,7 +43,7 @@ public final class HotplugMonitor {
             udev_unref(u)
         }
         let ifd = cud_inotify_watch_dir(directory)
-        guard ifd >= 0 else { throw Failure(description: "\(SystemCallError("inotify_add_watch(\(directory))", errno))") }
+        guard ifd >= 0 else { throw SystemCallError("inotify_add_watch(\(directory))", errno) }
         fd = ifd
         mode = .inotify
     }

@@ -57,7 +57,7 @@ public struct PeerGate: Sendable {
                 return .refused("\(why): the bridge serves only those who may use the daemon's socket", uid: uid)
             }
             return .user(user, page: r, bridge: l)
-        case .failure(let e) where e.errno == ENOENT:
+        case .failure(let e) where e.errno == .noSuchFileOrDirectory:
             return allowRemote ? .remote : .refused("a peer on another host (touchgestured-web --allow-remote lets them in)")
         case .failure(let e):
             return .refused("the peer's user cannot be found: \(e)")

@@ -76,7 +76,7 @@ func loadRecording(_ path: String, device: String?) throws -> (Recording, Device
         return (recording, d)
     } catch let e as RecordingError {
         throw fail(e.description)
-    } catch let e as FileError {
+    } catch let e as SystemCallError {
         throw fail(e.description)
     }
 }
@@ -291,7 +291,7 @@ struct TraceCommand: ParsableCommand {
                 throw fail("rsvg-convert is not installed (apt-get install librsvg2-bin), or write the SVG with -o OUT.svg")
             }
             guard status == 0 else { throw fail("rsvg-convert failed with status \(status)") }
-        } catch let e as FileError {
+        } catch let e as SystemCallError {
             throw fail(e.description)
         }
     }

@@ -83,10 +83,10 @@ static inline int cl_timerfd_set_interval(int fd, int64_t ns) {
     return timerfd_settime(fd, 0, &its, NULL);
 }
 
-static inline uint64_t cl_timerfd_read(int fd) {
-    uint64_t n = 0;
-    if (read(fd, &n, sizeof n) != sizeof n) return 0;
-    return n;
+// read(2)'s result (-1 and errno on failure: the Swift side retries EINTR); `n`: the count.
+static inline ssize_t cl_timerfd_read(int fd, uint64_t *n) {
+    *n = 0;
+    return read(fd, n, sizeof *n);
 }
 
 // The daemon's signals: SIGTERM, SIGINT, SIGQUIT and SIGHUP; SIGCHLD (an action's command
@@ -137,10 +137,14 @@ static inline int cl_signalfd_create(void) {
 }
 
 // The next signal's number, or 0 when none is pending.
-static inline int cl_signalfd_read(int fd) {
+// read(2)'s result (-1 and errno on failure: the Swift side retries EINTR); `signo`: the
+// signal read (0 if none).
+static inline ssize_t cl_signalfd_read(int fd, int *signo) {
     struct signalfd_siginfo si;
-    if (read(fd, &si, sizeof si) != sizeof si) return 0;
-    return (int)si.ssi_signo;
+    *signo = 0;
+    ssize_t n = read(fd, &si, sizeof si);
+    if (n == (ssize_t)sizeof si) *signo = (int)si.ssi_signo;
+    return n;
 }
 
 // SO_PEERCRED fills a struct ucred, which glibc declares only under _GNU_SOURCE; its layout is

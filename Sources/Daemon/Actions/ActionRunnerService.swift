@@ -110,7 +110,7 @@ public final class ActionRunnerService: EventLoopOwner {
             switch Posix.accept(listenFD ?? -1) {
             case .success(let accepted): fd = accepted
             case .failure(let e):
-                if e.errno != EAGAIN { log.warning("\(e)") }
+                if e.errno != .resourceTemporarilyUnavailable { log.warning("\(e)") }
                 return
             }
             let peer = try? Posix.peerCredentials(fd).get()
