@@ -133,38 +133,40 @@ extension DeviceTable {
             let at = state.devices.all[k].source.engineTime(atMonotonic: now)
             state.devices.all[k].pipeline.deviceRemoved(at: at, into: &state.devices.output, writingLines: false)
         }
-        Route.PerInput.run(&state, k, input, &report, env)
+        Route.PerInput.end(&state, k, input, &report, env)
     }
 
     /// The input stage: the read decoded once (`FrameDecoder`), each frame it ends through the
     /// frame stages as it is made (a lost-events batch first marks its frame a discontinuity).
+    /// The device, the output and the wake watch are lent to the loop once, whatever the frames.
     @inline(__always)
     private mutating func read<E: RouteEnvironment>(_ batch: InputBatch, _ k: Int, _ report: inout RouteReport, _ env: E) {
+        Self.read(batch, &all[k], &output, &wake, &report, env)
+    }
+
+    @inline(__always)
+    private static func read<E: RouteEnvironment>(
+        _ batch: InputBatch, _ device: inout RouteDevice, _ output: inout PipelineOutput, _ wake: inout WakeWatch, _ report: inout RouteReport,
+        _ env: E
+    ) {
         if batch.resynced {
-            all[k].health.resyncs += 1
-            all[k].pipeline.decoder.markDiscontinuity()
+            device.health.resyncs += 1
+            device.pipeline.decoder.markDiscontinuity()
         }
         if batch.kernelEvents.isEmpty {
             let events = batch.events.span
             var i = 0
             while i < events.count {
-                if all[k].pipeline.decoder.feed(events, from: &i) { Route.PerFrame.run(&self, k, &report, env) }
+                if device.pipeline.decoder.feed(events, from: &i) { Route.PerFrame.frame(&device, &output, &wake, &report, env) }
             }
         } else {
             let events = batch.kernelEvents.span
             var i = 0
             while i < events.count {
-                if all[k].pipeline.decoder.feed(events, from: &i) { Route.PerFrame.run(&self, k, &report, env) }
+                if device.pipeline.decoder.feed(events, from: &i) { Route.PerFrame.frame(&device, &output, &wake, &report, env) }
             }
         }
         output.eventCount += batch.count
-    }
-
-    /// Device `k`'s last frame was `DisplayWatch.quietNanoseconds` or more before `now` (or it
-    /// had none): a touch landing then may be the first on a display darkened since.
-    func quietBefore(_ k: Int, now: Int64) -> Bool {
-        guard let last = all[k].health.lastFrameAt else { return true }
-        return now - last >= DisplayWatch.quietNanoseconds
     }
 
     /// The clock reached device `k`'s deadlines: what the engine holds now, told to its mirror

@@ -46,17 +46,37 @@ struct RouteDevice {
             kind: d.touchKind?.rawValue ?? "unknown", slots: d.slotCount, sizeMM: pipeline.decoder.geometry.sizeMM)
     }
 
+    /// The last frame was `DisplayWatch.quietNanoseconds` or more before `now` (or there was
+    /// none): a touch landing then may be the first on a display darkened since.
+    func quietBefore(now: Int64) -> Bool {
+        guard let last = health.lastFrameAt else { return true }
+        return now - last >= DisplayWatch.quietNanoseconds
+    }
+
     /// Touch to wake: the sequence that woke the kiosk goes to no one.
     mutating func swallowSequence() {
         pipeline.swallowSequence()
         if mirrored { mirror!.swallowNewTouches() }
     }
 
+    /// The client-lines consumer's writing (`JSONLines`): the last frame's touch line, and the
+    /// gesture lines not yet written. Here, where the pipeline's parts are passed as they lie
+    /// (passed from the table's array element, the pipeline was copied).
+    mutating func writeTouchLine(_ out: inout PipelineOutput) {
+        JSONLines.touchLine(pipeline.decoder, into: &out)
+    }
+
+    mutating func writeGestureLines(_ out: inout PipelineOutput) {
+        pipeline.writeGestureLines(into: &out)
+    }
+
     /// The mirror's frame: the decoder's last frame's contacts, less what the engine decided of
     /// them (`out`). Its time is the frame's (a held touch's bound runs from it).
     mutating func mirrorFrame(_ out: borrowing PipelineOutput) {
         let now = source.monotonic(of: pipeline.decoder.frame.time)
-        mirror!.frame(pipeline.decoder.panel, taken: out.takenContacts, hold: out.heldContacts, bound: out.holdBound, now: now)
+        mirror!.frame(
+            pipeline.decoder.panel, others: pipeline.decoder.others, discontinuity: pipeline.decoder.frame.discontinuity,
+            taken: out.takenContacts, hold: out.heldContacts, bound: out.holdBound, now: now)
     }
 
     /// The clock reached `now` with no frame: the engine's decisions then (`out`).

@@ -21,7 +21,12 @@ public struct DevicePipeline {
     private var serial: Int
     /// The encoder of the configuration before, for events emitted just before a switch (the
     /// engine switches only between sequences, so one configuration back is all there can be).
-    private(set) var previous: (encoder: GestureLineEncoder, serial: Int, actions: ActionTable)?
+    /// Kept apart, and `hasPrevious` beside them: asking or unwrapping an optional tuple of
+    /// them copied it whole every frame.
+    private var previousEncoder: GestureLineEncoder
+    private var previousSerial = -1
+    private var previousActions: ActionTable
+    private var hasPrevious = false
     /// The `[[action]]`s, and the table of them resolved for the configuration the engine runs.
     private var actionList: [Action]
     private var actionRegions: Set<String>
@@ -62,10 +67,12 @@ public struct DevicePipeline {
         let compiled = compiled ?? CompiledConfiguration(configuration.engine)
         engine = Engine(compiled: compiled)
         encoder = GestureLineEncoder(configuration: compiled)
+        previousEncoder = encoder
         serial = compiled.serial
         actionList = configuration.actions
         actionRegions = Set(configuration.engine.regions.map(\.name))
         actions = ActionTable(configuration.actions, compiled, fileRegions: actionRegions)
+        previousActions = actions
         passThrough = configuration.daemon.mode == .passthrough
         takesTouches = Self.takesTouches(compiled, actions, passThrough: passThrough)
         holders = Self.holders(compiled, takesTouches)
@@ -123,7 +130,7 @@ public struct DevicePipeline {
             if decoder.feed(events, from: &i) { frameWithLines(into: &out) }
         }
         out.eventCount += events.count
-        JSONLines.gestureLines(self, into: &out)
+        writeGestureLines(into: &out)
     }
 
     /// Feeds a reader's batch of events in the kernel's layout (a live device's read) in order.
@@ -133,7 +140,7 @@ public struct DevicePipeline {
             if decoder.feed(events, from: &i) { frameWithLines(into: &out) }
         }
         out.eventCount += events.count
-        JSONLines.gestureLines(self, into: &out)
+        writeGestureLines(into: &out)
     }
 
     /// Feeds one event; a SYN_REPORT makes a frame, and the engine's events for it.
@@ -141,7 +148,14 @@ public struct DevicePipeline {
         out.eventCount += 1
         guard decoder.feed(e) != nil else { return }
         frameWithLines(into: &out)
-        JSONLines.gestureLines(self, into: &out)
+        writeGestureLines(into: &out)
+    }
+
+    /// The gesture lines not yet written (`JSONLines`), each with the names of the configuration
+    /// it ran under: this one's, or the one before (passed as they lie in `self`).
+    public mutating func writeGestureLines(into out: inout PipelineOutput) {
+        guard out.encodedItems < out.items.count else { return }
+        JSONLines.gestureLines(encoder, previous: previousEncoder, previousSerial: hasPrevious ? previousSerial : -1, into: &out)
     }
 
     /// A frame as the replay and `touchgesturectl` take it: the gesture consumer, then its
@@ -149,6 +163,7 @@ public struct DevicePipeline {
     private mutating func frameWithLines(into out: inout PipelineOutput) {
         handleFrame(into: &out)
         JSONLines.touchLine(decoder, into: &out)
+        writeGestureLines(into: &out)
     }
 
     /// The decoder's last frame (the input stage's: the daemon's route decodes with `decoder`
@@ -157,7 +172,8 @@ public struct DevicePipeline {
     /// `out.heldContacts` say what the engine decided of the panel's contacts.
     public mutating func handleFrame(into out: inout PipelineOutput) {
         handleDecodedFrame(into: &out)
-        if !holders.isEmpty { collectHeld(into: &out) }
+        // (Only a mirror reads what is held: in pass-through.)
+        if passThrough && !holders.isEmpty { collectHeld(into: &out) }
     }
 
     private mutating func handleDecodedFrame(into out: inout PipelineOutput) {
@@ -213,7 +229,7 @@ public struct DevicePipeline {
         let first = out.events.count
         engine.advance(to: time, into: &out.events)
         flush(from: first, into: &out)
-        if writingLines { JSONLines.gestureLines(self, into: &out) }
+        if writingLines { writeGestureLines(into: &out) }
     }
 
     /// The device went away (or its geometry changed): active gestures are cancelled.
@@ -222,7 +238,7 @@ public struct DevicePipeline {
         let first = out.events.count
         engine.deviceRemoved(at: time, into: &out.events)
         flush(from: first, into: &out)
-        if writingLines { JSONLines.gestureLines(self, into: &out) }
+        if writingLines { writeGestureLines(into: &out) }
     }
 
     /// A new configuration (a reload, a client's regions; `file`: the file's actions and
@@ -260,7 +276,7 @@ public struct DevicePipeline {
             engine.landingLog!.removeAll(keepingCapacity: true)
         }
         if encoderGeneration != engine.configurationGeneration {
-            previous = (encoder, serial, actions)
+            (previousEncoder, previousSerial, previousActions, hasPrevious) = (encoder, serial, actions, true)
             encoder = GestureLineEncoder(configuration: engine.configuration)
             serial = engine.configuration.serial
             actions = ActionTable(actionList, engine.configuration, fileRegions: actionRegions)
@@ -270,13 +286,13 @@ public struct DevicePipeline {
             reconfigurePointer()
         }
         for i in first..<out.events.count {
-            if out.events[i].generation == encoderGeneration || previous == nil {
+            if out.events[i].generation == encoderGeneration || !hasPrevious {
                 out.gesture(i, encoder: encoder, configuration: serial, actions: actions)
                 let g = out.events[i].gesture
                 if g >= 0 && g < takesTouches.count && takesTouches[g] { takeTouches(of: out.events[i], into: &out) }
                 if pointer.active { pointer.handle(i, current: true, into: &out) }
             } else {
-                out.gesture(i, encoder: previous!.encoder, configuration: previous!.serial, actions: previous!.actions)
+                out.gesture(i, encoder: previousEncoder, configuration: previousSerial, actions: previousActions)
                 if pointer.active { pointer.handle(i, current: false, into: &out) }
             }
         }

@@ -19,8 +19,10 @@ public enum JSONLines {
 
     /// The lines of the gesture items not yet written, each with its configuration's names
     /// (the pipeline's `GestureLineEncoder`s: the one it runs, and the one before).
-    public static func gestureLines(_ pipeline: borrowing DevicePipeline, into out: inout PipelineOutput) {
+    public static func gestureLines(
+        _ current: borrowing GestureLineEncoder, previous: borrowing GestureLineEncoder, previousSerial: Int, into out: inout PipelineOutput
+    ) {
         guard out.encodedItems < out.items.count else { return }
-        out.writeGestures(pipeline.encoder, pipeline.previous?.encoder, previousSerial: pipeline.previous?.serial ?? -1)
+        out.writeGestures(current, previous, previousSerial: previousSerial)
     }
 }

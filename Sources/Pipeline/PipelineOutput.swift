@@ -91,6 +91,8 @@ public struct PipelineOutput {
     public internal(set) var holdBound: Int64 = 0
     /// What the virtual pointer is to do, in order (regions with `emulate = "pointer"`).
     public internal(set) var pointerOps: [PointerOp] = []
+    /// The pointer regions' names, for the `pointer` lines (`wants.pointerLines`).
+    var pointerRegionNames: [String] = []
     /// The names of the regions gestures came from, other than `screen` (`Origin` points here).
     public private(set) var regionNames: [String] = []
     /// The engine's events, appended by the engine itself (no copy on the way out).
@@ -181,30 +183,26 @@ public struct PipelineOutput {
 
     /// Event `i` of `events`: the item that points to it (its line is `JSONLines`'s), and the
     /// actions it fires. `encoder`: the names and regions of the configuration it ran under.
-    mutating func gesture(_ i: Int, encoder: GestureLineEncoder, configuration: Int, actions: ActionTable) {
+    mutating func gesture(_ i: Int, encoder: borrowing GestureLineEncoder, configuration: Int, actions: borrowing ActionTable) {
         var origin = Origin(configuration: configuration, regionSlot: -1)
-        if encoder.hasRegion(events[i].gesture), let name = encoder.region(ofGesture: events[i].gesture) {
+        let g = events[i].gesture
+        if encoder.hasRegion(g), let name = encoder.region(ofGesture: g) {
             origin.regionSlot = Int32(regionNames.count)
             regionNames.append(name)
         }
         items.append(.gesture(i, line: 0..<0, origin: origin))
         guard !actions.isEmpty else { return }
-        for a in actions.bound(to: events[i].gesture) where a.fires(for: events[i]) {
+        for a in actions.bound(to: g) where a.fires(for: events[i]) {
             items.append(.action(firings.count))
             firings.append(Firing(action: a, event: i, gesture: encoder.name(of: events[i]), region: region(of: origin)))
         }
     }
 
-    /// The pointer ops from `first` on (just appended): an item each, and a line when wanted.
+    /// The pointer ops from `first` on (just appended): an item each (its line is `JSONLines`'s,
+    /// when wanted, with the pointer regions' `names`).
     mutating func pointerOpsAdded(from first: Int, names: [String]) {
-        for i in first..<pointerOps.count {
-            let start = text.bytes.count
-            if wants.pointerLines {
-                let r = pointerOps[i].region
-                PointerLine.encode(pointerOps[i], region: r >= 0 && r < names.count ? names[r] : "", into: &text)
-            }
-            items.append(.pointer(i, line: start..<text.bytes.count))
-        }
+        if wants.pointerLines { pointerRegionNames = names }
+        for i in first..<pointerOps.count { items.append(.pointer(i, line: 0..<0)) }
     }
 
     mutating func landings(_ log: [Landing]) {
@@ -229,10 +227,11 @@ extension PipelineOutput {
     }
 
     /// Writes the line of each gesture item not yet written, with the encoder of the
-    /// configuration its origin names (`current`, or `previous` when its serial is that one's).
-    mutating func writeGestures(_ current: GestureLineEncoder, _ previous: GestureLineEncoder?, previousSerial: Int) {
+    /// configuration its origin names (`current`, or `previous` when its serial is that one's),
+    /// and each pointer item's when `wants.pointerLines`: in the items' order, so the text is too.
+    mutating func writeGestures(_ current: borrowing GestureLineEncoder, _ previous: borrowing GestureLineEncoder, previousSerial: Int) {
         defer { encodedItems = items.count }
-        guard wants.gestureLines else { return }
+        guard wants.gestureLines || wants.pointerLines else { return }
         // The events are read where they lie: `events` is moved out for the loop (a swap, not a
         // copy), so that `text` can be written while it is read.
         var list: [GestureEvent] = []
@@ -240,17 +239,31 @@ extension PipelineOutput {
         // Safe: the array's own storage, lent for the loop; `events` is not touched inside it.
         list.withUnsafeBufferPointer { events in
             for k in encodedItems..<items.count {
-                guard case .gesture(let i, _, let origin) = items[k] else { continue }
-                let start = text.bytes.count
-                // Safe: `i` indexes `events` (the item was made for its event); used in this call only.
-                if origin.configuration == previousSerial, let previous {
-                    previous.encode(at: events.baseAddress! + i, into: &text)
-                } else {
-                    current.encode(at: events.baseAddress! + i, into: &text)
+                switch items[k] {
+                case .gesture(let i, _, let origin) where wants.gestureLines:
+                    let start = text.bytes.count
+                    // Safe: `i` indexes `events` (the item was made for its event); used in this call only.
+                    if origin.configuration == previousSerial {
+                        previous.encode(at: events.baseAddress! + i, into: &text)
+                    } else {
+                        current.encode(at: events.baseAddress! + i, into: &text)
+                    }
+                    items[k] = .gesture(i, line: start..<text.bytes.count, origin: origin)
+                case .pointer(let i, _) where wants.pointerLines:
+                    writePointerLine(k, i)
+                default:
+                    continue
                 }
-                items[k] = .gesture(i, line: start..<text.bytes.count, origin: origin)
             }
         }
         swap(&list, &events)
+    }
+
+    /// Pointer item `k`'s `pointer` line (`touchgesturectl replay`), for op `i`.
+    private mutating func writePointerLine(_ k: Int, _ i: Int) {
+        let start = text.bytes.count
+        let r = pointerOps[i].region
+        PointerLine.encode(pointerOps[i], region: r >= 0 && r < pointerRegionNames.count ? pointerRegionNames[r] : "", into: &text)
+        items[k] = .pointer(i, line: start..<text.bytes.count)
     }
 }

@@ -68,14 +68,14 @@ public enum Posix {
         _ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, _ call: @autoclosure () -> String = "read"
     ) -> IO {
         guard let base = buffer.baseAddress else { return .done(0) }
-        return IO(retry(call()) { Glibc.read(fd, base, buffer.count) })
+        return IO(retry(call(), io: true) { Glibc.read(fd, base, buffer.count) })
     }
 
     @inlinable
     // Safe: callers lend bytes valid for the call.
     public static func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, _ call: @autoclosure () -> String = "write") -> IO {
         guard let base = bytes.baseAddress else { return .done(0) }
-        return IO(retry(call()) { Glibc.write(fd, base, bytes.count) })
+        return IO(retry(call(), io: true) { Glibc.write(fd, base, bytes.count) })
     }
 
     /// One datagram or packet, without blocking (a SOCK_SEQPACKET message).
@@ -85,7 +85,7 @@ public enum Posix {
         _ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, _ call: @autoclosure () -> String = "recv"
     ) -> IO {
         guard let base = buffer.baseAddress else { return .done(0) }
-        return IO(retry(call()) { Glibc.recv(fd, base, buffer.count, Int32(MSG_DONTWAIT)) })
+        return IO(retry(call(), io: true) { Glibc.recv(fd, base, buffer.count, Int32(MSG_DONTWAIT)) })
     }
 
     /// One message, without blocking and without SIGPIPE (a peer that went is an EPIPE error).
@@ -93,7 +93,7 @@ public enum Posix {
     // Safe: as `write`.
     public static func send(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, _ call: @autoclosure () -> String = "send") -> IO {
         guard let base = bytes.baseAddress else { return .done(0) }
-        return IO(retry(call()) { Glibc.send(fd, base, bytes.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) })
+        return IO(retry(call(), io: true) { Glibc.send(fd, base, bytes.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) })
     }
 
     /// All of `bytes` to a blocking fd (a file, stdout): partial writes continued.

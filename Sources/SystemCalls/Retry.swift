@@ -16,10 +16,12 @@ extension Posix {
 
     /// `body` until it is not interrupted (EINTR): the one place the project retries. Its
     /// result if not negative (`.returned`: if 0), else the error naming `call` (evaluated
-    /// only then), with its errno from `source`.
+    /// only then), with its errno from `source`. `io`: a read's or write's, whose EAGAIN and
+    /// ENODEV are values to its caller (`IO`): their error names no call, so the name is not
+    /// built on every empty read.
     @inlinable
     public static func retry<R: BinaryInteger>(
-        _ call: @autoclosure () -> String, errno source: ErrnoSource = .global, _ body: () -> R
+        _ call: @autoclosure () -> String, errno source: ErrnoSource = .global, io: Bool = false, _ body: () -> R
     ) -> Result<R, SystemCallError> {
         while true {
             let r = body()
@@ -36,6 +38,7 @@ extension Posix {
                 e = Int32(truncatingIfNeeded: r)
             }
             if e == EINTR { continue }
+            if io && (e == EAGAIN || e == EWOULDBLOCK || e == ENODEV) { return .failure(SystemCallError(call: "", errno: e)) }
             return .failure(SystemCallError(call: call(), errno: e))
         }
     }

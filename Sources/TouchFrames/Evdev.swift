@@ -18,6 +18,8 @@ public enum Evdev {
     public static let EV_SYN: UInt16 = 0x00
     public static let EV_KEY: UInt16 = 0x01
     public static let EV_ABS: UInt16 = 0x03
+    public static let EV_MSC: UInt16 = 0x04
+    public static let EV_SW: UInt16 = 0x05
     public static let EV_MAX: UInt16 = 0x1f
 
     public static let SYN_REPORT: UInt16 = 0

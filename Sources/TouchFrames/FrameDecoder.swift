@@ -44,8 +44,9 @@ public struct FrameDecoder {
     public private(set) var nextContact: UInt32 = 1
     /// `nextContact` at the frame before the last: `landed` compares the two.
     private var contactsBefore: UInt32 = 1
-    /// A contact landed in the last frame (what wakes an idle kiosk).
-    public var landed: Bool { nextContact != contactsBefore }
+    /// A contact landed in the last frame (what wakes an idle kiosk). Stored: asked every frame
+    /// from another module, where a computed property copied the decoder.
+    public private(set) var landed = false
     /// The last frame's contacts before it (some were down): read by the wake check.
     public private(set) var hadContacts = false
 
@@ -55,6 +56,11 @@ public struct FrameDecoder {
     /// The last frame's contacts as the panel reports them, in the order of `frame.contacts`
     /// (filled only while `keepsPanel`).
     public private(set) var panel = FrameList<PanelContact>()
+    /// The last frame's events that are no contact's: a key other than the touch keys (a
+    /// panel's home button), a switch, a misc event (MSC_TIMESTAMP), in order (while
+    /// `keepsPanel`), for the mirror to pass on; and those of the frame being read.
+    public private(set) var others = FrameList<PanelEvent>()
+    private var pendingOthers = FrameList<PanelEvent>()
 
     // Single-touch state.
     private var touching = false
@@ -184,6 +190,8 @@ public struct FrameDecoder {
         if dropping { return false }
         if e.type == Evdev.EV_ABS {
             if multitouch { mt(e.code, e.value) } else { st(e.code, e.value) }
+        } else if keepsPanel && PanelEvent.passes(e.type, e.code) {
+            pendingOthers.append(PanelEvent(type: e.type, code: e.code, value: e.value))
         } else if e.type == Evdev.EV_KEY && e.code == Evdev.BTN_TOUCH && !multitouch {
             let down = e.value != 0
             if down && !touching {
@@ -287,8 +295,13 @@ public struct FrameDecoder {
 
     private mutating func makeFrame(at time: Timestamp) {
         hadContacts = !frame.contacts.isEmpty
+        if keepsPanel {
+            swap(&others, &pendingOthers)
+            pendingOthers.removeAll()
+        }
         contactsBefore = lastNextContact
         lastNextContact = nextContact
+        landed = nextContact != contactsBefore
         defer { if keepsPanel { collectPanel() } }
         // Written through a span of the frame's own list (one uniqueness check, not one per
         // contact; nothing retained or released). The list holds a contact a slot.
@@ -354,6 +367,9 @@ public struct FrameDecoder {
         nextContact = old.nextContact
         lastNextContact = old.lastNextContact
         contactsBefore = old.contactsBefore
+        landed = old.landed
+        frame = old.frame
+        discontinuity = old.discontinuity
         touching = old.touching
         single = old.single
         keepsPanel = old.keepsPanel

@@ -48,3 +48,26 @@ public struct PanelAxes: Sendable, Equatable {
         return true
     }
 }
+
+/// An event of a panel's frame that is no contact's (a key other than BTN_TOUCH and BTN_TOOL_*,
+/// a switch, a misc event): the mirror passes it on as it came.
+public struct PanelEvent: Sendable, Equatable {
+    public var type: UInt16
+    public var code: UInt16
+    public var value: Int32
+
+    public init(type: UInt16, code: UInt16, value: Int32) {
+        (self.type, self.code, self.value) = (type, code, value)
+    }
+
+    /// Kept for the mirror: keys but the touch keys (BTN_TOUCH, BTN_TOOL_FINGER … QUINTTAP,
+    /// which the mirror derives), switches, misc events.
+    @inline(__always)
+    public static func passes(_ type: UInt16, _ code: UInt16) -> Bool {
+        switch type {
+        case Evdev.EV_KEY: code != Evdev.BTN_TOUCH && !(0x145...0x148).contains(code) && !(0x14d...0x14f).contains(code)
+        case Evdev.EV_SW, Evdev.EV_MSC: true
+        default: false
+        }
+    }
+}

@@ -25,8 +25,11 @@ public struct Mirror {
     }
 
     /// One decoded frame after the engine ran on it (`MirrorContacts.frame`); written at `flush`.
-    public mutating func frame(_ panel: borrowing FrameList<PanelContact>, taken: borrowing [UInt32], hold: borrowing [UInt32], bound: Int64, now: Int64) {
-        contacts.frame(panel, taken: taken, hold: hold, bound: bound, now: now)
+    public mutating func frame(
+        _ panel: borrowing FrameList<PanelContact>, others: borrowing FrameList<PanelEvent>, discontinuity: Bool, taken: borrowing [UInt32],
+        hold: borrowing [UInt32], bound: Int64, now: Int64
+    ) {
+        contacts.frame(panel, others: others, discontinuity: discontinuity, taken: taken, hold: hold, bound: bound, now: now)
     }
 
     /// The clock reached `now` with no frame (`MirrorContacts.advance`); written at `flush`.

@@ -74,8 +74,15 @@ public struct MirrorContacts {
 
     /// A frame of the panel (`contacts`, as the input stage decoded it) after the engine ran on
     /// it: the contacts in `taken` are ended and never shown again, those in `hold` held back
-    /// (at most `bound` ns, from `now`, monotonic), the rest shown as they are.
-    public mutating func frame(_ contacts: borrowing FrameList<PanelContact>, taken: borrowing [UInt32], hold: borrowing [UInt32], bound: Int64, now: Int64) {
+    /// (at most `bound` ns, from `now`, monotonic), the rest shown as they are; `others` (keys,
+    /// switches, misc events) passed on. After lost events (`discontinuity`), what was shown is
+    /// lifted in a frame of its own and the panel's state lands anew, as a reader of the panel
+    /// itself would have it after its own resync.
+    public mutating func frame(
+        _ contacts: borrowing FrameList<PanelContact>, others: borrowing FrameList<PanelEvent> = FrameList(), discontinuity: Bool = false,
+        taken: borrowing [UInt32], hold: borrowing [UInt32], bound: Int64, now: Int64
+    ) {
+        if discontinuity { restart() }
         if swallowing { swallowLandings(contacts) }
         for i in taken.indices { take(taken[i]) }
         if bound > 0 { holdBound = bound }
@@ -84,19 +91,38 @@ public struct MirrorContacts {
             record(contacts)
             releaseFinished(hold, now: now)
         }
-        show(contacts)
+        show(contacts, others)
+    }
+
+    /// After lost events: every touch shown lifted, in a frame of its own; held touches are let
+    /// go (the panel's state shows them); hidden ones stay hidden.
+    private mutating func restart() {
+        held.removeAll()
+        var lifted = false
+        for s in shown.indices where shown[s] != 0 {
+            lift(s)
+            lifted = true
+        }
+        if lifted { endFrame() }
     }
 
     /// The panel's contacts as they are now, less the hidden and held ones: lifts, landings and
     /// moves, as one frame.
-    mutating func show(_ contacts: borrowing FrameList<PanelContact>) {
-        let start = out.count
+    mutating func show(_ contacts: borrowing FrameList<PanelContact>, _ others: borrowing FrameList<PanelEvent> = FrameList()) {
+        var start = out.count
         for s in shown.indices where shown[s] != 0 && !Self.contains(contacts, shown[s]) { lift(s) }
+        // A lift and a landing never share a frame: a reader that sees a slot end and begin in
+        // one frame (libinput) drops the second touch and keeps the first.
+        if out.count > start && lands(contacts) {
+            endFrame()
+            start = out.count
+        }
         for i in contacts.indices {
             let c = contacts[i]
             if isHidden(c.id) || isHeld(c.id) { continue }
             place(c)
         }
+        for i in others.indices where device.passes(others[i]) { add(others[i].type, others[i].code, others[i].value) }
         if out.count > start || keysOrSingleDiffer() { endFrame() }
         if swallowing && contacts.isEmpty { swallowing = false }
         if !hidden.isEmpty { hidden.removeAll { !Self.contains(contacts, $0) } }
@@ -116,6 +142,12 @@ public struct MirrorContacts {
     }
 
     func slot(of id: UInt32) -> Int? { shown.firstIndex(of: id) }
+
+    /// Some contact of the frame lands now (visible, and in no slot yet).
+    private func lands(_ contacts: borrowing FrameList<PanelContact>) -> Bool {
+        for i in contacts.indices where slot(of: contacts[i].id) == nil && !isHidden(contacts[i].id) && !isHeld(contacts[i].id) { return true }
+        return false
+    }
 
     /// A contact lands in slot `s`: a tracking id of the mirror's. Its tool type goes first where
     /// it differs from the slot's (a palm cancelled there before): libinput reads the slot's tool

@@ -16,6 +16,10 @@ public struct MirrorDevice: Sendable {
     public let pressure: Bool
     /// The largest tracking id it takes.
     public let trackingMaximum: Int32
+    /// The panel's other keys, switches and misc events it has (passed on as they come).
+    public let otherKeys: [UInt16]
+    public let switches: [UInt16]
+    public let misc: [UInt16]
 
     public init(_ d: DeviceDescription) {
         let abs = d.codes[Evdev.EV_ABS] ?? []
@@ -29,6 +33,19 @@ public struct MirrorDevice: Sendable {
         pressure = abs.contains(Evdev.ABS_PRESSURE)
         let most = d.axes[Evdev.ABS_MT_TRACKING_ID]?.maximum ?? 65535
         trackingMaximum = max(1, most)
+        otherKeys = keys.filter { PanelEvent.passes(Evdev.EV_KEY, $0) }.sorted()
+        switches = (d.codes[Evdev.EV_SW] ?? []).sorted()
+        misc = (d.codes[Evdev.EV_MSC] ?? []).sorted()
+    }
+
+    /// It has `e`'s code (the kernel drops a code the device lacks: the mirror writes none).
+    func passes(_ e: PanelEvent) -> Bool {
+        switch e.type {
+        case Evdev.EV_KEY: otherKeys.contains(e.code)
+        case Evdev.EV_SW: switches.contains(e.code)
+        case Evdev.EV_MSC: misc.contains(e.code)
+        default: false
+        }
     }
 
     static let BTN_TOOL_FINGER: UInt16 = 0x145

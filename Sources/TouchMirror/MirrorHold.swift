@@ -105,7 +105,9 @@ extension MirrorContacts {
 
     /// When the first held contact must be replayed (monotonic ns), if one is held.
     public var releaseDue: Int64? {
-        held.map { $0.since + holdBound }.min()
+        var due: Int64?
+        for h in held.indices where due == nil || held[h].since + holdBound < due! { due = held[h].since + holdBound }
+        return due
     }
 
     /// The clock reached `now` with no frame (a deadline): the decisions of the engine after it

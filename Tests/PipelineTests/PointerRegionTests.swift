@@ -86,6 +86,9 @@ import TouchFrames
         #expect(moves[2] != moves[3], "the second landing hovers where the finger is")
         #expect(r.lines.contains(#"{"type":"pointer","op":"press","button":"left","#))
         #expect(r.claimed.isEmpty, "observe mode claims nothing")
+        // The lines in the order things happened: the tap's gesture line, then the click it made.
+        let tap = try #require(r.lines.range(of: #""gesture":"tap""#)), press = try #require(r.lines.range(of: #""op":"press""#))
+        #expect(tap.lowerBound < press.lowerBound)
     }
 
     @Test func drag_turnsTheWheelByTheTravel_andAFling_coastsOnDeadlines() throws {

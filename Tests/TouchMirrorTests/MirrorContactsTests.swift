@@ -40,7 +40,9 @@ struct MirrorRig {
         let batch = (events + [(Evdev.EV_SYN, Evdev.SYN_REPORT, 0)]).map { KernelInputEvent(seconds: 0, microseconds: 0, type: $0.0, code: $0.1, value: $0.2) }
         var i = 0
         while i < batch.count {
-            if panel.feed(batch.span, from: &i) { mirror.frame(panel.panel, taken: taken, hold: hold, bound: bound, now: now) }
+            if panel.feed(batch.span, from: &i) {
+                mirror.frame(panel.panel, others: panel.others, discontinuity: panel.frame.discontinuity, taken: taken, hold: hold, bound: bound, now: now)
+            }
         }
         return take()
     }
@@ -246,6 +248,40 @@ struct MirrorRig {
         #expect(down == ["1:330=1", "3:0=100", "3:1=200", "3:24=50", "0:0=0"])
         #expect(m.frame([(Evdev.EV_ABS, Evdev.ABS_X, 120)]) == ["3:0=120", "0:0=0"])
         #expect(m.frame([(Evdev.EV_ABS, Evdev.ABS_PRESSURE, 0), (Evdev.EV_KEY, Evdev.BTN_TOUCH, 0)]) == ["1:330=0", "3:24=0", "0:0=0"])
+    }
+
+    @Test func aTrackingIDReplacedWithoutALift_liftsAndLandsInTwoFrames() {
+        var m = R()
+        m.frame(R.down(0, 40, 100, 100))
+        // The panel replaces id 40 by 41 in slot 0 with no -1 between (or lost events did).
+        let out = m.frame([(Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, 41), (Evdev.EV_ABS, Evdev.ABS_MT_POSITION_X, 900)])
+        let lift = out.firstIndex(of: "3:57=-1"), land = out.firstIndex(of: "3:57=1")
+        #expect(lift != nil && land != nil)
+        #expect(out[lift!..<land!].contains("0:0=0"), "a SYN_REPORT between the lift and the landing: \(out)")
+        #expect(m.seen == ["s0@900,100"])
+    }
+
+    @Test func afterLostEvents_whatWasShownIsLiftedFirst_thenThePanelsStateLands() {
+        var m = R()
+        m.frame(R.down(0, 40, 100, 100) + R.down(1, 41, 200, 200))
+        // The same contacts, still down, in a discontinuous frame: lifted, then landed anew.
+        m.mirror.frame(m.panel.panel, discontinuity: true, taken: [], hold: [], bound: 0, now: 0)
+        let out = m.take()
+        #expect(out.filter { $0 == "3:57=-1" }.count == 2)
+        let firstSyn = out.firstIndex(of: "0:0=0")!
+        #expect(!out[..<firstSyn].contains { $0.hasPrefix("3:57=") && $0 != "3:57=-1" }, "the lifts end their own frame")
+        #expect(m.seen == ["s0@100,100", "s1@200,200"])
+        #expect(m.trackingIDs == [0, 1, 2, 3])
+    }
+
+    @Test func thePanelsOtherKeys_arePassedOn_evenWithNoContact() {
+        var d = R.panel
+        d.codes[Evdev.EV_KEY]!.insert(125)  // KEY_LEFTMETA, a panel's home button
+        d.codes[Evdev.EV_MSC] = [5]  // MSC_TIMESTAMP
+        var m = R(d)
+        #expect(m.frame([(Evdev.EV_KEY, 125, 1)]) == ["1:125=1", "0:0=0"])
+        #expect(m.frame([(Evdev.EV_KEY, 125, 0), (Evdev.EV_MSC, 5, 1000)]) == ["1:125=0", "4:5=1000", "0:0=0"])
+        #expect(m.frame([(Evdev.EV_KEY, 126, 1)]).isEmpty, "a key the mirror does not have is not written")
     }
 
     static func panel(trackingMaximum: Int32) -> DeviceDescription {

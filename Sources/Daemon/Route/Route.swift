@@ -1,3 +1,4 @@
+import Pipeline
 import TouchInput
 
 /// What enters a device's route: a read's batch, the clock reaching its deadlines, or its going
@@ -68,53 +69,69 @@ enum RouteStage: String, CaseIterable, Sendable {
     case actions
 }
 
-/// A stage of a frame: it reads the input stage's last frame of device `k` (and what the stages
-/// before it made of it).
+/// A stage of a frame: it reads the input stage's last frame of `device` (and what the stages
+/// before it made of it, in `output`). The device, the table's output and wake watch and the
+/// input's report are handed down as one `inout` each: the frame loop reaches the table's array
+/// of devices once a read, not once a stage.
 protocol FrameStage {
     static var stage: RouteStage { get }
-    static func frame<C: RouteEnvironment>(_ table: inout DeviceTable, _ k: Int, _ report: inout RouteReport, _ env: C)
+    static var order: [RouteStage] { get }
+    static func frame<E: RouteEnvironment>(
+        _ device: inout RouteDevice, _ output: inout PipelineOutput, _ wake: inout WakeWatch, _ report: inout RouteReport, _ env: E)
 }
 
 /// A stage of an input's end: once a read (after its frames), a deadline or a removal.
 protocol EndStage {
     static var stage: RouteStage { get }
+    static var order: [RouteStage] { get }
     static func end<C: RouteEnvironment>(_ state: inout FrameState, _ k: Int, _ input: RouteInput, _ report: inout RouteReport, _ env: C)
 }
 
-/// An ordered list of stages, as a type: `run` calls each in the list's order, resolved when the
-/// daemon is built (no list read, nothing called through a table, per frame).
-struct FrameStages<each S: FrameStage> {
-    @inline(__always)
-    static func run<C: RouteEnvironment>(_ table: inout DeviceTable, _ k: Int, _ report: inout RouteReport, _ env: C) {
-        for s in repeat (each S).self { s.frame(&table, k, &report, env) }
-    }
+/// An ordered list of stages, as a type: `First` then `Rest` (itself a stage or a list). The
+/// compiler resolves the whole list when it builds the daemon: each stage's call is direct and
+/// inlined, nothing is looked up or iterated per frame.
+enum Then<First: FrameStage, Rest: FrameStage>: FrameStage {
+    static var stage: RouteStage { First.stage }
+    static var order: [RouteStage] { First.order + Rest.order }
 
-    static var order: [RouteStage] {
-        var list: [RouteStage] = []
-        for s in repeat (each S).self { list.append(s.stage) }
-        return list
+    @inline(__always)
+    static func frame<E: RouteEnvironment>(
+        _ device: inout RouteDevice, _ output: inout PipelineOutput, _ wake: inout WakeWatch, _ report: inout RouteReport, _ env: E
+    ) {
+        First.frame(&device, &output, &wake, &report, env)
+        Rest.frame(&device, &output, &wake, &report, env)
     }
 }
 
-struct EndStages<each S: EndStage> {
-    @inline(__always)
-    static func run<C: RouteEnvironment>(_ state: inout FrameState, _ k: Int, _ input: RouteInput, _ report: inout RouteReport, _ env: C) {
-        for s in repeat (each S).self { s.end(&state, k, input, &report, env) }
-    }
+enum ThenEnd<First: EndStage, Rest: EndStage>: EndStage {
+    static var stage: RouteStage { First.stage }
+    static var order: [RouteStage] { First.order + Rest.order }
 
-    static var order: [RouteStage] {
-        var list: [RouteStage] = []
-        for s in repeat (each S).self { list.append(s.stage) }
-        return list
+    @inline(__always)
+    static func end<E: RouteEnvironment>(_ state: inout FrameState, _ k: Int, _ input: RouteInput, _ report: inout RouteReport, _ env: E) {
+        First.end(&state, k, input, &report, env)
+        Rest.end(&state, k, input, &report, env)
     }
+}
+
+extension FrameStage {
+    /// The stages this one stands for, in order (a list's, or the stage itself).
+    static var order: [RouteStage] { [stage] }
+}
+
+extension EndStage {
+    static var order: [RouteStage] { [stage] }
 }
 
 /// The route: each input through one device, each stage once, in this order. A read is decoded
 /// (the input stage) and each frame goes through the frame stages; then, once an input, the end
-/// stages. A new consumer is one more type in one of these lists.
+/// stages. A new consumer is one more type in one of these lists. (Lists of nested generic
+/// types, not parameter packs: a loop over a pack was left unspecialized, each stage called
+/// through its witness table with the pack's metadata made at run time, +5,600 instructions a
+/// frame.)
 enum Route {
-    typealias PerFrame = FrameStages<WakeStage, GestureStage, MirrorStage, TouchLines>
-    typealias PerInput = EndStages<MirrorWrite, PointerWrite, Metrics, ClientLines, DaemonStage>
+    typealias PerFrame = Then<WakeStage, Then<GestureStage, Then<MirrorStage, TouchLines>>>
+    typealias PerInput = ThenEnd<MirrorWrite, ThenEnd<PointerWrite, ThenEnd<Metrics, ThenEnd<ClientLines, DaemonStage>>>>
 
     /// Every stage, in order: the input stage, the frame stages, then the end stages (the
     /// mirror's frame and its write are one stage).

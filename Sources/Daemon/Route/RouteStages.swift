@@ -12,18 +12,20 @@ enum WakeStage: FrameStage {
     static var stage: RouteStage { .wake }
 
     @inline(__always)
-    static func frame<E: RouteEnvironment>(_ table: inout DeviceTable, _ k: Int, _ report: inout RouteReport, _ env: E) {
-        guard table.all[k].pipeline.decoder.landed else { return }
-        if table.wake.watchesDisplay && !table.wake.asleep && !table.all[k].pipeline.decoder.hadContacts
-            && table.quietBefore(k, now: env.turnStarted) && table.wake.displayIsDark()
+    static func frame<E: RouteEnvironment>(
+        _ device: inout RouteDevice, _ output: inout PipelineOutput, _ wake: inout WakeWatch, _ report: inout RouteReport, _ env: E
+    ) {
+        guard device.pipeline.decoder.landed else { return }
+        if wake.watchesDisplay && !wake.asleep && !device.pipeline.decoder.hadContacts
+            && device.quietBefore(now: env.turnStarted) && wake.displayIsDark()
         {
-            table.wake.asleep = true
+            wake.asleep = true
             report.wokeInTheDark = true
         }
-        guard table.wake.asleep else { return }
-        table.wake.asleep = false
+        guard wake.asleep else { return }
+        wake.asleep = false
         report.woke = true
-        table.all[k].swallowSequence()
+        device.swallowSequence()
     }
 }
 
@@ -33,8 +35,10 @@ enum GestureStage: FrameStage {
     static var stage: RouteStage { .gestures }
 
     @inline(__always)
-    static func frame<E: RouteEnvironment>(_ table: inout DeviceTable, _ k: Int, _ report: inout RouteReport, _ env: E) {
-        table.all[k].pipeline.handleFrame(into: &table.output)
+    static func frame<E: RouteEnvironment>(
+        _ device: inout RouteDevice, _ output: inout PipelineOutput, _ wake: inout WakeWatch, _ report: inout RouteReport, _ env: E
+    ) {
+        device.pipeline.handleFrame(into: &output)
     }
 }
 
@@ -44,9 +48,11 @@ enum MirrorStage: FrameStage {
     static var stage: RouteStage { .mirror }
 
     @inline(__always)
-    static func frame<E: RouteEnvironment>(_ table: inout DeviceTable, _ k: Int, _ report: inout RouteReport, _ env: E) {
-        guard table.all[k].mirrored else { return }
-        table.all[k].mirrorFrame(table.output)
+    static func frame<E: RouteEnvironment>(
+        _ device: inout RouteDevice, _ output: inout PipelineOutput, _ wake: inout WakeWatch, _ report: inout RouteReport, _ env: E
+    ) {
+        guard device.mirrored else { return }
+        device.mirrorFrame(output)
     }
 }
 
@@ -92,9 +98,11 @@ enum TouchLines: FrameStage {
     static var stage: RouteStage { .clientLines }
 
     @inline(__always)
-    static func frame<E: RouteEnvironment>(_ table: inout DeviceTable, _ k: Int, _ report: inout RouteReport, _ env: E) {
-        guard table.output.pendingTouch != nil else { return }
-        JSONLines.touchLine(table.all[k].pipeline.decoder, into: &table.output)
+    static func frame<E: RouteEnvironment>(
+        _ device: inout RouteDevice, _ output: inout PipelineOutput, _ wake: inout WakeWatch, _ report: inout RouteReport, _ env: E
+    ) {
+        guard output.pendingTouch != nil else { return }
+        device.writeTouchLine(&output)
     }
 }
 
@@ -108,7 +116,7 @@ enum ClientLines: EndStage {
     @inline(__always)
     static func end<E: RouteEnvironment>(_ state: inout FrameState, _ k: Int, _ input: RouteInput, _ report: inout RouteReport, _ env: E) {
         guard !state.devices.output.isEmpty else { return }
-        JSONLines.gestureLines(state.devices.all[k].pipeline, into: &state.devices.output)
+        state.devices.all[k].writeGestureLines(&state.devices.output)
         let since = report.firstFrame ?? env.turnStarted
         state.fanout.deliver(&state.devices.output, device: state.devices.all[k].id, since: since, lastFrame: report.lastFrame ?? since)
         report.fired = !state.devices.output.firings.isEmpty
