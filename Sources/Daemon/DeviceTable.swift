@@ -86,17 +86,7 @@ struct DeviceTable {
     /// out again only when they changed (on most frames they do not): the engine's deadline,
     /// its anomalies, or when a touch its mirror holds back is due.
     mutating func refresh(_ k: Int) {
-        let t = all[k].pipeline.nextDeadline
-        let a = all[k].pipeline.anomalies
-        let force = all[k].mirrorDueMoved
-        all[k].mirrorDueMoved = false
-        guard force || t != all[k].engineDeadline || a != all[k].anomalies else { return }
-        all[k].engineDeadline = t
-        let engine = t.map { all[k].source.monotonic(of: $0) }
-        // The engine's next deadline, or a mirror's touch held back, whichever comes first.
-        if let m = all[k].mirrorDue { all[k].monotonicDeadline = min(engine ?? m, m) } else { all[k].monotonicDeadline = engine }
-        all[k].anomalies = a
-        recount()
+        if all[k].refreshDeadline() { recount() }
     }
 
     private mutating func recount() {
@@ -180,15 +170,7 @@ extension DeviceTable {
     /// into the report) and when the panel's last frame was.
     @inline(__always)
     mutating func count(_ k: Int, _ report: inout RouteReport) {
-        all[k].health.events += output.eventCount
-        guard output.frameCount > 0, let first = output.firstFrameTime else { return }
-        let source = all[k].source
-        let since = source.monotonic(of: first)
-        let last = output.frameCount > 1 ? output.lastFrameTime.map { source.monotonic(of: $0) } ?? since : since
-        report.firstFrame = since
-        report.lastFrame = last
+        all[k].count(output, &report)
         frames += output.frameCount
-        all[k].health.frames += output.frameCount
-        all[k].health.lastFrameAt = last
     }
 }

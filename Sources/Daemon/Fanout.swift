@@ -4,7 +4,8 @@ import Logging
 import Pipeline
 
 /// What the devices produce, out to the subscribers that take it, in one value (in the frame state, beside the devices):
-/// each line (encoded once by the device's pipeline) queued to every subscriber it passes,
+/// each line (a gesture line written here once, as it is first queued; a touch line by the
+/// route's client-lines stage) queued to every subscriber it passes,
 /// written once a turn with continuous updates coalesced, the input pacing, the latency samples
 /// and the line counters. Everything per frame happens inside one `mutating` call on it, so the
 /// per-frame path begins one access, not one per client field.
@@ -121,7 +122,12 @@ struct Fanout: ~Copyable {
     /// `lastFrame` the monotonic time of its last frame. `out` is only read: it is `inout` so
     /// that it is passed by address (as a borrow of the table's buffer it was copied, 176
     /// bytes, every frame).
-    mutating func deliver(_ out: inout PipelineOutput, device: UInt32, since: Int64, lastFrame: Int64) {
+    /// The client-lines consumer writes each gesture line here, as it queues it (`encoders`: the
+    /// device's configurations' names), into one buffer kept for the daemon's life.
+    var lineScratch = JSONLineWriter(capacity: 2 * scratchLimit)
+    static let scratchLimit = 4096
+
+    mutating func deliver(_ out: inout PipelineOutput, encoders: borrowing LineEncoders, device: UInt32, since: Int64, lastFrame: Int64) {
         if out.frameCount > 0 {
             inputNow = max(inputNow ?? since, since)
             pacing.frames(first: since, last: lastFrame, count: out.frameCount)
@@ -130,6 +136,11 @@ struct Fanout: ~Copyable {
         // event is ~190 bytes; a method of `self` asked per line copied the fan-out, ~190 more,
         // and `out` handed on in here was copied too: only its region names go in).
         let regionNames = out.regionNames
+        let linesWanted = out.wants.gestureLines
+        // The scratch is moved out for the loop (a swap), so that it is written while `self` is.
+        var w = JSONLineWriter(capacity: 0)
+        swap(&w, &lineScratch)
+        defer { swap(&w, &lineScratch) }
         // Safe: both arrays are lent for the loop and not changed inside it; every range comes from the pipeline's items.
         out.events.withUnsafeBufferPointer { events in
             out.text.bytes.withUnsafeBufferPointer { text in
@@ -142,18 +153,27 @@ struct Fanout: ~Copyable {
                             enqueue(bytes, to: s, since: since, continuous: true)
                             touchLines += 1
                         }
-                    case .gesture(let i, let line, let origin):
+                    case .gesture(let i, _, let origin):
                         // Safe: `i` indexes `events` (the pipeline made the item for its event),
                         // and the pointer is used inside this call only.
                         let e = events.baseAddress! + i
                         gestureLines += 1
                         gestures.add(e.pointee.kind, e.pointee.phase)
-                        guard !line.isEmpty else { continue }
-                        // Safe: `line` is a range of `text` the pipeline's item holds.
-                        let bytes = UnsafeBufferPointer(rebasing: text[line])
+                        guard linesWanted else { continue }
                         let continuous = e.pointee.phase == .changed
+                        var line: Range<Int>?
                         for s in subscribers.indices where Self.takes(subscribers, s, e, origin, device, regionNames) {
-                            enqueue(bytes, to: s, since: since, continuous: continuous)
+                            if line == nil {
+                                // The line, written once, at the first subscriber that takes it (the
+                                // scratch is emptied only once it passed its size: emptying an
+                                // array costs more than a line).
+                                if w.bytes.count > Self.scratchLimit { w.reset() }
+                                let start = w.bytes.count
+                                encoders.encode(at: e, configuration: origin.configuration, into: &w)
+                                line = start..<w.bytes.count
+                            }
+                            // Safe: the scratch's bytes, lent for the enqueue, which copies them.
+                            w.bytes.withUnsafeBufferPointer { enqueue(UnsafeBufferPointer(rebasing: $0[line!]), to: s, since: since, continuous: continuous) }
                         }
                     case .action, .pointer:
                         continue  // run by the daemon (actions) and written to its pointer (DeviceTable)

@@ -59,6 +59,35 @@ struct RouteDevice {
         if mirrored { mirror!.swallowNewTouches() }
     }
 
+    /// The metrics stage's counts: events and frames, the frames' times in monotonic ns (into the
+    /// report: once an input) and when the last frame was. (One access to the device for all.)
+    mutating func count(_ out: borrowing PipelineOutput, _ report: inout RouteReport) {
+        health.events += out.eventCount
+        guard out.frameCount > 0, let first = out.firstFrameTime else { return }
+        let since = source.monotonic(of: first)
+        let last = out.frameCount > 1 ? out.lastFrameTime.map { source.monotonic(of: $0) } ?? since : since
+        report.firstFrame = since
+        report.lastFrame = last
+        health.frames += out.frameCount
+        health.lastFrameAt = last
+    }
+
+    /// Takes the pipeline's deadline and anomalies after the route ran; whether they (or when a
+    /// touch the mirror holds back is due) changed, for the table's totals.
+    mutating func refreshDeadline() -> Bool {
+        let t = pipeline.nextDeadline
+        let a = pipeline.anomalies
+        let force = mirrorDueMoved
+        mirrorDueMoved = false
+        guard force || t != engineDeadline || a != anomalies else { return false }
+        engineDeadline = t
+        let engine = t.map { source.monotonic(of: $0) }
+        // The engine's next deadline, or a mirror's touch held back, whichever comes first.
+        if let m = mirrorDue { monotonicDeadline = min(engine ?? m, m) } else { monotonicDeadline = engine }
+        anomalies = a
+        return true
+    }
+
     /// The client-lines consumer's writing (`JSONLines`): the last frame's touch line, and the
     /// gesture lines not yet written. Here, where the pipeline's parts are passed as they lie
     /// (passed from the table's array element, the pipeline was copied).
@@ -66,8 +95,10 @@ struct RouteDevice {
         JSONLines.touchLine(pipeline.decoder, into: &out)
     }
 
-    mutating func writeGestureLines(_ out: inout PipelineOutput) {
-        pipeline.writeGestureLines(into: &out)
+    /// The output's lines to the subscribers that take them, each gesture line written as it
+    /// is queued with this device's configurations' names.
+    mutating func deliverLines(_ out: inout PipelineOutput, to fanout: inout Fanout, since: Int64, lastFrame: Int64) {
+        fanout.deliver(&out, encoders: pipeline.encoders, device: id, since: since, lastFrame: lastFrame)
     }
 
     /// The mirror's frame: the decoder's last frame's contacts, less what the engine decided of

@@ -7,7 +7,10 @@ public struct JSONLineWriter {
     public var bytes: [UInt8] = []
     var needsComma = false
 
-    public init(capacity: Int = 4096) { bytes.reserveCapacity(capacity) }
+    public init(capacity: Int = 4096) {
+        // (reserving 0 still allocated a buffer)
+        if capacity > 0 { bytes.reserveCapacity(capacity) }
+    }
 
     public mutating func reset() {
         bytes.removeAll(keepingCapacity: true)

@@ -16,17 +16,11 @@ public struct DevicePipeline {
     /// The names and regions of the configuration the engine runs, and of the one before (for
     /// events emitted just before a switch: the engine switches only between sequences, so one
     /// configuration back is all there can be): for the items, and for `JSONLines`.
-    private(set) var encoder: GestureLineEncoder
+    public private(set) var encoders: LineEncoders
     private var encoderGeneration = 0
     private var serial: Int
-    /// The encoder of the configuration before, for events emitted just before a switch (the
-    /// engine switches only between sequences, so one configuration back is all there can be).
-    /// Kept apart, and `hasPrevious` beside them: asking or unwrapping an optional tuple of
-    /// them copied it whole every frame.
-    private var previousEncoder: GestureLineEncoder
-    private var previousSerial = -1
+    /// The actions of the configuration before (events emitted just before a switch fire them).
     private var previousActions: ActionTable
-    private var hasPrevious = false
     /// The `[[action]]`s, and the table of them resolved for the configuration the engine runs.
     private var actionList: [Action]
     private var actionRegions: Set<String>
@@ -66,8 +60,7 @@ public struct DevicePipeline {
         self.decoder = decoder
         let compiled = compiled ?? CompiledConfiguration(configuration.engine)
         engine = Engine(compiled: compiled)
-        encoder = GestureLineEncoder(configuration: compiled)
-        previousEncoder = encoder
+        encoders = LineEncoders(GestureLineEncoder(configuration: compiled))
         serial = compiled.serial
         actionList = configuration.actions
         actionRegions = Set(configuration.engine.regions.map(\.name))
@@ -155,7 +148,7 @@ public struct DevicePipeline {
     /// it ran under: this one's, or the one before (passed as they lie in `self`).
     public mutating func writeGestureLines(into out: inout PipelineOutput) {
         guard out.encodedItems < out.items.count else { return }
-        JSONLines.gestureLines(encoder, previous: previousEncoder, previousSerial: hasPrevious ? previousSerial : -1, into: &out)
+        JSONLines.gestureLines(encoders, into: &out)
     }
 
     /// A frame as the replay and `touchgesturectl` take it: the gesture consumer, then its
@@ -276,8 +269,8 @@ public struct DevicePipeline {
             engine.landingLog!.removeAll(keepingCapacity: true)
         }
         if encoderGeneration != engine.configurationGeneration {
-            (previousEncoder, previousSerial, previousActions, hasPrevious) = (encoder, serial, actions, true)
-            encoder = GestureLineEncoder(configuration: engine.configuration)
+            previousActions = actions
+            encoders.switched(to: GestureLineEncoder(configuration: engine.configuration), from: serial)
             serial = engine.configuration.serial
             actions = ActionTable(actionList, engine.configuration, fileRegions: actionRegions)
             takesTouches = Self.takesTouches(engine.configuration, actions, passThrough: passThrough)
@@ -286,13 +279,13 @@ public struct DevicePipeline {
             reconfigurePointer()
         }
         for i in first..<out.events.count {
-            if out.events[i].generation == encoderGeneration || !hasPrevious {
-                out.gesture(i, encoder: encoder, configuration: serial, actions: actions)
+            if out.events[i].generation == encoderGeneration || encoders.previousSerial < 0 {
+                out.gesture(i, encoder: encoders.current, configuration: serial, actions: actions)
                 let g = out.events[i].gesture
-                if g >= 0 && g < takesTouches.count && takesTouches[g] { takeTouches(of: out.events[i], into: &out) }
+                if g >= 0 && g < takesTouches.count && takesTouches[g] { takeTouches(of: i, into: &out) }
                 if pointer.active { pointer.handle(i, current: true, into: &out) }
             } else {
-                out.gesture(i, encoder: previousEncoder, configuration: previousSerial, actions: previousActions)
+                out.gesture(i, encoder: encoders.previous, configuration: encoders.previousSerial, actions: previousActions)
                 if pointer.active { pointer.handle(i, current: false, into: &out) }
             }
         }
@@ -313,11 +306,14 @@ public struct DevicePipeline {
         holdsTouches = !holders.isEmpty || pointer.claims
     }
 
-    /// A system gesture began (or was recognized): the contacts it follows are taken from the
-    /// app (ended on the mirror).
-    private func takeTouches(of e: GestureEvent, into out: inout PipelineOutput) {
-        guard e.phase == .began || e.phase == .recognized else { return }
-        out.takenContacts.append(contentsOf: engine.contacts(of: e.gesture))
+    /// A system gesture began (or was recognized) with event `i`: the contacts it follows are
+    /// taken from the app (ended on the mirror). Never inlined: inlined in `flush`, the engine
+    /// (1,193 bytes) was copied for `contacts(of:)` before the loop on every frame, taken or not.
+    @inline(never)
+    private mutating func takeTouches(of i: Int, into out: inout PipelineOutput) {
+        let phase = out.events[i].phase, g = out.events[i].gesture
+        guard phase == .began || phase == .recognized else { return }
+        out.takenContacts.append(contentsOf: engine.contacts(of: g))
     }
 
     /// Replays a whole recording into `out`: contacts still down at its end are lifted, and

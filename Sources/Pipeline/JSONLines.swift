@@ -17,12 +17,38 @@ public enum JSONLines {
         }
     }
 
-    /// The lines of the gesture items not yet written, each with its configuration's names
-    /// (the pipeline's `GestureLineEncoder`s: the one it runs, and the one before).
-    public static func gestureLines(
-        _ current: borrowing GestureLineEncoder, previous: borrowing GestureLineEncoder, previousSerial: Int, into out: inout PipelineOutput
-    ) {
+    /// The lines of the gesture items not yet written into `out`'s text, in the items' order
+    /// (the replay's and `touchgesturectl`'s way: they print `out.lines`). The daemon's fan-out
+    /// writes each gesture line itself, as it queues it (`LineEncoders.encode`).
+    public static func gestureLines(_ encoders: borrowing LineEncoders, into out: inout PipelineOutput) {
         guard out.encodedItems < out.items.count else { return }
-        out.writeGestures(current, previous, previousSerial: previousSerial)
+        out.writeGestures(encoders)
+    }
+}
+
+/// The names of the configuration a device's engine runs, and of the one before (for events
+/// emitted just before a switch: the engine switches only between sequences, so one
+/// configuration back is all there can be), ready to write gesture lines with.
+public struct LineEncoders {
+    public private(set) var current: GestureLineEncoder
+    public private(set) var previous: GestureLineEncoder
+    /// `CompiledConfiguration.serial` of `previous` (-1: none yet).
+    public private(set) var previousSerial = -1
+
+    init(_ current: GestureLineEncoder) {
+        self.current = current
+        previous = current
+    }
+
+    /// A new configuration: the current one becomes the one before.
+    mutating func switched(to next: GestureLineEncoder, from serial: Int) {
+        previous = current
+        previousSerial = serial
+        current = next
+    }
+
+    /// Appends event `e`'s line, with the names of configuration `serial` (the item's origin).
+    public func encode(at e: UnsafePointer<GestureEvent>, configuration serial: Int, into w: inout JSONLineWriter) {
+        if serial == previousSerial { previous.encode(at: e, into: &w) } else { current.encode(at: e, into: &w) }
     }
 }

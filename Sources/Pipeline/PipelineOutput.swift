@@ -183,7 +183,7 @@ public struct PipelineOutput {
 
     /// Event `i` of `events`: the item that points to it (its line is `JSONLines`'s), and the
     /// actions it fires. `encoder`: the names and regions of the configuration it ran under.
-    mutating func gesture(_ i: Int, encoder: borrowing GestureLineEncoder, configuration: Int, actions: borrowing ActionTable) {
+    mutating func gesture(_ i: Int, encoder: GestureLineEncoder, configuration: Int, actions: ActionTable) {
         var origin = Origin(configuration: configuration, regionSlot: -1)
         let g = events[i].gesture
         if encoder.hasRegion(g), let name = encoder.region(ofGesture: g) {
@@ -229,7 +229,7 @@ extension PipelineOutput {
     /// Writes the line of each gesture item not yet written, with the encoder of the
     /// configuration its origin names (`current`, or `previous` when its serial is that one's),
     /// and each pointer item's when `wants.pointerLines`: in the items' order, so the text is too.
-    mutating func writeGestures(_ current: borrowing GestureLineEncoder, _ previous: borrowing GestureLineEncoder, previousSerial: Int) {
+    mutating func writeGestures(_ encoders: borrowing LineEncoders) {
         defer { encodedItems = items.count }
         guard wants.gestureLines || wants.pointerLines else { return }
         // The events are read where they lie: `events` is moved out for the loop (a swap, not a
@@ -243,11 +243,7 @@ extension PipelineOutput {
                 case .gesture(let i, _, let origin) where wants.gestureLines:
                     let start = text.bytes.count
                     // Safe: `i` indexes `events` (the item was made for its event); used in this call only.
-                    if origin.configuration == previousSerial {
-                        previous.encode(at: events.baseAddress! + i, into: &text)
-                    } else {
-                        current.encode(at: events.baseAddress! + i, into: &text)
-                    }
+                    encoders.encode(at: events.baseAddress! + i, configuration: origin.configuration, into: &text)
                     items[k] = .gesture(i, line: start..<text.bytes.count, origin: origin)
                 case .pointer(let i, _) where wants.pointerLines:
                     writePointerLine(k, i)

@@ -63,8 +63,9 @@ struct RouteRig: ~Copyable {
     var state: FrameState
     let env = TestEnvironment()
     let mirror = TestSink()
-    /// Every line the route made, in order.
+    /// Every line a client of the daemon's got, in order (one subscriber on a socket pair).
     var lines: [String] = []
+    private let client: (ours: Int32, peer: Int32)
 
     init(_ recording: String, config: String = "", mirrored: Bool = false) throws {
         let path = Paths.fixtures + "/" + recording + ".events"
@@ -74,8 +75,10 @@ struct RouteRig: ~Copyable {
         let pipeline = try DevicePipeline(description: d, configuration: configuration, device: 1)
         let m = mirrored ? Mirror(screen: mirror, described: VirtualTouchscreen.description(mirroring: d), cancel: .lift) : nil
         events = rec.eventsLiftedAtEnd
+        client = FanoutTests.pair()
         state = FrameState(fanout: Fanout(coalesceNs: 0, outputBufferBytes: 1 << 20))
-        state.devices.output.wants.gestureLines = true
+        _ = state.fanout.open(.socket(fd: client.ours))
+        state.devices.output.wants = state.fanout.wants(transitions: false)
         state.devices.add(RouteDevice(id: 1, source: TestSource(d), pipeline: pipeline, health: PanelHealth(.init(name: "t", vendor: 0, product: 0, node: "test")), mirror: m))
     }
 
@@ -109,7 +112,13 @@ struct RouteRig: ~Copyable {
 
     private mutating func run(_ input: RouteInput) {
         DeviceTable.run(input, 0, &state, env)
-        if !state.devices.output.lines.isEmpty { lines += String(decoding: state.devices.output.lines, as: UTF8.self).split(separator: "\n").map(String.init) }
+        _ = state.endTurn(turnClock: env.now)
+        lines += FanoutTests.read(client.peer).split(separator: "\n").map(String.init)
+    }
+
+    deinit {
+        close(client.ours)
+        close(client.peer)
     }
 }
 

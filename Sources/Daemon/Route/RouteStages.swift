@@ -116,9 +116,8 @@ enum ClientLines: EndStage {
     @inline(__always)
     static func end<E: RouteEnvironment>(_ state: inout FrameState, _ k: Int, _ input: RouteInput, _ report: inout RouteReport, _ env: E) {
         guard !state.devices.output.isEmpty else { return }
-        state.devices.all[k].writeGestureLines(&state.devices.output)
         let since = report.firstFrame ?? env.turnStarted
-        state.fanout.deliver(&state.devices.output, device: state.devices.all[k].id, since: since, lastFrame: report.lastFrame ?? since)
+        state.devices.all[k].deliverLines(&state.devices.output, to: &state.fanout, since: since, lastFrame: report.lastFrame ?? since)
         report.fired = !state.devices.output.firings.isEmpty
         report.traced = !state.devices.output.transitions.isEmpty
     }
