@@ -27,13 +27,13 @@ public struct FrameDecoder {
     }
 
     public let description: DeviceDescription
-    public let geometry: ScreenGeometry
+    public private(set) var geometry: ScreenGeometry
     public let device: UInt32
     private let multitouch: Bool
     /// Millimetres per unit of ABS_MT_TOUCH_MAJOR, and the size above which a contact is a palm
     /// (`GeometryConfiguration.palmSize`); 0: the panel reports no size, or the check is off.
-    private let majorScale: Double
-    private let palmSize: Double
+    private var majorScale: Double
+    private var palmSize: Double
     private var slots: [Slot]
     private var slot = 0
     /// One past the highest slot a contact has been down in: a frame looks no further (a hand
@@ -361,18 +361,10 @@ public struct FrameDecoder {
     /// mirror) sees no lift; only positions are mapped anew.
     public mutating func continueFrom(_ old: FrameDecoder) {
         guard old.slots.count == slots.count, old.multitouch == multitouch else { return }
-        slots = old.slots
-        slot = old.slot
-        slotsUsed = old.slotsUsed
-        nextContact = old.nextContact
-        lastNextContact = old.lastNextContact
-        contactsBefore = old.contactsBefore
-        landed = old.landed
-        frame = old.frame
-        discontinuity = old.discontinuity
-        touching = old.touching
-        single = old.single
-        keepsPanel = old.keepsPanel
+        // The old decoder whole (its slots, contacts, last frame), with this one's mapping.
+        let mapping = (geometry, majorScale, palmSize)
+        self = old
+        (geometry, majorScale, palmSize) = mapping
     }
 
     /// A panel opened with a past (`EvdevDevice.slotState`): each slot's last position (x at 2s,

@@ -1,0 +1,51 @@
+import GestureEngine
+import Testing
+import TouchFrames
+
+/// The input stage's view of the panel beside the engine's: each contact's panel values, what
+/// landed, the events that are no contact's, a past to start from, a new mapping mid-touch.
+@Suite struct InputStageTests {
+    static let panel = DeviceDescription.multitouchPanel(name: "p", maxX: 999, maxY: 499, slots: 4)
+
+    static func feed(_ d: inout FrameDecoder, _ events: [(UInt16, UInt16, Int32)]) -> Bool {
+        let batch = (events + [(Evdev.EV_SYN, Evdev.SYN_REPORT, 0)]).map { KernelInputEvent(seconds: 0, microseconds: 0, type: $0.0, code: $0.1, value: $0.2) }
+        var i = 0, made = false
+        while i < batch.count { made = d.feed(batch.span, from: &i) || made }
+        return made
+    }
+
+    @Test func panelContacts_carryTheirSlotAndAxes_andLandedSaysWhenOneLands() throws {
+        var d = try #require(FrameDecoder(description: Self.panel, geometry: GeometryConfiguration()))
+        d.keepsPanel = true
+        _ = Self.feed(&d, [(3, Evdev.ABS_MT_SLOT, 2), (3, Evdev.ABS_MT_TRACKING_ID, 9), (3, Evdev.ABS_MT_POSITION_X, 10), (3, Evdev.ABS_MT_POSITION_Y, 20), (3, Evdev.ABS_MT_PRESSURE, 70)])
+        #expect(d.landed)
+        #expect(d.panel.map { "\($0.slot) \($0.x) \($0.y) \($0.axes[Evdev.ABS_MT_PRESSURE])" } == ["2 10 20 70"])
+        _ = Self.feed(&d, [(3, Evdev.ABS_MT_POSITION_X, 11), (1, 125, 1)])
+        #expect(!d.landed)
+        #expect(d.others.map { "\($0.type):\($0.code)=\($0.value)" } == ["1:125=1"], "a key that is no touch key, for the mirror")
+        #expect(d.hadContacts)
+    }
+
+    @Test func aSeededPanel_landsATouchWithNoPositionWhereItsSlotWas() throws {
+        var d = try #require(FrameDecoder(description: Self.panel, geometry: GeometryConfiguration()))
+        d.seed(positions: [0, 0, 500, 250, 0, 0, 0, 0], slot: 1)
+        // The kernel sends no ABS_MT_SLOT (slot 1 is selected) and no position (the same as before).
+        _ = Self.feed(&d, [(3, Evdev.ABS_MT_TRACKING_ID, 3)])
+        #expect(d.frame.contacts.count == 1)
+    }
+
+    @Test func aNewMapping_goesOnFromTheOldDecodersContacts() throws {
+        var old = try #require(FrameDecoder(description: Self.panel, geometry: GeometryConfiguration()))
+        _ = Self.feed(&old, [(3, Evdev.ABS_MT_TRACKING_ID, 3), (3, Evdev.ABS_MT_POSITION_X, 100), (3, Evdev.ABS_MT_POSITION_Y, 100)])
+        let id = try #require(old.frame.contacts.first?.id)
+        var g = GeometryConfiguration()
+        g.rotation = 180
+        var next = try #require(FrameDecoder(description: Self.panel, geometry: g))
+        next.continueFrom(old)
+        _ = Self.feed(&next, [(3, Evdev.ABS_MT_POSITION_X, 110)])
+        #expect(next.frame.contacts.map(\.id) == [id], "the same contact, no lift")
+        let p = try #require(next.frame.contacts.first?.position)
+        let before = try #require(old.frame.contacts.first?.position)
+        #expect(p.x > before.x, "mapped by the new rotation (x flipped: 110 on the panel is far right)")
+    }
+}
