@@ -48,6 +48,7 @@ public struct LineEncoders {
     }
 
     /// Appends event `e`'s line, with the names of configuration `serial` (the item's origin).
+    // Safe: callers pass a pointer into the events lent for their loop, used in this call only.
     public func encode(at e: UnsafePointer<GestureEvent>, configuration serial: Int, into w: inout JSONLineWriter) {
         if serial == previousSerial { previous.encode(at: e, into: &w) } else { current.encode(at: e, into: &w) }
     }

@@ -9,11 +9,7 @@ import TestSupport
 #endif
 
 enum Root {
-    static let path: String = {
-        var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
-        parts.removeLast(3)
-        return parts.joined(separator: "/")
-    }()
+    static let path = Repository.root
     static let daemon = path + "/.build/debug/touchgestured"
     static let ctl = path + "/.build/debug/touchgesturectl"
     static let fixtures = path + "/Tests/PipelineTests/Fixtures"

@@ -6,6 +6,7 @@ import Logging
 import Pipeline
 import PointerEmulation
 import SystemCalls
+import TestSupport
 import Testing
 import TouchFrames
 import TouchInput
@@ -122,11 +123,4 @@ struct RouteRig: ~Copyable {
     }
 }
 
-enum Paths {
-    static let root: String = {
-        var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
-        parts.removeLast(3)
-        return parts.joined(separator: "/")
-    }()
-    static let fixtures = root + "/Tests/PipelineTests/Fixtures"
-}
+typealias Paths = Repository

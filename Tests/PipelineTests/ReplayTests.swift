@@ -2,17 +2,14 @@ import Foundation
 import GestureConfig
 import GestureEngine
 import Pipeline
+import TestSupport
 import Testing
 import TouchFrames
 
 /// Paths relative to the package root (tests read files in place, no bundle resources).
 enum Paths {
-    static let root: String = {
-        var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
-        parts.removeLast(3)
-        return parts.joined(separator: "/")
-    }()
-    static let fixtures = root + "/Tests/PipelineTests/Fixtures"
+    static let root = Repository.root
+    static let fixtures = Repository.fixtures
     static let examples = root + "/examples"
     /// The shared real-panel recordings, beside the checkout (CI has them there).
     static let shared = root + "/../shared/recordings"
