@@ -170,7 +170,7 @@ extension DeviceTable {
     /// into the report) and when the panel's last frame was.
     @inline(__always)
     mutating func count(_ k: Int, _ report: inout RouteReport) {
-        all[k].count(output, &report)
+        all[k].count(events: output.eventCount, frames: output.frameCount, first: output.firstFrameTime, last: output.lastFrameTime, &report)
         frames += output.frameCount
     }
 }
