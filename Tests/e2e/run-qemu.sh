@@ -25,6 +25,13 @@ vmlinuz=$(ls "$work"/kernel/boot/vmlinuz-* | head -1)
 modules=$(ls -d "$work"/kernel/lib/modules/* | head -1)/kernel/drivers/input
 
 # 3. The initramfs: busybox, the modules, the binaries with the libraries ldd names, the tests.
+# The one way a program's libraries reach the guest: those ldd names, at the same paths.
+libs_of() { # files -> their libraries, copied into the guest at the same paths
+    for lib in $(ldd "$@" 2>/dev/null | grep -v ':$' | grep -oE '/[^ ]+\.so[^ ]*' | sort -u); do
+        mkdir -p "$work/root$(dirname "$lib")"
+        cp -L "$lib" "$work/root$lib"
+    done
+}
 rm -rf "$work/root" && mkdir -p "$work/root"/{bin,sbin,proc,sys,dev,tmp,run,e2e/rec,e2e/expected,lib/modules}
 cp /bin/busybox "$work/root/bin/busybox"
 for a in $("$work/root/bin/busybox" --list); do [ "$a" = busybox ] || ln -sf busybox "$work/root/bin/$a"; done
@@ -33,10 +40,7 @@ for b in touchgestured touchgesturectl; do
     # Without the DWARF (valgrind 3.19 cannot read this toolchain's), with the symbol table: a
     # smaller initramfs, and callgrind names the functions.
     objcopy --strip-debug "$bin/$b" "$work/root/bin/$b"
-    for lib in $(ldd "$bin/$b" | grep -oE '/[^ ]+\.so[^ ]*'); do
-        mkdir -p "$work/root$(dirname "$lib")"
-        cp -L "$lib" "$work/root$lib"
-    done
+    libs_of "$bin/$b"
 done
 cp Tests/e2e/guest-tests.sh Tests/e2e/guest-bench.sh Tests/e2e/guest-passthrough.sh Tests/e2e/guest-pointer.sh Tests/e2e/guest-compositors.sh Tests/e2e/guest-compositor-bench.sh Tests/e2e/guest-calibration.sh \
     Tests/e2e/summarize.awk "$work/root/e2e/"
@@ -58,10 +62,7 @@ cat > "$work/root/etc/udev/rules.d/60-touchgestured-local.rules" <<'RULES'
 SUBSYSTEM=="input", KERNEL=="event*", ATTRS{name}=="QUANTA*", ENV{TOUCHGESTURED_IGNORE}="1"
 SUBSYSTEM=="input", KERNEL=="event*", ATTRS{name}=="touchgestured virtual panel*", ENV{LIBINPUT_CALIBRATION_MATRIX}="1 0 0 0 -1 1"
 RULES
-for lib in $(ldd "$work/udev/bin/udevadm" | grep -oE '/[^ ]+\.so[^ ]*'); do
-    mkdir -p "$work/root$(dirname "$lib")"
-    cp -L "$lib" "$work/root$lib"
-done
+libs_of "$work/udev/bin/udevadm"
 # The side-by-side benchmark's other readers: lisgd (installed by scripts/install-deps, with
 # libinput) and libinput's debug-events tool (unpacked from Debian's libinput-tools, which is not
 # installed: it would pull GTK), their libraries, and libinput's quirks.
@@ -71,10 +72,7 @@ if [ -x /usr/bin/lisgd ]; then
     fi
     cp /usr/bin/lisgd "$work/root/bin/"
     cp "$work/libinput-tools/usr/libexec/libinput/libinput-debug-events" "$work/root/bin/"
-    for lib in $(ldd /usr/bin/lisgd "$work/root/bin/libinput-debug-events" | grep -oE '/[^ ]+\.so[^ ]*' | sort -u); do
-        mkdir -p "$work/root$(dirname "$lib")"
-        cp -L "$lib" "$work/root$lib"
-    done
+    libs_of /usr/bin/lisgd "$work/root/bin/libinput-debug-events"
     mkdir -p "$work/root/usr/share"
     cp -r /usr/share/libinput "$work/root/usr/share/"
 fi
@@ -91,20 +89,11 @@ fi
 # prints where each reader spends its time.
 if [ "${E2E_DIAG:-}" = 1 ] && [ -x /usr/bin/perf ]; then
     cp /usr/bin/perf "$work/root/bin/"
-    for lib in $(ldd /usr/bin/perf | grep -oE '/[^ ]+\.so[^ ]*'); do
-        mkdir -p "$work/root$(dirname "$lib")"
-        cp -L "$lib" "$work/root$lib"
-    done
+    libs_of /usr/bin/perf
 fi
 # The compositor cases: Debian's cage, sway and weston (scripts/install-deps installs them on the
 # host), seatd, the DRM modules weston's DRM backend needs (qemu's std VGA is bochs), and the test
 # client touch-log (Tests/e2e/wayland), each with the libraries ldd names, weston's modules too.
-libs_of() { # files -> their libraries, copied into the guest at the same paths
-    for lib in $(ldd "$@" 2>/dev/null | grep -v ':$' | grep -oE '/[^ ]+\.so[^ ]*' | sort -u); do
-        mkdir -p "$work/root$(dirname "$lib")"
-        cp -L "$lib" "$work/root$lib"
-    done
-}
 if command -v cage > /dev/null && command -v wayland-scanner > /dev/null && pkg-config --exists wayland-client; then
     mkdir -p "$work/wayland"
     wayland-scanner client-header /usr/share/wayland-protocols/stable/xdg-shell/xdg-shell.xml "$work/wayland/xdg-shell-client-protocol.h"
