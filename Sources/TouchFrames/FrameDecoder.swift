@@ -191,7 +191,11 @@ public struct FrameDecoder {
         if e.type == Evdev.EV_ABS {
             if multitouch { mt(e.code, e.value) } else { st(e.code, e.value) }
         } else if keepsPanel && PanelEvent.passes(e.type, e.code) {
-            pendingOthers.append(PanelEvent(type: e.type, code: e.code, value: e.value))
+            // At most `PanelEvent.mostInAFrame`: a device that never ends its frame cannot grow
+            // the list without end (a panel's keys and misc events are a handful a frame).
+            if pendingOthers.count < PanelEvent.mostInAFrame {
+                pendingOthers.append(PanelEvent(type: e.type, code: e.code, value: e.value))
+            }
         } else if e.type == Evdev.EV_KEY && e.code == Evdev.BTN_TOUCH && !multitouch {
             let down = e.value != 0
             if down && !touching {

@@ -56,6 +56,9 @@ public struct PanelEvent: Sendable, Equatable {
     public var code: UInt16
     public var value: Int32
 
+    /// Kept in one frame at most; the rest of a frame that has more is dropped.
+    public static let mostInAFrame = 64
+
     public init(type: UInt16, code: UInt16, value: Int32) {
         (self.type, self.code, self.value) = (type, code, value)
     }

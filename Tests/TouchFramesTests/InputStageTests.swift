@@ -26,6 +26,14 @@ import TouchFrames
         #expect(d.hadContacts)
     }
 
+    @Test func aFrameThatNeverEnds_keepsAtMostItsCapOfOtherEvents() throws {
+        var d = try #require(FrameDecoder(description: Self.panel, geometry: GeometryConfiguration()))
+        d.keepsPanel = true
+        let flood = [(UInt16, UInt16, Int32)](repeating: (Evdev.EV_MSC, 5, 1), count: 10_000)
+        _ = Self.feed(&d, flood)
+        #expect(d.others.count == PanelEvent.mostInAFrame)
+    }
+
     @Test func aSeededPanel_landsATouchWithNoPositionWhereItsSlotWas() throws {
         var d = try #require(FrameDecoder(description: Self.panel, geometry: GeometryConfiguration()))
         d.seed(positions: [0, 0, 500, 250, 0, 0, 0, 0], slot: 1)
