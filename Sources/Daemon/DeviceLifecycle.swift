@@ -114,9 +114,9 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
         do {
             repeat {
                 // One read at a time uses the buffer (one thread; each batch is handed on before the next).
-                end = try EvdevDevice.readBatch(fd, into: readBuffer, "read(fd \(fd))") { batch in
+                end = try EvdevDevice.readBatch(fd, into: readBuffer, "read(fd \(fd))", decode: { batch in
                     delivered(batch, from: id, &state)
-                }
+                })
                 // A full buffer: read on, while the device is still there.
             } while end == .full && state.devices.index(of: id) != nil
         } catch {
@@ -134,11 +134,12 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
         state.devices.index(of: id).flatMap { state.devices.all[$0].source as? LiveSource }
     }
 
-    /// A read's batch down the device's route.
-    private func delivered(_ batch: InputBatch, from id: UInt32, _ state: inout FrameState) {
+    /// A read's batch down the device's route; true when it stopped at a SYN_DROPPED.
+    @discardableResult
+    private func delivered(_ batch: InputBatch, from id: UInt32, _ state: inout FrameState) -> Bool {
         if batch.resynced { logResync(id, in: state) }
-        guard let k = state.devices.index(of: id) else { return }
-        route(.read(batch), k, &state)
+        guard let k = state.devices.index(of: id) else { return false }
+        return route(.read(batch), k, &state)
     }
 
     private func logResync(_ id: UInt32, in state: borrowing FrameState) {

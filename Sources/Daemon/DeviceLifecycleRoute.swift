@@ -6,8 +6,9 @@ import Pipeline
 extension DeviceLifecycle: RouteEnvironment {
     var turnStarted: Int64 { loop.turnStarted }
 
-    @inline(__always)  // (a read's way: one call from the reader's closure to the route's stages)
-    func route(_ input: RouteInput, _ k: Int, _ state: inout FrameState) {
+    /// True when a live read stopped at a SYN_DROPPED.
+    @discardableResult @inline(__always)  // (a read's way: one call from the reader's closure to the route's stages)
+    func route(_ input: RouteInput, _ k: Int, _ state: inout FrameState) -> Bool {
         DeviceTable.run(input, k, &state, self)
     }
 

@@ -107,8 +107,9 @@ extension DeviceTable {
     /// One input through device `k`: a read decoded frame by frame, each frame through the frame
     /// stages; then the end stages. Inlined into each call of `DeviceLifecycle.route`, where the input's
     /// case is known.
-    @inline(__always)
-    static func run<E: RouteEnvironment>(_ input: RouteInput, _ k: Int, _ state: inout FrameState, _ env: E) {
+    /// True when a live read stopped at a SYN_DROPPED (its reader resynchronizes).
+    @discardableResult @inline(__always)
+    static func run<E: RouteEnvironment>(_ input: RouteInput, _ k: Int, _ state: inout FrameState, _ env: E) -> Bool {
         var report = RouteReport()
         state.devices.output.removeAll()
         switch input {
@@ -124,6 +125,7 @@ extension DeviceTable {
             state.devices.all[k].pipeline.deviceRemoved(at: at, into: &state.devices.output, writingLines: false)
         }
         Route.PerInput.end(&state, k, input, &report, env)
+        return report.lostEvents
     }
 
     /// The input stage: the read decoded once (`FrameDecoder`), each frame it ends through the
@@ -150,10 +152,17 @@ extension DeviceTable {
                 if device.pipeline.decoder.feed(events, from: &i) { Route.PerFrame.frame(&device, &output, &wake, &report, env) }
             }
         } else {
+            // A live read: the decoder meets a SYN_DROPPED as it goes; what follows it is stale
+            // (the reader takes the kernel's state instead).
             let events = batch.kernelEvents.span
             var i = 0
             while i < events.count {
-                if device.pipeline.decoder.feed(events, from: &i) { Route.PerFrame.frame(&device, &output, &wake, &report, env) }
+                if device.pipeline.decoder.feed(events, from: &i) {
+                    Route.PerFrame.frame(&device, &output, &wake, &report, env)
+                } else if device.pipeline.decoder.lostEvents {
+                    report.lostEvents = true
+                    break
+                }
             }
         }
         output.eventCount += batch.count

@@ -122,12 +122,14 @@ struct Fanout: ~Copyable {
     /// `lastFrame` the monotonic time of its last frame. `out` is only read: it is `inout` so
     /// that it is passed by address (as a borrow of the table's buffer it was copied, 176
     /// bytes, every frame).
-    /// The client-lines consumer writes each gesture line here, as it queues it (`encoders`: the
-    /// device's configurations' names), into one buffer kept for the daemon's life.
-    var lineScratch = JSONLineWriter(capacity: 2 * scratchLimit)
+    /// The gesture lines' buffer (`FrameState.lineScratch`) is emptied once it passed this size.
     static let scratchLimit = 4096
 
-    mutating func deliver(_ out: inout PipelineOutput, encoders: borrowing LineEncoders, device: UInt32, since: Int64, lastFrame: Int64) {
+    /// The output's lines queued to each subscriber that takes them, each gesture line written
+    /// into `w` (`encoders`: the device's configurations' names) as it is first queued.
+    mutating func deliver(
+        _ out: inout PipelineOutput, encoders: borrowing LineEncoders, scratch w: inout JSONLineWriter, device: UInt32, since: Int64, lastFrame: Int64
+    ) {
         if out.frameCount > 0 {
             inputNow = max(inputNow ?? since, since)
             pacing.frames(first: since, last: lastFrame, count: out.frameCount)
@@ -137,10 +139,6 @@ struct Fanout: ~Copyable {
         // and `out` handed on in here was copied too: only its region names go in).
         let regionNames = out.regionNames
         let linesWanted = out.wants.gestureLines
-        // The scratch is moved out for the loop (a swap), so that it is written while `self` is.
-        var w = JSONLineWriter(capacity: 0)
-        swap(&w, &lineScratch)
-        defer { swap(&w, &lineScratch) }
         // Safe: both arrays are lent for the loop and not changed inside it; every range comes from the pipeline's items.
         out.events.withUnsafeBufferPointer { events in
             out.text.bytes.withUnsafeBufferPointer { text in

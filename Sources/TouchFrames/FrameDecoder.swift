@@ -119,11 +119,21 @@ public struct FrameDecoder {
     /// the slots to the kernel's state): the next frame is marked as a discontinuity.
     public mutating func markDiscontinuity() {
         discontinuity = true
-        droppedCount += 1
+        // A SYN_DROPPED the decoder met itself (`lostEvents`) was counted then; what was
+        // dropped after it is replaced by the resync's state.
+        if !dropping { droppedCount += 1 }
+        dropping = false
     }
 
+    /// The last `feed` stopped at a SYN_DROPPED: a live reader's events after it are stale,
+    /// and it takes the kernel's state instead (a resync, `markDiscontinuity`). The one scan
+    /// of a read finds it: the reader does not look for it first.
+    public private(set) var lostEvents = false
+
     /// Feeds `events` from `i` up to and including the next SYN_REPORT, moving `i` past the last
-    /// event read; true if a frame ended (it is `frame`). A reader's batch takes one call per
+    /// event read; true if a frame ended (it is `frame`). It stops after a SYN_DROPPED too
+    /// (false, `lostEvents` set): a caller that resynchronizes stops there, one that does not
+    /// (a recording) feeds on, and what follows is dropped up to the next SYN_REPORT. A reader's batch takes one call per
     /// frame this way, not one per event (the per-event step is inlined here). The frame is read
     /// where it lies (a returned optional frame is destroyed through its type's metadata).
     public mutating func feed(_ events: borrowing Span<InputEvent>, from i: inout Int) -> Bool {
@@ -140,6 +150,7 @@ public struct FrameDecoder {
 
     @inline(__always)
     private mutating func feedRun<E: EvdevEvent>(_ events: borrowing Span<E>, from i: inout Int) -> Bool {
+        lostEvents = false
         while i < events.count {
             if multitouch && !dropping && events[i].type == Evdev.EV_ABS {
                 // A run of multitouch axis events (most of a frame), against the slots in place:
@@ -160,6 +171,7 @@ public struct FrameDecoder {
             let e = events[i]
             i += 1
             if feedOne(e) { return true }
+            if lostEvents { return false }
         }
         return false
     }
@@ -182,6 +194,7 @@ public struct FrameDecoder {
             case Evdev.SYN_DROPPED:
                 dropping = true
                 droppedCount += 1
+                lostEvents = true
                 return false
             default:
                 return false

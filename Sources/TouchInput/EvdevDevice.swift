@@ -88,6 +88,22 @@ public final class EvdevDevice {
         case dropped
     }
 
+    /// One `read(2)` of `fd` into `buffer`: how many whole events the kernel wrote, or how the
+    /// read ended without any (nothing there, the device gone).
+    @inline(__always)
+    private static func readEvents(
+        // Safe: the caller's buffer, alive for the call; the read is bounded by its count.
+        _ fd: Int32, into buffer: UnsafeMutableBufferPointer<KernelInputEvent>, _ call: @autoclosure () -> String
+    ) throws(EvdevError) -> (count: Int, end: BatchEnd?) {
+        // Safe: the buffer's own bytes, at most its count.
+        switch Posix.read(fd, into: UnsafeMutableRawBufferPointer(buffer), call()) {
+        case .done(let n): return (n / MemoryLayout<KernelInputEvent>.stride, nil)
+        case .wouldBlock: return (0, .drained)
+        case .removed: return (0, .removed)
+        case .failed(let e): throw e
+        }
+    }
+
     /// The events one `read(2)` of `fd` gets into `buffer`, handed to `deliver` as one batch
     /// (valid during the call only), up to a SYN_DROPPED. Static, over any buffer: the daemon
     /// reads every device into one buffer of its own, with no object to reach per read.
@@ -96,17 +112,10 @@ public final class EvdevDevice {
         _ fd: Int32, into buffer: UnsafeMutableBufferPointer<KernelInputEvent>, _ call: @autoclosure () -> String,
         deliver: (InputBatch) -> Void
     ) throws(EvdevError) -> BatchEnd {
-        let n: Int
-        // Safe: the buffer's own bytes, at most its count.
-        switch Posix.read(fd, into: UnsafeMutableRawBufferPointer(buffer), call()) {
-        case .done(let got): n = got
-        case .wouldBlock: return .drained
-        case .removed: return .removed
-        case .failed(let e): throw e
-        }
+        let (count, end) = try readEvents(fd, into: buffer, call())
+        if let end { return end }
         // Safe: the kernel wrote `count` whole events at the start of the caller's buffer, and
         // only those are read and handed on (for the call only).
-        let count = n / MemoryLayout<KernelInputEvent>.stride
         for i in 0..<count where buffer[i].type == Evdev.EV_SYN && buffer[i].code == Evdev.SYN_DROPPED {
             // What follows in this buffer and in the queue is a partial, stale picture.
             // Safe: the first `i` events the kernel wrote, lent to `deliver` for the call only.
@@ -120,11 +129,19 @@ public final class EvdevDevice {
         return count < buffer.count ? .drained : .full
     }
 
-    /// The same, into a buffer its owner keeps (one buffer for all devices, one read at a time).
+    /// The same, into a buffer its owner keeps (one buffer for all devices, one read at a time),
+    /// for a reader that decodes the batch itself and meets a SYN_DROPPED as it goes
+    /// (`FrameDecoder.lostEvents`): the whole read is handed on unscanned, and `decode` says
+    /// whether it stopped at one (then `.dropped`). A read is scanned once, by its decoder.
     public static func readBatch(
-        _ fd: Int32, into buffer: EventReadBuffer, _ call: @autoclosure () -> String, deliver: (InputBatch) -> Void
+        _ fd: Int32, into buffer: EventReadBuffer, _ call: @autoclosure () -> String, decode: (InputBatch) -> Bool
     ) throws(EvdevError) -> BatchEnd {
-        try readBatch(fd, into: buffer.events, call(), deliver: deliver)
+        let events = buffer.events
+        let (count, end) = try readEvents(fd, into: events, call())
+        if let end { return end }
+        // Safe: the events the kernel wrote, lent for the call only.
+        if count > 0 && decode(InputBatch(kernel: UnsafeBufferPointer(rebasing: events[0..<count]))) { return .dropped }
+        return count < events.count ? .drained : .full
     }
 
     /// Reads every available event and hands them to `deliver` in batches (one per `read(2)`,

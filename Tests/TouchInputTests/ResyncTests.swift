@@ -85,4 +85,39 @@ import TouchFrames
         #expect(after.contacts.isEmpty)
         #expect(d.activeContacts == 0)
     }
+
+    /// A live read is decoded unscanned: the decoder stops at a SYN_DROPPED in the middle of it
+    /// (`lostEvents`, the stale rest not read), counts it once, and the resync's state frame that
+    /// follows is decoded whole (not dropped as the rest of the lost stretch).
+    @Test func liveRead_stopsAtSynDropped_thenTheStateFrameIsDecoded() throws {
+        var d = Self.decoder()
+        func k(_ type: UInt16, _ code: UInt16, _ v: Int32) -> KernelInputEvent {
+            KernelInputEvent(seconds: 1, microseconds: 0, type: type, code: code, value: v)
+        }
+        let read = [
+            k(3, Evdev.ABS_MT_TRACKING_ID, 5), k(3, Evdev.ABS_MT_POSITION_X, 10), k(3, Evdev.ABS_MT_POSITION_Y, 10), k(0, Evdev.SYN_REPORT, 0),
+            k(0, Evdev.SYN_DROPPED, 0), k(3, Evdev.ABS_MT_POSITION_X, 999), k(0, Evdev.SYN_REPORT, 0),
+        ]
+        var frames = 0
+        var i = 0
+        while i < read.count {
+            if d.feed(read.span, from: &i) {
+                frames += 1
+            } else if d.lostEvents {
+                break
+            }
+        }
+        #expect(frames == 1)
+        #expect(i == 5)  // just past the SYN_DROPPED: the stale rest is not read
+        #expect(d.lostEvents)
+        #expect(d.droppedCount == 1)
+        let t = Timestamp(nanoseconds: 2_000_000_000)
+        let mt: [Int32] = [5, -1, -1, -1, /* x */ 40, 0, 0, 0, /* y */ 50, 0, 0, 0, /* tool */ 0, 0, 0, 0]
+        d.markDiscontinuity()
+        let after = try #require(Self.feed(&d, EvdevDevice.stateEvents(slots: 4, mt: mt, st: [40, 50, 1, 0], time: t)))
+        #expect(after.discontinuity)
+        #expect(after.contacts.count == 1)
+        #expect(abs(after.contacts[0].position.x - 40) < 0.01)
+        #expect(d.droppedCount == 1)
+    }
 }

@@ -7,7 +7,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
-work=${E2E_WORK:-$(mktemp -d /tmp/touchgestured-e2e.XXXXXX)}
+# The work dir keeps the kernel, udev and the initramfs between runs (.build/e2e by default).
+work=${E2E_WORK:-$root/.build/e2e}
 mkdir -p "$work"
 echo "== e2e work dir: $work"
 
@@ -24,7 +25,17 @@ fi
 vmlinuz=$(ls "$work"/kernel/boot/vmlinuz-* | head -1)
 modules=$(ls -d "$work"/kernel/lib/modules/* | head -1)/kernel/drivers/input
 
-# 3. The initramfs: busybox, the modules, the binaries with the libraries ldd names, the tests.
+# 3. The initramfs: busybox, the modules, the binaries with the libraries ldd names, the tests;
+# made again only when what goes into it changed (its inputs' digest, below). What changes from
+# run to run (which cases, how many rounds: params.sh) is a small archive of its own, appended.
+inputs=$( { sha256sum "$bin/touchgestured" "$bin/touchgesturectl" udev/*.rules examples/recordings/tour.events scripts/bench-stream
+    find Tests/e2e Tests/PipelineTests/Fixtures ../shared/recordings -type f 2> /dev/null | sort | xargs sha256sum
+    env | grep -E '^E2E_(BENCH_FRAMES|COUNT_FRAMES|CHROMIUM|DIAG)=' | sort
+    for t in lisgd valgrind cage sway weston seatd chromium perf; do command -v $t || true; done; } | sha256sum | cut -d' ' -f1)
+if [ -s "$work/initrd.gz" ] && [ "$(cat "$work/initrd.inputs" 2> /dev/null)" = "$inputs" ]; then
+    echo "== initramfs: unchanged inputs, kept ($(du -h "$work/initrd.gz" | cut -f1))"
+else
+rm -f "$work/initrd.inputs"
 # The one way a program's libraries reach the guest: those ldd names, at the same paths.
 libs_of() { # files -> their libraries, copied into the guest at the same paths
     for lib in $(ldd "$@" 2>/dev/null | grep -v ':$' | grep -oE '/[^ ]+\.so[^ ]*' | sort -u); do
@@ -42,8 +53,7 @@ for b in touchgestured touchgesturectl; do
     objcopy --strip-debug "$bin/$b" "$work/root/bin/$b"
     libs_of "$bin/$b"
 done
-cp Tests/e2e/guest-tests.sh Tests/e2e/guest-bench.sh Tests/e2e/guest-passthrough.sh Tests/e2e/guest-pointer.sh Tests/e2e/guest-compositors.sh Tests/e2e/guest-compositor-bench.sh Tests/e2e/guest-calibration.sh \
-    Tests/e2e/summarize.awk "$work/root/e2e/"
+cp -r Tests/e2e/guest-tests.sh Tests/e2e/lib Tests/e2e/cases Tests/e2e/summarize.awk "$work/root/e2e/"
 
 # udevd for the second half of the run: Debian's udev package (udevadm is also systemd-udevd),
 # its rules, ours, and a local rule that calibrates one panel and excludes another.
@@ -250,8 +260,6 @@ PY
 # buffer), $E2E_COUNT_FRAMES frames at 50 Hz (default 1,000, so each finger count strokes 10 times).
 scripts/bench-stream bench "$work/root/e2e/rec/bench.events" "${E2E_BENCH_FRAMES:-10000}"
 scripts/bench-stream count "$work/root/e2e/rec/count.events" "${E2E_COUNT_FRAMES:-1000}"
-printf 'STORM=%s\nFLOODS=%s\nONLY="%s"\nVARIANTS="%s"\nTRIALS=%s\n' "${E2E_STORM:-200}" "${E2E_FLOODS:-5}" "${E2E_ONLY:-}" \
-    "${E2E_BENCH_VARIANTS:-one-client no-client swipe-only}" "${E2E_BENCH_TRIALS:-3}" > "$work/root/e2e/params.sh"
 
 cat > "$work/root/init" <<'INIT'
 #!/bin/sh
@@ -272,7 +280,15 @@ poweroff -f
 INIT
 chmod +x "$work/root/init"
 (cd "$work/root" && find . | cpio -o -H newc --quiet | gzip -1 > "$work/initrd.gz")
+echo "$inputs" > "$work/initrd.inputs"
 echo "== initramfs: $(du -h "$work/initrd.gz" | cut -f1)"
+fi
+# This run's parameters, an archive of their own after the kept one (the kernel unpacks both).
+rm -rf "$work/params" && mkdir -p "$work/params/e2e"
+printf 'STORM=%s\nFLOODS=%s\nONLY="%s"\nVARIANTS="%s"\nTRIALS=%s\n' "${E2E_STORM:-200}" "${E2E_FLOODS:-5}" "${E2E_ONLY:-}" \
+    "${E2E_BENCH_VARIANTS:-one-client no-client swipe-only}" "${E2E_BENCH_TRIALS:-3}" > "$work/params/e2e/params.sh"
+(cd "$work/params" && find . | cpio -o -H newc --quiet | gzip -1 > "$work/params.gz")
+cat "$work/initrd.gz" "$work/params.gz" > "$work/initrd-run.gz"
 
 # 4. Boot (software emulation: nested KVM does not work here) and read the verdict. Two vCPUs:
 # with one, the benchmark's four readers (the daemon, its client, lisgd, libinput) overran it at
@@ -280,7 +296,7 @@ echo "== initramfs: $(du -h "$work/initrd.gz" | cut -f1)"
 # E2E_APPEND: more kernel arguments, e.g. "clocksource=tsc tsc=reliable" (the guest picks HPET, for
 # which clock_gettime is a system call; docs/BENCHMARKS.md has a run on TSC).
 timeout 900 qemu-system-x86_64 -accel tcg -cpu max -smp "${E2E_SMP:-2}" -m $mem -vga std -nographic -no-reboot \
-    -kernel "$vmlinuz" -initrd "$work/initrd.gz" -append "console=ttyS0 quiet panic=-1 ${E2E_APPEND:-}" \
+    -kernel "$vmlinuz" -initrd "$work/initrd-run.gz" -append "console=ttyS0 quiet panic=-1 ${E2E_APPEND:-}" \
     > "$work/console.log" 2>&1 || true
 grep -E '^E2E ' "$work/console.log" | grep -v '^E2E CGFILE' || true
 # The instruction counts' dumps (gzip, base64 between markers): on the host, where touchgestured's

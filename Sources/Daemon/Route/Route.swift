@@ -32,6 +32,8 @@ struct RouteReport {
     /// the latency of the lines they led to starts, and the panel's last frame.
     var firstFrame: Int64?
     var lastFrame: Int64?
+    /// A live read stopped at a SYN_DROPPED: its reader resynchronizes.
+    var lostEvents = false
 
     var needsTheDaemon: Bool { fired || traced || woke || mirrorFailed || pointerFailed }
 }

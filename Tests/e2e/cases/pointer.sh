@@ -1,40 +1,6 @@
-# Sourced by guest-tests.sh (after guest-passthrough.sh: with_libinput, has_open, mirror_of...).
-# Pointer emulation (`emulate = "pointer"`): libinput, the compositor's eye, reads the daemon's
-# virtual pointer while recordings play on a panel the daemon passes through.
-
-# Plays recording $1 on a new panel (its frames' write times in /tmp/w-$2.txt) while libinput
-# (/tmp/li-$2.txt) and a recording with kernel times (/tmp/r-$2.events) read the pointer $ptr
-# and, for the pass-through's claim, libinput reads the panel's mirror (/tmp/li-mirror-$2.txt).
-play_pointer() {
-    rm -f /tmp/go-ptr
-    made=$(mirrors_made /tmp/daemon-pointer.log)
-    touchgesturectl play --uinput --settle 0.2 --wait-for /tmp/go-ptr --hold 0.5 --write-times /tmp/w-$2.txt $1 2> /tmp/play-ptr.log &
-    P=$!
-    wait_node /tmp/play-ptr.log
-    mirror_of /tmp/daemon-pointer.log $made
-    udevadm settle --timeout=5
-    libinput-debug-events --device $ptr > /tmp/li-$2.txt 2>&1 &
-    LI=$!
-    libinput-debug-events --device $mirror > /tmp/li-mirror-$2.txt 2>&1 &
-    LM=$!
-    touchgesturectl record $ptr --absolute-times --duration 6 -o /tmp/r-$2.events 2> /tmp/rec-ptr.log &
-    R=$!
-    has_open $LI $ptr; has_open $LM $mirror; has_open $R $ptr
-    usleep 700000
-    touch /tmp/go-ptr
-    wait $P
-    usleep 300000
-    kill $LI $LM; wait $LI $LM 2>/dev/null
-    kill -INT $R; wait $R 2>/dev/null
-}
-# The kernel times (s) of the pointer's events of type $2 code $3 value $4 (any value: "") in $1.
-ptr_times() { awk -v t=$2 -v c=$3 -v want="$4" '$1 == "E:" && $3 == t && $4 == c && (want == "" || $5 == want) { print $2 }' $1; }
-# The last absolute motion in libinput's lines $1, "x y" in % of the screen (printed " 50.03/ 50.05").
-li_abs() { grep POINTER_MOTION_ABSOLUTE $1 | tail -1 | awk '{ split($(NF-1) $NF, a, "/"); print a[1] " " a[2] }'; }
-# libinput's wheel lines' v120 values (vertical) in $1.
-li_v120() { awk '/POINTER_SCROLL_WHEEL/ { for (i = 1; i <= NF; i++) if ($i == "vert") { split($(i + 1), a, "/"); sub(/\*/, "", a[2]); print a[2] } }' $1; }
-
+# shellcheck shell=sh
 pointer() {
+    needs udevd
     with_libinput pointer || return
     cat > /tmp/pointer.toml <<'TOML'
 [device]
@@ -98,26 +64,4 @@ TOML
     check "$([ "$nt" -ge 10 ] && [ "${first:-0}" -gt 0 ] && [ "${last:-0}" -lt "${first:-0}" ] && [ "${last:-0}" -gt 0 ] && [ "$late" = 0 ] && echo 1)" "fling: $nt wheel events in the 0.3 s after the lift, from $first to $last (decaying), $late after the next touch"
 
     if [ $ok = 1 ]; then pass "pointer" "(${report#; })"; else fail "pointer" "(${report#; }: $(tail -3 /tmp/daemon-pointer.log | tr '\n' '|'))"; fi
-}
-
-# What pointer emulation adds to the daemon's CPU a frame: the benchmark stream's strokes played
-# in pass-through, without and with a full-screen pointer region (its pans turn the wheel, its
-# flings coast on).
-pointer_cpu() {
-    ensure_udevd
-    bench_stream
-    cat /tmp/passthrough.toml - > /tmp/pointer-cpu.toml <<'TOML'
-[[region]]
-name = "page"
-emulate = "pointer"
-TOML
-    # A second after the stream counts too (the last fling's tail), in both runs.
-    SETTLE_AFTER=1 daemon_cpu pointer-cpu-off --config /tmp/passthrough.toml; cpu_off=$cpu
-    SETTLE_AFTER=1 daemon_cpu pointer-cpu-on --config /tmp/pointer-cpu.toml; cpu_on=$cpu
-    echo "E2E BENCH pointer emulation CPU per frame (ns, TCG guest, pass-through, no client): off $cpu_off, on $cpu_on (the pointer's writes and kinetic ticks included), $frames frames"
-    if [ "$cpu_off" -gt 0 ] && [ "$cpu_on" -gt 0 ]; then
-        pass "pointer-cpu" "(pass-through $cpu_off ns a frame; with a pointer region $cpu_on ns)"
-    else
-        fail "pointer-cpu" "(off '$cpu_off', on '$cpu_on')"
-    fi
 }

@@ -1,0 +1,30 @@
+# shellcheck shell=sh
+passthrough_latency() {
+    needs udevd
+    bench_stream
+    for run in direct mirror; do
+        rm -f /tmp/go-lat
+        [ $run = mirror ] && start_daemon latency-pt --config /tmp/passthrough.toml
+        touchgesturectl play --uinput --settle 0.2 --wait-for /tmp/go-lat --hold 0.5 --write-times /tmp/w-$run.txt /tmp/pt-bench.events 2> /tmp/play-lat.log &
+        P=$!
+        wait_node /tmp/play-lat.log
+        read_node=$node
+        if [ $run = mirror ]; then mirror_of /tmp/daemon-latency-pt.log 0; read_node=$mirror; fi
+        touchgesturectl record $read_node --absolute-times --duration 8 -o /tmp/r-$run.events 2> /tmp/rec-$run.log &
+        R=$!
+        has_open $R $read_node
+        touch /tmp/go-lat
+        wait $P
+        wait $R
+        [ $run = mirror ] && stop_daemon
+        frame_latency /tmp/w-$run.txt /tmp/r-$run.events > /tmp/lat-$run.txt
+    done
+    got_direct=$(grep -c '^E: [0-9.]* 0000 0000 0$' /tmp/r-direct.events); got=$(grep -c '^E: [0-9.]* 0000 0000 0$' /tmp/r-mirror.events)
+    d50=$(pct /tmp/lat-direct.txt 50); d99=$(pct /tmp/lat-direct.txt 99); m50=$(pct /tmp/lat-mirror.txt 50); m99=$(pct /tmp/lat-mirror.txt 99)
+    echo "E2E BENCH pass-through latency (us, TCG guest): added p50 $((m50 - d50)), p99 $((m99 - d99)); uinput write -> frame on the mirror p50 $m50, p99 $m99; on the panel read directly p50 $d50, p99 $d99; frames $got of $frames through the mirror, $got_direct directly"
+    if [ "$got" = "$frames" ] && [ "$got_direct" = "$frames" ]; then
+        pass "passthrough-latency" "(all $frames frames through the mirror, none lost or merged; added p50 $((m50 - d50)) us, p99 $((m99 - d99)) us)"
+    else
+        fail "passthrough-latency" "(frames: $got through the mirror, $got_direct directly, of $frames: $(tail -2 /tmp/rec-mirror.log | tr '\n' '|'))"
+    fi
+}
