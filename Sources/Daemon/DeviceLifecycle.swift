@@ -114,8 +114,7 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
         do {
             repeat {
                 // One read at a time uses the buffer (one thread; each batch is handed on before the next).
-                // (The scanning read: the one-scan `decode:` read awaits its e2e flood check.)
-                end = try EvdevDevice.readBatch(fd, into: readBuffer, "read(fd \(fd))", deliver: { batch in
+                end = try EvdevDevice.readBatch(fd, into: readBuffer, "read(fd \(fd))", decode: { batch in
                     delivered(batch, from: id, &state)
                 })
                 // A full buffer: read on, while the device is still there.

@@ -129,13 +129,6 @@ public final class EvdevDevice {
         return count < buffer.count ? .drained : .full
     }
 
-    /// The same, into a buffer its owner keeps (one buffer for all devices, one read at a time).
-    public static func readBatch(
-        _ fd: Int32, into buffer: EventReadBuffer, _ call: @autoclosure () -> String, deliver: (InputBatch) -> Void
-    ) throws(EvdevError) -> BatchEnd {
-        try readBatch(fd, into: buffer.events, call(), deliver: deliver)
-    }
-
     /// The same, into a buffer its owner keeps (one buffer for all devices, one read at a time),
     /// for a reader that decodes the batch itself and meets a SYN_DROPPED as it goes
     /// (`FrameDecoder.lostEvents`): the whole read is handed on unscanned, and `decode` says

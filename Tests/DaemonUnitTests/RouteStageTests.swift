@@ -116,4 +116,24 @@ import TouchFrames
         #expect(all.filter { $0.code == Evdev.ABS_MT_TRACKING_ID && $0.value >= 0 }.count == 1, "shown once, after the swipe failed")
         #expect(all.filter { $0.code == Evdev.ABS_MT_TRACKING_ID && $0.value < 0 }.count == 1)
     }
+
+    /// A live read is scanned once, by the decoder: a SYN_DROPPED in it stops the route there
+    /// (the reader is told, and resynchronizes); what follows it in the read is stale and goes
+    /// to no consumer. A read without one is not stopped.
+    @Test func liveRead_stopsAtSynDropped_andTellsTheReader() throws {
+        var rig = try RouteRig("tap")
+        let t = rig.events.first!.time
+        func ev(_ type: UInt16, _ code: UInt16, _ v: Int32) -> InputEvent { InputEvent(time: t, type: type, code: code, value: v) }
+        let down = [ev(3, Evdev.ABS_MT_TRACKING_ID, 7), ev(3, Evdev.ABS_MT_POSITION_X, 100), ev(3, Evdev.ABS_MT_POSITION_Y, 100),
+            ev(1, Evdev.BTN_TOUCH, 1), ev(0, Evdev.SYN_REPORT, 0)]
+        let plain = rig.readKernel(down, at: 1_000)
+        #expect(!plain, "a plain read goes through")
+        #expect(rig.state.devices.frames == 1)
+        let stale = [ev(0, Evdev.SYN_DROPPED, 0), ev(3, Evdev.ABS_MT_SLOT, 1), ev(3, Evdev.ABS_MT_TRACKING_ID, 8),
+            ev(3, Evdev.ABS_MT_POSITION_X, 500), ev(3, Evdev.ABS_MT_POSITION_Y, 500), ev(0, Evdev.SYN_REPORT, 0)]
+        let lost = rig.readKernel(stale, at: 2_000)
+        #expect(lost, "the reader is told to resynchronize")
+        #expect(rig.state.devices.frames == 1, "nothing after the SYN_DROPPED was decoded into a frame")
+        #expect(rig.state.devices.all[0].pipeline.decoder.droppedCount == 1)
+    }
 }

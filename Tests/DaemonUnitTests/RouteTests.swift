@@ -104,6 +104,20 @@ struct RouteRig: ~Copyable {
         events.withUnsafeBufferPointer { run(.read(InputBatch($0))) }
     }
 
+    /// One live read (the kernel's layout) at `at`: whether the route stopped at a SYN_DROPPED
+    /// in it (the reader then resynchronizes).
+    mutating func readKernel(_ events: [InputEvent], at: Int64) -> Bool {
+        env.now = at
+        let kernel = events.map {
+            KernelInputEvent(seconds: Int($0.time.nanoseconds / 1_000_000_000), microseconds: Int($0.time.nanoseconds % 1_000_000_000 / 1000),
+                type: $0.type, code: $0.code, value: $0.value)
+        }
+        let lost = kernel.withUnsafeBufferPointer { DeviceTable.run(.read(InputBatch(kernel: $0)), 0, &state, env) }
+        _ = state.endTurn(turnClock: env.now)
+        lines += FanoutTests.read(client.peer).split(separator: "\n").map(String.init)
+        return lost
+    }
+
     mutating func fireDeadlines(until t: Int64) {
         while let d = state.devices.earliestDeadline, d <= t {
             env.now = d

@@ -1,6 +1,5 @@
 # shellcheck shell=sh
 calibrate() {
-    needs udevd
     with_libinput calibrate || return
     rm -rf /tmp/cal.d /tmp/cal-node.toml
     printf '[device]\nmode = "passthrough"\n' > /tmp/cal.toml

@@ -2,9 +2,7 @@
 # --- hotplug x N, no fd leak ----------------------------------------------------------------
 hotplug() {
     needs no-udevd
-    start_daemon hotplug
-    monitor /tmp/m-hotplug.txt
-    before=$(fd_count)
+    serve hotplug /tmp/m-hotplug.txt
     n=0
     : > /tmp/created.txt
     while [ $n -lt $1 ]; do

@@ -6,9 +6,7 @@ storm_settled() { [ "$(grep -c '"action":"added"' /tmp/m-storm.txt)" = "$(grep -
 
 hotplug_storm() {
     needs no-udevd
-    start_daemon storm
-    monitor /tmp/m-storm.txt
-    before=$(fd_count)
+    serve storm /tmp/m-storm.txt
     n=0
     while [ $n -lt $1 ]; do
         touchgesturectl play --uinput --settle 0.05 $E/rec/pan-no-lift.events 2>/dev/null & P1=$!

@@ -5,7 +5,6 @@
 # the issue asks (the daemon normalizes as libinput does; what is left is the mirror's rounding to
 # its units and libinput's two-decimal percent, 0.2 px).
 mirror_calibration() {
-    needs udevd
     with_libinput mirror-calibration || return
     printf '[device]\nmode = "passthrough"\nrotation = 90\ncalibration = [1.02, 0.01, -0.015, -0.01, 0.97, 0.02]\n' > /tmp/mc.toml
     start_daemon mc --config /tmp/mc.toml

@@ -4,7 +4,6 @@
 # the same places from the panel in observe mode and from the mirror in pass-through, where the
 # daemon carries udev's matrix and touchgestured's rule gives the mirror the identity.
 mirror_udev_calibration() {
-    needs udevd
     with_libinput mirror-udev-calibration || return
     printf '[device]\nmode = "observe"\n' > /tmp/muc-observe.toml
     start_daemon muc-observe --config /tmp/muc-observe.toml

@@ -1,6 +1,5 @@
 # shellcheck shell=sh
 passthrough() {
-    needs udevd
     with_libinput passthrough || return
     # The reference: libinput reads the panel itself, beside the daemon in observe mode.
     start_daemon observe
@@ -10,7 +9,7 @@ passthrough() {
     stop_daemon
     awk -f $E/summarize.awk /tmp/m-observe.txt > /tmp/got-observe.txt
     li_touches /tmp/li-ref.txt > /tmp/li-ref-touches.txt
-    printf '[device]\nmode = "passthrough"\n' > /tmp/passthrough.toml
+    passthrough_config
     start_daemon passthrough --config /tmp/passthrough.toml
     monitor /tmp/m-pt.txt
     play_read $E/rec/tour.events mirror /tmp/li-pt.txt /tmp/daemon-passthrough.log

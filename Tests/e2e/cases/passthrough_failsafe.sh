@@ -2,9 +2,8 @@
 # SIGKILL mid-stream: the kernel releases the grab and removes the mirror, so libinput reads the
 # panel itself from then on; a daemon started again mirrors it anew.
 passthrough_failsafe() {
-    needs udevd
     with_libinput passthrough-failsafe || return
-    printf '[device]\nmode = "passthrough"\n' > /tmp/passthrough.toml
+    passthrough_config
     start_daemon failsafe --config /tmp/passthrough.toml
     rm -f /tmp/go-fs
     touchgesturectl play --uinput --settle 0.2 --wait-for /tmp/go-fs --hold 4 $E/rec/tour.events 2> /tmp/play-fs.log &

@@ -3,9 +3,8 @@
 # crash, then systemd), then a tap at the very same place, which the kernel sends with no position.
 # The new mirror must show it where it is (it was given the panel's last positions), not at 0, 0.
 passthrough_restart() {
-    needs udevd
     with_libinput passthrough-restart || return
-    printf '[device]\nmode = "passthrough"\n' > /tmp/passthrough.toml
+    passthrough_config
     start_daemon restart --config /tmp/passthrough.toml
     rm -f /tmp/go-rs
     touchgesturectl play --uinput --settle 0.2 --wait-for /tmp/go-rs --hold 1 $E/rec/kiosk-restart.events 2> /tmp/play-rs.log &

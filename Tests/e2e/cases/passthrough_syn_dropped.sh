@@ -3,9 +3,8 @@
 # the mirror gets a lift of what it showed, then the panel's state, so libinput ends with every
 # touch that went down lifted, and the final tap arrives.
 passthrough_syn_dropped() {
-    needs udevd
     with_libinput passthrough-syn-dropped || return
-    printf '[device]\nmode = "passthrough"\n' > /tmp/passthrough.toml
+    passthrough_config
     start_daemon pt-flood --config /tmp/passthrough.toml
     monitor /tmp/m-pt-flood.txt
     touchgesturectl play --uinput --settle 1.5 $E/rec/flood.events 2>/dev/null &

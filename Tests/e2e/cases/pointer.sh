@@ -1,6 +1,5 @@
 # shellcheck shell=sh
 pointer() {
-    needs udevd
     with_libinput pointer || return
     cat > /tmp/pointer.toml <<'TOML'
 [device]

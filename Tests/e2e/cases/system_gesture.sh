@@ -6,7 +6,6 @@
 # type is back to finger); a tap in the edge band reaches it once the edge swipe failed; a tap
 # mid-screen passes at once.
 system_gesture() {
-    needs udevd
     with_libinput system-gesture || return
     kiosk_toml passthrough palm 150 'keys = "KEY_LEFTALT+KEY_LEFT"' > /tmp/system.toml
     start_daemon system --config /tmp/system.toml

@@ -2,7 +2,6 @@
 # Touch to wake, in pass-through: after [idle] after, the first tap wakes the kiosk and reaches
 # neither libinput (the app) nor clients as a tap; the wake action runs; the next tap passes.
 wake() {
-    needs udevd
     with_libinput wake || return
     rm -f /tmp/woke.txt
     printf '[device]\nmode = "passthrough"\n[idle]\nafter = 1\n[[action]]\nname = "undim"\non = "wake"\nexec = ["/bin/sh", "-c", "echo $TOUCHGESTURED_EVENT >> /tmp/woke.txt"]\n' > /tmp/wake.toml

@@ -9,13 +9,14 @@ fail() { echo "E2E CASE $1: FAIL $2"; failures=$((failures + 1)); }
 # The one poll of the harness: runs `cmd...` every 50 ms until it succeeds (status 0) or
 # `seconds` pass (status 1). Every wait below is a condition on something the case can see
 # (a file, a log line, a client's line, an open fd), not a fixed time.
+# Its counters are `local`: a case's own loop variables (k, n, i) survive the waits inside it.
 until_true() { # seconds cmd...
-    n=$(($1 * 20)); shift
-    k=0
+    local polls=$(($1 * 20)) polled=0
+    shift
     while ! "$@"; do
-        [ $k -ge $n ] && return 1
+        [ $polled -ge $polls ] && return 1
         usleep 50000
-        k=$((k + 1))
+        polled=$((polled + 1))
     done
 }
 
@@ -61,6 +62,14 @@ start_daemon() { # name [daemon options...]
     touchgestured --socket /tmp/g.sock "$@" > /tmp/daemon-$name.log 2>&1 &
     DAEMON=$!
     wait_for /tmp/g.sock
+}
+
+# The daemon (log /tmp/daemon-$1.log) and a client of it (its lines in $2), ready; the fds the
+# daemon has then in `before`.
+serve() { # name client-file
+    start_daemon "$1"
+    monitor "$2"
+    before=$(fd_count)
 }
 
 stop_daemon() { kill $DAEMON 2>/dev/null; wait $DAEMON 2>/dev/null; }

@@ -34,8 +34,11 @@ same_matrix() {
 # Every case here reads with libinput (udevd running); without it the case says it is skipped.
 with_libinput() {
     if ! [ -x /bin/libinput-debug-events ]; then echo "E2E CASE $1: skipped (libinput-debug-events is not installed on the host)"; return 1; fi
-    needs udevd
+    needs udevd  # (libinput takes only devices udev has tagged)
 }
+
+# The daemon's pass-through configuration, nothing else set: /tmp/passthrough.toml.
+passthrough_config() { printf '[device]\nmode = "passthrough"\n' > /tmp/passthrough.toml; }
 
 # libinput-debug-events' touch lines without the device and time columns: what a compositor gets.
 li_touches() { awk '$2 ~ /^TOUCH_/ { $1 = ""; $3 = ""; print }' "$1"; }
