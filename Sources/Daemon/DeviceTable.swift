@@ -151,6 +151,7 @@ extension DeviceTable {
             while i < events.count {
                 if device.pipeline.decoder.feed(events, from: &i) { Route.PerFrame.frame(&device, &output, &wake, &report, env) }
             }
+            output.eventCount += events.count
         } else {
             // A live read: the decoder meets a SYN_DROPPED as it goes; what follows it is stale
             // (the reader takes the kernel's state instead).
@@ -164,8 +165,9 @@ extension DeviceTable {
                     break
                 }
             }
+            // The events read up to the SYN_DROPPED (the stale rest is no panel's event).
+            output.eventCount += i
         }
-        output.eventCount += batch.count
     }
 
     /// The clock reached device `k`'s deadlines: what the engine holds now, told to its mirror

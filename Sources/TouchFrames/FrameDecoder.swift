@@ -177,7 +177,10 @@ public struct FrameDecoder {
     }
 
     /// Feeds one event; returns a frame at SYN_REPORT.
-    public mutating func feed(_ e: InputEvent) -> TouchFrame? { feedOne(e) ? frame : nil }
+    public mutating func feed(_ e: InputEvent) -> TouchFrame? {
+        lostEvents = false
+        return feedOne(e) ? frame : nil
+    }
 
     /// One event; true at SYN_REPORT (the frame is in `frame`).
     @inline(__always)

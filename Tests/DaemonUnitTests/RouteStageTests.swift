@@ -135,5 +135,6 @@ import TouchFrames
         #expect(lost, "the reader is told to resynchronize")
         #expect(rig.state.devices.frames == 1, "nothing after the SYN_DROPPED was decoded into a frame")
         #expect(rig.state.devices.all[0].pipeline.decoder.droppedCount == 1)
+        #expect(rig.state.devices.all[0].health.events == down.count + 1, "the events up to the SYN_DROPPED, not the stale rest")
     }
 }

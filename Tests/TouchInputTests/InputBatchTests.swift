@@ -1,4 +1,5 @@
 import GestureEngine
+import Glibc
 import Testing
 import TouchFrames
 
@@ -26,5 +27,47 @@ import TouchFrames
         #expect(InputBatch(kernel: UnsafeBufferPointer(start: nil, count: 0)).count == 0)
         let lift = [InputEvent(time: .zero, type: Evdev.EV_ABS, code: Evdev.ABS_MT_TRACKING_ID, value: -1)]
         lift.withUnsafeBufferPointer { #expect(!InputBatch($0).landsATouch) }
+    }
+}
+
+/// The daemon's read (`EvdevDevice.readBatch(_:into:_:decode:)`) over a pipe standing in for a
+/// device node: the whole read is handed on unscanned, and what the decoding consumer says of a
+/// SYN_DROPPED is what the read ends with (the reader then resynchronizes).
+@Suite struct DecodingReadTests {
+    /// A non-blocking pipe holding `events` as the kernel writes them: (read end, write end).
+    static func pipeHolding(_ events: [KernelInputEvent]) -> (Int32, Int32) {
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        #expect(fcntl(fds[0], F_SETFL, O_NONBLOCK) == 0)
+        let bytes = events.withUnsafeBytes { Array($0) }
+        #expect(write(fds[1], bytes, bytes.count) == bytes.count)
+        return (fds[0], fds[1])
+    }
+
+    static func event(_ type: UInt16, _ code: UInt16, _ value: Int32) -> KernelInputEvent {
+        KernelInputEvent(seconds: 1, microseconds: 0, type: type, code: code, value: value)
+    }
+
+    @Test func theWholeReadIsHandedOn_andTheConsumersWordEndsIt() throws {
+        let events = [
+            Self.event(Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, 3), Self.event(Evdev.EV_SYN, Evdev.SYN_REPORT, 0),
+            Self.event(Evdev.EV_SYN, Evdev.SYN_DROPPED, 0), Self.event(Evdev.EV_SYN, Evdev.SYN_REPORT, 0),
+        ]
+        let buffer = EventReadBuffer(capacity: 64)
+        for stops in [false, true] {
+            let (r, w) = Self.pipeHolding(events)
+            defer { close(r); close(w) }
+            var handed: [InputEvent] = []
+            let end = try EvdevDevice.readBatch(r, into: buffer, "pipe", decode: { batch in
+                handed = batch.decoded
+                return stops
+            })
+            #expect(handed.count == events.count, "unscanned: the SYN_DROPPED and what follows it are handed on too")
+            #expect(end == (stops ? .dropped : .drained))
+            // Nothing left: the next read is told so without a batch.
+            var called = false
+            #expect(try EvdevDevice.readBatch(r, into: buffer, "pipe", decode: { _ in called = true; return false }) == .drained)
+            #expect(!called)
+        }
     }
 }
