@@ -8,7 +8,7 @@ actions() {
     start_daemon actions --config /tmp/actions.toml
     logged_node /tmp/daemon-actions.log "virtual keyboard for key actions: "
     kbd=$logged
-    udevadm settle --timeout=5
+    wait_tagged "$kbd"
     keyboard=$(udevadm info --query=property --name="$kbd" 2>/dev/null | grep -c '^ID_INPUT_KEYBOARD=1')
     touchgesturectl record "$kbd" --duration 8 -o /tmp/kbd.events 2>/dev/null &
     REC=$!

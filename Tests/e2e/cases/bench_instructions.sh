@@ -21,7 +21,7 @@ bench_instructions() {
     touchgesturectl play --uinput --settle 0 --wait-for /tmp/count-go --hold 600 $E/rec/count.events 2> /tmp/play-count.log &
     PLAY=$!
     wait_node /tmp/play-count.log
-    udevadm settle --timeout=5
+    wait_tagged $node
     # -m: lisgd drops a swipe whose fingers were down longer than 800 ms of its own clock, which
     # a 380 ms stroke passes under callgrind in a guest on a loaded machine; its work is the same.
     $vg --callgrind-out-file=/tmp/cg-lisgd.out lisgd -d $node -w 1920 -h 1080 -m 10000 -g '1,LR,*,*,R,echo SWIPE1' -g '2,LR,*,*,R,echo SWIPE2' \

@@ -37,7 +37,8 @@ bench_once() {
     touchgesturectl play --uinput --settle 6 $E/rec/bench.events 2> /tmp/play-bench.log &
     PLAY=$!
     wait_node /tmp/play-bench.log
-    udevadm settle --timeout=5
+    wait_tagged $node
+    tagged=$(udevadm info --query=property --name=$node 2> /dev/null | grep -c '^ID_INPUT_TOUCHSCREEN=1')
     lisgd -d $node -w 1920 -h 1080 -g '1,LR,*,*,R,echo SWIPE1' -g '2,LR,*,*,R,echo SWIPE2' -g '3,LR,*,*,R,echo SWIPE3' \
         -g '4,LR,*,*,R,echo SWIPE4' -g '5,LR,*,*,R,echo SWIPE5' > /tmp/lisgd.txt 2>&1 &
     LISGD=$!
@@ -95,7 +96,7 @@ bench_once() {
     [ "$li_frames" != "$frames" ] && li_short="libinput fell behind (saw $li_frames of $frames frames): its figure is withheld"
     [ "$swipes" != 50 ] && bad="$bad lisgd-saw-$swipes-of-50-swipes"
     if [ -n "$bad" ]; then
-        why="impossible figures, run refused:$bad; readings $t0 $t1 $l0 $l1 $i0 $i1 $c0 $c1"
+        why="impossible figures, run refused:$bad; readings $t0 $t1 $l0 $l1 $i0 $i1 $c0 $c1; node $node (tagged by udev: $tagged); lisgd: $(head -3 /tmp/lisgd.txt | tr '\n' '|'); libinput: $(head -3 /tmp/libinput.txt | tr '\n' '|')"
         stop_daemon
         if [ "$attempt" = 1 ]; then
             echo "E2E BENCH ($tag) attempt 1 refused ($why); measuring again"

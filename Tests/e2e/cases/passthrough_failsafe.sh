@@ -11,7 +11,7 @@ passthrough_failsafe() {
     wait_node /tmp/play-fs.log
     panel=$node
     mirror_of /tmp/daemon-failsafe.log 0
-    udevadm settle --timeout=5
+    wait_tagged $panel $mirror
     libinput-debug-events --device $panel > /tmp/li-fs-panel.txt 2>&1 &
     LP=$!
     libinput-debug-events --device $mirror > /tmp/li-fs-mirror.txt 2>&1 &

@@ -16,7 +16,7 @@ passthrough_restart() {
     kill -9 $DAEMON; wait $DAEMON 2>/dev/null
     start_daemon restart-again --config /tmp/passthrough.toml
     mirror_of /tmp/daemon-restart-again.log 0
-    udevadm settle --timeout=5
+    wait_tagged $mirror
     libinput-debug-events --device $mirror > /tmp/li-rs.txt 2>&1 &
     LM=$!
     has_open $LM $mirror

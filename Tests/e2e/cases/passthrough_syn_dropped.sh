@@ -10,7 +10,7 @@ passthrough_syn_dropped() {
     touchgesturectl play --uinput --settle 1.5 $E/rec/flood.events 2>/dev/null &
     PLAY=$!
     mirror_of /tmp/daemon-pt-flood.log 0
-    udevadm settle --timeout=5
+    wait_tagged $mirror
     libinput-debug-events --device $mirror > /tmp/li-pt-flood.txt 2>&1 &
     LI=$!
     wait_count /tmp/m-pt-flood.txt '"gesture":"pan","phase":"began"' 1

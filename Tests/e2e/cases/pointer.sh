@@ -13,7 +13,7 @@ TOML
     start_daemon pointer --config /tmp/pointer.toml
     logged_node /tmp/daemon-pointer.log "virtual pointer for 'page': "
     ptr=$logged
-    udevadm settle --timeout=5
+    wait_tagged $ptr
     mouse=$(udevadm info --query=property --name=$ptr 2>/dev/null | grep -c '^ID_INPUT_MOUSE=1')
     for rec in tap ptr-hold ptr-drag ptr-fling; do play_pointer $E/rec/$rec.events $rec; done
     stop_daemon

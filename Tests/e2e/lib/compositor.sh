@@ -136,7 +136,7 @@ play_under() {
         mirror_of /tmp/daemon-comp-$comp.log 0
         target=$mirror
     fi
-    udevadm settle --timeout=5
+    wait_tagged $target
     started=$(date +%s)
     start_compositor $comp $log
     ready=$(( $(date +%s) - started ))

@@ -97,6 +97,15 @@ needs() {
     esac
 }
 
+# udev has processed each node (ID_INPUT set): libinput and lisgd take only such a device, and
+# `udevadm settle` alone can return before the kernel's uevent for a new node reached udevd.
+udev_tagged() { udevadm info --query=property --name="$1" 2> /dev/null | grep -q '^ID_INPUT=1'; }
+wait_tagged() {
+    local tagged_node
+    for tagged_node in "$@"; do until_true 10 udev_tagged "$tagged_node"; done
+    udevadm settle --timeout=5
+}
+
 ensure_udevd() {
     pidof systemd-udevd > /dev/null && return
     /lib/systemd/systemd-udevd --daemon 2>/dev/null

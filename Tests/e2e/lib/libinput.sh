@@ -76,7 +76,7 @@ play_read() {
     panel=$node
     read_node=$panel
     if [ "$2" = mirror ]; then mirror_of $4 $made; read_node=$mirror; fi
-    udevadm settle --timeout=5
+    wait_tagged $read_node
     classified=$(udevadm info --query=property --name=$read_node 2>/dev/null | grep -c '^ID_INPUT_TOUCHSCREEN=1')
     libinput-debug-events --device $read_node > $3 2>&1 &
     LI=$!
@@ -169,7 +169,7 @@ play_pointer() {
     P=$!
     wait_node /tmp/play-ptr.log
     mirror_of /tmp/daemon-pointer.log $made
-    udevadm settle --timeout=5
+    wait_tagged $ptr $mirror
     libinput-debug-events --device $ptr > /tmp/li-$2.txt 2>&1 &
     LI=$!
     libinput-debug-events --device $mirror > /tmp/li-mirror-$2.txt 2>&1 &
