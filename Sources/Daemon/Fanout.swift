@@ -16,6 +16,10 @@ import Pipeline
 struct Fanout: ~Copyable {
     /// By slot (a client's `slot`); free slots are reused.
     var subscribers: [Subscriber] = []
+    /// The gesture lines, each written once as it is first queued; a subscriber with nothing
+    /// queued takes them in place (`Subscriber.inPlace`), a copy is made only for the others.
+    /// Emptied once past `scratchLimit`, its runs in place copied out first.
+    private(set) var turnLines = JSONLineWriter(capacity: 2 * Fanout.scratchLimit)
     /// What happened to subscribers since the server last looked (`Server.settle`).
     var notices: [Notice] = []
     enum Notice {
@@ -122,13 +126,13 @@ struct Fanout: ~Copyable {
     /// `lastFrame` the monotonic time of its last frame. `out` is only read: it is `inout` so
     /// that it is passed by address (as a borrow of the table's buffer it was copied, 176
     /// bytes, every frame).
-    /// The gesture lines' buffer (`FrameState.lineScratch`) is emptied once it passed this size.
+    /// `turnLines` is emptied once it passed this size.
     static let scratchLimit = 4096
 
     /// The output's lines queued to each subscriber that takes them, each gesture line written
-    /// into `w` (`encoders`: the device's configurations' names) as it is first queued.
+    /// into `turnLines` (`encoders`: the device's configurations' names) as it is first queued.
     mutating func deliver(
-        _ out: inout PipelineOutput, encoders: borrowing LineEncoders, scratch w: inout JSONLineWriter, device: UInt32, since: Int64, lastFrame: Int64
+        _ out: inout PipelineOutput, encoders: borrowing LineEncoders, device: UInt32, since: Int64, lastFrame: Int64
     ) {
         if out.frameCount > 0 {
             inputNow = max(inputNow ?? since, since)
@@ -162,16 +166,13 @@ struct Fanout: ~Copyable {
                         var line: Range<Int>?
                         for s in subscribers.indices where Self.takes(subscribers, s, e, origin, device, regionNames) {
                             if line == nil {
-                                // The line, written once, at the first subscriber that takes it (the
-                                // scratch is emptied only once it passed its size: emptying an
-                                // array costs more than a line).
-                                if w.bytes.count > Self.scratchLimit { w.reset() }
-                                let start = w.bytes.count
-                                encoders.encode(at: e, configuration: origin.configuration, into: &w)
-                                line = start..<w.bytes.count
+                                // The line, written once, at the first subscriber that takes it.
+                                makeRoomForLines()
+                                let start = turnLines.bytes.count
+                                encoders.encode(at: e, configuration: origin.configuration, into: &turnLines)
+                                line = start..<turnLines.bytes.count
                             }
-                            // Safe: the scratch's bytes, lent for the enqueue, which copies them.
-                            w.bytes.withUnsafeBufferPointer { enqueue(UnsafeBufferPointer(rebasing: $0[line!]), to: s, since: since, continuous: continuous) }
+                            queueLine(line!, to: s, since: since, continuous: continuous)
                         }
                     case .action, .pointer:
                         continue  // run by the daemon (actions) and written to its pointer (DeviceTable)
@@ -179,6 +180,23 @@ struct Fanout: ~Copyable {
                 }
             }
         }
+    }
+
+    /// The buffer emptied once it passed its size (emptying an array costs more than a line),
+    /// the runs still in it copied out first.
+    private mutating func makeRoomForLines() {
+        guard turnLines.bytes.count > Self.scratchLimit else { return }
+        for s in subscribers.indices where subscribers[s].inPlace != nil { subscribers[s].settle(turnLines.bytes) }
+        turnLines.reset()
+    }
+
+    /// Line `line` of `turnLines` for slot `s`: in place where it can be, else copied.
+    private mutating func queueLine(_ line: Range<Int>, to s: Int, since: Int64, continuous: Bool) {
+        let limit = outputBufferBytes + subscribers[s].replyAllowance
+        if subscribers[s].takeInPlace(line, within: limit, since: since, continuous: continuous) { return }
+        let lines = turnLines.bytes
+        // Safe: the buffer's bytes (held by `lines`), lent for the enqueue, which copies them.
+        lines.withUnsafeBufferPointer { enqueue(UnsafeBufferPointer(rebasing: $0[line]), to: s, since: since, continuous: continuous) }
     }
 
     /// Does subscriber `s` take the touch lines of `device`? Static, over the list where it
@@ -241,6 +259,7 @@ struct Fanout: ~Copyable {
     // Safe: a buffer valid for the call, copied into the subscriber's queue.
     mutating func enqueue(_ bytes: UnsafeBufferPointer<UInt8>, to s: Int, since: Int64?, continuous: Bool = false) {
         guard subscribers[s].isLive else { return }
+        subscribers[s].settle(turnLines.bytes)
         let limit = outputBufferBytes + subscribers[s].replyAllowance
         if subscribers[s].fits(bytes.count, limit) { return subscribers[s].queue(bytes, since: since, continuous: continuous) }
         if subscribers[s].link == .open {
@@ -259,6 +278,7 @@ struct Fanout: ~Copyable {
     /// while its queue is past the bound.
     mutating func reply(_ bytes: ArraySlice<UInt8>, to s: Int) {
         guard subscribers[s].isLive else { return }
+        subscribers[s].settle(turnLines.bytes)
         // Safe: the slice is lent for the call and copied.
         bytes.withUnsafeBufferPointer { subscribers[s].output.append($0) }
         subscribers[s].replyAllowance += bytes.count
@@ -270,6 +290,7 @@ struct Fanout: ~Copyable {
         guard subscribers[s].isLive else { return }
         subscribers[s].link = .gone
         subscribers[s].output.removeAll(keepingUpTo: 0)
+        subscribers[s].inPlace = nil
         notices.append(.gone(slot: s, reason: reason, level: level))
     }
 }

@@ -24,6 +24,8 @@ extension Fanout {
                 let t = now ?? monotonicNanoseconds()
                 now = t
                 if !subscribers[s].urgent && t - subscribers[s].lastWriteAt < hold {
+                    // Held past the turn: its lines leave the turn's buffer.
+                    subscribers[s].settle(turnLines.bytes)
                     holding = true
                     due = min(due, subscribers[s].lastWriteAt + hold)
                     continue
@@ -79,7 +81,7 @@ extension Fanout {
         let wasPaused = subscribers[s].queued > bound
         let wasBlocked = subscribers[s].link == .blocked
         // The subscriber drains its own queue: one access to it, not one per field.
-        switch subscribers[s].drain(keepingUpTo: bound) {
+        switch subscribers[s].drain(keepingUpTo: bound, lines: turnLines.bytes) {
         case .notLive:
             return
         case .written(let count, let pendingSince):

@@ -10,10 +10,6 @@ import TouchFrames
 struct FrameState: ~Copyable {
     var devices = DeviceTable()
     var fanout: Fanout
-    /// Where the client-lines consumer writes each gesture line as the fan-out queues it: one
-    /// buffer for the daemon's life, beside the fan-out (not in it: it is written while the
-    /// fan-out is).
-    var lineScratch = JSONLineWriter(capacity: 2 * Fanout.scratchLimit)
 
     /// The end of a loop turn: every queue written (`Fanout.endTurn`) and what the daemon reads
     /// of the devices after it.

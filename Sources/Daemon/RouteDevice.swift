@@ -99,8 +99,8 @@ struct RouteDevice {
 
     /// The output's lines to the subscribers that take them, each gesture line written as it
     /// is queued with this device's configurations' names.
-    mutating func deliverLines(_ out: inout PipelineOutput, to fanout: inout Fanout, scratch: inout JSONLineWriter, since: Int64, lastFrame: Int64) {
-        fanout.deliver(&out, encoders: pipeline.encoders, scratch: &scratch, device: id, since: since, lastFrame: lastFrame)
+    mutating func deliverLines(_ out: inout PipelineOutput, to fanout: inout Fanout, since: Int64, lastFrame: Int64) {
+        fanout.deliver(&out, encoders: pipeline.encoders, device: id, since: since, lastFrame: lastFrame)
     }
 
     /// The mirror's frame: the decoder's last frame's contacts, less what the engine decided of

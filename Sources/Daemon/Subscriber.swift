@@ -33,6 +33,12 @@ struct Subscriber {
     var link: Link
     /// Queued output (written from the front as the socket takes it).
     var output = ByteQueue()
+    /// This turn's lines for it still in the fan-out's line buffer (`Fanout.turnLines`), not
+    /// copied: a subscriber with nothing queued takes a turn's gesture lines in place, as one
+    /// run of the buffer, written from there at the turn's end. Anything that would come
+    /// behind the run (another line, a reply), a hold past the turn and a buffer about to be
+    /// emptied copy it into `output` first (`settle`). Set only while `output` is empty.
+    var inPlace: Range<Int>?
     /// Reply bytes queued since the queue was last empty. A request's answer may be larger than
     /// the stream bound without making its client "slow".
     var replyAllowance = 0
@@ -67,18 +73,42 @@ struct Subscriber {
         link = .free
     }
 
-    var queued: Int { output.count }
+    /// What waits to be written: the queue and the run in place.
+    var queued: Int { output.count + (inPlace?.count ?? 0) }
 
     /// `count` more bytes keep the queue within `limit`.
-    func fits(_ count: Int, _ limit: Int) -> Bool { output.count + count <= limit }
+    func fits(_ count: Int, _ limit: Int) -> Bool { queued + count <= limit }
 
     /// Queues a stream line (`Fanout.enqueue`): `since` is its input's time, `continuous` an
     /// update the next one supersedes (it may be held back); any other line is urgent.
-    // Safe: a buffer valid for the call, copied into `output`.
+    // Safe: a buffer valid for the call, copied into `output` (after the run in place: `settle` first).
     mutating func queue(_ bytes: UnsafeBufferPointer<UInt8>, since: Int64?, continuous: Bool) {
         output.append(bytes)
+        noteQueued(since: since, continuous: continuous)
+    }
+
+    private mutating func noteQueued(since: Int64?, continuous: Bool) {
         if pendingSince == nil { pendingSince = since }
         if continuous { streamedAt = since ?? streamedAt } else { urgent = true }
+    }
+
+    /// Takes `line` of the turn's line buffer in place when nothing is queued and it continues
+    /// the run (the next line of the buffer) within `limit`; false when it must be copied.
+    mutating func takeInPlace(_ line: Range<Int>, within limit: Int, since: Int64, continuous: Bool) -> Bool {
+        guard output.count == 0 else { return false }
+        let start = inPlace?.lowerBound ?? line.lowerBound
+        guard inPlace.map({ $0.upperBound == line.lowerBound }) ?? true, line.upperBound - start <= limit else { return false }
+        inPlace = start..<line.upperBound
+        noteQueued(since: since, continuous: continuous)
+        return true
+    }
+
+    /// The run in place copied into the queue (`lines`: the turn's line buffer).
+    mutating func settle(_ lines: borrowing [UInt8]) {
+        guard let run = inPlace else { return }
+        inPlace = nil
+        // Safe: the run is a range of the buffer's lines, lent for the copy.
+        lines.withUnsafeBufferPointer { output.append(UnsafeBufferPointer(rebasing: $0[run])) }
     }
 
     /// What `drain` did.
@@ -96,15 +126,26 @@ struct Subscriber {
 
     /// Writes the queue to the socket as far as the kernel takes it, without blocking; an
     /// emptied queue gives back storage past `limit` bytes.
-    mutating func drain(keepingUpTo limit: Int) -> Drained {
+    mutating func drain(keepingUpTo limit: Int, lines: borrowing [UInt8]) -> Drained {
         guard isLive, case .socket(let fd) = kind else { return .notLive }
         var count = 0
-        while output.count > 0 {
-            switch output.withQueuedBytes({ Posix.write(fd, $0) }) {
+        while queued > 0 {
+            // The run in place first (the queue is empty while there is one), from the buffer.
+            // Safe: the run is a range of the turn's line buffer, lent for the write.
+            let io = inPlace.map { run in lines.withUnsafeBytes { Posix.write(fd, UnsafeRawBufferPointer(rebasing: $0[run])) } }
+                ?? output.withQueuedBytes { Posix.write(fd, $0) }
+            switch io {
             case .done(let n):
-                output.consume(n)
+                // What the socket did not take of a run waits in the queue.
+                if let run = inPlace {
+                    inPlace = run.lowerBound + n..<run.upperBound
+                    if n < run.count { settle(lines) } else { inPlace = nil }
+                } else {
+                    output.consume(n)
+                }
                 count += 1
             case .wouldBlock:
+                settle(lines)
                 link = .blocked
                 return .blocked(count: count)
             case .failed(let e):

@@ -97,6 +97,20 @@ struct RouteRig: ~Copyable {
         fireDeadlines(until: .max)
     }
 
+    /// The recording's reads, each at its frame's time, all in one loop turn (a replay catching
+    /// up): the turn ends once, after the last.
+    mutating func playInOneTurn() {
+        var frame: [InputEvent] = []
+        for e in events {
+            frame.append(e)
+            guard e.type == Evdev.EV_SYN && e.code == Evdev.SYN_REPORT else { continue }
+            env.now = e.time.nanoseconds
+            frame.withUnsafeBufferPointer { DeviceTable.run(.read(InputBatch($0)), 0, &state, env) }
+            frame.removeAll()
+        }
+        endTurn()
+    }
+
     /// One read at `at` (monotonic ns), deadlines due before it fired first.
     mutating func read(_ events: [InputEvent], at: Int64) {
         fireDeadlines(until: at)
@@ -127,6 +141,11 @@ struct RouteRig: ~Copyable {
 
     private mutating func run(_ input: RouteInput) {
         DeviceTable.run(input, 0, &state, env)
+        endTurn()
+    }
+
+    /// The loop turn's end: the fan-out's writes, and what the client got of them.
+    mutating func endTurn() {
         _ = state.endTurn(turnClock: env.now)
         lines += FanoutTests.read(client.peer).split(separator: "\n").map(String.init)
     }

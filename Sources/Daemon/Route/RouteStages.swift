@@ -118,7 +118,7 @@ enum ClientLines: EndStage {
         guard !state.devices.output.isEmpty else { return }
         let since = report.firstFrame ?? env.turnStarted
         state.devices.all[k].deliverLines(
-            &state.devices.output, to: &state.fanout, scratch: &state.lineScratch, since: since, lastFrame: report.lastFrame ?? since)
+            &state.devices.output, to: &state.fanout, since: since, lastFrame: report.lastFrame ?? since)
         report.fired = !state.devices.output.firings.isEmpty
         report.traced = !state.devices.output.transitions.isEmpty
     }

@@ -2,7 +2,7 @@
 /// between them is the data each phase carries (`Tracking` while deciding, `Shape` once it wants
 /// to fire) and how frames move it; the phases, what the arena sees of them, and how acceptance
 /// and rejection play out are the same, so they are written once here.
-enum ContinuousLifecycle<Tracking, Shape> {
+enum ContinuousLifecycle<Tracking, Shape>: DecidingLifecycle {
     case idle
     /// Deciding: not yet past its threshold.
     case tracking(Tracking)
@@ -39,8 +39,8 @@ enum ContinuousLifecycle<Tracking, Shape> {
         }
     }
 
-    var failure: FailReason? {
-        if case .failed(let r) = self { return r }
+    var deciding: Tracking? {
+        if case .tracking(let k) = self { return k }
         return nil
     }
 
@@ -69,20 +69,11 @@ enum ContinuousLifecycle<Tracking, Shape> {
 /// it while deciding, what a deadline means then, how its shape follows the fingers, and when an
 /// active gesture ends or changes. `handle` (below) is the one switch over (state, input) they
 /// all share.
-protocol ContinuousRecognizer: Recognizer {
+protocol ContinuousRecognizer: DecidingRecognizer where Lifecycle == ContinuousLifecycle<Tracking, Shape> {
     associatedtype Tracking
     associatedtype Shape
-    var state: ContinuousLifecycle<Tracking, Shape> { get set }
     /// The deciding state's name (`tracking` unless the kind says otherwise).
     static var trackingName: RecognizerStateName { get }
-    /// The most fingers it takes; more fail it.
-    var maxFingers: Int { get }
-    /// A sequence's first frame, with 1...maxFingers fingers down.
-    mutating func begin(_ s: borrowing FrameSummary) -> ContinuousLifecycle<Tracking, Shape>
-    /// A frame while deciding.
-    mutating func track(_ k: Tracking, _ s: borrowing FrameSummary) -> ContinuousLifecycle<Tracking, Shape>
-    /// The deadline it asked for while deciding.
-    func deadlinePassed(_ k: Tracking) -> ContinuousLifecycle<Tracking, Shape>
     /// The shape after a frame, once past its threshold (ready or active).
     mutating func follow(_ shape: Shape, _ s: borrowing FrameSummary) -> Shape
     /// Ready, the fingers are gone (accepting it now begins and ends it at once).
@@ -100,8 +91,10 @@ protocol ContinuousRecognizer: Recognizer {
 extension ContinuousRecognizer {
     static var trackingName: RecognizerStateName { .tracking }
     var stateName: RecognizerStateName { state.name(tracking: Self.trackingName) }
-    var status: RecognizerStatus { state.status }
-    var failure: FailReason? { state.failure }
+    var failure: FailReason? {
+        if case .failed(let r) = state { return r }
+        return nil
+    }
     func lifted(_ s: borrowing FrameSummary) -> Bool { s.count == 0 }
     func deadlinePassed(_ k: Tracking) -> ContinuousLifecycle<Tracking, Shape> {
         .failed(.invalidInput(state: Self.trackingName, input: .deadline))
@@ -134,19 +127,11 @@ extension ContinuousRecognizer {
             if case .active(let shape) = state { out.append(event(.cancelled, time, shape, nil)) }
             state = .failed(reason)
         case .deadline:
-            if case .tracking(let k) = state {
-                state = deadlinePassed(k)
-            } else {
-                state = .failed(.invalidInput(state: stateName, input: .deadline))
-            }
+            passDeadline()
         case .contact:
             switch state {
             case .idle:
-                if s.count > maxFingers {
-                    state = .failed(.tooManyFingers)
-                } else if s.count > 0 {
-                    state = begin(s)
-                }
+                beginSequence(s)
             case .tracking(let k):
                 state = track(k, s)
             case .ready(let shape):

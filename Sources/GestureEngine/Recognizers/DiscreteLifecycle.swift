@@ -1,7 +1,7 @@
 /// The life of a discrete gesture, shared by tap and swipe (as `ContinuousLifecycle` is by the
 /// others): deciding (`Tracking`, the kind's own phases), then ready with what it will report
 /// (`Ready`) while the arena decides, then recognized once, never taken back.
-enum DiscreteLifecycle<Tracking, Ready> {
+enum DiscreteLifecycle<Tracking, Ready>: DecidingLifecycle {
     case idle
     /// Deciding.
     case tracking(Tracking)
@@ -31,8 +31,8 @@ enum DiscreteLifecycle<Tracking, Ready> {
         }
     }
 
-    var failure: FailReason? {
-        if case .failed(let r) = self { return r }
+    var deciding: Tracking? {
+        if case .tracking(let k) = self { return k }
         return nil
     }
 
@@ -46,28 +46,21 @@ enum DiscreteLifecycle<Tracking, Ready> {
 
 /// A discrete recognizer says only how a sequence begins, how a frame moves it while deciding,
 /// and what its deadline means; `handle` (below) is the one switch over (state, input) it shares.
-protocol DiscreteRecognizer: Recognizer {
+protocol DiscreteRecognizer: DecidingRecognizer where Lifecycle == DiscreteLifecycle<Tracking, Ready> {
     associatedtype Tracking
     associatedtype Ready
-    var state: DiscreteLifecycle<Tracking, Ready> { get set }
-    /// The most fingers it takes; more fail it.
-    var maxFingers: Int { get }
     /// The name of a deciding phase.
     func trackingName(_ k: Tracking) -> RecognizerStateName
-    /// A sequence's first frame, with 1...maxFingers fingers down.
-    mutating func begin(_ s: borrowing FrameSummary) -> DiscreteLifecycle<Tracking, Ready>
-    /// A frame while deciding.
-    mutating func track(_ k: Tracking, _ s: borrowing FrameSummary) -> DiscreteLifecycle<Tracking, Ready>
-    /// The deadline it asked for while deciding.
-    func deadlinePassed(_ k: Tracking) -> DiscreteLifecycle<Tracking, Ready>
     /// The recognized event.
     func event(_ ready: Ready, _ time: Timestamp) -> GestureEvent
 }
 
 extension DiscreteRecognizer {
     var stateName: RecognizerStateName { state.name(tracking: trackingName) }
-    var status: RecognizerStatus { state.status }
-    var failure: FailReason? { state.failure }
+    var failure: FailReason? {
+        guard case .failed(let r) = state else { return nil }
+        return r
+    }
 
     /// One switch over (input, state), changing the state in place (see `ContinuousRecognizer`).
     mutating func handle(_ input: RecognizerInput, _ s: inout FrameSummary, into out: inout [GestureEvent]) {
@@ -88,19 +81,11 @@ extension DiscreteRecognizer {
             state = .failed(reason)
         // A deadline is asked for only while tracking; any other is an impossible pair.
         case .deadline:
-            if case .tracking(let k) = state {
-                state = deadlinePassed(k)
-            } else {
-                state = .failed(.invalidInput(state: stateName, input: .deadline))
-            }
+            passDeadline()
         case .contact:
             switch state {
             case .idle:
-                if s.count > maxFingers {
-                    state = .failed(.tooManyFingers)
-                } else if s.count > 0 {
-                    state = begin(s)
-                }
+                beginSequence(s)
             case .tracking(let k):
                 state = track(k, s)
             case .ready, .recognized, .failed:

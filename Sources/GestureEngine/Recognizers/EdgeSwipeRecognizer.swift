@@ -14,6 +14,8 @@ struct EdgeSwipeRecognizer: ContinuousRecognizer {
         var fingers: Int
     }
 
+    typealias Tracking = Drag
+    typealias Shape = Drag
     var state = ContinuousLifecycle<Drag, Drag>.idle
     var maxFingers: Int { fingers }
 

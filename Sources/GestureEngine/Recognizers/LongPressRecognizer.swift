@@ -11,6 +11,8 @@ struct LongPressRecognizer: ContinuousRecognizer {
         var position: PixelPoint
     }
 
+    typealias Tracking = Press
+    typealias Shape = PixelPoint
     var state = ContinuousLifecycle<Press, PixelPoint>.idle
     var maxFingers: Int { fingers }
     static var trackingName: RecognizerStateName { .pressing }

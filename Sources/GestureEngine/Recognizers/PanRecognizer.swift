@@ -36,6 +36,7 @@ struct PanRecognizer: ContinuousRecognizer {
         var position: PixelPoint
     }
 
+    typealias Shape = Drag
     var state = ContinuousLifecycle<Tracking, Drag>.idle
     private var tracker: VelocityTracker
 

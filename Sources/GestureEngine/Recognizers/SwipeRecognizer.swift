@@ -24,6 +24,8 @@ struct SwipeRecognizer: DiscreteRecognizer {
         var fingers: Int
     }
 
+    typealias Tracking = Track
+    typealias Ready = Flick
     var state = DiscreteLifecycle<Track, Flick>.idle
     private var tracker: VelocityTracker
 

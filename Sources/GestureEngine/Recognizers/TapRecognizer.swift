@@ -21,6 +21,8 @@ struct TapRecognizer: DiscreteRecognizer {
     }
 
     /// Ready: where the taps were.
+    typealias Tracking = Phase
+    typealias Ready = PixelPoint
     var state = DiscreteLifecycle<Phase, PixelPoint>.idle
     var maxFingers: Int { fingers }
 
