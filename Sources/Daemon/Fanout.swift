@@ -186,6 +186,11 @@ struct Fanout: ~Copyable {
     /// the runs still in it copied out first.
     private mutating func makeRoomForLines() {
         guard turnLines.bytes.count > Self.scratchLimit else { return }
+        emptyLines()
+    }
+
+    /// `turnLines` emptied, every run in place copied out of it first.
+    mutating func emptyLines() {
         for s in subscribers.indices where subscribers[s].inPlace != nil { subscribers[s].settle(turnLines.bytes) }
         turnLines.reset()
     }

@@ -34,6 +34,9 @@ extension Fanout {
             }
             write(s)
         }
+        // Every run was written or copied out: the buffer may be emptied (as `makeRoomForLines`
+        // would, mid-turn, next time).
+        if turnLines.bytes.count > Self.scratchLimit { emptyLines() }
         return holding ? due : nil
     }
 

@@ -95,7 +95,7 @@ struct Subscriber {
     /// Takes `line` of the turn's line buffer in place when nothing is queued and it continues
     /// the run (the next line of the buffer) within `limit`; false when it must be copied.
     mutating func takeInPlace(_ line: Range<Int>, within limit: Int, since: Int64, continuous: Bool) -> Bool {
-        guard output.count == 0 else { return false }
+        guard output.count == 0, link == .open else { return false }
         let start = inPlace?.lowerBound ?? line.lowerBound
         guard inPlace.map({ $0.upperBound == line.lowerBound }) ?? true, line.upperBound - start <= limit else { return false }
         inPlace = start..<line.upperBound
@@ -107,7 +107,9 @@ struct Subscriber {
     mutating func settle(_ lines: borrowing [UInt8]) {
         guard let run = inPlace else { return }
         inPlace = nil
-        // Safe: the run is a range of the buffer's lines, lent for the copy.
+        // Checked in every build: the rebased buffer below is not.
+        precondition(run.upperBound <= lines.count, "a run in place past the line buffer")
+        // Safe: the run is a range of the buffer's lines (checked above), lent for the copy.
         lines.withUnsafeBufferPointer { output.append(UnsafeBufferPointer(rebasing: $0[run])) }
     }
 
@@ -131,8 +133,11 @@ struct Subscriber {
         var count = 0
         while queued > 0 {
             // The run in place first (the queue is empty while there is one), from the buffer.
-            // Safe: the run is a range of the turn's line buffer, lent for the write.
-            let io = inPlace.map { run in lines.withUnsafeBytes { Posix.write(fd, UnsafeRawBufferPointer(rebasing: $0[run])) } }
+            // Safe: the run is a range of the turn's line buffer (checked: the rebasing is not), lent for the write.
+            let io = inPlace.map { run in
+                precondition(run.upperBound <= lines.count, "a run in place past the line buffer")
+                return lines.withUnsafeBytes { Posix.write(fd, UnsafeRawBufferPointer(rebasing: $0[run])) }
+            }
                 ?? output.withQueuedBytes { Posix.write(fd, $0) }
             switch io {
             case .done(let n):

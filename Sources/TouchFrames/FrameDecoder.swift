@@ -11,21 +11,6 @@ import GestureEngine
 /// frame is marked as a discontinuity (the engine cancels rather than guess); a tracking id that
 /// replaces another in a slot without a lift is a lift plus a new contact.
 public struct FrameDecoder {
-    private struct Slot {
-        var trackingID: Int32 = -1
-        var contact: UInt32 = 0
-        var x: Int32 = 0
-        var y: Int32 = 0
-        var hasX = false
-        var hasY = false
-        var isPalm = false
-        /// ABS_MT_TOUCH_MAJOR, in the axis's units.
-        var major: Int32 = 0
-        /// Every multitouch axis as the panel last reported it in the slot (kept as the kernel
-        /// keeps a slot's values: a new contact starts from them).
-        var axes = PanelAxes()
-    }
-
     public let description: DeviceDescription
     public private(set) var geometry: ScreenGeometry
     public let device: UInt32
@@ -34,7 +19,7 @@ public struct FrameDecoder {
     /// (`GeometryConfiguration.palmSize`); 0: the panel reports no size, or the check is off.
     private var majorScale: Double
     private var palmSize: Double
-    private var slots: [Slot]
+    private var slots: [DecoderSlot]
     private var slot = 0
     /// One past the highest slot a contact has been down in: a frame looks no further (a hand
     /// uses the first few of a panel's ten or more slots).
@@ -64,7 +49,7 @@ public struct FrameDecoder {
 
     // Single-touch state.
     private var touching = false
-    private var single = Slot()
+    private var single = DecoderSlot()
 
     private var dropping = false
     private var discontinuity = false
@@ -94,7 +79,7 @@ public struct FrameDecoder {
             majorScale = 0
             palmSize = 0
         }
-        slots = [Slot](repeating: Slot(), count: description.slotCount)
+        slots = [DecoderSlot](repeating: DecoderSlot(), count: description.slotCount)
         // Room for a contact a slot, so that no frame allocates.
         frame.contacts.refill(capacity: max(1, slots.count), filler: Contact(id: 0, position: .zero)) { _ in 0 }
     }
@@ -237,7 +222,7 @@ public struct FrameDecoder {
     @inline(__always)
     private static func mt(
         _ code: UInt16, _ value: Int32, _ slot: inout Int, _ next: inout UInt32, _ used: inout Int,
-        _ slots: inout MutableSpan<Slot>
+        _ slots: inout MutableSpan<DecoderSlot>
     ) {
         let e = (code: code, value: value)
         if e.code == Evdev.ABS_MT_SLOT {
@@ -296,7 +281,7 @@ public struct FrameDecoder {
     /// The contacts of the slots below `used` that are down and placed, into `list`.
     @inline(__always)
     private static func collect(
-        _ slots: borrowing [Slot], used: Int, _ geometry: ScreenGeometry, _ majorScale: Double, _ palmSize: Double,
+        _ slots: borrowing [DecoderSlot], used: Int, _ geometry: ScreenGeometry, _ majorScale: Double, _ palmSize: Double,
         _ filler: Contact, into list: inout FrameList<Contact>
     ) {
         list.refill(capacity: max(1, slots.count), filler: filler) { out in

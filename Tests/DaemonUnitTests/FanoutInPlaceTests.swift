@@ -1,4 +1,6 @@
 import Foundation
+import GestureEngine
+import GestureProtocol
 import Testing
 import TouchFrames
 import TouchInput
@@ -115,5 +117,40 @@ import TouchInput
         // One turn, so a tap's deadline (fired between reads when turns end) is all that differs.
         #expect(rig.lines.filter { !$0.contains("\"tap\"") } == alone.lines.filter { !$0.contains("\"tap\"") })
         #expect(Self.drain(&rig, slot, peer: fds.1) == rig.lines)
+    }
+
+    /// Beside the client (every gesture line): one that takes touch lines too (each frame's
+    /// touch line is copied, and copies its run out first), and one that takes only taps (its
+    /// lines are not one run of the buffer). Each reads every turn; each gets its own lines, in order.
+    @Test func touchLinesAndFilteredSubscribers_keepTheirOrder() throws {
+        var rig = try RouteRig("photo-select-and-move")
+        let touches = Self.second(&rig), taps = Self.second(&rig)
+        defer { [touches.fds.0, touches.fds.1, taps.fds.0, taps.fds.1].forEach { close($0) } }
+        var withTouches = Subscription()
+        withTouches.touches = true
+        var onlyTaps = Subscription()
+        onlyTaps.kinds = [.tap]
+        let compiled = rig.state.devices.all[0].pipeline.engine.configuration
+        rig.state.fanout.subscribers[touches.slot].subscription.subscribe(withTouches, configuration: compiled)
+        rig.state.fanout.subscribers[taps.slot].subscription.subscribe(onlyTaps, configuration: compiled)
+        rig.state.devices.output.wants = rig.state.fanout.wants(transitions: false)
+        var got = (touches: [String](), taps: [String]())
+        var frame: [InputEvent] = []
+        for e in rig.events {
+            frame.append(e)
+            guard e.type == Evdev.EV_SYN && e.code == Evdev.SYN_REPORT else { continue }
+            rig.read(frame, at: e.time.nanoseconds)
+            frame.removeAll()
+            got.touches += FanoutTests.read(touches.fds.1).split(separator: "\n").map(String.init)
+            got.taps += FanoutTests.read(taps.fds.1).split(separator: "\n").map(String.init)
+        }
+        rig.fireDeadlines(until: .max)
+        got.touches += Self.drain(&rig, touches.slot, peer: touches.fds.1)
+        got.taps += Self.drain(&rig, taps.slot, peer: taps.fds.1)
+        let touchLines = got.touches.filter { $0.contains("\"type\":\"touch\"") }
+        #expect(got.touches.filter { !$0.contains("\"type\":\"touch\"") } == rig.lines)
+        #expect(touchLines.count > 5)
+        #expect(got.taps == rig.lines.filter { $0.contains("\"gesture\":\"tap\"") })
+        #expect(!got.taps.isEmpty && got.taps.count < rig.lines.count)
     }
 }

@@ -147,6 +147,8 @@ struct RouteRig: ~Copyable {
     /// The loop turn's end: the fan-out's writes, and what the client got of them.
     mutating func endTurn() {
         _ = state.endTurn(turnClock: env.now)
+        // No line stays in the fan-out's buffer past its turn (written, or copied to a queue).
+        #expect(state.fanout.subscribers.allSatisfy { $0.inPlace == nil })
         lines += FanoutTests.read(client.peer).split(separator: "\n").map(String.init)
     }
 

@@ -20,8 +20,8 @@ struct TapRecognizer: DiscreteRecognizer {
         }
     }
 
-    /// Ready: where the taps were.
     typealias Tracking = Phase
+    /// Ready: where the taps were.
     typealias Ready = PixelPoint
     var state = DiscreteLifecycle<Phase, PixelPoint>.idle
     var maxFingers: Int { fingers }
