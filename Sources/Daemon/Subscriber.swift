@@ -131,26 +131,24 @@ struct Subscriber {
     mutating func drain(keepingUpTo limit: Int, lines: borrowing [UInt8]) -> Drained {
         guard isLive, case .socket(let fd) = kind else { return .notLive }
         var count = 0
-        while queued > 0 {
-            // The run in place first (the queue is empty while there is one), from the buffer.
-            // Safe: the run is a range of the turn's line buffer (checked: the rebasing is not), lent for the write.
-            let io = inPlace.map { run in
-                precondition(run.upperBound <= lines.count, "a run in place past the line buffer")
-                return lines.withUnsafeBytes { Posix.write(fd, UnsafeRawBufferPointer(rebasing: $0[run])) }
+        // The run in place first (the queue is empty while there is one), in one write from the
+        // buffer; what the socket did not take goes to the queue, whose loop below meets the
+        // same refusal again (EAGAIN, an error) and answers it.
+        if let run = inPlace {
+            precondition(run.upperBound <= lines.count, "a run in place past the line buffer")
+            // Safe: the run is a range of the turn's line buffer (checked above: the rebasing is not), lent for the write.
+            if case .done(let n) = lines.withUnsafeBytes({ Posix.write(fd, UnsafeRawBufferPointer(rebasing: $0[run])) }) {
+                inPlace = run.lowerBound + n..<run.upperBound
+                count = 1
             }
-                ?? output.withQueuedBytes { Posix.write(fd, $0) }
-            switch io {
+            if inPlace!.isEmpty { inPlace = nil } else { settle(lines) }
+        }
+        while output.count > 0 {
+            switch output.withQueuedBytes({ Posix.write(fd, $0) }) {
             case .done(let n):
-                // What the socket did not take of a run waits in the queue.
-                if let run = inPlace {
-                    inPlace = run.lowerBound + n..<run.upperBound
-                    if n < run.count { settle(lines) } else { inPlace = nil }
-                } else {
-                    output.consume(n)
-                }
+                output.consume(n)
                 count += 1
             case .wouldBlock:
-                settle(lines)
                 link = .blocked
                 return .blocked(count: count)
             case .failed(let e):
