@@ -62,7 +62,9 @@ extension DeviceLifecycle {
         do {
             let axes = evdev.description.positionAxes
             let mapped = axes.flatMap { MirrorGeometry(x: $0.x, y: $0.y, calibration: g.calibration, rotation: g.rotation) }
-            let described = VirtualTouchscreen.description(mirroring: mapped?.mirroring(evdev.description) ?? evdev.description)
+            // Filtered positions with the panel's fuzz would be smoothed again by the kernel.
+            let described = VirtualTouchscreen.description(
+                mirroring: mapped?.mirroring(evdev.description) ?? evdev.description, unfuzzed: !g.filters.isEmpty)
             let screen = try VirtualTouchscreen(described)
             log.info("\(evdev.path): passed through to \(screen.devnode ?? "a virtual touchscreen") (\(VirtualTouchscreen.name(mirroring: evdev.description.name)))\(mapped.map { ", calibrated and rotated: X \($0.xAxis.minimum)-\($0.xAxis.maximum), Y \($0.yAxis.minimum)-\($0.yAxis.maximum)" } ?? "")")
             return Mirror(screen: screen, described: described, cancel: base.daemon.cancel, geometry: mapped)

@@ -89,6 +89,8 @@ public enum ConfigLimits {
     /// few panels, a calibration file one entry per panel ever calibrated.
     public static let panelsPerFile = 64
     public static let panels = 256
+    /// Dead zones a panel's filters hold (a broken strip, a bezel, a phantom's spot or two).
+    public static let deadZones = 16
     /// Drop-ins read, and the bytes of every file read together (the file, the saved
     /// calibrations, the drop-ins): what one reload parses stays a few MiB.
     public static let dropIns = 256
@@ -121,7 +123,7 @@ struct Loader {
             geometry.screenHeight = try screen.number("height", atLeast: 1, atMost: 65536) ?? geometry.screenHeight
         }
         if let device = try top.subtable("device") {
-            try device.checkKeys(["rotation", "calibration", "width_mm", "height_mm", "output", "palm_size", "mode", "cancel"])
+            try device.checkKeys(["rotation", "calibration", "width_mm", "height_mm", "output", "palm_size", "mode", "cancel", "filters"])
             try readGeometry(device, into: &geometry)
             if let mode = try device.choice("mode", DeviceMode.self) {
                 if daemon.mode == .grab && mode != .grab {
@@ -274,7 +276,7 @@ struct Loader {
         }
         var panels: [PanelGeometry] = []
         for p in scopes {
-            try p.checkKeys(["match", "rotation", "calibration", "width_mm", "height_mm", "output", "palm_size"])
+            try p.checkKeys(["match", "rotation", "calibration", "width_mm", "height_mm", "output", "palm_size", "filters"])
             guard let match = try p.string("match"), !match.isEmpty else {
                 throw p.fail(nil, "a [[panel]] needs 'match': a node path, \"vvvv:pppp\" or a glob on the device name")
             }
@@ -325,6 +327,7 @@ struct Loader {
             }
             geometry.output = rect
         }
+        if let f = try device.subtable("filters") { try readFilters(f, into: &geometry.filters) }
     }
 
     func readThresholds(_ s: Scope, into t: inout Thresholds) throws(ConfigError) {

@@ -13,4 +13,9 @@ struct DecoderSlot {
     /// Every multitouch axis as the panel last reported it in the slot (kept as the kernel
     /// keeps a slot's values: a new contact starts from them).
     var axes = PanelAxes()
+    /// Where the contact is shown, and whether it is hidden, after the panel's filters
+    /// (`ContactFilter`; read only when the panel has some).
+    var shownX: Int32 = 0
+    var shownY: Int32 = 0
+    var hidden = false
 }

@@ -12,15 +12,15 @@ import GestureEngine
 /// replaces another in a slot without a lift is a lift plus a new contact.
 public struct FrameDecoder {
     public let description: DeviceDescription
-    public private(set) var geometry: ScreenGeometry
+    public internal(set) var geometry: ScreenGeometry
     public let device: UInt32
-    private let multitouch: Bool
+    let multitouch: Bool
     /// Millimetres per unit of ABS_MT_TOUCH_MAJOR, and the size above which a contact is a palm
     /// (`GeometryConfiguration.palmSize`); 0: the panel reports no size, or the check is off.
-    private var majorScale: Double
-    private var palmSize: Double
-    private var slots: [DecoderSlot]
-    private var slot = 0
+    var majorScale: Double
+    var palmSize: Double
+    var slots: [DecoderSlot]
+    var slot = 0
     /// One past the highest slot a contact has been down in: a frame looks no further (a hand
     /// uses the first few of a panel's ten or more slots).
     private var slotsUsed = 0
@@ -53,6 +53,10 @@ public struct FrameDecoder {
 
     private var dropping = false
     private var discontinuity = false
+    /// The panel's filters (`GeometryConfiguration.filters`), nil when it has none.
+    var filter: ContactFilter?
+    /// The panel's contacts go through filters before anyone sees them.
+    public var isFiltered: Bool { filter != nil }
 
     /// SYN_DROPPED events seen.
     public private(set) var droppedCount = 0
@@ -80,6 +84,9 @@ public struct FrameDecoder {
             palmSize = 0
         }
         slots = [DecoderSlot](repeating: DecoderSlot(), count: description.slotCount)
+        if !geometry.filters.isEmpty {
+            filter = ContactFilter(geometry.filters, slots: description.slotCount, x: axes.x, y: axes.y, sizeMM: self.geometry.sizeMM)
+        }
         // Room for a contact a slot, so that no frame allocates.
         frame.contacts.refill(capacity: max(1, slots.count), filler: Contact(id: 0, position: .zero)) { _ in 0 }
     }
@@ -282,16 +289,17 @@ public struct FrameDecoder {
     @inline(__always)
     private static func collect(
         _ slots: borrowing [DecoderSlot], used: Int, _ geometry: ScreenGeometry, _ majorScale: Double, _ palmSize: Double,
-        _ filler: Contact, into list: inout FrameList<Contact>
+        _ filler: Contact, filtered: Bool, into list: inout FrameList<Contact>
     ) {
         list.refill(capacity: max(1, slots.count), filler: filler) { out in
             var n = 0
             for k in 0..<used {
                 let s = slots[k]
-                guard s.trackingID >= 0 && s.hasX && s.hasY else { continue }
+                guard s.trackingID >= 0 && s.hasX && s.hasY && !(filtered && s.hidden) else { continue }
                 // A palm by the panel's word, or by its size (a touch longer than palm_size).
                 let palm = s.isPalm || (majorScale > 0 && Double(s.major) * majorScale > palmSize)
-                out[n] = Contact(id: s.contact, position: geometry.map(x: s.x, y: s.y), isPalm: palm)
+                let position = filtered ? geometry.map(x: s.shownX, y: s.shownY) : geometry.map(x: s.x, y: s.y)
+                out[n] = Contact(id: s.contact, position: position, isPalm: palm)
                 n &+= 1  // below the slot count
             }
             return n
@@ -300,6 +308,7 @@ public struct FrameDecoder {
 
     private mutating func makeFrame(at time: Timestamp) {
         hadContacts = !frame.contacts.isEmpty
+        if filter != nil { runFilter(at: time) }
         if keepsPanel {
             swap(&others, &pendingOthers)
             pendingOthers.removeAll()
@@ -313,11 +322,17 @@ public struct FrameDecoder {
         let geometry = geometry
         let majorScale = majorScale, palmSize = palmSize
         let filler = Contact(id: 0, position: .zero)
-        if multitouch {
-            Self.collect(slots, used: slotsUsed, geometry, majorScale, palmSize, filler, into: &frame.contacts)
+        if multitouch && filter == nil {
+            Self.collect(slots, used: slotsUsed, geometry, majorScale, palmSize, filler, filtered: false, into: &frame.contacts)
+        } else if multitouch {
+            Self.collect(slots, used: slotsUsed, geometry, majorScale, palmSize, filler, filtered: true, into: &frame.contacts)
+            // Only a contact someone is shown has landed.
+            landed = frame.contacts.contains { $0.id >= contactsBefore }
         } else {
-            let down = touching && single.hasX && single.hasY
-            let c = down ? Contact(id: single.contact, position: geometry.map(x: single.x, y: single.y)) : filler
+            let down = touching && single.hasX && single.hasY && !(filter != nil && single.hidden)
+            let (x, y) = filter == nil ? (single.x, single.y) : (single.shownX, single.shownY)
+            let c = down ? Contact(id: single.contact, position: geometry.map(x: x, y: y)) : filler
+            if filter != nil { landed = down && c.id >= contactsBefore }
             frame.contacts.refill(capacity: 1, filler: filler) { list in
                 guard down else { return 0 }
                 list[0] = c
@@ -332,18 +347,31 @@ public struct FrameDecoder {
         discontinuity = false
     }
 
+    /// Each placed contact through the panel's filters (before the frame's ids are counted: a
+    /// stuck contact moving again lands under a new one).
+    private mutating func runFilter(at time: Timestamp) {
+        if multitouch {
+            for k in 0..<slotsUsed where slots[k].trackingID >= 0 && slots[k].hasX && slots[k].hasY {
+                filter!.apply(&slots[k], slot: k, at: time.nanoseconds, nextContact: &nextContact)
+            }
+        } else if touching && single.hasX && single.hasY {
+            filter!.apply(&single, slot: 0, at: time.nanoseconds, nextContact: &nextContact)
+        }
+    }
+
     /// `nextContact` at the last frame's end.
     private var lastNextContact: UInt32 = 1
 
     /// `panel`, from the slots, in the order of `frame.contacts` (the same slots, the same test).
     private mutating func collectPanel() {
         let filler = PanelContact(id: 0, slot: 0, x: 0, y: 0)
+        let filtered = filter != nil
         if !multitouch {
             let down = !frame.contacts.isEmpty
             let s = single
             panel.refill(capacity: 1, filler: filler) { list in
                 guard down else { return 0 }
-                list[0] = PanelContact(id: s.contact, slot: 0, x: s.x, y: s.y, axes: s.axes)
+                list[0] = PanelContact(id: s.contact, slot: 0, x: filtered ? s.shownX : s.x, y: filtered ? s.shownY : s.y, axes: s.axes)
                 return 1
             }
             return
@@ -353,38 +381,12 @@ public struct FrameDecoder {
             var n = 0
             for k in 0..<used {
                 let s = slots[k]
-                guard s.trackingID >= 0 && s.hasX && s.hasY else { continue }
-                out[n] = PanelContact(id: s.contact, slot: Int32(k), x: s.x, y: s.y, axes: s.axes)
+                guard s.trackingID >= 0 && s.hasX && s.hasY && !(filtered && s.hidden) else { continue }
+                out[n] = PanelContact(id: s.contact, slot: Int32(k), x: filtered ? s.shownX : s.x, y: filtered ? s.shownY : s.y, axes: s.axes)
                 n &+= 1  // below the slot count
             }
             return n
         }
-    }
-
-    /// A new decoder for the same panel (a reload changed its geometry) goes on from `old`'s
-    /// slots: the contacts down stay down, with their ids, so a consumer that follows them (the
-    /// mirror) sees no lift; only positions are mapped anew.
-    public mutating func continueFrom(_ old: FrameDecoder) {
-        guard old.slots.count == slots.count, old.multitouch == multitouch else { return }
-        // The old decoder whole (its slots, contacts, last frame), with this one's mapping.
-        let mapping = (geometry, majorScale, palmSize)
-        self = old
-        (geometry, majorScale, palmSize) = mapping
-    }
-
-    /// A panel opened with a past (`EvdevDevice.slotState`): each slot's last position (x at 2s,
-    /// y at 2s + 1; none for a slot at 0, 0) and the selected slot. The kernel sends neither again
-    /// (a value equal to the slot's last is dropped), so a touch landing where its slot's last one
-    /// was comes with no position: the decoder must start where the panel is.
-    public mutating func seed(positions: [Int32], slot selected: Int) {
-        guard multitouch else { return }
-        for s in slots.indices where 2 * s + 1 < positions.count && (positions[2 * s] != 0 || positions[2 * s + 1] != 0) {
-            slots[s].x = positions[2 * s]
-            slots[s].y = positions[2 * s + 1]
-            slots[s].hasX = true
-            slots[s].hasY = true
-        }
-        if selected >= 0 && selected < slots.count { slot = selected }
     }
 
     /// The contacts of the last frame, by contact id (for tests and `devices`).

@@ -27,6 +27,8 @@ public struct GeometryConfiguration: Hashable, Sendable {
     /// pressed flat, hurriedly, sometimes in gloves, so we stay above every thumb: 30 mm (a
     /// palm's heel is 40 mm and more). Default 30 mm.
     public var palmSize: Double = 30
+    /// What the panel's contacts go through before anyone sees them (none by default).
+    public var filters = ContactFilterSettings()
 
     public init() {}
 

@@ -30,8 +30,15 @@ public final class VirtualTouchscreen: TouchSink {
     /// drops on a device without the axis), and nothing a mouse has: no mouse button (a panel
     /// that advertises BTN_LEFT is `ID_INPUT_MOUSE` to udev, and a compositor may then treat it
     /// as a pointer and ignore its output mapping), no relative axis, and INPUT_PROP_DIRECT set.
-    public static func description(mirroring panel: DeviceDescription) -> DeviceDescription {
+    public static func description(mirroring panel: DeviceDescription, unfuzzed: Bool = false) -> DeviceDescription {
         var d = panel
+        // `unfuzzed`: the panel's positions are filtered (`ContactFilter`); the kernel's own
+        // smoothing (an axis's fuzz) would hold them back again.
+        if unfuzzed {
+            for code in [Evdev.ABS_X, Evdev.ABS_Y, Evdev.ABS_MT_POSITION_X, Evdev.ABS_MT_POSITION_Y] where d.axes[code] != nil {
+                d.axes[code]!.fuzz = 0
+            }
+        }
         if d.touchKind == .multitouch && d.axes[Evdev.ABS_MT_TOOL_TYPE] == nil {
             d.axes[Evdev.ABS_MT_TOOL_TYPE] = AbsAxis(minimum: 0, maximum: Int32(Evdev.MT_TOOL_PALM))
             d.codes[Evdev.EV_ABS, default: []].insert(Evdev.ABS_MT_TOOL_TYPE)

@@ -1,0 +1,53 @@
+import TouchFrames
+
+/// `[device.filters]` and `[panel.filters]`: what a panel's contacts go through before anyone
+/// sees them (docs/CONFIG.md, "Filters"). A panel's table sets its own keys over the device's.
+extension Loader {
+    func readFilters(_ f: Scope, into settings: inout ContactFilterSettings) throws(ConfigError) {
+        try f.checkKeys(["dejitter_min_cutoff", "dejitter_speed_coefficient", "dejitter_derivative_cutoff", "dead_zones", "stuck_after"])
+        // From a filter slower than a resting hand's drift (0.05 Hz) to one that passes what a
+        // 60 Hz panel reports (30 Hz: no smoothing left).
+        if let c = try f.number("dejitter_min_cutoff", in: 0.05...30, unit: "Hz", offAtZero: true) {
+            settings.dejitter = c == 0 ? nil : .init(minCutoff: c, speedCoefficient: 0.05, derivativeCutoff: 1)
+        }
+        let k = try f.number("dejitter_speed_coefficient", in: 0...10, unit: "Hz per mm/s")
+        let d = try f.number("dejitter_derivative_cutoff", in: 0.1...30, unit: "Hz")
+        if k != nil || d != nil {
+            guard var j = settings.dejitter else {
+                throw f.fail(k == nil ? "dejitter_derivative_cutoff" : "dejitter_speed_coefficient", "set 'dejitter_min_cutoff' too: it turns the dejitter filter on")
+            }
+            j.speedCoefficient = k ?? j.speedCoefficient
+            j.derivativeCutoff = d ?? j.derivativeCutoff
+            settings.dejitter = j
+        }
+        if try f.value("dead_zones") != nil { settings.deadZones = try deadZones(f) }
+        // A second (a stuck contact ends before a user gives up) to an hour.
+        if let s = try f.number("stuck_after", in: 1...3600, unit: "s", offAtZero: true) {
+            settings.stuckAfterNs = s == 0 ? nil : Int64(s * 1e9)
+        }
+    }
+
+    /// `dead_zones = [[x, y, width, height], ...]`, mm on the panel's own axes.
+    private func deadZones(_ f: Scope) throws(ConfigError) -> [ContactFilterSettings.DeadZone] {
+        guard case .array(let items)? = try f.value("dead_zones")?.kind else {
+            throw f.fail("dead_zones", "'dead_zones' must be an array of [x, y, width, height] arrays (mm)")
+        }
+        if items.count > ConfigLimits.deadZones { throw f.fail("dead_zones", "at most \(ConfigLimits.deadZones) dead zones a panel, found \(items.count)") }
+        var zones: [ContactFilterSettings.DeadZone] = []
+        for item in items {
+            guard case .array(let numbers) = item.kind, numbers.count == 4 else {
+                throw f.fail("dead_zones", "each dead zone is [x, y, width, height] in mm, found \(item.typeName)")
+            }
+            var v: [Double] = []
+            for n in numbers {
+                guard let d = n.number, d.isFinite, (0...4_000).contains(d) else {
+                    throw f.fail("dead_zones", "a dead zone's numbers are mm from 0 to 4000")
+                }
+                v.append(d)
+            }
+            guard v[2] > 0 && v[3] > 0 else { throw f.fail("dead_zones", "a dead zone's width and height must be more than 0 mm") }
+            zones.append(.init(x: v[0], y: v[1], width: v[2], height: v[3]))
+        }
+        return zones
+    }
+}

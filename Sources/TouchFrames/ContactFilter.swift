@@ -1,0 +1,151 @@
+import GestureEngine
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What a panel's contacts go through before anyone sees them (`[device]`, `[[panel]]`):
+/// every consumer (the mirror, the gestures, the pointer, touch lines, wake) reads the filtered
+/// contacts, so they agree on each one. All off by default: each filter trades something (lag,
+/// a hidden strip, an ended touch) only the panel's owner can weigh. docs/CONFIG.md, "Filters".
+public struct ContactFilterSettings: Hashable, Sendable {
+    /// The 1€ filter (Casiez, Roussel, Vogel, CHI 2012) on each contact's position.
+    public struct Dejitter: Hashable, Sendable {
+        /// The cutoff (Hz) at rest: lower holds a resting finger stiller, with more lag.
+        public var minCutoff: Double
+        /// How much the cutoff rises with speed (Hz per mm/s): higher follows a fast swipe closer.
+        public var speedCoefficient: Double
+        /// The cutoff (Hz) of the speed estimate itself.
+        public var derivativeCutoff: Double
+
+        public init(minCutoff: Double, speedCoefficient: Double, derivativeCutoff: Double) {
+            (self.minCutoff, self.speedCoefficient, self.derivativeCutoff) = (minCutoff, speedCoefficient, derivativeCutoff)
+        }
+    }
+
+    /// A rectangle of the panel (mm from its corner at the axes' minimum, along its own X and Y
+    /// axes) where a landing is ignored: the contact is shown to no one until it lifts.
+    public struct DeadZone: Hashable, Sendable {
+        public var x, y, width, height: Double
+        public init(x: Double, y: Double, width: Double, height: Double) {
+            (self.x, self.y, self.width, self.height) = (x, y, width, height)
+        }
+    }
+
+    public var dejitter: Dejitter?
+    public var deadZones: [DeadZone] = []
+    /// A contact that has not moved by one unit for this long (ns) is ended for everyone; if it
+    /// moves again it lands anew with a fresh id. Checked on the panel's frames.
+    public var stuckAfterNs: Int64?
+
+    public init() {}
+
+    public var isEmpty: Bool { dejitter == nil && deadZones.isEmpty && stuckAfterNs == nil }
+}
+
+/// The filters of one panel at work, a state a slot: run by `FrameDecoder` on each frame's
+/// slots before it makes the frame every consumer reads. Positions stay in the panel's units
+/// (rounded once filtered), so the mirror writes them as they are and the gestures map them as
+/// any other.
+struct ContactFilter {
+    let settings: ContactFilterSettings
+    /// Millimetres a unit along X and Y (the panel's size: its resolution, the configured size,
+    /// or the 15.6-inch guess).
+    let mmPerUnit: (x: Double, y: Double)
+    /// The dead zones in the panel's units.
+    private let zones: [(x: ClosedRange<Double>, y: ClosedRange<Double>)]
+    private var state: [FilterSlot]
+
+    /// What the filter keeps of a slot's contact.
+    struct FilterSlot {
+        /// The contact these values belong to (0: none yet).
+        var contact: UInt32 = 0
+        var hidden = false
+        /// Hidden because it stuck (not for a dead zone).
+        var stuck = false
+        /// 1€: the filtered position and speed (units, units/s), and the last frame's time.
+        var x = 0.0, y = 0.0, dx = 0.0, dy = 0.0
+        var at: Int64 = 0
+        /// Stuck: where it last moved by a unit, and when.
+        var restX: Int32 = 0, restY: Int32 = 0
+        var restSince: Int64 = 0
+    }
+
+    init(_ settings: ContactFilterSettings, slots: Int, x: AbsAxis, y: AbsAxis, sizeMM: (width: Double, height: Double)) {
+        self.settings = settings
+        let ux = sizeMM.width / (Double(x.maximum) - Double(x.minimum) + 1)
+        let uy = sizeMM.height / (Double(y.maximum) - Double(y.minimum) + 1)
+        mmPerUnit = (ux, uy)
+        zones = settings.deadZones.map { z in
+            let x0 = Double(x.minimum) + z.x / ux, y0 = Double(y.minimum) + z.y / uy
+            return (x0...(x0 + z.width / ux), y0...(y0 + z.height / uy))
+        }
+        state = [FilterSlot](repeating: FilterSlot(), count: max(1, slots))
+    }
+
+    /// Slot `k`'s contact `s` (down and placed) at `time` (ns): its shown position written to
+    /// `s.shownX`/`shownY`, or `s.hidden` set. A stuck contact that moves again gets the id
+    /// `nextContact` (which then counts on).
+    mutating func apply(_ s: inout DecoderSlot, slot k: Int, at time: Int64, nextContact: inout UInt32) {
+        guard k < state.count else { return }
+        if state[k].contact != s.contact { land(s, slot: k, at: time) }
+        if let after = settings.stuckAfterNs { checkStuck(&s, slot: k, after: after, at: time, nextContact: &nextContact) }
+        s.hidden = state[k].hidden
+        guard !s.hidden else { return }
+        if let d = settings.dejitter { smooth(&state[k], s, d, at: time) } else { (state[k].x, state[k].y) = (Double(s.x), Double(s.y)) }
+        s.shownX = Int32(state[k].x.rounded())
+        s.shownY = Int32(state[k].y.rounded())
+    }
+
+    /// Stuck: silent (not one unit of movement) for `after` ns, it ends; moving again, it lands
+    /// anew (outside a dead zone) under a fresh id, the filter starting from where it is.
+    private mutating func checkStuck(_ s: inout DecoderSlot, slot k: Int, after: Int64, at time: Int64, nextContact: inout UInt32) {
+        if Int64(s.x) != Int64(state[k].restX) || Int64(s.y) != Int64(state[k].restY) {
+            (state[k].restX, state[k].restY, state[k].restSince) = (s.x, s.y, time)
+            guard state[k].stuck else { return }
+            s.contact = nextContact
+            nextContact &+= 1
+            land(s, slot: k, at: time)
+        } else if !state[k].hidden && time - state[k].restSince >= after {
+            state[k].hidden = true
+            state[k].stuck = true
+        }
+    }
+
+    private func inZone(_ s: DecoderSlot) -> Bool {
+        zones.contains { $0.x.contains(Double(s.x)) && $0.y.contains(Double(s.y)) }
+    }
+
+    /// A new contact in slot `k`: hidden for its life when it lands in a dead zone.
+    private mutating func land(_ s: DecoderSlot, slot k: Int, at time: Int64) {
+        state[k] = FilterSlot(contact: s.contact, hidden: inZone(s))
+        (state[k].restX, state[k].restY, state[k].restSince) = (s.x, s.y, time)
+        reset(k, s, at: time)
+    }
+
+    private mutating func reset(_ k: Int, _ s: DecoderSlot, at time: Int64) {
+        (state[k].x, state[k].y, state[k].dx, state[k].dy, state[k].at) = (Double(s.x), Double(s.y), 0, 0, time)
+    }
+
+    /// One 1€ step: the speed estimate smoothed at `derivativeCutoff`, the position at a cutoff
+    /// that rises with that speed (in mm/s).
+    private func smooth(_ f: inout FilterSlot, _ s: DecoderSlot, _ d: ContactFilterSettings.Dejitter, at time: Int64) {
+        let dt = Double(time - f.at) / 1e9
+        f.at = time
+        guard dt > 0 else { return }
+        let rawDX = (Double(s.x) - f.x) / dt, rawDY = (Double(s.y) - f.y) / dt
+        let ad = Self.alpha(d.derivativeCutoff, dt)
+        f.dx += ad * (rawDX - f.dx)
+        f.dy += ad * (rawDY - f.dy)
+        let speed = ((f.dx * mmPerUnit.x) * (f.dx * mmPerUnit.x) + (f.dy * mmPerUnit.y) * (f.dy * mmPerUnit.y)).squareRoot()
+        let a = Self.alpha(d.minCutoff + d.speedCoefficient * speed, dt)
+        f.x += a * (Double(s.x) - f.x)
+        f.y += a * (Double(s.y) - f.y)
+    }
+
+    /// The smoothing factor of a first-order low-pass at `cutoff` Hz over `dt` s.
+    static func alpha(_ cutoff: Double, _ dt: Double) -> Double {
+        let tau = 1 / (2 * Double.pi * cutoff)
+        return 1 / (1 + tau / dt)
+    }
+}

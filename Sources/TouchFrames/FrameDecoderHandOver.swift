@@ -1,0 +1,32 @@
+/// A decoder that goes on from another one's state (a reload), or from the kernel's (a panel
+/// opened with a past).
+extension FrameDecoder {
+    /// A new decoder for the same panel (a reload changed its geometry) goes on from `old`'s
+    /// slots: the contacts down stay down, with their ids, so a consumer that follows them (the
+    /// mirror) sees no lift; only positions are mapped anew.
+    public mutating func continueFrom(_ old: FrameDecoder) {
+        guard old.slots.count == slots.count, old.multitouch == multitouch else { return }
+        // The old decoder whole (its slots, contacts, last frame), with this one's mapping.
+        let mapping = (geometry, majorScale, palmSize)
+        // The filters' state goes on where the settings did not change.
+        let filter = self.filter?.settings == old.filter?.settings ? old.filter : self.filter
+        self = old
+        (geometry, majorScale, palmSize) = mapping
+        self.filter = filter
+    }
+
+    /// A panel opened with a past (`EvdevDevice.slotState`): each slot's last position (x at 2s,
+    /// y at 2s + 1; none for a slot at 0, 0) and the selected slot. The kernel sends neither again
+    /// (a value equal to the slot's last is dropped), so a touch landing where its slot's last one
+    /// was comes with no position: the decoder must start where the panel is.
+    public mutating func seed(positions: [Int32], slot selected: Int) {
+        guard multitouch else { return }
+        for s in slots.indices where 2 * s + 1 < positions.count && (positions[2 * s] != 0 || positions[2 * s + 1] != 0) {
+            slots[s].x = positions[2 * s]
+            slots[s].y = positions[2 * s + 1]
+            slots[s].hasX = true
+            slots[s].hasY = true
+        }
+        if selected >= 0 && selected < slots.count { slot = selected }
+    }
+}

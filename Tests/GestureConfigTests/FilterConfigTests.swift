@@ -1,0 +1,60 @@
+import GestureEngine
+import Testing
+import TouchFrames
+
+@testable import GestureConfig
+
+/// `[device.filters]` and `[panel.filters]`: read into the panel's geometry, a panel's keys over
+/// the device's, every number in its physical range with its line.
+@Suite struct FilterConfigTests {
+    func refusal(_ text: String) -> ConfigError? {
+        do {
+            _ = try ConfigLoader.parse(text, file: "f.toml")
+            return nil
+        } catch { return error }
+    }
+
+    @Test func filters_areReadPerPanel_overTheDevices() throws {
+        let c = try ConfigLoader.parse(
+            """
+            [device.filters]
+            dejitter_min_cutoff = 1.5
+            stuck_after = 30
+            [[panel]]
+            match = "ILITEK*"
+            [panel.filters]
+            dejitter_speed_coefficient = 0.2
+            dead_zones = [[0, 0, 10, 193.6], [300, 0, 44.2, 20]]
+            """, file: "f.toml")
+        let device = c.geometry.filters
+        #expect(device.dejitter == .init(minCutoff: 1.5, speedCoefficient: 0.05, derivativeCutoff: 1))
+        #expect(device.stuckAfterNs == 30_000_000_000 && device.deadZones.isEmpty)
+        let panel = c.geometry(path: "/dev/input/event3", name: "ILITEK Multi-Touch", vendor: 0x222a, product: 1).filters
+        #expect(panel.dejitter == .init(minCutoff: 1.5, speedCoefficient: 0.2, derivativeCutoff: 1))
+        #expect(panel.deadZones == [.init(x: 0, y: 0, width: 10, height: 193.6), .init(x: 300, y: 0, width: 44.2, height: 20)])
+        #expect(try ConfigLoader.parse("", file: "f.toml").geometry.filters.isEmpty, "none by default")
+        #expect(try ConfigLoader.parse("[device.filters]\ndejitter_min_cutoff = 0\nstuck_after = 0\n", file: "f.toml").geometry.filters.isEmpty)
+    }
+
+    @Test(arguments: [
+        ("dejitter_min_cutoff = 0.01", "'dejitter_min_cutoff' must be 0 (off) or from 0.05 to 30 Hz"),
+        ("dejitter_min_cutoff = 31", "'dejitter_min_cutoff' must be 0 (off) or from 0.05 to 30 Hz"),
+        ("dejitter_speed_coefficient = 0.1", "set 'dejitter_min_cutoff' too"),
+        ("stuck_after = 0.5", "'stuck_after' must be 0 (off) or from 1 to 3600 s"),
+        ("dead_zones = [[0, 0, 10]]", "each dead zone is [x, y, width, height] in mm"),
+        ("dead_zones = [[0, 0, 0, 10]]", "width and height must be more than 0 mm"),
+        ("dead_zones = [[-1, 0, 10, 10]]", "numbers are mm from 0 to 4000"),
+        ("dead_zones = 3", "must be an array of [x, y, width, height] arrays"),
+        ("smoothing = 1", "unknown key 'smoothing' in [device.filters]"),
+    ])
+    func aFilterOutOfItsRange_isRefusedWithItsLine(key: String, reason: String) throws {
+        let e = try #require(refusal("[device]\nrotation = 0\n[device.filters]\n\(key)\n"))
+        #expect(e.line == 4 && e.reason.contains(reason), "\(e)")
+    }
+
+    @Test func seventeenDeadZones_areRefused() throws {
+        let zones = Array(repeating: "[0, 0, 1, 1]", count: 17).joined(separator: ", ")
+        let e = try #require(refusal("[device.filters]\ndead_zones = [\(zones)]\n"))
+        #expect(e.reason.contains("at most 16 dead zones"), "\(e)")
+    }
+}

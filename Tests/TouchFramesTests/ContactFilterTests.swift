@@ -1,0 +1,128 @@
+import GestureEngine
+import Testing
+import TouchFrames
+
+/// The panel's filters as the decoder runs them, on a clock the test sets: every consumer (the
+/// engine's contacts, the mirror's panel contacts) sees the same filtered contacts.
+@Suite struct ContactFilterTests {
+    /// 1,000 × 500 units with no resolution: the 15.6-inch guess, 0.344 mm a unit along X.
+    static let panel = InputStageTests.panel
+
+    static func decoder(_ f: ContactFilterSettings) throws -> FrameDecoder {
+        var g = GeometryConfiguration()
+        g.filters = f
+        var d = try #require(FrameDecoder(description: panel, geometry: g))
+        d.keepsPanel = true
+        return d
+    }
+
+    /// One frame at `t` seconds.
+    static func feed(_ d: inout FrameDecoder, at t: Double, _ events: [(UInt16, UInt16, Int32)]) {
+        let us = Int(t * 1e6)
+        let batch = (events + [(Evdev.EV_SYN, Evdev.SYN_REPORT, 0)]).map {
+            KernelInputEvent(seconds: us / 1_000_000, microseconds: us % 1_000_000, type: $0.0, code: $0.1, value: $0.2)
+        }
+        var i = 0
+        while i < batch.count { _ = d.feed(batch.span, from: &i) }
+        // The mirror's view and the gestures' agree on which contacts are down.
+        #expect(d.panel.map(\.id) == d.frame.contacts.map(\.id))
+    }
+
+    static func at(_ slot: Int32, _ x: Int32, _ y: Int32) -> [(UInt16, UInt16, Int32)] {
+        [(3, Evdev.ABS_MT_SLOT, slot), (3, Evdev.ABS_MT_POSITION_X, x), (3, Evdev.ABS_MT_POSITION_Y, y)]
+    }
+
+    static func land(_ slot: Int32, id: Int32, _ x: Int32, _ y: Int32) -> [(UInt16, UInt16, Int32)] {
+        [(3, Evdev.ABS_MT_SLOT, slot), (3, Evdev.ABS_MT_TRACKING_ID, id), (3, Evdev.ABS_MT_POSITION_X, x), (3, Evdev.ABS_MT_POSITION_Y, y)]
+    }
+
+    static func spread(_ v: [Double]) -> Double {
+        let mean = v.reduce(0, +) / Double(v.count)
+        return (v.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(v.count)).squareRoot()
+    }
+
+    static var dejitter: ContactFilterSettings {
+        var f = ContactFilterSettings()
+        f.dejitter = .init(minCutoff: 1, speedCoefficient: 0.05, derivativeCutoff: 1)
+        return f
+    }
+
+    @Test func dejitter_holdsARestingFingerStill_andAFastSwipeEndsNearTheLift() throws {
+        var d = try Self.decoder(Self.dejitter)
+        // At rest, ±1.5 mm of noise at 50 Hz (a pseudo-random walk the test fixes).
+        var seed: UInt32 = 12345
+        var raw: [Double] = [], shown: [Double] = []
+        Self.feed(&d, at: 0, Self.land(0, id: 1, 500, 250))
+        for k in 1...200 {
+            seed = seed &* 1_103_515_245 &+ 12345
+            let x = 500 + Int32(seed >> 16 % 9) - 4
+            Self.feed(&d, at: Double(k) * 0.02, Self.at(0, x, 250))
+            raw.append(Double(x))
+            shown.append(Double(try #require(d.panel.first).x))
+        }
+        #expect(Self.spread(shown) <= 0.4 * Self.spread(raw), "raw \(Self.spread(raw)), shown \(Self.spread(shown))")
+        // A swipe at 500 mm/s (10 mm a frame at 50 Hz: 29 units), then the lift.
+        Self.feed(&d, at: 5, Self.land(1, id: 2, 100, 100))
+        var previous = 100.0, x: Int32 = 100
+        for k in 1...25 {
+            x = 100 + 29 * Int32(k)
+            Self.feed(&d, at: 5 + Double(k) * 0.02, Self.at(1, x, 100))
+            let s = Double(try #require(d.panel.first { $0.slot == 1 }).x)
+            // It never jumps: each frame moves toward the finger, never past it.
+            #expect(s >= previous - 0.5 && s <= Double(x) + 0.5)
+            previous = s
+        }
+        #expect((Double(x) - previous) * 0.3442 <= 6, "the last shown position is within 6 mm of the finger's")
+    }
+
+    @Test func deadZone_hidesALandingThereForItsLife_notAContactThatMovesIn() throws {
+        var f = ContactFilterSettings()
+        f.deadZones = [.init(x: 0, y: 0, width: 50, height: 50)]  // 0-145 units along X, 0-129 along Y
+        var d = try Self.decoder(f)
+        Self.feed(&d, at: 0, Self.land(0, id: 1, 20, 20))
+        #expect(d.frame.contacts.isEmpty && !d.landed)
+        Self.feed(&d, at: 0.02, Self.at(0, 500, 250))
+        #expect(d.frame.contacts.isEmpty, "hidden until it lifts, wherever it goes")
+        Self.feed(&d, at: 0.04, Self.land(1, id: 2, 600, 300))
+        #expect(d.frame.contacts.count == 1 && d.landed)
+        Self.feed(&d, at: 0.06, Self.at(1, 10, 10))
+        #expect(d.frame.contacts.count == 1, "a contact that lands outside and moves in stays")
+        Self.feed(&d, at: 0.08, [(3, Evdev.ABS_MT_SLOT, 0), (3, Evdev.ABS_MT_TRACKING_ID, -1)])
+        Self.feed(&d, at: 0.10, Self.land(0, id: 3, 500, 250))
+        #expect(d.frame.contacts.count == 2 && d.landed, "the slot's next contact lands outside: shown")
+    }
+
+    @Test func stuck_endsASilentContact_andItLandsAnewWhenItMoves() throws {
+        var f = ContactFilterSettings()
+        f.stuckAfterNs = 2_000_000_000
+        var d = try Self.decoder(f)
+        Self.feed(&d, at: 0, Self.land(0, id: 1, 100, 100))
+        let stuck = try #require(d.frame.contacts.first?.id)
+        Self.feed(&d, at: 0.5, Self.land(1, id: 2, 500, 250))
+        var t = 0.5
+        while t < 1.98 {
+            t += 0.02
+            Self.feed(&d, at: t, Self.at(1, 500 + Int32(t * 100) % 7, 250))
+            #expect(d.frame.contacts.contains { $0.id == stuck }, "silent for under 2 s: still down")
+        }
+        Self.feed(&d, at: 2.0, Self.at(1, 510, 250))
+        #expect(!d.frame.contacts.contains { $0.id == stuck } && d.frame.contacts.count == 1, "silent for 2 s: ended")
+        Self.feed(&d, at: 2.5, Self.at(1, 520, 250))
+        #expect(d.frame.contacts.count == 1 && !d.landed)
+        Self.feed(&d, at: 3, Self.at(0, 101, 100))
+        let renewed = try #require(d.frame.contacts.first { $0.id != stuck && d.slot(ofContact: $0.id) == 0 })
+        #expect(d.landed && renewed.id > 2, "moving again, it lands with a fresh id")
+    }
+
+    @Test func noFilters_isTheDecoderAsItWas() throws {
+        var plain = try #require(FrameDecoder(description: Self.panel, geometry: GeometryConfiguration()))
+        var none = try Self.decoder(ContactFilterSettings())
+        #expect(!none.isFiltered)
+        for (k, x) in [100, 140, 145, 300].enumerated() {
+            let events = k == 0 ? Self.land(0, id: 1, Int32(x), 100) : Self.at(0, Int32(x), 100)
+            Self.feed(&none, at: Double(k) * 0.02, events)
+            _ = InputStageTests.feed(&plain, events)
+            #expect(none.frame.contacts.map(\.position) == plain.frame.contacts.map(\.position))
+        }
+    }
+}
