@@ -43,7 +43,7 @@ import TouchFrames
 
     static var dejitter: ContactFilterSettings {
         var f = ContactFilterSettings()
-        f.dejitter = .init(minCutoff: 1, speedCoefficient: 0.05, derivativeCutoff: 1)
+        f.dejitter = .init(minCutoff: 1)
         return f
     }
 
