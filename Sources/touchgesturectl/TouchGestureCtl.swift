@@ -1,4 +1,5 @@
 import ArgumentParser
+import Daemon
 import GestureConfig
 import GestureEngine
 import GestureProtocol
@@ -105,12 +106,25 @@ struct Replay: ParsableCommand {
     @Flag(help: "Print only the [[action]]s the gestures would fire, one JSON line each (type \"action\"), running nothing.")
     var actions = false
 
+    @Option(
+        help: """
+            Write what the virtual touchscreen would show the compositor in pass-through mode (the panel's filters, the \
+            touches system gestures take or hold, calibration and rotation) to this file as an evemu recording, each \
+            event at its input's time (- for stdout), instead of the gesture lines. One recording.
+            """)
+    var mirror: String?
+
     @Argument(help: "evemu recordings (.events), replayed one after another, each from a fresh engine.")
     var recordings: [String]
+
+    func validate() throws {
+        if mirror != nil && recordings.count != 1 { throw ValidationError("--mirror takes one recording") }
+    }
 
     func run() throws {
         let log = makeLogger(verbose: verbose)
         let configuration = try loadConfiguration(config)
+        if let mirror { return try replayMirror(configuration, to: mirror) }
         for path in recordings {
             let (recording, description) = try loadRecording(path, device: device)
             var pipeline: DevicePipeline
@@ -152,6 +166,27 @@ struct Replay: ParsableCommand {
             if pipeline.decoder.droppedCount > 0 {
                 log.notice("\(path): \(pipeline.decoder.droppedCount) SYN_DROPPED in the recording; sequences cancelled there")
             }
+        }
+    }
+}
+
+extension Replay {
+    /// `--mirror`: the daemon's own route on the recording, the virtual touchscreen's writes kept.
+    func replayMirror(_ configuration: Configuration, to file: String) throws {
+        let path = recordings[0]
+        let (recording, description) = try loadRecording(path, device: device)
+        var replay: MirrorReplay
+        do {
+            replay = try MirrorReplay(description: description, configuration: configuration, path: "replay:\(path)")
+        } catch {
+            throw fail("\(path): \(error)")
+        }
+        replay.play(recording.eventsLiftedAtEnd)
+        let text = Evemu.format(Recording(description: replay.described, events: replay.events), absoluteTimes: true)
+        if file == "-" {
+            writeAll(1, Array(text.utf8))
+        } else {
+            try writeTextFile(file, text)
         }
     }
 }

@@ -1,0 +1,44 @@
+import Daemon
+import Foundation
+import GestureConfig
+import GestureEngine
+import Pipeline
+import Testing
+import TouchFrames
+
+/// `touchgesturectl replay --mirror`: the daemon's own route offline, the virtual touchscreen's
+/// writes kept as a recording.
+@Suite struct MirrorReplayTests {
+    static func recording(_ name: String) throws -> Recording {
+        let path = Paths.fixtures + "/" + name + ".events"
+        return try Evemu.parse(try String(contentsOfFile: path, encoding: .utf8), file: path)
+    }
+
+    static func mirrored(_ name: String, config: String = "") throws -> Recording {
+        let rec = try recording(name)
+        var replay = try MirrorReplay(description: try #require(rec.description), configuration: try ConfigLoader.parse(config, file: "m.toml"), path: name)
+        replay.play(rec.eventsLiftedAtEnd)
+        // Written and read back as the file `--mirror` writes.
+        let text = Evemu.format(Recording(description: replay.described, events: replay.events), absoluteTimes: true)
+        return try Evemu.parse(text, file: "mirror.events")
+    }
+
+    @Test(arguments: ["pinch-out-and-turn", "double-tap", "long-press-then-move"])
+    func theMirrorsRecording_givesTheGesturesOfThePanels(name: String) throws {
+        let panel = try Self.recording(name), mirror = try Self.mirrored(name)
+        let d = try #require(mirror.description)
+        #expect(d.name.hasSuffix(" (touchgestured)"))
+        let config = try ConfigLoader.parse("", file: "m.toml")
+        let fromPanel = try DevicePipeline.lines(panel, description: try #require(panel.description), configuration: config)
+        let fromMirror = try DevicePipeline.lines(mirror, description: d, configuration: config)
+        #expect(RouteStageTests.kinds(fromMirror.split(separator: "\n")) == RouteStageTests.kinds(fromPanel.split(separator: "\n")))
+        #expect(!fromPanel.isEmpty)
+    }
+
+    @Test func aDeadZoneOverTheWholePanel_showsNoTouch() throws {
+        let mirror = try Self.mirrored("pinch-out-and-turn", config: "[device.filters]\ndead_zones = [[0, 0, 4000, 4000]]\n")
+        #expect(!mirror.events.contains { $0.code == Evdev.ABS_MT_TRACKING_ID && $0.value >= 0 })
+        let d = try #require(mirror.description)
+        #expect(d.axes[Evdev.ABS_MT_POSITION_X]?.fuzz == 0, "a filtered panel's mirror is unfuzzed")
+    }
+}
