@@ -118,7 +118,13 @@ extension DeviceTable {
         case .deadlines(let now):
             let engineNow = state.devices.all[k].source.engineTime(atMonotonic: now)
             while let t = state.devices.all[k].pipeline.nextDeadline, t <= engineNow {
-                state.devices.all[k].pipeline.advance(to: t, into: &state.devices.output, writingLines: false)
+                // The panel's filters' own frame (a held lift, a young contact shown), through
+                // every frame stage as a read's; else the engine's and the pointer's deadlines.
+                if let tick = state.devices.all[k].pipeline.decoder.nextTick, tick <= t {
+                    state.devices.tick(k, at: tick, &report, env)
+                } else {
+                    state.devices.all[k].pipeline.advance(to: t, into: &state.devices.output, writingLines: false)
+                }
             }
         case .removal(let now):
             let at = state.devices.all[k].source.engineTime(atMonotonic: now)
@@ -126,6 +132,19 @@ extension DeviceTable {
         }
         Route.PerInput.end(&state, k, input, &report, env)
         return report.lostEvents
+    }
+
+    /// A frame the panel's filters make on their own at `time`, through the frame stages.
+    private mutating func tick<E: RouteEnvironment>(_ k: Int, at time: Timestamp, _ report: inout RouteReport, _ env: E) {
+        Self.tick(time, &all[k], &output, &wake, &report, env)
+    }
+
+    private static func tick<E: RouteEnvironment>(
+        _ time: Timestamp, _ device: inout RouteDevice, _ output: inout PipelineOutput, _ wake: inout WakeWatch, _ report: inout RouteReport,
+        _ env: E
+    ) {
+        guard device.pipeline.decoder.tick(at: time) else { return }
+        Route.PerFrame.frame(&device, &output, &wake, &report, env)
     }
 
     /// The input stage: the read decoded once (`FrameDecoder`), each frame it ends through the

@@ -4,7 +4,10 @@ import TouchFrames
 /// sees them (docs/CONFIG.md, "Filters"). A panel's table sets its own keys over the device's.
 extension Loader {
     func readFilters(_ f: Scope, into settings: inout ContactFilterSettings) throws(ConfigError) {
-        try f.checkKeys(["dejitter_min_cutoff", "dejitter_speed_coefficient", "dejitter_derivative_cutoff", "dead_zones", "stuck_after"])
+        try f.checkKeys([
+            "dejitter_min_cutoff", "dejitter_speed_coefficient", "dejitter_derivative_cutoff", "dead_zones", "stuck_after", "chatter_window",
+            "chatter_distance", "ghost_under", "ghost_on_mirror",
+        ])
         // From a filter slower than a resting hand's drift (0.05 Hz) to one that passes what a
         // 60 Hz panel reports (30 Hz: no smoothing left).
         if let c = try f.number("dejitter_min_cutoff", in: 0.05...30, unit: "Hz", offAtZero: true) {
@@ -21,6 +24,17 @@ extension Loader {
             settings.dejitter = j
         }
         if try f.value("dead_zones") != nil { settings.deadZones = try deadZones(f) }
+        // From one report of a 200 Hz panel to about two of a 40 Hz one: every lift waits this
+        // long, and a longer window merges an on-screen keyboard's double letters.
+        if let w = try f.number("chatter_window", in: 0.005...0.05, unit: "s", offAtZero: true) {
+            settings.chatterNs = w == 0 ? nil : Int64(w * 1e9)
+        }
+        settings.chatterDistanceMM = try f.number("chatter_distance", in: 1...20, unit: "mm") ?? settings.chatterDistanceMM
+        // A frame of a 200 Hz panel to a tenth of a second (a deliberate tap is longer).
+        if let g = try f.number("ghost_under", in: 0.005...0.1, unit: "s", offAtZero: true) {
+            settings.ghostNs = g == 0 ? nil : Int64(g * 1e9)
+        }
+        settings.ghostOnMirror = try f.bool("ghost_on_mirror") ?? settings.ghostOnMirror
         // A second (a stuck contact ends before a user gives up) to an hour.
         if let s = try f.number("stuck_after", in: 1...3600, unit: "s", offAtZero: true) {
             settings.stuckAfterNs = s == 0 ? nil : Int64(s * 1e9)

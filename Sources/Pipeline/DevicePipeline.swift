@@ -106,7 +106,8 @@ public struct DevicePipeline {
     // What the daemon reads every wake-up is stored, kept after each call: reading a computed
     // property of a pipeline held by a class, from another module, copied the whole pipeline
     // (its engine's every array retained and released) each time.
-    /// The engine's next deadline, or the pointer's kinetic tick, whichever is sooner.
+    /// The engine's next deadline, the pointer's kinetic tick, or the panel's filters' next frame
+    /// of their own (`FrameDecoder.nextTick`), whichever is soonest.
     public private(set) var nextDeadline: Timestamp?
     /// The engine's bug counters: impossible (state, input) pairs, and decisions the arena was
     /// asked to take twice. Both stay 0 unless there is a bug.
@@ -136,12 +137,27 @@ public struct DevicePipeline {
         writeGestureLines(into: &out)
     }
 
-    /// Feeds one event; a SYN_REPORT makes a frame, and the engine's events for it.
+    /// Feeds one event; a SYN_REPORT makes a frame, and the engine's events for it. The frames
+    /// the panel's filters make on their own before it come first.
     public mutating func feed(_ e: InputEvent, into out: inout PipelineOutput) {
+        if decoder.isFiltered { ticks(before: e.time, into: &out) }
         out.eventCount += 1
         guard decoder.feed(e) != nil else { return }
         frameWithLines(into: &out)
         writeGestureLines(into: &out)
+    }
+
+    /// The frames the panel's filters make on their own before `time` (a held lift, a young
+    /// contact shown), for an offline replay; the daemon's route makes them itself, for every
+    /// consumer (`DeviceTable.run`).
+    private mutating func ticks(before time: Timestamp, into out: inout PipelineOutput) {
+        while let t = decoder.nextTick, t < time, decoder.tick(at: t) { frameWithLines(into: &out) }
+    }
+
+    /// An offline replay's end: the filters' frames still due, then every deadline.
+    public mutating func finishReplay(into out: inout PipelineOutput) {
+        if decoder.isFiltered { ticks(before: .distantFuture, into: &out) }
+        advance(to: .distantFuture, into: &out)
     }
 
     /// The gesture lines not yet written (`JSONLines`), each with the names of the configuration
@@ -167,6 +183,12 @@ public struct DevicePipeline {
         handleDecodedFrame(into: &out)
         // (Only a mirror reads what is held: in pass-through.)
         if passThrough && !holders.isEmpty { collectHeld(into: &out) }
+        if decoder.isFiltered { includeTick() }
+    }
+
+    /// The filters' next frame of their own in `nextDeadline`.
+    private mutating func includeTick() {
+        nextDeadline = Self.sooner(nextDeadline, decoder.nextTick)
     }
 
     private mutating func handleDecodedFrame(into out: inout PipelineOutput) {
@@ -222,6 +244,7 @@ public struct DevicePipeline {
         let first = out.events.count
         engine.advance(to: time, into: &out.events)
         flush(from: first, into: &out)
+        if decoder.isFiltered { includeTick() }
         if writingLines { writeGestureLines(into: &out) }
     }
 
@@ -242,6 +265,7 @@ public struct DevicePipeline {
         pointerList = file.pointerRegions
         engine.reconfigure(compiled)
         nextDeadline = engine.nextDeadline
+        if decoder.isFiltered { includeTick() }
     }
 
     /// The name of a compiled gesture (for logs).
@@ -325,7 +349,7 @@ public struct DevicePipeline {
     ) throws(SetupError) {
         var p = try DevicePipeline(description: description, configuration: configuration)
         for e in recording.eventsLiftedAtEnd { p.feed(e, into: &out) }
-        p.advance(to: .distantFuture, into: &out)
+        p.finishReplay(into: &out)
     }
 
     /// Replays a whole recording and returns its gesture lines (and pointer lines).

@@ -36,10 +36,18 @@ public struct ContactFilterSettings: Hashable, Sendable {
     /// A contact that has not moved by one unit for this long (ns) is ended for everyone; if it
     /// moves again it lands anew with a fresh id. Checked on the panel's frames.
     public var stuckAfterNs: Int64?
+    /// Chatter: a lift is shown this long (ns) after it happened; a contact landing again in
+    /// its slot within it and within `chatterDistanceMM` is the same contact (the same id).
+    public var chatterNs: Int64?
+    public var chatterDistanceMM = 5.0
+    /// Ghosts: a contact is shown to the gestures only once it has been down this long (ns); one
+    /// that lifts sooner is no gesture. With `ghostOnMirror`, the virtual touchscreen too.
+    public var ghostNs: Int64?
+    public var ghostOnMirror = false
 
     public init() {}
 
-    public var isEmpty: Bool { dejitter == nil && deadZones.isEmpty && stuckAfterNs == nil }
+    public var isEmpty: Bool { dejitter == nil && deadZones.isEmpty && stuckAfterNs == nil && chatterNs == nil && ghostNs == nil }
 }
 
 /// The filters of one panel at work, a state a slot: run by `FrameDecoder` on each frame's
@@ -68,7 +76,15 @@ struct ContactFilter {
         /// Stuck: where it last moved by a unit, and when.
         var restX: Int32 = 0, restY: Int32 = 0
         var restSince: Int64 = 0
+        /// When it landed (ghosts), whether it was down at the last frame, and until when its
+        /// lift is held (chatter).
+        var landedAt: Int64 = 0
+        var down = false
+        var lingerUntil: Int64?
     }
+
+    /// When a held lift or a young contact is next due (ns): the decoder makes a frame then.
+    private(set) var nextTick: Int64?
 
     init(_ settings: ContactFilterSettings, slots: Int, x: AbsAxis, y: AbsAxis, sizeMM: (width: Double, height: Double)) {
         self.settings = settings
@@ -80,16 +96,23 @@ struct ContactFilter {
             return (x0...(x0 + z.width / ux), y0...(y0 + z.height / uy))
         }
         state = [FilterSlot](repeating: FilterSlot(), count: max(1, slots))
+        shownBefore = []
+        shownBefore.reserveCapacity(max(1, slots))
     }
 
-    /// Slot `k`'s contact `s` (down and placed) at `time` (ns): its shown position written to
-    /// `s.shownX`/`shownY`, or `s.hidden` set. A stuck contact that moves again gets the id
-    /// `nextContact` (which then counts on).
-    mutating func apply(_ s: inout DecoderSlot, slot k: Int, at time: Int64, nextContact: inout UInt32) {
+    /// Slot `k` at `time` (ns), its contact `down` (and placed) or not: the shown position
+    /// written to `s.shownX`/`shownY`, or `s.hidden`, `s.young` or `s.lingering` set. A stuck
+    /// contact that moves again gets the id `nextContact` (which then counts on); one that lands
+    /// again as chatter gets its old id back.
+    mutating func apply(_ s: inout DecoderSlot, slot k: Int, down: Bool, at time: Int64, nextContact: inout UInt32) {
         guard k < state.count else { return }
-        if state[k].contact != s.contact { land(s, slot: k, at: time) }
+        guard down else { return lifted(&s, slot: k, at: time) }
+        if state[k].contact != s.contact && !landsAgain(&s, slot: k, at: time) { land(s, slot: k, at: time) }
+        state[k].down = true
         if let after = settings.stuckAfterNs { checkStuck(&s, slot: k, after: after, at: time, nextContact: &nextContact) }
         s.hidden = state[k].hidden
+        s.young = settings.ghostNs.map { time - state[k].landedAt < $0 } ?? false
+        if s.young { due(state[k].landedAt + settings.ghostNs!) }
         guard !s.hidden else { return }
         if let d = settings.dejitter { smooth(&state[k], s, d, at: time) } else { (state[k].x, state[k].y) = (Double(s.x), Double(s.y)) }
         s.shownX = Int32(state[k].x.rounded())
@@ -111,6 +134,50 @@ struct ContactFilter {
         }
     }
 
+    /// Slot `k` has no contact down: a contact shown until the last frame lifts now, or, within
+    /// the chatter window, is still shown where it was.
+    private mutating func lifted(_ s: inout DecoderSlot, slot k: Int, at time: Int64) {
+        s.lingering = false
+        guard state[k].down else { return }
+        if let window = settings.chatterNs, !state[k].hidden && !s.young {
+            let until = state[k].lingerUntil ?? time + window
+            if time < until {
+                state[k].lingerUntil = until
+                s.lingering = true
+                return due(until)
+            }
+        }
+        state[k].down = false
+        state[k].lingerUntil = nil
+    }
+
+    /// A contact landing in slot `k` while the last one's lift is held, close to where it was:
+    /// chatter, the same contact (its id back).
+    private mutating func landsAgain(_ s: inout DecoderSlot, slot k: Int, at time: Int64) -> Bool {
+        guard let until = state[k].lingerUntil, time <= until else { return false }
+        let dx = (Double(s.x) - state[k].x) * mmPerUnit.x, dy = (Double(s.y) - state[k].y) * mmPerUnit.y
+        guard (dx * dx + dy * dy).squareRoot() <= settings.chatterDistanceMM else { return false }
+        s.contact = state[k].contact
+        state[k].lingerUntil = nil
+        return true
+    }
+
+    /// A frame is wanted at `t` (the earliest asked for since `startFrame`).
+    private mutating func due(_ t: Int64) { nextTick = min(nextTick ?? t, t) }
+
+    /// A frame's filtering begins: what it asks for is due anew; `shown` are the contacts the
+    /// last frame showed the gestures.
+    mutating func startFrame(shown: borrowing FrameList<Contact>) {
+        nextTick = nil
+        shownBefore.removeAll(keepingCapacity: true)
+        for i in shown.indices { shownBefore.append(shown[i].id) }
+    }
+
+    /// The contacts the last frame showed the gestures (room for a slot each, made once).
+    private var shownBefore: [UInt32]
+
+    func wasShown(_ id: UInt32) -> Bool { shownBefore.contains(id) }
+
     private func inZone(_ s: DecoderSlot) -> Bool {
         zones.contains { $0.x.contains(Double(s.x)) && $0.y.contains(Double(s.y)) }
     }
@@ -118,7 +185,7 @@ struct ContactFilter {
     /// A new contact in slot `k`: hidden for its life when it lands in a dead zone.
     private mutating func land(_ s: DecoderSlot, slot k: Int, at time: Int64) {
         state[k] = FilterSlot(contact: s.contact, hidden: inZone(s))
-        (state[k].restX, state[k].restY, state[k].restSince) = (s.x, s.y, time)
+        (state[k].restX, state[k].restY, state[k].restSince, state[k].landedAt) = (s.x, s.y, time, time)
         reset(k, s, at: time)
     }
 

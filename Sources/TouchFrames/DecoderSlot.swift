@@ -18,4 +18,9 @@ struct DecoderSlot {
     var shownX: Int32 = 0
     var shownY: Int32 = 0
     var hidden = false
+    /// Down for less than the ghost filter's time: not yet shown to the gestures (nor to the
+    /// mirror, when it holds ghosts too).
+    var young = false
+    /// Lifted within the chatter window: still shown where it was.
+    var lingering = false
 }

@@ -23,12 +23,12 @@ public struct FrameDecoder {
     var slot = 0
     /// One past the highest slot a contact has been down in: a frame looks no further (a hand
     /// uses the first few of a panel's ten or more slots).
-    private var slotsUsed = 0
+    var slotsUsed = 0
     /// The id the next contact to land gets (ids start at 1 and only grow): a caller that
     /// remembers it knows whether a frame has a new contact without looking at its contacts.
-    public private(set) var nextContact: UInt32 = 1
+    public internal(set) var nextContact: UInt32 = 1
     /// `nextContact` at the frame before the last: `landed` compares the two.
-    private var contactsBefore: UInt32 = 1
+    var contactsBefore: UInt32 = 1
     /// A contact landed in the last frame (what wakes an idle kiosk). Stored: asked every frame
     /// from another module, where a computed property copied the decoder.
     public private(set) var landed = false
@@ -48,8 +48,8 @@ public struct FrameDecoder {
     private var pendingOthers = FrameList<PanelEvent>()
 
     // Single-touch state.
-    private var touching = false
-    private var single = DecoderSlot()
+    var touching = false
+    var single = DecoderSlot()
 
     private var dropping = false
     private var discontinuity = false
@@ -295,7 +295,7 @@ public struct FrameDecoder {
             var n = 0
             for k in 0..<used {
                 let s = slots[k]
-                guard s.trackingID >= 0 && s.hasX && s.hasY && !(filtered && s.hidden) else { continue }
+                guard s.trackingID >= 0 || (filtered && s.lingering), s.hasX && s.hasY, !(filtered && (s.hidden || s.young)) else { continue }
                 // A palm by the panel's word, or by its size (a touch longer than palm_size).
                 let palm = s.isPalm || (majorScale > 0 && Double(s.major) * majorScale > palmSize)
                 let position = filtered ? geometry.map(x: s.shownX, y: s.shownY) : geometry.map(x: s.x, y: s.y)
@@ -306,9 +306,12 @@ public struct FrameDecoder {
         }
     }
 
-    private mutating func makeFrame(at time: Timestamp) {
+    mutating func makeFrame(at time: Timestamp) {
         hadContacts = !frame.contacts.isEmpty
-        if filter != nil { runFilter(at: time) }
+        if filter != nil {
+            filter!.startFrame(shown: frame.contacts)
+            runFilter(at: time)
+        }
         if keepsPanel {
             swap(&others, &pendingOthers)
             pendingOthers.removeAll()
@@ -326,13 +329,13 @@ public struct FrameDecoder {
             Self.collect(slots, used: slotsUsed, geometry, majorScale, palmSize, filler, filtered: false, into: &frame.contacts)
         } else if multitouch {
             Self.collect(slots, used: slotsUsed, geometry, majorScale, palmSize, filler, filtered: true, into: &frame.contacts)
-            // Only a contact someone is shown has landed.
-            landed = frame.contacts.contains { $0.id >= contactsBefore }
+            landed = frame.contacts.contains { isNewInFrame($0.id) }
         } else {
-            let down = touching && single.hasX && single.hasY && !(filter != nil && single.hidden)
+            let down = (touching || (filter != nil && single.lingering)) && single.hasX && single.hasY
+                && !(filter != nil && (single.hidden || single.young))
             let (x, y) = filter == nil ? (single.x, single.y) : (single.shownX, single.shownY)
             let c = down ? Contact(id: single.contact, position: geometry.map(x: x, y: y)) : filler
-            if filter != nil { landed = down && c.id >= contactsBefore }
+            if filter != nil { landed = down && isNewInFrame(c.id) }
             frame.contacts.refill(capacity: 1, filler: filler) { list in
                 guard down else { return 0 }
                 list[0] = c
@@ -347,18 +350,6 @@ public struct FrameDecoder {
         discontinuity = false
     }
 
-    /// Each placed contact through the panel's filters (before the frame's ids are counted: a
-    /// stuck contact moving again lands under a new one).
-    private mutating func runFilter(at time: Timestamp) {
-        if multitouch {
-            for k in 0..<slotsUsed where slots[k].trackingID >= 0 && slots[k].hasX && slots[k].hasY {
-                filter!.apply(&slots[k], slot: k, at: time.nanoseconds, nextContact: &nextContact)
-            }
-        } else if touching && single.hasX && single.hasY {
-            filter!.apply(&single, slot: 0, at: time.nanoseconds, nextContact: &nextContact)
-        }
-    }
-
     /// `nextContact` at the last frame's end.
     private var lastNextContact: UInt32 = 1
 
@@ -367,8 +358,8 @@ public struct FrameDecoder {
         let filler = PanelContact(id: 0, slot: 0, x: 0, y: 0)
         let filtered = filter != nil
         if !multitouch {
-            let down = !frame.contacts.isEmpty
             let s = single
+            let down = (touching || (filtered && s.lingering)) && s.hasX && s.hasY && !(filtered && (s.hidden || (s.young && filter!.settings.ghostOnMirror)))
             panel.refill(capacity: 1, filler: filler) { list in
                 guard down else { return 0 }
                 list[0] = PanelContact(id: s.contact, slot: 0, x: filtered ? s.shownX : s.x, y: filtered ? s.shownY : s.y, axes: s.axes)
@@ -377,11 +368,13 @@ public struct FrameDecoder {
             return
         }
         let used = slotsUsed
+        let ghostsOnMirror = filter?.settings.ghostOnMirror ?? false
         panel.refill(capacity: max(1, slots.count), filler: filler) { [slots] out in
             var n = 0
             for k in 0..<used {
                 let s = slots[k]
-                guard s.trackingID >= 0 && s.hasX && s.hasY && !(filtered && s.hidden) else { continue }
+                guard s.trackingID >= 0 || (filtered && s.lingering), s.hasX && s.hasY else { continue }
+                guard !(filtered && (s.hidden || (s.young && ghostsOnMirror))) else { continue }
                 out[n] = PanelContact(id: s.contact, slot: Int32(k), x: filtered ? s.shownX : s.x, y: filtered ? s.shownY : s.y, axes: s.axes)
                 n &+= 1  // below the slot count
             }

@@ -53,7 +53,7 @@ public struct TraceRecording {
         var out = PipelineOutput(wants: .init(gestureLines: false, frames: true, transitions: true))
         var pipeline = try DevicePipeline(description: description, configuration: configuration)
         for e in recording.eventsLiftedAtEnd { pipeline.feed(e, into: &out) }
-        pipeline.advance(to: .distantFuture, into: &out)
+        pipeline.finishReplay(into: &out)
 
         var paths: [Path] = []
         var index: [UInt32: Int] = [:]

@@ -161,7 +161,7 @@ struct Replay: ParsableCommand {
                 pipeline.feed(e, into: &out)
                 if drainsEachEvent || out.lines.count > 1 << 16 { drain() }
             }
-            pipeline.advance(to: .distantFuture, into: &out)
+            pipeline.finishReplay(into: &out)
             drain()
             if pipeline.decoder.droppedCount > 0 {
                 log.notice("\(path): \(pipeline.decoder.droppedCount) SYN_DROPPED in the recording; sequences cancelled there")

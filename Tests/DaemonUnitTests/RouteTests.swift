@@ -70,7 +70,10 @@ struct RouteRig: ~Copyable {
 
     init(_ recording: String, config: String = "", mirrored: Bool = false) throws {
         let path = Paths.fixtures + "/" + recording + ".events"
-        let rec = try Evemu.parse(try String(contentsOfFile: path, encoding: .utf8), file: path)
+        try self.init(recording: try Evemu.parse(try String(contentsOfFile: path, encoding: .utf8), file: path), config: config, mirrored: mirrored)
+    }
+
+    init(recording rec: Recording, config: String = "", mirrored: Bool = false) throws {
         let d = try #require(rec.description)
         let configuration = try ConfigLoader.parse(config, file: "route.toml")
         let pipeline = try DevicePipeline(description: d, configuration: configuration, device: 1)

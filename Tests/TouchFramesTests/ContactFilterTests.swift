@@ -16,16 +16,16 @@ import TouchFrames
         return d
     }
 
-    /// One frame at `t` seconds.
-    static func feed(_ d: inout FrameDecoder, at t: Double, _ events: [(UInt16, UInt16, Int32)]) {
+    /// One frame at `t` seconds. `agree`: the mirror's view and the gestures' hold the same
+    /// contacts (all but ghosts the mirror shows at once).
+    static func feed(_ d: inout FrameDecoder, at t: Double, _ events: [(UInt16, UInt16, Int32)], agree: Bool = true) {
         let us = Int(t * 1e6)
         let batch = (events + [(Evdev.EV_SYN, Evdev.SYN_REPORT, 0)]).map {
             KernelInputEvent(seconds: us / 1_000_000, microseconds: us % 1_000_000, type: $0.0, code: $0.1, value: $0.2)
         }
         var i = 0
         while i < batch.count { _ = d.feed(batch.span, from: &i) }
-        // The mirror's view and the gestures' agree on which contacts are down.
-        #expect(d.panel.map(\.id) == d.frame.contacts.map(\.id))
+        if agree { #expect(d.panel.map(\.id) == d.frame.contacts.map(\.id)) }
     }
 
     static func at(_ slot: Int32, _ x: Int32, _ y: Int32) -> [(UInt16, UInt16, Int32)] {
@@ -124,5 +124,72 @@ import TouchFrames
             _ = InputStageTests.feed(&plain, events)
             #expect(none.frame.contacts.map(\.position) == plain.frame.contacts.map(\.position))
         }
+    }
+}
+
+/// Chatter and ghosts: the filters that make frames of their own (`FrameDecoder.tick`).
+@Suite struct TimedFilterTests {
+    typealias F = ContactFilterTests
+
+    static func lift(_ slot: Int32) -> [(UInt16, UInt16, Int32)] { [(3, Evdev.ABS_MT_SLOT, slot), (3, Evdev.ABS_MT_TRACKING_ID, -1)] }
+
+    @Test func chatter_aLiftAndALandingCloseBy_areOneContact() throws {
+        var f = ContactFilterSettings()
+        f.chatterNs = 30_000_000
+        var d = try F.decoder(f)
+        F.feed(&d, at: 0, F.land(0, id: 1, 500, 250))
+        let id = try #require(d.frame.contacts.first?.id)
+        F.feed(&d, at: 0.1, Self.lift(0))
+        #expect(d.frame.contacts.map(\.id) == [id], "the lift is held")
+        #expect(d.nextTick == Timestamp(nanoseconds: 130_000_000))
+        F.feed(&d, at: 0.116, F.land(0, id: 2, 503, 251))
+        #expect(d.frame.contacts.map(\.id) == [id] && !d.landed, "landing again close by: the same contact")
+        F.feed(&d, at: 0.2, Self.lift(0))
+        #expect(d.frame.contacts.map(\.id) == [id])
+        let early = d.tick(at: Timestamp(nanoseconds: 229_000_000))
+        #expect(!early, "not due yet")
+        let due = d.tick(at: Timestamp(nanoseconds: 230_000_000))
+        #expect(due)
+        #expect(d.frame.contacts.isEmpty && d.nextTick == nil, "the window passed: lifted")
+        F.feed(&d, at: 0.3, F.land(0, id: 3, 500, 250))
+        F.feed(&d, at: 0.31, Self.lift(0))
+        F.feed(&d, at: 0.32, F.land(0, id: 4, 900, 450))
+        #expect(d.frame.contacts.count == 1 && d.landed && d.frame.contacts[0].id != id, "far away: a new contact, the held one lifted")
+    }
+
+    @Test func ghosts_areShownToTheGesturesOnlyOnceTheyLasted_theMirrorAtOnce() throws {
+        var f = ContactFilterSettings()
+        f.ghostNs = 30_000_000
+        var d = try F.decoder(f)
+        var mirrorShown = 0
+        d.keepsPanel = true
+        // A ghost: one frame down.
+        let batch = F.land(0, id: 1, 500, 250)
+        var i = 0
+        let events = (batch + [(Evdev.EV_SYN, Evdev.SYN_REPORT, 0)]).map { KernelInputEvent(seconds: 0, microseconds: 0, type: $0.0, code: $0.1, value: $0.2) }
+        while i < events.count { _ = d.feed(events.span, from: &i) }
+        #expect(d.frame.contacts.isEmpty && !d.landed)
+        mirrorShown += d.panel.count
+        #expect(mirrorShown == 1, "the virtual touchscreen shows it (ghost_on_mirror is off)")
+        F.feed(&d, at: 0.016, Self.lift(0))
+        #expect(d.frame.contacts.isEmpty && d.nextTick == nil, "it never reached the gestures")
+        // A touch: shown when it has lasted 30 ms, by a frame of the filter's own.
+        F.feed(&d, at: 1, F.land(0, id: 2, 500, 250), agree: false)
+        #expect(d.frame.contacts.isEmpty && d.nextTick == Timestamp(nanoseconds: 1_030_000_000))
+        let shown = d.tick(at: Timestamp(nanoseconds: 1_030_000_000))
+        #expect(shown)
+        #expect(d.frame.contacts.count == 1 && d.landed, "it lands for the gestures now")
+    }
+
+    @Test func ghostsOnTheMirror_areHiddenThereToo() throws {
+        var f = ContactFilterSettings()
+        f.ghostNs = 30_000_000
+        f.ghostOnMirror = true
+        var d = try F.decoder(f)
+        F.feed(&d, at: 0, F.land(0, id: 1, 500, 250))
+        #expect(d.panel.isEmpty && d.frame.contacts.isEmpty)
+        let shown = d.tick(at: Timestamp(nanoseconds: 30_000_000))
+        #expect(shown)
+        #expect(d.panel.count == 1 && d.frame.contacts.count == 1)
     }
 }

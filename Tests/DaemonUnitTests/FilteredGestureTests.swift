@@ -1,0 +1,73 @@
+import Foundation
+import GestureConfig
+import GestureEngine
+import Pipeline
+import Testing
+import TouchFrames
+
+@testable import Daemon
+
+/// Cheap-panel behaviour through the panel's filters, offline (`replay`) and on the daemon's
+/// route (the filters' own frames as deadlines): the same gestures either way.
+@Suite struct FilteredGestureTests {
+    static let panel = DeviceDescription.multitouchPanel(name: "cheap", maxX: 3839, maxY: 2159, slots: 10)
+
+    /// Frames at 60 Hz: each `true` a frame with the finger down at (1920, 1080), `false` up.
+    static func recording(_ downs: [Bool]) -> Recording {
+        var events: [InputEvent] = [], down = false, id: Int32 = 0
+        for (k, d) in downs.enumerated() {
+            let t = Timestamp(nanoseconds: Int64(k) * 16_666_000)
+            func e(_ type: UInt16, _ code: UInt16, _ value: Int32) { events.append(InputEvent(time: t, type: type, code: code, value: value)) }
+            if d && !down {
+                id += 1
+                e(3, Evdev.ABS_MT_TRACKING_ID, id)
+                e(3, Evdev.ABS_MT_POSITION_X, 1920 + id)
+                e(3, Evdev.ABS_MT_POSITION_Y, 1080)
+                e(1, Evdev.BTN_TOUCH, 1)
+            } else if !d && down {
+                e(3, Evdev.ABS_MT_TRACKING_ID, -1)
+                e(1, Evdev.BTN_TOUCH, 0)
+            }
+            e(0, 0, 0)
+            down = d
+        }
+        return Recording(description: panel, events: events)
+    }
+
+    static func gestures(_ rec: Recording, _ config: String) throws -> [String] {
+        let lines = try DevicePipeline.lines(rec, description: panel, configuration: try ConfigLoader.parse(config, file: "f.toml"))
+        var rig = try RouteRig(recording: rec, config: config)
+        rig.playAll()
+        let offline = lines.split(separator: "\n").compactMap(Self.name), routed = rig.lines.compactMap { Self.name(Substring($0)) }
+        #expect(offline == routed, "offline and on the route")
+        return offline
+    }
+
+    /// A gesture line's name (`name`, else `gesture`), with its phase unless it is `recognized`.
+    static func name(_ line: Substring) -> String? {
+        func field(_ key: String) -> Substring? {
+            guard let r = line.firstRange(of: "\"\(key)\":\"") else { return nil }
+            return line[r.upperBound...].prefix { $0 != "\"" }
+        }
+        guard let gesture = field("gesture"), let phase = field("phase") else { return nil }
+        let name = field("name") ?? gesture
+        return phase == "recognized" ? String(name) : "\(name) \(phase)"
+    }
+
+    /// A tap whose contact bounces for one frame (up one frame, down again), then lifts.
+    static let chatteringTap = [true, true, true, false, true, true, false] + Array(repeating: false, count: 40)
+    static let chatter = "[device.filters]\nchatter_window = 0.04\n"
+
+    @Test func aChatteringTap_isOneTap_withTheFilter() throws {
+        #expect(try Self.gestures(Self.recording(Self.chatteringTap), "").contains("double_tap"), "without it: a double tap")
+        #expect(try Self.gestures(Self.recording(Self.chatteringTap), Self.chatter) == ["tap"])
+    }
+
+    @Test func oneFrameGhosts_areNoGesture_withTheFilter() throws {
+        let ghosts = (0..<5).flatMap { _ in [true] + Array(repeating: false, count: 40) }
+        #expect(try Self.gestures(Self.recording(ghosts), "").count >= 3, "without it: taps")
+        #expect(try Self.gestures(Self.recording(ghosts), "[device.filters]\nghost_under = 0.03\n").isEmpty)
+        let tap = [true, true, true, true] + Array(repeating: false, count: 40)
+        #expect(try Self.gestures(Self.recording(tap), "[device.filters]\nghost_under = 0.03\n") == ["tap"], "a real tap stays a tap")
+    }
+}
