@@ -62,6 +62,15 @@ struct ContactFilter {
     /// The dead zones in the panel's units.
     private let zones: [(x: ClosedRange<Double>, y: ClosedRange<Double>)]
     private var state: [FilterSlot]
+    /// What each slot shows this frame (`FrameDecoder` collects the contacts from it).
+    private(set) var shown: [ShownSlot]
+
+    /// A slot as the filters leave it: where its contact is shown, or whether it is hidden (for
+    /// its life: a dead zone, stuck), young (the ghost filter) or lingering (a held lift).
+    struct ShownSlot {
+        var x: Int32 = 0, y: Int32 = 0
+        var hidden = false, young = false, lingering = false
+    }
 
     /// What the filter keeps of a slot's contact.
     struct FilterSlot {
@@ -96,12 +105,13 @@ struct ContactFilter {
             return (x0...(x0 + z.width / ux), y0...(y0 + z.height / uy))
         }
         state = [FilterSlot](repeating: FilterSlot(), count: max(1, slots))
+        shown = [ShownSlot](repeating: ShownSlot(), count: max(1, slots))
         shownBefore = []
         shownBefore.reserveCapacity(max(1, slots))
     }
 
-    /// Slot `k` at `time` (ns), its contact `down` (and placed) or not: the shown position
-    /// written to `s.shownX`/`shownY`, or `s.hidden`, `s.young` or `s.lingering` set. A stuck
+    /// Slot `k` at `time` (ns), its contact `down` (and placed) or not: what it shows into
+    /// `shown[k]`. A stuck
     /// contact that moves again gets the id `nextContact` (which then counts on); one that lands
     /// again as chatter gets its old id back.
     mutating func apply(_ s: inout DecoderSlot, slot k: Int, down: Bool, at time: Int64, nextContact: inout UInt32) {
@@ -110,13 +120,14 @@ struct ContactFilter {
         if state[k].contact != s.contact && !landsAgain(&s, slot: k, at: time) { land(s, slot: k, at: time) }
         state[k].down = true
         if let after = settings.stuckAfterNs { checkStuck(&s, slot: k, after: after, at: time, nextContact: &nextContact) }
-        s.hidden = state[k].hidden
-        s.young = settings.ghostNs.map { time - state[k].landedAt < $0 } ?? false
-        if s.young { due(state[k].landedAt + settings.ghostNs!) }
-        guard !s.hidden else { return }
+        shown[k].lingering = false
+        shown[k].hidden = state[k].hidden
+        shown[k].young = settings.ghostNs.map { time - state[k].landedAt < $0 } ?? false
+        if shown[k].young { due(state[k].landedAt + settings.ghostNs!) }
+        guard !shown[k].hidden else { return }
         if let d = settings.dejitter { smooth(&state[k], s, d, at: time) } else { (state[k].x, state[k].y) = (Double(s.x), Double(s.y)) }
-        s.shownX = Int32(state[k].x.rounded())
-        s.shownY = Int32(state[k].y.rounded())
+        shown[k].x = Int32(state[k].x.rounded())
+        shown[k].y = Int32(state[k].y.rounded())
     }
 
     /// Stuck: silent (not one unit of movement) for `after` ns, it ends; moving again, it lands
@@ -137,13 +148,13 @@ struct ContactFilter {
     /// Slot `k` has no contact down: a contact shown until the last frame lifts now, or, within
     /// the chatter window, is still shown where it was.
     private mutating func lifted(_ s: inout DecoderSlot, slot k: Int, at time: Int64) {
-        s.lingering = false
+        shown[k].lingering = false
         guard state[k].down else { return }
-        if let window = settings.chatterNs, !state[k].hidden && !s.young {
+        if let window = settings.chatterNs, !state[k].hidden && !shown[k].young {
             let until = state[k].lingerUntil ?? time + window
             if time < until {
                 state[k].lingerUntil = until
-                s.lingering = true
+                shown[k].lingering = true
                 return due(until)
             }
         }

@@ -13,14 +13,4 @@ struct DecoderSlot {
     /// Every multitouch axis as the panel last reported it in the slot (kept as the kernel
     /// keeps a slot's values: a new contact starts from them).
     var axes = PanelAxes()
-    /// Where the contact is shown, and whether it is hidden, after the panel's filters
-    /// (`ContactFilter`; read only when the panel has some).
-    var shownX: Int32 = 0
-    var shownY: Int32 = 0
-    var hidden = false
-    /// Down for less than the ghost filter's time: not yet shown to the gestures (nor to the
-    /// mirror, when it holds ghosts too).
-    var young = false
-    /// Lifted within the chatter window: still shown where it was.
-    var lingering = false
 }

@@ -31,7 +31,7 @@ public struct FrameDecoder {
     var contactsBefore: UInt32 = 1
     /// A contact landed in the last frame (what wakes an idle kiosk). Stored: asked every frame
     /// from another module, where a computed property copied the decoder.
-    public private(set) var landed = false
+    public internal(set) var landed = false
     /// The last frame's contacts before it (some were down): read by the wake check.
     public private(set) var hadContacts = false
 
@@ -40,7 +40,7 @@ public struct FrameDecoder {
     public var keepsPanel = false
     /// The last frame's contacts as the panel reports them, in the order of `frame.contacts`
     /// (filled only while `keepsPanel`).
-    public private(set) var panel = FrameList<PanelContact>()
+    public internal(set) var panel = FrameList<PanelContact>()
     /// The last frame's events that are no contact's: a key other than the touch keys (a
     /// panel's home button), a switch, a misc event (MSC_TIMESTAMP), in order (while
     /// `keepsPanel`), for the mirror to pass on; and those of the frame being read.
@@ -56,7 +56,9 @@ public struct FrameDecoder {
     /// The panel's filters (`GeometryConfiguration.filters`), nil when it has none.
     var filter: ContactFilter?
     /// The panel's contacts go through filters before anyone sees them.
-    public var isFiltered: Bool { filter != nil }
+    public internal(set) var isFiltered = false
+    /// Young contacts (the ghost filter) are hidden on the mirror too.
+    var ghostsOnMirror = false
 
     /// SYN_DROPPED events seen.
     public private(set) var droppedCount = 0
@@ -87,6 +89,9 @@ public struct FrameDecoder {
         if !geometry.filters.isEmpty {
             filter = ContactFilter(geometry.filters, slots: description.slotCount, x: axes.x, y: axes.y, sizeMM: self.geometry.sizeMM)
         }
+        // Stored, not asked of the optional filter each frame (its tag check copied it).
+        isFiltered = !geometry.filters.isEmpty
+        ghostsOnMirror = geometry.filters.ghostOnMirror
         // Room for a contact a slot, so that no frame allocates.
         frame.contacts.refill(capacity: max(1, slots.count), filler: Contact(id: 0, position: .zero)) { _ in 0 }
     }
@@ -138,7 +143,7 @@ public struct FrameDecoder {
     }
 
     /// The last frame made (valid until the next event is fed).
-    public private(set) var frame = TouchFrame(time: .zero, contacts: [], scale: .identity)
+    public internal(set) var frame = TouchFrame(time: .zero, contacts: [], scale: .identity)
 
     @inline(__always)
     private mutating func feedRun<E: EvdevEvent>(_ events: borrowing Span<E>, from i: inout Int) -> Bool {
@@ -289,17 +294,16 @@ public struct FrameDecoder {
     @inline(__always)
     private static func collect(
         _ slots: borrowing [DecoderSlot], used: Int, _ geometry: ScreenGeometry, _ majorScale: Double, _ palmSize: Double,
-        _ filler: Contact, filtered: Bool, into list: inout FrameList<Contact>
+        _ filler: Contact, into list: inout FrameList<Contact>
     ) {
         list.refill(capacity: max(1, slots.count), filler: filler) { out in
             var n = 0
             for k in 0..<used {
                 let s = slots[k]
-                guard s.trackingID >= 0 || (filtered && s.lingering), s.hasX && s.hasY, !(filtered && (s.hidden || s.young)) else { continue }
+                guard s.trackingID >= 0 && s.hasX && s.hasY else { continue }
                 // A palm by the panel's word, or by its size (a touch longer than palm_size).
                 let palm = s.isPalm || (majorScale > 0 && Double(s.major) * majorScale > palmSize)
-                let position = filtered ? geometry.map(x: s.shownX, y: s.shownY) : geometry.map(x: s.x, y: s.y)
-                out[n] = Contact(id: s.contact, position: position, isPalm: palm)
+                out[n] = Contact(id: s.contact, position: geometry.map(x: s.x, y: s.y), isPalm: palm)
                 n &+= 1  // below the slot count
             }
             return n
@@ -308,7 +312,7 @@ public struct FrameDecoder {
 
     mutating func makeFrame(at time: Timestamp) {
         hadContacts = !frame.contacts.isEmpty
-        if filter != nil {
+        if isFiltered {
             filter!.startFrame(shown: frame.contacts)
             runFilter(at: time)
         }
@@ -319,23 +323,19 @@ public struct FrameDecoder {
         contactsBefore = lastNextContact
         lastNextContact = nextContact
         landed = nextContact != contactsBefore
-        defer { if keepsPanel { collectPanel() } }
+        defer { if keepsPanel { if isFiltered { collectFilteredPanel() } else { collectPanel() } } }
         // Written through a span of the frame's own list (one uniqueness check, not one per
         // contact; nothing retained or released). The list holds a contact a slot.
         let geometry = geometry
         let majorScale = majorScale, palmSize = palmSize
         let filler = Contact(id: 0, position: .zero)
-        if multitouch && filter == nil {
-            Self.collect(slots, used: slotsUsed, geometry, majorScale, palmSize, filler, filtered: false, into: &frame.contacts)
+        if isFiltered {
+            collectFiltered(filler)
         } else if multitouch {
-            Self.collect(slots, used: slotsUsed, geometry, majorScale, palmSize, filler, filtered: true, into: &frame.contacts)
-            landed = frame.contacts.contains { isNewInFrame($0.id) }
+            Self.collect(slots, used: slotsUsed, geometry, majorScale, palmSize, filler, into: &frame.contacts)
         } else {
-            let down = (touching || (filter != nil && single.lingering)) && single.hasX && single.hasY
-                && !(filter != nil && (single.hidden || single.young))
-            let (x, y) = filter == nil ? (single.x, single.y) : (single.shownX, single.shownY)
-            let c = down ? Contact(id: single.contact, position: geometry.map(x: x, y: y)) : filler
-            if filter != nil { landed = down && isNewInFrame(c.id) }
+            let down = touching && single.hasX && single.hasY
+            let c = down ? Contact(id: single.contact, position: geometry.map(x: single.x, y: single.y)) : filler
             frame.contacts.refill(capacity: 1, filler: filler) { list in
                 guard down else { return 0 }
                 list[0] = c
@@ -356,26 +356,23 @@ public struct FrameDecoder {
     /// `panel`, from the slots, in the order of `frame.contacts` (the same slots, the same test).
     private mutating func collectPanel() {
         let filler = PanelContact(id: 0, slot: 0, x: 0, y: 0)
-        let filtered = filter != nil
         if !multitouch {
+            let down = !frame.contacts.isEmpty
             let s = single
-            let down = (touching || (filtered && s.lingering)) && s.hasX && s.hasY && !(filtered && (s.hidden || (s.young && filter!.settings.ghostOnMirror)))
             panel.refill(capacity: 1, filler: filler) { list in
                 guard down else { return 0 }
-                list[0] = PanelContact(id: s.contact, slot: 0, x: filtered ? s.shownX : s.x, y: filtered ? s.shownY : s.y, axes: s.axes)
+                list[0] = PanelContact(id: s.contact, slot: 0, x: s.x, y: s.y, axes: s.axes)
                 return 1
             }
             return
         }
         let used = slotsUsed
-        let ghostsOnMirror = filter?.settings.ghostOnMirror ?? false
         panel.refill(capacity: max(1, slots.count), filler: filler) { [slots] out in
             var n = 0
             for k in 0..<used {
                 let s = slots[k]
-                guard s.trackingID >= 0 || (filtered && s.lingering), s.hasX && s.hasY else { continue }
-                guard !(filtered && (s.hidden || (s.young && ghostsOnMirror))) else { continue }
-                out[n] = PanelContact(id: s.contact, slot: Int32(k), x: filtered ? s.shownX : s.x, y: filtered ? s.shownY : s.y, axes: s.axes)
+                guard s.trackingID >= 0 && s.hasX && s.hasY else { continue }
+                out[n] = PanelContact(id: s.contact, slot: Int32(k), x: s.x, y: s.y, axes: s.axes)
                 n &+= 1  // below the slot count
             }
             return n

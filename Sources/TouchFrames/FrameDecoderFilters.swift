@@ -19,12 +19,57 @@ extension FrameDecoder {
     /// Contact `id` of this frame was not in the last one: it landed, or a filter showed it
     /// only now (a young contact coming of age).
     public func isNewInFrame(_ id: UInt32) -> Bool {
-        guard let filter else { return id >= contactsBefore }
+        guard isFiltered, let filter else { return id >= contactsBefore }
         return !filter.wasShown(id)
     }
 
+    /// The frame's contacts as the filters show them to the gestures: a hidden or young contact
+    /// left out, a lingering one where it was. A contact is new to the gestures when it was not
+    /// in their last frame (a young one coming of age lands then).
+    mutating func collectFiltered(_ filler: Contact) {
+        let geometry = geometry, majorScale = majorScale, palmSize = palmSize
+        let shown = filter!.shown
+        let count = multitouch ? slotsUsed : 1
+        let (slots, single, multitouch, touching) = (slots, single, multitouch, touching)
+        frame.contacts.refill(capacity: max(1, slots.count), filler: filler) { out in
+            var n = 0
+            for k in 0..<count {
+                let s = multitouch ? slots[k] : single, v = shown[k]
+                let down = (multitouch ? s.trackingID >= 0 : touching) || v.lingering
+                guard down && s.hasX && s.hasY && !v.hidden && !v.young else { continue }
+                let palm = s.isPalm || (majorScale > 0 && Double(s.major) * majorScale > palmSize)
+                out[n] = Contact(id: s.contact, position: geometry.map(x: v.x, y: v.y), isPalm: palm)
+                n &+= 1  // below the slot count
+            }
+            return n
+        }
+        landed = frame.contacts.contains { isNewInFrame($0.id) }
+    }
+
+    /// `panel` as the filters show it to the mirror (young contacts too, unless
+    /// `ghost_on_mirror`), in slot order as `collectFiltered`.
+    mutating func collectFilteredPanel() {
+        let shown = filter!.shown, ghostsOnMirror = ghostsOnMirror
+        let count = multitouch ? slotsUsed : 1
+        let (slots, single, multitouch, touching) = (slots, single, multitouch, touching)
+        panel.refill(capacity: max(1, slots.count), filler: PanelContact(id: 0, slot: 0, x: 0, y: 0)) { out in
+            var n = 0
+            for k in 0..<count {
+                let s = multitouch ? slots[k] : single, v = shown[k]
+                let down = (multitouch ? s.trackingID >= 0 : touching) || v.lingering
+                guard down && s.hasX && s.hasY && !v.hidden && !(v.young && ghostsOnMirror) else { continue }
+                out[n] = PanelContact(id: s.contact, slot: Int32(k), x: v.x, y: v.y, axes: s.axes)
+                n &+= 1  // below the slot count
+            }
+            return n
+        }
+    }
+
     /// When the filters want a frame of their own (a held lift or a young contact due), if ever.
-    public var nextTick: Timestamp? { filter?.nextTick.map { Timestamp(nanoseconds: $0) } }
+    public var nextTick: Timestamp? {
+        guard isFiltered, let t = filter?.nextTick else { return nil }
+        return Timestamp(nanoseconds: t)
+    }
 
     /// The frame the filters make at `time` (no event came: the panel's state then, a held lift
     /// shown, a young contact shown); false when none was due.

@@ -10,9 +10,10 @@ extension FrameDecoder {
         let mapping = (geometry, majorScale, palmSize)
         // The filters' state goes on where the settings did not change.
         let filter = self.filter?.settings == old.filter?.settings ? old.filter : self.filter
+        let (filtered, ghosts) = (isFiltered, ghostsOnMirror)
         self = old
         (geometry, majorScale, palmSize) = mapping
-        self.filter = filter
+        (self.filter, isFiltered, ghostsOnMirror) = (filter, filtered, ghosts)
     }
 
     /// A panel opened with a past (`EvdevDevice.slotState`): each slot's last position (x at 2s,
