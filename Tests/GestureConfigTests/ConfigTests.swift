@@ -140,7 +140,7 @@ func readFile(_ path: String) -> String? {
         #expect(row.gestures[1].tapCount == 2 && row.gestures[1].minFingers == 1)
     }
 
-    @Test(arguments: ["bottom-sheet", "swipeable-rows", "photo-viewer", "kiosk-admin", "chromium-kiosk", "museum-table", "pointer-kiosk"])
+    @Test(arguments: ["bottom-sheet", "swipeable-rows", "photo-viewer", "kiosk-admin", "chromium-kiosk", "museum-table", "pointer-kiosk", "noisy-panel"])
     func examples_load(name: String) throws {
         let path = "\(examplesDirectory)/\(name).toml"
         let text = try #require(readFile(path))

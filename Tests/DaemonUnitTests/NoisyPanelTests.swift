@@ -1,0 +1,132 @@
+import Daemon
+import Foundation
+import GestureConfig
+import GestureEngine
+import Pipeline
+import Testing
+import TestSupport
+import TouchFrames
+
+typealias Contacts = [(slot: Int32, id: Int32, x: Int32, y: Int32)]
+
+/// examples/noisy-panel.toml on recordings of what cheap panels do, through `replay --mirror`'s
+/// path (the daemon's route offline) and the gestures': what the app would see and what the
+/// gestures make of it.
+@Suite struct NoisyPanelTests {
+    /// 3,840 × 2,160 units at 11 units a mm (349 × 196 mm), 60 Hz.
+    static let panel = DeviceDescription.multitouchPanel(name: "cheap", maxX: 3839, maxY: 2159, slots: 10, resolution: 11)
+    static let frame: Int64 = 16_666_000
+    static var config: Configuration {
+        get throws {
+            let path = Repository.root + "/examples/noisy-panel.toml"
+            return try ConfigLoader.parse(try String(contentsOfFile: path, encoding: .utf8), file: path)
+        }
+    }
+
+    /// Frames of slot contacts (slot, tracking id, x, y): the events the kernel sends for them,
+    /// each value only when it changed.
+    static func recording(_ frames: [[(slot: Int32, id: Int32, x: Int32, y: Int32)]], start: Int64 = 0) -> Recording {
+        var events: [InputEvent] = []
+        var last: [Int32: (id: Int32, x: Int32, y: Int32)] = [:]
+        var slot: Int32 = 0
+        for (k, contacts) in frames.enumerated() {
+            let t = Timestamp(nanoseconds: start + Int64(k) * frame)
+            func e(_ type: UInt16, _ code: UInt16, _ value: Int32) { events.append(InputEvent(time: t, type: type, code: code, value: value)) }
+            func select(_ s: Int32) {
+                if s != slot { e(3, Evdev.ABS_MT_SLOT, s) }
+                slot = s
+            }
+            for (s, was) in last.sorted(by: { $0.key < $1.key }) where !contacts.contains(where: { $0.slot == s && $0.id == was.id }) {
+                select(s)
+                e(3, Evdev.ABS_MT_TRACKING_ID, -1)
+                last[s] = nil
+            }
+            for c in contacts {
+                let was = last[c.slot]
+                if was?.id != c.id { select(c.slot); e(3, Evdev.ABS_MT_TRACKING_ID, c.id) }
+                if was?.x != c.x || was?.id != c.id { select(c.slot); e(3, Evdev.ABS_MT_POSITION_X, c.x) }
+                if was?.y != c.y || was?.id != c.id { select(c.slot); e(3, Evdev.ABS_MT_POSITION_Y, c.y) }
+                last[c.slot] = (c.id, c.x, c.y)
+            }
+            e(0, 0, 0)
+        }
+        return Recording(description: panel, events: events)
+    }
+
+    /// What the virtual touchscreen shows: each frame's (tracking id, x) per slot, and the
+    /// tracking ids it used.
+    static func mirror(_ rec: Recording) throws -> (xs: [Int32], ids: Set<Int32>) {
+        var replay = try MirrorReplay(description: panel, configuration: try config, path: "noisy")
+        replay.play(rec.eventsLiftedAtEnd)
+        let xs = replay.events.filter { $0.type == 3 && $0.code == Evdev.ABS_MT_POSITION_X }.map(\.value)
+        let ids = Set(replay.events.filter { $0.type == 3 && $0.code == Evdev.ABS_MT_TRACKING_ID && $0.value >= 0 }.map(\.value))
+        return (xs, ids)
+    }
+
+    static func gestures(_ rec: Recording, configuration: Configuration? = nil) throws -> [String] {
+        let lines = try DevicePipeline.lines(rec, description: panel, configuration: try configuration ?? config)
+        return lines.split(separator: "\n").compactMap(FilteredGestureTests.name)
+    }
+
+    static func spread(_ v: [Int32]) -> Double {
+        let d = v.map(Double.init), mean = d.reduce(0, +) / Double(d.count)
+        return (d.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(d.count)).squareRoot()
+    }
+
+    @Test func aRestingFinger_isHeldStill_andIsOneLongPress() throws {
+        var seed: UInt32 = 7
+        let frames = (0..<120).map { _ -> [(slot: Int32, id: Int32, x: Int32, y: Int32)] in
+            seed = seed &* 1_103_515_245 &+ 12345
+            return [(0, 1, 1920 + Int32((seed >> 16) % 33) - 16, 1080)]  // ±1.5 mm
+        }
+        let rec = Self.recording(frames + [[]])
+        let raw = frames.map { $0[0].x }
+        let shown = try Self.mirror(rec)
+        #expect(Self.spread(Array(shown.xs.dropFirst(3))) <= 0.4 * Self.spread(raw), "raw \(Self.spread(raw)), shown \(Self.spread(shown.xs))")
+        let lines = try Self.gestures(rec).filter { !$0.hasSuffix(" changed") }
+        #expect(lines == ["long_press began", "long_press ended"], "\(lines)")
+    }
+
+    @Test func aFastSwipe_endsOnTheMirrorNearWhereTheFingerLifted() throws {
+        // 500 mm/s: 8.3 mm a frame, 92 units.
+        let frames = (0..<20).map { k -> [(slot: Int32, id: Int32, x: Int32, y: Int32)] in [(0, 1, 400 + 92 * Int32(k), 1080)] }
+        let shown = try Self.mirror(Self.recording(frames + [[]]))
+        let last = try #require(shown.xs.last)
+        #expect(Double(400 + 92 * 19 - last) / 11 <= 6, "\(Double(400 + 92 * 19 - last) / 11) mm short")
+    }
+
+    @Test func aChatteringTap_isOneTouch_andOneTap() throws {
+        let down = [(slot: Int32(0), id: Int32(1), x: Int32(1920), y: Int32(1080))]
+        let again = [(slot: Int32(0), id: Int32(2), x: Int32(1924), y: Int32(1082))]
+        let rec = Self.recording([down, down, down, [], again, again] + Array(repeating: [], count: 30))
+        #expect(try Self.mirror(rec).ids.count == 1)
+        #expect(try Self.gestures(rec) == ["tap"])
+    }
+
+    @Test func oneFrameGhosts_areNoTouch_andNoGesture() throws {
+        var ghosts: [Contacts] = []
+        for k in Int32(0)..<5 {
+            ghosts.append([(slot: 0, id: k + 1, x: 300 + 500 * k, y: 700)])
+            ghosts += Array(repeating: [], count: 30)
+        }
+        let rec = Self.recording(ghosts)
+        #expect(try Self.mirror(rec).ids.isEmpty)
+        #expect(try Self.gestures(rec).isEmpty)
+    }
+
+    @Test func aStuckContact_isEnded_andATapBesideItIsATap() throws {
+        let stuck = (slot: Int32(0), id: Int32(1), x: Int32(100), y: Int32(100))
+        let tap = (slot: Int32(1), id: Int32(2), x: Int32(1920), y: Int32(1080))
+        // Stuck for 9 s (silent: the kernel sends nothing for it), then a tap beside it.
+        var frames: [[(slot: Int32, id: Int32, x: Int32, y: Int32)]] = [[stuck]]
+        frames += Array(repeating: [stuck], count: 540)
+        frames += Array(repeating: [stuck, tap], count: 5) + Array(repeating: [stuck], count: 30)
+        let rec = Self.recording(frames)
+        let lines = try Self.gestures(rec)
+        #expect(lines.contains("tap"), "\(lines)")
+        var unfiltered = try Self.config
+        unfiltered.geometry.filters.stuckAfterNs = nil
+        let before = try Self.gestures(rec, configuration: unfiltered)
+        #expect(!before.contains("tap"), "without the stuck filter the tap is lost: \(before)")
+    }
+}
