@@ -243,6 +243,7 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
         device.source.stop()
         // The mirror lifts what it holds, then goes (its device is destroyed with it).
         device.liftMirror()
+        device.health.filtered += device.pipeline.decoder.filterCounts
         gone.add(device.health)
         owner?.removed(device, &state)
         log.info("device \(device.id) removed: \(device.source.node)")
@@ -253,6 +254,7 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
         state.devices.all.map { d in
             var h = d.health
             h.errors += d.source.errorCount
+            h.filtered += d.pipeline.decoder.filterCounts
             return h
         } + gone.all
     }

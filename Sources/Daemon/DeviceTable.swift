@@ -59,6 +59,7 @@ struct DeviceTable {
     mutating func replacePipeline(_ k: Int, with pipeline: DevicePipeline) {
         var pipeline = pipeline
         pipeline.decoder.continueFrom(all[k].pipeline.decoder)
+        pipeline.decoderContinued()
         all[k].pipeline = pipeline
         refresh(k)
     }
@@ -121,7 +122,8 @@ extension DeviceTable {
                 // The panel's filters' own frame (a held lift, a young contact shown), through
                 // every frame stage as a read's; else the engine's and the pointer's deadlines.
                 if let tick = state.devices.all[k].pipeline.decoder.nextTick, tick <= t {
-                    state.devices.tick(k, at: tick, &report, env)
+                    // Refused mid-frame (a read ended inside one): the frame's own end runs it.
+                    guard state.devices.tick(k, at: tick, &report, env) else { break }
                 } else {
                     state.devices.all[k].pipeline.advance(to: t, into: &state.devices.output, writingLines: false)
                 }
@@ -135,16 +137,17 @@ extension DeviceTable {
     }
 
     /// A frame the panel's filters make on their own at `time`, through the frame stages.
-    private mutating func tick<E: RouteEnvironment>(_ k: Int, at time: Timestamp, _ report: inout RouteReport, _ env: E) {
+    private mutating func tick<E: RouteEnvironment>(_ k: Int, at time: Timestamp, _ report: inout RouteReport, _ env: E) -> Bool {
         Self.tick(time, &all[k], &output, &wake, &report, env)
     }
 
     private static func tick<E: RouteEnvironment>(
         _ time: Timestamp, _ device: inout RouteDevice, _ output: inout PipelineOutput, _ wake: inout WakeWatch, _ report: inout RouteReport,
         _ env: E
-    ) {
-        guard device.pipeline.decoder.tick(at: time) else { return }
+    ) -> Bool {
+        guard !device.midFrame, device.pipeline.decoder.tick(at: time) else { return false }
         Route.PerFrame.frame(&device, &output, &wake, &report, env)
+        return true
     }
 
     /// The input stage: the read decoded once (`FrameDecoder`), each frame it ends through the
@@ -164,11 +167,13 @@ extension DeviceTable {
             device.health.resyncs += 1
             device.pipeline.decoder.markDiscontinuity()
         }
+        var whole = true
         if batch.kernelEvents.isEmpty {
             let events = batch.events.span
             var i = 0
             while i < events.count {
-                if device.pipeline.decoder.feed(events, from: &i) { Route.PerFrame.frame(&device, &output, &wake, &report, env) }
+                whole = device.pipeline.decoder.feed(events, from: &i)
+                if whole { Route.PerFrame.frame(&device, &output, &wake, &report, env) }
             }
             output.eventCount += events.count
         } else {
@@ -177,7 +182,8 @@ extension DeviceTable {
             let events = batch.kernelEvents.span
             var i = 0
             while i < events.count {
-                if device.pipeline.decoder.feed(events, from: &i) {
+                whole = device.pipeline.decoder.feed(events, from: &i)
+                if whole {
                     Route.PerFrame.frame(&device, &output, &wake, &report, env)
                 } else if device.pipeline.decoder.lostEvents {
                     report.lostEvents = true
@@ -187,6 +193,9 @@ extension DeviceTable {
             // The events read up to the SYN_DROPPED (the stale rest is no panel's event).
             output.eventCount += i
         }
+        // A read that ended inside a frame (a long one split across reads): no frame of the
+        // filters' own until it is whole.
+        device.midFrame = !whole
     }
 
     /// The clock reached device `k`'s deadlines: what the engine holds now, told to its mirror

@@ -24,6 +24,9 @@ struct PanelHealth {
     var resyncs = 0
     var errors = 0
     var removals = 0
+    /// What its filters did while it was open before (a replugged panel's earlier life, or a
+    /// removed one's); the open decoder's own are added to it when asked (`panels(in:)`).
+    var filtered = FilterCounts()
 
     init(_ key: Key) { self.key = key }
 
@@ -40,6 +43,8 @@ struct PanelHealth {
         p.counters.resyncs = resyncs
         p.counters.errors = errors
         p.counters.removals = removals
+        (p.counters.filteredGhosts, p.counters.filteredChatter, p.counters.filteredStuck, p.counters.filteredDeadZone) =
+            (filtered.ghosts, filtered.chatter, filtered.stuck, filtered.deadZone)
         return p
     }
 }

@@ -12,6 +12,8 @@ struct RouteDevice {
     let source: InputSource
     var pipeline: DevicePipeline
     var ended = false
+    /// Its last read ended inside a frame (the rest comes with the next read).
+    var midFrame = false
     /// The pipeline's next deadline and anomalies as last seen (`DeviceTable.refresh`), the
     /// deadline also in monotonic time.
     var engineDeadline: Timestamp?

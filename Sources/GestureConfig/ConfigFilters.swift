@@ -11,7 +11,13 @@ extension Loader {
         // From a filter slower than a resting hand's drift (0.05 Hz) to one that passes what a
         // 60 Hz panel reports (30 Hz: no smoothing left).
         if let c = try f.number("dejitter_min_cutoff", in: 0.05...30, unit: "Hz", offAtZero: true) {
-            settings.dejitter = c == 0 ? nil : .init(minCutoff: c)
+            if c == 0 {
+                settings.dejitter = nil
+            } else if settings.dejitter != nil {
+                settings.dejitter!.minCutoff = c  // the device's other dejitter keys stay
+            } else {
+                settings.dejitter = .init(minCutoff: c)
+            }
         }
         let k = try f.number("dejitter_speed_coefficient", in: 0...10, unit: "Hz per mm/s")
         let d = try f.number("dejitter_derivative_cutoff", in: 0.1...30, unit: "Hz")

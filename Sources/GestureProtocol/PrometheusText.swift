@@ -99,6 +99,13 @@ public enum PrometheusText {
                 metric(name, "counter", help)
                 for p in panels { sample(name, labels(p), Double(p.counters[keyPath: path])) }
             }
+            let reasons: [(String, KeyPath<StatsSnapshot.PanelCounters, Int>)] = [
+                ("ghost", \.filteredGhosts), ("chatter", \.filteredChatter), ("stuck", \.filteredStuck), ("dead_zone", \.filteredDeadZone),
+            ]
+            metric("touchgestured_device_filtered_total", "counter", "Contacts the panel's filters caught, by reason: ghost, chatter, stuck, dead_zone.")
+            for p in panels {
+                for (reason, path) in reasons { sample("touchgestured_device_filtered_total", labels(p) + [("reason", reason)], Double(p.counters[keyPath: path])) }
+            }
         }
 
         /// The daemon's power-of-two µs buckets (each sample once, since the start) as a

@@ -140,19 +140,26 @@ public struct DevicePipeline {
     /// Feeds one event; a SYN_REPORT makes a frame, and the engine's events for it. The frames
     /// the panel's filters make on their own before it come first.
     public mutating func feed(_ e: InputEvent, into out: inout PipelineOutput) {
-        if decoder.isFiltered { ticks(before: e.time, into: &out) }
+        // (Not inside a frame: its events are not all in the slots yet.)
+        if decoder.isFiltered && !midFrame { ticks(before: e.time, into: &out) }
         out.eventCount += 1
+        midFrame = true
         guard decoder.feed(e) != nil else { return }
+        midFrame = false
         frameWithLines(into: &out)
         writeGestureLines(into: &out)
     }
 
-    /// The frames the panel's filters make on their own before `time` (a held lift, a young
-    /// contact shown), for an offline replay; the daemon's route makes them itself, for every
+    /// The frames the panel's filters make on their own due by `time` (a held lift, a young
+    /// contact shown), for an offline replay, before the event at `time` (as the daemon's route
+    /// fires a deadline before a read at the same time); the route makes them itself, for every
     /// consumer (`DeviceTable.run`).
     private mutating func ticks(before time: Timestamp, into out: inout PipelineOutput) {
-        while let t = decoder.nextTick, t < time, decoder.tick(at: t) { frameWithLines(into: &out) }
+        while let t = decoder.nextTick, t <= time, decoder.tick(at: t) { frameWithLines(into: &out) }
     }
+
+    /// An event of a frame not yet ended was fed (`feed(_:into:)`).
+    private var midFrame = false
 
     /// An offline replay's end: the filters' frames still due, then every deadline.
     public mutating func finishReplay(into out: inout PipelineOutput) {
@@ -186,6 +193,12 @@ public struct DevicePipeline {
         if decoder.isFiltered { includeTick() }
     }
 
+    /// The decoder went on from another's (`FrameDecoder.continueFrom`): its filters' next
+    /// frame of their own is due as it was.
+    public mutating func decoderContinued() {
+        if decoder.isFiltered { includeTick() }
+    }
+
     /// The filters' next frame of their own in `nextDeadline`.
     private mutating func includeTick() {
         nextDeadline = Self.sooner(nextDeadline, decoder.nextTick)
@@ -208,13 +221,17 @@ public struct DevicePipeline {
     /// or passing the frame, retained and copied it every frame), and only when a contact landed.
     private mutating func pointerLandings(into out: inout PipelineOutput) {
         let first = pointer.seenNextContact
-        if decoder.nextContact != first {
+        // A filtered panel's contact may land for the gestures frames after its id was given
+        // (the ghost filter shows it once it lasted): what is new is what the last frame lacked.
+        let filtered = decoder.isFiltered
+        if filtered ? decoder.landed : decoder.nextContact != first {
             pointer.seenNextContact = decoder.nextContact
             var i = decoder.frame.contacts.startIndex
             while i < decoder.frame.contacts.endIndex {
                 let c = decoder.frame.contacts[i]
                 i += 1
-                if c.id >= first, pointer.landed(c, time: decoder.frame.time, into: &out) { out.takenContacts.append(c.id) }
+                let new = filtered ? decoder.isNewInFrame(c.id) : c.id >= first
+                if new, pointer.landed(c, time: decoder.frame.time, into: &out) { out.takenContacts.append(c.id) }
             }
         }
         nextDeadline = Self.sooner(engine.nextDeadline, pointer.nextDeadline)

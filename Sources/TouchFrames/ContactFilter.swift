@@ -40,14 +40,34 @@ public struct ContactFilterSettings: Hashable, Sendable {
     /// its slot within it and within `chatterDistanceMM` is the same contact (the same id).
     public var chatterNs: Int64?
     public var chatterDistanceMM = 5.0
-    /// Ghosts: a contact is shown to the gestures only once it has been down this long (ns); one
-    /// that lifts sooner is no gesture. With `ghostOnMirror`, the virtual touchscreen too.
+    /// Ghosts: a contact is shown to the gestures and the virtual touchscreen only once it has
+    /// been down this long (ns); one that lifts sooner is no touch. Without `ghostOnMirror` the
+    /// virtual touchscreen shows it at once (touch to wake and the touches a system gesture
+    /// holds then cannot keep it from the app).
     public var ghostNs: Int64?
-    public var ghostOnMirror = false
+    public var ghostOnMirror = true
 
     public init() {}
 
     public var isEmpty: Bool { dejitter == nil && deadZones.isEmpty && stuckAfterNs == nil && chatterNs == nil && ghostNs == nil }
+}
+
+/// What a panel's filters did since it was opened, by reason: the fleet's view of a failing
+/// panel (`stats` `panels[]`, `touchgestured_device_filtered_total`).
+public struct FilterCounts: Equatable, Sendable {
+    /// Contacts shorter than `ghost_under`, never shown to the gestures.
+    public var ghosts = 0
+    /// Lifts and landings again merged into one contact.
+    public var chatter = 0
+    /// Contacts ended as stuck.
+    public var stuck = 0
+    /// Landings in a dead zone.
+    public var deadZone = 0
+    public init() {}
+
+    public static func += (a: inout FilterCounts, b: FilterCounts) {
+        (a.ghosts, a.chatter, a.stuck, a.deadZone) = (a.ghosts + b.ghosts, a.chatter + b.chatter, a.stuck + b.stuck, a.deadZone + b.deadZone)
+    }
 }
 
 /// The filters of one panel at work, a state a slot: run by `FrameDecoder` on each frame's
@@ -62,6 +82,8 @@ struct ContactFilter {
     /// The dead zones in the panel's units.
     private let zones: [(x: ClosedRange<Double>, y: ClosedRange<Double>)]
     private var state: [FilterSlot]
+    /// What they did so far.
+    var counts = FilterCounts()
     /// What each slot shows this frame (`FrameDecoder` collects the contacts from it).
     private(set) var shown: [ShownSlot]
 
@@ -142,6 +164,7 @@ struct ContactFilter {
         } else if !state[k].hidden && time - state[k].restSince >= after {
             state[k].hidden = true
             state[k].stuck = true
+            counts.stuck += 1
         }
     }
 
@@ -150,6 +173,8 @@ struct ContactFilter {
     private mutating func lifted(_ s: inout DecoderSlot, slot k: Int, at time: Int64) {
         shown[k].lingering = false
         guard state[k].down else { return }
+        // Lifted before the gestures were shown it (and not a contact a filter already hid).
+        if shown[k].young && !state[k].hidden && state[k].lingerUntil == nil { counts.ghosts += 1 }
         if let window = settings.chatterNs, !state[k].hidden && !shown[k].young {
             let until = state[k].lingerUntil ?? time + window
             if time < until {
@@ -165,16 +190,28 @@ struct ContactFilter {
     /// A contact landing in slot `k` while the last one's lift is held, close to where it was:
     /// chatter, the same contact (its id back).
     private mutating func landsAgain(_ s: inout DecoderSlot, slot k: Int, at time: Int64) -> Bool {
-        guard let until = state[k].lingerUntil, time <= until else { return false }
+        guard let until = state[k].lingerUntil, time < until else { return false }
         let dx = (Double(s.x) - state[k].x) * mmPerUnit.x, dy = (Double(s.y) - state[k].y) * mmPerUnit.y
         guard (dx * dx + dy * dy).squareRoot() <= settings.chatterDistanceMM else { return false }
         s.contact = state[k].contact
         state[k].lingerUntil = nil
+        counts.chatter += 1
         return true
     }
 
     /// A frame is wanted at `t` (the earliest asked for since `startFrame`).
     private mutating func due(_ t: Int64) { nextTick = min(nextTick ?? t, t) }
+
+    /// Contacts already down (a reload made these filters): each as landed long ago, where it is.
+    mutating func adopt(_ slots: [DecoderSlot], down: [Bool], at time: Int64) {
+        for k in 0..<min(slots.count, down.count, state.count) where down[k] && slots[k].hasX && slots[k].hasY {
+            let s = slots[k]
+            state[k] = FilterSlot(contact: s.contact, hidden: false)
+            (state[k].restX, state[k].restY, state[k].restSince, state[k].landedAt, state[k].down) = (s.x, s.y, time, Int64.min / 2, true)
+            reset(k, s, at: time)
+            shown[k] = ShownSlot(x: s.x, y: s.y)
+        }
+    }
 
     /// A frame's filtering begins: what it asks for is due anew; `shown` are the contacts the
     /// last frame showed the gestures.
@@ -196,6 +233,7 @@ struct ContactFilter {
     /// A new contact in slot `k`: hidden for its life when it lands in a dead zone.
     private mutating func land(_ s: DecoderSlot, slot k: Int, at time: Int64) {
         state[k] = FilterSlot(contact: s.contact, hidden: inZone(s))
+        if state[k].hidden { counts.deadZone += 1 }
         (state[k].restX, state[k].restY, state[k].restSince, state[k].landedAt) = (s.x, s.y, time, time)
         reset(k, s, at: time)
     }

@@ -65,6 +65,9 @@ extension FrameDecoder {
         }
     }
 
+    /// What the panel's filters did since it was opened (none without filters).
+    public var filterCounts: FilterCounts { isFiltered ? filter!.counts : FilterCounts() }
+
     /// When the filters want a frame of their own (a held lift or a young contact due), if ever.
     public var nextTick: Timestamp? {
         guard isFiltered, let t = filter?.nextTick else { return nil }

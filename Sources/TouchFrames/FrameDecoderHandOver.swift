@@ -9,7 +9,15 @@ extension FrameDecoder {
         // The old decoder whole (its slots, contacts, last frame), with this one's mapping.
         let mapping = (geometry, majorScale, palmSize)
         // The filters' state goes on where the settings did not change.
-        let filter = self.filter?.settings == old.filter?.settings ? old.filter : self.filter
+        // The filters go on as they were when nothing of theirs changed (settings and the panel's
+        // size); new ones take the contacts down as they are (landed long ago, in no dead zone).
+        let same = self.filter.map { new in old.filter.map { $0.settings == new.settings && $0.mmPerUnit == new.mmPerUnit } ?? false } ?? false
+        var filter = same ? old.filter : self.filter
+        if !same, filter != nil {
+            let (slots, down) = old.multitouch ? (old.slots, old.slots.map { $0.trackingID >= 0 }) : ([old.single], [old.touching])
+            filter!.adopt(slots, down: down, at: old.frame.time.nanoseconds)
+            if let counts = old.filter?.counts { filter!.counts += counts }
+        }
         let (filtered, ghosts) = (isFiltered, ghostsOnMirror)
         self = old
         (geometry, majorScale, palmSize) = mapping

@@ -63,6 +63,38 @@ import TouchFrames
         #expect(try Self.gestures(Self.recording(Self.chatteringTap), Self.chatter) == ["tap"])
     }
 
+    /// A landing again exactly when the window ends is a new touch, offline and on the route.
+    @Test func aLandingAtTheWindowsEnd_isANewTouch_offlineAndOnTheRoute() throws {
+        let lines = try Self.gestures(Self.recording(Self.chatteringTap), "[device.filters]\nchatter_window = 0.016666\n")
+        #expect(lines.contains("double_tap"), "\(lines)")
+    }
+
+    @Test func aTapInAPointerRegion_clicks_withTheGhostFilter() throws {
+        let tap = Self.recording([true, true, true, true] + Array(repeating: false, count: 40))
+        let config = "[device.filters]\nghost_under = 0.03\n[[region]]\nname = \"page\"\nemulate = \"pointer\"\n"
+        let lines = try DevicePipeline.lines(tap, description: Self.panel, configuration: try ConfigLoader.parse(config, file: "p.toml"))
+        #expect(lines.contains("\"type\":\"pointer\""), "\(lines)")
+    }
+
+    @Test func aReloadWhileALiftIsHeld_showsTheLiftWhenItIsDue() throws {
+        var rig = try RouteRig(recording: Self.recording([true, true]), config: Self.chatter)
+        let frames = rig.events.split { $0.type == 0 && $0.code == 0 }
+        var t: Int64 = 0
+        for f in frames {
+            rig.read(Array(f) + [InputEvent(time: f.first!.time, type: 0, code: 0, value: 0)], at: f.first!.time.nanoseconds)
+            t = f.first!.time.nanoseconds
+        }
+        let lift = [InputEvent(time: Timestamp(nanoseconds: t + 16_666_000), type: 3, code: Evdev.ABS_MT_TRACKING_ID, value: -1),
+                    InputEvent(time: Timestamp(nanoseconds: t + 16_666_000), type: 0, code: 0, value: 0)]
+        rig.read(lift, at: t + 16_666_000)
+        #expect(rig.state.devices.all[0].pipeline.decoder.frame.contacts.count == 1, "the lift is held")
+        let config = try ConfigLoader.parse(Self.chatter, file: "f.toml")
+        rig.state.devices.replacePipeline(0, with: try DevicePipeline(description: Self.panel, configuration: config, device: 1))
+        #expect(rig.state.devices.earliestDeadline != nil, "the held lift's frame is still due")
+        rig.fireDeadlines(until: .max)
+        #expect(rig.state.devices.all[0].pipeline.decoder.frame.contacts.isEmpty, "and shown")
+    }
+
     @Test func oneFrameGhosts_areNoGesture_withTheFilter() throws {
         let ghosts = (0..<5).flatMap { _ in [true] + Array(repeating: false, count: 40) }
         #expect(try Self.gestures(Self.recording(ghosts), "").count >= 3, "without it: taps")

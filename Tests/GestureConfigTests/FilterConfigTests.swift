@@ -52,6 +52,14 @@ import TouchFrames
         #expect(e.line == 4 && e.reason.contains(reason), "\(e)")
     }
 
+    @Test func aPanelsMinimumCutoff_keepsTheDevicesOtherDejitterKeys() throws {
+        let c = try ConfigLoader.parse(
+            "[device.filters]\ndejitter_min_cutoff = 1\ndejitter_speed_coefficient = 0.2\n[[panel]]\nmatch = \"X*\"\n[panel.filters]\ndejitter_min_cutoff = 2\n",
+            file: "f.toml")
+        let d = c.geometry(path: "/dev/input/event1", name: "X panel", vendor: 1, product: 1).filters.dejitter
+        #expect(d?.minCutoff == 2 && d?.speedCoefficient == 0.2)
+    }
+
     @Test func seventeenDeadZones_areRefused() throws {
         let zones = Array(repeating: "[0, 0, 1, 1]", count: 17).joined(separator: ", ")
         let e = try #require(refusal("[device.filters]\ndead_zones = [\(zones)]\n"))
