@@ -90,6 +90,7 @@ import TouchFrames
         Self.feed(&d, at: 0.08, [(3, Evdev.ABS_MT_SLOT, 0), (3, Evdev.ABS_MT_TRACKING_ID, -1)])
         Self.feed(&d, at: 0.10, Self.land(0, id: 3, 500, 250))
         #expect(d.frame.contacts.count == 2 && d.landed, "the slot's next contact lands outside: shown")
+        #expect(d.filterCounts.deadZone == 1)
     }
 
     @Test func stuck_endsASilentContact_andItLandsAnewWhenItMoves() throws {
@@ -107,6 +108,7 @@ import TouchFrames
         }
         Self.feed(&d, at: 2.0, Self.at(1, 510, 250))
         #expect(!d.frame.contacts.contains { $0.id == stuck } && d.frame.contacts.count == 1, "silent for 2 s: ended")
+        #expect(d.filterCounts.stuck == 1)
         Self.feed(&d, at: 2.5, Self.at(1, 520, 250))
         #expect(d.frame.contacts.count == 1 && !d.landed)
         Self.feed(&d, at: 3, Self.at(0, 101, 100))
@@ -155,6 +157,7 @@ import TouchFrames
         F.feed(&d, at: 0.31, Self.lift(0))
         F.feed(&d, at: 0.32, F.land(0, id: 4, 900, 450))
         #expect(d.frame.contacts.count == 1 && d.landed && d.frame.contacts[0].id != id, "far away: a new contact, the held one lifted")
+        #expect(d.filterCounts.chatter == 1, "one bounce merged")
     }
 
     @Test func ghosts_areShownToTheGesturesOnlyOnceTheyLasted_theMirrorAtOnce() throws {
@@ -174,6 +177,7 @@ import TouchFrames
         #expect(mirrorShown == 1, "the virtual touchscreen shows it (ghost_on_mirror is off)")
         F.feed(&d, at: 0.016, Self.lift(0))
         #expect(d.frame.contacts.isEmpty && d.nextTick == nil, "it never reached the gestures")
+        #expect(d.filterCounts.ghosts == 1)
         // A touch: shown when it has lasted 30 ms, by a frame of the filter's own.
         F.feed(&d, at: 1, F.land(0, id: 2, 500, 250), agree: false)
         #expect(d.frame.contacts.isEmpty && d.nextTick == Timestamp(nanoseconds: 1_030_000_000))
