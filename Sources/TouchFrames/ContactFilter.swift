@@ -140,16 +140,27 @@ struct ContactFilter {
         guard k < state.count else { return }
         guard down else { return lifted(&s, slot: k, at: time) }
         if state[k].contact != s.contact && !landsAgain(&s, slot: k, at: time) { land(s, slot: k, at: time) }
-        state[k].down = true
         if let after = settings.stuckAfterNs { checkStuck(&s, slot: k, after: after, at: time, nextContact: &nextContact) }
-        shown[k].lingering = false
-        shown[k].hidden = state[k].hidden
-        shown[k].young = settings.ghostNs.map { time - state[k].landedAt < $0 } ?? false
-        if shown[k].young { due(state[k].landedAt + settings.ghostNs!) }
-        guard !shown[k].hidden else { return }
-        if let d = settings.dejitter { smooth(&state[k], s, d, at: time) } else { (state[k].x, state[k].y) = (Double(s.x), Double(s.y)) }
-        shown[k].x = Int32(state[k].x.rounded())
-        shown[k].y = Int32(state[k].y.rounded())
+        // The common path on copies, written back once: one uniqueness check an array, not one a
+        // field. (No closure over `self` here, nor a method of `self` given a part of it
+        // `inout`: either copied the whole filter, and then its arrays, every contact.)
+        var f = state[k]
+        f.down = true
+        var v = ShownSlot(x: shown[k].x, y: shown[k].y, hidden: f.hidden)
+        if let g = settings.ghostNs, time - f.landedAt < g {
+            v.young = true
+            due(f.landedAt + g)
+        }
+        if !v.hidden {
+            if let d = settings.dejitter {
+                Self.smooth(&f, s, d, mmPerUnit, at: time)
+            } else {
+                (f.x, f.y) = (Double(s.x), Double(s.y))
+            }
+            (v.x, v.y) = (Self.nearest(f.x), Self.nearest(f.y))
+        }
+        state[k] = f
+        shown[k] = v
     }
 
     /// Stuck: silent (not one unit of movement) for `after` ns, it ends; moving again, it lands
@@ -244,7 +255,9 @@ struct ContactFilter {
 
     /// One 1€ step: the speed estimate smoothed at `derivativeCutoff`, the position at a cutoff
     /// that rises with that speed (in mm/s).
-    private func smooth(_ f: inout FilterSlot, _ s: DecoderSlot, _ d: ContactFilterSettings.Dejitter, at time: Int64) {
+    private static func smooth(
+        _ f: inout FilterSlot, _ s: DecoderSlot, _ d: ContactFilterSettings.Dejitter, _ mmPerUnit: (x: Double, y: Double), at time: Int64
+    ) {
         let dt = Double(time - f.at) / 1e9
         f.at = time
         guard dt > 0 else { return }
@@ -256,6 +269,13 @@ struct ContactFilter {
         let a = Self.alpha(d.minCutoff + d.speedCoefficient * speed, dt)
         f.x += a * (Double(s.x) - f.x)
         f.y += a * (Double(s.y) - f.y)
+    }
+
+    /// `v` rounded half up, without a libm call: `v` lies between raw Int32 values (each filter
+    /// step moves toward one), so the conversions cannot overflow.
+    static func nearest(_ v: Double) -> Int32 {
+        let up = v + 0.5, t = Int32(up)
+        return Double(t) > up ? t - 1 : t  // truncation went up for a negative value
     }
 
     /// The smoothing factor of a first-order low-pass at `cutoff` Hz over `dt` s.

@@ -54,7 +54,9 @@ public struct FrameDecoder {
     private var dropping = false
     private var discontinuity = false
     /// The panel's filters (`GeometryConfiguration.filters`), nil when it has none.
-    var filter: ContactFilter?
+    /// (Always there, empty without settings: an optional's unwrap copied it out and back,
+    /// arrays and all, every frame.)
+    var filter: ContactFilter
     /// The panel's contacts go through filters before anyone sees them.
     public internal(set) var isFiltered = false
     /// Young contacts (the ghost filter) are hidden on the mirror too.
@@ -86,9 +88,8 @@ public struct FrameDecoder {
             palmSize = 0
         }
         slots = [DecoderSlot](repeating: DecoderSlot(), count: description.slotCount)
-        if !geometry.filters.isEmpty {
-            filter = ContactFilter(geometry.filters, slots: description.slotCount, x: axes.x, y: axes.y, sizeMM: self.geometry.sizeMM)
-        }
+        filter = ContactFilter(
+            geometry.filters, slots: geometry.filters.isEmpty ? 0 : description.slotCount, x: axes.x, y: axes.y, sizeMM: self.geometry.sizeMM)
         // Stored, not asked of the optional filter each frame (its tag check copied it).
         isFiltered = !geometry.filters.isEmpty
         ghostsOnMirror = geometry.filters.ghostOnMirror
@@ -101,14 +102,14 @@ public struct FrameDecoder {
         if let k = slots.firstIndex(where: { $0.trackingID >= 0 && $0.contact == id }) { return k }
         // A lift the chatter filter holds: still shown, where its slot last had it.
         guard isFiltered else { return nil }
-        return slots.indices.first { slots[$0].contact == id && filter!.shown[$0].lingering }
+        return slots.indices.first { slots[$0].contact == id && filter.shown[$0].lingering }
     }
 
     /// A contact down now, on the panel's own axes before calibration and rotation (0…1,
     /// `ScreenGeometry.unit`): what a calibrator fits from. Nil for a contact not down.
     public func unitPosition(ofContact id: UInt32) -> (u: Double, v: Double)? {
         if !multitouch {
-            guard touching || (isFiltered && filter!.shown[0].lingering), single.contact == id, single.hasX, single.hasY else { return nil }
+            guard touching || (isFiltered && filter.shown[0].lingering), single.contact == id, single.hasX, single.hasY else { return nil }
             return geometry.unit(x: single.x, y: single.y)
         }
         guard let k = slot(ofContact: id), slots[k].hasX, slots[k].hasY else { return nil }
@@ -316,7 +317,7 @@ public struct FrameDecoder {
     mutating func makeFrame(at time: Timestamp) {
         hadContacts = !frame.contacts.isEmpty
         if isFiltered {
-            filter!.startFrame(shown: frame.contacts)
+            filter.startFrame(shown: frame.contacts)
             runFilter(at: time)
         }
         if keepsPanel {

@@ -9,17 +9,17 @@ extension FrameDecoder {
         if multitouch {
             for k in 0..<slotsUsed {
                 let down = slots[k].trackingID >= 0 && slots[k].hasX && slots[k].hasY
-                filter!.apply(&slots[k], slot: k, down: down, at: time.nanoseconds, nextContact: &nextContact)
+                filter.apply(&slots[k], slot: k, down: down, at: time.nanoseconds, nextContact: &nextContact)
             }
         } else {
-            filter!.apply(&single, slot: 0, down: touching && single.hasX && single.hasY, at: time.nanoseconds, nextContact: &nextContact)
+            filter.apply(&single, slot: 0, down: touching && single.hasX && single.hasY, at: time.nanoseconds, nextContact: &nextContact)
         }
     }
 
     /// Contact `id` of this frame was not in the last one: it landed, or a filter showed it
     /// only now (a young contact coming of age).
     public func isNewInFrame(_ id: UInt32) -> Bool {
-        guard isFiltered, let filter else { return id >= contactsBefore }
+        guard isFiltered else { return id >= contactsBefore }
         return !filter.wasShown(id)
     }
 
@@ -28,17 +28,19 @@ extension FrameDecoder {
     /// in their last frame (a young one coming of age lands then).
     mutating func collectFiltered(_ filler: Contact) {
         let geometry = geometry, majorScale = majorScale, palmSize = palmSize
-        let shown = filter!.shown
-        let count = multitouch ? slotsUsed : 1
-        let (slots, single, multitouch, touching) = (slots, single, multitouch, touching)
+        let shown = filter.shown
+        let one = multitouch ? nil : single
+        let (slots, count, touching) = (slots, multitouch ? slotsUsed : 1, touching)
         frame.contacts.refill(capacity: max(1, slots.count), filler: filler) { out in
             var n = 0
             for k in 0..<count {
-                let s = multitouch ? slots[k] : single, v = shown[k]
-                let down = (multitouch ? s.trackingID >= 0 : touching) || v.lingering
-                guard down && s.hasX && s.hasY && !v.hidden && !v.young else { continue }
-                let palm = s.isPalm || (majorScale > 0 && Double(s.major) * majorScale > palmSize)
-                out[n] = Contact(id: s.contact, position: geometry.map(x: v.x, y: v.y), isPalm: palm)
+                let v = shown[k]
+                guard !v.hidden && !v.young else { continue }
+                // Read in place (a slot is ~100 bytes: a choice between two copied them).
+                let (down, id, palm) = one.map { (touching, $0.contact, false) }
+                    ?? (slots[k].trackingID >= 0, slots[k].contact, slots[k].isPalm || (majorScale > 0 && Double(slots[k].major) * majorScale > palmSize))
+                guard (down || v.lingering) && (one?.hasX ?? slots[k].hasX) && (one?.hasY ?? slots[k].hasY) else { continue }
+                out[n] = Contact(id: id, position: geometry.map(x: v.x, y: v.y), isPalm: palm)
                 n &+= 1  // below the slot count
             }
             return n
@@ -46,19 +48,20 @@ extension FrameDecoder {
         landed = frame.contacts.contains { isNewInFrame($0.id) }
     }
 
-    /// `panel` as the filters show it to the mirror (young contacts too, unless
-    /// `ghost_on_mirror`), in slot order as `collectFiltered`.
+    /// `panel` as the filters show it to the mirror (young contacts hidden unless
+    /// `ghost_on_mirror` is off), in slot order as `collectFiltered`.
     mutating func collectFilteredPanel() {
-        let shown = filter!.shown, ghostsOnMirror = ghostsOnMirror
-        let count = multitouch ? slotsUsed : 1
-        let (slots, single, multitouch, touching) = (slots, single, multitouch, touching)
+        let shown = filter.shown, ghostsOnMirror = ghostsOnMirror
+        let one = multitouch ? nil : single
+        let (slots, count, touching) = (slots, multitouch ? slotsUsed : 1, touching)
         panel.refill(capacity: max(1, slots.count), filler: PanelContact(id: 0, slot: 0, x: 0, y: 0)) { out in
             var n = 0
             for k in 0..<count {
-                let s = multitouch ? slots[k] : single, v = shown[k]
-                let down = (multitouch ? s.trackingID >= 0 : touching) || v.lingering
-                guard down && s.hasX && s.hasY && !v.hidden && !(v.young && ghostsOnMirror) else { continue }
-                out[n] = PanelContact(id: s.contact, slot: Int32(k), x: v.x, y: v.y, axes: s.axes)
+                let v = shown[k]
+                guard !v.hidden && !(v.young && ghostsOnMirror) else { continue }
+                let down = one.map { _ in touching } ?? (slots[k].trackingID >= 0)
+                guard (down || v.lingering) && (one?.hasX ?? slots[k].hasX) && (one?.hasY ?? slots[k].hasY) else { continue }
+                out[n] = PanelContact(id: one?.contact ?? slots[k].contact, slot: Int32(k), x: v.x, y: v.y, axes: one?.axes ?? slots[k].axes)
                 n &+= 1  // below the slot count
             }
             return n
@@ -66,11 +69,11 @@ extension FrameDecoder {
     }
 
     /// What the panel's filters did since it was opened (none without filters).
-    public var filterCounts: FilterCounts { isFiltered ? filter!.counts : FilterCounts() }
+    public var filterCounts: FilterCounts { isFiltered ? filter.counts : FilterCounts() }
 
     /// When the filters want a frame of their own (a held lift or a young contact due), if ever.
     public var nextTick: Timestamp? {
-        guard isFiltered, let t = filter?.nextTick else { return nil }
+        guard isFiltered, let t = filter.nextTick else { return nil }
         return Timestamp(nanoseconds: t)
     }
 

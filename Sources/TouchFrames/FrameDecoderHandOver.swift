@@ -11,12 +11,12 @@ extension FrameDecoder {
         // The filters' state goes on where the settings did not change.
         // The filters go on as they were when nothing of theirs changed (settings and the panel's
         // size); new ones take the contacts down as they are (landed long ago, in no dead zone).
-        let same = self.filter.map { new in old.filter.map { $0.settings == new.settings && $0.mmPerUnit == new.mmPerUnit } ?? false } ?? false
+        let same = old.filter.settings == filter.settings && old.filter.mmPerUnit == filter.mmPerUnit
         var filter = same ? old.filter : self.filter
-        if !same, filter != nil {
+        if !same {
             let (slots, down) = old.multitouch ? (old.slots, old.slots.map { $0.trackingID >= 0 }) : ([old.single], [old.touching])
-            filter!.adopt(slots, down: down, at: old.frame.time.nanoseconds)
-            if let counts = old.filter?.counts { filter!.counts += counts }
+            filter.adopt(slots, down: down, at: old.frame.time.nanoseconds)
+            filter.counts += old.filter.counts
         }
         let (filtered, ghosts) = (isFiltered, ghostsOnMirror)
         self = old
