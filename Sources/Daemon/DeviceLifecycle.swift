@@ -244,6 +244,7 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
         // The mirror lifts what it holds, then goes (its device is destroyed with it).
         device.liftMirror()
         device.health.filtered += device.pipeline.decoder.filterCounts
+        device.health.filtered.contactLimit += device.pipeline.contactsLimited
         gone.add(device.health)
         owner?.removed(device, &state)
         log.info("device \(device.id) removed: \(device.source.node)")
@@ -255,6 +256,7 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
             var h = d.health
             h.errors += d.source.errorCount
             h.filtered += d.pipeline.decoder.filterCounts
+            h.filtered.contactLimit += d.pipeline.contactsLimited
             return h
         } + gone.all
     }

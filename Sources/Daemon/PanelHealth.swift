@@ -45,6 +45,7 @@ struct PanelHealth {
         p.counters.removals = removals
         (p.counters.filteredGhosts, p.counters.filteredChatter, p.counters.filteredStuck, p.counters.filteredDeadZone) =
             (filtered.ghosts, filtered.chatter, filtered.stuck, filtered.deadZone)
+        p.counters.filteredContactLimit = filtered.contactLimit
         return p
     }
 }

@@ -41,6 +41,10 @@ public enum ConfigLoader {
             if loader.pointerRegions.contains(where: { $0.name == r.name }) {
                 throw scope.fail("emulate", "a client's region cannot emulate a pointer (only the configuration file's can)")
             }
+            // What the app is shown is the kiosk's: a client's gestures cannot hide touches from it.
+            if r.maxContacts != nil {
+                throw scope.fail("max_contacts", "a client's region cannot limit the touches the app is shown (only the configuration file's can)")
+            }
             // A client's region covers at most the screen: larger, it would become the parent of
             // the file's full-screen region and, with priority high, take every gesture.
             if let rect = r.rect {

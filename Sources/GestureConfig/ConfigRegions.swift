@@ -20,7 +20,7 @@ extension Loader {
     mutating func readRegion(_ r: Scope, thresholds: Thresholds, screen: PixelRect, existing: [RegionSpec])
         throws(ConfigError) -> RegionSpec
     {
-        try r.checkKeys(["name", "rect", "priority", "standard_gestures", "gesture", "drag", "emulate", "pointer"])
+        try r.checkKeys(["name", "rect", "priority", "standard_gestures", "gesture", "drag", "emulate", "pointer", "max_contacts"])
         guard let name = try r.string("name") else { throw r.fail(nil, "a [[region]] needs a 'name'") }
         try checkName(name, r, "region")
         if existing.contains(where: { $0.name == name }) { throw r.fail("name", "region '\(name)' is defined twice") }
@@ -70,7 +70,10 @@ extension Loader {
         } else {
             chainLines.append(nil)
         }
-        return RegionSpec(name: name, rect: rect, gestures: gestures, drag: drag)
+        var spec = RegionSpec(name: name, rect: rect, gestures: gestures, drag: drag)
+        // One finger (no pinch-zoom in the app) to ten (a panel's usual slots).
+        spec.maxContacts = try r.integer("max_contacts", in: 1...10)
+        return spec
     }
 
     func readGesture(_ g: Scope, thresholds: Thresholds, priority: Priority) throws(ConfigError) -> GestureSpec {

@@ -12,6 +12,8 @@ public struct CompiledRegion: Sendable {
     public let fromClient: Bool
     /// It holds a system gesture (`GestureSpec.outranksClients`).
     public let hasSystemGestures: Bool
+    /// `RegionSpec.maxContacts`.
+    public let maxContacts: Int?
     /// Its drag chained to an enclosing region's (`DragConstraints.chain`), resolved.
     public internal(set) var chain: CompiledChain?
 }
@@ -135,7 +137,7 @@ public struct CompiledConfiguration: Sendable {
             regions.append(
                 CompiledRegion(
                     name: r.name, rect: rects[i], parent: parents[i], depth: depth(i), drag: r.drag, gestures: indices,
-                    fromClient: r.fromClient, hasSystemGestures: r.gestures.contains(where: \.outranksClients)))
+                    fromClient: r.fromClient, hasSystemGestures: r.gestures.contains(where: \.outranksClients), maxContacts: r.maxContacts))
         }
         var problems = [String?](repeating: nil, count: regions.count)
         for i in regions.indices {

@@ -237,6 +237,9 @@ public struct RegionSpec: Hashable, Sendable {
     /// Set by a client (`set_regions`), not by the configuration file: its gestures yield to the
     /// file's system gestures (`GestureSpec.outranksClients`).
     public var fromClient = false
+    /// The most contacts down in it the virtual touchscreen shows (pass-through); more stay
+    /// hidden from the app until they lift, while the gestures see them all. Nil: no limit.
+    public var maxContacts: Int?
 
     public init(name: String, rect: PixelRect? = nil, gestures: [GestureSpec], drag: DragConstraints? = nil) {
         (self.name, self.rect, self.gestures, self.drag) = (name, rect, gestures, drag)

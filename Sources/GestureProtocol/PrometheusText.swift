@@ -101,8 +101,11 @@ public enum PrometheusText {
             }
             let reasons: [(String, KeyPath<StatsSnapshot.PanelCounters, Int>)] = [
                 ("ghost", \.filteredGhosts), ("chatter", \.filteredChatter), ("stuck", \.filteredStuck), ("dead_zone", \.filteredDeadZone),
+                ("contact_limit", \.filteredContactLimit),
             ]
-            metric("touchgestured_device_filtered_total", "counter", "Contacts the panel's filters caught, by reason: ghost, chatter, stuck, dead_zone.")
+            metric(
+                "touchgestured_device_filtered_total", "counter",
+                "Contacts the panel's filters caught, by reason: ghost, chatter, stuck, dead_zone, contact_limit (kept from the app by a region's max_contacts).")
             for p in panels {
                 for (reason, path) in reasons { sample("touchgestured_device_filtered_total", labels(p) + [("reason", reason)], Double(p.counters[keyPath: path])) }
             }

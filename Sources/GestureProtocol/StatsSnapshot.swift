@@ -56,12 +56,12 @@ public struct StatsSnapshot: Equatable, Sendable {
     public struct PanelCounters: Equatable, Sendable {
         public var frames = 0, events = 0, resyncs = 0, errors = 0, removals = 0
         /// What the panel's filters did, by reason (docs/CONFIG.md, "Filters").
-        public var filteredGhosts = 0, filteredChatter = 0, filteredStuck = 0, filteredDeadZone = 0
+        public var filteredGhosts = 0, filteredChatter = 0, filteredStuck = 0, filteredDeadZone = 0, filteredContactLimit = 0
         public init() {}
         static var keys: [(StaticString, WritableKeyPath<PanelCounters, Int>)] {[
             ("frames", \.frames), ("events", \.events), ("resyncs", \.resyncs), ("errors", \.errors), ("removals", \.removals),
             ("filtered_ghosts", \.filteredGhosts), ("filtered_chatter", \.filteredChatter), ("filtered_stuck", \.filteredStuck),
-            ("filtered_dead_zone", \.filteredDeadZone),
+            ("filtered_dead_zone", \.filteredDeadZone), ("filtered_contact_limit", \.filteredContactLimit),
         ]}
     }
 

@@ -28,6 +28,11 @@ public struct DevicePipeline {
     /// Per compiled gesture: it takes its touches from the app when it begins (`cancels_touches`,
     /// by default in pass-through mode when an action is bound to it).
     private var takesTouches: [Bool]
+    /// Regions' `max_contacts` at work (pass-through only; `limitsContacts` when some region has one).
+    private var limits = ContactLimits()
+    private var limitsContacts = false
+    /// Contacts taken from the app for a region's `max_contacts` so far.
+    public var contactsLimited: Int { limits.taken }
     private let passThrough: Bool
     /// The gestures that take touches and hold them back while they may still (their bound, ns).
     private var holders: [(gesture: Int, bound: Int64)] {
@@ -72,6 +77,12 @@ public struct DevicePipeline {
         pointerList = configuration.pointerRegions
         pointer = PointerStage(pointerList, compiled: compiled, scale: decoder.geometry.scale, passThrough: passThrough)
         holdsTouches = !holders.isEmpty || pointer.claims
+        limitsContacts = Self.limitsContacts(compiled, passThrough: passThrough)
+    }
+
+    /// Some region limits the contacts the virtual touchscreen shows (`max_contacts`).
+    private static func limitsContacts(_ c: CompiledConfiguration, passThrough: Bool) -> Bool {
+        passThrough && c.regions.contains { $0.maxContacts != nil }
     }
 
     private static func holders(_ c: CompiledConfiguration, _ takes: [Bool]) -> [(gesture: Int, bound: Int64)] {
@@ -190,6 +201,7 @@ public struct DevicePipeline {
         handleDecodedFrame(into: &out)
         // (Only a mirror reads what is held: in pass-through.)
         if passThrough && !holders.isEmpty { collectHeld(into: &out) }
+        if limitsContacts { limits.frame(decoder, engine.configuration, into: &out.takenContacts) }
         if decoder.isFiltered { includeTick() }
     }
 
@@ -316,6 +328,7 @@ public struct DevicePipeline {
             actions = ActionTable(actionList, engine.configuration, fileRegions: actionRegions)
             takesTouches = Self.takesTouches(engine.configuration, actions, passThrough: passThrough)
             holders = Self.holders(engine.configuration, takesTouches)
+            limitsContacts = Self.limitsContacts(engine.configuration, passThrough: passThrough)
             encoderGeneration = engine.configurationGeneration
             reconfigurePointer()
         }

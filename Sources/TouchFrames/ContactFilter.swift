@@ -63,10 +63,13 @@ public struct FilterCounts: Equatable, Sendable {
     public var stuck = 0
     /// Landings in a dead zone.
     public var deadZone = 0
+    /// Contacts kept from the app by a region's `max_contacts` (counted by the pipeline).
+    public var contactLimit = 0
     public init() {}
 
     public static func += (a: inout FilterCounts, b: FilterCounts) {
         (a.ghosts, a.chatter, a.stuck, a.deadZone) = (a.ghosts + b.ghosts, a.chatter + b.chatter, a.stuck + b.stuck, a.deadZone + b.deadZone)
+        a.contactLimit += b.contactLimit
     }
 }
 
