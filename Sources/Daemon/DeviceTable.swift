@@ -59,7 +59,7 @@ struct DeviceTable {
     mutating func replacePipeline(_ k: Int, with pipeline: DevicePipeline) {
         var pipeline = pipeline
         pipeline.decoder.continueFrom(all[k].pipeline.decoder)
-        pipeline.decoderContinued()
+        pipeline.continued(from: all[k].pipeline)
         all[k].pipeline = pipeline
         refresh(k)
     }

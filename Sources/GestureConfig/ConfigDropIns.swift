@@ -70,6 +70,9 @@ extension ConfigLoader {
         var c = try loader.load(root)
         c.files = files
         c.notices = dropIns.skipped
+        if c.daemon.mode != .passthrough, let r = c.engine.regions.first(where: { $0.maxContacts != nil }) {
+            c.notices.append("region '\(r.name)': max_contacts limits what the virtual touchscreen shows, which only [device] mode = \"passthrough\" makes")
+        }
         return c
     }
 

@@ -201,14 +201,17 @@ public struct DevicePipeline {
         handleDecodedFrame(into: &out)
         // (Only a mirror reads what is held: in pass-through.)
         if passThrough && !holders.isEmpty { collectHeld(into: &out) }
-        if limitsContacts { limits.frame(decoder, engine.configuration, into: &out.takenContacts) }
+        // (A swallowed sequence, touch to wake, is the app's no more than the engine's.)
+        if limitsContacts && !swallowing { limits.frame(decoder, engine.configuration, into: &out.takenContacts) }
         if decoder.isFiltered { includeTick() }
     }
 
-    /// The decoder went on from another's (`FrameDecoder.continueFrom`): its filters' next
-    /// frame of their own is due as it was.
-    public mutating func decoderContinued() {
+    /// The decoder went on from `old`'s (`FrameDecoder.continueFrom`, a reload): its filters'
+    /// next frame of their own is due as it was, and the contacts the regions' limits showed
+    /// still count.
+    public mutating func continued(from old: borrowing DevicePipeline) {
         if decoder.isFiltered { includeTick() }
+        limits.continueFrom(old.limits, decoder.frame.contacts, engine.configuration)
     }
 
     /// The filters' next frame of their own in `nextDeadline`.
