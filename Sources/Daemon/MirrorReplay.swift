@@ -73,7 +73,7 @@ final class RecordingClock: RouteEnvironment {
 }
 
 /// A recording's panel as the route's source: its times are the recording's; `MirrorReplay`
-/// hands its frames to the route itself.
+/// (and the route's tests) hand its frames to the route themselves.
 final class RecordedSource: InputSource {
     let description: DeviceDescription
     let node: String

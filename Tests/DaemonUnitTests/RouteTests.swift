@@ -27,22 +27,6 @@ final class TestEnvironment: RouteEnvironment {
     }
 }
 
-/// A source whose batches the test hands in itself (`RouteRig.read`); its times are monotonic.
-final class TestSource: InputSource {
-    let description: DeviceDescription
-    var node: String { "test" }
-    init(_ d: DeviceDescription) { description = d }
-    func monotonic(of t: Timestamp) -> Int64 { t.nanoseconds }
-    func engineTime(atMonotonic ns: Int64) -> Timestamp { Timestamp(nanoseconds: ns) }
-    func start(loop: EventLoop, id: UInt32, deliver: @escaping Delivery, ended: @escaping (inout FrameState) -> Void) throws {}
-    var systemCalibration: [Double]? { nil }
-    var systemSizeMM: (width: Double, height: Double)? { nil }
-    func stop() {}
-    var removesWhenEnded: Bool { true }
-    var errorCount: Int { 0 }
-    func deliverDue(_ state: inout FrameState) {}
-}
-
 /// Where a mirror's or the pointer's writes go in a test: kept, write by write.
 final class TestSink: TouchSink, PointerSink {
     private(set) var writes: [[KernelInputEvent]] = []
@@ -83,7 +67,7 @@ struct RouteRig: ~Copyable {
         state = FrameState(fanout: Fanout(coalesceNs: 0, outputBufferBytes: 1 << 20))
         _ = state.fanout.open(.socket(fd: client.ours))
         state.devices.output.wants = state.fanout.wants(transitions: false)
-        state.devices.add(RouteDevice(id: 1, source: TestSource(d), pipeline: pipeline, health: PanelHealth(.init(name: "t", vendor: 0, product: 0, node: "test")), mirror: m))
+        state.devices.add(RouteDevice(id: 1, source: RecordedSource(d, node: "test"), pipeline: pipeline, health: PanelHealth(.init(name: "t", vendor: 0, product: 0, node: "test")), mirror: m))
     }
 
     let events: [InputEvent]

@@ -8,6 +8,13 @@ import TouchFrames
     /// 1,000 × 500 units with no resolution: the 15.6-inch guess, 0.344 mm a unit along X.
     static let panel = InputStageTests.panel
 
+    /// A decoder of the panel with the filters `set` makes.
+    static func decoder(with set: (inout ContactFilterSettings) -> Void) throws -> FrameDecoder {
+        var f = ContactFilterSettings()
+        set(&f)
+        return try decoder(f)
+    }
+
     static func decoder(_ f: ContactFilterSettings) throws -> FrameDecoder {
         var g = GeometryConfiguration()
         g.filters = f
@@ -76,9 +83,8 @@ import TouchFrames
     }
 
     @Test func deadZone_hidesALandingThereForItsLife_notAContactThatMovesIn() throws {
-        var f = ContactFilterSettings()
-        f.deadZones = [.init(x: 0, y: 0, width: 50, height: 50)]  // 0-145 units along X, 0-129 along Y
-        var d = try Self.decoder(f)
+        // 0-145 units along X, 0-129 along Y.
+        var d = try Self.decoder { $0.deadZones = [.init(x: 0, y: 0, width: 50, height: 50)] }
         Self.feed(&d, at: 0, Self.land(0, id: 1, 20, 20))
         #expect(d.frame.contacts.isEmpty && !d.landed)
         Self.feed(&d, at: 0.02, Self.at(0, 500, 250))
@@ -94,9 +100,7 @@ import TouchFrames
     }
 
     @Test func stuck_endsASilentContact_andItLandsAnewWhenItMoves() throws {
-        var f = ContactFilterSettings()
-        f.stuckAfterNs = 2_000_000_000
-        var d = try Self.decoder(f)
+        var d = try Self.decoder { $0.stuckAfterNs = 2_000_000_000 }
         Self.feed(&d, at: 0, Self.land(0, id: 1, 100, 100))
         let stuck = try #require(d.frame.contacts.first?.id)
         Self.feed(&d, at: 0.5, Self.land(1, id: 2, 500, 250))
@@ -136,9 +140,7 @@ import TouchFrames
     static func lift(_ slot: Int32) -> [(UInt16, UInt16, Int32)] { [(3, Evdev.ABS_MT_SLOT, slot), (3, Evdev.ABS_MT_TRACKING_ID, -1)] }
 
     @Test func chatter_aLiftAndALandingCloseBy_areOneContact() throws {
-        var f = ContactFilterSettings()
-        f.chatterNs = 30_000_000
-        var d = try F.decoder(f)
+        var d = try F.decoder { $0.chatterNs = 30_000_000 }
         F.feed(&d, at: 0, F.land(0, id: 1, 500, 250))
         let id = try #require(d.frame.contacts.first?.id)
         F.feed(&d, at: 0.1, Self.lift(0))
