@@ -96,7 +96,7 @@ let package = Package(
             ]),
         .testTarget(name: "PointerEmulationTests", dependencies: ["PointerEmulation", "GestureEngine"]),
         .testTarget(name: "TouchFramesTests", dependencies: ["TouchFrames", "GestureEngine"]),
-        .testTarget(name: "GestureConfigTests", dependencies: ["GestureConfig", "GestureEngine", "TouchFrames", "PointerEmulation"]),
+        .testTarget(name: "GestureConfigTests", dependencies: ["GestureConfig", "GestureEngine", "TouchFrames", "PointerEmulation", "TestSupport"]),
         .testTarget(name: "TouchInputTests", dependencies: ["TouchInput", "TouchFrames", "GestureEngine"]),
         .testTarget(name: "TouchMirrorTests", dependencies: ["TouchMirror", "TouchInput", "TouchFrames", "GestureEngine"]),
         .testTarget(name: "PointerDeviceTests", dependencies: ["PointerDevice", "PointerEmulation", "TouchFrames", "GestureEngine"]),

@@ -39,9 +39,7 @@ func runProgramToItsEnd(_ path: String, _ args: [String]) throws -> (status: Int
 
 /// A scratch directory for one test.
 func scratch() -> String {
-    let dir = NSTemporaryDirectory() + "tg-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-    try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-    return dir
+    Scratch.directory("tg")
 }
 
 /// A datagram socket playing systemd's NOTIFY_SOCKET.

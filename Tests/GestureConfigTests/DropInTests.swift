@@ -2,6 +2,7 @@ import Foundation
 import GestureEngine
 import TouchFrames
 import Testing
+import TestSupport
 
 @testable import GestureConfig
 
@@ -10,7 +11,7 @@ import Testing
 @Suite struct DropInTests {
     /// A main file and its drop-ins in a folder of their own; the loaded configuration.
     func load(_ main: String, _ dropIns: [(String, String)]) throws(ConfigError) -> Configuration {
-        let dir = NSTemporaryDirectory() + "touchgestured-dropins-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let dir = Scratch.directory("dropins")
         try? FileManager.default.createDirectory(atPath: dir + "/kiosk.d", withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try? main.write(toFile: dir + "/kiosk.toml", atomically: true, encoding: .utf8)
@@ -98,7 +99,7 @@ import Testing
 /// in all, drop-ins, bytes in all; a drop-in whose name is not UTF-8 is skipped with a notice.
 @Suite struct DropInCapTests {
     func folder(_ main: String, _ dropIns: [(String, String)]) -> String {
-        let dir = NSTemporaryDirectory() + "touchgestured-caps-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let dir = Scratch.directory("caps")
         try? FileManager.default.createDirectory(atPath: dir + "/kiosk.d", withIntermediateDirectories: true)
         try? main.write(toFile: dir + "/kiosk.toml", atomically: true, encoding: .utf8)
         for (name, text) in dropIns { try? text.write(toFile: dir + "/kiosk.d/" + name, atomically: true, encoding: .utf8) }

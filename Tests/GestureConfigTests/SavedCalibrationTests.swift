@@ -2,6 +2,7 @@ import Foundation
 import GestureEngine
 import TouchFrames
 import Testing
+import TestSupport
 
 @testable import GestureConfig
 
@@ -10,9 +11,7 @@ import Testing
 /// leave a file that stops the next start.
 @Suite struct SavedCalibrationTests {
     func scratchFile(_ name: String = "calibration.toml") -> String {
-        let dir = NSTemporaryDirectory() + "touchgestured-saved-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        return dir + "/" + name
+        Scratch.directory("saved") + "/" + name
     }
 
     /// Any fit the calibrator accepts, near the edge of folding too, is a file the loader takes:
@@ -127,7 +126,7 @@ import Testing
             _ = try file.checkedBytes(for: "c.toml")
         } throws: { "\($0)".contains("more than 64 [[panel]]s in one file") }
         // 4 drop-ins of 60 panels: a calibration file of 20 more passes the 256 in all.
-        let dir = NSTemporaryDirectory() + "touchgestured-merged-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let dir = Scratch.directory("merged")
         try FileManager.default.createDirectory(atPath: dir + "/kiosk.d", withIntermediateDirectories: true)
         try "".write(toFile: dir + "/kiosk.toml", atomically: true, encoding: .utf8)
         for k in 0..<4 {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -11,9 +12,7 @@ import Testing
     let cli = CommandLineTests()
 
     static func scratch() -> String {
-        let dir = NSTemporaryDirectory() + "ctl-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        return dir
+        Scratch.directory("ctl")
     }
 
     /// `import lisgd -- -m 1e300 ...` trapped (SIGILL); now refused with the option's range.

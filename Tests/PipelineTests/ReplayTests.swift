@@ -229,7 +229,7 @@ struct RealPanelTests {
     }
 
     @Test func replay_malformedRecording_exitsWithFileLineReason() throws {
-        let path = NSTemporaryDirectory() + "/broken-\(getpid()).events"
+        let path = Scratch.root + "/broken.events"
         try "N: x\nA: 35 0 100 0 0 0\nE: 0.1 0003 0035 12\nE: 0.2 zz 0 0\n".write(toFile: path, atomically: true, encoding: .utf8)
         let r = try run(["replay", path])
         #expect(r.status != 0)
@@ -244,7 +244,7 @@ struct RealPanelTests {
     }
 
     @Test func badConfig_isRefusedWithFileLineReason() throws {
-        let path = NSTemporaryDirectory() + "/bad-\(getpid()).toml"
+        let path = Scratch.root + "/bad.toml"
         try "[screen]\nwidth = 1920\n\n[thresholds]\ntap_slop = -2\n".write(toFile: path, atomically: true, encoding: .utf8)
         let r = try run(["replay", "--config", path, "\(Paths.fixtures)/tap.events"])
         #expect(r.status != 0)
@@ -269,9 +269,9 @@ struct RealPanelTests {
             let seconds = Int(line[line.index(line.startIndex, offsetBy: 3)..<dot]) ?? 0
             return "E: \(seconds + 1_700_000_000)" + line[dot...]
         }
-        let path = NSTemporaryDirectory() + "/years-\(getpid()).events"
+        let path = Scratch.root + "/years.events"
         try (tap + late.filter { $0.hasPrefix("E: ") }.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
-        let svg = NSTemporaryDirectory() + "/years-\(getpid()).svg"
+        let svg = Scratch.root + "/years.svg"
         let r = try run(["trace", path, "-o", svg])
         #expect(r.status == 0, "\(r.err)")
         let size = (try? FileManager.default.attributesOfItem(atPath: svg)[.size] as? Int) ?? Int.max

@@ -5,6 +5,7 @@ import Pipeline
 import Testing
 import Trace
 import TouchFrames
+import TestSupport
 
 #if canImport(FoundationXML)
     import FoundationXML
@@ -93,7 +94,7 @@ import TouchFrames
     /// CI installs librsvg2-bin (scripts/install-deps), and fails on a skipped test.
     @Test(.enabled(if: hasRenderer, "rsvg-convert is not installed (apt-get install librsvg2-bin)"))
     func png_rendersAtTheSVGsSize() throws {
-        let out = NSTemporaryDirectory() + "/trace-\(getpid()).png"
+        let out = Scratch.root + "/trace.png"
         let r = try CommandLineTests().run(["trace", "-o", out, "\(Paths.fixtures)/double-tap.events"])
         #expect(r.status == 0, "\(r.err)")
         let png = try Data(contentsOf: URL(fileURLWithPath: out))
@@ -107,7 +108,7 @@ import TouchFrames
     }
 
     @Test func svgOutput_fromTheCLI_equalsTheLibrary() throws {
-        let out = NSTemporaryDirectory() + "/trace-\(getpid()).svg"
+        let out = Scratch.root + "/trace.svg"
         let r = try CommandLineTests().run(["trace", "--config", Paths.examples + "/bottom-sheet.toml", "-o", out, "\(Paths.fixtures)/bottom-sheet-handle.events"])
         #expect(r.status == 0)
         #expect(try read(out) == (try Self.svg(fixture: "bottom-sheet-handle", config: "bottom-sheet.toml")))

@@ -4,6 +4,7 @@ import NIOEmbedded
 import NIOWebSocket
 import SystemCalls
 import Testing
+import TestSupport
 
 @testable import WebBridge
 
@@ -95,7 +96,7 @@ import Testing
 
     /// A link in the site folder, to a file or to a folder, serves nothing (/etc/passwd once).
     @Test func linksInTheSiteFolder_areNotFollowed() throws {
-        let root = NSTemporaryDirectory() + "www-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let root = Scratch.directory("www")
         try FileManager.default.createDirectory(atPath: root + "/sub", withIntermediateDirectories: true)
         try "ok".write(toFile: root + "/sub/page.html", atomically: true, encoding: .utf8)
         symlink("/etc/passwd", root + "/passwd.txt")

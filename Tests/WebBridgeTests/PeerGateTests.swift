@@ -41,7 +41,7 @@ import Testing
     /// The socket's path as the kernel checks it: search on each folder, write on the socket.
     @Test(.enabled(if: getuid() == 0, "needs root to make files of another user"))
     func aUsersRights_onTheSocketsPath() throws {
-        let dir = NSTemporaryDirectory() + "gate-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let dir = Scratch.directory("gate")
         try FileManager.default.createDirectory(atPath: dir + "/run", withIntermediateDirectories: true)
         chmod(dir, 0o755)
         FileManager.default.createFile(atPath: dir + "/run/gestures.sock", contents: nil)
