@@ -119,6 +119,7 @@ struct Replay: ParsableCommand {
 
     func validate() throws {
         if mirror != nil && recordings.count != 1 { throw ValidationError("--mirror takes one recording") }
+        if mirror != nil && (pretty || actions) { throw ValidationError("--mirror writes a recording: --pretty and --actions are for gesture lines") }
     }
 
     func run() throws {

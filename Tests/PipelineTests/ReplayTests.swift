@@ -216,6 +216,23 @@ struct RealPanelTests {
         #expect(a.out == b.out)
     }
 
+    /// `replay --mirror` as a user runs it: the recording it writes replays to the same gestures.
+    @Test func replay_mirror_writesARecordingThatReplaysTheSame() throws {
+        let out = Scratch.directory("mirror") + "/mirror.events"
+        let recording = "\(Paths.fixtures)/pinch-out-and-turn.events"
+        let filtered = try run(["replay", "--config", Paths.examples + "/noisy-panel.toml", "--mirror", out, recording])
+        let filteredText = try read(out)
+        #expect(filtered.status == 0 && filteredText.hasPrefix("# EVEMU 1.3\n"), "\(filtered.err)")
+        let r = try run(["replay", "--mirror", out, recording])
+        #expect(r.status == 0, "\(r.err)")
+        let text = try read(out)
+        #expect(text.contains("(touchgestured)"))
+        let panel = try run(["replay", "--pretty", recording]), mirrored = try run(["replay", "--pretty", out])
+        #expect(mirrored.out == panel.out && !panel.out.isEmpty)
+        let refused = try run(["replay", "--mirror", out, "--pretty", recording])
+        #expect(refused.status != 0 && refused.err.contains("--mirror writes a recording"))
+    }
+
     @Test func replay_withAConfig() throws {
         let r = try run(["replay", "--config", Paths.examples + "/bottom-sheet.toml", "\(Paths.fixtures)/bottom-sheet-handle.events"])
         #expect(r.status == 0)
