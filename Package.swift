@@ -59,10 +59,12 @@ let package = Package(
             dependencies: ["Daemon", "GestureConfig", "SystemCalls", .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log")]
         ),
         .target(name: "Trace", dependencies: ["Pipeline", "GestureConfig", "TouchFrames", "GestureEngine"]),
+        // `touchgesturectl doctor`: a panel's report rate, noise and lies, from its tracks.
+        .target(name: "PanelDoctor", dependencies: ["TouchFrames", "GestureEngine", "GestureProtocol"]),
         .executableTarget(
             name: "touchgesturectl",
             dependencies: [
-                "Pipeline", "GestureConfig", "TouchFrames", "GestureProtocol", "GestureEngine", "Trace", "SystemCalls", "TouchInput", "Daemon",
+                "Pipeline", "GestureConfig", "TouchFrames", "GestureProtocol", "GestureEngine", "Trace", "SystemCalls", "TouchInput", "Daemon", "PanelDoctor",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -116,6 +118,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .testTarget(name: "PanelDoctorTests", dependencies: ["PanelDoctor", "TouchFrames", "GestureEngine", "GestureProtocol", "GestureConfig", "TestSupport"]),
         .testTarget(
             name: "PipelineTests",
             dependencies: ["Pipeline", "GestureConfig", "TouchFrames", "GestureProtocol", "GestureEngine", "Trace", "TestSupport", "PointerEmulation"],

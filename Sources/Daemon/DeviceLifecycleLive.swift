@@ -46,12 +46,6 @@ extension DeviceLifecycle {
     /// setting of its own.
     private func takeExclusively(_ evdev: EvdevDevice, geometry g: GeometryConfiguration) -> Mirror? {
         guard base.daemon.mode != .observe else { return nil }
-        if base.daemon.mode == .passthrough && evdev.description.touchKind == .multitouch && evdev.description.axes[Evdev.ABS_MT_SLOT] == nil {
-            // Multitouch protocol A (no slots): the mirror shows the contacts the daemon decodes,
-            // and it decodes slots; the compositor reads such a panel better itself (mtdev).
-            log.warning("\(evdev.path): multitouch without slots (protocol A): read beside the compositor, no virtual touchscreen")
-            return nil
-        }
         do {
             try evdev.grab(true)
         } catch {

@@ -87,6 +87,10 @@ struct ContactFilter {
     private var state: [FilterSlot]
     /// What they did so far.
     var counts = FilterCounts()
+    /// The panel's report interval as the dejitter has seen it (s; 0 before the first): frames
+    /// that come closer together than it (a burst the kernel stamped at once, a reader that fell
+    /// behind) are smoothed as that far apart, not frozen (the 1€ filter barely moves at dt ≈ 0).
+    private var interval = 0.0
     /// What each slot shows this frame (`FrameDecoder` collects the contacts from it).
     private(set) var shown: [ShownSlot]
 
@@ -156,7 +160,7 @@ struct ContactFilter {
         }
         if !v.hidden {
             if let d = settings.dejitter {
-                Self.smooth(&f, s, d, mmPerUnit, at: time)
+                Self.smooth(&f, s, d, mmPerUnit, &interval, at: time)
             } else {
                 (f.x, f.y) = (Double(s.x), Double(s.y))
             }
@@ -259,10 +263,15 @@ struct ContactFilter {
     /// One 1€ step: the speed estimate smoothed at `derivativeCutoff`, the position at a cutoff
     /// that rises with that speed (in mm/s).
     private static func smooth(
-        _ f: inout FilterSlot, _ s: DecoderSlot, _ d: ContactFilterSettings.Dejitter, _ mmPerUnit: (x: Double, y: Double), at time: Int64
+        _ f: inout FilterSlot, _ s: DecoderSlot, _ d: ContactFilterSettings.Dejitter, _ mmPerUnit: (x: Double, y: Double),
+        _ interval: inout Double, at time: Int64
     ) {
-        let dt = Double(time - f.at) / 1e9
+        var dt = Double(time - f.at) / 1e9
         f.at = time
+        // A panel reports every 2 to 50 ms: a time apart in that range teaches the interval
+        // (slowly: one late frame moves it little); a shorter one is a burst, taken at it.
+        if dt >= 0.002 && dt <= 0.05 { interval = interval == 0 ? dt : interval + 0.1 * (dt - interval) }
+        dt = max(dt, interval)
         guard dt > 0 else { return }
         let rawDX = (Double(s.x) - f.x) / dt, rawDY = (Double(s.y) - f.y) / dt
         let ad = Self.alpha(d.derivativeCutoff, dt)

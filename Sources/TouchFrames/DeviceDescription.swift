@@ -84,11 +84,19 @@ public struct DeviceDescription: Hashable, Sendable {
         return nil
     }
 
-    /// Multitouch slots (1 for a single-touch panel, and for a multitouch one without ABS_MT_SLOT).
+    /// Multitouch slots (1 for a single-touch panel; `protocolASlots` for a multitouch one
+    /// without ABS_MT_SLOT, whose contacts the decoder tracks into slots of its own).
     public var slotCount: Int {
-        guard touchKind == .multitouch, let s = axes[Evdev.ABS_MT_SLOT] else { return 1 }
+        guard touchKind == .multitouch else { return 1 }
+        guard let s = axes[Evdev.ABS_MT_SLOT] else { return Self.protocolASlots }
         return Int(max(0, min(s.maximum, 63))) + 1
     }
+
+    /// Multitouch protocol A: positions without slots (contacts framed by SYN_MT_REPORT).
+    public var isProtocolA: Bool { touchKind == .multitouch && axes[Evdev.ABS_MT_SLOT] == nil }
+
+    /// The contacts a protocol A panel is read with at most (its mirror's slots): ten fingers.
+    public static let protocolASlots = 10
 }
 
 extension DeviceDescription {

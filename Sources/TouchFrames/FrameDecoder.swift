@@ -1,8 +1,8 @@
 import GestureEngine
 
 /// Turns a device's evdev event stream into touch frames: multitouch protocol B (slots,
-/// tracking ids) or a single-touch panel (ABS_X/Y + BTN_TOUCH) as one contact. One frame per
-/// SYN_REPORT. Shared by `replay` and the live reader, so both see exactly the same frames.
+/// tracking ids), protocol A (no slots: `ProtocolA` tracks its contacts into slots) or a
+/// single-touch panel (ABS_X/Y + BTN_TOUCH) as one contact. One frame per SYN_REPORT. Shared by `replay` and the live reader, so both see exactly the same frames.
 ///
 /// Robust to what real panels send: events before the first SYN_REPORT update state silently;
 /// a slot without a position yet is left out until it has one; values outside the axis range
@@ -15,6 +15,10 @@ public struct FrameDecoder {
     public internal(set) var geometry: ScreenGeometry
     public let device: UInt32
     let multitouch: Bool
+    /// Multitouch with slots (protocol B): its axis events go to the slots as they come.
+    let slotted: Bool
+    /// A protocol A panel's contacts, tracked into `slots` at each SYN_REPORT (unused otherwise).
+    var protocolA: ProtocolA
     /// Millimetres per unit of ABS_MT_TOUCH_MAJOR, and the size above which a contact is a palm
     /// (`GeometryConfiguration.palmSize`); 0: the panel reports no size, or the check is off.
     var majorScale: Double
@@ -76,6 +80,7 @@ public struct FrameDecoder {
         self.geometry = ScreenGeometry(x: axes.x, y: axes.y, configuration: geometry)
         self.device = device
         multitouch = kind == .multitouch
+        slotted = multitouch && !description.isProtocolA
         if kind == .multitouch, geometry.palmSize > 0, let major = description.axes[Evdev.ABS_MT_TOUCH_MAJOR],
             major.maximum > major.minimum
         {
@@ -88,6 +93,10 @@ public struct FrameDecoder {
             palmSize = 0
         }
         slots = [DecoderSlot](repeating: DecoderSlot(), count: description.slotCount)
+        let mmPerUnit = self.geometry.millimetersPerSurfaceUnit
+        protocolA = ProtocolA(
+            slots: description.isProtocolA ? description.slotCount : 0,
+            jump: mmPerUnit > 0 ? ProtocolA.jumpMillimeters / mmPerUnit : Double(axes.x.maximum - axes.x.minimum))
         filter = ContactFilter(
             geometry.filters, slots: geometry.filters.isEmpty ? 0 : description.slotCount, x: axes.x, y: axes.y, sizeMM: self.geometry.sizeMM)
         // Stored, not asked of the optional filter each frame (its tag check copied it).
@@ -95,25 +104,6 @@ public struct FrameDecoder {
         ghostsOnMirror = geometry.filters.ghostOnMirror
         // Room for a contact a slot, so that no frame allocates.
         frame.contacts.refill(capacity: max(1, slots.count), filler: Contact(id: 0, position: .zero)) { _ in 0 }
-    }
-
-    /// The slot contact `id` is down in (multitouch panels; nil when it is not down).
-    public func slot(ofContact id: UInt32) -> Int? {
-        if let k = slots.firstIndex(where: { $0.trackingID >= 0 && $0.contact == id }) { return k }
-        // A lift the chatter filter holds: still shown, where its slot last had it.
-        guard isFiltered else { return nil }
-        return slots.indices.first { slots[$0].contact == id && filter.shown[$0].lingering }
-    }
-
-    /// A contact down now, on the panel's own axes before calibration and rotation (0…1,
-    /// `ScreenGeometry.unit`): what a calibrator fits from. Nil for a contact not down.
-    public func unitPosition(ofContact id: UInt32) -> (u: Double, v: Double)? {
-        if !multitouch {
-            guard touching || (isFiltered && filter.shown[0].lingering), single.contact == id, single.hasX, single.hasY else { return nil }
-            return geometry.unit(x: single.x, y: single.y)
-        }
-        guard let k = slot(ofContact: id), slots[k].hasX, slots[k].hasY else { return nil }
-        return geometry.unit(x: slots[k].x, y: slots[k].y)
     }
 
     /// The live reader resynchronized after SYN_DROPPED (libevdev's sync events follow, bringing
@@ -153,7 +143,7 @@ public struct FrameDecoder {
     private mutating func feedRun<E: EvdevEvent>(_ events: borrowing Span<E>, from i: inout Int) -> Bool {
         lostEvents = false
         while i < events.count {
-            if multitouch && !dropping && events[i].type == Evdev.EV_ABS {
+            if slotted && !dropping && events[i].type == Evdev.EV_ABS {
                 // A run of multitouch axis events (most of a frame), against the slots in place:
                 // one access to the slot array for the run (swapped out and back), not one per event.
                 var slot = slot, next = nextContact, used = slotsUsed
@@ -192,9 +182,15 @@ public struct FrameDecoder {
                 if dropping {
                     dropping = false
                     discontinuity = true
+                    if multitouch && !slotted { protocolA.discard() }
+                } else if multitouch && !slotted {
+                    protocolA.endFrame(into: &slots, next: &nextContact, used: &slotsUsed)
                 }
                 makeFrame(at: e.time)
                 return true
+            case Evdev.SYN_MT_REPORT:
+                if multitouch && !slotted && !dropping { protocolA.endContact() }
+                return false
             case Evdev.SYN_DROPPED:
                 dropping = true
                 droppedCount += 1
@@ -206,7 +202,13 @@ public struct FrameDecoder {
         }
         if dropping { return false }
         if e.type == Evdev.EV_ABS {
-            if multitouch { mt(e.code, e.value) } else { st(e.code, e.value) }
+            if slotted {
+                mt(e.code, e.value)
+            } else if multitouch {
+                protocolA.axis(e.code, e.value)
+            } else {
+                st(e.code, e.value)
+            }
         } else if keepsPanel && PanelEvent.passes(e.type, e.code) {
             // At most `PanelEvent.mostInAFrame`: a device that never ends its frame cannot grow
             // the list without end (a panel's keys and misc events are a handful a frame).
@@ -382,7 +384,4 @@ public struct FrameDecoder {
             return n
         }
     }
-
-    /// The contacts of the last frame, by contact id (for tests and `devices`).
-    public var activeContacts: Int { multitouch ? slots.filter { $0.trackingID >= 0 }.count : (touching ? 1 : 0) }
 }

@@ -53,7 +53,8 @@ public final class EvdevDevice {
         self.dev = dev
         _ = libevdev_set_clock_id(dev, CLOCK_MONOTONIC)
         description = Self.describe(dev)
-        slots = description.touchKind == .multitouch ? min(description.slotCount, Int(CEV_MAX_SLOTS)) : 0
+        // The kernel's slots (a protocol A panel has none: its state is in every frame).
+        slots = description.touchKind == .multitouch && !description.isProtocolA ? min(description.slotCount, Int(CEV_MAX_SLOTS)) : 0
     }
 
     deinit {

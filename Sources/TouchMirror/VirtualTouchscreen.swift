@@ -25,7 +25,8 @@ public final class VirtualTouchscreen: TouchSink {
         device = try UInputDevice(described, name: Self.name(mirroring: described.name))
     }
 
-    /// The panel's description, with `ABS_MT_TOOL_TYPE` (0-2) added to a multitouch panel that
+    /// The panel's description, with slots and tracking ids added to a protocol A panel (the
+    /// mirror writes protocol B), `ABS_MT_TOOL_TYPE` (0-2) added to a multitouch panel that
     /// lacks it (a touch a system gesture takes is cancelled as `MT_TOOL_PALM`, which the kernel
     /// drops on a device without the axis), and nothing a mouse has: no mouse button (a panel
     /// that advertises BTN_LEFT is `ID_INPUT_MOUSE` to udev, and a compositor may then treat it
@@ -38,6 +39,12 @@ public final class VirtualTouchscreen: TouchSink {
             for code in [Evdev.ABS_X, Evdev.ABS_Y, Evdev.ABS_MT_POSITION_X, Evdev.ABS_MT_POSITION_Y] where d.axes[code] != nil {
                 d.axes[code]!.fuzz = 0
             }
+        }
+        // A protocol A panel is mirrored with slots (protocol B): the decoder tracks its contacts.
+        if d.isProtocolA {
+            d.axes[Evdev.ABS_MT_SLOT] = AbsAxis(minimum: 0, maximum: Int32(DeviceDescription.protocolASlots - 1))
+            d.axes[Evdev.ABS_MT_TRACKING_ID] = AbsAxis(minimum: 0, maximum: 65535)
+            d.codes[Evdev.EV_ABS, default: []].formUnion([Evdev.ABS_MT_SLOT, Evdev.ABS_MT_TRACKING_ID])
         }
         if d.touchKind == .multitouch && d.axes[Evdev.ABS_MT_TOOL_TYPE] == nil {
             d.axes[Evdev.ABS_MT_TOOL_TYPE] = AbsAxis(minimum: 0, maximum: Int32(Evdev.MT_TOOL_PALM))

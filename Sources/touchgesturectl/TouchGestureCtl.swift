@@ -21,7 +21,7 @@ struct TouchGestureCtl: ParsableCommand {
         version: packageVersion,
         subcommands: [
             Replay.self, TraceCommand.self, Monitor.self, Ping.self, Stats.self, Devices.self, Regions.self,
-            Record.self, Play.self, Calibrate.self,
+            Record.self, Play.self, Calibrate.self, Doctor.self,
             CheckConfig.self, Diagrams.self, Import.self, Metrics.self,
         ]
     )

@@ -229,6 +229,12 @@ struct RealPanelTests {
         #expect(text.contains("(touchgestured)"))
         let panel = try run(["replay", "--pretty", recording]), mirrored = try run(["replay", "--pretty", out])
         #expect(mirrored.out == panel.out && !panel.out.isEmpty)
+        // A protocol A panel's mirror is a protocol B touchscreen with the same gestures.
+        let a = Paths.examples + "/recordings/protocol-a.events"
+        let aMirror = try run(["replay", "--mirror", out, a])
+        let mirroredA = try read(out)
+        #expect(aMirror.status == 0 && mirroredA.contains("A: 2f 0 9 "), "slots 0-9")
+        #expect(try run(["replay", "--pretty", out]).out == (try run(["replay", "--pretty", a])).out)
         let refused = try run(["replay", "--mirror", out, "--pretty", recording])
         #expect(refused.status != 0 && refused.err.contains("--mirror writes a recording"))
     }

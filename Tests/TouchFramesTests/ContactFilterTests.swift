@@ -82,6 +82,22 @@ import TouchFrames
         #expect((Double(x) - previous) * 0.3442 <= 6, "the last shown position is within 6 mm of the finger's")
     }
 
+    /// Frames that come in bursts (a reader that fell behind, a driver that stamps several at once):
+    /// the swipe is smoothed as if they came at the panel's interval, not frozen where the burst began.
+    @Test func dejitter_framesInABurst_areNotFrozen() throws {
+        var d = try Self.decoder(Self.dejitter)
+        Self.feed(&d, at: 0, Self.land(0, id: 1, 100, 100))
+        for k in 1...5 { Self.feed(&d, at: Double(k) * 0.02, Self.at(0, 100, 100)) }
+        // 500 mm/s for 20 frames, the last 15 stamped within 0.15 ms of each other.
+        var x: Int32 = 100
+        for k in 1...20 {
+            x = 100 + 29 * Int32(k)
+            Self.feed(&d, at: k <= 5 ? 0.1 + Double(k) * 0.02 : 0.2 + Double(k) * 0.00001, Self.at(0, x, 100))
+        }
+        let shown = Double(try #require(d.panel.first).x)
+        #expect((Double(x) - shown) * 0.3442 <= 6, "shown at \(shown), the finger at \(x)")
+    }
+
     @Test func deadZone_hidesALandingThereForItsLife_notAContactThatMovesIn() throws {
         // 0-145 units along X, 0-129 along Y.
         var d = try Self.decoder { $0.deadZones = [.init(x: 0, y: 0, width: 50, height: 50)] }

@@ -44,4 +44,16 @@ import TouchMirror
         #expect(mirror.supports(Evdev.EV_ABS, Evdev.ABS_MT_TOOL_TYPE))
         #expect(mirror.touchKind == .multitouch)
     }
+
+    /// A protocol A panel (no slots) is mirrored with slots and tracking ids, the decoder's ten.
+    @Test func aProtocolAPanelsMirror_hasSlots() {
+        var panel = DeviceDescription.multitouchPanel(name: "panel", maxX: 999, maxY: 499, slots: 4)
+        panel.axes[Evdev.ABS_MT_SLOT] = nil
+        panel.axes[Evdev.ABS_MT_TRACKING_ID] = nil
+        panel.codes[Evdev.EV_ABS] = Set(panel.axes.keys)
+        let mirror = VirtualTouchscreen.description(mirroring: panel)
+        #expect(!mirror.isProtocolA && mirror.supports(Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID))
+        #expect(mirror.axes[Evdev.ABS_MT_SLOT]?.maximum == 9)
+        #expect(MirrorDevice(mirror).slots == 10)
+    }
 }

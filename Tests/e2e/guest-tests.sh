@@ -25,6 +25,7 @@ run two_panels
 run with_udevd
 run actions
 run passthrough
+run passthrough_panels
 run passthrough_failsafe
 run passthrough_restart
 run mirror_calibration

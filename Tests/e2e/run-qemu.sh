@@ -28,7 +28,7 @@ modules=$(ls -d "$work"/kernel/lib/modules/* | head -1)/kernel/drivers/input
 # 3. The initramfs: busybox, the modules, the binaries with the libraries ldd names, the tests;
 # made again only when what goes into it changed (its inputs' digest, below). What changes from
 # run to run (which cases, how many rounds: params.sh) is a small archive of its own, appended.
-inputs=$( { sha256sum "$bin/touchgestured" "$bin/touchgesturectl" udev/*.rules examples/recordings/tour.events scripts/bench-stream
+inputs=$( { sha256sum "$bin/touchgestured" "$bin/touchgesturectl" udev/*.rules examples/recordings/*.events examples/noisy-panel.toml scripts/bench-stream
     find Tests/e2e Tests/PipelineTests/Fixtures ../shared/recordings -type f 2> /dev/null | sort | xargs sha256sum
     env | grep -E '^E2E_(BENCH_FRAMES|COUNT_FRAMES|CHROMIUM|DIAG)=' | sort
     for t in lisgd valgrind cage sway weston seatd chromium perf; do command -v $t || true; done; } | sha256sum | cut -d' ' -f1)
@@ -166,6 +166,7 @@ add() { # name events [desc]
 add tour examples/recordings/tour.events
 add fling-left $fixtures/fling-left.events
 add four-finger-drag-down $fixtures/four-finger-drag-down.events
+add protocol-a examples/recordings/protocol-a.events
 if [ -d "$shared" ]; then
     add ep0430m09-4-finger-drag-down $shared/ep0430m09.4-finger-drag-down.events
     add ep0430m09-2-finger-scroll-down $shared/ep0430m09.2-finger-scroll-down.events
@@ -222,6 +223,12 @@ python3 Tests/e2e/kiosk-recording.py Tests/PipelineTests/Fixtures "$work/root/e2
 python3 Tests/e2e/pointer-recordings.py "$work/root/e2e/rec"
 # The calibration cases' taps.
 python3 Tests/e2e/calibration-recordings.py "$work/root/e2e/rec"
+# A protocol A panel (no slots); a noisy panel's recording, what its mirror shows offline with
+# examples/noisy-panel.toml, and the config.
+cp examples/recordings/protocol-a.events "$work/root/e2e/rec/protocol-a.events"
+python3 Tests/e2e/noisy-recording.py "$work/root/e2e/rec/noisy.events"
+"$bin/touchgesturectl" replay --config examples/noisy-panel.toml --mirror "$work/root/e2e/rec/noisy-mirror.events" "$work/root/e2e/rec/noisy.events"
+cp examples/noisy-panel.toml "$work/root/e2e/noisy-panel.toml"
 # A pan whose finger never lifts: the device is destroyed mid-gesture.
 awk '/^E:/ && ++n > 40 { exit } { print }' $fixtures/fling-left.events > "$work/root/e2e/rec/pan-no-lift.events"
 

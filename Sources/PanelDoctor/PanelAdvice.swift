@@ -1,0 +1,114 @@
+import GestureProtocol
+import TouchFrames
+
+/// What the doctor makes of a diagnosis: notes an admin reads, and the `[[panel]]` settings to
+/// paste into the configuration (each filter set only where the panel showed its need).
+public struct PanelAdvice: Sendable {
+    public var notes: [String] = []
+    /// `[panel.filters]` keys and values, in the order they are printed, each with its reason.
+    public var filters: [(key: String, value: String, why: String)] = []
+    /// The size to set (`width_mm`, `height_mm`) when the panel reports none.
+    public var needsSize = false
+
+    public init(_ t: PanelTracks, _ d: PanelDiagnosis) {
+        sizeNotes(t)
+        let fuzz = d.fuzzMM
+        if let rate = d.reportRateHz {
+            if rate < 50 { notes.append("reports \(Self.fmt(rate, 0)) times a second while a finger moves: under 50 Hz, fast swipes look jerky") }
+        } else {
+            notes.append("no report rate: no finger moved long enough (swipe across the screen)")
+        }
+        if let noise = d.noiseMM {
+            let verdict = noise >= 0.3 ? "a resting finger jitters: the dejitter filter holds it still" : "quiet at rest: no dejitter needed"
+            notes.append("resting noise \(Self.fmt(noise, 2)) mm (x \(Self.fmt(d.noiseXMM ?? 0, 2)), y \(Self.fmt(d.noiseYMM ?? 0, 2))) over \(Self.fmt(d.restSeconds, 1)) s, the kernel's fuzz \(Self.fmt(fuzz, 2)) mm: \(verdict)")
+            if noise >= 0.3 { filters.append(("dejitter_min_cutoff", "1.0", "resting noise \(Self.fmt(noise, 2)) mm")) }
+        } else {
+            notes.append("no resting noise measured: no finger rested still for 0.5 s (rest one on the glass for 3 s)")
+        }
+        if let longest = d.chatters.map(\.gapSeconds).max() {
+            // The longest gap seen plus a report interval, in 5 ms steps, within the key's range.
+            let interval = 1 / (d.reportRateHz ?? 60)
+            let window = min(PanelDiagnosis.chatterMaxGap, max(0.005, Self.stepUp(longest + interval)))
+            notes.append("\(d.chatters.count) bounce(s): a lift and a landing again within \(Self.ms(longest)) and \(Self.fmt(d.chatters.map(\.distanceMM).max() ?? 0, 1)) mm (a double tap to the app)")
+            filters.append(("chatter_window", Self.fmt(window, 3), "\(d.chatters.count) bounce(s), the longest \(Self.ms(longest)) apart"))
+        }
+        if let longest = d.ghosts.max() {
+            let under = min(PanelDiagnosis.ghostMaxDuration + 0.01, max(0.005, Self.stepUp(longest + 0.005)))
+            notes.append("\(d.ghosts.count) ghost contact(s) shorter than \(Self.ms(PanelDiagnosis.ghostMaxDuration)) (the longest \(Self.ms(longest))): taps nobody made")
+            filters.append(("ghost_under", Self.fmt(under, 3), "\(d.ghosts.count) ghost(s), the longest \(Self.ms(longest))"))
+        }
+        stuckNotes(d, quiet: (d.noiseMM ?? 0) <= fuzz)
+        if !d.phantoms.isEmpty {
+            let zones = d.phantoms.map { p in
+                "[\(Self.fmt(max(0, p.xMM - 5), 1)), \(Self.fmt(max(0, p.yMM - 5), 1)), 10, 10]"
+            }
+            for p in d.phantoms {
+                notes.append("a phantom touch every \(Self.fmt(p.periodSeconds, 3)) s at (\(Self.fmt(p.xMM, 1)), \(Self.fmt(p.yMM, 1))) mm, \(p.count) times")
+            }
+            filters.append(("dead_zones", "[" + zones.joined(separator: ", ") + "]", "where the phantom lands (no real touch there is seen either)"))
+        }
+        if d.touches > 0 {
+            notes.append("touches covered \(Self.percent(d.rangeUsed.x)) of the X axis and \(Self.percent(d.rangeUsed.y)) of the Y axis (swipe to every edge to check the whole range)")
+        }
+        if d.outOfRange { notes.append("the panel reported positions outside its axes' range: calibrate it (touchgesturectl calibrate)") }
+        if t.dropped > 0 { notes.append("\(t.dropped) SYN_DROPPED: events were lost (the reader fell behind)") }
+    }
+
+    private mutating func sizeNotes(_ t: PanelTracks) {
+        let (w, h) = t.sizeMM
+        let inches = (w * w + h * h).squareRoot() / 25.4
+        switch t.sizeSource {
+        case .resolution:
+            let plausible = inches >= 2.5 && inches <= 110 && max(w, h) / min(w, h) <= 4
+            notes.append("size \(Self.fmt(w, 0)) × \(Self.fmt(h, 0)) mm (\(Self.fmt(inches, 1))\") from the axes' resolution: \(plausible ? "plausible" : "implausible: set width_mm and height_mm to the glass's size")")
+            needsSize = !plausible
+        case .configuration:
+            notes.append("size \(Self.fmt(w, 0)) × \(Self.fmt(h, 0)) mm (\(Self.fmt(inches, 1))\"), as given")
+        case .fallback:
+            notes.append("the panel reports no resolution: millimetres here assume a 15.6\" panel (\(Self.fmt(w, 0)) × \(Self.fmt(h, 0)) mm); measure the glass and give --width-mm and --height-mm, and set width_mm and height_mm")
+            needsSize = true
+        }
+    }
+
+    private mutating func stuckNotes(_ d: PanelDiagnosis, quiet: Bool) {
+        guard let longest = d.stuck.map(\.silentSeconds).max() else { return }
+        for s in d.stuck {
+            notes.append("a contact silent for \(Self.fmt(s.silentSeconds, 1)) s at (\(Self.fmt(s.xMM, 1)), \(Self.fmt(s.yMM, 1))) mm while down: stuck, or a finger held very still")
+        }
+        if quiet {
+            notes.append("stuck_after is not suggested: at rest this panel is quiet (noise under its fuzz), so a finger held still is silent too and would be ended")
+        } else {
+            let after = min(3600, max(PanelDiagnosis.stuckSilence, (longest / 2).rounded(.down)))
+            filters.append(("stuck_after", Self.fmt(after, 0), "a contact silent for \(Self.fmt(longest, 1)) s on a panel whose resting finger always reports"))
+        }
+    }
+
+    /// The settings to paste, as TOML.
+    public func settings(_ t: PanelTracks) -> String {
+        var out = "[[panel]]\nmatch = \"\(t.description.vendorProduct)\"  # \(t.description.name)\n"
+        if needsSize {
+            out += "width_mm = \(Self.fmt(t.sizeMM.width, 0))  # measure the glass\nheight_mm = \(Self.fmt(t.sizeMM.height, 0))\n"
+        }
+        if filters.isEmpty { return out + "# no filter needed\n" }
+        out += "[panel.filters]\n"
+        for f in filters { out += "\(f.key) = \(f.value)  # \(f.why)\n" }
+        return out
+    }
+
+    /// `v` with `decimals` digits after the point (0: none), rounded half away from zero.
+    static func fmt(_ v: Double, _ decimals: Int) -> String {
+        var scale = 1
+        for _ in 0..<decimals { scale *= 10 }
+        guard v.isFinite, abs(v) * Double(scale) < 1e15 else { return "0" }
+        let n = Int((v * Double(scale)).rounded())
+        let whole = String(abs(n) / scale), sign = n < 0 ? "-" : ""
+        guard decimals > 0 else { return sign + whole }
+        let frac = String(abs(n) % scale)
+        return sign + whole + "." + String(repeating: "0", count: decimals - frac.count) + frac
+    }
+
+    static func ms(_ seconds: Double) -> String { fmt(seconds * 1000, 0) + " ms" }
+    static func percent(_ f: Double) -> String { fmt(f * 100, 0) + " %" }
+    /// Up to the next 5 ms.
+    static func stepUp(_ seconds: Double) -> Double { (seconds / 0.005).rounded(.up) * 0.005 }
+}

@@ -1,0 +1,134 @@
+/// Multitouch protocol A (a panel without slots: each frame lists every contact down, each
+/// ended by SYN_MT_REPORT, with no tracking id or with the driver's own): its contacts tracked
+/// across frames into the decoder's slots, as mtdev does for libinput, so everything after the
+/// decoder (filters, mirror, gestures) reads a protocol A panel as a protocol B one.
+///
+/// A frame's contacts are matched to the slots down before it: by the driver's tracking id when
+/// every contact carries one, otherwise nearest first (the closest pair of a slot and a contact,
+/// then the next closest, ...), no pair farther apart than `jump` (a lift and a landing, not a
+/// move). A slot left unmatched lifts; a contact left unmatched lands in the first free slot.
+/// A frame with no contact lifts them all (the protocol sends every contact every frame).
+struct ProtocolA {
+    /// Farther than this between two frames, a contact is a lift and a landing (3 m/s at 30 Hz).
+    static let jumpMillimeters = 100.0
+    /// The contact being reported (its values since the last SYN_MT_REPORT).
+    private var current = DecoderSlot()
+    /// The frame's contacts so far (`count` of them; room for one a slot, made once).
+    private var contacts: [DecoderSlot]
+    private var count = 0
+    /// The tracking id the next contact without one of its own gets in its slot.
+    private var nextTracking: Int32 = 0
+    /// The farthest a contact moves between two frames, squared, in panel units.
+    private let jumpSquared: Int64
+
+    /// `slots`: the decoder's slots (the most contacts a frame keeps); `jump`: in panel units.
+    init(slots: Int, jump: Double) {
+        contacts = [DecoderSlot](repeating: DecoderSlot(), count: slots)
+        let j = min(max(jump, 1), 1e9)
+        jumpSquared = Int64(j * j)
+    }
+
+    /// One ABS_MT_* event of the contact being reported.
+    mutating func axis(_ code: UInt16, _ value: Int32) {
+        switch code {
+        case Evdev.ABS_MT_POSITION_X:
+            current.x = value
+            current.hasX = true
+        case Evdev.ABS_MT_POSITION_Y:
+            current.y = value
+            current.hasY = true
+        case Evdev.ABS_MT_TRACKING_ID:
+            current.trackingID = value
+        case Evdev.ABS_MT_TOOL_TYPE:
+            current.isPalm = value == Evdev.MT_TOOL_PALM
+            current.axes[code] = value
+        case Evdev.ABS_MT_TOUCH_MAJOR:
+            current.major = value
+            current.axes[code] = value
+        default:
+            current.axes[code] = value
+        }
+    }
+
+    /// SYN_MT_REPORT: the contact being reported is complete (one without a position, or past
+    /// the slots' number, is dropped).
+    mutating func endContact() {
+        if current.hasX && current.hasY && count < contacts.count {
+            contacts[count] = current
+            count += 1
+        }
+        current = DecoderSlot()
+    }
+
+    /// Forgets the frame being read (events were lost: the next frame reports every contact again).
+    mutating func discard() {
+        current = DecoderSlot()
+        count = 0
+    }
+
+    /// SYN_REPORT: the frame's contacts into `slots` (a moved contact keeps its slot and id; a
+    /// new one takes id `next`; `used` is one past the highest slot a contact was down in).
+    mutating func endFrame(into slots: inout [DecoderSlot], next: inout UInt32, used: inout Int) {
+        endContact()  // a driver that ends its last contact with the frame alone
+        let n = count
+        count = 0
+        // Each frame contact's slot (-1: none yet), and the slots it took (a slot a bit).
+        var slotOf = InlineArray<64, Int8>(repeating: -1)
+        var taken: UInt64 = 0
+        let byID = n > 0 && (0..<n).allSatisfy { contacts[$0].trackingID >= 0 }
+        if byID {
+            for j in 0..<n {
+                guard let k = slots.indices.first(where: { slots[$0].trackingID == contacts[j].trackingID && taken & (1 << $0) == 0 }) else { continue }
+                slotOf[j] = Int8(k)
+                taken |= 1 << k
+            }
+        } else {
+            matchNearest(n, slots, &slotOf, &taken)
+        }
+        // Slots not matched lift; matched ones move; contacts not matched land.
+        for k in slots.indices where slots[k].trackingID >= 0 && taken & (1 << k) == 0 {
+            slots[k].trackingID = -1
+            slots[k].isPalm = false
+            slots[k].major = 0
+        }
+        for j in 0..<n {
+            var c = contacts[j]
+            if slotOf[j] >= 0 {
+                let k = Int(slotOf[j])
+                (c.trackingID, c.contact) = (slots[k].trackingID, slots[k].contact)
+                slots[k] = c
+                continue
+            }
+            guard let k = slots.indices.first(where: { slots[$0].trackingID < 0 && taken & (1 << $0) == 0 }) else { continue }
+            if c.trackingID < 0 {
+                c.trackingID = nextTracking
+                nextTracking = nextTracking == Int32.max ? 0 : nextTracking + 1
+            }
+            c.contact = next
+            next &+= 1
+            slots[k] = c
+            taken |= 1 << k
+            used = max(used, k + 1)
+        }
+    }
+
+    /// Pairs the frame's `n` contacts with the slots down, closest pair first, none farther
+    /// apart than the jump.
+    private func matchNearest(_ n: Int, _ slots: [DecoderSlot], _ slotOf: inout InlineArray<64, Int8>, _ taken: inout UInt64) {
+        var matched = 0
+        while matched < n {
+            var best: (d: Int64, k: Int, j: Int)?
+            for k in slots.indices where slots[k].trackingID >= 0 && taken & (1 << k) == 0 {
+                for j in 0..<n where slotOf[j] < 0 {
+                    let dx = Int64(slots[k].x) - Int64(contacts[j].x), dy = Int64(slots[k].y) - Int64(contacts[j].y)
+                    let d = dx * dx + dy * dy
+                    if d <= jumpSquared && d < (best?.d ?? .max) { best = (d, k, j) }
+                }
+            }
+            guard let b = best else { return }
+            slotOf[b.j] = Int8(b.k)
+            taken |= 1 << b.k
+            matched += 1
+        }
+    }
+}

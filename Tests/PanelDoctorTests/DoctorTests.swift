@@ -1,0 +1,190 @@
+import Foundation
+import GestureConfig
+import GestureEngine
+import GestureProtocol
+import PanelDoctor
+import TestSupport
+import Testing
+import TouchFrames
+
+/// A panel's recording as the kernel delivers it: a frame every 1/rate s while something changed,
+/// an axis's value only when it differs from the last (the kernel drops repeats), positions
+/// moved by the panel's noise (Gaussian, `noise` mm standard deviation on each axis).
+struct PanelSimulator {
+    /// 3840 × 2160 units at 15 units/mm (256 × 144 mm), ten slots, no fuzz.
+    static var panel: DeviceDescription {
+        .multitouchPanel(name: "simulated panel", maxX: 3839, maxY: 2159, slots: 10, resolution: 15)
+    }
+    let rate: Double, noise: Double
+    var random: SplitMix64
+    var events: [InputEvent] = []
+    var time = 0.0
+    var last: [Int32: (x: Int32, y: Int32)] = [:]
+    var nextID: Int32 = 100
+
+    init(rate: Double, noise: Double, seed: UInt64 = 57) {
+        (self.rate, self.noise, random) = (rate, noise, SplitMix64(seed: seed))
+    }
+
+    mutating func gaussian() -> Double {
+        let u = max(1e-12, Double(random.next() >> 11) / Double(1 << 53)), v = Double(random.next() >> 11) / Double(1 << 53)
+        return (-2 * Foundation.log(u)).squareRoot() * Foundation.cos(2 * Double.pi * v)
+    }
+
+    mutating func ev(_ type: UInt16, _ code: UInt16, _ value: Int32) {
+        events.append(InputEvent(time: Timestamp(nanoseconds: Int64(time * 1e9)), type: type, code: code, value: value))
+    }
+
+    /// One frame: each slot's finger at (x, y) mm plus noise (nil lifts it); nothing when nothing changed.
+    mutating func frame(_ fingers: [Int32: (x: Double, y: Double)?]) {
+        var changed = false
+        for (slot, p) in fingers.sorted(by: { $0.key < $1.key }) {
+            guard let p else {
+                if last[slot] != nil {
+                    ev(3, Evdev.ABS_MT_SLOT, slot)
+                    ev(3, Evdev.ABS_MT_TRACKING_ID, -1)
+                    last[slot] = nil
+                    changed = true
+                }
+                continue
+            }
+            let x = Int32(((p.x + noise * gaussian()) * 15).rounded()), y = Int32(((p.y + noise * gaussian()) * 15).rounded())
+            let old = last[slot]
+            guard old == nil || old!.x != x || old!.y != y else { continue }
+            ev(3, Evdev.ABS_MT_SLOT, slot)
+            if old == nil {
+                ev(3, Evdev.ABS_MT_TRACKING_ID, nextID)
+                nextID += 1
+            }
+            if old?.x != x { ev(3, Evdev.ABS_MT_POSITION_X, x) }
+            if old?.y != y { ev(3, Evdev.ABS_MT_POSITION_Y, y) }
+            last[slot] = (x, y)
+            changed = true
+        }
+        if changed { ev(0, Evdev.SYN_REPORT, 0) }
+        time += 1 / rate
+    }
+
+    mutating func wait(_ seconds: Double) { time += seconds }
+
+    /// The doctor's script: a finger resting 3 s, five taps, three swipes.
+    mutating func script() {
+        for _ in 0..<Int(3 * rate) { frame([0: (128, 72)]) }
+        frame([0: nil])
+        for k in 0..<5 {
+            wait(0.4)
+            for _ in 0..<Int(0.08 * rate) { frame([0: (50 + 30 * Double(k), 100)]) }
+            frame([0: nil])
+        }
+        for k in 0..<3 {
+            wait(0.5)
+            let n = Int(0.3 * rate)
+            for i in 0...n { frame([0: (20 + 200 * Double(i) / Double(n), 30 + 40 * Double(k))]) }
+            frame([0: nil])
+        }
+    }
+
+    func report(width: Double? = nil, height: Double? = nil, _ d: DeviceDescription = PanelSimulator.panel) throws -> DoctorReport {
+        DoctorReport(try #require(PanelTracks(description: d, events: events, widthMM: width, heightMM: height)))
+    }
+}
+
+@Suite struct DoctorTests {
+    @Test(arguments: [(60.0, 0.5), (120.0, 1.5), (100.0, 0.2), (40.0, 3.0), (90.0, 1.0)])
+    func reportRateAndNoise_areWithinTenPercentOfTheTruth(rate: Double, noise: Double) throws {
+        var sim = PanelSimulator(rate: rate, noise: noise)
+        sim.script()
+        let r = try sim.report().diagnosis
+        let measured = try #require(r.reportRateHz), n = try #require(r.noiseMM)
+        #expect(abs(measured - rate) <= 0.1 * rate, "rate \(measured) for \(rate)")
+        #expect(abs(n - noise) <= 0.1 * noise, "noise \(n) for \(noise)")
+        #expect(r.chatters.isEmpty && r.ghosts.isEmpty && r.stuck.isEmpty && r.phantoms.isEmpty)
+        #expect(r.touches == 9)
+    }
+
+    /// A quiet panel: at rest the finger sends nothing (its noise under the kernel's fuzz); the
+    /// rate comes from the swipes, and the noise is under the fuzz.
+    @Test func aQuietPanel_measuresItsRateOnTheMoves() throws {
+        var sim = PanelSimulator(rate: 60, noise: 0)
+        sim.script()
+        let r = try sim.report()
+        #expect(abs(try #require(r.diagnosis.reportRateHz) - 60) <= 3)
+        #expect(r.advice.filters.isEmpty, "\(r.advice.filters.map(\.key))")
+    }
+
+    @Test func bouncesGhostsStuckAndPhantoms_areFound_andTheirSettingsLoad() throws {
+        var sim = PanelSimulator(rate: 100, noise: 0.8)
+        sim.script()
+        // A tap that bounces for one frame, twice.
+        for _ in 0..<2 {
+            sim.wait(0.5)
+            for _ in 0..<5 { sim.frame([0: (200, 100)]) }
+            sim.frame([0: nil])
+            for _ in 0..<5 { sim.frame([0: (200.5, 100)]) }
+            sim.frame([0: nil])
+        }
+        // Three one-frame ghosts, far apart in time and place.
+        for k in 0..<3 {
+            sim.wait(0.7)
+            sim.frame([1: (30 + 60 * Double(k), 130)])
+            sim.frame([1: nil])
+        }
+        // A phantom every 12.864 s at one spot, four times (60 ms each: no ghost).
+        for _ in 0..<4 {
+            sim.wait(12.864 - 0.07)
+            for _ in 0..<6 { sim.frame([2: (240, 10)]) }
+            sim.frame([2: nil])
+        }
+        // Then a contact that sends nothing for 8 s (stuck).
+        var stuck = PanelSimulator(rate: 100, noise: 0)
+        stuck.frame([3: (10, 140)])
+        stuck.wait(8)
+        stuck.frame([3: nil])
+        let offset = sim.time + 1
+        sim.events += stuck.events.map { InputEvent(time: Timestamp(nanoseconds: $0.time.nanoseconds + Int64(offset * 1e9)), type: $0.type, code: $0.code, value: $0.value) }
+        let r = try sim.report()
+        let d = r.diagnosis
+        #expect(d.chatters.count == 2 && d.ghosts.count == 3 && d.stuck.count == 1 && d.phantoms.count == 1, "\(r.text)")
+        #expect(abs((d.phantoms.first?.periodSeconds ?? 0) - 12.864) < 0.05)
+        #expect(r.advice.filters.map(\.key) == ["dejitter_min_cutoff", "chatter_window", "ghost_under", "stuck_after", "dead_zones"])
+        let text = r.advice.settings(r.tracks)
+        let c = try ConfigLoader.parse(text, file: "doctor.toml")
+        let panel = try #require(c.panels.first)
+        #expect(panel.match == "0000:0000" && panel.geometry.filters.chatterNs != nil && panel.geometry.filters.deadZones.count == 1)
+    }
+
+    @Test func aPanelWithoutResolution_saysItsSizeIsAGuess_andTakesTheOneGiven() throws {
+        var d = PanelSimulator.panel
+        for code in [Evdev.ABS_X, Evdev.ABS_Y, Evdev.ABS_MT_POSITION_X, Evdev.ABS_MT_POSITION_Y] { d.axes[code]!.resolution = 0 }
+        var sim = PanelSimulator(rate: 60, noise: 1)
+        sim.script()
+        let guessed = try sim.report(d)
+        #expect(guessed.advice.needsSize && guessed.advice.settings(guessed.tracks).contains("width_mm"))
+        let given = try sim.report(width: 256, height: 144, d)
+        #expect(abs(try #require(given.diagnosis.noiseMM) - 1) <= 0.1)
+        #expect(!given.advice.needsSize)
+    }
+
+    @Test func theJSON_hasTheKeysScriptsRead() throws {
+        var sim = PanelSimulator(rate: 60, noise: 1)
+        sim.script()
+        let v = try sim.report().json
+        guard case .number(let rate) = v["report_rate_hz"], case .number(let noise) = v["noise_mm"] else {
+            Issue.record("no report_rate_hz or noise_mm in \(v)")
+            return
+        }
+        #expect(rate > 50 && rate < 70 && noise > 0.8 && noise < 1.2)
+        #expect(v["settings"] != nil && v["notes"] != nil)
+    }
+
+    @Test func aRecordingWithNoTouch_saysWhatItCouldNotMeasure() throws {
+        let sim = PanelSimulator(rate: 60, noise: 1)
+        let r = try sim.report()
+        #expect(r.diagnosis.reportRateHz == nil && r.diagnosis.noiseMM == nil)
+        #expect(r.advice.notes.contains { $0.contains("no report rate") })
+        guard case .null = r.json["report_rate_hz"] else {
+            Issue.record("report_rate_hz should be null")
+            return
+        }
+    }
+}

@@ -1,0 +1,123 @@
+import GestureEngine
+import Testing
+
+@testable import TouchFrames
+
+/// A multitouch panel without slots (protocol A): every frame lists every contact, each ended by
+/// SYN_MT_REPORT; the decoder tracks them into slots of its own.
+@Suite struct ProtocolATests {
+    /// 0…999 × 0…499 units at 10 units/mm (100 × 50 mm), no ABS_MT_SLOT or tracking id.
+    static func panelA(trackingIDs: Bool = false) -> DeviceDescription {
+        var d = panel()
+        d.axes[Evdev.ABS_MT_SLOT] = nil
+        if !trackingIDs { d.axes[Evdev.ABS_MT_TRACKING_ID] = nil }
+        d.axes[Evdev.ABS_MT_PRESSURE] = AbsAxis(minimum: 0, maximum: 255)
+        d.codes[Evdev.EV_ABS] = Set(d.axes.keys)
+        return d
+    }
+
+    /// One protocol A frame: each contact (x, y, and its tracking id when not nil), then SYN_REPORT.
+    static func frame(_ f: inout Feeder, _ contacts: [(x: Int32, y: Int32, id: Int32?)]) {
+        for c in contacts {
+            if let id = c.id { f.abs(Evdev.ABS_MT_TRACKING_ID, id) }
+            f.abs(Evdev.ABS_MT_POSITION_X, c.x)
+            f.abs(Evdev.ABS_MT_POSITION_Y, c.y)
+            f.syn(Evdev.SYN_MT_REPORT)
+        }
+        if contacts.isEmpty { f.syn(Evdev.SYN_MT_REPORT) }
+        f.syn()
+    }
+
+    @Test func theDescription_isProtocolA_withTenSlots_andItsMirrorHasSlots() {
+        let d = Self.panelA()
+        #expect(d.isProtocolA && d.touchKind == .multitouch && d.slotCount == 10)
+        #expect(!panel().isProtocolA)
+    }
+
+    @Test func contactsKeepTheirIds_inWhateverOrderTheyAreListed_andAnEmptyFrameLiftsThem() {
+        var f = Feeder(Self.panelA())
+        Self.frame(&f, [(100, 100, nil), (500, 300, nil)])
+        let ids = f.last.map(\.id)
+        #expect(ids.count == 2)
+        // Listed the other way round, each moved a little.
+        Self.frame(&f, [(510, 300, nil), (110, 100, nil)])
+        #expect(f.last.map { "\($0.id) \(Int($0.position.x))" } == ["\(ids[0]) 110", "\(ids[1]) 510"])
+        Self.frame(&f, [])
+        #expect(f.last.isEmpty)
+        Self.frame(&f, [(110, 100, nil)])
+        #expect(f.last.map(\.id) == [ids[1] + 1], "a new landing is a new contact")
+    }
+
+    @Test func aLiftAndALandingFarApart_inOneFrame_areTwoContacts() {
+        // 4 units/mm: 250 × 125 mm.
+        var d = Self.panelA()
+        for code in [Evdev.ABS_MT_POSITION_X, Evdev.ABS_MT_POSITION_Y] { d.axes[code]!.resolution = 4 }
+        var f = Feeder(d)
+        Self.frame(&f, [(50, 50, nil)])
+        let first = f.last.map(\.id)
+        // 246 mm away in one frame: no finger moves that far in one report.
+        Self.frame(&f, [(950, 450, nil)])
+        #expect(f.last.count == 1 && f.last.map(\.id) != first)
+        let landed = f.last.map(\.id)
+        // 50 mm, then 75 mm in a frame: a fast swipe, the same contact.
+        Self.frame(&f, [(750, 450, nil)])
+        Self.frame(&f, [(450, 450, nil)])
+        #expect(f.last.map(\.id) == landed)
+    }
+
+    @Test func theDriversTrackingIds_areFollowed_whereEveryContactHasOne() {
+        var f = Feeder(Self.panelA(trackingIDs: true))
+        Self.frame(&f, [(100, 100, 7), (140, 100, 8)])
+        let ids = f.last.map(\.id)
+        // The two cross: nearest first would swap them; the driver's ids say they did not.
+        Self.frame(&f, [(141, 100, 7), (99, 100, 8)])
+        #expect(f.last.map { "\($0.id) \(Int($0.position.x))" } == ["\(ids[0]) 141", "\(ids[1]) 99"])
+        Self.frame(&f, [(99, 100, 8)])
+        #expect(f.last.map(\.id) == [ids[1]], "7 lifted")
+    }
+
+    @Test func moreContactsThanSlots_keepTheFirstTen() {
+        var f = Feeder(Self.panelA())
+        Self.frame(&f, (0..<12).map { (Int32($0) * 80, 250, nil) })
+        #expect(f.last.count == 10)
+    }
+
+    @Test func eventsLost_dropTheFrameBeingRead_andTheNextOneIsADiscontinuity() {
+        var f = Feeder(Self.panelA())
+        Self.frame(&f, [(100, 100, nil), (500, 300, nil)])
+        f.abs(Evdev.ABS_MT_POSITION_X, 105)
+        f.syn(Evdev.SYN_DROPPED)
+        f.abs(Evdev.ABS_MT_POSITION_Y, 999)
+        f.syn(Evdev.SYN_MT_REPORT)
+        f.syn()
+        #expect(f.frames.last?.discontinuity == true)
+        #expect(f.last.count == 2, "the contacts as they were")
+        Self.frame(&f, [(105, 100, nil)])
+        #expect(f.last.count == 1 && f.frames.last?.discontinuity == false)
+    }
+
+    @Test func thePanelsView_hasTheSlotsAndTheOtherAxes() {
+        var f = Feeder(Self.panelA())
+        f.decoder.keepsPanel = true
+        f.abs(Evdev.ABS_MT_POSITION_X, 300)
+        f.abs(Evdev.ABS_MT_POSITION_Y, 200)
+        f.abs(Evdev.ABS_MT_PRESSURE, 80)
+        f.syn(Evdev.SYN_MT_REPORT)
+        f.abs(Evdev.ABS_MT_POSITION_X, 600)
+        f.abs(Evdev.ABS_MT_POSITION_Y, 200)
+        f.syn(Evdev.SYN_MT_REPORT)
+        f.syn()
+        #expect(f.decoder.panel.map { "\($0.slot) \($0.x) \($0.axes[Evdev.ABS_MT_PRESSURE])" } == ["0 300 80", "1 600 0"])
+        // The second one lifts: the first keeps slot 0.
+        Self.frame(&f, [(301, 200, nil)])
+        #expect(f.decoder.panel.map { "\($0.slot) \($0.x)" } == ["0 301"])
+    }
+
+    @Test func aLastContactWithoutItsOwnReport_isTakenAtTheFramesEnd() {
+        var f = Feeder(Self.panelA())
+        f.abs(Evdev.ABS_MT_POSITION_X, 300)
+        f.abs(Evdev.ABS_MT_POSITION_Y, 200)
+        f.syn()
+        #expect(f.last.count == 1)
+    }
+}
