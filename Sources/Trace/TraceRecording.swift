@@ -39,6 +39,9 @@ public struct TraceRecording {
     /// Qualified names (`region/name`) of the compiled gestures, by index.
     public var gestures: [String]
     public var paths: [Path]
+    /// The contacts as the panel reported them, before its filters (`[device.filters]`): empty
+    /// for a panel without filters (they are `paths`).
+    public var rawPaths: [Path] = []
     public var sequences: [Sequence]
     public var events: [GestureEvent]
     public var transitions: [Transition]
@@ -55,19 +58,7 @@ public struct TraceRecording {
         for e in recording.eventsLiftedAtEnd { pipeline.feed(e, into: &out) }
         pipeline.finishReplay(into: &out)
 
-        var paths: [Path] = []
-        var index: [UInt32: Int] = [:]
-        for frame in out.frames {
-            for c in frame.contacts {
-                if let i = index[c.id] {
-                    paths[i].points.append((frame.time, c.position))
-                    paths[i].isPalm = paths[i].isPalm || c.isPalm
-                } else {
-                    index[c.id] = paths.count
-                    paths.append(Path(contact: c.id, points: [(frame.time, c.position)], isPalm: c.isPalm))
-                }
-            }
-        }
+        var (paths, index) = Self.paths(out.frames)
         let events = out.events
         let transitions = out.transitions
         let sequences = Self.sequences(out.landings, &paths, index, regions: pipeline.engine.configuration.regions.map(\.name))
@@ -76,7 +67,7 @@ public struct TraceRecording {
         var end = out.frames.reduce(Timestamp.zero) { max($0, $1.time) }
         for e in events { end = max(end, e.time) }
         for t in transitions where t.time < .distantFuture { end = max(end, t.time) }
-        return TraceRecording(
+        var trace = TraceRecording(
             screen: compiled.screen,
             regions: compiled.regions.map { Region(name: $0.name, rect: $0.rect, depth: $0.depth) },
             gestures: compiled.gestures.map(\.qualifiedName),
@@ -87,6 +78,38 @@ public struct TraceRecording {
                 return s
             }, events: events, transitions: transitions,
             start: out.frames.first?.time ?? .zero, end: end, device: description.name)
+        if pipeline.decoder.isFiltered { trace.rawPaths = Self.rawPaths(recording, description, configuration) }
+        return trace
+    }
+
+    /// Each contact's path through `frames`, and where each contact's path is.
+    static func paths(_ frames: [TouchFrame]) -> ([Path], [UInt32: Int]) {
+        var paths: [Path] = []
+        var index: [UInt32: Int] = [:]
+        for frame in frames {
+            for c in frame.contacts {
+                if let i = index[c.id] {
+                    paths[i].points.append((frame.time, c.position))
+                    paths[i].isPalm = paths[i].isPalm || c.isPalm
+                } else {
+                    index[c.id] = paths.count
+                    paths.append(Path(contact: c.id, points: [(frame.time, c.position)], isPalm: c.isPalm))
+                }
+            }
+        }
+        return (paths, index)
+    }
+
+    /// The recording's contacts through the same geometry without the filters.
+    static func rawPaths(_ recording: Recording, _ description: DeviceDescription, _ configuration: Configuration) -> [Path] {
+        var g = configuration.geometry
+        g.filters = ContactFilterSettings()
+        guard var decoder = FrameDecoder(description: description, geometry: g) else { return [] }
+        var frames: [TouchFrame] = []
+        for e in recording.eventsLiftedAtEnd {
+            if let f = decoder.feed(e) { frames.append(f) }
+        }
+        return paths(frames).0
     }
 
     /// A gesture's name for people: without the `screen/` of the default region.

@@ -82,7 +82,8 @@ public enum TraceSVG {
             size: 15, weight: "bold")
         svg.text(
             margin, 40,
-            "screen \(Int(trace.screen.width))×\(Int(trace.screen.height)) px; each sequence in its colour; dots on paths every 50 ms; ● touch-down ○ lift",
+            "screen \(Int(trace.screen.width))×\(Int(trace.screen.height)) px; each sequence in its colour; dots on paths every 50 ms; ● touch-down ○ lift"
+                + (trace.rawPaths.isEmpty ? "" : "; grey: the panel's raw contacts, before its filters (\(trace.rawPaths.count) against \(trace.paths.count) filtered)"),
             size: 11, fill: "#555")
         drawScreen(trace, l, &svg)
         drawPaths(trace, l, &svg)
@@ -111,6 +112,12 @@ public enum TraceSVG {
     /// Contact paths in the colour of their (innermost) sequence, with a dot every 50 ms so speed
     /// shows; palms grey and dashed.
     static func drawPaths(_ trace: TraceRecording, _ l: Layout, _ svg: inout Canvas) {
+        // Beneath them, the panel's own paths when filters changed them: thin, grey, a dot a frame.
+        for p in trace.rawPaths {
+            let points = p.points.map { (l.sx($0.position.x), l.sy($0.position.y)) }
+            svg.polyline(points, stroke: "#b0b0b0", width: 1, dash: nil)
+            for q in points { svg.circle(q.0, q.1, 1.2, fill: "#b0b0b0") }
+        }
         for (i, p) in trace.paths.enumerated() {
             let color = p.isPalm ? "#999999" : color(ofSequence: p.sequence)
             let points = p.points.map { (l.sx($0.position.x), l.sy($0.position.y)) }

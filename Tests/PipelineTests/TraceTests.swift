@@ -36,6 +36,22 @@ import TestSupport
         return parser.parse()
     }
 
+    /// A filtered panel's trace draws the panel's own contacts beneath the filtered ones: a
+    /// bounce that the filters made one contact is two there, a ghost one more.
+    @Test func aFilteredPanel_showsItsRawPathsToo() throws {
+        let path = "\(Paths.fixtures)/double-tap.events"
+        let recording = try Evemu.parse(try read(path), file: path)
+        // A dead zone over the whole panel: no filtered path, every raw one.
+        var c = try configuration(nil)
+        c.geometry.filters.deadZones = [ContactFilterSettings.DeadZone(x: 0, y: 0, width: 2000, height: 2000)]
+        let plain = try TraceRecording.record(recording, description: recording.description!, configuration: try configuration(nil))
+        let filtered = try TraceRecording.record(recording, description: recording.description!, configuration: c)
+        #expect(plain.rawPaths.isEmpty)
+        #expect(filtered.rawPaths.count == plain.paths.count && !filtered.rawPaths.isEmpty && filtered.paths.isEmpty)
+        #expect(TraceSVG.render(filtered).contains("before its filters"))
+        #expect(!TraceSVG.render(plain).contains("before its filters"))
+    }
+
     @Test(arguments: goldens.map(\.name))
     func golden(name: String) throws {
         let g = Self.goldens.first { $0.name == name }!

@@ -21,6 +21,7 @@ run unplug_mid_pan
 run syn_dropped $FLOODS
 run record
 run devices_local
+run doctor
 run two_panels
 run with_udevd
 run actions
