@@ -91,7 +91,7 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
         var pipeline = try makePipeline(source, id: id)
         if let past { pipeline.decoder.seed(positions: past.positions, slot: past.slot) }
         if pipeline.decoder.isFiltered && pipeline.decoder.geometry.sizeSource == .fallback {
-            log.notice("\(source.node): its filters are in mm, and its size is a guess (\(GeometryConfiguration.defaultPanelSize.width) × \(GeometryConfiguration.defaultPanelSize.height) mm, no axis resolution): set width_mm and height_mm in its [[panel]]")
+            log.notice("\(source.node): its filters are in mm, and its size is a guess (\(Int(GeometryConfiguration.defaultPanelSize.width)) × \(Int(GeometryConfiguration.defaultPanelSize.height)) mm, no axis resolution): set width_mm and height_mm in its [[panel]]")
         }
         let device = RouteDevice(id: id, source: source, pipeline: pipeline, health: gone.take(key) ?? PanelHealth(key), mirror: mirror)
         nextID += 1

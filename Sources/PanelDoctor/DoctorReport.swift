@@ -21,7 +21,7 @@ public struct DoctorReport: Sendable {
     public var text: String {
         let d = tracks.description, g = diagnosis
         let f = PanelAdvice.fmt
-        var out = "\(d.name) (\(d.vendorProduct)): \(kind), \(d.slotCount) slot(s), \(g.touches) touch(es) in \(f(Double(tracks.span) / 1e9, 1)) s\n"
+        var out = "\(SafeText.escaped(d.name)) (\(d.vendorProduct)): \(kind), \(d.slotCount) slot(s), \(g.touches) touch(es) in \(f(Double(tracks.span) / 1e9, 1)) s\n"
         out += "  report rate    " + (g.reportRateHz.map { "\(f($0, 0)) Hz" } ?? "not measured") + "\n"
         out += "  resting noise  " + (g.noiseMM.map { "\(f($0, 2)) mm (the kernel's fuzz \(f(g.fuzzMM, 2)) mm)" } ?? "not measured") + "\n"
         out += "  bounces \(g.chatters.count), ghosts \(g.ghosts.count), stuck \(g.stuck.count), phantoms \(g.phantoms.count)\n\n"

@@ -5,6 +5,11 @@ import TouchFrames
 /// paste into the configuration (each filter set only where the panel showed its need).
 public struct PanelAdvice: Sendable {
     public var notes: [String] = []
+    /// A panel's dead zones at most (`dead_zones`), and the sizes a panel's `width_mm` and
+    /// `height_mm` take (mm): what the configuration accepts.
+    static let mostDeadZones = 16
+    static let sizes = 10.0...4000.0
+
     /// `[panel.filters]` keys and values, in the order they are printed, each with its reason.
     public var filters: [(key: String, value: String, why: String)] = []
     /// The size to set (`width_mm`, `height_mm`) when the panel reports none.
@@ -38,13 +43,16 @@ public struct PanelAdvice: Sendable {
             filters.append(("ghost_under", Self.fmt(under, 3), "\(d.ghosts.count) ghost(s), the longest \(Self.ms(longest))"))
         }
         stuckNotes(d, quiet: (d.noiseMM ?? 0) <= fuzz)
-        if !d.phantoms.isEmpty {
-            let zones = d.phantoms.map { p in
-                "[\(Self.fmt(max(0, p.xMM - 5), 1)), \(Self.fmt(max(0, p.yMM - 5), 1)), 10, 10]"
-            }
-            for p in d.phantoms {
-                notes.append("a phantom touch every \(Self.fmt(p.periodSeconds, 3)) s at (\(Self.fmt(p.xMM, 1)), \(Self.fmt(p.yMM, 1))) mm, \(p.count) times")
-            }
+        // Phantoms on the panel (one past its axes is no place for a zone), the most frequent
+        // first, as many as a panel's dead zones may be.
+        let placed = d.phantoms.filter { $0.xMM >= 0 && $0.yMM >= 0 && $0.xMM <= t.sizeMM.width && $0.yMM <= t.sizeMM.height }
+        for p in d.phantoms {
+            notes.append("a phantom touch every \(Self.fmt(p.periodSeconds, 3)) s at (\(Self.fmt(p.xMM, 1)), \(Self.fmt(p.yMM, 1))) mm, \(p.count) times")
+        }
+        let zones = placed.sorted { $0.count > $1.count }.prefix(Self.mostDeadZones).map { p in
+            "[\(Self.fmt(min(3990, max(0, p.xMM - 5)), 1)), \(Self.fmt(min(3990, max(0, p.yMM - 5)), 1)), 10, 10]"
+        }
+        if !zones.isEmpty {
             filters.append(("dead_zones", "[" + zones.joined(separator: ", ") + "]", "where the phantom lands (no real touch there is seen either)"))
         }
         if d.touches > 0 {
@@ -85,9 +93,12 @@ public struct PanelAdvice: Sendable {
 
     /// The settings to paste, as TOML.
     public func settings(_ t: PanelTracks) -> String {
-        var out = "[[panel]]\nmatch = \"\(t.description.vendorProduct)\"  # \(t.description.name)\n"
+        // The name in a comment, with nothing a comment may not hold (a device names itself).
+        let name = String(t.description.name.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7f ? "?" : Character($0) })
+        var out = "[[panel]]\nmatch = \"\(t.description.vendorProduct)\"  # \(name)\n"
         if needsSize {
-            out += "width_mm = \(Self.fmt(t.sizeMM.width, 0))  # measure the glass\nheight_mm = \(Self.fmt(t.sizeMM.height, 0))\n"
+            let (w, h) = (min(Self.sizes.upperBound, max(Self.sizes.lowerBound, t.sizeMM.width)), min(Self.sizes.upperBound, max(Self.sizes.lowerBound, t.sizeMM.height)))
+            out += "width_mm = \(Self.fmt(w, 0))  # measure the glass\nheight_mm = \(Self.fmt(h, 0))\n"
         }
         if filters.isEmpty { return out + "# no filter needed\n" }
         out += "[panel.filters]\n"

@@ -60,9 +60,9 @@ public struct PanelDiagnosis: Sendable {
     }
 
     /// Each track cut into 300 ms stretches (not its first and last 100 ms: a finger landing and
-    /// lifting moves); a stretch is still when the means of its halves differ by less than four
-    /// standard errors (and 0.5 mm) on both axes. The noise is the spread about each still
-    /// stretch's mean, pooled.
+    /// lifting moves); a stretch is a rest when its straight-line trend is slower than 20 mm/s on
+    /// both axes and the spread about it under 4 mm. The noise is the spread about each rest's
+    /// trend (a slow drift is no noise), pooled.
     mutating func measureNoise(_ t: PanelTracks) {
         var sum = (x: 0.0, y: 0.0), degrees = 0
         for track in t.tracks {
@@ -71,12 +71,12 @@ public struct PanelDiagnosis: Sendable {
             while i < inner.count {
                 var j = i
                 while j < inner.count && inner[j].time - inner[i].time < Self.restWindow { j += 1 }
-                let window = inner[i..<j].map { t.millimeters($0.x, $0.y) }
+                let window = inner[i..<j].map { (t: Double($0.time - inner[i].time) / Self.ns, p: t.millimeters($0.x, $0.y)) }
                 i = j
-                guard window.count >= 8, let spread = Self.stillSpread(window) else { continue }
+                guard window.count >= 8, let spread = Self.restSpread(window) else { continue }
                 sum.x += spread.x
                 sum.y += spread.y
-                degrees += window.count - 1
+                degrees += window.count - 2
                 restSeconds += Double(Self.restWindow) / Self.ns
             }
         }
@@ -85,30 +85,36 @@ public struct PanelDiagnosis: Sendable {
         (noiseXMM, noiseYMM, noiseMM) = (sx, sy, ((sx * sx + sy * sy) / 2).squareRoot())
     }
 
-    /// A stretch's sums of squared deviations from its mean, when it held still.
-    static func stillSpread(_ w: [(x: Double, y: Double)]) -> (x: Double, y: Double)? {
-        let n = Double(w.count), half = w.count / 2
-        func mean(_ s: ArraySlice<(x: Double, y: Double)>) -> (x: Double, y: Double) {
-            let c = Double(s.count)
-            return (s.reduce(0) { $0 + $1.x } / c, s.reduce(0) { $0 + $1.y } / c)
-        }
-        let m = mean(w[...]), a = mean(w[..<half]), b = mean(w[half...])
-        let ss = (x: w.reduce(0) { $0 + ($1.x - m.x) * ($1.x - m.x) }, y: w.reduce(0) { $0 + ($1.y - m.y) * ($1.y - m.y) })
-        // The standard error of the difference of the halves' means.
-        let se = (x: (ss.x / (n - 1)).squareRoot() * (4 / n).squareRoot(), y: (ss.y / (n - 1)).squareRoot() * (4 / n).squareRoot())
-        guard abs(a.x - b.x) <= max(0.5, 4 * se.x), abs(a.y - b.y) <= max(0.5, 4 * se.y) else { return nil }
-        guard ss.x / (n - 1) <= 100, ss.y / (n - 1) <= 100 else { return nil }  // 10 mm: no rest
+    /// A stretch's sums of squared deviations from its least-squares line on each axis, when it
+    /// is a rest (the line slower than 20 mm/s, the spread under 4 mm: a finger turning round
+    /// within the stretch spreads more).
+    static func restSpread(_ w: [(t: Double, p: (x: Double, y: Double))]) -> (x: Double, y: Double)? {
+        let n = Double(w.count)
+        let mt = w.reduce(0) { $0 + $1.t } / n, mx = w.reduce(0) { $0 + $1.p.x } / n, my = w.reduce(0) { $0 + $1.p.y } / n
+        let stt = w.reduce(0) { $0 + ($1.t - mt) * ($1.t - mt) }
+        guard stt > 0 else { return nil }
+        let bx = w.reduce(0) { $0 + ($1.t - mt) * ($1.p.x - mx) } / stt, by = w.reduce(0) { $0 + ($1.t - mt) * ($1.p.y - my) } / stt
+        guard abs(bx) <= 20, abs(by) <= 20 else { return nil }
+        func residual(_ v: Double, _ m: Double, _ b: Double, _ t: Double) -> Double { let r = v - m - b * (t - mt); return r * r }
+        let ss = (x: w.reduce(0) { $0 + residual($1.p.x, mx, bx, $1.t) }, y: w.reduce(0) { $0 + residual($1.p.y, my, by, $1.t) })
+        guard ss.x / (n - 2) <= 16, ss.y / (n - 2) <= 16 else { return nil }  // 4 mm: a turn, no rest
         return ss
     }
 
+    /// Ghosts by their length; a bounce when a contact lands soon after, and close to, the
+    /// lift before it in time (tracks walked once in order of landing, the lifts in order).
     mutating func findChatterAndGhosts(_ t: PanelTracks) {
-        let byLanding = t.tracks.sorted { $0.landed < $1.landed }
-        for (k, b) in byLanding.enumerated() {
+        let byLanding = t.tracks.indices.sorted { t.tracks[$0].landed < t.tracks[$1].landed }
+        let byLift = t.tracks.indices.filter { !t.tracks[$0].stillDown }.sorted { t.tracks[$0].lifted < t.tracks[$1].lifted }
+        var next = 0, latest: Int?
+        for k in byLanding {
+            let b = t.tracks[k]
             if !b.stillDown && Double(b.duration) / Self.ns < Self.ghostMaxDuration { ghosts.append(Double(b.duration) / Self.ns) }
-            guard let first = b.samples.first else { continue }
-            // The lift before this landing, nearest in time, of another contact.
-            let before = byLanding[..<k].filter { !$0.stillDown && $0.lifted <= b.landed }.max { $0.lifted < $1.lifted }
-            guard let a = before, let last = a.samples.last else { continue }
+            while next < byLift.count && t.tracks[byLift[next]].lifted <= b.landed {
+                latest = byLift[next]
+                next += 1
+            }
+            guard let a = latest.map({ t.tracks[$0] }), let last = a.samples.last, let first = b.samples.first else { continue }
             let gap = Double(b.landed - a.lifted) / Self.ns
             let p = t.millimeters(last.x, last.y), q = t.millimeters(first.x, first.y)
             let d = ((p.x - q.x) * (p.x - q.x) + (p.y - q.y) * (p.y - q.y)).squareRoot()
@@ -134,13 +140,28 @@ public struct PanelDiagnosis: Sendable {
     /// Short touches (under half a second) whose landings fall within 5 mm of each other at least
     /// three times, every interval within 10 % of their median, which is a second or more.
     static func phantoms(_ t: PanelTracks) -> [Phantom] {
+        // Clusters found through a grid of 5 mm cells (a landing looks in its cell and the eight
+        // around it), so a long recording is not compared touch by touch.
         var clusters: [(x: Double, y: Double, times: [Int64])] = []
+        var grid: [Int64: [Int]] = [:]
+        func cell(_ x: Double, _ y: Double) -> (Int64, Int64) { (Int64((x / 5).rounded(.down)), Int64((y / 5).rounded(.down))) }
         for track in t.tracks.sorted(by: { $0.landed < $1.landed }) where !track.stillDown && track.duration < 500_000_000 {
             guard let s = track.samples.first else { continue }
             let p = t.millimeters(s.x, s.y)
-            if let k = clusters.firstIndex(where: { ($0.x - p.x) * ($0.x - p.x) + ($0.y - p.y) * ($0.y - p.y) <= 25 }) {
+            let (cx, cy) = cell(p.x, p.y)
+            var found: Int?
+            search: for gx in (cx - 1)...(cx + 1) {
+                for gy in (cy - 1)...(cy + 1) {
+                    for k in grid[gx &* 1_000_003 &+ gy] ?? [] where (clusters[k].x - p.x) * (clusters[k].x - p.x) + (clusters[k].y - p.y) * (clusters[k].y - p.y) <= 25 {
+                        found = k
+                        break search
+                    }
+                }
+            }
+            if let k = found {
                 clusters[k].times.append(track.landed)
             } else {
+                grid[cx &* 1_000_003 &+ cy, default: []].append(clusters.count)
                 clusters.append((p.x, p.y, [track.landed]))
             }
         }

@@ -216,7 +216,9 @@ public struct DevicePipeline {
 
     /// The filters' next frame of their own in `nextDeadline`.
     private mutating func includeTick() {
-        nextDeadline = Self.sooner(nextDeadline, decoder.nextTick)
+        // Read first: the getter called while `nextDeadline` is written copied the decoder.
+        let tick = decoder.nextTick
+        nextDeadline = Self.sooner(nextDeadline, tick)
     }
 
     private mutating func handleDecodedFrame(into out: inout PipelineOutput) {

@@ -15,6 +15,7 @@ public struct Recording: Sendable {
     /// short), one more frame at the last event's time that lifts them all: a replay, and each
     /// pass of a looped one, then ends every gesture instead of leaving one begun forever.
     public var eventsLiftedAtEnd: [InputEvent] {
+        if description?.isProtocolA == true { return protocolALiftedAtEnd }
         var down: [Int32: Bool] = [:]
         var slot: Int32 = 0
         var touching = false
@@ -37,6 +38,27 @@ public struct Recording: Sendable {
         if touching { out.append(InputEvent(time: last, type: Evdev.EV_KEY, code: Evdev.BTN_TOUCH, value: 0)) }
         out.append(InputEvent(time: last, type: Evdev.EV_SYN, code: Evdev.SYN_REPORT, value: 0))
         return out
+    }
+
+    /// A protocol A recording's events, and an empty frame (every contact lifted) when its last
+    /// frame had a contact.
+    private var protocolALiftedAtEnd: [InputEvent] {
+        var placed = false, down = false
+        for e in events {
+            if e.type == Evdev.EV_ABS && (e.code == Evdev.ABS_MT_POSITION_X || e.code == Evdev.ABS_MT_POSITION_Y) {
+                placed = true
+            } else if e.type == Evdev.EV_SYN && e.code == Evdev.SYN_REPORT {
+                (down, placed) = (placed, false)
+            }
+        }
+        guard let last = events.last?.time, down || placed else { return events }
+        // A frame cut short is ended first (its contacts shown), then the empty one.
+        let cut = placed ? [InputEvent(time: last, type: Evdev.EV_SYN, code: Evdev.SYN_REPORT, value: 0)] : []
+        return events + cut + [
+            InputEvent(time: last, type: Evdev.EV_SYN, code: Evdev.SYN_MT_REPORT, value: 0),
+            InputEvent(time: last, type: Evdev.EV_KEY, code: Evdev.BTN_TOUCH, value: 0),
+            InputEvent(time: last, type: Evdev.EV_SYN, code: Evdev.SYN_REPORT, value: 0),
+        ]
     }
 }
 

@@ -65,6 +65,12 @@ public struct FrameDecoder {
     public internal(set) var isFiltered = false
     /// Young contacts (the ghost filter) are hidden on the mirror too.
     var ghostsOnMirror = false
+    /// When the filters want a frame of their own (a held lift or a young contact due), if ever.
+    public internal(set) var nextTick: Timestamp?
+    /// A filtered panel's contact each slot showed the gestures in the last frame (0: none),
+    /// and the slots whose contact is new to them in this one (a bit a slot).
+    var gestureIDs: ContiguousArray<UInt32>
+    var newToGestures: UInt64 = 0
 
     /// SYN_DROPPED events seen.
     public private(set) var droppedCount = 0
@@ -93,10 +99,11 @@ public struct FrameDecoder {
             palmSize = 0
         }
         slots = [DecoderSlot](repeating: DecoderSlot(), count: description.slotCount)
-        let mmPerUnit = self.geometry.millimetersPerSurfaceUnit
+        gestureIDs = ContiguousArray(repeating: 0, count: description.slotCount)
+        let size = self.geometry.sizeMM
         protocolA = ProtocolA(
             slots: description.isProtocolA ? description.slotCount : 0,
-            jump: mmPerUnit > 0 ? ProtocolA.jumpMillimeters / mmPerUnit : Double(axes.x.maximum - axes.x.minimum))
+            mmPerUnit: (size.width / (Double(axes.x.maximum) - Double(axes.x.minimum) + 1), size.height / (Double(axes.y.maximum) - Double(axes.y.minimum) + 1)))
         filter = ContactFilter(
             geometry.filters, slots: geometry.filters.isEmpty ? 0 : description.slotCount, x: axes.x, y: axes.y, sizeMM: self.geometry.sizeMM)
         // Stored, not asked of the optional filter each frame (its tag check copied it).
@@ -110,6 +117,8 @@ public struct FrameDecoder {
     /// the slots to the kernel's state): the next frame is marked as a discontinuity.
     public mutating func markDiscontinuity() {
         discontinuity = true
+        // A protocol A frame being read when events were lost is stale too.
+        if multitouch && !slotted { protocolA.discard() }
         // A SYN_DROPPED the decoder met itself (`lostEvents`) was counted then; what was
         // dropped after it is replaced by the resync's state.
         if !dropping { droppedCount += 1 }
@@ -319,8 +328,9 @@ public struct FrameDecoder {
     mutating func makeFrame(at time: Timestamp) {
         hadContacts = !frame.contacts.isEmpty
         if isFiltered {
-            filter.startFrame(shown: frame.contacts)
+            filter.startFrame()
             runFilter(at: time)
+            nextTick = filterTick()
         }
         if keepsPanel {
             swap(&others, &pendingOthers)
@@ -336,7 +346,7 @@ public struct FrameDecoder {
         let majorScale = majorScale, palmSize = palmSize
         let filler = Contact(id: 0, position: .zero)
         if isFiltered {
-            collectFiltered(filler)
+            collectFiltered(geometry, majorScale, palmSize, filler)
         } else if multitouch {
             Self.collect(slots, used: slotsUsed, geometry, majorScale, palmSize, filler, into: &frame.contacts)
         } else {

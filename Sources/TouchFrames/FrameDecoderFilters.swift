@@ -7,12 +7,9 @@ extension FrameDecoder {
     /// contact moving again lands under a new one; chatter lands under its old one).
     mutating func runFilter(at time: Timestamp) {
         if multitouch {
-            for k in 0..<slotsUsed {
-                let down = slots[k].trackingID >= 0 && slots[k].hasX && slots[k].hasY
-                filter.apply(&slots[k], slot: k, down: down, at: time.nanoseconds, nextContact: &nextContact)
-            }
+            filter.run(&slots, count: slotsUsed, at: time.nanoseconds, nextContact: &nextContact)
         } else {
-            filter.apply(&single, slot: 0, down: touching && single.hasX && single.hasY, at: time.nanoseconds, nextContact: &nextContact)
+            filter.run(one: &single, down: touching && single.hasX && single.hasY, at: time.nanoseconds, nextContact: &nextContact)
         }
     }
 
@@ -20,32 +17,51 @@ extension FrameDecoder {
     /// only now (a young contact coming of age).
     public func isNewInFrame(_ id: UInt32) -> Bool {
         guard isFiltered else { return id >= contactsBefore }
-        return !filter.wasShown(id)
+        guard multitouch else { return newToGestures & 1 != 0 && single.contact == id }
+        for k in 0..<min(slotsUsed, 64) where slots[k].contact == id { return newToGestures & (1 << k) != 0 }
+        return false
     }
 
     /// The frame's contacts as the filters show them to the gestures: a hidden or young contact
-    /// left out, a lingering one where it was. A contact is new to the gestures when it was not
-    /// in their last frame (a young one coming of age lands then).
-    mutating func collectFiltered(_ filler: Contact) {
-        let geometry = geometry, majorScale = majorScale, palmSize = palmSize
-        let shown = filter.shown
-        let one = multitouch ? nil : single
-        let (slots, count, touching) = (slots, multitouch ? slotsUsed : 1, touching)
+    /// left out, a lingering one where it was. A contact is new to the gestures when its slot
+    /// showed them another one (or none) in their last frame (a young one coming of age lands
+    /// then). `geometry` and the rest: the decoder's, read once by `makeFrame`.
+    mutating func collectFiltered(_ geometry: ScreenGeometry, _ majorScale: Double, _ palmSize: Double, _ filler: Contact) {
+        // The slots' last ids moved out for the frame (no copy), written through a span.
+        var ids = ContiguousArray<UInt32>()
+        swap(&ids, &gestureIDs)
+        var new: UInt64 = 0
+        let (shown, slots, count, one) = (filter.shown, slots, multitouch ? slotsUsed : 1, multitouch ? nil : single)
+        let touching = touching
         frame.contacts.refill(capacity: max(1, slots.count), filler: filler) { out in
+            // Read through spans: no retain, no uniqueness check a slot.
+            let sh = shown.span, ds = slots.span
+            var last = ids.mutableSpan
             var n = 0
-            for k in 0..<count {
-                let v = shown[k]
-                guard !v.hidden && !v.young else { continue }
-                // Read in place (a slot is ~100 bytes: a choice between two copied them).
-                let (down, id, palm) = one.map { (touching, $0.contact, false) }
-                    ?? (slots[k].trackingID >= 0, slots[k].contact, slots[k].isPalm || (majorScale > 0 && Double(slots[k].major) * majorScale > palmSize))
-                guard (down || v.lingering) && (one?.hasX ?? slots[k].hasX) && (one?.hasY ?? slots[k].hasY) else { continue }
+            for k in 0..<min(count, sh.count, last.count, 64) {
+                let v = sh[k]
+                let shows: Bool
+                if let one {
+                    shows = !v.hidden && !v.young && (touching || v.lingering) && one.hasX && one.hasY
+                } else {
+                    shows = !v.hidden && !v.young && (ds[k].trackingID >= 0 || v.lingering) && ds[k].hasX && ds[k].hasY
+                }
+                guard shows else {
+                    last[k] = 0
+                    continue
+                }
+                let id = one?.contact ?? ds[k].contact
+                let palm = one == nil && (ds[k].isPalm || (majorScale > 0 && Double(ds[k].major) * majorScale > palmSize))
                 out[n] = Contact(id: id, position: geometry.map(x: v.x, y: v.y), isPalm: palm)
                 n &+= 1  // below the slot count
+                if last[k] != id { new |= 1 << k }
+                last[k] = id
             }
             return n
         }
-        landed = frame.contacts.contains { isNewInFrame($0.id) }
+        swap(&ids, &gestureIDs)
+        newToGestures = new
+        landed = new != 0
     }
 
     /// `panel` as the filters show it to the mirror (young contacts hidden unless
@@ -71,8 +87,10 @@ extension FrameDecoder {
     /// What the panel's filters did since it was opened (none without filters).
     public var filterCounts: FilterCounts { isFiltered ? filter.counts : FilterCounts() }
 
-    /// When the filters want a frame of their own (a held lift or a young contact due), if ever.
-    public var nextTick: Timestamp? {
+    /// When the filters want a frame of their own (a held lift or a young contact due), if ever
+    /// (`nextTick`, stored at each frame: asked every frame from other modules, where a computed
+    /// property copied the decoder).
+    func filterTick() -> Timestamp? {
         guard isFiltered, let t = filter.nextTick else { return nil }
         return Timestamp(nanoseconds: t)
     }

@@ -18,9 +18,18 @@ extension FrameDecoder {
             filter.adopt(slots, down: down, at: old.frame.time.nanoseconds)
             filter.counts += old.filter.counts
         }
-        let (filtered, ghosts) = (isFiltered, ghostsOnMirror)
+        let (filtered, ghosts, size) = (isFiltered, ghostsOnMirror, protocolA.mmPerUnit)
         self = old
         (geometry, majorScale, palmSize) = mapping
+        protocolA.mmPerUnit = size
+        nextTick = filterTick()
+        // Filters new to the panel: what the gestures were shown is what was down.
+        if !old.isFiltered {
+            for k in gestureIDs.indices {
+                let s = multitouch ? slots[k] : single
+                gestureIDs[k] = (multitouch ? s.trackingID >= 0 : (k == 0 && touching)) && s.hasX && s.hasY ? s.contact : 0
+            }
+        }
         (self.filter, isFiltered, ghostsOnMirror) = (filter, filtered, ghosts)
     }
 

@@ -4,10 +4,11 @@
 /// decoder (filters, mirror, gestures) reads a protocol A panel as a protocol B one.
 ///
 /// A frame's contacts are matched to the slots down before it: by the driver's tracking id when
-/// every contact carries one, otherwise nearest first (the closest pair of a slot and a contact,
-/// then the next closest, ...), no pair farther apart than `jump` (a lift and a landing, not a
-/// move). A slot left unmatched lifts; a contact left unmatched lands in the first free slot.
-/// A frame with no contact lifts them all (the protocol sends every contact every frame).
+/// every contact carries one and no two the same (only to slots whose id was the driver's),
+/// otherwise nearest first (the closest pair of a slot and a contact, then the next closest,
+/// ...), no pair farther apart than `jumpMillimeters` (a lift and a landing, not a move). A slot
+/// left unmatched lifts; a contact left unmatched lands in the first free slot. A frame with no
+/// contact lifts them all (the protocol sends every contact every frame).
 struct ProtocolA {
     /// Farther than this between two frames, a contact is a lift and a landing (3 m/s at 30 Hz).
     static let jumpMillimeters = 100.0
@@ -18,14 +19,15 @@ struct ProtocolA {
     private var count = 0
     /// The tracking id the next contact without one of its own gets in its slot.
     private var nextTracking: Int32 = 0
-    /// The farthest a contact moves between two frames, squared, in panel units.
-    private let jumpSquared: Int64
+    /// The slots whose tracking id is the driver's (a bit a slot), not one given here.
+    private var driverIDs: UInt64 = 0
+    /// Millimetres a unit along X and Y (the panel's size), set again by a reload.
+    var mmPerUnit: (x: Double, y: Double)
 
-    /// `slots`: the decoder's slots (the most contacts a frame keeps); `jump`: in panel units.
-    init(slots: Int, jump: Double) {
-        contacts = [DecoderSlot](repeating: DecoderSlot(), count: slots)
-        let j = min(max(jump, 1), 1e9)
-        jumpSquared = Int64(j * j)
+    /// `slots`: the decoder's slots (the most contacts a frame keeps, at most 64).
+    init(slots: Int, mmPerUnit: (x: Double, y: Double)) {
+        contacts = [DecoderSlot](repeating: DecoderSlot(), count: min(slots, 64))
+        self.mmPerUnit = mmPerUnit
     }
 
     /// One ABS_MT_* event of the contact being reported.
@@ -75,10 +77,16 @@ struct ProtocolA {
         // Each frame contact's slot (-1: none yet), and the slots it took (a slot a bit).
         var slotOf = InlineArray<64, Int8>(repeating: -1)
         var taken: UInt64 = 0
-        let byID = n > 0 && (0..<n).allSatisfy { contacts[$0].trackingID >= 0 }
-        if byID {
+        // The driver's ids are usable when every contact has one and no two share it (a driver
+        // that repeats an id, or sends some without, gives none this frame); they match when
+        // every slot down has the driver's id too (else, as on the first frame with ids, nearest
+        // first, the slots then taking the driver's ids).
+        let ids = n > 0 && (0..<n).allSatisfy { j in contacts[j].trackingID >= 0 && !(0..<j).contains { contacts[$0].trackingID == contacts[j].trackingID } }
+        let down = slots.indices.reduce(UInt64(0)) { slots[$1].trackingID >= 0 ? $0 | 1 << $1 : $0 }
+        if ids && down & ~driverIDs == 0 {
             for j in 0..<n {
-                guard let k = slots.indices.first(where: { slots[$0].trackingID == contacts[j].trackingID && taken & (1 << $0) == 0 }) else { continue }
+                let id = contacts[j].trackingID
+                guard let k = slots.indices.first(where: { slots[$0].trackingID == id && down & (1 << $0) != 0 && taken & (1 << $0) == 0 }) else { continue }
                 slotOf[j] = Int8(k)
                 taken |= 1 << k
             }
@@ -94,13 +102,22 @@ struct ProtocolA {
         for j in 0..<n {
             var c = contacts[j]
             if slotOf[j] >= 0 {
+                // A moved contact keeps its slot and id; the slot takes the driver's id, if usable.
                 let k = Int(slotOf[j])
-                (c.trackingID, c.contact) = (slots[k].trackingID, slots[k].contact)
+                if ids {
+                    driverIDs |= 1 << k
+                } else {
+                    (c.trackingID, driverIDs) = (slots[k].trackingID, driverIDs & ~(1 << k))
+                }
+                c.contact = slots[k].contact
                 slots[k] = c
                 continue
             }
             guard let k = slots.indices.first(where: { slots[$0].trackingID < 0 && taken & (1 << $0) == 0 }) else { continue }
-            if c.trackingID < 0 {
+            if ids {
+                driverIDs |= 1 << k
+            } else {
+                driverIDs &= ~(1 << k)
                 c.trackingID = nextTracking
                 nextTracking = nextTracking == Int32.max ? 0 : nextTracking + 1
             }
@@ -115,14 +132,17 @@ struct ProtocolA {
     /// Pairs the frame's `n` contacts with the slots down, closest pair first, none farther
     /// apart than the jump.
     private func matchNearest(_ n: Int, _ slots: [DecoderSlot], _ slotOf: inout InlineArray<64, Int8>, _ taken: inout UInt64) {
+        // In mm, in doubles: any two Int32 positions are a finite distance apart.
+        let limit = Self.jumpMillimeters * Self.jumpMillimeters
         var matched = 0
         while matched < n {
-            var best: (d: Int64, k: Int, j: Int)?
+            var best: (d: Double, k: Int, j: Int)?
             for k in slots.indices where slots[k].trackingID >= 0 && taken & (1 << k) == 0 {
                 for j in 0..<n where slotOf[j] < 0 {
-                    let dx = Int64(slots[k].x) - Int64(contacts[j].x), dy = Int64(slots[k].y) - Int64(contacts[j].y)
+                    let dx = (Double(slots[k].x) - Double(contacts[j].x)) * mmPerUnit.x
+                    let dy = (Double(slots[k].y) - Double(contacts[j].y)) * mmPerUnit.y
                     let d = dx * dx + dy * dy
-                    if d <= jumpSquared && d < (best?.d ?? .max) { best = (d, k, j) }
+                    if d <= limit && d < (best?.d ?? .infinity) { best = (d, k, j) }
                 }
             }
             guard let b = best else { return }

@@ -112,11 +112,12 @@ public enum TraceSVG {
     /// Contact paths in the colour of their (innermost) sequence, with a dot every 50 ms so speed
     /// shows; palms grey and dashed.
     static func drawPaths(_ trace: TraceRecording, _ l: Layout, _ svg: inout Canvas) {
-        // Beneath them, the panel's own paths when filters changed them: thin, grey, a dot a frame.
+        // Beneath them, the panel's own paths when filters changed them: thin, grey, a dot a
+        // frame (for a path of at most 400 frames: the picture stays small for a long recording).
         for p in trace.rawPaths {
             let points = p.points.map { (l.sx($0.position.x), l.sy($0.position.y)) }
             svg.polyline(points, stroke: "#b0b0b0", width: 1, dash: nil)
-            for q in points { svg.circle(q.0, q.1, 1.2, fill: "#b0b0b0") }
+            if points.count <= 400 { for q in points { svg.circle(q.0, q.1, 1.2, fill: "#b0b0b0") } }
         }
         for (i, p) in trace.paths.enumerated() {
             let color = p.isPalm ? "#999999" : color(ofSequence: p.sequence)

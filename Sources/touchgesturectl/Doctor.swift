@@ -70,7 +70,7 @@ struct Doctor: ParsableCommand {
         let path = try node ?? onlyTouchscreen()
         let panel: EvdevDevice
         do { panel = try EvdevDevice(path: path) } catch { throw fail("\(error)") }
-        guard panel.description.touchKind != nil else { throw fail("\(path) (\(panel.description.name)) is no touchscreen") }
+        guard panel.description.touchKind != nil else { throw fail("\(path) (\(SafeText.escaped(panel.description.name))) is no touchscreen") }
         do {
             try panel.grab(true)
         } catch {
@@ -92,7 +92,7 @@ struct Doctor: ParsableCommand {
         let start = Posix.monotonicNanoseconds(), end = start + Int64(duration * 1e9)
         var events: [InputEvent] = []
         var said = 0
-        say("Reading \(path) (\(panel.description.name)) for \(Int(duration)) s; your touches reach no app meanwhile.")
+        say("Reading \(path) (\(SafeText.escaped(panel.description.name))) for \(Int(duration)) s; your touches reach no app meanwhile.")
         while Posix.monotonicNanoseconds() < end {
             let elapsed = Double(Posix.monotonicNanoseconds() - start) / 1e9
             while said < steps.count && steps[said].at <= elapsed && steps[said].at < duration {
@@ -121,7 +121,10 @@ struct Doctor: ParsableCommand {
         }
         say("Done: \(events.count) events.")
         if let save {
-            do { try writeTextFile(save, Evemu.format(Recording(description: panel.description, events: events))) } catch { throw fail("\(error)") }
+            // Replaced whole, never through a link (the doctor runs as root).
+            if let e = Posix.replaceFile(save, with: Array(Evemu.format(Recording(description: panel.description, events: events)).utf8)) {
+                throw fail("\(e)")
+            }
             say("Written to \(save) (touchgesturectl doctor --recording \(save)).")
         }
         return (events, panel.description)

@@ -187,4 +187,37 @@ struct PanelSimulator {
             return
         }
     }
+
+    /// Found by a hostile review: a steady drag is no resting noise, and the settings printed for
+    /// odd panels (a tiny one, a name with control characters, more phantoms than dead zones)
+    /// still load.
+    @Test func aSlowDragIsNoNoise_andOddPanelsGetSettingsThatLoad() throws {
+        var sim = PanelSimulator(rate: 50, noise: 0)
+        for k in 0..<3 {
+            sim.wait(0.5)
+            for i in 0..<100 { sim.frame([0: (20 + 1.2 * Double(i), 40 + 20 * Double(k))]) }  // 60 mm/s
+            sim.frame([0: nil])
+        }
+        let drag = try sim.report()
+        #expect(drag.diagnosis.noiseMM == nil || drag.diagnosis.noiseMM! < 0.1)
+        var tiny = PanelSimulator.panel
+        tiny.name = "evil\u{1}\u{1b}[2J\rname"
+        for code in [Evdev.ABS_X, Evdev.ABS_Y, Evdev.ABS_MT_POSITION_X, Evdev.ABS_MT_POSITION_Y] { tiny.axes[code]!.resolution = 1000 }
+        let odd = try sim.report(tiny)
+        #expect(odd.advice.needsSize)
+        #expect(try ConfigLoader.parse(odd.advice.settings(odd.tracks), file: "doctor.toml").panels.count == 1)
+        // Twenty spots with a phantom each (three landings 2 s apart), 12 mm apart.
+        var many = PanelSimulator(rate: 100, noise: 0)
+        for spot in 0..<20 {
+            for _ in 0..<3 {
+                many.wait(2 - 0.06)
+                for _ in 0..<5 { many.frame([1: (10 + Double(spot) * 12, 100)]) }
+                many.frame([1: nil])
+            }
+        }
+        let r = try many.report()
+        #expect(r.diagnosis.phantoms.count == 20)
+        let c = try ConfigLoader.parse(r.advice.settings(r.tracks), file: "doctor.toml")
+        #expect(c.panels.first?.geometry.filters.deadZones.count == 16)
+    }
 }

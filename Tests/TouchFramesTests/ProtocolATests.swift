@@ -120,4 +120,56 @@ import Testing
         f.syn()
         #expect(f.last.count == 1)
     }
+
+    /// Found by a hostile review: positions at the ends of Int32 (a panel sending garbage) are
+    /// far apart, not an overflow.
+    @Test func positionsAtTheEndsOfInt32_areALiftAndALanding_notATrap() {
+        var f = Feeder(Self.panelA())
+        Self.frame(&f, [(Int32.min, 0, nil)])
+        Self.frame(&f, [(Int32.max, 0, nil)])
+        #expect(f.last.count == 1)
+    }
+
+    @Test func idsThatRepeat_orAppearMidTouch_followTheContactsByPlace() {
+        var f = Feeder(Self.panelA(trackingIDs: true))
+        Self.frame(&f, [(100, 100, nil), (800, 400, nil)])
+        let ids = f.last.map(\.id)
+        // The driver's ids appear: the contacts go on where they are.
+        Self.frame(&f, [(801, 400, 5), (101, 100, 0)])
+        #expect(f.last.map(\.id) == ids)
+        // Two contacts with one id: no usable ids this frame, nearest first.
+        Self.frame(&f, [(102, 100, 7), (802, 400, 7)])
+        #expect(f.last.map(\.id) == ids)
+        Self.frame(&f, [(803, 400, 9)])
+        #expect(f.last.map(\.id) == [ids[1]], "the one that stayed goes on")
+    }
+
+    @Test func aRecordingCutShort_liftsItsContactsAtTheEnd() throws {
+        var events: [InputEvent] = []
+        for k in 0..<3 {
+            let t = Timestamp(nanoseconds: Int64(k) * 10_000_000)
+            events += [
+                InputEvent(time: t, type: Evdev.EV_ABS, code: Evdev.ABS_MT_POSITION_X, value: 100 + Int32(k)),
+                InputEvent(time: t, type: Evdev.EV_ABS, code: Evdev.ABS_MT_POSITION_Y, value: 100),
+                InputEvent(time: t, type: Evdev.EV_SYN, code: Evdev.SYN_MT_REPORT, value: 0),
+                InputEvent(time: t, type: Evdev.EV_SYN, code: Evdev.SYN_REPORT, value: 0),
+            ]
+        }
+        let lifted = Recording(description: Self.panelA(), events: events).eventsLiftedAtEnd
+        var d = try #require(FrameDecoder(description: Self.panelA(), geometry: identityGeometry()))
+        var last: [Contact] = []
+        for e in lifted { if let fr = d.feed(e) { last = Array(fr.contacts) } }
+        #expect(lifted.count > events.count && last.isEmpty)
+    }
+
+    @Test func aResync_dropsTheFrameBeingRead() {
+        var f = Feeder(Self.panelA())
+        Self.frame(&f, [(100, 100, nil)])
+        f.abs(Evdev.ABS_MT_POSITION_X, 900)
+        f.abs(Evdev.ABS_MT_POSITION_Y, 400)
+        f.syn(Evdev.SYN_MT_REPORT)
+        f.decoder.markDiscontinuity()  // the live reader lost events here
+        Self.frame(&f, [(101, 100, nil)])
+        #expect(f.last.count == 1 && f.frames.last?.discontinuity == true)
+    }
 }
