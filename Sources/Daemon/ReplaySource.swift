@@ -30,7 +30,10 @@ final class ReplaySource: InputSource {
         self.log = log
         self.description = description
         node = "replay:" + path
-        playback = Playback(recording: recording, speed: speed, loops: loop)
+        // The recording read as the panel it is replayed as (`--device`: its lift at the end).
+        var described = recording
+        described.description = description
+        playback = Playback(recording: described, speed: speed, loops: loop)
         timeline = playback.timeline
         timer = try DeadlineTimer()
     }

@@ -114,7 +114,8 @@ public struct PanelDiagnosis: Sendable {
                 latest = byLift[next]
                 next += 1
             }
-            guard let a = latest.map({ t.tracks[$0] }), let last = a.samples.last, let first = b.samples.first else { continue }
+            guard let i = latest, i != k, let last = t.tracks[i].samples.last, let first = b.samples.first else { continue }
+            let a = t.tracks[i]
             let gap = Double(b.landed - a.lifted) / Self.ns
             let p = t.millimeters(last.x, last.y), q = t.millimeters(first.x, first.y)
             let d = ((p.x - q.x) * (p.x - q.x) + (p.y - q.y) * (p.y - q.y)).squareRoot()

@@ -383,7 +383,7 @@ public struct DevicePipeline {
         into out: inout PipelineOutput
     ) throws(SetupError) {
         var p = try DevicePipeline(description: description, configuration: configuration)
-        for e in recording.eventsLiftedAtEnd { p.feed(e, into: &out) }
+        for e in recording.eventsLiftedAtEnd(as: description) { p.feed(e, into: &out) }
         p.finishReplay(into: &out)
     }
 

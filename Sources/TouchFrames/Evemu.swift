@@ -14,8 +14,12 @@ public struct Recording: Sendable {
     /// The events, and, when the recording ends with contacts still down (a recording cut
     /// short), one more frame at the last event's time that lifts them all: a replay, and each
     /// pass of a looped one, then ends every gesture instead of leaving one begun forever.
-    public var eventsLiftedAtEnd: [InputEvent] {
-        if description?.isProtocolA == true { return protocolALiftedAtEnd }
+    public var eventsLiftedAtEnd: [InputEvent] { eventsLiftedAtEnd(as: description) }
+
+    /// The same, for a recording read as the panel `panel` describes (a recording of events
+    /// only, with its description given apart: `--device`).
+    public func eventsLiftedAtEnd(as panel: DeviceDescription?) -> [InputEvent] {
+        if panel?.isProtocolA == true { return protocolALiftedAtEnd }
         var down: [Int32: Bool] = [:]
         var slot: Int32 = 0
         var touching = false

@@ -98,7 +98,7 @@ extension FrameDecoder {
     /// The frame the filters make at `time` (no event came: the panel's state then, a held lift
     /// shown, a young contact shown); false when none was due.
     public mutating func tick(at time: Timestamp) -> Bool {
-        guard let due = nextTick, due <= time else { return false }
+        guard isFiltered, let due = nextTick, due <= time else { return false }
         makeFrame(at: time)
         return true
     }

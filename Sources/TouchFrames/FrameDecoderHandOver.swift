@@ -22,7 +22,6 @@ extension FrameDecoder {
         self = old
         (geometry, majorScale, palmSize) = mapping
         protocolA.mmPerUnit = size
-        nextTick = filterTick()
         // Filters new to the panel: what the gestures were shown is what was down.
         if !old.isFiltered {
             for k in gestureIDs.indices {
@@ -31,6 +30,8 @@ extension FrameDecoder {
             }
         }
         (self.filter, isFiltered, ghostsOnMirror) = (filter, filtered, ghosts)
+        // The new filters' next frame (none without filters: an old one's would fire forever).
+        nextTick = filterTick()
     }
 
     /// A panel opened with a past (`EvdevDevice.slotState`): each slot's last position (x at 2s,

@@ -55,7 +55,7 @@ public struct TraceRecording {
     {
         var out = PipelineOutput(wants: .init(gestureLines: false, frames: true, transitions: true))
         var pipeline = try DevicePipeline(description: description, configuration: configuration)
-        for e in recording.eventsLiftedAtEnd { pipeline.feed(e, into: &out) }
+        for e in recording.eventsLiftedAtEnd(as: description) { pipeline.feed(e, into: &out) }
         pipeline.finishReplay(into: &out)
 
         var (paths, index) = Self.paths(out.frames)
@@ -106,7 +106,7 @@ public struct TraceRecording {
         g.filters = ContactFilterSettings()
         guard var decoder = FrameDecoder(description: description, geometry: g) else { return [] }
         var frames: [TouchFrame] = []
-        for e in recording.eventsLiftedAtEnd {
+        for e in recording.eventsLiftedAtEnd(as: description) {
             if let f = decoder.feed(e) { frames.append(f) }
         }
         return paths(frames).0

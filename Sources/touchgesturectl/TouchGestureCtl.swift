@@ -69,7 +69,10 @@ func loadRecording(_ path: String, device: String?) throws -> (Recording, Device
         if let device {
             let desc = try Evemu.parse(try readTextFile(device), file: device)
             guard let d = desc.description else { throw fail("\(device): no device description (N:, A: lines)") }
-            return (recording, d)
+            // The recording read as that panel (what it is: its lift at the end, for one).
+            var described = recording
+            described.description = d
+            return (described, d)
         }
         guard let d = recording.description else {
             throw fail("\(path): the recording has no device description; pass --device DESC (an evemu .desc file)")

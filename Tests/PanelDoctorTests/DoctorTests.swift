@@ -220,4 +220,13 @@ struct PanelSimulator {
         let c = try ConfigLoader.parse(r.advice.settings(r.tracks), file: "doctor.toml")
         #expect(c.panels.first?.geometry.filters.deadZones.count == 16)
     }
+
+    /// Found by a hostile review: a contact that lands and lifts at one time is no bounce of itself.
+    @Test func aContactOfNoLength_isNoBounce() throws {
+        var sim = PanelSimulator(rate: 100, noise: 0)
+        sim.frame([0: (100, 100)])
+        sim.time -= 0.01
+        sim.frame([0: nil])
+        #expect(try sim.report().diagnosis.chatters.isEmpty)
+    }
 }

@@ -98,6 +98,20 @@ import TouchFrames
         #expect((Double(x) - shown) * 0.3442 <= 6, "shown at \(shown), the finger at \(x)")
     }
 
+    /// Found by a hostile review: a reload that takes a panel's filters away while one of them
+    /// wants a frame (a held lift) leaves no frame due (one would be made again and again).
+    @Test func aReloadWithoutFilters_leavesNoFrameDue() throws {
+        var d = try Self.decoder { $0.chatterNs = 35_000_000 }
+        Self.feed(&d, at: 0, Self.land(0, id: 1, 500, 250))
+        Self.feed(&d, at: 0.02, [(3, Evdev.ABS_MT_SLOT, 0), (3, Evdev.ABS_MT_TRACKING_ID, -1)])
+        #expect(d.nextTick != nil, "the lift is held")
+        var plain = try Self.decoder(ContactFilterSettings())
+        plain.continueFrom(d)
+        #expect(plain.nextTick == nil)
+        let made = plain.tick(at: Timestamp(nanoseconds: 10_000_000_000))
+        #expect(!made)
+    }
+
     @Test func deadZone_hidesALandingThereForItsLife_notAContactThatMovesIn() throws {
         // 0-145 units along X, 0-129 along Y.
         var d = try Self.decoder { $0.deadZones = [.init(x: 0, y: 0, width: 50, height: 50)] }

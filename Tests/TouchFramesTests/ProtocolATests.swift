@@ -156,6 +156,8 @@ import Testing
             ]
         }
         let lifted = Recording(description: Self.panelA(), events: events).eventsLiftedAtEnd
+        // Events only, the description given apart (`--device`): the same.
+        #expect(Recording(description: nil, events: events).eventsLiftedAtEnd(as: Self.panelA()) == lifted)
         var d = try #require(FrameDecoder(description: Self.panelA(), geometry: identityGeometry()))
         var last: [Contact] = []
         for e in lifted { if let fr = d.feed(e) { last = Array(fr.contacts) } }

@@ -43,6 +43,7 @@ run wake
 run pointer
 run pointer_cpu
 run compositor_cage
+run compositor_filtered
 run compositor_sway
 run compositor_weston
 run compositor_latency cage
@@ -51,6 +52,8 @@ case " $ONLY " in *" compositor_matrix "*) compositor_matrix ;; esac
 case " $ONLY " in *" compositor_chromium "*) compositor_chromium ;; esac
 for variant in $VARIANTS; do run bench_side_by_side $variant; done
 run bench_instructions
+# Only when named: the count with examples/noisy-panel.toml's filters (E2E_ONLY="bench_noisy").
+case " $ONLY " in *" bench_noisy "*) bench_instructions noisy ;; esac
 run latency 0
 run latency 8
 for f in /tmp/daemon-*.log; do echo "--- $f"; tail -5 $f; done
