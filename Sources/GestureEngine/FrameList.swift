@@ -45,8 +45,8 @@ public struct FrameList<Element>: RandomAccessCollection {
         capacity: Int, filler: Element, _ body: (inout MutableSpan<Element>) -> Int
     ) {
         if storage.count < capacity { storage += repeatElement(filler, count: capacity - storage.count) }
-        var whole = storage.mutableSpan
-        var span = whole.extracting(0..<capacity)
+        // The whole storage (at least `capacity`): the count returned is checked against it.
+        var span = storage.mutableSpan
         let n = body(&span)
         precondition(n >= 0 && n <= capacity, "FrameList refilled past its capacity")
         used = n

@@ -78,7 +78,7 @@ struct HTTPResponder: Sendable {
         }
         guard let relative = files.resolve(request.uri) else { return Self.text(.notFound, "not found: \(path)") }
         let read = try? await NIOThreadPool.singleton.runIfActive { () -> [UInt8]? in
-            try? files.read(relative.file)
+            files.read(relative.file)
         }
         guard let bytes = read ?? nil else { return Self.text(.notFound, "not found: \(path)") }
         return Answer(status: .ok, type: relative.contentType, body: ByteBuffer(bytes: bytes))

@@ -57,7 +57,7 @@ struct Monitor: ParsableCommand {
     @Flag(help: "Human-readable gesture lines ('changed' left out).")
     var pretty = false
 
-    @Option(help: "Exit after this many gesture lines.")
+    @Option(help: "Exit after this many gesture lines printed (with --pretty, 'changed' lines are not printed nor counted).")
     var count: Int?
 
     @Flag(help: "Start each line with the CLOCK_MONOTONIC time (s) of the read that received it (latency measurements).")
@@ -110,14 +110,16 @@ struct Monitor: ParsableCommand {
                 if v["id"] == .number(1) { throw ExitCode.failure }
                 continue
             }
+            // `--count` counts what is printed (`--pretty` leaves `changed` lines out).
+            var printed = true
             if pretty {
-                if let text = prettyLine(v) { writeAll(1, Array(text.utf8)) }
+                if let text = prettyLine(v) { writeAll(1, Array(text.utf8)) } else { printed = false }
             } else if receiptTimes {
                 writeAll(1, Array((formatSeconds(c.lastReadNanoseconds) + " " + line + "\n").utf8))
             } else {
                 writeAll(1, Array((line + "\n").utf8))
             }
-            if type == "gesture" {
+            if type == "gesture" && printed {
                 seen += 1
                 if let count, seen >= count { return }
             }

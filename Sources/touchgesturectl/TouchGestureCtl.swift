@@ -55,10 +55,8 @@ func loadConfiguration(_ path: String?) throws -> Configuration {
     guard let path else { return .standard }
     do {
         return try ConfigLoader.load(path: path)
-    } catch let e as ConfigError {
-        throw fail(e.description)
     } catch {
-        throw fail("\(error)")
+        throw fail(error.description)
     }
 }
 

@@ -24,7 +24,7 @@ import TestSupport
             let command = prefix + [Root.daemon, "--serve-actions", socket]
             process.executableURL = URL(fileURLWithPath: command[0])
             process.arguments = Array(command.dropFirst())
-            FileManager.default.createFile(atPath: log, contents: nil)
+            _ = FileManager.default.createFile(atPath: log, contents: nil)
             process.standardError = FileHandle(forWritingAtPath: log)
             try process.run()
             // The socket's file appears at bind(2), a moment before listen(2): the runner is up

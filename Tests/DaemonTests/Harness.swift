@@ -108,7 +108,7 @@ final class DaemonUnderTest {
         environment.removeValue(forKey: "JOURNAL_STREAM")
         for (k, v) in env { environment[k] = v }
         process.environment = environment
-        FileManager.default.createFile(atPath: logPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         process.standardError = FileHandle(forWritingAtPath: logPath)
         process.standardOutput = FileHandle.nullDevice
         startedAt = Date()

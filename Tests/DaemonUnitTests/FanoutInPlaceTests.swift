@@ -92,7 +92,7 @@ import TouchInput
             rig.fireDeadlines(until: e.time.nanoseconds)
             expected = rig.lines
             rig.env.now = e.time.nanoseconds
-            frame.withUnsafeBufferPointer { DeviceTable.run(.read(InputBatch($0)), 0, &rig.state, rig.env) }
+            _ = frame.withUnsafeBufferPointer { DeviceTable.run(.read(InputBatch($0)), 0, &rig.state, rig.env) }
             frame.removeAll()
             let reply = "{\"reply\":\(expected.count)}"
             rig.state.fanout.reply(Array((reply + "\n").utf8)[...], to: slot)

@@ -92,7 +92,7 @@ struct RouteRig: ~Copyable {
             frame.append(e)
             guard e.type == Evdev.EV_SYN && e.code == Evdev.SYN_REPORT else { continue }
             env.now = e.time.nanoseconds
-            frame.withUnsafeBufferPointer { DeviceTable.run(.read(InputBatch($0)), 0, &state, env) }
+            _ = frame.withUnsafeBufferPointer { DeviceTable.run(.read(InputBatch($0)), 0, &state, env) }
             frame.removeAll()
         }
         endTurn()

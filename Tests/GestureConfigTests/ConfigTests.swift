@@ -15,7 +15,10 @@ func readFile(_ path: String) -> String? {
     defer { fclose(f) }
     var out = ""
     var buf = [CChar](repeating: 0, count: 4096)
-    while fgets(&buf, Int32(buf.count), f) != nil { out += String(cString: buf) }
+    while fgets(&buf, Int32(buf.count), f) != nil {
+        let bytes = buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        out += String(decoding: bytes, as: UTF8.self)
+    }
     return out
 }
 

@@ -47,7 +47,7 @@ import Testing
             for v in [low, high] {
                 #expect(refusal("[thresholds]\n\(key.key) = \(v)\n") == nil, "\(key.key) = \(v)")
             }
-            for v in [low == 0 ? -0.001 : low * 0.99, high * 1.01, 5e-324 < low ? 5e-324 : -5e-324] {
+            for v in [low == 0 ? -0.001 : low * 0.99, high * 1.01, Double.leastNonzeroMagnitude < low ? Double.leastNonzeroMagnitude : -Double.leastNonzeroMagnitude] {
                 let e = refusal("[thresholds]\n\(key.key) = \(v)\n")
                 #expect(e?.line == 2 && e?.reason.contains("must be from") == true, "\(key.key) = \(v): \(String(describing: e))")
                 let g = "[[region]]\nname = \"r\"\n[[region.gesture]]\nkind = \"pan\"\n\(key.key) = \(v)\n"

@@ -174,7 +174,7 @@ import Testing
     /// within ±2^40 whatever the travel and the notch.
     @Test func wheelUnits_stayWithinBounds_forAnyNotch() {
         #expect(WheelAccumulator.units(300, 1e-15) == Int64(WheelAccumulator.maxUnits))
-        #expect(WheelAccumulator.units(-300, 5e-324) == -Int64(WheelAccumulator.maxUnits))
+        #expect(WheelAccumulator.units(-300, Double.leastNonzeroMagnitude) == -Int64(WheelAccumulator.maxUnits))
         #expect(WheelAccumulator.units(.nan, 50) == 0)
         #expect(WheelAccumulator.units(50, 50) == 120)
         var wheel = WheelAccumulator(pixelsPerNotch: 1e-15)

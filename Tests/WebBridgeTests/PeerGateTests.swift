@@ -44,7 +44,7 @@ import Testing
         let dir = Scratch.directory("gate")
         try FileManager.default.createDirectory(atPath: dir + "/run", withIntermediateDirectories: true)
         chmod(dir, 0o755)
-        FileManager.default.createFile(atPath: dir + "/run/gestures.sock", contents: nil)
+        _ = FileManager.default.createFile(atPath: dir + "/run/gestures.sock", contents: nil)
         chown(dir + "/run", 0, 4242)
         chown(dir + "/run/gestures.sock", 0, 4242)
         chmod(dir + "/run", 0o750)

@@ -1,0 +1,52 @@
+"""python3 -m touchgestured monitor [--socket PATH] [--count N] [--raw] [--all]: the daemon's
+gesture lines, one a line, until N of them (each line printed counts) or Ctrl-C; with --all the
+device, idle and wake lines too (not counted)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import List, Optional
+
+from .client import Client, default_socket
+from .messages import Gesture, Notice
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    p = argparse.ArgumentParser(prog="python3 -m touchgestured", description=__doc__)
+    sub = p.add_subparsers(dest="command", required=True)
+    m = sub.add_parser("monitor", help="print the gesture lines the daemon sends")
+    m.add_argument("--socket", default=default_socket(), help="the stream socket (default: %(default)s)")
+    m.add_argument("--count", type=int, default=0, help="stop after this many gesture lines (default: never)")
+    m.add_argument("--raw", action="store_true", help="print the JSON lines as they came")
+    m.add_argument("--all", action="store_true", help="also print device, idle and wake lines (not counted)")
+    m.add_argument("--no-reconnect", action="store_true", help="stop when the daemon goes, instead of waiting for it")
+    args = p.parse_args(argv)
+    printed = 0
+    try:
+        with Client(args.socket, reconnect=not args.no_reconnect) as c:
+            for msg in c:
+                if not isinstance(msg, Gesture) and not (args.all and isinstance(msg, Notice)):
+                    continue
+                if args.raw:
+                    print(json.dumps(msg.raw, separators=(",", ":")), flush=True)
+                elif isinstance(msg, Gesture):
+                    print(msg, flush=True)
+                else:
+                    action = msg.raw.get("action", "")
+                    print(f"{msg.time:.3f}s {msg.type}{' ' + action if action else ''}", flush=True)
+                if isinstance(msg, Gesture):
+                    printed += 1
+                    if args.count and printed >= args.count:
+                        return 0
+    except KeyboardInterrupt:
+        return 130
+    except (OSError, ConnectionError) as e:
+        print(f"touchgestured: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

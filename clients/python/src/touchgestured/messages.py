@@ -1,0 +1,153 @@
+"""The lines touchgestured sends (docs/PROTOCOL.md), as typed values.
+
+Every line is one JSON object with a `type`; `parse` turns it into one of the classes below and
+keeps the whole object in `raw` (fields may be added within protocol version 1: a client ignores
+what it does not know, and can still read it there).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Union
+
+
+@dataclass(frozen=True)
+class Device:
+    id: int
+    name: str
+    node: str
+    vendor: str
+    product: str
+    kind: str
+    slots: int
+    raw: Dict[str, Any] = field(repr=False, compare=False)
+
+    @staticmethod
+    def of(d: Dict[str, Any]) -> "Device":
+        return Device(int(d.get("id", 0)), str(d.get("name", "")), str(d.get("node", "")), str(d.get("vendor", "")),
+                      str(d.get("product", "")), str(d.get("kind", "")), int(d.get("slots", 0)), d)
+
+
+@dataclass(frozen=True)
+class Hello:
+    protocol: int
+    version: str
+    devices: List[Device]
+    screen: Dict[str, Any]
+    raw: Dict[str, Any] = field(repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class Gesture:
+    """A gesture line. `gesture` is the kind (`tap`, `pan`, ...), `name` the configured gesture's
+    name (`double_tap` is a `tap` of count 2), `phase` `began`/`changed`/`ended`/`cancelled`/
+    `recognized`, `x`/`y` screen pixels."""
+
+    gesture: str
+    name: str
+    phase: str
+    id: int
+    sequence: int
+    fingers: int
+    time: float
+    x: float
+    y: float
+    region: Optional[str]
+    raw: Dict[str, Any] = field(repr=False, compare=False)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """Any other field (`direction`, `dx`, `velocity`, `scale`, `count`, ...)."""
+        return self.raw.get(key, default)
+
+    def __str__(self) -> str:
+        extra = "".join(f" {k}={self.raw[k]}" for k in ("direction", "count", "edge") if k in self.raw)
+        return f"{self.time:.3f}s {self.name} {self.phase} #{self.id} {self.fingers} finger(s) at ({self.x:.0f}, {self.y:.0f}){extra}"
+
+
+@dataclass(frozen=True)
+class Contact:
+    id: int
+    x: float
+    y: float
+    u: Optional[float]
+    v: Optional[float]
+    palm: bool
+
+
+@dataclass(frozen=True)
+class Touch:
+    device: int
+    time: float
+    contacts: List[Contact]
+    raw: Dict[str, Any] = field(repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class Notice:
+    """`idle`, `wake` and `device` lines (the kind in `type`)."""
+
+    type: str
+    time: float
+    raw: Dict[str, Any] = field(repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class Reply:
+    id: Any
+    op: str
+    raw: Dict[str, Any] = field(repr=False, compare=False)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.raw.get(key, default)
+
+
+@dataclass(frozen=True)
+class Error:
+    id: Any
+    code: str
+    message: str
+    raw: Dict[str, Any] = field(repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class Unknown:
+    """A line of a type this client does not know (a newer daemon's)."""
+
+    type: str
+    raw: Dict[str, Any] = field(repr=False, compare=False)
+
+
+Message = Union[Hello, Gesture, Touch, Notice, Reply, Error, Unknown]
+
+
+class ProtocolError(ValueError):
+    """A line that is not a JSON object with a `type`."""
+
+
+def parse(line: Union[str, bytes]) -> Message:
+    try:
+        obj = json.loads(line)
+    except ValueError as e:
+        raise ProtocolError(f"not JSON: {e}") from None
+    if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
+        raise ProtocolError("not an object with a type")
+    t = obj["type"]
+    if t == "gesture":
+        return Gesture(str(obj.get("gesture", "")), str(obj.get("name", obj.get("gesture", ""))), str(obj.get("phase", "")),
+                       int(obj.get("id", 0)), int(obj.get("sequence", 0)), int(obj.get("fingers", 0)),
+                       float(obj.get("time", 0)), float(obj.get("x", 0)), float(obj.get("y", 0)), obj.get("region"), obj)
+    if t == "touch":
+        contacts = [Contact(int(c.get("id", 0)), float(c.get("x", 0)), float(c.get("y", 0)), c.get("u"), c.get("v"),
+                            bool(c.get("palm", False))) for c in obj.get("contacts", []) if isinstance(c, dict)]
+        return Touch(int(obj.get("device", 0)), float(obj.get("time", 0)), contacts, obj)
+    if t == "hello":
+        devices = [Device.of(d) for d in obj.get("devices", []) if isinstance(d, dict)]
+        return Hello(int(obj.get("protocol", 0)), str(obj.get("version", "")), devices, obj.get("screen", {}), obj)
+    if t in ("idle", "wake", "device"):
+        return Notice(t, float(obj.get("time", 0)), obj)
+    if t == "reply":
+        return Reply(obj.get("id"), str(obj.get("op", "")), obj)
+    if t == "error":
+        return Error(obj.get("id"), str(obj.get("code", "")), str(obj.get("message", "")), obj)
+    return Unknown(t, obj)

@@ -1,0 +1,117 @@
+"""The client against the real daemon on a replay (the debug build, or TOUCHGESTURED_BIN): the
+lines it iterates, its requests and their errors, reconnection, asyncio, the monitor command."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Iterator, List
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(ROOT / "clients/python/src"))
+
+from touchgestured import AsyncClient, Client, Gesture, RequestError, request  # noqa: E402
+
+BINARY = os.environ.get("TOUCHGESTURED_BIN", str(ROOT / ".build/debug/touchgestured"))
+TOUR = str(ROOT / "examples/recordings/tour.events")
+
+
+def start(sock: str, *args: str) -> subprocess.Popen:
+    p = subprocess.Popen([BINARY, "--socket", sock, "--replay", TOUR, *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    for _ in range(200):
+        if os.path.exists(sock):
+            return p
+        time.sleep(0.05)
+    p.kill()
+    raise RuntimeError("the daemon did not start: " + p.stderr.read().decode(errors="replace"))
+
+
+@pytest.fixture
+def daemon() -> Iterator[str]:
+    if not os.access(BINARY, os.X_OK):
+        pytest.fail(f"{BINARY} is not built (swift build)")
+    with tempfile.TemporaryDirectory() as d:
+        sock = os.path.join(d, "g.sock")
+        p = start(sock, "--wait-for-clients", "1", "--loop")
+        yield sock
+        p.terminate()
+        p.wait(10)
+
+
+def test_gestures_come_typed_and_a_double_tap_is_named_so(daemon: str) -> None:
+    seen: List[Gesture] = []
+    with Client(daemon, reconnect=False, timeout=30) as c:
+        assert c.hello is not None and c.hello.protocol == 1
+        for g in c.gestures():
+            seen.append(g)
+            if len({x.gesture for x in seen}) >= 5 or len(seen) > 400:
+                break
+    kinds = {g.gesture for g in seen}
+    assert {"tap", "pan"} <= kinds, kinds
+    assert all(g.name for g in seen)
+    assert any(g.phase == "recognized" for g in seen)
+
+
+def test_requests_answer_and_errors_raise(daemon: str) -> None:
+    with Client(daemon, reconnect=False, timeout=30) as c:
+        assert c.ping() > 0
+        assert "frames" in c.stats()
+        assert c.set_regions([{"name": "ok", "rect": [0, 0, 100, 100], "gesture": [{"kind": "tap"}]}]) == ["ok"]
+        with pytest.raises(RequestError) as e:
+            c.set_regions([{"name": "bad", "rect": [0, 0, -1, 5]}])
+        assert e.value.code == "invalid_regions"
+        # The lines that came while the requests waited are still iterated.
+        c.subscribe(gestures=["tap"])
+        assert next(iter(c.gestures())).gesture == "tap"
+    assert request("ping", daemon).op == "ping"
+
+
+def test_it_reconnects_and_subscribes_again() -> None:
+    if not os.access(BINARY, os.X_OK):
+        pytest.fail(f"{BINARY} is not built (swift build)")
+    with tempfile.TemporaryDirectory() as d:
+        sock = os.path.join(d, "g.sock")
+        p = start(sock, "--wait-for-clients", "1", "--loop")
+        c = Client(sock, timeout=30, max_backoff=0.2)
+        with c:
+            c.subscribe(gestures=["swipe"])
+            it = c.gestures()
+            assert next(it).gesture == "swipe"
+            p.terminate()
+            p.wait(10)
+            os.unlink(sock) if os.path.exists(sock) else None
+            p = start(sock, "--wait-for-clients", "1", "--loop")
+            # The same iteration goes on, on the new daemon, with the subscription sent again.
+            assert next(it).gesture == "swipe"
+        p.terminate()
+        p.wait(10)
+
+
+def test_asyncio(daemon: str) -> None:
+    async def run() -> List[str]:
+        async with AsyncClient(daemon, reconnect=False) as c:
+            await c.subscribe(gestures=["tap", "long_press"])
+            out: List[str] = []
+            async for g in c.gestures():
+                out.append(g.gesture)
+                if len(out) >= 3:
+                    return out
+        return []
+
+    got = asyncio.run(asyncio.wait_for(run(), 60))
+    assert set(got) <= {"tap", "long_press"} and len(got) == 3
+
+
+def test_monitor_prints_count_lines(daemon: str) -> None:
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "clients/python/src"))
+    r = subprocess.run([sys.executable, "-m", "touchgestured", "monitor", "--socket", daemon, "--count", "5"],
+                       capture_output=True, text=True, timeout=60, env=env)
+    assert r.returncode == 0, r.stderr
+    assert len(r.stdout.splitlines()) == 5
