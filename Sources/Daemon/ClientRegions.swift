@@ -21,7 +21,7 @@ extension Daemon {
             guard case .object(let members) = item else {
                 throw RequestError(.invalidRegions, "each region is an object, found \(item.typeName)")
             }
-            tables.append(try Self.table(members))
+            tables.append(try Self.table(Self.oneSpelling(members)))
         }
         // Validate against the file's regions and every other client's.
         var others = base
@@ -51,6 +51,16 @@ extension Daemon {
         try recompile(&state)
         log.info("\(c.label) set regions: \(c.ownedRegions.map(\.name).joined(separator: ", "))")
         return c.ownedRegions.map(\.name)
+    }
+
+    /// A region's gesture list under `gestures`, the JavaScript module's and the Python client's
+    /// spelling, or `gesture`, the configuration file's (`[[region.gesture]]`): the same list.
+    static func oneSpelling(_ members: [(String, JSONValue)]) throws -> [(String, JSONValue)] {
+        guard members.contains(where: { $0.0 == "gestures" }) else { return members }
+        if members.contains(where: { $0.0 == "gesture" }) {
+            throw RequestError(.invalidRegions, "a region gives its gestures as 'gestures' or as 'gesture', not both")
+        }
+        return members.map { $0.0 == "gestures" ? ("gesture", $0.1) : $0 }
     }
 
     /// A JSON region object as the config loader's table, so client regions are read by the

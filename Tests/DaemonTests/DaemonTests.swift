@@ -87,7 +87,11 @@ func offlineLines(_ path: String, config: Configuration = .standard) throws -> [
         let tap = try delayed(Root.fixtures + "/tap.events", by: 0.5, in: dir)
         let d = try DaemonUnderTest(["--replay", tap, "--wait-for-clients", "1"], dir: dir)
         let owner = try TestClient(d.socket)
-        let reply = owner.call(#"{"op":"set_regions","id":7,"regions":[{"name":"button","rect":[900,500,120,80],"gesture":[{"kind":"tap","name":"press"}]}]}"#)
+        // `gestures`: the spelling of the JavaScript module and the Python client (`gesture`, the
+        // file's, is taken too; both at once are refused).
+        let both = owner.call(#"{"op":"set_regions","id":6,"regions":[{"name":"button","gesture":[{"kind":"tap"}],"gestures":[{"kind":"tap"}]}]}"#)
+        #expect(both?["code"] == .string("invalid_regions") && both?["message"]?.string?.contains("not both") == true)
+        let reply = owner.call(#"{"op":"set_regions","id":7,"regions":[{"name":"button","rect":[900,500,120,80],"gestures":[{"kind":"tap","name":"press"}]}]}"#)
         #expect(reply?["ok"] == .bool(true), "\(String(describing: reply))")
         #expect(reply?["regions"] == .array([.string("button")]))
         let line = try #require(owner.next("gesture"))

@@ -71,7 +71,7 @@ test("regions: sent on hello in screen px, registered on the reply, events in CS
   assert.deepEqual(subscribe, { op: "subscribe", id: subscribe.id, gestures: ["pan", "tap"] });
   assert.equal(setRegions.op, "set_regions");
   assert.deepEqual(setRegions.regions, [{
-    name: "row", rect: [20, 40, 800, 200], gesture: [{ kind: "pan", axis: "horizontal" }],
+    name: "row", rect: [20, 40, 800, 200], gestures: [{ kind: "pan", axis: "horizontal" }],
     drag: { projection: 150, x: { min: -600, max: 0, mode: "rubber_band", snap: [0, -600] } },
   }]);
   let registered = false;

@@ -358,7 +358,7 @@ export class GestureRegion extends EventTarget {
       rect: [x, y, Math.max(1, Math.round((box.left + box.width) * s + ox) - x), Math.max(1, Math.round((box.top + box.height) * s + oy) - y)],
     };
     const o = this.options;
-    if (o.gestures) spec.gesture = o.gestures;
+    if (o.gestures || o.gesture) spec.gestures = o.gestures || o.gesture;
     if (o.priority) spec.priority = o.priority;
     if (o.standard_gestures !== undefined) spec.standard_gestures = o.standard_gestures;
     if (o.drag) spec.drag = scaleDrag(o.drag, s);

@@ -63,7 +63,7 @@ def test_requests_answer_and_errors_raise(daemon: str) -> None:
     with Client(daemon, reconnect=False, timeout=30) as c:
         assert c.ping() > 0
         assert "frames" in c.stats()
-        assert c.set_regions([{"name": "ok", "rect": [0, 0, 100, 100], "gesture": [{"kind": "tap"}]}]) == ["ok"]
+        assert c.set_regions([{"name": "ok", "rect": [0, 0, 100, 100], "gestures": [{"kind": "tap"}]}]) == ["ok"]
         with pytest.raises(RequestError) as e:
             c.set_regions([{"name": "bad", "rect": [0, 0, -1, 5]}])
         assert e.value.code == "invalid_regions"

@@ -185,7 +185,7 @@ class Client:
 
     def set_regions(self, regions: List[Dict[str, Any]]) -> List[str]:
         """This client's regions, in the configuration's `[[region]]` schema (docs/CONFIG.md):
-        `{"name": "ok", "rect": [x, y, w, h], "gesture": [{"kind": "tap"}]}`. They go when the
+        `{"name": "ok", "rect": [x, y, w, h], "gestures": [{"kind": "tap"}]}`. They go when the
         connection does; a reconnection sets them again."""
         reply = self.request("set_regions", regions=regions)
         self._replay["set_regions"] = dict(op="set_regions", regions=regions)
