@@ -21,7 +21,7 @@ public struct Configuration: Sendable {
     public var idleAfter: Double = 0
     /// `[idle] display`: a touch landing while every display the daemon can see is off (DRM
     /// connectors' `dpms`/`enabled`, backlights' `bl_power`/`brightness` under `sysfsRoot`) wakes
-    /// the kiosk as a touch after `[idle] after` does (README, "Touch to wake").
+    /// the kiosk as a touch after `[idle] after` does (GUIDE.md, "Touch to wake").
     public var displayWakes = true
     /// `[idle] sysfs`: where those are read (a test's tree; "/sys" on a kiosk).
     public var sysfsRoot = "/sys"

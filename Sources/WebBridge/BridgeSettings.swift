@@ -1,6 +1,6 @@
 import GestureProtocol
 
-/// What `touchgestured-web` is told on its command line (README, "Gestures in a web page"), checked.
+/// What `touchgestured-web` is told on its command line (GUIDE.md, "Gestures in a web page"), checked.
 public struct BridgeSettings: Sendable, Equatable {
     /// The WebSocket endpoint's path: `ws://HOST:PORT/gestures`.
     public static let endpoint = "/gestures"
