@@ -115,3 +115,62 @@ def test_monitor_prints_count_lines(daemon: str) -> None:
                        capture_output=True, text=True, timeout=60, env=env)
     assert r.returncode == 0, r.stderr
     assert len(r.stdout.splitlines()) == 5
+
+
+def test_asyncio_requests_from_another_task_while_one_iterates(daemon: str) -> None:
+    async def run() -> bool:
+        c = AsyncClient(daemon, reconnect=False, timeout=10)
+        await c.connect()
+        lines: List[object] = []
+
+        async def iterate() -> None:
+            async for m in c:
+                lines.append(m)
+
+        t = asyncio.create_task(iterate())
+        replies = await asyncio.gather(*(c.request("ping") for _ in range(10)))
+        ok = all(r.op == "ping" for r in replies) and "frames" in (await c.request("stats")).raw
+        await c.close()
+        await asyncio.wait_for(t, 5)  # close() ends the iteration
+        return ok
+
+    assert asyncio.run(run())
+
+
+def test_a_hostile_peer_is_survived() -> None:
+    """A peer that says hello, sends a malformed line and a gesture, then hangs up, again and
+    again: the malformed lines are skipped and counted, the gestures come, and the reconnections
+    back off (a dozen in 1.5 s at most, not thousands)."""
+    import socket
+    import threading
+
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "h.sock")
+        server = socket.socket(socket.AF_UNIX)
+        server.bind(path)
+        server.listen(16)
+        accepted = []
+
+        def serve() -> None:
+            while True:
+                try:
+                    conn, _ = server.accept()
+                except OSError:
+                    return
+                accepted.append(time.monotonic())
+                conn.sendall(b'{"type":"hello","protocol":1,"devices":[],"screen":{}}\n{"type":"gesture","x":"abc"}\n[1]\n'
+                             b'{"type":"gesture","gesture":"tap","phase":"recognized","id":1,"x":1,"y":2}\n')
+                conn.close()
+
+        threading.Thread(target=serve, daemon=True).start()
+        c = Client(path, timeout=5, max_backoff=0.4)
+        got: List[Gesture] = []
+        start = time.monotonic()
+        for g in c.gestures():
+            got.append(g)
+            if time.monotonic() - start > 1.5:
+                break
+        server.close()
+        assert got and all(g.gesture == "tap" for g in got)
+        assert c.malformed >= 2 * len(got)
+        assert len(accepted) <= 12, len(accepted)

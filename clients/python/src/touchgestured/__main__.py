@@ -9,7 +9,7 @@ import json
 import sys
 from typing import List, Optional
 
-from .client import Client, default_socket
+from .client import Client, RequestError, default_socket
 from .messages import Gesture, Notice
 
 
@@ -42,10 +42,15 @@ def main(argv: Optional[List[str]] = None) -> int:
                         return 0
     except KeyboardInterrupt:
         return 130
-    except (OSError, ConnectionError) as e:
+    except (OSError, ConnectionError, RequestError) as e:
         print(f"touchgestured: {e}", file=sys.stderr)
         return 1
     return 0
+
+
+def monitor() -> int:
+    """The `touchgestured-monitor` command: `monitor`'s options alone."""
+    return main(["monitor", *sys.argv[1:]])
 
 
 if __name__ == "__main__":

@@ -4,107 +4,196 @@
         await c.subscribe(gestures=["tap"])
         async for g in c.gestures():
             print(g.name, g.x, g.y)
+
+One task reads the connection and routes each line: a request's reply to the request that awaits
+it (from any task), every other line to the iteration, in order.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import itertools
-import json
-from typing import Any, AsyncIterator, Dict, List, Optional
+import time
+from typing import Any, AsyncIterator, Deque, Dict, List, Optional
 
-from .client import RequestError, default_socket
-from .messages import Error, Gesture, Hello, Message, Reply, Touch, parse
+from .client import MAX_LINE, STABLE_AFTER, RequestError, default_socket, encode
+from .messages import Error, Gesture, Hello, Message, ProtocolError, Reply, Touch, parse
+
+#: Lines kept for an iteration that lags (the oldest dropped past it, counted in `dropped`).
+MAX_QUEUED = 65536
 
 
 class AsyncClient:
-    """One connection, read by one task (`__aiter__`); requests are answered through it, so a
-    request must be awaited while the lines are being iterated (or before). Reconnects with
-    backoff (`reconnect=True`), sending the last `subscribe` and `set_regions` again."""
+    """One connection; reconnects with backoff (`reconnect=True`), sending the last `subscribe`
+    and `set_regions` again. Requests may be awaited from any task, while another iterates."""
 
-    def __init__(self, path: Optional[str] = None, *, reconnect: bool = True, max_backoff: float = 5.0) -> None:
+    def __init__(self, path: Optional[str] = None, *, reconnect: bool = True, max_backoff: float = 5.0,
+                 timeout: Optional[float] = None) -> None:
         self.path = path or default_socket()
         self.reconnect = reconnect
         self.max_backoff = max_backoff
+        self.timeout = timeout
         self.hello: Optional[Hello] = None
+        self.malformed = 0
+        self.dropped = 0
         self._reader: Optional[asyncio.StreamReader] = None
         self._writer: Optional[asyncio.StreamWriter] = None
+        self._task: Optional["asyncio.Task[None]"] = None
         self._ids = itertools.count(1)
         self._waiting: Dict[int, "asyncio.Future[Message]"] = {}
+        self._lines: Deque[Message] = collections.deque()
+        self._arrived = asyncio.Event()
         self._replay: Dict[str, Dict[str, Any]] = {}
-        self._pending: List[Message] = []
+        self._closed = False
+        self._failure: Optional[BaseException] = None
+        self._delay = 0.0
+        self._connected_at = 0.0
+
+    # -- the connection ---------------------------------------------------------------------
 
     async def connect(self) -> Hello:
-        await self.close()
-        self._reader, self._writer = await asyncio.open_unix_connection(self.path, limit=1 << 20)
-        first = await self._read()
-        if isinstance(first, Error):
-            await self.close()
-            raise RequestError(first.code, first.message)
-        if not isinstance(first, Hello):
-            await self.close()
-            raise ConnectionError(f"{self.path}: the daemon did not say hello")
-        self.hello = first
-        for r in list(self._replay.values()):
-            await self._call_inline(dict(r))
+        """Connects (again), reads the `hello`, sends the last subscription and regions again
+        (one now refused is dropped and its RequestError raised), then starts the reader."""
+        await self._drop()
+        self._reader, self._writer = await asyncio.open_unix_connection(self.path, limit=MAX_LINE)
+        self._connected_at = time.monotonic()
+        try:
+            first = await self._read()
+            if isinstance(first, Error):
+                raise RequestError(first.code, first.message)
+            if not isinstance(first, Hello):
+                raise ConnectionError(f"{self.path}: the daemon did not say hello")
+            if first.protocol != 1:
+                raise ConnectionError(f"{self.path}: protocol {first.protocol}, this client speaks 1")
+            self.hello = first
+            for key, request in list(self._replay.items()):
+                try:
+                    await self._inline(dict(request))
+                except RequestError:
+                    del self._replay[key]
+                    raise
+        except BaseException:
+            await self._drop()
+            raise
+        self._task = asyncio.get_running_loop().create_task(self._route())
         return first
 
     async def close(self) -> None:
-        if self._writer is not None:
-            self._writer.close()
-            try:
-                await self._writer.wait_closed()
-            except OSError:
-                pass
-        self._reader = self._writer = None
-        for f in self._waiting.values():
-            if not f.done():
-                f.set_exception(ConnectionError(f"{self.path}: the connection went"))
-        self._waiting.clear()
+        """Closes the connection; an iteration running ends, requests waiting fail."""
+        self._closed = True
+        await self._drop()
+        self._arrived.set()
 
     async def __aenter__(self) -> "AsyncClient":
+        self._closed = False
         await self._connect_with_backoff()
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
+    async def _drop(self) -> None:
+        task, self._task = self._task, None
+        if task is not None and task is not asyncio.current_task():
+            task.cancel()
+        if self._writer is not None:
+            self._writer.close()
+            try:
+                await self._writer.wait_closed()
+            except (OSError, ConnectionError):
+                pass
+        self._reader = self._writer = None
+        for f in self._waiting.values():
+            if not f.done():
+                f.set_exception(ConnectionError(f"{self.path}: the connection went before the reply"))
+        self._waiting.clear()
+
     async def _connect_with_backoff(self) -> None:
-        delay = 0.1
-        while True:
+        if time.monotonic() - self._connected_at >= STABLE_AFTER:
+            self._delay = 0.0
+        while not self._closed:
+            if self._delay:
+                await asyncio.sleep(self._delay)
+            self._delay = min(max(self._delay * 2, 0.1), self.max_backoff)
             try:
                 await self.connect()
                 return
-            except (OSError, ConnectionError):
+            except (ConnectionError, FileNotFoundError):
                 if not self.reconnect:
                     raise
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, self.max_backoff)
+
+    # -- lines ------------------------------------------------------------------------------
 
     async def _read(self) -> Message:
         assert self._reader is not None
-        line = await self._reader.readline()
-        if not line.endswith(b"\n"):
-            raise ConnectionError(f"{self.path}: the daemon closed the connection")
-        return parse(line)
+        while True:
+            try:
+                line = await self._reader.readuntil(b"\n")
+            except asyncio.IncompleteReadError:
+                raise ConnectionError(f"{self.path}: the daemon closed the connection") from None
+            except asyncio.LimitOverrunError:
+                raise ConnectionError(f"{self.path}: a line longer than {MAX_LINE} bytes") from None
+            try:
+                return parse(line)
+            except ProtocolError:
+                self.malformed += 1
+
+    def _deliver(self, m: Message) -> bool:
+        """A reply or error to the request awaiting it (an error with no id to the oldest)."""
+        if isinstance(m, (Reply, Error)):
+            rid = m.id if isinstance(m.id, int) and m.id in self._waiting else None
+            if rid is None and isinstance(m, Error) and m.id is None and self._waiting:
+                rid = next(iter(self._waiting))
+            if rid is not None:
+                f = self._waiting.pop(rid)
+                if not f.done():
+                    f.set_result(m)
+                return True
+        return False
+
+    def _queue(self, m: Message) -> None:
+        if len(self._lines) >= MAX_QUEUED:
+            self._lines.popleft()
+            self.dropped += 1
+        self._lines.append(m)
+        self._arrived.set()
+
+    async def _route(self) -> None:
+        """The reader: until the connection goes (then, with `reconnect`, again)."""
+        while not self._closed:
+            try:
+                m = await self._read()
+            except (ConnectionError, OSError) as e:
+                await self._drop()
+                if self._closed:
+                    return
+                if not self.reconnect:
+                    self._failure = e
+                    self._arrived.set()
+                    return
+                try:
+                    await self._connect_with_backoff()
+                except BaseException as e2:  # a refused replay, a protocol the client does not speak
+                    self._failure = e2
+                    self._arrived.set()
+                return  # connect() started a new reader
+            if not self._deliver(m):
+                self._queue(m)
 
     async def __aiter__(self) -> AsyncIterator[Message]:
+        """Every line but the replies, in order, until `close()` (or the connection goes, without
+        `reconnect`: then its error)."""
         while True:
-            if self._reader is None:
-                await self._connect_with_backoff()
-            try:
-                while self._pending:
-                    yield self._pending.pop(0)
-                m = await self._read()
-            except (OSError, ConnectionError):
-                await self.close()
-                if not self.reconnect:
-                    raise
-                continue
-            if isinstance(m, (Reply, Error)) and isinstance(m.id, int) and m.id in self._waiting:
-                self._waiting.pop(m.id).set_result(m)
-                continue
-            yield m
+            while self._lines:
+                yield self._lines.popleft()
+            if self._failure is not None:
+                failure, self._failure = self._failure, None
+                raise failure
+            if self._closed:
+                return
+            self._arrived.clear()
+            await self._arrived.wait()
 
     async def gestures(self) -> AsyncIterator[Gesture]:
         async for m in self:
@@ -116,34 +205,36 @@ class AsyncClient:
             if isinstance(m, Touch):
                 yield m
 
-    def _send(self, request: Dict[str, Any]) -> int:
+    # -- requests ---------------------------------------------------------------------------
+
+    async def _inline(self, request: Dict[str, Any]) -> Reply:
+        """A request answered before the reader runs (on connecting): lines meanwhile queued."""
         assert self._writer is not None
         rid = request["id"] = next(self._ids)
-        self._writer.write((json.dumps(request, separators=(",", ":")) + "\n").encode())
-        return rid
-
-    async def _call_inline(self, request: Dict[str, Any]) -> Reply:
-        """A request answered before anyone iterates (connecting, or no iteration running)."""
-        rid = self._send(request)
+        self._writer.write(encode(request))
         while True:
             m = await self._read()
-            if isinstance(m, (Reply, Error)) and m.id == rid:
+            if isinstance(m, (Reply, Error)) and (m.id == rid or (isinstance(m, Error) and m.id is None)):
                 if isinstance(m, Error):
                     raise RequestError(m.code, m.message)
                 return m
-            self._pending.append(m)
+            self._queue(m)
 
-    async def request(self, op: str, *, inline: bool = True, **fields: Any) -> Reply:
-        """Sends a request and awaits its reply (RequestError for an `error`). `inline`: read the
-        reply here (nothing else reading); otherwise the iteration running elsewhere delivers it."""
+    async def request(self, op: str, **fields: Any) -> Reply:
+        """Sends a request and awaits its reply: RequestError for an `error`, asyncio's
+        TimeoutError after `timeout`. Any task may ask while another iterates."""
         if self._writer is None:
             await self._connect_with_backoff()
-        if inline:
-            return await self._call_inline(dict(op=op, **fields))
+        assert self._writer is not None
+        rid = next(self._ids)
+        line = encode(dict(op=op, **fields, id=rid))  # refused (NaN) before anything is sent
         future: "asyncio.Future[Message]" = asyncio.get_running_loop().create_future()
-        rid = self._send(dict(op=op, **fields))
         self._waiting[rid] = future
-        m = await future
+        self._writer.write(line)
+        try:
+            m = await asyncio.wait_for(future, self.timeout)
+        finally:
+            self._waiting.pop(rid, None)
         if isinstance(m, Error):
             raise RequestError(m.code, m.message)
         assert isinstance(m, Reply)

@@ -16,7 +16,7 @@ import socket
 import time
 from typing import Any, Dict, Iterator, List, Optional
 
-from .messages import Error, Gesture, Hello, Message, Reply, Touch, parse
+from .messages import Error, Gesture, Hello, Message, ProtocolError, Reply, Touch, parse
 
 #: The daemon's stream socket (gesture lines come at once) and its request socket (one-shot
 #: requests: no stream line reaches it before its reply). `TOUCHGESTURED_SOCKET` overrides.
@@ -41,10 +41,24 @@ class RequestError(Exception):
         self.message = message
 
 
+#: The longest line taken from the daemon (its lines are far shorter): a peer that never ends a
+#: line cannot grow the client's memory without end.
+MAX_LINE = 1 << 20
+#: A connection that lasted this long (s) starts the backoff afresh when it drops.
+STABLE_AFTER = 5.0
+
+
+def encode(request: Dict[str, Any]) -> bytes:
+    """A request line; ValueError for what JSON cannot carry (NaN, infinity)."""
+    return (json.dumps(request, separators=(",", ":"), allow_nan=False) + "\n").encode()
+
+
 class Client:
-    """One connection to the daemon's stream socket (or another path), reconnected with backoff
-    when it goes (`reconnect=True`): the last `subscribe` and `set_regions` are sent again, since
-    a new connection starts with the defaults (every gesture, no client region)."""
+    """One connection to the daemon's stream socket (or another path). With `reconnect`, when
+    the connection goes, iteration connects again with a backoff (0.1 s doubling to
+    `max_backoff`, afresh only after a connection that lasted), and sends the last `subscribe`
+    and `set_regions` again (a new connection starts with every gesture and no client region).
+    `timeout` (s) bounds each read and each request (socket.timeout: TimeoutError)."""
 
     def __init__(self, path: Optional[str] = None, *, reconnect: bool = True, timeout: Optional[float] = None,
                  max_backoff: float = 5.0) -> None:
@@ -53,17 +67,22 @@ class Client:
         self.timeout = timeout
         self.max_backoff = max_backoff
         self.hello: Optional[Hello] = None
+        #: Lines the client could not read (skipped).
+        self.malformed = 0
         self._sock: Optional[socket.socket] = None
-        self._buffer = b""
+        self._buffer = bytearray()
+        self._scanned = 0
         self._ids = itertools.count(1)
         self._pending: List[Message] = []
         self._replay: Dict[str, Dict[str, Any]] = {}
+        self._delay = 0.0
+        self._connected_at = 0.0
 
     # -- the connection ---------------------------------------------------------------------
 
     def connect(self) -> Hello:
         """Connects (again) and reads the daemon's `hello`; the last subscription and regions are
-        sent again."""
+        sent again (one the daemon now refuses is dropped, and its RequestError raised)."""
         self.close()
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         s.settimeout(self.timeout)
@@ -72,17 +91,26 @@ class Client:
         except OSError:
             s.close()
             raise
-        self._sock, self._buffer, self._pending = s, b"", []
-        first = self._read()
-        if isinstance(first, Error):
+        self._sock, self._buffer, self._scanned, self._pending = s, bytearray(), 0, []
+        self._connected_at = time.monotonic()
+        try:
+            first = self._read()
+            if isinstance(first, Error):
+                raise RequestError(first.code, first.message)
+            if not isinstance(first, Hello):
+                raise ConnectionError(f"{self.path}: the daemon did not say hello")
+            if first.protocol != 1:
+                raise ConnectionError(f"{self.path}: protocol {first.protocol}, this client speaks 1")
+        except BaseException:
             self.close()
-            raise RequestError(first.code, first.message)
-        if not isinstance(first, Hello):
-            self.close()
-            raise ConnectionError(f"{self.path}: the daemon did not say hello")
+            raise
         self.hello = first
-        for request in list(self._replay.values()):
-            self._call(dict(request))
+        for key, request in list(self._replay.items()):
+            try:
+                self._call(dict(request))
+            except RequestError:
+                del self._replay[key]
+                raise
         return first
 
     def close(self) -> None:
@@ -99,31 +127,51 @@ class Client:
         self.close()
 
     def _connect_with_backoff(self) -> None:
-        delay = 0.1
+        # A connection that dropped soon after it was made (a daemon that says hello and goes)
+        # does not start the backoff afresh.
+        if time.monotonic() - self._connected_at >= STABLE_AFTER:
+            self._delay = 0.0
         while True:
+            if self._delay:
+                time.sleep(self._delay)
+            self._delay = min(max(self._delay * 2, 0.1), self.max_backoff)
             try:
                 self.connect()
                 return
-            except (OSError, ConnectionError):
+            except (ConnectionError, FileNotFoundError, ConnectionRefusedError):
                 if not self.reconnect:
                     raise
-                time.sleep(delay)
-                delay = min(delay * 2, self.max_backoff)
 
     # -- lines ------------------------------------------------------------------------------
 
     def _read(self) -> Message:
+        """The next line that reads (one that does not is counted in `malformed` and skipped)."""
+        while True:
+            try:
+                return parse(self._line())
+            except ProtocolError:
+                self.malformed += 1
+
+    def _line(self) -> bytes:
         assert self._sock is not None
-        while b"\n" not in self._buffer:
+        while True:
+            end = self._buffer.find(b"\n", self._scanned)
+            if end >= 0:
+                line = bytes(self._buffer[:end])
+                del self._buffer[: end + 1]
+                self._scanned = 0
+                return line
+            self._scanned = len(self._buffer)
+            if len(self._buffer) > MAX_LINE:
+                raise ConnectionError(f"{self.path}: a line longer than {MAX_LINE} bytes")
             chunk = self._sock.recv(65536)
             if not chunk:
                 raise ConnectionError(f"{self.path}: the daemon closed the connection")
             self._buffer += chunk
-        line, self._buffer = self._buffer.split(b"\n", 1)
-        return parse(line)
 
     def __iter__(self) -> Iterator[Message]:
-        """Every line, in order, reconnecting when the connection goes (with `reconnect`)."""
+        """Every line, in order; with `reconnect`, across a lost connection (a timeout is no lost
+        connection: it is raised)."""
         while True:
             if self._sock is None:
                 self._connect_with_backoff()
@@ -131,7 +179,9 @@ class Client:
                 while self._pending:
                     yield self._pending.pop(0)
                 yield self._read()
-            except (OSError, ConnectionError):
+            except socket.timeout:
+                raise
+            except (ConnectionError, OSError):
                 self.close()
                 if not self.reconnect:
                     raise
@@ -147,8 +197,9 @@ class Client:
     # -- requests ---------------------------------------------------------------------------
 
     def request(self, op: str, **fields: Any) -> Reply:
-        """Sends `{"op": op, ...fields}` and returns its reply; an `error` raises RequestError.
-        Lines that come meanwhile are kept for the iteration."""
+        """Sends `{"op": op, ...fields}` and returns its reply; an `error` raises RequestError,
+        `timeout` passing without the reply socket.timeout. Lines that come meanwhile are kept,
+        in order, for the iteration."""
         if self._sock is None:
             self._connect_with_backoff()
         return self._call(dict(op=op, **fields))
@@ -156,16 +207,26 @@ class Client:
     def _call(self, request: Dict[str, Any]) -> Reply:
         assert self._sock is not None
         rid = request["id"] = next(self._ids)
-        self._sock.sendall((json.dumps(request, separators=(",", ":")) + "\n").encode())
+        line = encode(request)
+        deadline = None if self.timeout is None else time.monotonic() + self.timeout
+        self._sock.sendall(line)
         held: List[Message] = []
-        while True:
-            m = self._read()
-            if isinstance(m, (Reply, Error)) and m.id == rid:
-                self._pending.extend(held)
-                if isinstance(m, Error):
-                    raise RequestError(m.code, m.message)
-                return m
-            held.append(m)
+        try:
+            while True:
+                if deadline is not None and time.monotonic() > deadline:
+                    raise socket.timeout(f"no reply to {request['op']} in {self.timeout} s")
+                try:
+                    m = self._read()
+                except ConnectionError as e:
+                    raise ConnectionError(f"{e} (while waiting for the reply to {request['op']})") from None
+                # An error with no id answers the line that could not be read: this one.
+                if isinstance(m, (Reply, Error)) and (m.id == rid or (isinstance(m, Error) and m.id is None)):
+                    if isinstance(m, Error):
+                        raise RequestError(m.code, m.message)
+                    return m
+                held.append(m)
+        finally:
+            self._pending.extend(held)
 
     def subscribe(self, *, gestures: Any = True, regions: Optional[List[str]] = None,
                   devices: Optional[List[int]] = None, touches: bool = False,

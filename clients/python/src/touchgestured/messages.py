@@ -25,8 +25,8 @@ class Device:
 
     @staticmethod
     def of(d: Dict[str, Any]) -> "Device":
-        return Device(int(d.get("id", 0)), str(d.get("name", "")), str(d.get("node", "")), str(d.get("vendor", "")),
-                      str(d.get("product", "")), str(d.get("kind", "")), int(d.get("slots", 0)), d)
+        return Device(_int(d.get("id", 0)), str(d.get("name", "")), str(d.get("node", "")), str(d.get("vendor", "")),
+                      str(d.get("product", "")), str(d.get("kind", "")), _int(d.get("slots", 0)), d)
 
 
 @dataclass(frozen=True)
@@ -126,26 +126,57 @@ class ProtocolError(ValueError):
 
 
 def parse(line: Union[str, bytes]) -> Message:
+    """One line as a typed value; ProtocolError for a line that is not one (not JSON, not an
+    object with a string `type`, a known field of the wrong type)."""
     try:
         obj = json.loads(line)
-    except ValueError as e:
+    except (ValueError, RecursionError) as e:
         raise ProtocolError(f"not JSON: {e}") from None
     if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
         raise ProtocolError("not an object with a type")
+    try:
+        return _typed(obj)
+    except (TypeError, ValueError, AttributeError) as e:
+        raise ProtocolError(f"a {obj['type']} line with a field of the wrong type: {e}") from None
+
+
+def _int(v: Any) -> int:
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise TypeError(f"{v!r} is not an integer")
+    return v
+
+
+def _num(v: Any) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise TypeError(f"{v!r} is not a number")
+    return float(v)
+
+
+def _typed(obj: Dict[str, Any]) -> Message:
     t = obj["type"]
     if t == "gesture":
+        region = obj.get("region")
         return Gesture(str(obj.get("gesture", "")), str(obj.get("name", obj.get("gesture", ""))), str(obj.get("phase", "")),
-                       int(obj.get("id", 0)), int(obj.get("sequence", 0)), int(obj.get("fingers", 0)),
-                       float(obj.get("time", 0)), float(obj.get("x", 0)), float(obj.get("y", 0)), obj.get("region"), obj)
+                       _int(obj.get("id", 0)), _int(obj.get("sequence", 0)), _int(obj.get("fingers", 0)),
+                       _num(obj.get("time", 0)), _num(obj.get("x", 0)), _num(obj.get("y", 0)),
+                       region if isinstance(region, str) else None, obj)
     if t == "touch":
-        contacts = [Contact(int(c.get("id", 0)), float(c.get("x", 0)), float(c.get("y", 0)), c.get("u"), c.get("v"),
-                            bool(c.get("palm", False))) for c in obj.get("contacts", []) if isinstance(c, dict)]
-        return Touch(int(obj.get("device", 0)), float(obj.get("time", 0)), contacts, obj)
+        contacts = obj.get("contacts", [])
+        if not isinstance(contacts, list):
+            raise TypeError("contacts is not a list")
+        return Touch(_int(obj.get("device", 0)), _num(obj.get("time", 0)),
+                     [Contact(_int(c.get("id", 0)), _num(c.get("x", 0)), _num(c.get("y", 0)),
+                              None if c.get("u") is None else _num(c["u"]), None if c.get("v") is None else _num(c["v"]),
+                              c.get("palm") is True) for c in contacts], obj)
     if t == "hello":
-        devices = [Device.of(d) for d in obj.get("devices", []) if isinstance(d, dict)]
-        return Hello(int(obj.get("protocol", 0)), str(obj.get("version", "")), devices, obj.get("screen", {}), obj)
+        devices = obj.get("devices", [])
+        screen = obj.get("screen", {})
+        if not isinstance(devices, list) or not isinstance(screen, dict):
+            raise TypeError("devices is not a list, or screen not an object")
+        return Hello(_int(obj.get("protocol", 0)), str(obj.get("version", "")),
+                     [Device.of(d) for d in devices if isinstance(d, dict)], screen, obj)
     if t in ("idle", "wake", "device"):
-        return Notice(t, float(obj.get("time", 0)), obj)
+        return Notice(t, _num(obj.get("time", 0)), obj)
     if t == "reply":
         return Reply(obj.get("id"), str(obj.get("op", "")), obj)
     if t == "error":
