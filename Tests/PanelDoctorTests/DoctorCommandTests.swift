@@ -10,15 +10,7 @@ import TouchFrames
 
     func run(_ args: [String]) throws -> (status: Int32, out: String, err: String) {
         #expect(FileManager.default.isExecutableFile(atPath: Self.binary), "build first: swift build")
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: Self.binary)
-        p.arguments = args
-        let out = Pipe(), err = Pipe()
-        (p.standardOutput, p.standardError) = (out, err)
-        try p.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile(), e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+        return try Command.run(Self.binary, args)
     }
 
     @Test func json_givesTheRateAndNoiseOfTheRecording() throws {

@@ -194,17 +194,7 @@ struct RealPanelTests {
 @Suite struct CommandLineTests {
     func run(_ args: [String]) throws -> (status: Int32, out: String, err: String) {
         #expect(FileManager.default.isExecutableFile(atPath: Paths.binary), "build first: swift build")
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: Paths.binary)
-        p.arguments = args
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+        return try Command.run(Paths.binary, args)
     }
 
     @Test func replay_printsTheGoldenLines_deterministically() throws {

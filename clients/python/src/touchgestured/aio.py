@@ -13,42 +13,33 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import itertools
 import time
 from typing import Any, AsyncIterator, Deque, Dict, List, Optional
 
-from .client import MAX_LINE, STABLE_AFTER, RequestError, default_socket, encode
+from .client import MAX_LINE, RequestError, _Connection, encode
 from .messages import Error, Gesture, Hello, Message, ProtocolError, Reply, Touch, parse
 
 #: Lines kept for an iteration that lags (the oldest dropped past it, counted in `dropped`).
 MAX_QUEUED = 65536
 
 
-class AsyncClient:
+class AsyncClient(_Connection):
     """One connection; reconnects with backoff (`reconnect=True`), sending the last `subscribe`
     and `set_regions` again. Requests may be awaited from any task, while another iterates."""
 
     def __init__(self, path: Optional[str] = None, *, reconnect: bool = True, max_backoff: float = 5.0,
                  timeout: Optional[float] = None) -> None:
-        self.path = path or default_socket()
-        self.reconnect = reconnect
-        self.max_backoff = max_backoff
-        self.timeout = timeout
-        self.hello: Optional[Hello] = None
-        self.malformed = 0
+        super().__init__(path, reconnect, timeout, max_backoff)
+        #: Lines dropped from the front of a lagging iteration's queue.
         self.dropped = 0
         self._reader: Optional[asyncio.StreamReader] = None
         self._writer: Optional[asyncio.StreamWriter] = None
         self._task: Optional["asyncio.Task[None]"] = None
-        self._ids = itertools.count(1)
         self._waiting: Dict[int, "asyncio.Future[Message]"] = {}
         self._lines: Deque[Message] = collections.deque()
         self._arrived = asyncio.Event()
-        self._replay: Dict[str, Dict[str, Any]] = {}
         self._closed = False
         self._failure: Optional[BaseException] = None
-        self._delay = 0.0
-        self._connected_at = 0.0
 
     # -- the connection ---------------------------------------------------------------------
 
@@ -110,12 +101,11 @@ class AsyncClient:
         self._waiting.clear()
 
     async def _connect_with_backoff(self) -> None:
-        if time.monotonic() - self._connected_at >= STABLE_AFTER:
-            self._delay = 0.0
+        self._lasted()
         while not self._closed:
-            if self._delay:
-                await asyncio.sleep(self._delay)
-            self._delay = min(max(self._delay * 2, 0.1), self.max_backoff)
+            wait = self._backoff()
+            if wait:
+                await asyncio.sleep(wait)
             try:
                 await self.connect()
                 return

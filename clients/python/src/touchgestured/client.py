@@ -53,7 +53,40 @@ def encode(request: Dict[str, Any]) -> bytes:
     return (json.dumps(request, separators=(",", ":"), allow_nan=False) + "\n").encode()
 
 
-class Client:
+class _Connection:
+    """What both clients keep: where, whether and how fast to reconnect, the `hello`, the lines
+    skipped, the request ids, the requests a reconnection sends again."""
+
+    def __init__(self, path: Optional[str], reconnect: bool, timeout: Optional[float], max_backoff: float) -> None:
+        self.path = path or default_socket()
+        self.reconnect = reconnect
+        self.timeout = timeout
+        self.max_backoff = max_backoff
+        self.hello: Optional[Hello] = None
+        #: Lines the client could not read (skipped).
+        self.malformed = 0
+        self._ids = itertools.count(1)
+        self._replay: Dict[str, Dict[str, Any]] = {}
+        self._delay = 0.0
+        self._connected_at = 0.0
+
+    def _backoff(self) -> float:
+        """How long to wait before the next attempt: nothing after a connection that lasted
+        `STABLE_AFTER`, else 0.1 s doubling to `max_backoff` (a daemon that says hello and hangs
+        up at once is not hammered)."""
+        if self._delay == 0.0 and time.monotonic() - self._connected_at < STABLE_AFTER and self._connected_at:
+            self._delay = 0.1
+        wait = self._delay
+        self._delay = min(max(self._delay * 2, 0.1), self.max_backoff)
+        return wait
+
+    def _lasted(self) -> None:
+        """A connection is made: the backoff starts afresh once it has lasted."""
+        if time.monotonic() - self._connected_at >= STABLE_AFTER:
+            self._delay = 0.0
+
+
+class Client(_Connection):
     """One connection to the daemon's stream socket (or another path). With `reconnect`, when
     the connection goes, iteration connects again with a backoff (0.1 s doubling to
     `max_backoff`, afresh only after a connection that lasted), and sends the last `subscribe`
@@ -62,21 +95,11 @@ class Client:
 
     def __init__(self, path: Optional[str] = None, *, reconnect: bool = True, timeout: Optional[float] = None,
                  max_backoff: float = 5.0) -> None:
-        self.path = path or default_socket()
-        self.reconnect = reconnect
-        self.timeout = timeout
-        self.max_backoff = max_backoff
-        self.hello: Optional[Hello] = None
-        #: Lines the client could not read (skipped).
-        self.malformed = 0
+        super().__init__(path, reconnect, timeout, max_backoff)
         self._sock: Optional[socket.socket] = None
         self._buffer = bytearray()
         self._scanned = 0
-        self._ids = itertools.count(1)
         self._pending: List[Message] = []
-        self._replay: Dict[str, Dict[str, Any]] = {}
-        self._delay = 0.0
-        self._connected_at = 0.0
 
     # -- the connection ---------------------------------------------------------------------
 
@@ -127,14 +150,11 @@ class Client:
         self.close()
 
     def _connect_with_backoff(self) -> None:
-        # A connection that dropped soon after it was made (a daemon that says hello and goes)
-        # does not start the backoff afresh.
-        if time.monotonic() - self._connected_at >= STABLE_AFTER:
-            self._delay = 0.0
+        self._lasted()
         while True:
-            if self._delay:
-                time.sleep(self._delay)
-            self._delay = min(max(self._delay * 2, 0.1), self.max_backoff)
+            wait = self._backoff()
+            if wait:
+                time.sleep(wait)
             try:
                 self.connect()
                 return
