@@ -50,13 +50,7 @@ class AsyncClient(_Connection):
         self._reader, self._writer = await asyncio.open_unix_connection(self.path, limit=MAX_LINE)
         self._connected_at = time.monotonic()
         try:
-            first = await self._read()
-            if isinstance(first, Error):
-                raise RequestError(first.code, first.message)
-            if not isinstance(first, Hello):
-                raise ConnectionError(f"{self.path}: the daemon did not say hello")
-            if first.protocol != 1:
-                raise ConnectionError(f"{self.path}: protocol {first.protocol}, this client speaks 1")
+            first = self._hello(await self._read())
             self.hello = first
             for key, request in list(self._replay.items()):
                 try:

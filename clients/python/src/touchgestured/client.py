@@ -80,6 +80,17 @@ class _Connection:
         self._delay = min(max(self._delay * 2, 0.1), self.max_backoff)
         return wait
 
+    def _hello(self, first: Message) -> Hello:
+        """A connection's first line: the daemon's `hello` in protocol 1 (an `error` there, such
+        as `too_many_clients`, is raised as a RequestError)."""
+        if isinstance(first, Error):
+            raise RequestError(first.code, first.message)
+        if not isinstance(first, Hello):
+            raise ConnectionError(f"{self.path}: the daemon did not say hello")
+        if first.protocol != 1:
+            raise ConnectionError(f"{self.path}: protocol {first.protocol}, this client speaks 1")
+        return first
+
     def _lasted(self) -> None:
         """A connection is made: the backoff starts afresh once it has lasted."""
         if time.monotonic() - self._connected_at >= STABLE_AFTER:
@@ -117,13 +128,7 @@ class Client(_Connection):
         self._sock, self._buffer, self._scanned, self._pending = s, bytearray(), 0, []
         self._connected_at = time.monotonic()
         try:
-            first = self._read()
-            if isinstance(first, Error):
-                raise RequestError(first.code, first.message)
-            if not isinstance(first, Hello):
-                raise ConnectionError(f"{self.path}: the daemon did not say hello")
-            if first.protocol != 1:
-                raise ConnectionError(f"{self.path}: protocol {first.protocol}, this client speaks 1")
+            first = self._hello(self._read())
         except BaseException:
             self.close()
             raise
