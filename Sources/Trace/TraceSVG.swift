@@ -131,7 +131,7 @@ public enum TraceSVG {
                     svg.circle(l.sx(q.position.x), l.sy(q.position.y), 2.6, fill: color)
                 }
             }
-            let which = p.sequence.map { " (sequence #\($0 + 1))" } ?? ""
+            let which = p.sequence.map { " (sequence \($0 + 1))" } ?? ""
             if let first = points.first { svg.circle(first.0, first.1, 4.5, fill: color, title: "contact \(i + 1) down\(which)") }
             if let last = points.last { svg.circle(last.0, last.1, 4.5, fill: "#ffffff", stroke: color, title: "contact \(i + 1) up") }
         }
@@ -176,8 +176,9 @@ public enum TraceSVG {
             let x = l.tx(s.start)
             svg.line(x, l.stripTop - 4, x, bottom, stroke: color(ofSequence: i), dash: "2 3")
             labelX = max(x + 2, labelX)
-            svg.text(labelX, bottom + 14, "#\(i + 1)", size: 10, fill: color(ofSequence: i))
-            labelX += 8 + 6 * Double(String(i + 1).count)
+            // "s1": sequence 1 (replay's "#1" numbers gestures).
+            svg.text(labelX, bottom + 14, "s\(i + 1)", size: 10, fill: color(ofSequence: i))
+            labelX += 14 + 6 * Double(String(i + 1).count)
         }
         for (r, g) in rows.enumerated() { drawRow(trace, g, y: l.stripTop + Double(r) * rowHeight, shaded: r % 2 == 0, l, &svg) }
     }
@@ -278,7 +279,7 @@ public enum TraceSVG {
         for (i, s) in trace.sequences.enumerated() {
             let fingers = "\(s.contacts.count) contact" + (s.contacts.count == 1 ? "" : "s")
             lines.append(
-                Line(text: "#\(i + 1)  \(s.region), \(rel(s.start)) s at (\(format(s.origin.x, 0)), \(format(s.origin.y, 0))), \(fingers)",
+                Line(text: "sequence \(i + 1): \(s.region), \(rel(s.start)) s at (\(format(s.origin.x, 0)), \(format(s.origin.y, 0))), \(fingers)",
                     indent: false, color: "#111", swatch: color(ofSequence: i)))
             var won: [String] = []
             var chained: [String] = []

@@ -35,6 +35,7 @@ public struct Bridge: Sendable {
             throw BridgeSettingsError("cannot listen on \(settings.host):\(settings.port) (--listen): \(error)")
         }
         log.info("serving http://\(settings.host):\(settings.port)/ (WebSocket \(BridgeSettings.endpoint)) for \(settings.socketPath)")
+        await probeDaemon()
         let responder = HTTPResponder(files: StaticFiles(root: settings.siteRoot), admission: admission)
         let session = PageSession(
             socketPath: settings.socketPath, gate: RequestGate(readOnly: settings.readOnly), log: log)
@@ -44,6 +45,19 @@ public struct Bridge: Sendable {
                     group.addTask { await serve(accepted, responder, session) }
                 }
             }
+        }
+    }
+
+    /// Says at once whether a daemon answers on the socket (one connection, closed again):
+    /// otherwise a bridge started before its daemon, or on the wrong socket, is silent until a
+    /// page comes.
+    private func probeDaemon() async {
+        do {
+            let link = try await DaemonLink.connect(path: settings.socketPath, maxLine: PageSession.maxDaemonLine)
+            try? await link.channel.close()
+            log.info("the daemon answers at \(settings.socketPath)")
+        } catch {
+            log.warning("no daemon answers at \(settings.socketPath) (\(error)): pages are told it is down, and each is connected once it answers (--socket names another)")
         }
     }
 

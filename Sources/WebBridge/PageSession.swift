@@ -87,6 +87,7 @@ struct PageSession: Sendable {
                     func open() async throws {
                         await link.attach(requests, channel: daemon.channel, lineLimit: lineLimit)
                         try await page.send(RequestGate.daemonLine(up: true))
+                        if toldDown { log.info("daemon at \(socketPath) reachable again: a page reconnected") }
                         toldDown = false
                         for line in held { try await page.send(line) }
                         held = []
