@@ -28,7 +28,7 @@ import Testing
         f.syn()
     }
 
-    @Test func theDescription_isProtocolA_withTenSlots_andItsMirrorHasSlots() {
+    @Test func theDescription_isProtocolA_withTenSlots() {
         let d = Self.panelA()
         #expect(d.isProtocolA && d.touchKind == .multitouch && d.slotCount == 10)
         #expect(!panel().isProtocolA)
