@@ -131,7 +131,7 @@ let package = Package(
 // for them: TOUCHGESTURED_BENCHMARKS=1 swift package benchmark (see docs/BENCHMARKS.md).
 if ProcessInfo.processInfo.environment["TOUCHGESTURED_BENCHMARKS"] == "1" {
     package.dependencies.append(
-        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]))
+        .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]))
     package.targets.append(
         .executableTarget(
             name: "EngineBenchmark",
