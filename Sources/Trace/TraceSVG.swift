@@ -73,7 +73,8 @@ public enum TraceSVG {
         l.decisionsTop = l.sy(trace.screen.y + trace.screen.height) + 36
         l.stripTitleTop = l.decisionsTop + Double(decisions.count) * 16 + 28
         l.stripTop = l.stripTitleTop + 34
-        l.height = l.stripTop + Double(rows.count) * rowHeight + 44
+        let notes = stripNotes(trace, rows, l)
+        l.height = l.stripTop + Double(rows.count) * rowHeight + 44 + (notes.isEmpty ? 0 : 24 + Double(noteLines(notes).count) * 14)
 
         svg.open(width: width, height: l.height)
         svg.text(
@@ -94,7 +95,7 @@ public enum TraceSVG {
             if let swatch = line.swatch { svg.rect(margin, y - 9, 10, 10, fill: swatch, stroke: nil) }
             svg.text(margin + (line.indent ? 16 : 14), y, line.text, size: 12, fill: line.color)
         }
-        drawStrip(trace, rows, l, &svg)
+        drawStrip(trace, rows, notes, l, &svg)
         svg.close()
         return svg.out
     }
@@ -134,133 +135,6 @@ public enum TraceSVG {
             let which = p.sequence.map { " (sequence \($0 + 1))" } ?? ""
             if let first = points.first { svg.circle(first.0, first.1, 4.5, fill: color, title: "contact \(i + 1) down\(which)") }
             if let last = points.last { svg.circle(last.0, last.1, 4.5, fill: "#ffffff", stroke: color, title: "contact \(i + 1) up") }
-        }
-    }
-
-    /// Gesture labels where each gesture ended (or was recognized), kept from overlapping.
-    static func drawLabels(_ trace: TraceRecording, _ l: Layout, _ svg: inout Canvas) {
-        var placed: [(Double, Double, Double, Double)] = []
-        for id in orderedIDs(trace) {
-            let events = trace.events.filter { $0.id == id }
-            guard let last = events.last, let first = events.first else { continue }
-            let text = label(trace, first: first, last: last)
-            let w = Double(text.count) * 6.6 + 8
-            var x = l.sx(last.position.x) + 8
-            if x + w > width - margin { x = l.sx(last.position.x) - 8 - w }
-            var y = max(l.sy(last.position.y) - 10, l.screenTop + 14)
-            for _ in 0..<30 where placed.contains(where: { overlaps($0, (x, y - 12, w, 16)) }) { y += 16 }
-            placed.append((x, y - 12, w, 16))
-            let color = last.phase == .cancelled ? "#b00020" : "#111111"
-            svg.diamond(l.sx(last.position.x), l.sy(last.position.y), 5, fill: color)
-            svg.rect(x - 3, y - 12, w, 16, fill: "#ffffffd9", stroke: nil)
-            svg.text(x, y, text, size: 12, fill: color, weight: "bold")
-        }
-    }
-
-    /// The strip: each recognizer's state over time, with time ticks and sequence starts.
-    static func drawStrip(_ trace: TraceRecording, _ rows: [Int], _ l: Layout, _ svg: inout Canvas) {
-        let bottom = l.stripTop + Double(rows.count) * rowHeight
-        svg.text(margin, l.stripTitleTop, "Recognizers over time", size: 13, weight: "bold")
-        legend(&svg, x: margin + 170, y: l.stripTitleTop)
-        let step = tickStep(Double(l.span) / 1e9)
-        var tick = 0.0
-        while tick * 1e9 <= Double(l.span) + 1 {
-            let x = l.x0 + tick * 1e9 / Double(l.span) * (l.x1 - l.x0)
-            svg.line(x, l.stripTop - 6, x, bottom, stroke: "#dddddd")
-            svg.text(x - 10, l.stripTop - 10, format(tick, step < 0.1 ? 2 : 1) + " s", size: 10, fill: "#666")
-            tick += step
-        }
-        // Sequence starts; labels of sequences that start together side by side.
-        var labelX = -Double.infinity
-        for (i, s) in trace.sequences.enumerated() {
-            let x = l.tx(s.start)
-            svg.line(x, l.stripTop - 4, x, bottom, stroke: color(ofSequence: i), dash: "2 3")
-            labelX = max(x + 2, labelX)
-            // "s1": sequence 1 (replay's "#1" numbers gestures).
-            svg.text(labelX, bottom + 14, "s\(i + 1)", size: 10, fill: color(ofSequence: i))
-            labelX += 14 + 6 * Double(String(i + 1).count)
-        }
-        for (r, g) in rows.enumerated() { drawRow(trace, g, y: l.stripTop + Double(r) * rowHeight, shaded: r % 2 == 0, l, &svg) }
-    }
-
-    /// One recognizer's row: its states as segments, failures with why, its events as marks.
-    static func drawRow(_ trace: TraceRecording, _ g: Int, y: Double, shaded: Bool, _ l: Layout, _ svg: inout Canvas) {
-        if shaded { svg.rect(margin, y, width - 2 * margin, rowHeight, fill: "#fafafa", stroke: nil) }
-        svg.text(margin + 4, y + 14, trace.name(g), size: 12)
-        let ts = trace.transitions.filter { $0.gesture == g }
-        let rel = { (t: Timestamp) in format(Double(t.nanoseconds &- trace.start.nanoseconds) / 1e9, 3) }
-        for (i, t) in ts.enumerated() {
-            let category = Category(t.to.description)
-            let next = i + 1 < ts.count ? ts[i + 1].time : trace.end
-            if let fill = category.fill {
-                svg.rect(l.tx(t.time), y + 4, max(l.tx(next) - l.tx(t.time), 1.5), rowHeight - 8, fill: fill, stroke: nil,
-                    title: "\(trace.name(g)) \(t.to) \(rel(t.time))–\(rel(next)) s")
-            }
-            if category == .failed {
-                let why = t.reason.map { trace.why($0) } ?? "failed"
-                svg.cross(l.tx(t.time), y + rowHeight / 2, 4, stroke: "#b00020", title: "\(trace.name(g)) failed: \(why)")
-                // The reason, if it fits before this row's next mark.
-                let room = (i + 1 < ts.count ? l.tx(ts[i + 1].time) : l.x1) - l.tx(t.time) - 8
-                let fitting = fit(why, room: room)
-                if !fitting.isEmpty { svg.text(l.tx(t.time) + 6, y + 14, fitting, size: 10, fill: "#b00020") }
-            }
-        }
-        for e in trace.events where e.gesture == g {
-            let x = l.tx(e.time), cy = y + rowHeight / 2
-            switch e.phase {
-            case .began: svg.triangle(x, cy, 5, fill: "#1b5e20")
-            case .recognized: svg.circle(x, cy, 4.5, fill: "#1b5e20", title: "\(trace.name(g)) recognized")
-            case .ended: svg.rect(x - 3.5, cy - 3.5, 7, 7, fill: "#1b5e20", stroke: nil)
-            case .cancelled: svg.cross(x, cy, 5, stroke: "#000000", title: "\(trace.name(g)) cancelled")
-            case .changed: break
-            }
-        }
-    }
-
-    static func legend(_ svg: inout Canvas, x: Double, y: Double) {
-        var cx = x
-        for (fill, text) in [("#c9d6e8", "possible"), ("#f2c14e", "ready, waiting for the arena"), ("#5cb85c", "active")] {
-            svg.rect(cx, y - 10, 14, 10, fill: fill, stroke: nil)
-            svg.text(cx + 18, y, text, size: 11, fill: "#444")
-            cx += 18 + Double(text.count) * 6.2 + 14
-        }
-        svg.triangle(cx + 5, y - 5, 5, fill: "#1b5e20")
-        svg.text(cx + 14, y, "began", size: 11, fill: "#444")
-        cx += 56
-        svg.circle(cx + 5, y - 5, 4.5, fill: "#1b5e20")
-        svg.text(cx + 14, y, "recognized", size: 11, fill: "#444")
-        cx += 82
-        svg.rect(cx + 1.5, y - 8.5, 7, 7, fill: "#1b5e20", stroke: nil)
-        svg.text(cx + 14, y, "ended", size: 11, fill: "#444")
-        cx += 56
-        svg.cross(cx + 5, y - 5, 4, stroke: "#b00020")
-        svg.text(cx + 14, y, "failed (why)", size: 11, fill: "#444")
-        cx += 90
-        svg.cross(cx + 5, y - 5, 4, stroke: "#000000")
-        svg.text(cx + 14, y, "cancelled", size: 11, fill: "#444")
-    }
-
-    /// Gesture ids in order of first appearance.
-    static func orderedIDs(_ trace: TraceRecording) -> [UInt64] {
-        var seen = Set<UInt64>()
-        var out: [UInt64] = []
-        for e in trace.events where seen.insert(e.id).inserted { out.append(e.id) }
-        return out
-    }
-
-    /// "pan ended · 4 fingers", "double_tap ×2", "swipe left · 1 finger".
-    static func label(_ trace: TraceRecording, first: GestureEvent, last: GestureEvent) -> String {
-        let name = trace.name(last.gesture)
-        let fingers = "\(last.fingers) finger" + (last.fingers == 1 ? "" : "s")
-        switch last.kind {
-        case .tap: return "\(name)\(last.count > 1 ? " ×\(last.count)" : "") · \(fingers)"
-        case .swipe: return "\(name) \(last.direction?.rawValue ?? "") · \(fingers)"
-        case .pinch: return "\(name) \(last.phase.rawValue) · scale \(format(last.scale, 2)), \(format(last.rotation, 0))°"
-        case .edgeSwipe: return "\(name) from \(last.edge?.rawValue ?? "?") \(last.phase.rawValue) · \(fingers)"
-        case .pan:
-            let rest = last.target.map { " → rests at (\(format($0.x, 0)), \(format($0.y, 0)))" } ?? ""
-            return "\(name) \(last.phase.rawValue) · \(fingers)\(rest)"
-        case .longPress: return "\(name) \(last.phase.rawValue) · \(fingers)"
         }
     }
 
@@ -321,28 +195,6 @@ public enum TraceSVG {
     static func rowsOf(_ trace: TraceRecording) -> [Int] {
         let active = Set(trace.transitions.map(\.gesture))
         return trace.gestures.indices.filter { active.contains($0) }
-    }
-
-    static func overlaps(_ a: (Double, Double, Double, Double), _ b: (Double, Double, Double, Double)) -> Bool {
-        a.0 < b.0 + b.2 && b.0 < a.0 + a.2 && a.1 < b.1 + b.3 && b.1 < a.1 + a.3
-    }
-
-    /// A tick every 1, 2 or 5 × 10^k s, so that at most 12 ticks cover `seconds` (a recording
-    /// that spans years gets a dozen ticks, not millions).
-    static func tickStep(_ seconds: Double) -> Double {
-        for s in [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 600] where seconds / s <= 12 { return s }
-        var step = 1000.0
-        while seconds / step > 12 && step < 1e300 {
-            for k in [2.0, 2.5, 2.0] where seconds / step > 12 { step *= k }
-        }
-        return step
-    }
-
-    static func fit(_ text: String, room: Double) -> String {
-        let chars = Int(room / 5.6)
-        if chars >= text.count { return text }
-        if chars < 6 { return "" }
-        return String(text.prefix(chars - 1)) + "…"
     }
 
     static func wrap(_ text: String, _ limit: Int) -> [String] {

@@ -123,6 +123,26 @@ import TestSupport
         #expect(be32(20) == height)
     }
 
+    /// The tour's crowded middle (eight gestures end within 200 px): no gesture label covers
+    /// another, and the strip cuts no reason short: one it has no room for is a numbered note.
+    @Test func labelsDoNotOverlap_andNoReasonIsCut() throws {
+        let path = Paths.root + "/examples/recordings/tour.events"
+        let recording = try Evemu.parse(try read(path), file: path)
+        let svg = TraceSVG.render(try TraceRecording.record(recording, description: recording.description!, configuration: try configuration(nil)))
+        let boxes = svg.matches(of: /<rect x="([\d.-]+)" y="([\d.-]+)" width="([\d.]+)" height="([\d.]+)" fill="#ffffffd9"\/>/).map {
+            (x: Double($0.1)!, y: Double($0.2)!, w: Double($0.3)!, h: Double($0.4)!)
+        }
+        #expect(boxes.count == 12)
+        for (i, a) in boxes.enumerated() {
+            for b in boxes[(i + 1)...] {
+                #expect(!(a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h), "labels overlap: \(a) \(b)")
+            }
+        }
+        #expect(!svg.contains("…"))
+        #expect(svg.contains(">(1)</text>") && svg.contains("(1) next tap too late"))
+        #expect(Self.wellFormed(svg))
+    }
+
     @Test func svgOutput_fromTheCLI_equalsTheLibrary() throws {
         let out = Scratch.root + "/trace.svg"
         let r = try CommandLineTests().run(["trace", "--config", Paths.examples + "/bottom-sheet.toml", "-o", out, "\(Paths.fixtures)/bottom-sheet-handle.events"])
