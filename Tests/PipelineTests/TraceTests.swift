@@ -159,5 +159,13 @@ import TestSupport
         let height = Double(svg.firstMatch(of: /height="([\d.]+)"/)!.1)!
         #expect(be32(16) == 1200)
         #expect(be32(20) == Int(height.rounded()))
+        // README's picture is `trace examples/recordings/tour.events -o docs/trace-tour.png`.
+        let tourPNG = try Data(contentsOf: URL(fileURLWithPath: Paths.root + "/docs/trace-tour.png"))
+        let tourPath = Paths.root + "/examples/recordings/tour.events"
+        let tour = try Evemu.parse(try read(tourPath), file: tourPath)
+        let tourSVG = TraceSVG.render(try TraceRecording.record(tour, description: tour.description!, configuration: try configuration(nil)))
+        let tourHeight = Double(tourSVG.firstMatch(of: /height="([\d.]+)"/)!.1)!
+        #expect(tourPNG[16..<20].reduce(0) { $0 << 8 | Int($1) } == 1200)
+        #expect(tourPNG[20..<24].reduce(0) { $0 << 8 | Int($1) } == Int(tourHeight.rounded()))
     }
 }
