@@ -4,6 +4,7 @@ lines it iterates, its requests and their errors, reconnection, asyncio, the mon
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import subprocess
 import sys
@@ -114,7 +115,11 @@ def test_monitor_prints_count_lines(daemon: str) -> None:
     r = subprocess.run([sys.executable, "-m", "touchgestured", "monitor", "--socket", daemon, "--count", "5"],
                        capture_output=True, text=True, timeout=60, env=env)
     assert r.returncode == 0, r.stderr
-    assert len(r.stdout.splitlines()) == 5
+    lines = [json.loads(line) for line in r.stdout.splitlines()]
+    assert len(lines) == 5 and all(m["type"] == "gesture" for m in lines)
+    r = subprocess.run([sys.executable, "-m", "touchgestured", "monitor", "--socket", daemon, "--count", "2", "--pretty"],
+                       capture_output=True, text=True, timeout=60, env=env)
+    assert r.returncode == 0 and len(r.stdout.splitlines()) == 2 and not r.stdout.startswith("{"), r.stdout
 
 
 def test_asyncio_requests_from_another_task_while_one_iterates(daemon: str) -> None:

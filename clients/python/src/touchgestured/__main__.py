@@ -1,6 +1,7 @@
-"""python3 -m touchgestured monitor [--socket PATH] [--count N] [--raw] [--all]: the daemon's
-gesture lines, one a line, until N of them (each line printed counts) or Ctrl-C; with --all the
-device, idle and wake lines too (not counted)."""
+"""python3 -m touchgestured monitor [--socket PATH] [--count N] [--pretty] [--all]: the daemon's
+gesture lines as it sends them (JSON, as `touchgesturectl monitor` prints them), until N of them
+(each line printed counts) or Ctrl-C; --pretty prints them readable; with --all the device, idle
+and wake lines too (not counted)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     m = sub.add_parser("monitor", help="print the gesture lines the daemon sends")
     m.add_argument("--socket", default=default_socket(), help="the stream socket (default: %(default)s)")
     m.add_argument("--count", type=int, default=0, help="stop after this many gesture lines (default: never)")
-    m.add_argument("--raw", action="store_true", help="print the JSON lines as they came")
+    m.add_argument("--pretty", action="store_true", help="print each line readable instead of as JSON")
+    m.add_argument("--raw", action="store_true", help=argparse.SUPPRESS)  # the default now; kept for scripts
     m.add_argument("--all", action="store_true", help="also print device, idle and wake lines (not counted)")
     m.add_argument("--no-reconnect", action="store_true", help="stop when the daemon goes, instead of waiting for it")
     args = p.parse_args(argv)
@@ -29,8 +31,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             for msg in c:
                 if not isinstance(msg, Gesture) and not (args.all and isinstance(msg, Notice)):
                     continue
-                if args.raw:
-                    print(json.dumps(msg.raw, separators=(",", ":")), flush=True)
+                if not args.pretty:
+                    print(json.dumps(msg.raw, separators=(",", ":"), ensure_ascii=False), flush=True)
                 elif isinstance(msg, Gesture):
                     print(msg, flush=True)
                 else:
