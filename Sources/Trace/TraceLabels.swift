@@ -26,15 +26,15 @@ struct Box {
     }
 }
 
-/// What a gesture label must not cover: the contact paths (as segments, bucketed in a coarse grid
-/// so a long recording's many segments are not all tried for each place), the gesture marks and
-/// the labels already placed.
+/// What a gesture label must not cover: the contact paths (as segments), the gesture marks and
+/// the labels already placed, each bucketed in a coarse grid so that a place is tried against
+/// what lies near it only (a long recording has many of each).
 struct LabelObstacles {
     static let cell = 48.0
     var segments: [((Double, Double), (Double, Double))] = []
     var grid: [Int: [Int]] = [:]
-    var marks: [Box] = []
-    var labels: [Box] = []
+    var boxes: [Box] = []
+    var boxGrid: [Int: [Int]] = [:]
 
     static func key(_ cx: Int, _ cy: Int) -> Int { cx &* 100_003 &+ cy }
 
@@ -44,20 +44,37 @@ struct LabelObstacles {
         return (x0...max(x0, x1)).flatMap { cx in (y0...max(y0, y1)).map { key(cx, $0) } }
     }
 
+    /// A path's segments, each in the cells it crosses (walked half a cell at a time: a segment
+    /// across the screen is in a line of cells, not in every cell of its bounding box).
     mutating func add(path points: [(Double, Double)]) {
         for (a, b) in zip(points, points.dropFirst()) {
             let i = segments.count
             segments.append((a, b))
-            let bounds = Box(x: min(a.0, b.0), y: min(a.1, b.1), w: abs(a.0 - b.0), h: abs(a.1 - b.1))
-            for k in Self.cells(bounds) { grid[k, default: []].append(i) }
+            let steps = max(1, Int((max(abs(b.0 - a.0), abs(b.1 - a.1)) / (Self.cell / 2)).rounded(.up)))
+            var cells = Set<Int>()
+            var from = a
+            for s in 1...steps {
+                let f = Double(s) / Double(steps)
+                let to = (a.0 + (b.0 - a.0) * f, a.1 + (b.1 - a.1) * f)
+                cells.formUnion(Self.cells(Box(x: min(from.0, to.0), y: min(from.1, to.1), w: abs(from.0 - to.0), h: abs(from.1 - to.1))))
+                from = to
+            }
+            for k in cells { grid[k, default: []].append(i) }
         }
-        if points.count == 1, let p = points.first { marks.append(Box(x: p.0 - 5, y: p.1 - 5, w: 10, h: 10)) }
+        if points.count == 1, let p = points.first { add(box: Box(x: p.0 - 5, y: p.1 - 5, w: 10, h: 10)) }
+    }
+
+    /// A mark or a placed label.
+    mutating func add(box b: Box) {
+        for k in Self.cells(b) { boxGrid[k, default: []].append(boxes.count) }
+        boxes.append(b)
     }
 
     func isFree(_ b: Box, ofPaths: Bool) -> Bool {
-        if labels.contains(where: { $0.overlaps(b) }) || marks.contains(where: { $0.overlaps(b) }) { return false }
+        let near = Self.cells(b)
+        for k in near { for i in boxGrid[k] ?? [] where boxes[i].overlaps(b) { return false } }
         guard ofPaths else { return true }
-        for k in Self.cells(b) { for i in grid[k] ?? [] where b.meets(segments[i].0, segments[i].1) { return false } }
+        for k in near { for i in grid[k] ?? [] where b.meets(segments[i].0, segments[i].1) { return false } }
         return true
     }
 }
@@ -73,6 +90,9 @@ extension TraceSVG {
         var moved: Bool
     }
 
+    /// At most this many gestures are labelled (a long recording says how many more it has).
+    static let labelLimit = 300
+
     /// Gesture labels where each gesture ended (or was recognized). Each goes to the first place
     /// near its mark, then farther out, that covers no other label, gesture mark or contact path,
     /// inside the screen; failing that, one that covers no label; a label away from its mark is
@@ -80,14 +100,11 @@ extension TraceSVG {
     static func drawLabels(_ trace: TraceRecording, _ l: Layout, _ svg: inout Canvas) {
         var obstacles = LabelObstacles()
         for p in trace.rawPaths + trace.paths { obstacles.add(path: p.points.map { (l.sx($0.position.x), l.sy($0.position.y)) }) }
-        let ends = orderedIDs(trace).compactMap { id -> (GestureEvent, GestureEvent)? in
-            let events = trace.events.filter { $0.id == id }
-            guard let first = events.first, let last = events.last else { return nil }
-            return (first, last)
-        }
+        let all = gestureEnds(trace)
+        let ends = all.prefix(labelLimit)
         for (_, last) in ends {
             let x = l.sx(last.position.x), y = l.sy(last.position.y)
-            obstacles.marks.append(Box(x: x - 6, y: y - 6, w: 12, h: 12))
+            obstacles.add(box: Box(x: x - 6, y: y - 6, w: 12, h: 12))
         }
         let bounds = Box(x: l.sx(trace.screen.x), y: l.sy(trace.screen.y), w: trace.screen.width * l.k, h: trace.screen.height * l.k)
         var placed: [PlacedLabel] = []
@@ -105,6 +122,9 @@ extension TraceSVG {
         for p in placed {
             svg.rect(p.box.x, p.box.y, p.box.w, p.box.h, fill: "#ffffffd9", stroke: nil)
             svg.text(p.box.x + 3, p.box.y + 12, p.text, size: 12, fill: p.color, weight: "bold")
+        }
+        if all.count > ends.count {
+            svg.text(bounds.x + 4, bounds.y + bounds.h - 6, "the first \(ends.count) of \(all.count) gestures labelled", size: 11, fill: "#555")
         }
     }
 
@@ -126,16 +146,23 @@ extension TraceSVG {
             $0.x >= bounds.x && $0.x + $0.w <= max(bounds.x + bounds.w, width - margin) && $0.y >= bounds.y && $0.y + $0.h <= bounds.y + bounds.h
         }
         let box = inside.first { obstacles.isFree($0, ofPaths: true) } ?? inside.first { obstacles.isFree($0, ofPaths: false) } ?? candidates[0]
-        obstacles.labels.append(box)
+        obstacles.add(box: box)
         let moved = box.x > ax + 10 || box.x + box.w < ax - 10 || box.y > ay + 4 || box.y + box.h < ay - 20
         return (box, moved)
     }
 
-    /// Gesture ids in order of first appearance.
-    static func orderedIDs(_ trace: TraceRecording) -> [UInt64] {
-        var seen = Set<UInt64>()
-        var out: [UInt64] = []
-        for e in trace.events where seen.insert(e.id).inserted { out.append(e.id) }
+    /// Each gesture's first and last event, in order of first appearance (one pass).
+    static func gestureEnds(_ trace: TraceRecording) -> [(GestureEvent, GestureEvent)] {
+        var index: [UInt64: Int] = [:]
+        var out: [(GestureEvent, GestureEvent)] = []
+        for e in trace.events {
+            if let i = index[e.id] {
+                out[i].1 = e
+            } else {
+                index[e.id] = out.count
+                out.append((e, e))
+            }
+        }
         return out
     }
 
