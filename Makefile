@@ -27,7 +27,8 @@ WWWDIR = $(PREFIX)/share/touchgestured/www
 BUILD = .build/$(CONFIGURATION)
 # The man pages: swift-argument-parser's generate-manual (a tool of that package, built for the
 # host) reads each binary's commands and options. Dated by SOURCE_DATE_EPOCH (dpkg sets it from
-# the changelog) or the last commit, so a rebuild makes the same pages.
+# the changelog) or the last commit, so a rebuild makes the same pages. The daemon and the bridge
+# take no subcommand: the generator's "subcommand" and "help" entries are taken out of theirs.
 MANBUILD = .build/man
 MANDATE ?= $(shell date -u -d @$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null || date +%s)} +%Y-%m-%d)
 
@@ -44,6 +45,7 @@ build:
 	$$(swift build --show-bin-path)/generate-manual $(BUILD)/touchgestured --section 8 --date $(MANDATE) -o $(MANBUILD)
 	$$(swift build --show-bin-path)/generate-manual $(BUILD)/touchgestured-web --section 8 --date $(MANDATE) -o $(MANBUILD)
 	$$(swift build --show-bin-path)/generate-manual $(BUILD)/touchgesturectl --section 1 --date $(MANDATE) -o $(MANBUILD)
+	sed -i -e '/^\.Ar subcommand$$/d' -e '/^\.It Em help$$/,/^\.El$$/d' $(MANBUILD)/touchgestured.8 $(MANBUILD)/touchgestured-web.8
 
 # install-files runs after build, in this order even under make -j.
 install: build

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -117,6 +118,8 @@ def test_monitor_prints_count_lines(daemon: str) -> None:
     assert r.returncode == 0, r.stderr
     lines = [json.loads(line) for line in r.stdout.splitlines()]
     assert len(lines) == 5 and all(m["type"] == "gesture" for m in lines)
+    # The lines as the daemon wrote them: its times keep their six decimals (re-encoding drops them).
+    assert all(re.search(r'"time":[0-9]+\.[0-9]{6}[,}]', line) for line in r.stdout.splitlines()), r.stdout
     r = subprocess.run([sys.executable, "-m", "touchgestured", "monitor", "--socket", daemon, "--count", "2", "--pretty"],
                        capture_output=True, text=True, timeout=60, env=env)
     assert r.returncode == 0 and len(r.stdout.splitlines()) == 2 and not r.stdout.startswith("{"), r.stdout

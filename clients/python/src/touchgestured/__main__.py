@@ -6,7 +6,6 @@ and wake lines too (not counted)."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import List, Optional
 
@@ -21,7 +20,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     m.add_argument("--socket", default=default_socket(), help="the stream socket (default: %(default)s)")
     m.add_argument("--count", type=int, default=0, help="stop after this many gesture lines (default: never)")
     m.add_argument("--pretty", action="store_true", help="print each line readable instead of as JSON")
-    m.add_argument("--raw", action="store_true", help=argparse.SUPPRESS)  # the default now; kept for scripts
+    m.add_argument("--raw", action="store_true", help=argparse.SUPPRESS)  # the default now; kept for scripts (--pretty wins)
     m.add_argument("--all", action="store_true", help="also print device, idle and wake lines (not counted)")
     m.add_argument("--no-reconnect", action="store_true", help="stop when the daemon goes, instead of waiting for it")
     args = p.parse_args(argv)
@@ -32,7 +31,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                 if not isinstance(msg, Gesture) and not (args.all and isinstance(msg, Notice)):
                     continue
                 if not args.pretty:
-                    print(json.dumps(msg.raw, separators=(",", ":"), ensure_ascii=False), flush=True)
+                    print(msg.line, flush=True)
                 elif isinstance(msg, Gesture):
                     print(msg, flush=True)
                 else:

@@ -7,6 +7,7 @@ what it does not know, and can still read it there).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Union
@@ -22,6 +23,8 @@ class Device:
     kind: str
     slots: int
     raw: Dict[str, Any] = field(repr=False, compare=False)
+    #: The line as the daemon sent it (without its newline).
+    line: str = field(default="", repr=False, compare=False)
 
     @staticmethod
     def of(d: Dict[str, Any]) -> "Device":
@@ -36,6 +39,8 @@ class Hello:
     devices: List[Device]
     screen: Dict[str, Any]
     raw: Dict[str, Any] = field(repr=False, compare=False)
+    #: The line as the daemon sent it (without its newline).
+    line: str = field(default="", repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -55,6 +60,8 @@ class Gesture:
     y: float
     region: Optional[str]
     raw: Dict[str, Any] = field(repr=False, compare=False)
+    #: The line as the daemon sent it (without its newline).
+    line: str = field(default="", repr=False, compare=False)
 
     def get(self, key: str, default: Any = None) -> Any:
         """Any other field (`direction`, `dx`, `velocity`, `scale`, `count`, ...)."""
@@ -81,6 +88,8 @@ class Touch:
     time: float
     contacts: List[Contact]
     raw: Dict[str, Any] = field(repr=False, compare=False)
+    #: The line as the daemon sent it (without its newline).
+    line: str = field(default="", repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -90,6 +99,8 @@ class Notice:
     type: str
     time: float
     raw: Dict[str, Any] = field(repr=False, compare=False)
+    #: The line as the daemon sent it (without its newline).
+    line: str = field(default="", repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -97,6 +108,8 @@ class Reply:
     id: Any
     op: str
     raw: Dict[str, Any] = field(repr=False, compare=False)
+    #: The line as the daemon sent it (without its newline).
+    line: str = field(default="", repr=False, compare=False)
 
     def get(self, key: str, default: Any = None) -> Any:
         return self.raw.get(key, default)
@@ -108,6 +121,8 @@ class Error:
     code: str
     message: str
     raw: Dict[str, Any] = field(repr=False, compare=False)
+    #: The line as the daemon sent it (without its newline).
+    line: str = field(default="", repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -116,6 +131,8 @@ class Unknown:
 
     type: str
     raw: Dict[str, Any] = field(repr=False, compare=False)
+    #: The line as the daemon sent it (without its newline).
+    line: str = field(default="", repr=False, compare=False)
 
 
 Message = Union[Hello, Gesture, Touch, Notice, Reply, Error, Unknown]
@@ -135,9 +152,11 @@ def parse(line: Union[str, bytes]) -> Message:
     if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
         raise ProtocolError("not an object with a type")
     try:
-        return _typed(obj)
+        typed = _typed(obj)
     except (TypeError, ValueError, AttributeError) as e:
         raise ProtocolError(f"a {obj['type']} line with a field of the wrong type: {e}") from None
+    text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
+    return dataclasses.replace(typed, line=text.rstrip("\r\n"))
 
 
 def _int(v: Any) -> int:
