@@ -20,6 +20,14 @@ static const int CEV_UINPUT_OPEN_MANAGED = LIBEVDEV_UINPUT_OPEN_MANAGED;
 
 #include <sys/ioctl.h>
 #include <errno.h>
+#include <linux/uinput.h>
+
+// A uinput device's physical place (`phys` in sysfs), set on its /dev/uinput descriptor before
+// libevdev creates the device there (libevdev's uinput does not pass a device's phys on).
+// Returns 0, or -errno.
+static inline int cev_uinput_set_phys(int fd, const char *phys) {
+    return ioctl(fd, UI_SET_PHYS, phys) < 0 ? -errno : 0;
+}
 
 // The kernel's current state of a touch device, read with EVIOCG* ioctls after SYN_DROPPED (the
 // kernel's documented recovery: the queue is drained, then the state is queried).

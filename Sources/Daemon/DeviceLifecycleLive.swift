@@ -31,7 +31,8 @@ extension DeviceLifecycle {
                 let source = LiveSource(device: evdev, node: node, log: log)
                 // The panel's past first: the kernel does not repeat a slot's last position.
                 let past = try? evdev.slotState()
-                try add(source, mirror: takeExclusively(evdev, geometry: geometry(of: source)), past: past, &state)
+                let place = VirtualTouchscreen.place(idPath: node.properties["ID_PATH"], phys: evdev.phys, node: node.path)
+                try add(source, mirror: takeExclusively(evdev, place: place, geometry: geometry(of: source)), past: past, &state)
             } catch {
                 log.error("\(node.path): \(error)")
             }
@@ -44,7 +45,7 @@ extension DeviceLifecycle {
     /// In pass-through, a panel with a calibration or rotation (`geometry`) gets a mirror that
     /// carries its touches calibrated and rotated (`MirrorGeometry`): the compositor needs no
     /// setting of its own.
-    private func takeExclusively(_ evdev: EvdevDevice, geometry g: GeometryConfiguration) -> Mirror? {
+    private func takeExclusively(_ evdev: EvdevDevice, place: String, geometry g: GeometryConfiguration) -> Mirror? {
         guard base.daemon.mode != .observe else { return nil }
         do {
             try evdev.grab(true)
@@ -59,8 +60,8 @@ extension DeviceLifecycle {
             // Filtered positions with the panel's fuzz would be smoothed again by the kernel.
             let described = VirtualTouchscreen.description(
                 mirroring: mapped?.mirroring(evdev.description) ?? evdev.description, unfuzzed: !g.filters.isEmpty)
-            let screen = try VirtualTouchscreen(described)
-            log.info("\(evdev.path): passed through to \(screen.devnode ?? "a virtual touchscreen") (\(VirtualTouchscreen.name(mirroring: evdev.description.name)))\(mapped.map { ", calibrated and rotated: X \($0.xAxis.minimum)-\($0.xAxis.maximum), Y \($0.yAxis.minimum)-\($0.yAxis.maximum)" } ?? "")")
+            let screen = try VirtualTouchscreen(described, place: place)
+            log.info("\(evdev.path): passed through to \(screen.devnode ?? "a virtual touchscreen") (\(VirtualTouchscreen.name(mirroring: evdev.description.name)); /dev/input/touchgestured/\(place) with the udev rule)\(mapped.map { ", calibrated and rotated: X \($0.xAxis.minimum)-\($0.xAxis.maximum), Y \($0.yAxis.minimum)-\($0.yAxis.maximum)" } ?? "")")
             return Mirror(screen: screen, described: described, cancel: base.daemon.cancel, geometry: mapped)
         } catch {
             // Grabbed without a mirror, the compositor would have no touchscreen at all.

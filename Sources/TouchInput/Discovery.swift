@@ -13,7 +13,8 @@ public struct InputNode: Sendable {
     public var path: String
     public var syspath: String?
     /// udev's properties of interest (ID_INPUT_TOUCHSCREEN, TOUCHGESTURED_IGNORE,
-    /// LIBINPUT_CALIBRATION_MATRIX, ID_INPUT_WIDTH_MM, ID_INPUT_HEIGHT_MM), when udev initialized it.
+    /// LIBINPUT_CALIBRATION_MATRIX, ID_INPUT_WIDTH_MM, ID_INPUT_HEIGHT_MM, ID_PATH), when udev
+    /// initialized it.
     public var properties: [String: String] = [:]
     public var udevInitialized = false
 
@@ -50,7 +51,7 @@ public enum Discovery {
     /// discovery and the udev rule never take a device named so (this daemon's, or another's).
     public static let mirrorNameSuffix = " (touchgestured)"
 
-    static let keys = ["ID_INPUT_TOUCHSCREEN", "TOUCHGESTURED_IGNORE", "LIBINPUT_CALIBRATION_MATRIX", "ID_INPUT_WIDTH_MM", "ID_INPUT_HEIGHT_MM", "ID_INPUT"]
+    static let keys = ["ID_INPUT_TOUCHSCREEN", "TOUCHGESTURED_IGNORE", "LIBINPUT_CALIBRATION_MATRIX", "ID_INPUT_WIDTH_MM", "ID_INPUT_HEIGHT_MM", "ID_INPUT", "ID_PATH"]
 
     /// Every /dev/input/eventN, with what udev knows of it.
     public static func nodes(directory: String = "/dev/input") -> [InputNode] {

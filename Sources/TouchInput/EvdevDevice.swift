@@ -23,6 +23,9 @@ public final class EvdevDevice {
     public private(set) var description: DeviceDescription
     /// SYN_DROPPED resyncs so far.
     public private(set) var resyncs = 0
+    /// The device's physical place as its driver reports it (`phys` in sysfs, e.g.
+    /// `usb-0000:00:14.0-1/input0`), if any.
+    public let phys: String?
     /// The read buffer, in the kernel's layout (handed on as it is), allocated once.
     private static let capacity = 256
     // Safe: allocated once for this object's life, freed in deinit; reads stay within `capacity`.
@@ -53,6 +56,7 @@ public final class EvdevDevice {
         self.dev = dev
         _ = libevdev_set_clock_id(dev, CLOCK_MONOTONIC)
         description = Self.describe(dev)
+        phys = libevdev_get_phys(dev).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
         // The kernel's slots (a protocol A panel has none: its state is in every frame).
         slots = description.touchKind == .multitouch && !description.isProtocolA ? min(description.slotCount, Int(CEV_MAX_SLOTS)) : 0
     }

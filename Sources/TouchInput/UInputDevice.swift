@@ -1,5 +1,6 @@
 import CEvdev
 import GestureEngine
+import SystemCalls
 import TouchFrames
 
 #if canImport(Glibc)
@@ -11,11 +12,15 @@ import TouchFrames
 public final class UInputDevice {
     private let dev: OpaquePointer
     private let uidev: OpaquePointer
+    /// The /dev/uinput descriptor this object opened itself (to give the device a `phys`), closed
+    /// after the device is destroyed; nil when libevdev opened and closes its own.
+    private let ownFD: Int32?
     /// The node the kernel made (/dev/input/eventN), when it could be found.
     public let devnode: String?
 
-    /// `name` replaces the description's.
-    public init(_ d: DeviceDescription, name: String? = nil) throws(EvdevError) {
+    /// `name` replaces the description's; `phys`, the device's physical place (its `phys` in
+    /// sysfs, which udev rules can match and name a link after).
+    public init(_ d: DeviceDescription, name: String? = nil, phys: String? = nil) throws(EvdevError) {
         guard let dev = libevdev_new() else { throw EvdevError("libevdev_new", ENOMEM) }
         libevdev_set_name(dev, name ?? d.name)
         libevdev_set_id_bustype(dev, Int32(d.bustype))
@@ -34,15 +39,39 @@ public final class UInputDevice {
                 }
             }
         }
-        (uidev, devnode) = try Self.create(dev, what: "libevdev_uinput_create_from_device")
+        ownFD = try phys.map { (p) throws(EvdevError) in try Self.openUinput(phys: p, freeing: dev) }
+        do {
+            (uidev, devnode) = try Self.create(dev, what: "libevdev_uinput_create_from_device", fd: ownFD)
+        } catch {
+            if let ownFD { Posix.close(ownFD) }
+            throw error
+        }
         self.dev = dev
     }
 
-    /// Makes the kernel device for `dev` through /dev/uinput: the handle and its node. On
-    /// failure `dev` is freed and `what` names the error.
-    static func create(_ dev: OpaquePointer, what: String) throws(EvdevError) -> (OpaquePointer, String?) {
+    /// /dev/uinput opened, with the device-to-be's `phys` set on it. On failure `dev` is freed.
+    static func openUinput(phys: String, freeing dev: OpaquePointer) throws(EvdevError) -> Int32 {
+        let fd: Int32
+        switch Posix.open("/dev/uinput", O_RDWR) {
+        case .success(let d): fd = d.release()  // this device's from here (closed in deinit, or below)
+        case .failure(let e):
+            libevdev_free(dev)
+            throw e
+        }
+        let rc = cev_uinput_set_phys(fd, phys)
+        guard rc == 0 else {
+            Posix.close(fd)
+            libevdev_free(dev)
+            throw EvdevError("UI_SET_PHYS", -rc)
+        }
+        return fd
+    }
+
+    /// Makes the kernel device for `dev` through /dev/uinput (`fd`, or one libevdev opens and
+    /// closes): the handle and its node. On failure `dev` is freed and `what` names the error.
+    static func create(_ dev: OpaquePointer, what: String, fd: Int32? = nil) throws(EvdevError) -> (OpaquePointer, String?) {
         var ui: OpaquePointer?
-        let rc = libevdev_uinput_create_from_device(dev, Int32(CEV_UINPUT_OPEN_MANAGED), &ui)
+        let rc = libevdev_uinput_create_from_device(dev, fd ?? Int32(CEV_UINPUT_OPEN_MANAGED), &ui)
         guard rc == 0, let ui else {
             libevdev_free(dev)
             throw EvdevError(what, -rc)
@@ -57,6 +86,7 @@ public final class UInputDevice {
     deinit {
         libevdev_uinput_destroy(uidev)
         libevdev_free(dev)
+        if let ownFD { Posix.close(ownFD) }
     }
 
     public func write(_ e: InputEvent) throws(EvdevError) {

@@ -20,10 +20,31 @@ public final class VirtualTouchscreen: TouchSink {
     /// The node the kernel made (/dev/input/eventN), when it could be found.
     public var devnode: String? { device.devnode }
 
-    /// `described`: the mirror's description (`description(mirroring:)`), named after its panel.
-    public init(_ described: DeviceDescription) throws(EvdevError) {
-        device = try UInputDevice(described, name: Self.name(mirroring: described.name))
+    /// `described`: the mirror's description (`description(mirroring:)`), named after its panel;
+    /// `place`: the panel's (`place(idPath:phys:node:)`), the mirror's `phys`, which the udev
+    /// rule names its link after (/dev/input/touchgestured/PLACE).
+    public init(_ described: DeviceDescription, place: String? = nil) throws(EvdevError) {
+        device = try UInputDevice(described, name: Self.name(mirroring: described.name), phys: place)
     }
+
+    /// Where a panel is, as a name that stays when the system restarts and the event numbers
+    /// change: udev's `ID_PATH` (the bus path /dev/input/by-path names it by, so two identical
+    /// panels differ), else the driver's `phys`, else the node's name (`event5`, which can
+    /// change). Made of letters, digits and `._:-` only (anything else becomes `-`), at most 128
+    /// bytes: a file name in /dev/input/touchgestured.
+    public static func place(idPath: String?, phys: String?, node: String) -> String {
+        let raw = [idPath, phys].compactMap { $0 }.first { !$0.isEmpty } ?? String(node.split(separator: "/").last ?? "")
+        var out = ""
+        for u in raw.unicodeScalars.prefix(128) {
+            let ok = ("a"..."z").contains(u) || ("A"..."Z").contains(u) || ("0"..."9").contains(u) || "._:-".unicodeScalars.contains(u)
+            out.unicodeScalars.append(ok ? u : "-")
+        }
+        // Never "." or "..", nor the name of the first mirror's link.
+        return out.isEmpty || out.allSatisfy({ $0 == "." }) || out == firstMirrorLink ? "panel-" + out : out
+    }
+
+    /// The link of the first mirror made while none had it: /dev/input/touchgestured/touchscreen.
+    public static let firstMirrorLink = "touchscreen"
 
     /// The panel's description, with slots and tracking ids added to a protocol A panel (the
     /// mirror writes protocol B), `ABS_MT_TOOL_TYPE` (0-2) added to a multitouch panel that

@@ -134,7 +134,8 @@ struct Play: ParsableCommand {
         // Stamped before the request: a reader can open the node before the creating call returns
         // here, so a stamp taken after it could come after the reader's pick-up.
         let created = Double(Posix.monotonicNanoseconds()) / 1e9
-        do { dev = try UInputDevice(description) } catch { throw fail("\(error) (is the uinput module loaded, and /dev/uinput writable?)") }
+        // A place of its own (`phys`): a mirror of it is /dev/input/touchgestured/touchgesturectl-play.
+        do { dev = try UInputDevice(description, phys: "touchgesturectl/play") } catch { throw fail("\(error) (is the uinput module loaded, and /dev/uinput writable?)") }
         writeAll(2, Array("playing \(recording) as \(dev.devnode ?? "a virtual device") (created at \(created) s, CLOCK_MONOTONIC)\n".utf8))
         sleepFor(settle)
         if let waitFor {

@@ -13,6 +13,20 @@ import TouchMirror
         #expect(long.utf8.count <= 79, "uinput's name holds 80 bytes with its NUL")
     }
 
+    /// A mirror's place (its `phys`, the udev rule's /dev/input/touchgestured/PLACE): the panel's
+    /// ID_PATH, else its driver's phys, else its node; a file name whatever the panel says.
+    @Test func place_prefersIDPath_thenPhys_thenNode_andIsAFileName() {
+        let place = VirtualTouchscreen.place
+        #expect(place("platform-3f204000.spi-cs-1", "spi0.1/input0", "/dev/input/event3") == "platform-3f204000.spi-cs-1")
+        #expect(place(nil, "usb-0000:00:14.0-1/input0", "/dev/input/event3") == "usb-0000:00:14.0-1-input0")
+        #expect(place("", "", "/dev/input/event3") == "event3")
+        #expect(place("../../etc/passwd", nil, "/dev/input/event3") == "..-..-etc-passwd")
+        #expect(place("..", nil, "x") == "panel-..")
+        #expect(place("touchscreen", nil, "x") == "panel-touchscreen")
+        #expect(place("a b\n$(x)é", nil, "x") == "a-b---x--")
+        #expect(place(String(repeating: "p", count: 500), nil, "x").utf8.count == 128)
+    }
+
     @Test func discovery_skipsMirrors_evenWhenUdevSaysTouchscreen() {
         var node = InputNode(path: "/dev/input/event9")
         node.udevInitialized = true

@@ -15,6 +15,7 @@ passthrough() {
     play_read $E/rec/tour.events mirror /tmp/li-pt.txt /tmp/daemon-passthrough.log
     first_mirror=$mirror
     mirror_classified=$classified
+    named="$by_place $by_first"
     li_touches /tmp/li-pt.txt > /tmp/li-pt-touches.txt
     kill $MON; wait $MON 2>/dev/null
     awk -f $E/summarize.awk /tmp/m-pt.txt > /tmp/got-pt.txt
@@ -27,9 +28,10 @@ passthrough() {
     ref=$(wc -l < /tmp/li-ref-touches.txt); got=$(wc -l < /tmp/li-pt-touches.txt)
     if [ "$ref" -gt 20 ] && diff /tmp/li-ref-touches.txt /tmp/li-pt-touches.txt > /tmp/diff-pt.txt \
         && [ "$mirror_classified" = 1 ] && [ -s /tmp/got-observe.txt ] && diff /tmp/got-observe.txt /tmp/got-pt.txt > /tmp/diff-pt-lines.txt \
-        && [ "$downs" -ge 1 ] && [ "$downs" = "$ups" ] && [ "$gone" = 1 ] && [ "$taken_mirrors" = 0 ]; then
-        pass "passthrough" "(libinput read the mirror $first_mirror as the panel: $got touch events equal; ID_INPUT_TOUCHSCREEN=1; the daemon's gesture lines as in observe mode ($(wc -l < /tmp/got-pt.txt)); unplug mid-pan: $downs down, $ups up, mirror gone; no mirror taken as a panel)"
+        && [ "$downs" -ge 1 ] && [ "$downs" = "$ups" ] && [ "$gone" = 1 ] && [ "$taken_mirrors" = 0 ] \
+        && [ "$named" = "$first_mirror $first_mirror" ]; then
+        pass "passthrough" "(libinput read the mirror $first_mirror as the panel: $got touch events equal; ID_INPUT_TOUCHSCREEN=1; named /dev/input/touchgestured/touchgesturectl-play and .../touchscreen; the daemon's gesture lines as in observe mode ($(wc -l < /tmp/got-pt.txt)); unplug mid-pan: $downs down, $ups up, mirror gone; no mirror taken as a panel)"
     else
-        fail "passthrough" "(ref $ref, got $got touch events: $(head -c 300 /tmp/diff-pt.txt | tr '\n' '|'); classified $mirror_classified; lines: $(head -c 200 /tmp/diff-pt-lines.txt | tr '\n' '|'); unplug downs $downs ups $ups gone $gone; mirrors taken $taken_mirrors; $(tail -4 /tmp/daemon-passthrough.log | tr '\n' '|'))"
+        fail "passthrough" "(ref $ref, got $got touch events: $(head -c 300 /tmp/diff-pt.txt | tr '\n' '|'); classified $mirror_classified; lines: $(head -c 200 /tmp/diff-pt-lines.txt | tr '\n' '|'); unplug downs $downs ups $ups gone $gone; mirrors taken $taken_mirrors; links '$named' for $first_mirror; $(tail -4 /tmp/daemon-passthrough.log | tr '\n' '|'))"
     fi
 }
