@@ -30,17 +30,18 @@ public final class VirtualTouchscreen: TouchSink {
     /// Where a panel is, as a name that stays when the system restarts and the event numbers
     /// change: udev's `ID_PATH` (the bus path /dev/input/by-path names it by, so two identical
     /// panels differ), else the driver's `phys`, else the node's name (`event5`, which can
-    /// change). Made of letters, digits and `._:-` only (anything else becomes `-`), at most 128
-    /// bytes: a file name in /dev/input/touchgestured.
+    /// change). Made of letters, digits and `._:-` only (anything else, and a dot after a dot,
+    /// becomes `-`), at most 128 bytes: a file name in /dev/input/touchgestured.
     public static func place(idPath: String?, phys: String?, node: String) -> String {
         let raw = [idPath, phys].compactMap { $0 }.first { !$0.isEmpty } ?? String(node.split(separator: "/").last ?? "")
         var out = ""
         for u in raw.unicodeScalars.prefix(128) {
-            let ok = ("a"..."z").contains(u) || ("A"..."Z").contains(u) || ("0"..."9").contains(u) || "._:-".unicodeScalars.contains(u)
+            let ok = ("a"..."z").contains(u) || ("A"..."Z").contains(u) || ("0"..."9").contains(u) || "_:-".unicodeScalars.contains(u)
+                || (u == "." && out.unicodeScalars.last != ".")
             out.unicodeScalars.append(ok ? u : "-")
         }
-        // Never "." or "..", nor the name of the first mirror's link.
-        return out.isEmpty || out.allSatisfy({ $0 == "." }) || out == firstMirrorLink ? "panel-" + out : out
+        // Never "." nor the name of the first mirror's link.
+        return out.isEmpty || out == "." || out == firstMirrorLink ? "panel-" + out : out
     }
 
     /// The link of the first mirror made while none had it: /dev/input/touchgestured/touchscreen.
