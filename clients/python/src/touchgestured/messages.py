@@ -23,8 +23,6 @@ class Device:
     kind: str
     slots: int
     raw: Dict[str, Any] = field(repr=False, compare=False)
-    #: The line as the daemon sent it (without its newline).
-    line: str = field(default="", repr=False, compare=False)
 
     @staticmethod
     def of(d: Dict[str, Any]) -> "Device":
@@ -33,18 +31,24 @@ class Device:
 
 
 @dataclass(frozen=True)
-class Hello:
+class _Line:
+    """What every line read has: its JSON object (`raw`: fields this client does not name are
+    there) and the line as the daemon sent it (`line`, without its newline)."""
+
+    raw: Dict[str, Any] = field(repr=False, compare=False, kw_only=True)
+    line: str = field(default="", repr=False, compare=False, kw_only=True)
+
+
+@dataclass(frozen=True)
+class Hello(_Line):
     protocol: int
     version: str
     devices: List[Device]
     screen: Dict[str, Any]
-    raw: Dict[str, Any] = field(repr=False, compare=False)
-    #: The line as the daemon sent it (without its newline).
-    line: str = field(default="", repr=False, compare=False)
 
 
 @dataclass(frozen=True)
-class Gesture:
+class Gesture(_Line):
     """A gesture line. `gesture` is the kind (`tap`, `pan`, ...), `name` the configured gesture's
     name (`double_tap` is a `tap` of count 2), `phase` `began`/`changed`/`ended`/`cancelled`/
     `recognized`, `x`/`y` screen pixels."""
@@ -59,9 +63,6 @@ class Gesture:
     x: float
     y: float
     region: Optional[str]
-    raw: Dict[str, Any] = field(repr=False, compare=False)
-    #: The line as the daemon sent it (without its newline).
-    line: str = field(default="", repr=False, compare=False)
 
     def get(self, key: str, default: Any = None) -> Any:
         """Any other field (`direction`, `dx`, `velocity`, `scale`, `count`, ...)."""
@@ -83,56 +84,41 @@ class Contact:
 
 
 @dataclass(frozen=True)
-class Touch:
+class Touch(_Line):
     device: int
     time: float
     contacts: List[Contact]
-    raw: Dict[str, Any] = field(repr=False, compare=False)
-    #: The line as the daemon sent it (without its newline).
-    line: str = field(default="", repr=False, compare=False)
 
 
 @dataclass(frozen=True)
-class Notice:
+class Notice(_Line):
     """`idle`, `wake` and `device` lines (the kind in `type`)."""
 
     type: str
     time: float
-    raw: Dict[str, Any] = field(repr=False, compare=False)
-    #: The line as the daemon sent it (without its newline).
-    line: str = field(default="", repr=False, compare=False)
 
 
 @dataclass(frozen=True)
-class Reply:
+class Reply(_Line):
     id: Any
     op: str
-    raw: Dict[str, Any] = field(repr=False, compare=False)
-    #: The line as the daemon sent it (without its newline).
-    line: str = field(default="", repr=False, compare=False)
 
     def get(self, key: str, default: Any = None) -> Any:
         return self.raw.get(key, default)
 
 
 @dataclass(frozen=True)
-class Error:
+class Error(_Line):
     id: Any
     code: str
     message: str
-    raw: Dict[str, Any] = field(repr=False, compare=False)
-    #: The line as the daemon sent it (without its newline).
-    line: str = field(default="", repr=False, compare=False)
 
 
 @dataclass(frozen=True)
-class Unknown:
+class Unknown(_Line):
     """A line of a type this client does not know (a newer daemon's)."""
 
     type: str
-    raw: Dict[str, Any] = field(repr=False, compare=False)
-    #: The line as the daemon sent it (without its newline).
-    line: str = field(default="", repr=False, compare=False)
 
 
 Message = Union[Hello, Gesture, Touch, Notice, Reply, Error, Unknown]
@@ -178,7 +164,7 @@ def _typed(obj: Dict[str, Any]) -> Message:
         return Gesture(str(obj.get("gesture", "")), str(obj.get("name", obj.get("gesture", ""))), str(obj.get("phase", "")),
                        _int(obj.get("id", 0)), _int(obj.get("sequence", 0)), _int(obj.get("fingers", 0)),
                        _num(obj.get("time", 0)), _num(obj.get("x", 0)), _num(obj.get("y", 0)),
-                       region if isinstance(region, str) else None, obj)
+                       region if isinstance(region, str) else None, raw=obj)
     if t == "touch":
         contacts = obj.get("contacts", [])
         if not isinstance(contacts, list):
@@ -186,18 +172,18 @@ def _typed(obj: Dict[str, Any]) -> Message:
         return Touch(_int(obj.get("device", 0)), _num(obj.get("time", 0)),
                      [Contact(_int(c.get("id", 0)), _num(c.get("x", 0)), _num(c.get("y", 0)),
                               None if c.get("u") is None else _num(c["u"]), None if c.get("v") is None else _num(c["v"]),
-                              c.get("palm") is True) for c in contacts], obj)
+                              c.get("palm") is True) for c in contacts], raw=obj)
     if t == "hello":
         devices = obj.get("devices", [])
         screen = obj.get("screen", {})
         if not isinstance(devices, list) or not isinstance(screen, dict):
             raise TypeError("devices is not a list, or screen not an object")
         return Hello(_int(obj.get("protocol", 0)), str(obj.get("version", "")),
-                     [Device.of(d) for d in devices if isinstance(d, dict)], screen, obj)
+                     [Device.of(d) for d in devices if isinstance(d, dict)], screen, raw=obj)
     if t in ("idle", "wake", "device"):
-        return Notice(t, _num(obj.get("time", 0)), obj)
+        return Notice(t, _num(obj.get("time", 0)), raw=obj)
     if t == "reply":
-        return Reply(obj.get("id"), str(obj.get("op", "")), obj)
+        return Reply(obj.get("id"), str(obj.get("op", "")), raw=obj)
     if t == "error":
-        return Error(obj.get("id"), str(obj.get("code", "")), str(obj.get("message", "")), obj)
-    return Unknown(t, obj)
+        return Error(obj.get("id"), str(obj.get("code", "")), str(obj.get("message", "")), raw=obj)
+    return Unknown(t, raw=obj)
