@@ -39,6 +39,8 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
     private(set) var compiled: CompiledConfiguration
     /// Panels that went (for `stats`: up = false), the newest 64.
     private var gone = GonePanels()
+    /// Each live panel's place (node → its mirror's name under /dev/input/touchgestured).
+    var places: [String: String] = [:]
     /// Where every live device is read (`ready`): one at a time, so one buffer serves them all.
     private let readBuffer = EventReadBuffer(capacity: 256)
 
@@ -240,6 +242,7 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
         guard let k = state.devices.index(of: id) else { return }
         route(.removal(monotonic: monotonicNanoseconds()), k, &state)
         var device = state.devices.take(k)
+        places[device.source.node] = nil
         device.source.stop()
         // The mirror lifts what it holds, then goes (its device is destroyed with it).
         device.liftMirror()

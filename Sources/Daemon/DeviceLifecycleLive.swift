@@ -31,8 +31,7 @@ extension DeviceLifecycle {
                 let source = LiveSource(device: evdev, node: node, log: log)
                 // The panel's past first: the kernel does not repeat a slot's last position.
                 let past = try? evdev.slotState()
-                let place = VirtualTouchscreen.place(idPath: node.properties["ID_PATH"], phys: evdev.phys, node: node.path)
-                try add(source, mirror: takeExclusively(evdev, place: place, geometry: geometry(of: source)), past: past, &state)
+                try add(source, mirror: takeExclusively(evdev, node: node, geometry: geometry(of: source)), past: past, &state)
             } catch {
                 log.error("\(node.path): \(error)")
             }
@@ -45,7 +44,7 @@ extension DeviceLifecycle {
     /// In pass-through, a panel with a calibration or rotation (`geometry`) gets a mirror that
     /// carries its touches calibrated and rotated (`MirrorGeometry`): the compositor needs no
     /// setting of its own.
-    private func takeExclusively(_ evdev: EvdevDevice, place: String, geometry g: GeometryConfiguration) -> Mirror? {
+    private func takeExclusively(_ evdev: EvdevDevice, node: InputNode, geometry g: GeometryConfiguration) -> Mirror? {
         guard base.daemon.mode != .observe else { return nil }
         do {
             try evdev.grab(true)
@@ -54,6 +53,7 @@ extension DeviceLifecycle {
             return nil
         }
         guard base.daemon.mode == .passthrough else { return nil }
+        let place = place(of: node, evdev)
         do {
             let axes = evdev.description.positionAxes
             let mapped = axes.flatMap { MirrorGeometry(x: $0.x, y: $0.y, calibration: g.calibration, rotation: g.rotation) }
@@ -66,9 +66,25 @@ extension DeviceLifecycle {
         } catch {
             // Grabbed without a mirror, the compositor would have no touchscreen at all.
             try? evdev.grab(false)
+            places[node.path] = nil
             log.error("\(evdev.path): cannot make its virtual touchscreen (\(error)): read beside the compositor instead (is /dev/uinput writable? see README, \"Running under a compositor\")")
             return nil
         }
+    }
+
+    /// The panel's place, its mirror's stable name (`VirtualTouchscreen.place`), unique among the
+    /// panels present; said when it is not stable (no ID_PATH nor phys: the node's name).
+    private func place(of node: InputNode, _ evdev: EvdevDevice) -> String {
+        let id = node.properties["ID_PATH"].flatMap { $0.isEmpty ? nil : $0 }
+        let base = VirtualTouchscreen.place(idPath: id, phys: evdev.phys, node: node.path)
+        let place = VirtualTouchscreen.unique(base, among: places.filter { $0.key != node.path }.values)
+        if id == nil && evdev.phys == nil {
+            log.warning("\(node.path): no udev ID_PATH and no phys: its mirror's name (\(place)) may change when the system restarts")
+        } else if place != base {
+            log.warning("\(node.path): another panel's mirror is /dev/input/touchgestured/\(base): this one's is \(place)")
+        }
+        places[node.path] = place
+        return place
     }
 
     /// `[daemon] ignore_devices`: a node path, `vvvv:pppp`, or a glob on the name.

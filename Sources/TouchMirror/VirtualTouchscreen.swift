@@ -30,22 +30,34 @@ public final class VirtualTouchscreen: TouchSink {
     /// Where a panel is, as a name that stays when the system restarts and the event numbers
     /// change: udev's `ID_PATH` (the bus path /dev/input/by-path names it by, so two identical
     /// panels differ), else the driver's `phys`, else the node's name (`event5`, which can
-    /// change). Made of letters, digits and `._:-` only (anything else, and a dot after a dot,
-    /// becomes `-`), at most 128 bytes: a file name in /dev/input/touchgestured.
+    /// change). Made of letters, digits and `._-` only (anything else, a dot after a dot, and the
+    /// `:` of a USB or PCI path, which Qt's `QT_QPA_EVDEV_TOUCHSCREEN_PARAMETERS` would split at,
+    /// become `-`), at most 120 bytes: a file name in /dev/input/touchgestured.
     public static func place(idPath: String?, phys: String?, node: String) -> String {
         let raw = [idPath, phys].compactMap { $0 }.first { !$0.isEmpty } ?? String(node.split(separator: "/").last ?? "")
         var out = ""
-        for u in raw.unicodeScalars.prefix(128) {
-            let ok = ("a"..."z").contains(u) || ("A"..."Z").contains(u) || ("0"..."9").contains(u) || "_:-".unicodeScalars.contains(u)
+        for u in raw.unicodeScalars.prefix(120) {
+            let ok = ("a"..."z").contains(u) || ("A"..."Z").contains(u) || ("0"..."9").contains(u) || "_-".unicodeScalars.contains(u)
                 || (u == "." && out.unicodeScalars.last != ".")
             out.unicodeScalars.append(ok ? u : "-")
         }
-        // Never "." nor the name of the first mirror's link.
-        return out.isEmpty || out == "." || out == firstMirrorLink ? "panel-" + out : out
+        // Never "." nor the name of the link every mirror claims.
+        return out.isEmpty || out == "." || out == sharedLink ? "panel-" + out : out
     }
 
-    /// The link of the first mirror made while none had it: /dev/input/touchgestured/touchscreen.
-    public static let firstMirrorLink = "touchscreen"
+    /// The link every mirror claims (udev points it at one of them, and at another when that one
+    /// goes; with one panel, its mirror): /dev/input/touchgestured/touchscreen.
+    public static let sharedLink = "touchscreen"
+
+    /// `place`, or, when another mirror has it (two interfaces of one device, two panels on one
+    /// Bluetooth adapter, a place cut at its length), `place-2`, `place-3`, ...: each mirror's
+    /// link its own.
+    public static func unique(_ place: String, among used: some Collection<String>) -> String {
+        guard used.contains(place) else { return place }
+        var n = 2
+        while used.contains("\(place)-\(n)") { n += 1 }
+        return "\(place)-\(n)"
+    }
 
     /// The panel's description, with slots and tracking ids added to a protocol A panel (the
     /// mirror writes protocol B), `ABS_MT_TOOL_TYPE` (0-2) added to a multitouch panel that

@@ -18,14 +18,22 @@ import TouchMirror
     @Test func place_prefersIDPath_thenPhys_thenNode_andIsAFileName() {
         let place = VirtualTouchscreen.place
         #expect(place("platform-3f204000.spi-cs-1", "spi0.1/input0", "/dev/input/event3") == "platform-3f204000.spi-cs-1")
-        #expect(place(nil, "usb-0000:00:14.0-1/input0", "/dev/input/event3") == "usb-0000:00:14.0-1-input0")
+        #expect(place(nil, "usb-0000:00:14.0-1/input0", "/dev/input/event3") == "usb-0000-00-14.0-1-input0")
+        #expect(place("pci-0000:00:14.0-usb-0:1:1.0", nil, "x") == "pci-0000-00-14.0-usb-0-1-1.0")
         #expect(place("", "", "/dev/input/event3") == "event3")
         #expect(place("../../etc/passwd", nil, "/dev/input/event3") == ".--.--etc-passwd")
         #expect(place("..", nil, "x") == ".-")
         #expect(place(".", nil, "x") == "panel-.")
         #expect(place("touchscreen", nil, "x") == "panel-touchscreen")
         #expect(place("a b\n$(x)é", nil, "x") == "a-b---x--")
-        #expect(place(String(repeating: "p", count: 500), nil, "x").utf8.count == 128)
+        #expect(place(String(repeating: "p", count: 500), nil, "x").utf8.count == 120)
+    }
+
+    /// Two mirrors never share a place: the second gets `-2`, the third `-3`.
+    @Test func unique_suffixesAPlaceInUse() {
+        #expect(VirtualTouchscreen.unique("pci-1", among: ["event3"]) == "pci-1")
+        #expect(VirtualTouchscreen.unique("pci-1", among: ["pci-1"]) == "pci-1-2")
+        #expect(VirtualTouchscreen.unique("pci-1", among: ["pci-1", "pci-1-2"]) == "pci-1-3")
     }
 
     @Test func discovery_skipsMirrors_evenWhenUdevSaysTouchscreen() {

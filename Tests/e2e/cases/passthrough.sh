@@ -29,8 +29,8 @@ passthrough() {
     if [ "$ref" -gt 20 ] && diff /tmp/li-ref-touches.txt /tmp/li-pt-touches.txt > /tmp/diff-pt.txt \
         && [ "$mirror_classified" = 1 ] && [ -s /tmp/got-observe.txt ] && diff /tmp/got-observe.txt /tmp/got-pt.txt > /tmp/diff-pt-lines.txt \
         && [ "$downs" -ge 1 ] && [ "$downs" = "$ups" ] && [ "$gone" = 1 ] && [ "$taken_mirrors" = 0 ] \
-        && [ "$named" = "$first_mirror $first_mirror" ]; then
-        pass "passthrough" "(libinput read the mirror $first_mirror as the panel: $got touch events equal; ID_INPUT_TOUCHSCREEN=1; named /dev/input/touchgestured/touchgesturectl-play and .../touchscreen; the daemon's gesture lines as in observe mode ($(wc -l < /tmp/got-pt.txt)); unplug mid-pan: $downs down, $ups up, mirror gone; no mirror taken as a panel)"
+        && [ "$named" = "$first_mirror $first_mirror $first_mirror" ]; then
+        pass "passthrough" "(libinput read the mirror $first_mirror as the panel: $got touch events equal; ID_INPUT_TOUCHSCREEN=1; named /dev/input/touchgestured/touchgesturectl-play and .../touchscreen, which a udevadm trigger keeps; the daemon's gesture lines as in observe mode ($(wc -l < /tmp/got-pt.txt)); unplug mid-pan: $downs down, $ups up, mirror gone; no mirror taken as a panel)"
     else
         fail "passthrough" "(ref $ref, got $got touch events: $(head -c 300 /tmp/diff-pt.txt | tr '\n' '|'); classified $mirror_classified; lines: $(head -c 200 /tmp/diff-pt-lines.txt | tr '\n' '|'); unplug downs $downs ups $ups gone $gone; mirrors taken $taken_mirrors; links '$named' for $first_mirror; $(tail -4 /tmp/daemon-passthrough.log | tr '\n' '|'))"
     fi

@@ -78,9 +78,15 @@ play_read() {
     if [ "$2" = mirror ]; then mirror_of $4 $made; read_node=$mirror; fi
     wait_tagged $read_node
     classified=$(udevadm info --query=property --name=$read_node 2>/dev/null | grep -c '^ID_INPUT_TOUCHSCREEN=1')
-    # The mirror's stable names (udev/70-touchgestured.rules): by its panel's place, and the first's.
+    # The mirror's stable names (udev/70-touchgestured.rules): by its panel's place, and the one
+    # every mirror claims; again after a change event (udevadm trigger, as a package's postinst
+    # or the boot's coldplug sends), which must not take them away.
     by_place=$(readlink -f /dev/input/touchgestured/touchgesturectl-play 2>/dev/null)
     by_first=$(readlink -f /dev/input/touchgestured/touchscreen 2>/dev/null)
+    if [ "$2" = mirror ]; then
+        udevadm trigger --action=change $read_node 2>/dev/null; udevadm settle 2>/dev/null
+        by_first="$by_first $(readlink -f /dev/input/touchgestured/touchscreen 2>/dev/null)"
+    fi
     libinput-debug-events --device $read_node > $3 2>&1 &
     LI=$!
     has_open $LI $read_node
