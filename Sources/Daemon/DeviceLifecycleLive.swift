@@ -33,6 +33,7 @@ extension DeviceLifecycle {
                 let past = try? evdev.slotState()
                 try add(source, mirror: takeExclusively(evdev, node: node, geometry: geometry(of: source)), past: past, &state)
             } catch {
+                places[node.path] = nil  // no device, so no mirror's name to keep
                 log.error("\(node.path): \(error)")
             }
         }
