@@ -107,6 +107,9 @@ struct ContactFilter {
         /// reader that fell behind) are smoothed as that far apart, not frozen (the 1€ filter
         /// barely moves at dt ≈ 0).
         var interval = 0.0
+        /// The latest lift time (ns) among the held lifts this frame ended: a frame the filters
+        /// made on their own to end them is stamped then for the gestures (`FrameDecoder.tick`).
+        var releasedLift: Int64?
 
         /// A frame is wanted at `t` (the earliest asked for since the frame began).
         mutating func due(_ t: Int64) { nextTick = min(nextTick ?? t, t) }
@@ -197,5 +200,5 @@ struct ContactFilter {
     }
 
     /// A frame's filtering begins: what it asks for is due anew.
-    mutating func startFrame() { tally.nextTick = nil }
+    mutating func startFrame() { (tally.nextTick, tally.releasedLift) = (nil, nil) }
 }

@@ -61,6 +61,9 @@ extension ContactFilter {
                 v.lingering = true
                 return tally.due(until)
             }
+            // A held lift ends: it happened `window` before.
+            let lift = until - window
+            tally.releasedLift = max(tally.releasedLift ?? lift, lift)
         }
         f.down = false
         f.lingerUntil = nil

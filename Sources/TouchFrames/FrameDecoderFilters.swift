@@ -96,10 +96,16 @@ extension FrameDecoder {
     }
 
     /// The frame the filters make at `time` (no event came: the panel's state then, a held lift
-    /// shown, a young contact shown); false when none was due.
+    /// shown, a young contact shown); false when none was due. A frame that ends held lifts is
+    /// stamped at the latest of those lifts (never before the last frame): the finger left then,
+    /// and the gestures' release velocity is fitted up to that time, not over the held stillness.
     public mutating func tick(at time: Timestamp) -> Bool {
         guard isFiltered, let due = nextTick, due <= time else { return false }
+        let last = frame.time
         makeFrame(at: time)
+        if let lift = filter.tally.releasedLift {
+            frame.time = max(last, Timestamp(nanoseconds: min(lift, time.nanoseconds)))
+        }
         return true
     }
 }

@@ -103,3 +103,44 @@ import TouchFrames
         #expect(try Self.gestures(Self.recording(tap), "[device.filters]\nghost_under = 0.03\n") == ["tap"], "a real tap stays a tap")
     }
 }
+
+/// A held lift (the chatter window) ends for the gestures at the lift's own time, so a fast
+/// swipe keeps its release speed.
+@Suite struct HeldLiftVelocityTests {
+    /// One finger left across the panel at 60 Hz, 90 units a frame, then up (and quiet after).
+    static func swipe() -> Recording {
+        var events: [InputEvent] = []
+        func e(_ k: Int, _ type: UInt16, _ code: UInt16, _ value: Int32) {
+            events.append(InputEvent(time: Timestamp(nanoseconds: Int64(k) * 16_666_000), type: type, code: code, value: value))
+        }
+        e(0, 3, Evdev.ABS_MT_TRACKING_ID, 1)
+        e(0, 1, Evdev.BTN_TOUCH, 1)
+        for k in 0..<12 {
+            e(k, 3, Evdev.ABS_MT_POSITION_X, Int32(3000 - 90 * k))
+            if k == 0 { e(k, 3, Evdev.ABS_MT_POSITION_Y, 1080) }
+            e(k, 0, 0, 0)
+        }
+        e(12, 3, Evdev.ABS_MT_TRACKING_ID, -1)
+        e(12, 1, Evdev.BTN_TOUCH, 0)
+        e(12, 0, 0, 0)
+        e(80, 0, 0, 0)
+        return Recording(description: FilteredGestureTests.panel, events: events)
+    }
+
+    /// The swipe's release speed (px/s), offline; on the route the same line is checked equal.
+    static func speed(_ config: String) throws -> Double? {
+        let lines = try DevicePipeline.lines(swipe(), description: FilteredGestureTests.panel, configuration: try ConfigLoader.parse(config, file: "f.toml"))
+        var rig = try RouteRig(recording: swipe(), config: config)
+        rig.playAll()
+        let offline = lines.split(separator: "\n").filter { $0.contains("\"swipe\"") }
+        #expect(offline.map(String.init) == rig.lines.filter { $0.contains("\"swipe\"") }, "offline and on the route")
+        guard let line = offline.first, let r = line.firstRange(of: "\"velocity\":") else { return nil }
+        return Double(line[r.upperBound...].prefix { $0 != "," && $0 != "}" })
+    }
+
+    @Test func aFastSwipe_keepsItsSpeed_throughTheChatterWindow() throws {
+        let raw = try #require(try Self.speed(""))
+        let held = try #require(try Self.speed("[device.filters]\nchatter_window = 0.035\n"))
+        #expect(abs(held - raw) <= 0.05 * raw, "raw \(raw) px/s, held \(held) px/s")
+    }
+}
