@@ -29,6 +29,17 @@ static inline int cev_uinput_set_phys(int fd, const char *phys) {
     return ioctl(fd, UI_SET_PHYS, phys) < 0 ? -errno : 0;
 }
 
+// The name the kernel gave the uinput device made on `fd` ("input12": /sys/class/input/input12),
+// into `out` (NUL-terminated). Returns 0, or -errno (ENOTTY or EINVAL: no device made there).
+static inline int cev_uinput_sysname(int fd, char *out, unsigned size) {
+    return ioctl(fd, UI_GET_SYSNAME(size), out) < 0 ? -errno : 0;
+}
+
+// Destroys the uinput device made on `fd` (its readers see it go); the descriptor stays open.
+static inline int cev_uinput_destroy(int fd) {
+    return ioctl(fd, UI_DEV_DESTROY) < 0 ? -errno : 0;
+}
+
 // The kernel's current state of a touch device, read with EVIOCG* ioctls after SYN_DROPPED (the
 // kernel's documented recovery: the queue is drained, then the state is queried).
 // `mt` receives `slots` values for each of ABS_MT_TRACKING_ID, ABS_MT_POSITION_X,

@@ -84,7 +84,8 @@ public final class Daemon: EventLoopOwner {
         if let s = options.socketPath { base.daemon.socket = s }
         self.base = base
         actions.maxChildren = base.daemon.maxActionChildren
-        let opened = try ListenSocket.open(base.daemon, log: log)
+        let passed = Systemd.passedDescriptors()
+        let opened = try ListenSocket.open(base.daemon, passed: passed.filter { !MirrorStore.isMirror($0.name) }, log: log)
         sockets = opened
         do {
             server = try Server(loop: loop, listeners: opened.listeners, limits: Self.limits(base.daemon, log: log), log: log)
@@ -94,6 +95,7 @@ public final class Daemon: EventLoopOwner {
             throw error
         }
         devices = DeviceLifecycle(loop: loop, log: log, actions: actions, base: base)
+        devices.mirrors = MirrorStore(passed: passed.filter { MirrorStore.isMirror($0.name) }, systemd: systemd, log: log)
         devices.owner = self
     }
 
@@ -153,7 +155,7 @@ public final class Daemon: EventLoopOwner {
 
         systemd.notify("STOPPING=1")
         server.closeAll(&state)
-        devices.stopAll(state)
+        devices.stopAll(&state)
         actions.stopAll()
         for p in sockets.paths { _ = Posix.unlink(p) }
         log.info("stopped")
@@ -180,6 +182,7 @@ public final class Daemon: EventLoopOwner {
             devices.scan(&state)
             devices.startHotplug()
         }
+        devices.mirrors.dropUnclaimed()
 
         if let interval = systemd.watchdogInterval {
             watchdog = try Posix.timerCreate().get().release()  // held for the process's life

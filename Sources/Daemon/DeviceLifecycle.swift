@@ -41,6 +41,8 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
     private var gone = GonePanels()
     /// Each live panel's place (node → its mirror's name under /dev/input/touchgestured).
     var places: [String: String] = [:]
+    /// The mirrors systemd keeps across a restart (the daemon sets its own; none kept without).
+    var mirrors: MirrorStore
     /// Where every live device is read (`ready`): one at a time, so one buffer serves them all.
     private let readBuffer = EventReadBuffer(capacity: 256)
 
@@ -50,6 +52,7 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
         self.actions = actions
         self.base = base
         compiled = CompiledConfiguration(base.engine)
+        mirrors = MirrorStore(passed: [], systemd: Systemd(notifySocket: nil), log: log)
     }
 
     /// `--replay`: the recording as a virtual device, now or once `waitForClients` connected.
@@ -242,7 +245,7 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
         guard let k = state.devices.index(of: id) else { return }
         route(.removal(monotonic: monotonicNanoseconds()), k, &state)
         var device = state.devices.take(k)
-        places[device.source.node] = nil
+        if let place = places.removeValue(forKey: device.source.node) { mirrors.removed(place: place) }
         device.source.stop()
         // The mirror lifts what it holds, then goes (its device is destroyed with it).
         device.liftMirror()
@@ -264,7 +267,11 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
         } + gone.all
     }
 
-    func stopAll(_ state: borrowing FrameState) {
+    /// The daemon stops: every source stops, and every mirror lifts what it shows (a mirror
+    /// systemd keeps stays for the next start, with nothing left down).
+    func stopAll(_ state: inout FrameState) {
         for d in state.devices.all { d.source.stop() }
+        for k in state.devices.all.indices { state.devices.all[k].liftMirror() }
+        mirrors.keepAll()
     }
 }

@@ -33,7 +33,8 @@ extension DeviceLifecycle {
                 let past = try? evdev.slotState()
                 try add(source, mirror: takeExclusively(evdev, node: node, geometry: geometry(of: source)), past: past, &state)
             } catch {
-                places[node.path] = nil  // no device, so no mirror's name to keep
+                // No device, so no mirror's name to keep, nor its mirror.
+                if let place = places.removeValue(forKey: node.path) { mirrors.removed(place: place) }
                 log.error("\(node.path): \(error)")
             }
         }
@@ -61,8 +62,8 @@ extension DeviceLifecycle {
             // Filtered positions with the panel's fuzz would be smoothed again by the kernel.
             let described = VirtualTouchscreen.description(
                 mirroring: mapped?.mirroring(evdev.description) ?? evdev.description, unfuzzed: !g.filters.isEmpty)
-            let screen = try VirtualTouchscreen(described, place: place)
-            log.info("\(evdev.path): passed through to \(screen.devnode ?? "a virtual touchscreen") (\(VirtualTouchscreen.name(mirroring: evdev.description.name)); /dev/input/touchgestured/\(place) with the udev rule)\(mapped.map { ", calibrated and rotated: X \($0.xAxis.minimum)-\($0.xAxis.maximum), Y \($0.yAxis.minimum)-\($0.yAxis.maximum)" } ?? "")")
+            let (screen, adopted) = try mirrors.mirror(described, place: place)
+            log.info("\(evdev.path): passed through to \(screen.devnode ?? "a virtual touchscreen")\(adopted ? " (kept across the restart)" : "") (\(VirtualTouchscreen.name(mirroring: evdev.description.name)); /dev/input/touchgestured/\(place) with the udev rule)\(mapped.map { ", calibrated and rotated: X \($0.xAxis.minimum)-\($0.xAxis.maximum), Y \($0.yAxis.minimum)-\($0.yAxis.maximum)" } ?? "")")
             return Mirror(screen: screen, described: described, cancel: base.daemon.cancel, geometry: mapped)
         } catch {
             // Grabbed without a mirror, the compositor would have no touchscreen at all.

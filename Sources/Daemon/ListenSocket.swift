@@ -29,13 +29,12 @@ enum ListenSocket {
         }
     }
 
-    /// systemd's sockets (socket activation), or our own at `settings.socket` and beside it the
+    /// systemd's sockets (socket activation: `passed`), or our own at `settings.socket` and beside it the
     /// request socket (`request_socket`). Of systemd's, the request socket is the one whose path
     /// ends in `-requests.sock` (as touchgestured.socket's second `ListenStream=`), or one with
     /// `FileDescriptorName=requests`.
-    static func open(_ settings: DaemonSettings, log: Logger) throws -> Opened {
+    static func open(_ settings: DaemonSettings, passed: [(fd: Int32, name: String)], log: Logger) throws -> Opened {
         var opened = Opened()
-        let passed = Systemd.listenSockets()
         if !passed.isEmpty {
             for s in passed {
                 let quiet = s.name == "requests" || boundPath(s.fd).hasSuffix("-requests.sock")

@@ -12,8 +12,9 @@ struct Systemd {
     /// How often to send WATCHDOG=1 (half of WatchdogSec), when systemd asks for it.
     let watchdogInterval: Int64?
 
-    init() {
-        notifySocket = Posix.environment("NOTIFY_SOCKET")
+    /// `notifySocket`: systemd's (nil: none, as outside systemd); the watchdog is systemd's.
+    init(notifySocket: String? = Posix.environment("NOTIFY_SOCKET")) {
+        self.notifySocket = notifySocket
         if let usec = Posix.environment("WATCHDOG_USEC").flatMap({ Int64($0) }), usec > 0 {
             let pid = Posix.environment("WATCHDOG_PID").flatMap { Int32($0) }
             watchdogInterval = pid == nil || pid == Posix.processID ? usec * 1000 / 2 : nil
@@ -33,10 +34,26 @@ struct Systemd {
         return Posix.send(socket.raw, bytes, toUnixPath: path)
     }
 
-    /// The listening sockets systemd passed (socket activation), from fd 3, with their
-    /// `FileDescriptorName=` (LISTEN_FDNAMES; the socket unit's name by default); empty
-    /// otherwise. Unsets the variables so children do not inherit them.
-    static func listenSockets() -> [(fd: Int32, name: String)] {
+    /// `state` with `fds` passed beside it (FDSTORE=1); false when it was not sent, or when
+    /// there is no notify socket (outside systemd nothing keeps them).
+    func notify(_ state: String, passing fds: [Int32]) -> Bool {
+        guard let path = notifySocket else { return false }
+        guard case .success(let socket) = Posix.socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue)) else { return false }
+        return Posix.send(socket.raw, Array(state.utf8), toUnixPath: path, passing: fds)
+    }
+
+    /// systemd keeps descriptors for the daemon: a notify socket, and a store that is not off
+    /// (`$FDSTORE`, FileDescriptorStoreMax=, set by systemd 254 and later; older ones set
+    /// nothing, and the unit asks for a store).
+    var hasFileDescriptorStore: Bool {
+        notifySocket != nil && Posix.environment("FDSTORE").flatMap { Int($0) } != 0
+    }
+
+    /// The descriptors systemd passed (socket activation, and the file descriptor
+    /// store's), from fd 3, with their names (LISTEN_FDNAMES: a socket's `FileDescriptorName=`,
+    /// the socket unit's name by default; a stored one's FDNAME); empty otherwise. Unsets the
+    /// variables so children do not inherit them: read once.
+    static func passedDescriptors() -> [(fd: Int32, name: String)] {
         defer {
             unsetenv("LISTEN_PID")
             unsetenv("LISTEN_FDS")

@@ -67,4 +67,10 @@ extension Posix {
         guard fd >= 0 else { return }
         _ = Glibc.close(fd)
     }
+
+    /// Sets close-on-exec on `fd` (one passed across exec, which has it off); false if it failed.
+    public static func setCloseOnExec(_ fd: Int32) -> Bool {
+        let flags = fcntl(fd, F_GETFD)
+        return flags >= 0 && fcntl(fd, F_SETFD, flags | FD_CLOEXEC) == 0
+    }
 }

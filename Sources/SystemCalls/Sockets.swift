@@ -83,4 +83,18 @@ extension Posix {
         if case .success = sent { return true }
         return false
     }
+
+    /// `bytes` as one datagram to the Unix socket at `path` with `fds` passed beside it
+    /// (SCM_RIGHTS, at most 16: systemd's `FDSTORE=1`); false if it was not sent.
+    public static func send(_ fd: Int32, _ bytes: [UInt8], toUnixPath path: String, passing fds: [Int32]) -> Bool {
+        guard fds.count <= 16 else { return false }
+        // Safe: the arrays' bytes and descriptors lent for the call, which copies them.
+        let sent = bytes.withUnsafeBytes { raw in
+            fds.withUnsafeBufferPointer { f in
+                Posix.retry("sendmsg(\(path))") { cl_sendto_unix_fds(fd, raw.baseAddress, raw.count, path, f.baseAddress, Int32(f.count)) }
+            }
+        }
+        if case .success = sent { return true }
+        return false
+    }
 }

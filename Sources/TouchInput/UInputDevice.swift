@@ -10,13 +10,21 @@ import TouchFrames
 /// A virtual input device made through /dev/uinput from a `DeviceDescription` (an evemu
 /// recording's), so a recording can be played into the kernel: `touchgesturectl play --uinput`.
 public final class UInputDevice {
-    private let dev: OpaquePointer
-    private let uidev: OpaquePointer
-    /// The /dev/uinput descriptor this object opened itself (to give the device a `phys`), closed
-    /// after the device is destroyed; nil when libevdev opened and closes its own.
-    private let ownFD: Int32?
+    /// What stands behind the device: one this object made (libevdev's handles, and the
+    /// /dev/uinput descriptor it opened itself to give the device a `phys`, closed after the
+    /// device; nil when libevdev opened and closes its own), or one a process before made and
+    /// systemd's file descriptor store handed back (only its descriptor).
+    private enum Backing {
+        case made(dev: OpaquePointer, uidev: OpaquePointer, ownFD: Int32?)
+        case adopted(fd: Int32)
+    }
+    private let backing: Backing
     /// The node the kernel made (/dev/input/eventN), when it could be found.
     public let devnode: String?
+    /// The kernel device outlives this object (set when its descriptor is in systemd's store and
+    /// the daemon stops: systemd's copy keeps it for the next start, and destroys it when it
+    /// closes that copy on a stop).
+    public var keepsDevice = false
 
     /// `name` replaces the description's; `phys`, the device's physical place (its `phys` in
     /// sysfs, which udev rules can match and name a link after).
@@ -39,14 +47,30 @@ public final class UInputDevice {
                 }
             }
         }
-        ownFD = try phys.map { (p) throws(EvdevError) in try Self.openUinput(phys: p, freeing: dev) }
+        let ownFD = try phys.map { (p) throws(EvdevError) in try Self.openUinput(phys: p, freeing: dev) }
         do {
-            (uidev, devnode) = try Self.create(dev, what: "libevdev_uinput_create_from_device", fd: ownFD)
+            let (uidev, devnode) = try Self.create(dev, what: "libevdev_uinput_create_from_device", fd: ownFD)
+            (backing, self.devnode) = (.made(dev: dev, uidev: uidev, ownFD: ownFD), devnode)
         } catch {
             if let ownFD { Posix.close(ownFD) }
             throw error
         }
-        self.dev = dev
+    }
+
+    /// The live device made on /dev/uinput descriptor `fd` by an earlier process (systemd's
+    /// file descriptor store passed it back): this object owns `fd` from here, and closes it
+    /// when it fails. Fails when no device is made on it (UI_GET_SYSNAME).
+    public init(adopting fd: Int32) throws(EvdevError) {
+        var name = [CChar](repeating: 0, count: 64)
+        // Safe: the ioctl writes at most `name.count` bytes, NUL-terminated, into the array it is lent.
+        let rc = name.withUnsafeMutableBufferPointer { cev_uinput_sysname(fd, $0.baseAddress, UInt32($0.count)) }
+        guard rc == 0 else {
+            Posix.close(fd)
+            throw EvdevError("UI_GET_SYSNAME", -rc)
+        }
+        let sysname = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let node = Posix.directoryNames("/sys/class/input/\(sysname)")?.first { $0.hasPrefix("event") }
+        (backing, devnode) = (.adopted(fd: fd), node.map { "/dev/input/\($0)" })
     }
 
     /// /dev/uinput opened, with the device-to-be's `phys` set on it. On failure `dev` is freed.
@@ -81,15 +105,40 @@ public final class UInputDevice {
 
     /// The /dev/uinput descriptor: events written to it whole (`struct input_event`s) are the
     /// device's, as `write` sends them one at a time.
-    public var fd: Int32 { libevdev_uinput_get_fd(uidev) }
-
-    deinit {
-        libevdev_uinput_destroy(uidev)
-        libevdev_free(dev)
-        if let ownFD { Posix.close(ownFD) }
+    public var fd: Int32 {
+        switch backing {
+        case .made(_, let uidev, _): libevdev_uinput_get_fd(uidev)
+        case .adopted(let fd): fd
+        }
     }
 
+    deinit {
+        switch backing {
+        case .made(let dev, let uidev, let ownFD):
+            // Kept: only the descriptor is closed (libevdev's handle has no way to go without
+            // destroying the device: its few bytes are left, once, as the daemon stops).
+            if keepsDevice, let ownFD {
+                Posix.close(ownFD)
+            } else {
+                libevdev_uinput_destroy(uidev)
+                if let ownFD { Posix.close(ownFD) }
+            }
+            libevdev_free(dev)
+        case .adopted(let fd):
+            if !keepsDevice { _ = cev_uinput_destroy(fd) }
+            Posix.close(fd)
+        }
+    }
+
+    /// Destroys the kernel device now (its readers see it go), even when it is kept.
+    public func destroy() {
+        keepsDevice = false
+        _ = cev_uinput_destroy(fd)
+    }
+
+    /// One event (`touchgesturectl play`: devices it made itself).
     public func write(_ e: InputEvent) throws(EvdevError) {
+        guard case .made(_, let uidev, _) = backing else { throw EvdevError("write", EBADF) }
         let rc = libevdev_uinput_write_event(uidev, UInt32(e.type), UInt32(e.code), e.value)
         guard rc == 0 else { throw EvdevError("libevdev_uinput_write_event", -rc) }
     }

@@ -27,6 +27,37 @@ public final class VirtualTouchscreen: TouchSink {
         device = try UInputDevice(described, name: Self.name(mirroring: described.name), phys: place)
     }
 
+    /// The mirror an earlier process made on /dev/uinput descriptor `fd` (systemd's file
+    /// descriptor store passed it back), taken back with every touch that process left down
+    /// lifted; `described` is what it was made from (`fingerprint` said so). Owns `fd`.
+    public init(adopting fd: Int32, described: DeviceDescription) throws(EvdevError) {
+        device = try UInputDevice(adopting: fd)
+        if let e = send(MirrorDevice(described).liftEverything()) { throw e }
+    }
+
+    /// The /dev/uinput descriptor (what systemd's store keeps).
+    public var fd: Int32 { device.fd }
+
+    /// The device outlives this object (`UInputDevice.keepsDevice`).
+    public var keepsDevice: Bool {
+        get { device.keepsDevice }
+        set { device.keepsDevice = newValue }
+    }
+
+    /// 16 hex digits that change with anything the mirror made from `described` at `place` is
+    /// made of (name, ids, properties, codes, axes, phys): a kept mirror is taken back only by
+    /// a panel that would make the same one (FNV-1a over the description as evemu writes it).
+    public static func fingerprint(of described: DeviceDescription, place: String) -> String {
+        var d = described
+        d.name = name(mirroring: described.name)
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in (Evemu.format(Recording(description: d, events: [])) + "phys " + place).utf8 {
+            h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01b3
+        }
+        let hex = String(h, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
     /// Where a panel is, as a name that stays when the system restarts and the event numbers
     /// change: udev's `ID_PATH` (the bus path /dev/input/by-path names it by, so two identical
     /// panels differ), else the driver's `phys`, else the node's name (`event5`, which can

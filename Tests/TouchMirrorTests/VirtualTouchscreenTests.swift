@@ -80,3 +80,43 @@ import TouchMirror
         #expect(MirrorDevice(mirror).slots == 10)
     }
 }
+
+/// What a mirror kept in systemd's store is recognized by, and what a mirror taken back is sent
+/// first.
+@Suite struct KeptMirrorTests {
+    static let panel = DeviceDescription.multitouchPanel(name: "ILITEK", maxX: 4095, maxY: 4095, slots: 10)
+
+    @Test func fingerprint_isTheSameForTheSameMirror_andChangesWithWhatItIsMadeOf() {
+        let d = VirtualTouchscreen.description(mirroring: Self.panel)
+        let f = VirtualTouchscreen.fingerprint(of: d, place: "pci-1")
+        #expect(f.count == 16 && f.allSatisfy(\.isHexDigit))
+        #expect(VirtualTouchscreen.fingerprint(of: VirtualTouchscreen.description(mirroring: Self.panel), place: "pci-1") == f)
+        #expect(VirtualTouchscreen.fingerprint(of: d, place: "pci-2") != f, "another place")
+        var wider = Self.panel
+        wider.axes[Evdev.ABS_MT_POSITION_X]!.maximum = 8191
+        #expect(VirtualTouchscreen.fingerprint(of: VirtualTouchscreen.description(mirroring: wider), place: "pci-1") != f, "other axes")
+        var fuzzy = Self.panel
+        fuzzy.axes[Evdev.ABS_MT_POSITION_X]!.fuzz = 8
+        let fuzzed = VirtualTouchscreen.fingerprint(of: VirtualTouchscreen.description(mirroring: fuzzy), place: "pci-1")
+        #expect(VirtualTouchscreen.fingerprint(of: VirtualTouchscreen.description(mirroring: fuzzy, unfuzzed: true), place: "pci-1") != fuzzed,
+            "the filters' unfuzzed axes make another mirror")
+        var renamed = Self.panel
+        renamed.name = "Goodix"
+        #expect(VirtualTouchscreen.fingerprint(of: VirtualTouchscreen.description(mirroring: renamed), place: "pci-1") != f, "another name")
+    }
+
+    /// Every slot lifted and zeroed, every touch key up, the slot back at 0, one frame.
+    @Test func liftEverything_endsEverySlot_andSelectsSlotZero() {
+        let out = MirrorDevice(VirtualTouchscreen.description(mirroring: Self.panel)).liftEverything()
+        let ends = out.filter { $0.type == Evdev.EV_ABS && $0.code == Evdev.ABS_MT_TRACKING_ID }
+        #expect(ends.count == 10 && ends.allSatisfy { $0.value == -1 })
+        let slots = out.filter { $0.type == Evdev.EV_ABS && $0.code == Evdev.ABS_MT_SLOT }.map(\.value)
+        #expect(slots == Array(0..<10) + [0])
+        let xs = out.filter { $0.type == Evdev.EV_ABS && $0.code == Evdev.ABS_MT_POSITION_X }
+        #expect(xs.count == 10 && xs.allSatisfy { $0.value == 0 }, "values back at what a new MirrorContacts takes them to be")
+        #expect(out.filter { $0.type == Evdev.EV_KEY }.allSatisfy { $0.value == 0 })
+        #expect(out.contains { $0.type == Evdev.EV_KEY && $0.code == Evdev.BTN_TOUCH })
+        #expect(out.last.map { $0.type == Evdev.EV_SYN && $0.code == Evdev.SYN_REPORT } == true)
+        #expect(out.filter { $0.type == Evdev.EV_SYN }.count == 1, "one frame")
+    }
+}

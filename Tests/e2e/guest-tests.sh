@@ -29,6 +29,7 @@ run passthrough
 run passthrough_panels
 run passthrough_failsafe
 run passthrough_restart
+run passthrough_fdstore
 run mirror_calibration
 run calibrate
 run mirror_udev_calibration

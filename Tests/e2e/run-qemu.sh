@@ -54,6 +54,8 @@ for b in touchgestured touchgesturectl; do
     libs_of "$bin/$b"
 done
 cp -r Tests/e2e/guest-tests.sh Tests/e2e/lib Tests/e2e/cases Tests/e2e/summarize.awk "$work/root/e2e/"
+# systemd's file descriptor store and restarts, played in the guest (the passthrough_fdstore case).
+cc -O2 -Wall -o "$work/root/bin/fd-store" Tests/e2e/fd-store.c || echo "== no C compiler: passthrough_fdstore is skipped"
 
 # udevd for the second half of the run: Debian's udev package (udevadm is also systemd-udevd),
 # its rules, ours, and a local rule that calibrates one panel and excludes another.

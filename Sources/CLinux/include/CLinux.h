@@ -210,6 +210,29 @@ static inline ssize_t cl_sendto_unix(int fd, const void *buf, size_t n, const ch
     return sendto(fd, buf, n, MSG_NOSIGNAL | MSG_DONTWAIT, (struct sockaddr *)&addr, (socklen_t)len);
 }
 
+// `buf` as one datagram to `path` with `nfds` descriptors passed beside it (SCM_RIGHTS: the
+// receiver gets its own copies; systemd's FDSTORE=1). At most 16 descriptors.
+static inline ssize_t cl_sendto_unix_fds(int fd, const void *buf, size_t n, const char *path, const int *fds, int nfds) {
+    struct sockaddr_un addr;
+    int len = cl_unix_address(path, &addr);
+    if (len < 0) { errno = ENAMETOOLONG; return -1; }
+    if (nfds < 0 || nfds > 16) { errno = EINVAL; return -1; }
+    union { struct cmsghdr align; char bytes[CMSG_SPACE(16 * sizeof(int))]; } control;
+    memset(&control, 0, sizeof control);
+    struct iovec iov = {.iov_base = (void *)buf, .iov_len = n};
+    struct msghdr msg = {.msg_name = &addr, .msg_namelen = (socklen_t)len, .msg_iov = &iov, .msg_iovlen = 1};
+    if (nfds > 0) {
+        msg.msg_control = control.bytes;
+        msg.msg_controllen = CMSG_SPACE((size_t)nfds * sizeof(int));
+        struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN((size_t)nfds * sizeof(int));
+        memcpy(CMSG_DATA(c), fds, (size_t)nfds * sizeof(int));
+    }
+    return sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
 // accept4 is declared only under _GNU_SOURCE, and accept's address argument is a transparent
 // union Swift cannot pass NULL to: accept here, then make the socket non-blocking and close-on-exec.
 // accept4 sets non-blocking and close-on-exec atomically: no child spawned between the accept

@@ -43,7 +43,7 @@ public final class ActionRunnerService: EventLoopOwner {
         socketPath = path
         if let connection {
             try serve(connection)
-        } else if let fd = Systemd.listenSockets().first?.fd {
+        } else if let fd = Systemd.passedDescriptors().first?.fd {
             listenFD = fd
         } else if let path {
             listenFD = try ListenSocket.bindSequentialPacket(path, log: log)
