@@ -21,6 +21,8 @@ static const int CEV_UINPUT_OPEN_MANAGED = LIBEVDEV_UINPUT_OPEN_MANAGED;
 #include <sys/ioctl.h>
 #include <errno.h>
 #include <linux/uinput.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 // A uinput device's physical place (`phys` in sysfs), set on its /dev/uinput descriptor before
 // libevdev creates the device there (libevdev's uinput does not pass a device's phys on).
@@ -29,8 +31,16 @@ static inline int cev_uinput_set_phys(int fd, const char *phys) {
     return ioctl(fd, UI_SET_PHYS, phys) < 0 ? -errno : 0;
 }
 
+// Whether `fd` is open on /dev/uinput itself (the misc character device 10:223), checked before
+// a uinput ioctl is sent to a descriptor another process passed: other drivers share its ioctl
+// letter. Returns 1, or 0.
+static inline int cev_is_uinput(int fd) {
+    struct stat st;
+    return fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && major(st.st_rdev) == 10 && minor(st.st_rdev) == 223;
+}
+
 // The name the kernel gave the uinput device made on `fd` ("input12": /sys/class/input/input12),
-// into `out` (NUL-terminated). Returns 0, or -errno (ENOTTY or EINVAL: no device made there).
+// into `out` (NUL-terminated). Returns 0, or -errno (ENOENT: no device made on it yet).
 static inline int cev_uinput_sysname(int fd, char *out, unsigned size) {
     return ioctl(fd, UI_GET_SYSNAME(size), out) < 0 ? -errno : 0;
 }

@@ -76,6 +76,10 @@ public final class Daemon: EventLoopOwner {
     public init(options: Options, log: Logger) throws {
         self.options = options
         self.log = log
+        // What systemd passed, first: before this process opens a descriptor of its own, so a
+        // count that promises more than was passed names no descriptor of the daemon's.
+        let passed = Systemd.passedDescriptors()
+        let kept = MirrorStore(passed: passed.filter { MirrorStore.isMirror($0.name) }, systemd: Systemd(), log: log)
         loop = try EventLoop()
         deadline = try DeadlineTimer()
         idle = try IdleWatch(now: monotonicNanoseconds())
@@ -84,7 +88,6 @@ public final class Daemon: EventLoopOwner {
         if let s = options.socketPath { base.daemon.socket = s }
         self.base = base
         actions.maxChildren = base.daemon.maxActionChildren
-        let passed = Systemd.passedDescriptors()
         let opened = try ListenSocket.open(base.daemon, passed: passed.filter { !MirrorStore.isMirror($0.name) }, log: log)
         sockets = opened
         do {
@@ -95,7 +98,7 @@ public final class Daemon: EventLoopOwner {
             throw error
         }
         devices = DeviceLifecycle(loop: loop, log: log, actions: actions, base: base)
-        devices.mirrors = MirrorStore(passed: passed.filter { MirrorStore.isMirror($0.name) }, systemd: systemd, log: log)
+        devices.mirrors = kept
         devices.owner = self
     }
 

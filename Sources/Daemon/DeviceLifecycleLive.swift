@@ -62,9 +62,9 @@ extension DeviceLifecycle {
             // Filtered positions with the panel's fuzz would be smoothed again by the kernel.
             let described = VirtualTouchscreen.description(
                 mirroring: mapped?.mirroring(evdev.description) ?? evdev.description, unfuzzed: !g.filters.isEmpty)
-            let (screen, adopted) = try mirrors.mirror(described, place: place)
+            let (screen, adopted) = try mirrors.mirror(described, place: place, cancel: base.daemon.cancel)
             log.info("\(evdev.path): passed through to \(screen.devnode ?? "a virtual touchscreen")\(adopted ? " (kept across the restart)" : "") (\(VirtualTouchscreen.name(mirroring: evdev.description.name)); /dev/input/touchgestured/\(place) with the udev rule)\(mapped.map { ", calibrated and rotated: X \($0.xAxis.minimum)-\($0.xAxis.maximum), Y \($0.yAxis.minimum)-\($0.yAxis.maximum)" } ?? "")")
-            return Mirror(screen: screen, described: described, cancel: base.daemon.cancel, geometry: mapped)
+            return Mirror(screen: screen, described: described, cancel: base.daemon.cancel, geometry: mapped, adopted: adopted)
         } catch {
             // Grabbed without a mirror, the compositor would have no touchscreen at all.
             try? evdev.grab(false)

@@ -15,8 +15,9 @@ final class MirrorStore {
     static let prefix = "mirror-"
     private let systemd: Systemd
     private let log: Logger
-    /// The mirrors an earlier process stored, by name, not yet taken back.
-    private var passed: [String: Int32] = [:]
+    /// The mirrors an earlier process stored, by name, not yet taken back (two under one name
+    /// when a removal was lost: the first that is a live mirror is taken, the rest destroyed).
+    private var passed: [String: [Int32]] = [:]
     /// Each mirror in the store now, by its place: its name and its device.
     private var stored: [String: (name: String, screen: VirtualTouchscreen)] = [:]
 
@@ -26,7 +27,7 @@ final class MirrorStore {
         self.log = log
         for p in passed {
             _ = Posix.setCloseOnExec(p.fd)  // passed across exec without it: no child inherits a mirror
-            if let old = self.passed.updateValue(p.fd, forKey: p.name) { Posix.close(old) }
+            self.passed[p.name, default: []].append(p.fd)
         }
     }
 
@@ -47,25 +48,40 @@ final class MirrorStore {
 
     /// The mirror of the panel at `place`, made from `described`: the one kept for it when it is
     /// the same device (its fingerprint), else a new one, stored. `adopted`: it was kept.
-    func mirror(_ described: DeviceDescription, place: String) throws(EvdevError) -> (screen: VirtualTouchscreen, adopted: Bool) {
+    func mirror(_ described: DeviceDescription, place: String, cancel: MirrorCancel) throws(EvdevError) -> (screen: VirtualTouchscreen, adopted: Bool) {
         let name = Self.name(place: place, fingerprint: VirtualTouchscreen.fingerprint(of: described, place: place))
-        for (n, fd) in passed where n != name && Self.place(of: n) == place {
-            discard(n, fd, because: "its panel now makes another (a new panel there, or another configuration)")
+        for (n, fds) in passed where n != name && Self.place(of: n) == place {
+            discard(n, fds, because: "its panel now makes another (a new panel there, or another configuration)")
         }
-        if let fd = passed.removeValue(forKey: name) {
-            do {
-                let screen = try VirtualTouchscreen(adopting: fd, described: described)
-                stored[place] = (name, screen)
-                return (screen, true)
-            } catch {
-                // (the failed init destroyed the device and closed the descriptor)
-                remove(name)
-                log.warning("the kept virtual touchscreen of \(place) cannot be taken back (\(error)): made anew")
+        if let fds = passed.removeValue(forKey: name) {
+            var taken: VirtualTouchscreen?
+            for fd in fds {
+                guard taken == nil else {
+                    _ = try? UInputDevice(adopting: fd)  // a twin left by a lost removal: destroyed
+                    continue
+                }
+                do {
+                    taken = try VirtualTouchscreen(adopting: fd, described: described, cancel: cancel)
+                } catch {
+                    // (the failed init destroyed the device and closed the descriptor)
+                    log.warning("a kept virtual touchscreen of \(place) cannot be taken back: \(error)")
+                }
             }
+            if let screen = taken {
+                if fds.count > 1 { restore(screen, name: name, place: place) } else { stored[place] = (name, screen) }
+                return (screen, true)
+            }
+            remove(name)
         }
         let screen = try VirtualTouchscreen(described, place: place)
         store(screen, name: name, place: place)
         return (screen, false)
+    }
+
+    /// `screen` alone under `name` (its twins' copies removed from the store with it).
+    private func restore(_ screen: VirtualTouchscreen, name: String, place: String) {
+        remove(name)
+        store(screen, name: name, place: place)
     }
 
     private func store(_ screen: VirtualTouchscreen, name: String, place: String) {
@@ -87,7 +103,7 @@ final class MirrorStore {
     /// After the first scan: a kept mirror no panel took back (its panel is gone, or no longer
     /// passed through) is destroyed and leaves the store.
     func dropUnclaimed() {
-        for (n, fd) in passed { discard(n, fd, because: "no panel took it back") }
+        for (n, fds) in passed { discard(n, fds, because: "no panel took it back") }
         passed.removeAll()
     }
 
@@ -97,9 +113,9 @@ final class MirrorStore {
         for s in stored.values { s.screen.keepsDevice = true }
     }
 
-    private func discard(_ name: String, _ fd: Int32, because why: String) {
+    private func discard(_ name: String, _ fds: [Int32], because why: String) {
         passed[name] = nil
-        _ = try? UInputDevice(adopting: fd)  // destroyed and closed as it goes
+        for fd in fds { _ = try? UInputDevice(adopting: fd) }  // destroyed and closed as it goes
         remove(name)
         log.info("a kept virtual touchscreen (\(Self.place(of: name))) was removed: \(why)")
     }

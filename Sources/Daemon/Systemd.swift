@@ -60,7 +60,7 @@ struct Systemd {
             unsetenv("LISTEN_FDNAMES")
         }
         guard let pid = Posix.environment("LISTEN_PID").flatMap({ Int32($0) }), pid == Posix.processID,
-            let n = Posix.environment("LISTEN_FDS").flatMap({ Int32($0) }), n > 0
+            let n = Posix.environment("LISTEN_FDS").flatMap({ Int32($0) }), n > 0, n <= 4096
         else { return [] }
         let names = Posix.environment("LISTEN_FDNAMES").map { $0.split(separator: ":", omittingEmptySubsequences: false).map(String.init) } ?? []
         return (0..<n).map { (3 + $0, Int($0) < names.count ? names[Int($0)] : "") }

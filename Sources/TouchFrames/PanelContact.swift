@@ -33,6 +33,9 @@ public struct PanelAxes: Sendable, Equatable {
 
     public init() {}
 
+    /// Every axis at `value` (`Int32.min`: a value no panel sends, for "not known").
+    public init(all value: Int32) { values = InlineArray(repeating: value) }
+
     /// The value of `code` (0 for a code outside the range).
     @inline(__always)
     public subscript(code: UInt16) -> Int32 {

@@ -59,8 +59,12 @@ public final class UInputDevice {
 
     /// The live device made on /dev/uinput descriptor `fd` by an earlier process (systemd's
     /// file descriptor store passed it back): this object owns `fd` from here, and closes it
-    /// when it fails. Fails when no device is made on it (UI_GET_SYSNAME).
+    /// when it fails. Fails when `fd` is not /dev/uinput or no device is made on it (UI_GET_SYSNAME).
     public init(adopting fd: Int32) throws(EvdevError) {
+        guard cev_is_uinput(fd) == 1 else {
+            Posix.close(fd)
+            throw EvdevError(call: "fstat (not /dev/uinput)", errno: ENODEV)
+        }
         var name = [CChar](repeating: 0, count: 64)
         // Safe: the ioctl writes at most `name.count` bytes, NUL-terminated, into the array it is lent.
         let rc = name.withUnsafeMutableBufferPointer { cev_uinput_sysname(fd, $0.baseAddress, UInt32($0.count)) }
@@ -128,12 +132,6 @@ public final class UInputDevice {
             if !keepsDevice { _ = cev_uinput_destroy(fd) }
             Posix.close(fd)
         }
-    }
-
-    /// Destroys the kernel device now (its readers see it go), even when it is kept.
-    public func destroy() {
-        keepsDevice = false
-        _ = cev_uinput_destroy(fd)
     }
 
     /// One event (`touchgesturectl play`: devices it made itself).

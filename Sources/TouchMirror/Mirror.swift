@@ -17,10 +17,11 @@ public struct Mirror {
 
     /// `described`: the mirror's own description (`VirtualTouchscreen.description(mirroring:)`,
     /// with `geometry`'s axes); `geometry`: the panel's calibration and rotation, which every
-    /// position carries (nil: the panel's positions as they are).
-    public init(screen: any TouchSink, described: DeviceDescription, cancel: MirrorCancel, geometry: MirrorGeometry? = nil) {
+    /// position carries (nil: the panel's positions as they are); `adopted`: the screen was made
+    /// by an earlier process (`VirtualTouchscreen(adopting:)`).
+    public init(screen: any TouchSink, described: DeviceDescription, cancel: MirrorCancel, geometry: MirrorGeometry? = nil, adopted: Bool = false) {
         self.screen = screen
-        contacts = MirrorContacts(device: MirrorDevice(described), mapping: geometry, cancel: cancel)
+        contacts = MirrorContacts(device: MirrorDevice(described), mapping: geometry, cancel: cancel, valuesUnknown: adopted)
         axes = described.positionAxes
     }
 

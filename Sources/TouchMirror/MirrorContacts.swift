@@ -50,15 +50,20 @@ public struct MirrorContacts {
     /// The events made since the owner last emptied it: whole frames.
     public var out: [KernelInputEvent] = []
 
-    public init(device: MirrorDevice, mapping: MirrorGeometry? = nil, cancel: MirrorCancel = .lift) {
+    /// `valuesUnknown`: the device was made by an earlier process (kept in systemd's store), so
+    /// the kernel's copy of each value is not known: every value is written the first time.
+    public init(device: MirrorDevice, mapping: MirrorGeometry? = nil, cancel: MirrorCancel = .lift, valuesUnknown: Bool = false) {
         self.device = device
         self.mapping = mapping
         cancelStyle = cancel
         let n = device.slots
+        // A new device's values are the kernel's 0; an unknown one, a value no panel sends.
+        let start: Int32 = valuesUnknown ? .min : 0
         shown = [UInt32](repeating: 0, count: n)
         trackingIDs = [Int32](repeating: -1, count: n)
-        positions = [(x: Int32, y: Int32)](repeating: (0, 0), count: n)
-        axes = [PanelAxes](repeating: PanelAxes(), count: n)
+        positions = [(x: Int32, y: Int32)](repeating: (start, start), count: n)
+        axes = [PanelAxes](repeating: PanelAxes(all: start), count: n)
+        single = (start, start, start)
         landedAt = [UInt64](repeating: 0, count: n)
         keysDown.reserveCapacity(8)
         hidden.reserveCapacity(n)

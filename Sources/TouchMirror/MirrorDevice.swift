@@ -58,31 +58,31 @@ public struct MirrorDevice: Sendable {
         BTN_TOOL_FINGER, BTN_TOOL_DOUBLETAP, BTN_TOOL_TRIPLETAP, BTN_TOOL_QUADTAP, BTN_TOOL_QUINTTAP, Evdev.BTN_TOUCH,
     ]
 
-    /// Every slot lifted and every touch key up in one frame, each value back at 0 and the
-    /// kernel's slot back at 0 (what a new `MirrorContacts` takes the kernel's copy to be: it
-    /// writes only what differs from it): what a mirror taken back from an earlier process is
-    /// sent first, whatever that process left down or wrote last.
-    public func liftEverything() -> [KernelInputEvent] {
+    /// What a mirror taken back from an earlier process is sent first, whatever that process
+    /// left down: every slot's touch ended (`cancel`: `.palm` marks each a palm in a frame
+    /// before, as the daemon cancels a touch), every touch key and other key up, the kernel's
+    /// slot back at 0 (where `MirrorContacts` starts). Its values are left: the mirror's
+    /// contacts then take them as unknown (`valuesUnknown`) and write each the first time.
+    public func liftEverything(cancel: MirrorCancel) -> [KernelInputEvent] {
         var out: [KernelInputEvent] = []
         func add(_ type: UInt16, _ code: UInt16, _ value: Int32) {
             out.append(KernelInputEvent(seconds: 0, microseconds: 0, type: type, code: code, value: value))
+        }
+        if multitouch && cancel == .palm && otherAxes.contains(Evdev.ABS_MT_TOOL_TYPE) {
+            for s in 0..<slots {
+                add(Evdev.EV_ABS, Evdev.ABS_MT_SLOT, Int32(s))
+                add(Evdev.EV_ABS, Evdev.ABS_MT_TOOL_TYPE, Evdev.MT_TOOL_PALM)
+            }
+            add(Evdev.EV_SYN, Evdev.SYN_REPORT, 0)
         }
         if multitouch {
             for s in 0..<slots {
                 add(Evdev.EV_ABS, Evdev.ABS_MT_SLOT, Int32(s))
                 add(Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, -1)
-                add(Evdev.EV_ABS, Evdev.ABS_MT_POSITION_X, 0)
-                add(Evdev.EV_ABS, Evdev.ABS_MT_POSITION_Y, 0)
-                for a in otherAxes { add(Evdev.EV_ABS, a, 0) }
             }
             add(Evdev.EV_ABS, Evdev.ABS_MT_SLOT, 0)
         }
-        if singleAxes {
-            add(Evdev.EV_ABS, Evdev.ABS_X, 0)
-            add(Evdev.EV_ABS, Evdev.ABS_Y, 0)
-        }
-        if pressure { add(Evdev.EV_ABS, Evdev.ABS_PRESSURE, 0) }
-        for k in touchKeys { add(Evdev.EV_KEY, k, 0) }
+        for k in touchKeys + otherKeys { add(Evdev.EV_KEY, k, 0) }
         add(Evdev.EV_SYN, Evdev.SYN_REPORT, 0)
         return out
     }

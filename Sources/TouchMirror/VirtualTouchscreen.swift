@@ -29,10 +29,11 @@ public final class VirtualTouchscreen: TouchSink {
 
     /// The mirror an earlier process made on /dev/uinput descriptor `fd` (systemd's file
     /// descriptor store passed it back), taken back with every touch that process left down
-    /// lifted; `described` is what it was made from (`fingerprint` said so). Owns `fd`.
-    public init(adopting fd: Int32, described: DeviceDescription) throws(EvdevError) {
+    /// ended as `cancel` ends a touch; `described` is what it was made from (`fingerprint`
+    /// said so). Owns `fd`.
+    public init(adopting fd: Int32, described: DeviceDescription, cancel: MirrorCancel) throws(EvdevError) {
         device = try UInputDevice(adopting: fd)
-        if let e = send(MirrorDevice(described).liftEverything()) { throw e }
+        if let e = send(MirrorDevice(described).liftEverything(cancel: cancel)) { throw e }
     }
 
     /// The /dev/uinput descriptor (what systemd's store keeps).
@@ -44,6 +45,10 @@ public final class VirtualTouchscreen: TouchSink {
         set { device.keepsDevice = newValue }
     }
 
+    /// How a kept mirror is made and what a mirror taken back assumes of it: a release that
+    /// changes either counts this up, and its first start makes the mirrors anew.
+    static let keptFormat = 1
+
     /// 16 hex digits that change with anything the mirror made from `described` at `place` is
     /// made of (name, ids, properties, codes, axes, phys): a kept mirror is taken back only by
     /// a panel that would make the same one (FNV-1a over the description as evemu writes it).
@@ -51,7 +56,7 @@ public final class VirtualTouchscreen: TouchSink {
         var d = described
         d.name = name(mirroring: described.name)
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for b in (Evemu.format(Recording(description: d, events: [])) + "phys " + place).utf8 {
+        for b in (Evemu.format(Recording(description: d, events: [])) + "phys " + place + "\nformat \(keptFormat)").utf8 {
             h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01b3
         }
         let hex = String(h, radix: 16)

@@ -1,3 +1,4 @@
+import GestureEngine
 import Testing
 import TouchFrames
 import TouchInput
@@ -105,18 +106,37 @@ import TouchMirror
         #expect(VirtualTouchscreen.fingerprint(of: VirtualTouchscreen.description(mirroring: renamed), place: "pci-1") != f, "another name")
     }
 
-    /// Every slot lifted and zeroed, every touch key up, the slot back at 0, one frame.
+    /// Every slot ended, every key up, the slot back at 0, one frame (two with `.palm`: each slot
+    /// a palm first, as the daemon cancels a touch).
     @Test func liftEverything_endsEverySlot_andSelectsSlotZero() {
-        let out = MirrorDevice(VirtualTouchscreen.description(mirroring: Self.panel)).liftEverything()
+        var panel = Self.panel
+        panel.codes[Evdev.EV_KEY, default: []].insert(0x100)  // a button of the panel's
+        let out = MirrorDevice(VirtualTouchscreen.description(mirroring: panel)).liftEverything(cancel: .lift)
         let ends = out.filter { $0.type == Evdev.EV_ABS && $0.code == Evdev.ABS_MT_TRACKING_ID }
         #expect(ends.count == 10 && ends.allSatisfy { $0.value == -1 })
         let slots = out.filter { $0.type == Evdev.EV_ABS && $0.code == Evdev.ABS_MT_SLOT }.map(\.value)
         #expect(slots == Array(0..<10) + [0])
-        let xs = out.filter { $0.type == Evdev.EV_ABS && $0.code == Evdev.ABS_MT_POSITION_X }
-        #expect(xs.count == 10 && xs.allSatisfy { $0.value == 0 }, "values back at what a new MirrorContacts takes them to be")
         #expect(out.filter { $0.type == Evdev.EV_KEY }.allSatisfy { $0.value == 0 })
         #expect(out.contains { $0.type == Evdev.EV_KEY && $0.code == Evdev.BTN_TOUCH })
+        #expect(out.contains { $0.type == Evdev.EV_KEY && $0.code == 0x100 }, "the panel's other keys up too")
         #expect(out.last.map { $0.type == Evdev.EV_SYN && $0.code == Evdev.SYN_REPORT } == true)
         #expect(out.filter { $0.type == Evdev.EV_SYN }.count == 1, "one frame")
+        let palm = MirrorDevice(VirtualTouchscreen.description(mirroring: panel)).liftEverything(cancel: .palm)
+        let first = palm.prefix { $0.type != Evdev.EV_SYN }
+        #expect(first.filter { $0.code == Evdev.ABS_MT_TOOL_TYPE }.count == 10 && first.filter { $0.code == Evdev.ABS_MT_TOOL_TYPE }.allSatisfy { $0.value == Evdev.MT_TOOL_PALM })
+        #expect(palm.filter { $0.type == Evdev.EV_SYN }.count == 2, "each a palm, then ended")
+    }
+
+    /// A mirror taken back writes every value the first time (the kernel's copy is not known):
+    /// a touch at 0, 0 still writes its position.
+    @Test func aMirrorTakenBack_writesEveryValueTheFirstTime() {
+        let device = MirrorDevice(VirtualTouchscreen.description(mirroring: Self.panel))
+        var fresh = MirrorContacts(device: device), taken = MirrorContacts(device: device, valuesUnknown: true)
+        let at0 = FrameList<PanelContact>([PanelContact(id: 1, slot: 0, x: 0, y: 0)]), none = FrameList<PanelEvent>()
+        fresh.frame(at0, others: none, discontinuity: false, taken: [], hold: [], bound: 0, now: 0)
+        taken.frame(at0, others: none, discontinuity: false, taken: [], hold: [], bound: 0, now: 0)
+        let x = { (c: MirrorContacts) in c.out.contains { $0.type == Evdev.EV_ABS && $0.code == Evdev.ABS_MT_POSITION_X } }
+        #expect(!x(fresh), "a new device's kernel copy is 0: nothing to write")
+        #expect(x(taken))
     }
 }

@@ -111,7 +111,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: fd-store NOTIFY_SOCKET LOG -- PROGRAM ARGS...\n");
         return 2;
     }
-    logf = fopen(argv[2], "a");
+    logf = fopen(argv[2], "ae");  // (close-on-exec: not the service's fd 3)
     if (!logf) return 1;
     setvbuf(logf, NULL, _IOLBF, 0);
     int sock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);

@@ -99,3 +99,36 @@ r.down(51, 1900, 1000, after_us=3_650_000)
 r.up(50_000)
 r.frame(1_000_000)
 r.write(f"{out}/kiosk-restart.events")
+
+# The toolkit cases' recording (toolkit.segments as kiosk.segments): a tap a quarter of the way
+# across the screen at mid-height (mid-height: the guest's udev rule flips y for libinput
+# readers), a tap three quarters across, the three-finger hold (a system gesture that takes its
+# touches from the app), then, after a gap in which the case restarts the daemon, a tap again a
+# quarter across.
+r = Recording()
+r.frame(0)
+r.down(60, 960, 1080, after_us=1_000_000)
+r.up(50_000)
+r.down(61, 2880, 1080, after_us=950_000)
+r.up(50_000)
+r.write(f"{out}/toolkit-taps.events")
+r = Recording()
+r.down(62, 960, 1080)
+r.up(50_000)
+r.write(f"{out}/toolkit-tap.events")
+parts = [
+    ("taps", f"{out}/toolkit-taps.events", 0),
+    ("hold3", hold3, 3_000_000),
+    ("tap-after", f"{out}/toolkit-tap.events", 9_500_000),
+]
+lines, segments = [], []
+for name, path, start in parts:
+    _, evs = events(path)
+    first = evs[0][0]
+    for t, rest in evs:
+        v = start + t - first
+        lines.append(f"E: {v // 1_000_000}.{v % 1_000_000:06d} {rest}")
+    segments.append(f"{name} {start / 1e6:.6f} {(start + evs[-1][0] - first) / 1e6:.6f}")
+lines.append("E: 11.000000 0000 0000 0")
+open(f"{out}/toolkit.events", "w").write(head + "\n" + "\n".join(lines) + "\n")
+open(f"{out}/toolkit.segments", "w").write("\n".join(segments) + "\n")

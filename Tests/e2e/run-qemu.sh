@@ -56,6 +56,18 @@ done
 cp -r Tests/e2e/guest-tests.sh Tests/e2e/lib Tests/e2e/cases Tests/e2e/summarize.awk "$work/root/e2e/"
 # systemd's file descriptor store and restarts, played in the guest (the passthrough_fdstore case).
 cc -O2 -Wall -o "$work/root/bin/fd-store" Tests/e2e/fd-store.c || echo "== no C compiler: passthrough_fdstore is skipped"
+# The toolkit cases' Qt app (Qt 6 on linuxfb: scripts/install-deps installs qt6-base-dev), its
+# platform plugin (which has Qt's libinput and evdev input in it) and the libraries they load.
+qtplugins=/usr/lib/x86_64-linux-gnu/qt6/plugins
+if pkg-config --exists Qt6Gui && [ -e $qtplugins/platforms/libqlinuxfb.so ]; then
+    # shellcheck disable=SC2046
+    g++ -O1 -fPIC -o "$work/root/bin/touch-log-qt" Tests/e2e/toolkits/touch-log-qt.cpp $(pkg-config --cflags --libs Qt6Gui)
+    mkdir -p "$work/root$qtplugins/platforms"
+    cp $qtplugins/platforms/libqlinuxfb.so "$work/root$qtplugins/platforms/"
+    libs_of "$work/root/bin/touch-log-qt" $qtplugins/platforms/libqlinuxfb.so
+else
+    echo "== Qt 6 (qt6-base-dev) is not installed: the Qt toolkit cases are skipped"
+fi
 
 # udevd for the second half of the run: Debian's udev package (udevadm is also systemd-udevd),
 # its rules, ours, and a local rule that calibrates one panel and excludes another.
