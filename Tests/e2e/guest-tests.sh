@@ -30,8 +30,9 @@ run passthrough_panels
 run passthrough_failsafe
 run passthrough_restart
 run passthrough_fdstore
-run toolkit_qt libinput
-run toolkit_qt evdev
+run toolkit qt-libinput
+run toolkit qt-evdev
+run toolkit sdl
 run mirror_calibration
 run calibrate
 run mirror_udev_calibration

@@ -68,6 +68,15 @@ if pkg-config --exists Qt6Gui && [ -e $qtplugins/platforms/libqlinuxfb.so ]; the
 else
     echo "== Qt 6 (qt6-base-dev) is not installed: the Qt toolkit cases are skipped"
 fi
+# ... and its SDL 2 app (libsdl2-dev), with the libraries it links (kmsdrm needs Mesa's GBM only
+# for a window, which the app does without: SDL's evdev input comes with the video driver).
+if command -v sdl2-config > /dev/null; then
+    # shellcheck disable=SC2046
+    cc -O2 -Wall -o "$work/root/bin/touch-log-sdl" Tests/e2e/toolkits/touch-log-sdl.c $(sdl2-config --cflags --libs)
+    libs_of "$work/root/bin/touch-log-sdl"
+else
+    echo "== SDL 2 (libsdl2-dev) is not installed: the SDL toolkit case is skipped"
+fi
 
 # udevd for the second half of the run: Debian's udev package (udevadm is also systemd-udevd),
 # its rules, ours, and a local rule that calibrates one panel and excludes another.
