@@ -53,7 +53,8 @@ run compositor_weston
 run compositor_latency cage
 # Only when named: the README's compositor matrix (six minutes), Chromium (E2E_CHROMIUM=1).
 case " $ONLY " in *" compositor_matrix "*) compositor_matrix ;; esac
-case " $ONLY " in *" compositor_chromium "*) compositor_chromium ;; esac
+case " $ONLY " in *" compositor_chromium "*) chromium_settings weston; compositor_chromium weston ;; esac
+case " $ONLY " in *" compositor_chromium_cage "*) compositor_chromium cage ;; esac
 for variant in $VARIANTS; do run bench_side_by_side $variant; done
 run bench_instructions
 # Only when named: the count with examples/noisy-panel.toml's filters (E2E_ONLY="bench_noisy").

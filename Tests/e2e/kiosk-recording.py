@@ -56,20 +56,27 @@ parts = [
     ("pointer-tap", f"{out}/kiosk-pointer-tap.events", 13_000_000),
     ("pointer-drag", f"{out}/kiosk-pointer-drag.events", 14_000_000),
 ]
-lines = ["E: 0.000000 0000 0000 0"]  # the first frame at 0: the writer's first time is the start
-segments = []
-for name, path, start in parts:
-    _, evs = events(path)
-    first = evs[0][0]
-    for t, rest in evs:
-        v = start + t - first
-        lines.append(f"E: {v // 1_000_000}.{v % 1_000_000:06d} {rest}")
-    end = start + evs[-1][0] - first
-    segments.append(f"{name} {start / 1e6:.6f} {end / 1e6:.6f}")
-# A last frame well after the last part: the recording ends once every reader has had its time.
-lines.append("E: 16.000000 0000 0000 0")
-open(f"{out}/kiosk.events", "w").write(head + "\n" + "\n".join(lines) + "\n")
-open(f"{out}/kiosk.segments", "w").write("\n".join(segments) + "\n")
+
+
+def compose(parts, last, name):
+    """Writes DIR/NAME.events, each part's recording placed at its start (us), with a first frame
+    at 0 (the writer's first time is the start) and a last one at `last` s (the recording ends once
+    every reader has had its time), and DIR/NAME.segments ("part start end", s)."""
+    lines = ["E: 0.000000 0000 0000 0"]
+    segments = []
+    for part, path, start in parts:
+        _, evs = events(path)
+        first = evs[0][0]
+        for t, rest in evs:
+            v = start + t - first
+            lines.append(f"E: {v // 1_000_000}.{v % 1_000_000:06d} {rest}")
+        segments.append(f"{part} {start / 1e6:.6f} {(start + evs[-1][0] - first) / 1e6:.6f}")
+    lines.append(f"E: {last}.000000 0000 0000 0")
+    open(f"{out}/{name}.events", "w").write(head + "\n" + "\n".join(lines) + "\n")
+    open(f"{out}/{name}.segments", "w").write("\n".join(segments) + "\n")
+
+
+compose(parts, 16, "kiosk")
 
 # The latency bench's recording: a first tap (not judged, as the kiosk recording's primer), then
 # 40 taps, one every 250 ms, 50 ms each, across the app's part of the screen (x below 3000 units).
@@ -121,14 +128,30 @@ parts = [
     ("hold3", hold3, 3_000_000),
     ("tap-after", f"{out}/toolkit-tap.events", 9_500_000),
 ]
-lines, segments = [], []
-for name, path, start in parts:
-    _, evs = events(path)
-    first = evs[0][0]
-    for t, rest in evs:
-        v = start + t - first
-        lines.append(f"E: {v // 1_000_000}.{v % 1_000_000:06d} {rest}")
-    segments.append(f"{name} {start / 1e6:.6f} {(start + evs[-1][0] - first) / 1e6:.6f}")
-lines.append("E: 11.000000 0000 0000 0")
-open(f"{out}/toolkit.events", "w").write(head + "\n" + "\n".join(lines) + "\n")
-open(f"{out}/toolkit.segments", "w").write("\n".join(segments) + "\n")
+compose(parts, 11, "toolkit")
+
+# The browser settings case's recording: two fingers spread apart mid-screen (a pinch-zoom), one
+# finger dragged right across the page (an overscroll back), one dragged down from the top (a
+# pull to refresh), each 0.5 s, 2 s apart.
+r = Recording()
+r.frame(0)
+r.t = 1_000_000
+r.frame(slot=0, id=70, x=1700, y=1080, touch=1)
+r.frame(10_000, slot=1, id=71, x=2140, y=1080)
+for i in range(1, 26):
+    r.frame(20_000, slot=0, x=1700 - 24 * i)
+    r.frame(0, slot=1, x=2140 + 24 * i)
+r.frame(20_000, slot=0, id=-1)
+r.frame(0, slot=1, id=-1, touch=0)
+r.t = 3_000_000
+r.frame(slot=0, id=72, x=600, y=1080, touch=1)
+for i in range(1, 26):
+    r.frame(20_000, x=600 + 100 * i)
+r.frame(20_000, id=-1, touch=0)
+r.t = 5_000_000
+r.frame(slot=0, id=73, x=1920, y=200, touch=1)
+for i in range(1, 26):
+    r.frame(20_000, y=200 + 64 * i)
+r.frame(20_000, id=-1, touch=0)
+r.frame(3_000_000)
+r.write(f"{out}/browser.events")

@@ -54,7 +54,7 @@ start_compositor() {
     rm -f $log; : > $log; chown 1000:1000 $log
     wlr="WLR_BACKENDS=headless,libinput WLR_RENDERER=pixman WLR_HEADLESS_OUTPUTS=1"
     case $cname in
-        cage) as_kiosk "env $wlr cage -- ${CLIENT:-/bin/touch-log $log}" > /tmp/comp-$cname.log 2>&1 & ;;
+        cage) as_kiosk "env ${CAGE_ENV:-$wlr} cage -- ${CLIENT:-/bin/touch-log $log}" > /tmp/comp-$cname.log 2>&1 & ;;
         sway)
             printf 'default_border none\nfocus_follows_mouse no\nexec /bin/touch-log %s\n' $log > /tmp/kiosk/sway.cfg
             as_kiosk "env $wlr sway -c /tmp/kiosk/sway.cfg" > /tmp/comp-$cname.log 2>&1 & ;;
