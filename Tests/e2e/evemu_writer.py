@@ -24,6 +24,12 @@ class Recording:
     def up(self, after_us):
         self.frame(after_us, id=-1, touch=0)
 
+    def taps(self, *taps):
+        """A tap (tracking id, x, y, us after the last frame) each, 50 ms down."""
+        for tid, x, y, after_us in taps:
+            self.down(tid, x, y, after_us=after_us)
+            self.up(50_000)
+
     def rest(self, x, ms):
         for i in range(ms // 20):
             self.frame(20000, x=x + (i + 1) % 2)

@@ -100,10 +100,7 @@ open(f"{out}/kiosk-latency.downs", "w").write("\n".join(map(str, downs)) + "\n")
 # slot (the kernel sends the second with no position: its values equal the slot's last ones).
 r = Recording()
 r.frame(0)
-r.down(50, 1900, 1000, after_us=300_000)
-r.up(50_000)
-r.down(51, 1900, 1000, after_us=3_650_000)
-r.up(50_000)
+r.taps((50, 1900, 1000, 300_000), (51, 1900, 1000, 3_650_000))
 r.frame(1_000_000)
 r.write(f"{out}/kiosk-restart.events")
 
@@ -114,14 +111,10 @@ r.write(f"{out}/kiosk-restart.events")
 # quarter across.
 r = Recording()
 r.frame(0)
-r.down(60, 960, 1080, after_us=1_000_000)
-r.up(50_000)
-r.down(61, 2880, 1080, after_us=950_000)
-r.up(50_000)
+r.taps((60, 960, 1080, 1_000_000), (61, 2880, 1080, 950_000))
 r.write(f"{out}/toolkit-taps.events")
 r = Recording()
-r.down(62, 960, 1080)
-r.up(50_000)
+r.taps((62, 960, 1080, 0))
 r.write(f"{out}/toolkit-tap.events")
 parts = [
     ("taps", f"{out}/toolkit-taps.events", 0),
