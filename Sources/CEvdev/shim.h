@@ -33,10 +33,11 @@ static inline int cev_uinput_set_phys(int fd, const char *phys) {
 
 // Whether `fd` is open on /dev/uinput itself (the misc character device 10:223), checked before
 // a uinput ioctl is sent to a descriptor another process passed: other drivers share its ioctl
-// letter. Returns 1, or 0.
+// letter. Returns 1, 0 (open on something else), or -1 (not open).
 static inline int cev_is_uinput(int fd) {
     struct stat st;
-    return fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && major(st.st_rdev) == 10 && minor(st.st_rdev) == 223;
+    if (fstat(fd, &st) != 0) return -1;
+    return S_ISCHR(st.st_mode) && major(st.st_rdev) == 10 && minor(st.st_rdev) == 223;
 }
 
 // The name the kernel gave the uinput device made on `fd` ("input12": /sys/class/input/input12),

@@ -25,9 +25,20 @@ final class MirrorStore {
     init(passed: [(fd: Int32, name: String)], systemd: Systemd, log: Logger) {
         self.systemd = systemd
         self.log = log
+        // Checked now, before the daemon opens a descriptor of its own: a number that is not
+        // open (a count that promised more) is forgotten, so no later close takes one of the
+        // daemon's; one open on anything but /dev/uinput is closed.
         for p in passed {
-            _ = Posix.setCloseOnExec(p.fd)  // passed across exec without it: no child inherits a mirror
-            self.passed[p.name, default: []].append(p.fd)
+            switch UInputDevice.isUinput(p.fd) {
+            case true?:
+                _ = Posix.setCloseOnExec(p.fd)  // passed across exec without it: no child inherits a mirror
+                self.passed[p.name, default: []].append(p.fd)
+            case false?:
+                Posix.close(p.fd)
+                log.warning("systemd passed \(p.name), which is not /dev/uinput: closed")
+            case nil:
+                log.warning("systemd named \(p.name) (fd \(p.fd)), which is not open: ignored")
+            }
         }
     }
 
@@ -56,8 +67,9 @@ final class MirrorStore {
         if let fds = passed.removeValue(forKey: name) {
             var taken: VirtualTouchscreen?
             for fd in fds {
-                guard taken == nil else {
-                    _ = try? UInputDevice(adopting: fd)  // a twin left by a lost removal: destroyed
+                if let kept = taken {
+                    // A twin left by a lost removal: destroyed, unless it is the same device.
+                    if let name = kept.sysname, UInputDevice.sysname(fd) == name { Posix.close(fd) } else { _ = try? UInputDevice(adopting: fd) }
                     continue
                 }
                 do {

@@ -72,12 +72,10 @@ public func writeAll(_ fd: Int32, _ bytes: ArraySlice<UInt8>) {
     _ = bytes.withUnsafeBytes { Posix.writeAll(fd, $0) }
 }
 
-/// Writes a whole text file (created with mode 0644, replaced if present).
+/// Writes a whole text file (mode 0644), replacing a regular file at once
+/// (`Posix.replaceFile`): never through a link or onto a device, so a CLI run as root and told
+/// to write into a shared folder cannot be led by a planted link to overwrite another file.
 public func writeTextFile(_ path: String, _ text: String) throws(SystemCallError) {
-    let file = try Posix.open(path, O_WRONLY | O_CREAT | O_TRUNC, mode: 0o644, as: path).get()
-    // Safe: the array's bytes lent for the write.
-    if let e = Array(text.utf8).withUnsafeBytes({ Posix.writeAll(file.raw, $0) }) {
-        throw SystemCallError(call: path, errno: e.errno)
-    }
+    if let e = Posix.replaceFile(path, with: Array(text.utf8)) { throw e }
 }
 

@@ -21,6 +21,8 @@ public final class UInputDevice {
     private let backing: Backing
     /// The node the kernel made (/dev/input/eventN), when it could be found.
     public let devnode: String?
+    /// The kernel's name of an adopted device ("input12"; nil for one this object made).
+    public let sysname: String?
     /// The kernel device outlives this object (set when its descriptor is in systemd's store and
     /// the daemon stops: systemd's copy keeps it for the next start, and destroys it when it
     /// closes that copy on a stop).
@@ -50,7 +52,7 @@ public final class UInputDevice {
         let ownFD = try phys.map { (p) throws(EvdevError) in try Self.openUinput(phys: p, freeing: dev) }
         do {
             let (uidev, devnode) = try Self.create(dev, what: "libevdev_uinput_create_from_device", fd: ownFD)
-            (backing, self.devnode) = (.made(dev: dev, uidev: uidev, ownFD: ownFD), devnode)
+            (backing, self.devnode, sysname) = (.made(dev: dev, uidev: uidev, ownFD: ownFD), devnode, nil)
         } catch {
             if let ownFD { Posix.close(ownFD) }
             throw error
@@ -61,20 +63,34 @@ public final class UInputDevice {
     /// file descriptor store passed it back): this object owns `fd` from here, and closes it
     /// when it fails. Fails when `fd` is not /dev/uinput or no device is made on it (UI_GET_SYSNAME).
     public init(adopting fd: Int32) throws(EvdevError) {
-        guard cev_is_uinput(fd) == 1 else {
+        guard Self.isUinput(fd) == true else {
             Posix.close(fd)
             throw EvdevError(call: "fstat (not /dev/uinput)", errno: ENODEV)
         }
+        guard let sysname = Self.sysname(fd) else {
+            Posix.close(fd)
+            throw EvdevError(call: "UI_GET_SYSNAME", errno: ENOENT)
+        }
+        let node = Posix.directoryNames("/sys/class/input/\(sysname)")?.first { $0.hasPrefix("event") }
+        (backing, devnode, self.sysname) = (.adopted(fd: fd), node.map { "/dev/input/\($0)" }, sysname)
+    }
+
+    /// Whether `fd` is open on /dev/uinput (nil: not open at all).
+    public static func isUinput(_ fd: Int32) -> Bool? {
+        switch cev_is_uinput(fd) {
+        case 1: true
+        case 0: false
+        default: nil
+        }
+    }
+
+    /// The name the kernel gave the device made on /dev/uinput descriptor `fd` ("input12"), if any.
+    public static func sysname(_ fd: Int32) -> String? {
         var name = [CChar](repeating: 0, count: 64)
         // Safe: the ioctl writes at most `name.count` bytes, NUL-terminated, into the array it is lent.
         let rc = name.withUnsafeMutableBufferPointer { cev_uinput_sysname(fd, $0.baseAddress, UInt32($0.count)) }
-        guard rc == 0 else {
-            Posix.close(fd)
-            throw EvdevError("UI_GET_SYSNAME", -rc)
-        }
-        let sysname = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        let node = Posix.directoryNames("/sys/class/input/\(sysname)")?.first { $0.hasPrefix("event") }
-        (backing, devnode) = (.adopted(fd: fd), node.map { "/dev/input/\($0)" })
+        guard rc == 0 else { return nil }
+        return String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// /dev/uinput opened, with the device-to-be's `phys` set on it. On failure `dev` is freed.

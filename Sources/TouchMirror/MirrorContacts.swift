@@ -244,7 +244,7 @@ public struct MirrorContacts {
     func keysOrSingleDiffer() -> Bool {
         guard !device.multitouch else { return false }
         // A single-touch mirror's whole state is its keys and single axes.
-        guard let s = oldestShown() else { return keysDown.contains(Evdev.BTN_TOUCH) || single.pressure != 0 }
+        guard let s = oldestShown() else { return keysDown.contains(Evdev.BTN_TOUCH) || (device.pressure && single.pressure != 0) }
         return !keysDown.contains(Evdev.BTN_TOUCH) || positions[s].x != single.x || positions[s].y != single.y
             || (device.pressure && axes[s][Evdev.ABS_MT_PRESSURE] != single.pressure)
     }

@@ -39,6 +39,9 @@ public final class VirtualTouchscreen: TouchSink {
     /// The /dev/uinput descriptor (what systemd's store keeps).
     public var fd: Int32 { device.fd }
 
+    /// The kernel's name of a mirror taken back ("input12"; nil for one made here).
+    public var sysname: String? { device.sysname }
+
     /// The device outlives this object (`UInputDevice.keepsDevice`).
     public var keepsDevice: Bool {
         get { device.keepsDevice }

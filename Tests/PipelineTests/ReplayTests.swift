@@ -229,6 +229,22 @@ struct RealPanelTests {
         #expect(refused.status != 0 && refused.err.contains("--mirror writes a recording"))
     }
 
+    /// A file the CLI writes (`replay --mirror`, `record -o`, `trace -o`) is never written
+    /// through a link: one planted where it writes (sudo in a shared folder) is refused, and the
+    /// file it points at is left as it was.
+    @Test func anOutputThatIsALink_isRefused_andItsTargetKept() throws {
+        let dir = Scratch.directory("link-out")
+        let victim = dir + "/victim.txt", link = dir + "/mirror.events"
+        try "keep me\n".write(toFile: victim, atomically: false, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: victim)
+        let r = try run(["replay", "--mirror", link, "\(Paths.fixtures)/tap.events"])
+        #expect(r.status != 0 && r.err.contains("symbolic link"), "\(r.err)")
+        #expect(try read(victim) == "keep me\n")
+        let trace = try run(["trace", "-o", dir + "/t.svg", "\(Paths.fixtures)/tap.events"])
+        let svg = try read(dir + "/t.svg")
+        #expect(trace.status == 0 && svg.contains("<svg"), "a plain file is still written: \(trace.err)")
+    }
+
     @Test func replay_withAConfig() throws {
         let r = try run(["replay", "--config", Paths.examples + "/bottom-sheet.toml", "\(Paths.fixtures)/bottom-sheet-handle.events"])
         #expect(r.status == 0)

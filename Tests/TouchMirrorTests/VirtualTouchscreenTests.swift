@@ -139,4 +139,18 @@ import TouchMirror
         #expect(!x(fresh), "a new device's kernel copy is 0: nothing to write")
         #expect(x(taken))
     }
+
+    /// A single-touch mirror taken back, with no pressure axis: a frame with nothing shown writes
+    /// nothing (its unknown pressure is no value to write).
+    @Test func aSingleTouchMirrorTakenBack_writesNothingWhileNothingIsShown() {
+        var d = DeviceDescription(name: "resistive")
+        d.codes[Evdev.EV_KEY] = [Evdev.BTN_TOUCH]
+        d.axes[Evdev.ABS_X] = AbsAxis(minimum: 0, maximum: 4095)
+        d.axes[Evdev.ABS_Y] = AbsAxis(minimum: 0, maximum: 4095)
+        d.codes[Evdev.EV_ABS] = Set(d.axes.keys)
+        var taken = MirrorContacts(device: MirrorDevice(d), valuesUnknown: true)
+        taken.frame(FrameList<PanelContact>(), others: FrameList<PanelEvent>(), discontinuity: false, taken: [], hold: [], bound: 0, now: 0)
+        taken.liftAll()
+        #expect(taken.out.isEmpty, "\(taken.out.map { "\($0.type):\($0.code)=\($0.value)" })")
+    }
 }

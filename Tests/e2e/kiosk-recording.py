@@ -148,3 +148,17 @@ for i in range(1, 26):
 r.frame(20_000, id=-1, touch=0)
 r.frame(3_000_000)
 r.write(f"{out}/browser.events")
+
+# The kept mirror's case (passthrough_fdstore): a tap, a finger down from 2 s to 7 s (a unit of
+# jitter keeps frames coming), during which the case kills the daemon, then a tap at 10 s, after
+# the case restarts it again.
+r = Recording()
+r.frame(0)
+r.taps((80, 1900, 1000, 1_000_000))
+r.down(81, 1900, 1000, after_us=950_000)
+for i in range(249):
+    r.frame(20_000, x=1900 + i % 2)
+r.up(20_000)
+r.taps((82, 1900, 1000, 3_000_000))
+r.frame(1_000_000)
+r.write(f"{out}/fdstore.events")
