@@ -9,10 +9,14 @@
 #include <QRasterWindow>
 #include <QScreen>
 #include <QTouchEvent>
+#include <QSocketNotifier>
+#include <csignal>
 #include <cstdio>
+#include <unistd.h>
 
 namespace {
 FILE *out;
+int termPipe[2];
 
 const char *stateName(QEventPoint::State s, bool cancelled) {
     if (cancelled) return "cancel";
@@ -70,6 +74,12 @@ int main(int argc, char **argv) {
     out = std::fopen(argv[1], "a");
     if (!out) return 1;
     QGuiApplication app(argc, argv);
+    // SIGTERM ends the event loop (through a pipe: a handler may only write), so Qt gives the
+    // console its modes back as it closes.
+    if (pipe(termPipe) != 0) return 1;
+    std::signal(SIGTERM, [](int) { (void)!write(termPipe[1], "q", 1); });
+    QSocketNotifier term(termPipe[0], QSocketNotifier::Read);
+    QObject::connect(&term, &QSocketNotifier::activated, &app, &QCoreApplication::quit);
     TouchWindow w;
     w.showFullScreen();
     return app.exec();

@@ -33,7 +33,7 @@ int main(int argc, char **argv) {
         case SDL_FINGERDOWN: what = "down"; break;
         case SDL_FINGERUP: what = "up"; break;
         case SDL_FINGERMOTION: what = "move"; break;
-        case SDL_QUIT: return 0;
+        case SDL_QUIT: SDL_Quit(); return 0;  // (SIGTERM: the console's modes given back)
         default: break;
         }
         if (!what) continue;
