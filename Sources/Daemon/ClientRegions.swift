@@ -105,7 +105,7 @@ extension Daemon {
                 }
                 regions += c.ownedRegions
             }
-            compiled = CompiledConfiguration(EngineConfiguration(screen: base.engine.screen, regions: regions))
+            compiled = CompiledConfiguration(EngineConfiguration(screen: base.engine.screen, regions: regions, strokes: base.engine.strokes))
         } while dropBrokenChains(compiled, &state)
         devices.reconfigure(compiled, &state)
         for c in server.allClients { state.fanout.subscribers[c.slot].subscription.reconfigure(devices.compiled) }

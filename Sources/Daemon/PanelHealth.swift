@@ -72,8 +72,8 @@ struct GonePanels {
 /// Gesture lines by kind and phase, in place (a line counts with no allocation and no
 /// uniqueness check: the counts are the value's own storage).
 struct GestureCounts {
-    /// Room for six kinds × five phases (a test says they fit).
-    private typealias Storage = InlineArray<30, Int>
+    /// Room for seven kinds × five phases (a test says they fit).
+    private typealias Storage = InlineArray<35, Int>
     static var slots: Int { Storage.count }
     private var counts = Storage(repeating: 0)
 
@@ -95,6 +95,7 @@ struct GestureCounts {
         case .swipe: return 3
         case .pinch: return 4
         case .edgeSwipe: return 5
+        case .stroke: return 6
         }
     }
 

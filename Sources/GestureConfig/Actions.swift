@@ -31,6 +31,8 @@ public final class Action: Sendable, CustomStringConvertible {
     public let fingers: Int?
     public let direction: SwipeDirection?
     public let edge: ScreenEdge?
+    /// Only strokes of this shape (nil: any).
+    public let shape: String?
     /// The phase that fires it: `recognized` for tap and swipe; `began` or `ended` for the others.
     public let phase: GesturePhase
     public let effect: Effect
@@ -43,9 +45,10 @@ public final class Action: Sendable, CustomStringConvertible {
 
     public init(
         name: String, gesture: String, region: String? = nil, fingers: Int? = nil, direction: SwipeDirection? = nil,
-        edge: ScreenEdge? = nil, phase: GesturePhase, effect: Effect, cooldown: Duration = .zero,
+        edge: ScreenEdge? = nil, shape: String? = nil, phase: GesturePhase, effect: Effect, cooldown: Duration = .zero,
         timeout: Duration = .seconds(10), line: Int = 0, on: Moment? = nil
     ) {
+        self.shape = shape
         self.name = name
         self.gesture = gesture
         self.on = on
@@ -77,11 +80,13 @@ public final class Action: Sendable, CustomStringConvertible {
 
     /// Does this action fire for `event`, a gesture of `spec` in region `region`? (Which
     /// gesture and region it is bound to is resolved once, in `ActionTable`.)
-    public func fires(for e: GestureEvent) -> Bool {
+    /// `shapeName`: a stroke's shape (`ActionTable.shapeName(of:)`).
+    public func fires(for e: GestureEvent, shapeName: String? = nil) -> Bool {
         guard e.phase == phase else { return false }
         if let fingers, e.fingers != fingers { return false }
         if let direction, e.direction != direction { return false }
         if let edge, e.edge != edge { return false }
+        if let shape, shapeName != shape { return false }
         return true
     }
 }
@@ -91,6 +96,7 @@ public final class Action: Sendable, CustomStringConvertible {
 /// Only the file's regions count: a client's regions (set_regions) never fire an action.
 public struct ActionTable: Sendable {
     private let byGesture: [[Action]]
+    private let shapeNames: [String]
     public let isEmpty: Bool
 
     /// `fileRegions`: the names of the config file's regions (the compiled configuration may
@@ -102,6 +108,12 @@ public struct ActionTable: Sendable {
         }
         byGesture = table
         isEmpty = actions.isEmpty
+        shapeNames = c.shapeNames
+    }
+
+    /// A stroke event's shape name (nil for any other event).
+    public func shapeName(of e: GestureEvent) -> String? {
+        e.kind == .stroke && e.shape >= 0 && e.shape < shapeNames.count ? shapeNames[e.shape] : nil
     }
 
     /// The gestures `a` is bound to: those named `a.gesture` (or `region/name`) when there are
@@ -118,6 +130,7 @@ public struct ActionTable: Sendable {
     /// No action at all.
     public init() {
         byGesture = []
+        shapeNames = []
         isEmpty = true
     }
 

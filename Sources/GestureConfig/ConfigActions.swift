@@ -11,7 +11,7 @@ import TouchFrames
 /// names are the kernel's, the command is an absolute path to an executable file.
 extension Loader {
     static let actionKeys = [
-        "name", "gesture", "region", "fingers", "direction", "edge", "phase", "keys", "exec", "cooldown", "timeout", "on",
+        "name", "gesture", "region", "fingers", "direction", "edge", "shape", "phase", "keys", "exec", "cooldown", "timeout", "on",
     ]
     /// Keys in one chord: more is no chord a person could press.
     static let maxChordKeys = 8
@@ -56,6 +56,15 @@ extension Loader {
             if edge != nil, !bound.contains(where: { $0.spec.kind == .edgeSwipe }) {
                 throw a.fail("edge", "action '\(name)': 'edge' is for edge swipes, and '\(gesture)' is no edge swipe")
             }
+            let shape = try a.string("shape")
+            if let shape {
+                let strokes = bound.filter { $0.spec.kind == .stroke }
+                guard !strokes.isEmpty else { throw a.fail("shape", "action '\(name)': 'shape' is for strokes, and '\(gesture)' is no stroke") }
+                let shapes = Set(strokes.flatMap { $0.spec.shapes.isEmpty ? compiled.shapeNames : $0.spec.shapes })
+                guard shapes.contains(shape) else {
+                    throw a.fail("shape", "action '\(name)': no '\(gesture)' stroke takes the shape '\(shape)' (it takes: \(shapes.sorted().joined(separator: ", ")))")
+                }
+            }
             let fingers = try a.integer("fingers", in: 1...10)
             if let fingers, !bound.contains(where: { ($0.spec.minFingers...$0.spec.maxFingers).contains(fingers) }) {
                 let takes = bound.map { "\($0.qualifiedName): \($0.spec.minFingers == $0.spec.maxFingers ? "\($0.spec.minFingers)" : "\($0.spec.minFingers)-\($0.spec.maxFingers)")" }
@@ -68,7 +77,7 @@ extension Loader {
             actions.append(
                 Action(
                     name: name, gesture: gesture, region: region, fingers: fingers,
-                    direction: direction, edge: edge, phase: phase, effect: effect, cooldown: .milliseconds(cooldown),
+                    direction: direction, edge: edge, shape: shape, phase: phase, effect: effect, cooldown: .milliseconds(cooldown),
                     timeout: .milliseconds(timeout ?? 10_000), line: a.table.line))
         }
         return actions
@@ -78,7 +87,7 @@ extension Loader {
     private func readMomentAction(
         _ a: Scope, _ name: String, _ moment: Action.Moment, idleAfter: Double, displayWakes: Bool
     ) throws(ConfigError) -> Action {
-        for key in ["gesture", "region", "fingers", "direction", "edge", "phase"] where a.table[key] != nil {
+        for key in ["gesture", "region", "fingers", "direction", "edge", "shape", "phase"] where a.table[key] != nil {
             throw a.fail(key, "action '\(name)' fires on \(moment.rawValue), not on a gesture: '\(key)' does not apply")
         }
         guard idleAfter > 0 || (moment == .wake && displayWakes) else {
@@ -100,7 +109,7 @@ extension Loader {
         case ("began", false): return .began
         case ("ended", false): return .ended
         case (_, true):
-            throw a.fail("phase", "action '\(name)': a tap or a swipe fires at \"recognized\", found \"\(s)\"")
+            throw a.fail("phase", "action '\(name)': a tap, a swipe or a stroke fires at \"recognized\", found \"\(s)\"")
         case (_, false):
             throw a.fail("phase", "action '\(name)': 'phase' must be \"began\" or \"ended\" for this gesture, found \"\(s)\"")
         }

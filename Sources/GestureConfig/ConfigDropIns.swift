@@ -66,6 +66,7 @@ extension ConfigLoader {
             root.merge(extra, from: dropIn)
             files.append(dropIn)
         }
+        try includeStrokes(root, &read, files: &files)
         var loader = Loader(file: path)
         var c = try loader.load(root)
         c.files = files
@@ -74,6 +75,22 @@ extension ConfigLoader {
             c.notices.append("region '\(r.name)': max_contacts limits what the virtual touchscreen shows, which only [device] mode = \"passthrough\" makes")
         }
         return c
+    }
+
+    /// `[strokes] include`: template files (`[[stroke]]` tables only, checked on their own first),
+    /// merged in as drop-ins are; a relative path is from the folder of the file that names it.
+    static func includeStrokes(_ root: TOMLTable, _ read: inout FilesRead, files: inout [String]) throws(ConfigError) {
+        guard case .table(let t)? = root["strokes"], t["include"] != nil else { return }
+        let declaring = t.file(of: "include") ?? files[0]
+        guard let list = try Scope(table: t, file: declaring, name: "[strokes]").strings("include") else { return }
+        let folder = declaring.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        for name in list {
+            let path = name.hasPrefix("/") ? name : (folder.isEmpty ? "." : folder) + "/" + name
+            let tree = try read.tree(path)
+            _ = try StrokeFile.templates(of: tree, path: path)
+            root.merge(tree, from: path)
+            files.append(path)
+        }
     }
 
     static func isDropInName(_ path: String) -> Bool {

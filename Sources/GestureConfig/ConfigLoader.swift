@@ -28,6 +28,8 @@ public enum ConfigLoader {
             throw ConfigError(file: file, line: 1, reason: "a client may set \(ConfigLimits.regionsPerClient) regions at most, found \(tables.count)")
         }
         var loader = Loader(file: file)
+        // A client's strokes take the configuration's shapes (it cannot add templates).
+        loader.strokeNames = base.engine.strokes.map(\.name)
         loader.ruleLines = base.engine.regions.map { r in r.gestures.map { _ in (header: 1, requires: nil, simultaneous: nil) } }
         loader.ruleFiles = base.engine.regions.map { _ in file }
         loader.chainLines = base.engine.regions.map { _ in nil }
@@ -98,6 +100,9 @@ public enum ConfigLimits {
     /// Drop-ins read, and the bytes of every file read together (the file, the saved
     /// calibrations, the drop-ins): what one reload parses stays a few MiB.
     public static let dropIns = 256
+    /// Stroke templates (`[[stroke]]`): a few shapes of a few examples each; every one is matched
+    /// at each stroke's lift (about 300 instructions a template: docs/BENCHMARKS.md).
+    public static let strokes = 256
     public static let bytesInAll = 2 << 20
 }
 
@@ -111,12 +116,16 @@ struct Loader {
     var chainLines: [Int?] = []
     /// The regions read so far that emulate a pointer.
     var pointerRegions: [PointerRegion] = []
+    /// The names of the configuration's stroke templates (read before the regions).
+    var strokeNames: [String] = []
 
     init(file: String) { self.file = file }
 
     mutating func load(_ root: TOMLTable) throws(ConfigError) -> Configuration {
         let top = Scope(table: root, file: file, name: "")
-        try top.checkKeys(["screen", "device", "panel", "thresholds", "region", "daemon", "action", "idle"])
+        try top.checkKeys(["screen", "device", "panel", "thresholds", "region", "daemon", "action", "idle", "stroke", "strokes"])
+        let strokes = try readStrokes(top)
+        strokeNames = strokes.map(\.name)
         var daemon = DaemonSettings()
         if let d = try top.subtable("daemon") { daemon = try readDaemon(d) }
 
@@ -163,7 +172,7 @@ struct Loader {
             regions = [RegionSpec(name: EngineConfiguration.screenRegionName, gestures: EngineConfiguration.standardGestures(thresholds: thresholds))]
             ruleLines = [regions[0].gestures.map { _ in (header: 1, requires: nil, simultaneous: nil) }]
         }
-        let engine = EngineConfiguration(screen: screen, regions: regions)
+        let engine = EngineConfiguration(screen: screen, regions: regions, strokes: strokes)
         try checkRules(engine, regionScopes)
         var c = Configuration(engine: engine, geometry: geometry, source: file)
         c.daemon = daemon

@@ -6,15 +6,19 @@ extension Loader {
     /// Names are identifiers: they appear in every gesture line, in logs and in rules, so they
     /// are short and hold no control character (a newline or ESC in a name would forge log lines).
     func checkName(_ name: String, _ scope: Scope, _ what: String) throws(ConfigError) {
-        guard !name.isEmpty, !name.contains("/") else {
-            throw scope.fail("name", "a \(what) name must be non-empty and hold no '/'")
-        }
+        if let why = Self.nameProblem(name, what) { throw scope.fail("name", why) }
+    }
+
+    /// What is wrong with a name (nil: nothing).
+    static func nameProblem(_ name: String, _ what: String) -> String? {
+        guard !name.isEmpty, !name.contains("/") else { return "a \(what) name must be non-empty and hold no '/'" }
         guard name.utf8.count <= ConfigLimits.nameBytes else {
-            throw scope.fail("name", "a \(what) name may have \(ConfigLimits.nameBytes) bytes at most, found \(name.utf8.count)")
+            return "a \(what) name may have \(ConfigLimits.nameBytes) bytes at most, found \(name.utf8.count)"
         }
         if let bad = name.unicodeScalars.first(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
-            throw scope.fail("name", "a \(what) name may hold no control character (U+\(String(bad.value, radix: 16, uppercase: true)))")
+            return "a \(what) name may hold no control character (U+\(String(bad.value, radix: 16, uppercase: true)))"
         }
+        return nil
     }
 
     mutating func readRegion(_ r: Scope, thresholds: Thresholds, screen: PixelRect, existing: [RegionSpec])
@@ -87,10 +91,11 @@ extension Loader {
         case .pan: allowed += ["fingers", "min_fingers", "max_fingers", "axis"]
         case .pinch: allowed += ["min_fingers", "max_fingers"]
         case .swipe: allowed += ["fingers", "min_fingers", "max_fingers", "sectors", "directions"]
+        case .stroke: allowed += ["fingers", "min_fingers", "max_fingers", "shapes"]
         }
         if kind == .edgeSwipe { allowed.append("edges") }
         for k in g.table.keys where !allowed.contains(k) {
-            if ["fingers", "min_fingers", "max_fingers", "count", "axis", "sectors", "directions", "edges"].contains(k) {
+            if ["fingers", "min_fingers", "max_fingers", "count", "axis", "sectors", "directions", "edges", "shapes"].contains(k) {
                 throw g.fail(k, "'\(k)' does not apply to a \(kind.rawValue)")
             }
         }
@@ -137,6 +142,7 @@ extension Loader {
                 spec.edges.insert(edge)
             }
         }
+        spec.shapes = try readShapes(g)
         spec.requiresFailureOf = try g.strings("requires_failure_of") ?? []
         spec.simultaneousWith = try g.strings("simultaneous_with") ?? []
         for (list, key) in [(spec.requiresFailureOf, "requires_failure_of"), (spec.simultaneousWith, "simultaneous_with")]

@@ -176,6 +176,8 @@ public enum ThresholdUnit: String, Sendable {
     case milliseconds = "ms"
     case millimetersPerSecond = "mm/s"
     case degrees = "degrees"
+    /// A similarity score, 0...1.
+    case score = "score"
 }
 
 /// One threshold as a config key: its name, unit, the range a config may give (a physical one:
@@ -216,6 +218,9 @@ public struct ThresholdKey: Sendable {
         .ms("swipe_max_duration", 10...60_000, \.swipeMaxDuration), .ms("velocity_horizon", 5...1_000, \.velocityHorizon),
         .mm("pinch_slop", 0...100, \.pinchSlop), .plain("rotation_slop", .degrees, 0...180, \.rotationSlop),
         .mm("edge_band", 0.5...200, \.edgeBand), .mm("edge_min_distance", 0...2_000, \.edgeMinDistance),
+        .mm("stroke_min_size", 1...2_000, \.strokeMinSize), .plain("stroke_min_score", .score, 0.5...1, \.strokeMinScore),
+        .plain("stroke_rotation_tolerance", .degrees, 0...180, \.strokeRotationTolerance),
+        .ms("stroke_max_duration", 100...60_000, \.strokeMaxDuration),
     ]
 
     /// The range as CONFIG.md writes it: `0-100`, `0.5-200`.

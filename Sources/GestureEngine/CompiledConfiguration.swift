@@ -80,6 +80,11 @@ public struct CompiledConfiguration: Sendable {
     let nesting: RegionTree
     /// Per region: why its declared drag chain does not resolve (nil: none declared, or it does).
     public let chainProblems: [String?]
+    /// Every stroke template: the configuration's, then the built-in shapes it does not redefine.
+    public let strokeTemplates: [StrokeTemplate]
+    /// The shapes' names, each once, in the order of their first template (a stroke event's
+    /// `shape` indexes this).
+    public let shapeNames: [String]
     let source: EngineConfiguration
     /// Which compile this is, numbered by whoever compiles successive configurations (the daemon
     /// numbers each reload and regions change): what was resolved against one configuration (a
@@ -89,6 +94,11 @@ public struct CompiledConfiguration: Sendable {
     public init(_ config: EngineConfiguration) {
         source = config
         screen = config.screen
+        let builtIn = StrokeTemplate.builtIn.filter { b in !config.strokes.contains { $0.name == b.name } }
+        strokeTemplates = config.strokes + builtIn
+        var names: [String] = []
+        for t in strokeTemplates where !names.contains(t.name) { names.append(t.name) }
+        shapeNames = names
         let rects = config.regions.map { $0.rect ?? config.screen }
 
         // Nesting: the parent is the smallest other region containing this one; of two equal

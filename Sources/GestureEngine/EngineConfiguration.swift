@@ -6,9 +6,10 @@ public enum GestureKind: String, CaseIterable, Hashable, Sendable {
     case swipe
     case pinch
     case edgeSwipe = "edge_swipe"
+    case stroke
 
     /// Discrete gestures are `recognized` once; continuous ones go began, changed, ended/cancelled.
-    public var isDiscrete: Bool { self == .tap || self == .swipe }
+    public var isDiscrete: Bool { self == .tap || self == .swipe || self == .stroke }
 }
 
 /// How a gesture ranks against the gestures of the regions nested inside its own region,
@@ -197,6 +198,9 @@ public struct GestureSpec: Hashable, Sendable {
     public var directions: Set<SwipeDirection> = []
     /// Edges an edge swipe starts from (empty: all four).
     public var edges: Set<ScreenEdge> = []
+    /// Shapes a stroke takes, by name (`EngineConfiguration.strokes` and the built-in ones;
+    /// empty: every shape).
+    public var shapes: [String] = []
     public var priority: Priority = .normal
     /// Names of gestures (in this region, or `region/name`) that must fail before this one fires.
     public var requiresFailureOf: [String] = []
@@ -251,9 +255,12 @@ public struct EngineConfiguration: Hashable, Sendable {
     /// The screen in pixels; edge swipes measure from its borders, regions default to it.
     public var screen: PixelRect
     public var regions: [RegionSpec]
+    /// The shapes strokes are matched against (`[[stroke]]`), beside the built-in ones
+    /// (`StrokeTemplate.builtIn`; a template of a built-in shape's name replaces it).
+    public var strokes: [StrokeTemplate] = []
 
-    public init(screen: PixelRect, regions: [RegionSpec]) {
-        (self.screen, self.regions) = (screen, regions)
+    public init(screen: PixelRect, regions: [RegionSpec], strokes: [StrokeTemplate] = []) {
+        (self.screen, self.regions, self.strokes) = (screen, regions, strokes)
     }
 
     /// The name of the built-in full-screen region; events from it carry no `region` field.

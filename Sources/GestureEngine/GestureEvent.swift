@@ -45,6 +45,11 @@ public struct GestureEvent: Hashable, Sendable {
     public var rotation: Double = 0
     /// Edge swipe: the edge it came from.
     public var edge: ScreenEdge? = nil
+    /// Stroke: the shape's place in `CompiledConfiguration.shapeNames`, its score (0...1), and
+    /// whether the path turned clockwise.
+    public var shape: Int = 0
+    public var score: Double = 0
+    public var clockwise = false
 
     public init(kind: GestureKind, phase: GesturePhase, time: Timestamp, position: PixelPoint) {
         self.kind = kind

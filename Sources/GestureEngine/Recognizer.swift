@@ -107,6 +107,10 @@ public enum FailReason: Hashable, Sendable, CustomStringConvertible {
     case tooSlow
     case wrongDirection
     case notAtEdge
+    /// A stroke smaller than `strokeMinSize`.
+    case tooSmall
+    /// A stroke no shape matched well enough, or more like a line or an arc than a shape.
+    case noShape
     /// The arena gave the sequence to another gesture (index into the compiled gestures).
     case lostTo(Int)
     case palm
@@ -129,6 +133,8 @@ public enum FailReason: Hashable, Sendable, CustomStringConvertible {
         case .tooSlow: return "too slow"
         case .wrongDirection: return "wrong direction"
         case .notAtEdge: return "did not start at an edge"
+        case .tooSmall: return "too small"
+        case .noShape: return "no shape matched"
         case .lostTo(let g): return "lost to gesture #\(g)"
         case .palm: return "palm"
         case .deviceRemoved: return "device removed"

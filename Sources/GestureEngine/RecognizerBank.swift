@@ -26,6 +26,7 @@ struct RecognizerBank {
     private var swipes: [SwipeRecognizer] = []
     private var pinches: [PinchRecognizer] = []
     private var edgeSwipes: [EdgeSwipeRecognizer] = []
+    private var strokes: [StrokeRecognizer] = []
     /// A status or a deadline changed since the engine last cleared this (see `Engine.settle`).
     var moved = true
 
@@ -59,6 +60,9 @@ struct RecognizerBank {
                 edgeSwipes.append(
                     EdgeSwipeRecognizer(
                         fingers: s.minFingers, edges: s.edges, screen: config.screen, thresholds: s.thresholds))
+            case .stroke:
+                entries.append(Entry(kind: s.kind, slot: strokes.count))
+                strokes.append(Self.strokeRecognizer(s, config))
             }
         }
     }
@@ -75,6 +79,7 @@ struct RecognizerBank {
         case .swipe: return v.visit(&swipes[i])
         case .pinch: return v.visit(&pinches[i])
         case .edgeSwipe: return v.visit(&edgeSwipes[i])
+        case .stroke: return v.visit(&strokes[i])
         }
     }
 
@@ -95,6 +100,7 @@ struct RecognizerBank {
         case .swipe: after = Self.handle(&swipes[i], input, &s, &out)
         case .pinch: after = Self.handle(&pinches[i], input, &s, &out)
         case .edgeSwipe: after = Self.handle(&edgeSwipes[i], input, &s, &out)
+        case .stroke: after = Self.handle(&strokes[i], input, &s, &out)
         }
         if after.0 != entry.status || after.1 != entry.deadline {
             entries[g].status = after.0
@@ -148,6 +154,7 @@ struct RecognizerBank {
         case .swipe: return l.look(swipes.span, i)
         case .pinch: return l.look(pinches.span, i)
         case .edgeSwipe: return l.look(edgeSwipes.span, i)
+        case .stroke: return l.look(strokes.span, i)
         }
     }
 
@@ -160,7 +167,18 @@ struct RecognizerBank {
         case .swipe: return SwipeRecognizer.transitions
         case .pinch: return PinchRecognizer.transitions
         case .edgeSwipe: return EdgeSwipeRecognizer.transitions
+        case .stroke: return StrokeRecognizer.transitions
         }
+    }
+
+    /// A stroke's recognizer, matching the templates of the shapes it takes (all when it names none).
+    private static func strokeRecognizer(_ s: GestureSpec, _ config: CompiledConfiguration) -> StrokeRecognizer {
+        let templates = config.strokeTemplates.filter { s.shapes.isEmpty || s.shapes.contains($0.name) }
+        let shapeOfTemplate = templates.map { t in config.shapeNames.firstIndex(of: t.name) ?? 0 }
+        return StrokeRecognizer(
+            minFingers: s.minFingers, maxFingers: s.maxFingers,
+            matcher: StrokeMatcher(templates: templates, tolerance: s.thresholds.strokeRotationTolerance),
+            shapeOfTemplate: shapeOfTemplate, thresholds: s.thresholds)
     }
 }
 

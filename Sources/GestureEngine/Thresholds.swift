@@ -93,6 +93,28 @@ public struct Thresholds: Hashable, Sendable {
     /// EdgeSwipeRecognizer. Default 5 mm.
     public var edgeMinDistance: Millimeters = 5
 
+    /// The least size (mm) of a stroke: the diagonal of the box its path fits in. Read by
+    /// StrokeRecognizer; smaller strokes fail (`too short`), so a tap's or a long press's tremor
+    /// is never a shape. A written letter on a phone is about 10 mm high; kiosk glass is drawn on
+    /// with the arm: 20 mm. Default 20 mm.
+    public var strokeMinSize: Millimeters = 20
+
+    /// The least score (cosine similarity, 0...1) for a stroke to be its best template's shape.
+    /// Read by StrokeRecognizer. On the synthetic hand of docs/BENCHMARKS.md ("Strokes") the right
+    /// shape scores 0.93 or more and the nearest wrong one about 0.8; a stroke also has to score
+    /// better than any straight line or plain arc (a pan, a swipe). Default 0.85.
+    public var strokeMinScore: Double = 0.85
+
+    /// How far (degrees) a template that is not rotation-invariant may be turned to match a
+    /// stroke: a hand's tilt. Read by StrokeRecognizer. Less than half of 90 keeps a Z apart from
+    /// an N turned a quarter; $1 searches ±45 degrees. Default 45 degrees.
+    public var strokeRotationTolerance: Double = 45
+
+    /// The longest a stroke may take (ms) from touch-down to the last lift; it fails at this
+    /// deadline (so a gesture that waits for it to fail is held no longer). Read by
+    /// StrokeRecognizer. A deliberate Z or circle takes 0.5 to 2 s. Default 3000 ms.
+    public var strokeMaxDuration: Duration = .milliseconds(3000) { didSet { ns.strokeMax = strokeMaxDuration.nanosecondsClamped } }
+
     /// The durations above in nanoseconds, kept by their setters: recognizers compute their
     /// deadlines every frame, and converting a `Duration` (128-bit arithmetic) each time cost more
     /// than the rest of the deadline.
@@ -104,6 +126,7 @@ public struct Thresholds: Hashable, Sendable {
         public var longPress: Int64 = 500_000_000
         public var fingerSettle: Int64 = 150_000_000
         public var swipeMax: Int64 = 500_000_000
+        public var strokeMax: Int64 = 3_000_000_000
     }
 
     public init() {}

@@ -17,9 +17,13 @@ public struct GestureLineEncoder {
     private var heads: [Range<Int>] = []
     /// `,"region":R` per gesture (empty for the default `screen` region), in `prepared`.
     private var regionFields: [Range<Int>] = []
+    /// A stroke's shape names, and `,"shape":S` per shape in `prepared`.
+    private var shapeNames: [String]
+    private var shapeFields: [Range<Int>] = []
 
     public init(configuration: CompiledConfiguration) {
         names = configuration.gestures.map { $0.spec.name }
+        shapeNames = configuration.shapeNames
         kinds = configuration.gestures.map { $0.spec.kind }
         regions = configuration.gestures.map {
             let r = configuration.regions[$0.region].name
@@ -45,6 +49,13 @@ public struct GestureLineEncoder {
                 w.field("region", r)
             }
             regionFields.append(prepared.count..<prepared.count + w.bytes.count)
+            prepared += w.bytes
+        }
+        for shape in shapeNames {
+            var w = JSONLineWriter(capacity: 64)
+            w.needsComma = true
+            w.field("shape", shape)
+            shapeFields.append(prepared.count..<prepared.count + w.bytes.count)
             prepared += w.bytes
         }
     }
@@ -82,24 +93,31 @@ public struct GestureLineEncoder {
         guard g >= 0 && g < names.count else { return encodeByFields(p.pointee, into: &w) }
         let head = heads[g &* GesturePhase.lineOrder.count &+ p.pointee.phase.lineIndex]
         let region = regionFields[g]
+        let shape = p.pointee.kind == .stroke && p.pointee.shape >= 0 && p.pointee.shape < shapeFields.count
+            ? shapeFields[p.pointee.shape] : 0..<0
         // Long names and regions (a head past 512 bytes) take the general path; the rest of a
         // line is at most 512 bytes (every number at its widest, 24 bytes for the largest finite
         // ones: `theWidestTail_fitsTheFastPathsScratch`), so 1024 bytes always hold it.
-        guard head.count + region.count <= 512 else { return encodeByFields(p.pointee, into: &w) }
+        guard head.count + region.count + shape.count <= 512 else { return encodeByFields(p.pointee, into: &w) }
         // Safe: `prepared` is lent for the closure; `head` and `region` are ranges made from it in `init`.
         prepared.withUnsafeBufferPointer { prepared in
             w.appendBounded(maxBytes: 1024) { c in
                 c.raw(UnsafeBufferPointer(rebasing: prepared[head]))
                 // Safe: a slice of `prepared`, lent above.
-                encodeTail(p, region: UnsafeBufferPointer(rebasing: prepared[region]), into: &c)
+                encodeTail(
+                    p, region: UnsafeBufferPointer(rebasing: prepared[region]), shape: UnsafeBufferPointer(rebasing: prepared[shape]),
+                    into: &c)
             }
         }
         w.needsComma = false
     }
 
-    /// Everything after a line's head: the numbers, the region field, the kind's fields.
-    // Safe: called from `encode(at:)` with its pointer and a slice of `prepared` lent there.
-    private func encodeTail(_ p: UnsafePointer<GestureEvent>, region: UnsafeBufferPointer<UInt8>, into c: inout ByteCursor) {
+    /// Everything after a line's head: the numbers, the region field, the kind's fields (`shape`:
+    /// a stroke's shape field).
+    // Safe: called from `encode(at:)` with its pointer and slices of `prepared` lent there.
+    private func encodeTail(
+        _ p: UnsafePointer<GestureEvent>, region: UnsafeBufferPointer<UInt8>, shape: UnsafeBufferPointer<UInt8>, into c: inout ByteCursor
+    ) {
         c.integer(Int64(truncatingIfNeeded: p.pointee.id))
         c.raw(",\"sequence\":")
         c.integer(Int64(p.pointee.sequence))
@@ -165,6 +183,11 @@ public struct GestureLineEncoder {
             c.tenths(p.pointee.translation.x)
             c.raw(",\"dy\":")
             c.tenths(p.pointee.translation.y)
+        case .stroke:
+            c.raw(shape)
+            c.raw(",\"score\":")
+            c.fixed(p.pointee.score, decimals: 3)
+            c.raw(p.pointee.clockwise ? ",\"clockwise\":true" : ",\"clockwise\":false")
         }
         c.raw("}\n")
     }
@@ -219,6 +242,10 @@ public struct GestureLineEncoder {
             }
             w.field("dx", e.translation.x, decimals: 1)
             w.field("dy", e.translation.y, decimals: 1)
+        case .stroke:
+            if e.shape >= 0 && e.shape < shapeNames.count { w.field("shape", shapeNames[e.shape]) }
+            w.field("score", e.score, decimals: 3)
+            w.field("clockwise", e.clockwise)
         }
         w.endObject()
         w.endLine()

@@ -192,7 +192,7 @@ public struct PipelineOutput {
         }
         items.append(.gesture(i, line: 0..<0, origin: origin))
         guard !actions.isEmpty else { return }
-        for a in actions.bound(to: g) where a.fires(for: events[i]) {
+        for a in actions.bound(to: g) where a.fires(for: events[i], shapeName: actions.shapeName(of: events[i])) {
             items.append(.action(firings.count))
             firings.append(Firing(action: a, event: i, gesture: encoder.name(of: events[i]), region: region(of: origin)))
         }

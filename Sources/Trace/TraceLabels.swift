@@ -179,6 +179,9 @@ extension TraceSVG {
             let rest = last.target.map { " → rests at (\(format($0.x, 0)), \(format($0.y, 0)))" } ?? ""
             return "\(name) \(last.phase.rawValue) · \(fingers)\(rest)"
         case .longPress: return "\(name) \(last.phase.rawValue) · \(fingers)"
+        case .stroke:
+            let shape = last.shape >= 0 && last.shape < trace.shapes.count ? trace.shapes[last.shape] : "?"
+            return "\(name) \(shape) · score \(format(last.score, 2)) · \(fingers)"
         }
     }
 }

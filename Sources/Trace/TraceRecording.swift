@@ -38,6 +38,8 @@ public struct TraceRecording {
     public var regions: [Region]
     /// Qualified names (`region/name`) of the compiled gestures, by index.
     public var gestures: [String]
+    /// The shapes' names (a stroke event's `shape` indexes them).
+    public var shapes: [String] = []
     public var paths: [Path]
     /// The contacts as the panel reported them, before its filters (`[device.filters]`): empty
     /// for a panel without filters (they are `paths`).
@@ -78,6 +80,7 @@ public struct TraceRecording {
                 return s
             }, events: events, transitions: transitions,
             start: out.frames.first?.time ?? .zero, end: end, device: description.name)
+        trace.shapes = compiled.shapeNames
         if pipeline.decoder.isFiltered { trace.rawPaths = Self.rawPaths(recording, description, configuration) }
         return trace
     }

@@ -161,11 +161,13 @@ func prettyLine(_ v: JSONValue) -> String? {
         e.scale = num("scale")
         e.rotation = num("rotation")
         e.edge = str("edge").flatMap(ScreenEdge.init)
+        e.score = num("score")
+        e.clockwise = v["clockwise"].map { $0 == .bool(true) } ?? false
         if let t = v["target"], let x = t.number("x", in: -1e9...1e9), let y = t.number("y", in: -1e9...1e9) {
             e.target = PixelPoint(x: x, y: y)
         }
         let name = [str("region"), str("name") ?? kind].compactMap { $0 }.joined(separator: "/")
-        return prettyLine(e, name: name)
+        return prettyLine(e, name: name, shape: str("shape"))
     default:
         return nil
     }

@@ -22,7 +22,7 @@ struct TouchGestureCtl: ParsableCommand {
         subcommands: [
             Replay.self, TraceCommand.self, Monitor.self, Ping.self, Stats.self, Devices.self, Regions.self,
             Record.self, Play.self, Calibrate.self, Doctor.self,
-            CheckConfig.self, Diagrams.self, Import.self, Metrics.self,
+            CheckConfig.self, Diagrams.self, Import.self, Metrics.self, Strokes.self,
         ]
     )
 
@@ -150,7 +150,7 @@ struct Replay: ParsableCommand {
                     if !actionLines.bytes.isEmpty { writeAll(1, actionLines.bytes) }
                 } else if pretty {
                     for e in out.events where e.phase != .changed {
-                        writeAll(1, Array(prettyLine(e, name: pipeline.gestureName(e.gesture)).utf8))
+                        writeAll(1, Array(prettyLine(e, name: pipeline.gestureName(e.gesture), shape: pipeline.shapeName(e)).utf8))
                     }
                 } else if !out.lines.isEmpty {
                     writeAll(1, out.lines)
@@ -247,7 +247,7 @@ struct Diagrams: ParsableCommand {
 }
 
 /// "  2.630s  long_press began        #3  1 finger   at (700, 500)"
-func prettyLine(_ e: GestureEvent, name: String) -> String {
+func prettyLine(_ e: GestureEvent, name: String, shape: String? = nil) -> String {
     func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s + " " : s + String(repeating: " ", count: n - s.count) }
     func num(_ v: Double) -> String { wholeText(v) }
     let short = name.hasPrefix("screen/") ? String(name.dropFirst(7)) : name
@@ -261,6 +261,7 @@ func prettyLine(_ e: GestureEvent, name: String) -> String {
     case .swipe: s += "  \(e.direction?.rawValue ?? "?") at \(num(e.speed)) px/s"
     case .pinch: s += "  scale \(format3(e.scale))  rotation \(num(e.rotation))°"
     case .edgeSwipe: s += "  from the \(e.edge?.rawValue ?? "?") edge"
+    case .stroke: s += "  \(shape ?? "?") score \(format3(e.score))\(e.clockwise ? " clockwise" : "")"
     case .longPress: break
     }
     return s + "\n"

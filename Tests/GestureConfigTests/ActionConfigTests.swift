@@ -56,7 +56,7 @@ import Testing
         ("keys = \"KEY_A\"\nexec = [\"/bin/true\"]", 1, "exactly one of 'keys'"),
         ("", 1, "exactly one of 'keys'"),
         ("keys = \"KEY_A\"\ntimeout = 100", 5, "'timeout' is for exec actions"),
-        ("keys = \"KEY_A\"\nphase = \"began\"", 5, "a tap or a swipe fires at \"recognized\""),
+        ("keys = \"KEY_A\"\nphase = \"began\"", 5, "a tap, a swipe or a stroke fires at \"recognized\""),
         ("keys = \"KEY_A\"\ndirection = \"up\"", 5, "'direction' is for swipes"),
         ("keys = \"KEY_A\"\nflavour = 1", 5, "unknown key 'flavour'"),
         ("keys = \"KEY_A\"\nfingers = 4", 5, "no 'tap' gesture takes 4 fingers (screen/tap: 1)"),

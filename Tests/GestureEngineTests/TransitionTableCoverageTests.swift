@@ -54,7 +54,7 @@ enum TargetedTimelines {
         [
             heldBehindASlowTap(), pinchBehindAFourFingerTap(), edgeSwipeActiveThenPalm(), edgeSwipeBehindASlowTap(), panReadyAtALift(),
             pinchReadyAsAFingerLands(), pinchReadyAsAFingerLifts(),
-        ]
+        ] + strokes()
     }
 
     /// Plays `script` on a region of `gestures` with every transition logged.

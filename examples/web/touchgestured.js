@@ -22,7 +22,7 @@ export const PROTOCOL = 1;
  * A gesture line (docs/PROTOCOL.md, "gesture"), its px fields in CSS px.
  * @typedef {object} GestureLine
  * @property {"gesture"} type
- * @property {"tap"|"long_press"|"pan"|"swipe"|"pinch"|"edge_swipe"} gesture the kind
+ * @property {"tap"|"long_press"|"pan"|"swipe"|"pinch"|"edge_swipe"|"stroke"} gesture the kind
  * @property {string} [name] the configured name, when it differs from the kind (double_tap)
  * @property {"began"|"changed"|"ended"|"cancelled"|"recognized"} phase
  * @property {number} id one gesture's lines share it
@@ -45,6 +45,9 @@ export const PROTOCOL = 1;
  * @property {number} [scale] pinch
  * @property {number} [rotation] pinch: degrees, clockwise
  * @property {"left"|"right"|"top"|"bottom"} [edge] edge_swipe
+ * @property {string} [shape] stroke: the shape drawn
+ * @property {number} [score] stroke: 0 to 1
+ * @property {boolean} [clockwise] stroke
  */
 
 const PX_FIELDS = ["x", "y", "dx", "dy", "vx", "vy", "velocity"];
@@ -76,7 +79,7 @@ function defaultURL() {
  *   status  {connected, daemon}: the WebSocket is open / the bridge reaches the daemon
  *   hello, device, idle, wake, touch: the daemon's lines of those types
  *   gesture: every gesture line; also under its kind (tap, long_press, pan, swipe, pinch,
- *            edge_swipe) and, when the configured name differs (double_tap), under the name
+ *            edge_swipe, stroke) and, when the configured name differs (double_tap), under the name
  *   error: an error line that answers no request of this client's (regions_dropped, ...)
  */
 export class TouchGestured extends EventTarget {

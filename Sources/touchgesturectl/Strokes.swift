@@ -1,0 +1,196 @@
+import ArgumentParser
+import GestureConfig
+import GestureEngine
+import GestureProtocol
+import SystemCalls
+import TouchFrames
+
+/// `touchgesturectl strokes`: shape templates learned from recordings, and recordings tested
+/// against them (docs/CONFIG.md, "Strokes").
+struct Strokes: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Learn stroke shapes from recordings, and test recordings against them.",
+        subcommands: [Learn.self, Test.self, StrokeTrace.self])
+
+    struct Learn: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add a shape's templates to a template file, one from each recording (its largest stroke).",
+            discussion: """
+                The file holds [[stroke]] tables; it is created if missing, and the templates of other shapes in it \
+                are kept (those of NAME are replaced, unless --append). Name it in the configuration with \
+                [strokes] include = ["FILE"], or write it as a drop-in (touchgestured.d/strokes.toml).
+                """)
+
+        @Option(help: "The shape's name (what a stroke line's \"shape\" and an [[action]]'s shape say).")
+        var name: String
+
+        @Option(name: .shortAndLong, help: "The template file to write.")
+        var output: String
+
+        @Flag(help: "Match this shape at any angle (else turned at most stroke_rotation_tolerance).")
+        var rotationInvariant = false
+
+        @Flag(help: "Match this shape drawn either way round (a circle clockwise or not).")
+        var eitherDirection = false
+
+        @Flag(help: "Keep NAME's templates already in the file and add these.")
+        var append = false
+
+        @OptionGroup var input: StrokeInput
+
+        @Argument(help: "evemu recordings, each of one drawing of the shape (live ones from `touchgesturectl record`).")
+        var recordings: [String]
+
+        func run() throws {
+            if let why = ShapeName.problem(name) { throw fail("--name: \(why)") }
+            let configuration = try loadConfiguration(input.config)
+            var learned: [StrokeTemplate] = []
+            for path in recordings {
+                guard let stroke = try input.largestStroke(path, configuration) else {
+                    throw fail("\(path): no stroke in the recording (no finger moved)")
+                }
+                let t = input.thresholds(configuration)
+                if stroke.size < t.strokeMinSize.value {
+                    throw fail("\(path): the stroke is \(wholeText(stroke.size)) mm across, less than stroke_min_size (\(wholeText(t.strokeMinSize.value)) mm)")
+                }
+                guard let template = StrokeTemplate(name: name, path: stroke.path, rotationInvariant: rotationInvariant, eitherDirection: eitherDirection) else {
+                    throw fail("\(path): the stroke has no length")
+                }
+                learned.append(template)
+            }
+            var kept: [StrokeTemplate] = []
+            if (try? Posix.status(output, followingLinks: false).get()) != nil {
+                do { kept = try StrokeFile.read(output) } catch { throw fail(error.description) }
+            }
+            if !append { kept.removeAll { $0.name == name } }
+            let all = kept + learned
+            guard all.count <= ConfigLimits.strokes else { throw fail("\(output) would hold \(all.count) templates; \(ConfigLimits.strokes) at most") }
+            if let e = Posix.replaceFile(output, with: Array(StrokeFile.text(all).utf8)) { throw fail(e.description) }
+            let shapes = Set(all.map(\.name)).count
+            writeAll(1, Array("\(output): \(learned.count) template(s) of '\(name)' learned; \(all.count) template(s) of \(shapes) shape(s) in the file\n".utf8))
+        }
+    }
+
+    struct Test: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print each recording's best shape and its score (its largest stroke), as the daemon would match it.",
+            discussion: """
+                A stroke is a shape when it is at least stroke_min_size across, more like its best template than like a \
+                straight line or an arc (a pan or a swipe), and scores stroke_min_score or more ([thresholds] of --config, \
+                or its first stroke gesture's). With --json, one line per recording: {"recording","name","score"}, name null \
+                when nothing matched (then "reason" says why).
+                """)
+
+        @Option(help: "The template file (the built-in shapes are matched too).")
+        var templates: String?
+
+        @Flag(help: "One JSON line per recording.")
+        var json = false
+
+        @OptionGroup var input: StrokeInput
+
+        @Argument(help: "evemu recordings.")
+        var recordings: [String]
+
+        func run() throws {
+            let configuration = try loadConfiguration(input.config)
+            let matcher = try input.matcher(templates, configuration)
+            let t = input.thresholds(configuration)
+            for path in recordings {
+                let verdict = Verdict(try input.largestStroke(path, configuration), matcher, t)
+                var w = JSONLineWriter(capacity: 256)
+                if json {
+                    w.beginObject()
+                    w.field("recording", path)
+                    w.key("name")
+                    if let n = verdict.name { w.string(n) } else { w.raw("null") }
+                    w.key("score")
+                    if let s = verdict.score { w.fixed(s, decimals: 3) } else { w.raw("null") }
+                    if let r = verdict.reason { w.field("reason", r) }
+                    w.endObject()
+                    w.endLine()
+                    writeAll(1, w.bytes)
+                } else {
+                    let score = verdict.score.map { " (score \(format3($0)))" } ?? ""
+                    let what = verdict.name.map { "\($0)\(score)" } ?? "no shape: \(verdict.reason ?? "?")\(score)"
+                    writeAll(1, Array("\(SafeText.escaped(path)): \(what)\n".utf8))
+                }
+            }
+        }
+    }
+}
+
+/// What `strokes test` says of one recording.
+struct Verdict {
+    var name: String?
+    var score: Double?
+    var reason: String?
+    var match: StrokeMatch?
+    var vector: [Double]?
+
+    init(_ stroke: StrokePaths.Stroke?, _ matcher: StrokeMatcher, _ t: Thresholds) {
+        guard let stroke else {
+            reason = "no stroke (no finger moved)"
+            return
+        }
+        guard stroke.size >= t.strokeMinSize.value else {
+            reason = "too small (\(wholeText(stroke.size)) mm across; stroke_min_size is \(wholeText(t.strokeMinSize.value)) mm)"
+            return
+        }
+        guard let v = StrokeShape.normalized(stroke.path), let m = matcher.match(v.span) else {
+            reason = "no template to match"
+            return
+        }
+        (vector, match, score) = (v, m, m.score)
+        if m.ordinaryScore >= m.score {
+            reason = "more like a line or an arc (a pan, a swipe) than like '\(m.name)'"
+        } else if m.score < t.strokeMinScore {
+            reason = "best '\(m.name)' scores less than stroke_min_score (\(format3(t.strokeMinScore)))"
+        } else {
+            name = m.name
+        }
+    }
+}
+
+/// The options strokes' commands share: how recordings are read.
+struct StrokeInput: ParsableArguments {
+    @Option(help: "Configuration file (TOML): the panel's geometry and filters, the stroke thresholds, its [[stroke]] templates.")
+    var config: String?
+
+    @Option(help: "Device description (evemu .desc) for recordings that carry only events.")
+    var device: String?
+
+    /// The recording's largest stroke (by the box its path fits in), as the daemon would see it:
+    /// through the panel's geometry and filters.
+    func largestStroke(_ path: String, _ configuration: Configuration) throws -> StrokePaths.Stroke? {
+        let (recording, description) = try loadRecording(path, device: device)
+        let applied = configuration.applied(toPath: "replay:\(path)", name: description.name, vendor: description.vendor, product: description.product)
+        guard var decoder = FrameDecoder(description: description, geometry: applied.geometry) else {
+            throw fail("\(path): the recording's device is no touchscreen (no multitouch axes)")
+        }
+        var strokes = StrokePaths()
+        var best: StrokePaths.Stroke?
+        for e in recording.eventsLiftedAtEnd(as: description) {
+            guard let frame = decoder.feed(e), let s = strokes.feed(frame) else { continue }
+            if best == nil || s.size > best!.size { best = s }
+        }
+        return best
+    }
+
+    /// The thresholds strokes are matched with: the configuration's first stroke gesture's, or
+    /// its `[thresholds]` (what every gesture starts from).
+    func thresholds(_ c: Configuration) -> Thresholds {
+        let gestures = c.engine.regions.flatMap(\.gestures)
+        return (gestures.first { $0.kind == .stroke } ?? gestures.first)?.thresholds ?? .standard
+    }
+
+    /// A matcher of `file`'s templates, the configuration's and the built-in shapes.
+    func matcher(_ file: String?, _ c: Configuration) throws -> StrokeMatcher {
+        var templates = c.engine.strokes
+        if let file {
+            do { templates += try StrokeFile.read(file) } catch { throw fail(error.description) }
+        }
+        let compiled = CompiledConfiguration(EngineConfiguration(screen: c.engine.screen, regions: [], strokes: templates))
+        return StrokeMatcher(templates: compiled.strokeTemplates, tolerance: thresholds(c).strokeRotationTolerance)
+    }
+}
