@@ -160,5 +160,7 @@ extension Daemon {
             writer.endObject()
         }
         writer.raw("]")
+        writer.key("shapes")
+        writer.value(.array(devices.compiled.shapeNames.map { .string($0) }))
     }
 }

@@ -94,10 +94,10 @@ public struct Thresholds: Hashable, Sendable {
     public var edgeMinDistance: Millimeters = 5
 
     /// The least size (mm) of a stroke: the diagonal of the box its path fits in. Read by
-    /// StrokeRecognizer; smaller strokes fail (`too short`), so a tap's or a long press's tremor
-    /// is never a shape. A written letter on a phone is about 10 mm high; kiosk glass is drawn on
-    /// with the arm: 20 mm. Default 20 mm.
-    public var strokeMinSize: Millimeters = 20
+    /// StrokeRecognizer; smaller strokes fail (`too small`), so a tap's or a long press's tremor
+    /// is never a shape. A tap moves at most `tapSlop` (3 mm) and a resting finger's noise spans
+    /// a few mm; a letter written on a phone is about 10 mm high. Default 10 mm.
+    public var strokeMinSize: Millimeters = 10
 
     /// The least score (cosine similarity, 0...1) for a stroke to be its best template's shape.
     /// Read by StrokeRecognizer. On the synthetic hand of docs/BENCHMARKS.md ("Strokes") the right
@@ -112,8 +112,9 @@ public struct Thresholds: Hashable, Sendable {
 
     /// The longest a stroke may take (ms) from touch-down to the last lift; it fails at this
     /// deadline (so a gesture that waits for it to fail is held no longer). Read by
-    /// StrokeRecognizer. A deliberate Z or circle takes 0.5 to 2 s. Default 3000 ms.
-    public var strokeMaxDuration: Duration = .milliseconds(3000) { didSet { ns.strokeMax = strokeMaxDuration.nanosecondsClamped } }
+    /// StrokeRecognizer. A deliberate Z or circle takes 0.5 to 2 s, a star or a first try up to
+    /// about 4 s. Default 5000 ms.
+    public var strokeMaxDuration: Duration = .milliseconds(5000) { didSet { ns.strokeMax = strokeMaxDuration.nanosecondsClamped } }
 
     /// The durations above in nanoseconds, kept by their setters: recognizers compute their
     /// deadlines every frame, and converting a `Duration` (128-bit arithmetic) each time cost more
@@ -126,7 +127,7 @@ public struct Thresholds: Hashable, Sendable {
         public var longPress: Int64 = 500_000_000
         public var fingerSettle: Int64 = 150_000_000
         public var swipeMax: Int64 = 500_000_000
-        public var strokeMax: Int64 = 3_000_000_000
+        public var strokeMax: Int64 = 5_000_000_000
     }
 
     public init() {}

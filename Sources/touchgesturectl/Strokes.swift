@@ -75,7 +75,7 @@ struct Strokes: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print each recording's best shape and its score (its largest stroke), as the daemon would match it.",
             discussion: """
-                A stroke is a shape when it is at least stroke_min_size across, more like its best template than like a \
+                A stroke is a shape when it took at most stroke_max_duration, is at least stroke_min_size across, more like its best template than like a \
                 straight line or an arc (a pan or a swipe), and scores stroke_min_score or more ([thresholds] of --config, \
                 or its first stroke gesture's). With --json, one line per recording: {"recording","name","score"}, name null \
                 when nothing matched (then "reason" says why).
@@ -131,6 +131,11 @@ struct Verdict {
     init(_ stroke: StrokePaths.Stroke?, _ matcher: StrokeMatcher, _ t: Thresholds) {
         guard let stroke else {
             reason = "no stroke (no finger moved)"
+            return
+        }
+        let seconds = Double(stroke.end.nanoseconds - stroke.start.nanoseconds) / 1e9
+        guard seconds <= t.strokeMaxDuration.secondsDouble else {
+            reason = "too slow (\(format3(seconds)) s; stroke_max_duration is \(format3(t.strokeMaxDuration.secondsDouble)) s)"
             return
         }
         guard stroke.size >= t.strokeMinSize.value else {

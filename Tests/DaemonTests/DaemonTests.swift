@@ -103,6 +103,7 @@ func offlineLines(_ path: String, config: Configuration = .standard) throws -> [
         guard case .array(let regions)? = config["regions"] else { throw HarnessError("no regions") }
         #expect(regions.contains { $0["name"] == .string("button") && $0["owner"]?.string?.hasPrefix("client #") == true })
         #expect(regions.contains { $0["name"] == .string("button") && $0["parent"] == .string("screen") })
+        #expect(config["shapes"] == .array([.string("circle")]), "the built-in shape")
         close(owner.fd)
         var gone = false
         for _ in 0..<50 where !gone {

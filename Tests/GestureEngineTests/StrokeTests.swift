@@ -81,7 +81,7 @@ import Testing
             let frames = Int(Double.random(in: 20...200, using: &rng))
             Self.draw(
                 &t, Self.zPolyline, size: size, at: (Double.random(in: 200...800, using: &rng), Double.random(in: 200...800, using: &rng)), tilt: Double.random(in: -0.5...0.5, using: &rng),
-                frames: frames, frameMs: Int64(Double.random(in: 5...min(20, 2800 / Double(frames)), using: &rng)), jitter: size / 60, rng: &rng)
+                frames: frames, frameMs: Int64(Double.random(in: 5...min(20, 4800 / Double(frames)), using: &rng)), jitter: size / 60, rng: &rng)
             #expect(Self.shapes(t) == ["z"], "size \(size) frames \(frames): \(t.engine.transitionLog?.last.map { "\($0.reason.map(String.init(describing:)) ?? "")" } ?? "")")
             #expect(t.events.first.map { $0.score > 0.9 } ?? false)
         }
@@ -142,7 +142,7 @@ import Testing
     @Test func strokeMaxDuration_aSlowerStroke_fails() {
         var rng = SplitMix64(seed: 2)
         var t = Self.timeline([GestureSpec(.stroke)])
-        Self.draw(&t, Self.zPolyline, size: 60, frames: 200, frameMs: 20, rng: &rng)  // 4 s
+        Self.draw(&t, Self.zPolyline, size: 60, frames: 300, frameMs: 20, rng: &rng)  // 6 s
         #expect(Self.shapes(t).isEmpty)
         #expect(t.engine.transitionLog?.contains { $0.reason == .tooSlow } == true)
     }

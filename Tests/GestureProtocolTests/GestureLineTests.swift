@@ -15,14 +15,16 @@ import Testing
 
     static func configuration() -> CompiledConfiguration {
         let screen = PixelRect(x: 0, y: 0, width: 1000, height: 1000)
-        let kinds: [GestureKind] = [.tap, .longPress, .pan, .swipe, .pinch, .edgeSwipe]
+        let kinds = GestureKind.allCases
         return CompiledConfiguration(EngineConfiguration(screen: screen, regions: [
             RegionSpec(name: EngineConfiguration.screenRegionName, gestures: kinds.map { GestureSpec($0) }),
             RegionSpec(name: "dock \"left\"\n", rect: PixelRect(x: 0, y: 0, width: 100, height: 100),
                        gestures: kinds.map { GestureSpec($0, name: "\($0.rawValue) in the \\ dock\u{1}") }),
             RegionSpec(name: String(repeating: "long", count: 200), rect: PixelRect(x: 0, y: 0, width: 50, height: 50),
                        gestures: [GestureSpec(.pan, name: String(repeating: "n", count: 300))]),
-        ]))
+        ], strokes: ["z \"quoted\" \\", String(repeating: "s", count: 600)].map {
+            StrokeTemplate(name: $0, vector: StrokeTemplate.builtIn[0].vector)
+        }))
     }
 
     @Test(arguments: [
@@ -59,6 +61,9 @@ import Testing
                 e.scale = w
                 e.rotation = v
                 e.edge = i % 5 == 0 ? nil : ScreenEdge.allCases[i % ScreenEdge.allCases.count]
+                e.shape = i % 5 - 1  // -1 and one past the shapes too
+                e.score = w
+                e.clockwise = i % 2 == 0
                 var fast = JSONLineWriter()
                 var slow = JSONLineWriter()
                 fast.raw("x")

@@ -1,0 +1,104 @@
+import Foundation
+import GestureConfig
+import GestureEngine
+import TestSupport
+import Testing
+
+/// Strokes as a kiosk admin meets them: `[[stroke]]` and `[strokes] include` read or refused
+/// with their file and line, `touchgesturectl strokes learn/test/trace` on recordings, and the
+/// example configuration replayed.
+@Suite struct StrokeCommandTests {
+    static let strokes = Paths.examples + "/recordings/strokes"
+
+    func run(_ args: [String]) throws -> (status: Int32, out: String, err: String) {
+        try Command.run(Paths.binary, args)
+    }
+
+    func refusal(_ text: String) -> String? {
+        do {
+            _ = try ConfigLoader.parse(text, file: "k.toml")
+            return nil
+        } catch {
+            return error.description
+        }
+    }
+
+    static let z = try! StrokeFile.read(Paths.examples + "/strokes/z.toml")[0]
+    static var zPoints: String { "points = [" + z.vector.map { String($0) }.joined(separator: ", ") + "]" }
+
+    @Test func strokeTables_areRead_andBadOnesRefusedWithTheirLine() throws {
+        let c = try ConfigLoader.parse("[[stroke]]\nname = \"z\"\n\(Self.zPoints)\n[[region]]\nname = \"r\"\n[[region.gesture]]\nkind = \"stroke\"\nshapes = [\"z\", \"circle\"]\n", file: "k.toml")
+        #expect(c.engine.strokes.map(\.name) == ["z"])
+        #expect(c.engine.regions[0].gestures[0].shapes == ["z", "circle"])
+        let bad: [(String, String)] = [
+            ("[[stroke]]\nname = \"z\"\npoints = [1, 2]\n", "k.toml:3: 'points' must hold 64 numbers, found 2"),
+            ("[[stroke]]\nname = \"z\"\npoints = [\(Array(repeating: "0.125", count: 64).joined(separator: ","))]\n", "k.toml:3: 'points' is no normalized path"),
+            ("[[stroke]]\n\(Self.zPoints)\n", "k.toml:1: a [[stroke]] needs a 'name'"),
+            ("[[region]]\nname = \"r\"\n[[region.gesture]]\nkind = \"stroke\"\nshapes = [\"zz\"]\n", "k.toml:5: no shape 'zz' (shapes: circle;"),
+            ("[[region]]\nname = \"r\"\n[[region.gesture]]\nkind = \"tap\"\nshapes = [\"circle\"]\n", "'shapes' does not apply to a tap"),
+            ("[[action]]\nname = \"a\"\ngesture = \"tap\"\nshape = \"circle\"\nkeys = \"KEY_A\"\n", "'shape' is for strokes, and 'tap' is no stroke"),
+            ("[[region]]\nname = \"r\"\n[[region.gesture]]\nkind = \"stroke\"\nshapes = [\"circle\"]\n[[action]]\nname = \"a\"\ngesture = \"stroke\"\nshape = \"z\"\nkeys = \"KEY_A\"\n",
+             "no 'stroke' stroke takes the shape 'z' (it takes: circle)"),
+            ("[thresholds]\nstroke_min_score = 0.2\n", "'stroke_min_score' must be"),
+        ]
+        for (text, reason) in bad {
+            let why = refusal(text)
+            #expect(why?.contains(reason) == true, "\(text)\n→ \(why ?? "accepted")")
+        }
+    }
+
+    @Test func include_readsATemplateFile_fromTheConfigsFolder_andRefusesAnythingElseInIt() throws {
+        let dir = Scratch.directory("strokes-include")
+        try "[[stroke]]\nname = \"z\"\n\(Self.zPoints)\n".write(toFile: dir + "/shapes.toml", atomically: true, encoding: .utf8)
+        try "[strokes]\ninclude = [\"shapes.toml\"]\n".write(toFile: dir + "/k.toml", atomically: true, encoding: .utf8)
+        let c = try ConfigLoader.load(path: dir + "/k.toml")
+        #expect(c.engine.strokes.map(\.name) == ["z"])
+        #expect(c.files.contains(dir + "/shapes.toml"))
+        try "[[stroke]]\nname = \"z\"\n\(Self.zPoints)\n[[region]]\nname = \"sneaked\"\n".write(toFile: dir + "/shapes.toml", atomically: true, encoding: .utf8)
+        #expect(throws: ConfigError.self) { try ConfigLoader.load(path: dir + "/k.toml") }
+        try "[strokes]\ninclude = [\"missing.toml\"]\n".write(toFile: dir + "/k.toml", atomically: true, encoding: .utf8)
+        do {
+            _ = try ConfigLoader.load(path: dir + "/k.toml")
+            Issue.record("a missing template file was accepted")
+        } catch {
+            #expect(error.file == dir + "/missing.toml")
+        }
+    }
+
+    @Test func learnThenTest_asAUserRunsThem() throws {
+        let file = Scratch.directory("strokes-learn") + "/strokes.toml"
+        let learn = try run(["strokes", "learn", "--name", "z", "-o", file] + (1...3).map { "\(Self.strokes)/z-\($0).events" })
+        #expect(learn.status == 0, "\(learn.err)")
+        #expect(try StrokeFile.read(file).count == 3)
+        // Another shape added keeps the Z; learning the Z again replaces its templates.
+        #expect(try run(["strokes", "learn", "--name", "c", "--either-direction", "-o", file, "\(Self.strokes)/circle.events"]).status == 0)
+        #expect(try run(["strokes", "learn", "--name", "z", "-o", file, "\(Self.strokes)/z-1.events"]).status == 0)
+        #expect(try StrokeFile.read(file).map(\.name).sorted() == ["c", "z"])
+        let test = try run(["strokes", "test", "--json", "--templates", file, "\(Self.strokes)/two-finger-z.events", "\(Self.strokes)/scroll.events"])
+        #expect(test.status == 0, "\(test.err)")
+        let lines = test.out.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2)
+        #expect(lines[0].hasPrefix("{\"recording\":\"\(Self.strokes)/two-finger-z.events\",\"name\":\"z\",\"score\":0.9"), "\(lines)")
+        #expect(lines[1].contains("\"name\":null"), "\(lines)")
+        let svg = Scratch.directory("strokes-learn") + "/z.svg"
+        let trace = try run(["strokes", "trace", "--templates", file, "-o", svg, "\(Self.strokes)/two-finger-z.events"])
+        #expect(trace.status == 0, "\(trace.err)")
+        #expect(try String(contentsOfFile: svg, encoding: .utf8).contains("<polyline"))
+        // A recording with no stroke to learn from, and a bad name, are refused.
+        let tap = try run(["strokes", "learn", "--name", "t", "-o", file, Paths.fixtures + "/tap.events"])
+        #expect(tap.status != 0 && tap.err.contains("stroke_min_size"), "\(tap.err)")
+        #expect(try run(["strokes", "learn", "--name", "a/b", "-o", file, "\(Self.strokes)/z-1.events"]).status != 0)
+    }
+
+    @Test func theExample_recognizesTheZAndTheCircle_andKeepsTheScroll() throws {
+        let config = Paths.examples + "/strokes.toml"
+        let z = try run(["replay", "--config", config, "--actions", "\(Self.strokes)/two-finger-z.events"])
+        #expect(z.out.contains("\"action\":\"admin_menu\"") && z.out.contains("\"shape\":\"z\""), "\(z.out)\(z.err)")
+        let circle = try run(["replay", "--config", config, "\(Self.strokes)/circle.events"])
+        #expect(circle.out.contains("\"shape\":\"circle\""), "\(circle.out)")
+        let scroll = try run(["replay", "--config", config, "\(Self.strokes)/scroll.events"])
+        #expect(scroll.out.contains("\"gesture\":\"pan\"") && !scroll.out.contains("stroke"), "\(scroll.out)")
+        let pan = try run(["replay", "--config", config, "\(Self.strokes)/two-finger-pan.events"])
+        #expect(!pan.out.contains("stroke"), "\(pan.out)")
+    }
+}
