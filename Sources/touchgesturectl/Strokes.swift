@@ -16,8 +16,8 @@ struct Strokes: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Add a shape's templates to a template file, one from each recording (its largest stroke).",
             discussion: """
-                The file holds [[stroke]] tables; it is created if missing, and the templates of other shapes in it \
-                are kept (those of NAME are replaced, unless --append). Name it in the configuration with \
+                The file holds [[stroke]] tables; it is created if missing, and the templates already in it are kept \
+                (NAME's too: more drawings make a better shape; --replace drops NAME's first). Name it in the configuration with \
                 [strokes] include = ["FILE"], or write it as a drop-in (touchgestured.d/strokes.toml).
                 """)
 
@@ -33,8 +33,8 @@ struct Strokes: ParsableCommand {
         @Flag(help: "Match this shape drawn either way round (a circle clockwise or not).")
         var eitherDirection = false
 
-        @Flag(help: "Keep NAME's templates already in the file and add these.")
-        var append = false
+        @Flag(help: "Drop NAME's templates already in the file before adding these.")
+        var replace = false
 
         @OptionGroup var input: StrokeInput
 
@@ -62,7 +62,7 @@ struct Strokes: ParsableCommand {
             if (try? Posix.status(output, followingLinks: false).get()) != nil {
                 do { kept = try StrokeFile.read(output) } catch { throw fail(error.description) }
             }
-            if !append { kept.removeAll { $0.name == name } }
+            if replace { kept.removeAll { $0.name == name } }
             let all = kept + learned
             guard all.count <= ConfigLimits.strokes else { throw fail("\(output) would hold \(all.count) templates; \(ConfigLimits.strokes) at most") }
             if let e = Posix.replaceFile(output, with: Array(StrokeFile.text(all).utf8)) { throw fail(e.description) }

@@ -178,6 +178,21 @@ import Testing
         #expect(drawn.event("pan", .began) == nil)
     }
 
+    /// A swipe that waits for the stroke: a quick circle is the circle, a flick the swipe, both at the lift.
+    @Test func aSwipeWaitingForAStroke_firesAtTheSameLift_whenTheStrokeIsNoShape() {
+        var rng = SplitMix64(seed: 6)
+        var swipe = GestureSpec(.swipe)
+        swipe.requiresFailureOf = ["stroke"]
+        var circle = Self.timeline([swipe, GestureSpec(.stroke)], templates: [])
+        Self.draw(&circle, Self.circle(clockwise: false), size: 60, frames: 20, frameMs: 10, rng: &rng)
+        #expect(Self.shapes(circle) == ["circle"])
+        #expect(circle.event("swipe", .recognized) == nil)
+        var flick = Self.timeline([swipe, GestureSpec(.stroke)], templates: [])
+        Self.draw(&flick, [(0, 0.5), (1, 0.5)], size: 60, frames: 8, frameMs: 10, rng: &rng)
+        #expect(Self.shapes(flick).isEmpty)
+        #expect(flick.at(flick.event("swipe", .recognized)) == flick.elapsed)
+    }
+
     @Test func normalize_ignoresPlaceAndSize_andSpacing() {
         let a = Self.along(Self.zPolyline, 40).map { StrokePoint(x: $0.0 * 10, y: $0.1 * 10) }
         let b = Self.along(Self.zPolyline, 300).map { StrokePoint(x: 400 + $0.0 * 90, y: 70 + $0.1 * 90) }

@@ -70,9 +70,11 @@ import Testing
         let learn = try run(["strokes", "learn", "--name", "z", "-o", file] + (1...3).map { "\(Self.strokes)/z-\($0).events" })
         #expect(learn.status == 0, "\(learn.err)")
         #expect(try StrokeFile.read(file).count == 3)
-        // Another shape added keeps the Z; learning the Z again replaces its templates.
+        // Another shape added keeps the Z; a drawing more adds to it; --replace starts it again.
         #expect(try run(["strokes", "learn", "--name", "c", "--either-direction", "-o", file, "\(Self.strokes)/circle.events"]).status == 0)
         #expect(try run(["strokes", "learn", "--name", "z", "-o", file, "\(Self.strokes)/z-1.events"]).status == 0)
+        #expect(try StrokeFile.read(file).map(\.name).sorted() == ["c", "z", "z", "z", "z"])
+        #expect(try run(["strokes", "learn", "--name", "z", "--replace", "-o", file, "\(Self.strokes)/z-1.events"]).status == 0)
         #expect(try StrokeFile.read(file).map(\.name).sorted() == ["c", "z"])
         let test = try run(["strokes", "test", "--json", "--templates", file, "\(Self.strokes)/two-finger-z.events", "\(Self.strokes)/scroll.events"])
         #expect(test.status == 0, "\(test.err)")
