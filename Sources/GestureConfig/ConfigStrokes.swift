@@ -12,12 +12,17 @@ extension Loader {
             // Read by `ConfigLoader.load`, which merged the files' [[stroke]] tables in.
             _ = try s.strings("include")
         }
+        return try Self.readStrokeTables(top)
+    }
+
+    /// The `[[stroke]]` tables of `top`, at most `ConfigLimits.strokes`.
+    static func readStrokeTables(_ top: Scope) throws(ConfigError) -> [StrokeTemplate] {
         let scopes = try top.subtables("stroke", label: "[[stroke]]")
         if scopes.count > ConfigLimits.strokes {
             throw scopes[ConfigLimits.strokes].fail(nil, "more than \(ConfigLimits.strokes) stroke templates (the files together)")
         }
         var templates: [StrokeTemplate] = []
-        for s in scopes { templates.append(try Self.readStroke(s)) }
+        for s in scopes { templates.append(try readStroke(s)) }
         return templates
     }
 
@@ -66,13 +71,7 @@ public enum StrokeFile {
     static func templates(of tree: TOMLTable, path: String) throws(ConfigError) -> [StrokeTemplate] {
         let top = Scope(table: tree, file: path, name: "")
         try top.checkKeys(["stroke"])
-        let scopes = try top.subtables("stroke", label: "[[stroke]]")
-        if scopes.count > ConfigLimits.strokes {
-            throw scopes[ConfigLimits.strokes].fail(nil, "more than \(ConfigLimits.strokes) stroke templates")
-        }
-        var out: [StrokeTemplate] = []
-        for s in scopes { out.append(try Loader.readStroke(s)) }
-        return out
+        return try Loader.readStrokeTables(top)
     }
 
     /// A file's text holding `templates`.
