@@ -61,6 +61,7 @@ install-files:
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(UDEVDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR) \
 		$(DESTDIR)$(SYSCONFDIR)/touchgestured $(DESTDIR)$(WWWDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 \
 		$(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR)/examples/recordings $(DESTDIR)$(DOCDIR)/examples/admin-mode \
+		$(DESTDIR)$(DOCDIR)/examples/strokes $(DESTDIR)$(DOCDIR)/examples/recordings/strokes \
 		$(DESTDIR)$(DOCDIR)/clients/python $(DESTDIR)$(DOCDIR)/udev
 	install -m 0755 $(BUILD)/touchgestured $(BUILD)/touchgesturectl $(BUILD)/touchgestured-web $(DESTDIR)$(BINDIR)/
 	install -m 0644 $(MANBUILD)/touchgesturectl.1 $(DESTDIR)$(MANDIR)/man1/
@@ -86,6 +87,8 @@ install-files:
 	install -m 0644 docs/*.md docs/*.png docs/*.csv $(DESTDIR)$(DOCDIR)/docs/
 	install -m 0644 examples/*.toml $(DESTDIR)$(DOCDIR)/examples/
 	install -m 0644 examples/recordings/*.events $(DESTDIR)$(DOCDIR)/examples/recordings/
+	install -m 0644 examples/strokes/*.toml $(DESTDIR)$(DOCDIR)/examples/strokes/
+	install -m 0644 examples/recordings/strokes/*.events $(DESTDIR)$(DOCDIR)/examples/recordings/strokes/
 	install -m 0644 examples/admin-mode/* $(DESTDIR)$(DOCDIR)/examples/admin-mode/
 	install -m 0644 clients/python/README.md $(DESTDIR)$(DOCDIR)/clients/python/
 	install -m 0644 udev/60-touchgestured-local.rules.example $(DESTDIR)$(DOCDIR)/udev/
