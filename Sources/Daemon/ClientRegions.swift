@@ -42,6 +42,13 @@ extension Daemon {
                 .invalidRegions,
                 "clients may set \(ConfigLimits.gesturesOfAllClients) gestures at most together; the others have \(othersGestures)")
         }
+        func strokes(_ regions: [RegionSpec]) -> Int { regions.reduce(0) { $0 + $1.gestures.count { $0.kind == .stroke } } }
+        let othersStrokes = otherClients.reduce(0) { $0 + strokes($1.ownedRegions) }
+        guard othersStrokes + strokes(regions) <= ConfigLimits.strokesOfAllClients else {
+            throw RequestError(
+                .invalidRegions,
+                "clients may set \(ConfigLimits.strokesOfAllClients) strokes at most together (each matches every template at a lift); the others have \(othersStrokes)")
+        }
         guard usersGestures + mine <= ConfigLimits.gesturesPerUser else {
             throw RequestError(
                 .invalidRegions,

@@ -171,15 +171,21 @@ private func unsafeProgram(_ program: String) -> String? {
     case .failure(let e): return "cannot be read: \(e.reason)"
     }
     guard st.isRegular else { return "is not a regular file" }
-    if st.permissions & 0o002 != 0 { return "is writable by anyone: anyone could change what the action runs" }
-    var dir = program
+    return replaceableByOthers(program, st).map { "\($0): anyone could change what the action runs" }
+}
+
+/// How anyone could change the file at `path` (status `st`), or nil: it is writable by anyone,
+/// or it lies in a directory anyone may write to without the sticky bit (anyone could put
+/// another file in its place). A file that can fire an action (a program, a shape) must be
+/// neither.
+func replaceableByOthers(_ path: String, _ st: FileStatus) -> String? {
+    if st.permissions & 0o002 != 0 { return "is writable by anyone" }
+    var dir = path
     while let slash = dir.lastIndex(of: "/"), slash != dir.startIndex {
         dir = String(dir[..<slash])
         guard case .success(let d) = Posix.status(dir) else { continue }
         // Written by others (0o002), without the sticky bit (0o1000).
-        if d.permissions & 0o002 != 0 && d.permissions & 0o1000 == 0 {
-            return "is in '\(dir)', which anyone may write to: anyone could replace the program"
-        }
+        if d.permissions & 0o002 != 0 && d.permissions & 0o1000 == 0 { return "is in '\(dir)', which anyone may write to" }
     }
     return nil
 }

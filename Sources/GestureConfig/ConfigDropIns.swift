@@ -82,10 +82,20 @@ extension ConfigLoader {
     static func includeStrokes(_ root: TOMLTable, _ read: inout FilesRead, files: inout [String]) throws(ConfigError) {
         guard case .table(let t)? = root["strokes"], t["include"] != nil else { return }
         let declaring = t.file(of: "include") ?? files[0]
-        guard let list = try Scope(table: t, file: declaring, name: "[strokes]").strings("include") else { return }
+        let scope = Scope(table: t, file: declaring, name: "[strokes]")
+        guard let list = try scope.strings("include") else { return }
+        guard list.count <= ConfigLimits.strokeFiles else {
+            throw scope.fail("include", "'include' names \(list.count) files; \(ConfigLimits.strokeFiles) at most")
+        }
         let folder = declaring.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        var seen: Set<String> = []
         for name in list {
             let path = name.hasPrefix("/") ? name : (folder.isEmpty ? "." : folder) + "/" + name
+            guard seen.insert(path).inserted else { throw scope.fail("include", "'include' names \(path) twice") }
+            // A shape can fire an action: its file must be the admin's, as a program's is.
+            if case .success(let st) = Posix.status(path), let why = replaceableByOthers(path, st) {
+                throw scope.fail("include", "\(path) \(why): anyone could redefine a shape that fires an action")
+            }
             let tree = try read.tree(path)
             _ = try StrokeFile.templates(of: tree, path: path)
             root.merge(tree, from: path)

@@ -101,8 +101,14 @@ public enum ConfigLimits {
     /// calibrations, the drop-ins): what one reload parses stays a few MiB.
     public static let dropIns = 256
     /// Stroke templates (`[[stroke]]`): a few shapes of a few examples each; every one is matched
-    /// at each stroke's lift (about 300 instructions a template: docs/BENCHMARKS.md).
+    /// at each stroke's lift (about 650 instructions a template: docs/BENCHMARKS.md, "Strokes").
     public static let strokes = 256
+    /// Template files one configuration includes (`[strokes] include`).
+    public static let strokeFiles = 16
+    /// Stroke gestures in all clients' regions together: each matches every template at a lift
+    /// its region sees, so these bound what a client can make a lift cost (16 × 256 templates:
+    /// about 2.7 million instructions, a millisecond).
+    public static let strokesOfAllClients = 16
     public static let bytesInAll = 2 << 20
 }
 

@@ -85,6 +85,11 @@ public struct CompiledConfiguration: Sendable {
     /// The shapes' names, each once, in the order of their first template (a stroke event's
     /// `shape` indexes this).
     public let shapeNames: [String]
+
+    /// A stroke event's shape name (nil for any other event).
+    public func shapeName(of e: GestureEvent) -> String? {
+        e.kind == .stroke && e.shape >= 0 && e.shape < shapeNames.count ? shapeNames[e.shape] : nil
+    }
     let source: EngineConfiguration
     /// Which compile this is, numbered by whoever compiles successive configurations (the daemon
     /// numbers each reload and regions change): what was resolved against one configuration (a
@@ -267,6 +272,9 @@ public struct CompiledConfiguration: Sendable {
                     case .simultaneous:
                         together[a * n + b] = true
                         together[b * n + a] = true
+                    // A stroke is decided only at its lift: a gesture of a region around it does
+                    // not wait for it (the first ready wins) unless a rule says so.
+                    case .normal where gestures[inner].spec.kind == .stroke && gestures[outer].spec.kind != .stroke: break
                     case .normal: set(inner, outer, .innerRegion)
                     }
                 } else if sa.minFingers > sb.maxFingers {

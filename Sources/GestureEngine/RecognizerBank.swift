@@ -171,14 +171,16 @@ struct RecognizerBank {
         }
     }
 
-    /// A stroke's recognizer, matching the templates of the shapes it takes (all when it names none).
+    /// A stroke's recognizer. It matches every template (a drawing is the shape it is most like),
+    /// and takes the shapes it names (all when it names none).
     private static func strokeRecognizer(_ s: GestureSpec, _ config: CompiledConfiguration) -> StrokeRecognizer {
-        let templates = config.strokeTemplates.filter { s.shapes.isEmpty || s.shapes.contains($0.name) }
+        let templates = config.strokeTemplates
         let shapeOfTemplate = templates.map { t in config.shapeNames.firstIndex(of: t.name) ?? 0 }
+        let takes = config.shapeNames.map { s.shapes.isEmpty || s.shapes.contains($0) }
         return StrokeRecognizer(
             minFingers: s.minFingers, maxFingers: s.maxFingers,
             matcher: StrokeMatcher(templates: templates, tolerance: s.thresholds.strokeRotationTolerance),
-            shapeOfTemplate: shapeOfTemplate, thresholds: s.thresholds)
+            shapeOfTemplate: shapeOfTemplate, takes: takes, thresholds: s.thresholds)
     }
 }
 

@@ -307,12 +307,6 @@ public struct DevicePipeline {
         g < engine.configuration.gestures.count ? engine.configuration.gestures[g].qualifiedName : "#\(g)"
     }
 
-    /// A stroke event's shape name (nil for any other event).
-    public func shapeName(_ e: GestureEvent) -> String? {
-        let names = engine.configuration.shapeNames
-        return e.kind == .stroke && e.shape >= 0 && e.shape < names.count ? names[e.shape] : nil
-    }
-
     private mutating func trace(_ on: Bool) {
         if on != (engine.transitionLog != nil) {
             engine.transitionLog = on ? [] : nil

@@ -59,7 +59,9 @@ struct Strokes: ParsableCommand {
                 learned.append(template)
             }
             var kept: [StrokeTemplate] = []
-            if (try? Posix.status(output, followingLinks: false).get()) != nil {
+            if let st = try? Posix.status(output, followingLinks: false).get() {
+                // Replaced, never written through: anything but a regular file is refused before it is read.
+                guard st.isRegular else { throw fail("\(output) is \(st.kindName), not a template file: write to a regular file") }
                 do { kept = try StrokeFile.read(output) } catch { throw fail(error.description) }
             }
             if replace { kept.removeAll { $0.name == name } }
@@ -133,7 +135,7 @@ struct Verdict {
             reason = "no stroke (no finger moved)"
             return
         }
-        let seconds = Double(stroke.end.nanoseconds - stroke.start.nanoseconds) / 1e9
+        let seconds = Double(max(0, stroke.end.nanoseconds - stroke.start.nanoseconds)) / 1e9
         guard seconds <= t.strokeMaxDuration.secondsDouble else {
             reason = "too slow (\(format3(seconds)) s; stroke_max_duration is \(format3(t.strokeMaxDuration.secondsDouble)) s)"
             return

@@ -150,7 +150,7 @@ struct Replay: ParsableCommand {
                     if !actionLines.bytes.isEmpty { writeAll(1, actionLines.bytes) }
                 } else if pretty {
                     for e in out.events where e.phase != .changed {
-                        writeAll(1, Array(prettyLine(e, name: pipeline.gestureName(e.gesture), shape: pipeline.shapeName(e)).utf8))
+                        writeAll(1, Array(prettyLine(e, name: pipeline.gestureName(e.gesture), shape: pipeline.engine.configuration.shapeName(of: e)).utf8))
                     }
                 } else if !out.lines.isEmpty {
                     writeAll(1, out.lines)

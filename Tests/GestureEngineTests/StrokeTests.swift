@@ -128,6 +128,70 @@ import Testing
         }
     }
 
+    /// The score of a Z drawn with `spec`'s thresholds at `tilt` (nil: no shape).
+    static func score(_ spec: GestureSpec, tilt: Double = 0, frames: Int = 60, frameMs: Int64 = 16, jitter: Double = 0, seed: UInt64 = 1) -> Double? {
+        var rng = SplitMix64(seed: seed)
+        var t = timeline([spec])
+        draw(&t, zPolyline, size: 60, tilt: tilt, frames: frames, frameMs: frameMs, jitter: jitter, rng: &rng)
+        return t.events.first { $0.kind == .stroke }?.score
+    }
+
+    @Test func strokeMinScore_justUnder_isTheShape_justOver_isNot() throws {
+        var loose = GestureSpec(.stroke)
+        loose.thresholds.strokeMinScore = 0.5
+        let s = try #require(Self.score(loose, tilt: 0.3, jitter: 3, seed: 8))
+        var under = loose, over = loose
+        under.thresholds.strokeMinScore = s - 0.001
+        over.thresholds.strokeMinScore = s + 0.001
+        #expect(Self.score(under, tilt: 0.3, jitter: 3, seed: 8) == s)
+        #expect(Self.score(over, tilt: 0.3, jitter: 3, seed: 8) == nil)
+    }
+
+    @Test func strokeMaxDuration_justUnder_isTheShape_justOver_fails() {
+        var spec = GestureSpec(.stroke)
+        spec.thresholds.strokeMaxDuration = .seconds(2)
+        // The lift comes with the last frame: frames − 1 steps of 20 ms after the landing.
+        #expect(Self.score(spec, frames: 99, frameMs: 20) != nil)  // lifted at 1.96 s
+        #expect(Self.score(spec, frames: 102, frameMs: 20) == nil)  // 2.02 s: failed at 2 s
+    }
+
+    /// Within `stroke_rotation_tolerance` a tilt costs nothing; beyond it the excess does.
+    @Test func strokeRotationTolerance_aTiltWithin_costsNothing_beyond_theExcessDoes() throws {
+        var spec = GestureSpec(.stroke)
+        spec.thresholds.strokeMinScore = 0.5
+        let straight = try #require(Self.score(spec))
+        let within = try #require(Self.score(spec, tilt: 40 * Angle.pi / 180))
+        let beyond = try #require(Self.score(spec, tilt: 60 * Angle.pi / 180))
+        #expect(abs(within - straight) < 0.005)
+        #expect(beyond < straight - 0.02)
+    }
+
+    @Test func shapes_aDrawingMoreLikeAShapeNotTaken_fails_ratherThanPassingForOneTaken() {
+        var rng = SplitMix64(seed: 12)
+        var spec = GestureSpec(.stroke)
+        spec.shapes = ["z"]
+        var t = Self.timeline([spec])
+        Self.draw(&t, Self.circle(clockwise: true), size: 60, rng: &rng)
+        #expect(t.events.isEmpty)
+        #expect(t.engine.transitionLog?.last?.reason == .noShape)
+    }
+
+    /// A stroke in a region nested in another's pan: the pan begins at its slop as it would alone.
+    @Test func aStrokeInAnInnerRegion_holdsUpNoGestureOfTheRegionAroundIt() {
+        let screen = PixelRect(x: 0, y: 0, width: 1000, height: 1000)
+        func pan(withInnerStroke: Bool) -> Double? {
+            var regions = [RegionSpec(name: "outer", gestures: [GestureSpec(.pan), GestureSpec(.longPress)])]
+            if withInnerStroke { regions.append(RegionSpec(name: "inner", rect: rect(200, 200, 400, 400), gestures: [GestureSpec(.stroke)])) }
+            var t = Timeline(EngineConfiguration(screen: screen, regions: regions))
+            t.down(1, at: (300, 300))
+            t.drag(1, by: (0, 100), over: .milliseconds(300), steps: 20)
+            t.upAll()
+            return t.at(t.event("pan", .began))
+        }
+        #expect(pan(withInnerStroke: true) != nil)
+        #expect(pan(withInnerStroke: true) == pan(withInnerStroke: false))
+    }
+
     @Test func rotation_withinTheTolerance_matches_beyondIt_onlyAnInvariantTemplate() {
         var rng = SplitMix64(seed: 5)
         for (tilt, invariant, matches) in [(0.6, false, true), (1.57, false, false), (1.57, true, true)] {
@@ -147,11 +211,11 @@ import Testing
         #expect(t.engine.transitionLog?.contains { $0.reason == .tooSlow } == true)
     }
 
-    @Test func aLongStroke_pastThePathsCapacity_isStillItsShape() {
-        var rng = SplitMix64(seed: 4)
-        var t = Self.timeline([GestureSpec(.stroke)])
-        Self.draw(&t, Self.zPolyline, size: 80, frames: 1000, frameMs: 2, jitter: 0.2, rng: &rng)
-        #expect(Self.shapes(t) == ["z"])
+    /// A path thinned (past `StrokePath`'s capacity) scores as the whole one would.
+    @Test func aLongStroke_pastThePathsCapacity_scoresAsAShortOne() throws {
+        let long = try #require(Self.score(GestureSpec(.stroke), frames: 1000, frameMs: 2))
+        let short = try #require(Self.score(GestureSpec(.stroke), frames: 200, frameMs: 10))
+        #expect(abs(long - short) < 0.002)
     }
 
     /// The example of docs/CONFIG.md: a list's one-finger scroll and a two-finger Z in one region.

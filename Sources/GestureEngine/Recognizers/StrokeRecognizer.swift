@@ -12,6 +12,9 @@ struct StrokeRecognizer: DiscreteRecognizer {
     let matcher: StrokeMatcher
     /// Per template of the matcher: its shape's place in `CompiledConfiguration.shapeNames`.
     let shapeOfTemplate: [Int]
+    /// Per shape: whether this stroke takes it (`shapes`). Every template is matched, so a
+    /// drawing more like a shape it does not take fails rather than passing for one it does.
+    let takes: [Bool]
 
     /// While deciding: when the first finger landed, the most fingers down.
     struct Track {
@@ -37,7 +40,8 @@ struct StrokeRecognizer: DiscreteRecognizer {
     /// The normalized path at the lift, in storage kept too.
     private var vector: [Double] = []
 
-    init(minFingers: Int, maxFingers: Int, matcher: StrokeMatcher, shapeOfTemplate: [Int], thresholds: Thresholds) {
+    init(minFingers: Int, maxFingers: Int, matcher: StrokeMatcher, shapeOfTemplate: [Int], takes: [Bool], thresholds: Thresholds) {
+        self.takes = takes
         self.minFingers = minFingers
         self.maxFingers = max(minFingers, maxFingers)
         self.matcher = matcher
@@ -111,7 +115,8 @@ struct StrokeRecognizer: DiscreteRecognizer {
         defer { swap(&v, &vector) }
         guard StrokeShape.normalize(path.points.span, into: &v) else { return .failed(.noShape) }
         guard let m = matcher.match(v.span), m.isShape(minScore: thresholds.strokeMinScore) else { return .failed(.noShape) }
-        return .ready(
-            Found(shape: shapeOfTemplate[m.template], score: m.score, clockwise: m.clockwise, position: s.centroid, fingers: mostFingers))
+        let shape = shapeOfTemplate[m.template]
+        guard takes[shape] else { return .failed(.noShape) }
+        return .ready(Found(shape: shape, score: m.score, clockwise: m.clockwise, position: s.centroid, fingers: mostFingers))
     }
 }

@@ -3,8 +3,8 @@ public struct StrokeMatch: Hashable, Sendable {
     /// The best template's place in the matcher's templates, and its shape's name.
     public var template: Int
     public var name: String
-    /// The cosine similarity at the best allowed angle: 1 is the template itself, a path that
-    /// is another shape scores well under 0.8 (docs/BENCHMARKS.md, "Strokes").
+    /// The cosine similarity at the best allowed angle: 1 is the template itself; drawings of
+    /// the shape score about 0.9 to 1, of other shapes mostly less (docs/BENCHMARKS.md, "Strokes").
     public var score: Double
     /// The best score of a straight line or a plain arc (a pan or a swipe). A stroke more like one
     /// of them than like its best template is no shape, whatever its score.
@@ -33,18 +33,20 @@ public struct StrokeMatcher: Sendable {
         self.templates = templates
         let t = min(max(tolerance, 0), 180) * Angle.pi / 180
         (toleranceCos, toleranceSin) = Angle.cosineAndSine(t)
-        // Arcs as parabolas of depth d × length (0: a line; 0.4: nearly a half circle).
-        var ordinary: [[Double]] = []
-        for depth in [0, 0.1, 0.2, 0.3, 0.4, -0.1, -0.2, -0.3, -0.4] {
-            let n = 40
-            let path = (0...n).map { i -> StrokePoint in
-                let u = Double(i) / Double(n)
+        ordinary = Self.ordinaryDepths.compactMap { depth in
+            let path = (0...Self.ordinarySegments).map { i -> StrokePoint in
+                let u = Double(i) / Double(Self.ordinarySegments)
                 return StrokePoint(x: u, y: depth * 4 * u * (1 - u))
             }
-            if let v = StrokeShape.normalized(path) { ordinary.append(v) }
+            return StrokeShape.normalized(path)
         }
-        self.ordinary = ordinary
     }
+
+    /// The reject model's paths: parabolas bowing by this share of their length either way (0: a
+    /// straight line; 0.4: nearly a half circle, the deepest a scroll or a flick bows), each drawn
+    /// with `ordinarySegments` segments before it is normalized as a stroke is.
+    static let ordinaryDepths = [0, 0.1, 0.2, 0.3, 0.4, -0.1, -0.2, -0.3, -0.4]
+    static let ordinarySegments = 40
 
     /// The best template for a normalized path (`StrokeShape.normalize`); nil with no template.
     public func match(_ v: borrowing Span<Double>) -> StrokeMatch? {

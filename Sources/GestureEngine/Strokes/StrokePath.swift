@@ -72,7 +72,8 @@ public struct StrokePaths {
 
     private var tracker = ContactTracker()
     private var summary = FrameSummary(time: .zero)
-    private var path = StrokePath(capacity: 4096)
+    /// As a recognizer's (its capacity too: the same path, thinned alike).
+    private var path = StrokePath()
     private var fingers = 0
     private var start = Timestamp.zero
     private var down = false

@@ -141,7 +141,9 @@ public struct StrokeTemplate: Hashable, Sendable {
             norm += vector[k] * vector[k] + vector[k + 1] * vector[k + 1]
             k += 2
         }
-        return abs(cx) < 1e-3 && abs(cy) < 1e-3 && abs(norm - 1) < 1e-3
+        // Within what six decimals a number (as `strokes learn` writes them) leave.
+        let slack = 1e-3
+        return abs(cx) < slack && abs(cy) < slack && abs(norm - 1) < slack
     }
 
     /// The shapes every configuration has without a template file: `circle`, one finger round
@@ -149,7 +151,7 @@ public struct StrokeTemplate: Hashable, Sendable {
     public static let builtIn: [StrokeTemplate] = [circle]
 
     static var circle: StrokeTemplate {
-        let n = 64
+        let n = 2 * StrokeShape.pointCount
         let path = (0...n).map { i -> StrokePoint in
             let (c, s) = Angle.cosineAndSine(2 * Angle.pi * Double(i) / Double(n))
             return StrokePoint(x: c, y: s)
@@ -161,6 +163,8 @@ public struct StrokeTemplate: Hashable, Sendable {
 /// Trigonometry by the standard library alone (GestureEngine imports no Glibc).
 enum Angle {
     static let pi = 3.141_592_653_589_793
+    /// Terms of the series: the 23rd of sin π is under 1e-20.
+    static let seriesTerms = 24.0
 
     /// cos x and sin x by their series after reducing x to -π...π (exact to ~1e-15 there).
     static func cosineAndSine(_ x: Double) -> (cos: Double, sin: Double) {
@@ -171,7 +175,7 @@ enum Angle {
         var c = 1.0, s = r
         var termC = 1.0, termS = r
         var k = 1.0
-        while k < 24 {
+        while k < Self.seriesTerms {
             termC *= -r * r / ((2 * k - 1) * (2 * k))
             termS *= -r * r / ((2 * k) * (2 * k + 1))
             c += termC
