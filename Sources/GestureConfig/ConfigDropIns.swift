@@ -90,7 +90,7 @@ extension ConfigLoader {
         let folder = declaring.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         var seen: Set<String> = []
         for name in list {
-            let path = name.hasPrefix("/") ? name : (folder.isEmpty ? "." : folder) + "/" + name
+            let path = Self.plainPath(name.hasPrefix("/") ? name : (folder.isEmpty ? "." : folder) + "/" + name)
             guard seen.insert(path).inserted else { throw scope.fail("include", "'include' names \(path) twice") }
             // A shape can fire an action: its file must be the admin's, as a program's is.
             if case .success(let st) = Posix.status(path), let why = replaceableByOthers(path, st) {
@@ -101,6 +101,14 @@ extension ConfigLoader {
             root.merge(tree, from: path)
             files.append(path)
         }
+    }
+
+    /// `path` without its `.` parts and doubled slashes (`a/./b//c` → `a/b/c`), so one file is
+    /// named one way.
+    static func plainPath(_ path: String) -> String {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true).filter { $0 != "." }
+        let joined = parts.joined(separator: "/")
+        return path.hasPrefix("/") ? "/" + joined : (joined.isEmpty ? "." : joined)
     }
 
     static func isDropInName(_ path: String) -> Bool {

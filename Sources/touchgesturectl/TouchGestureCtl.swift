@@ -222,6 +222,13 @@ struct CheckConfig: ParsableCommand {
             out += "  region '\(r.name)'\(parent): \(r.gestures.map { compiled.gestures[$0].spec.name }.joined(separator: ", "))\n"
         }
         for p in c.pointerRegions { out += "  pointer in '\(p.name)': \(p.summary)\n" }
+        if compiled.gestures.contains(where: { $0.spec.kind == .stroke }) {
+            let shapes = compiled.shapeNames.map { name in
+                let n = c.engine.strokes.count { $0.name == name }
+                return n == 0 ? "\(name) (built in)" : "\(name) (\(n) template\(n == 1 ? "" : "s"))"
+            }
+            out += "  shapes: \(shapes.joined(separator: ", "))\n"
+        }
         if c.idleAfter > 0 { out += "  idle after \(format(seconds: c.idleAfter)) s without a touch\n" }
         for a in c.actions {
             let region = a.region.map { " in '\($0)'" } ?? ""

@@ -56,6 +56,24 @@ import Testing
         #expect(c.files.contains(dir + "/shapes.toml"))
         try "[[stroke]]\nname = \"z\"\n\(Self.zPoints)\n[[region]]\nname = \"sneaked\"\n".write(toFile: dir + "/shapes.toml", atomically: true, encoding: .utf8)
         #expect(throws: ConfigError.self) { try ConfigLoader.load(path: dir + "/k.toml") }
+        // Twice, too many, or a file anyone could rewrite (a shape can fire an action): refused.
+        try "[[stroke]]\nname = \"z\"\n\(Self.zPoints)\n".write(toFile: dir + "/shapes.toml", atomically: true, encoding: .utf8)
+        for (list, reason) in [
+            ("\"shapes.toml\", \"./shapes.toml\"", "twice"), ("\"shapes.toml\", \"\(dir)/shapes.toml\"", "twice"),
+            ((1...17).map { "\"s\($0).toml\"" }.joined(separator: ", "), "17 files; 16 at most"),
+        ] {
+            try "[strokes]\ninclude = [\(list)]\n".write(toFile: dir + "/k.toml", atomically: true, encoding: .utf8)
+            do {
+                _ = try ConfigLoader.load(path: dir + "/k.toml")
+                Issue.record("accepted: \(list)")
+            } catch {
+                #expect(error.reason.contains(reason), "\(error)")
+            }
+        }
+        _ = chmod(dir + "/shapes.toml", 0o666)
+        try "[strokes]\ninclude = [\"shapes.toml\"]\n".write(toFile: dir + "/k.toml", atomically: true, encoding: .utf8)
+        #expect(throws: ConfigError.self) { try ConfigLoader.load(path: dir + "/k.toml") }
+        _ = chmod(dir + "/shapes.toml", 0o644)
         try "[strokes]\ninclude = [\"missing.toml\"]\n".write(toFile: dir + "/k.toml", atomically: true, encoding: .utf8)
         do {
             _ = try ConfigLoader.load(path: dir + "/k.toml")
@@ -90,6 +108,31 @@ import Testing
         let tap = try run(["strokes", "learn", "--name", "t", "-o", file, Paths.fixtures + "/tap.events"])
         #expect(tap.status != 0 && tap.err.contains("stroke_min_size"), "\(tap.err)")
         #expect(try run(["strokes", "learn", "--name", "a/b", "-o", file, "\(Self.strokes)/z-1.events"]).status != 0)
+    }
+
+    /// `strokes test` and the daemon's replay score the same recording alike.
+    @Test func strokesTest_andReplay_giveOneScore() throws {
+        let dir = Scratch.directory("strokes-agree")
+        try "[strokes]\ninclude = [\"\(Paths.examples)/strokes/z.toml\"]\n[[region]]\nname = \"r\"\n[[region.gesture]]\nkind = \"stroke\"\nmax_fingers = 5\n"
+            .write(toFile: dir + "/k.toml", atomically: true, encoding: .utf8)
+        for recording in ["two-finger-z", "one-finger-z", "circle"] {
+            let path = "\(Self.strokes)/\(recording).events"
+            let replay = try run(["replay", "--config", dir + "/k.toml", path])
+            let test = try run(["strokes", "test", "--json", "--config", dir + "/k.toml", path])
+            let score = { (text: String) in text.split(separator: "\"score\":").dropFirst().first?.prefix(5) }
+            #expect(replay.status == 0 && test.status == 0 && score(replay.out) != nil, "\(replay.err)\(test.err)")
+            #expect(score(replay.out) == score(test.out), "\(recording): \(replay.out) \(test.out)")
+        }
+        let check = try run(["check-config", dir + "/k.toml"])
+        #expect(check.out.contains("shapes: z (3 templates), circle (built in)"), "\(check.out)")
+    }
+
+    @Test func anAction_firesOnlyForItsShape() {
+        let a = Action(name: "a", gesture: "stroke", shape: "z", phase: .recognized, effect: .exec(["/bin/true"]))
+        let e = GestureEvent(kind: .stroke, phase: .recognized, time: Timestamp(seconds: 1), position: .zero)
+        #expect(a.fires(for: e, shapeName: "z"))
+        #expect(!a.fires(for: e, shapeName: "circle"))
+        #expect(!a.fires(for: e, shapeName: nil))
     }
 
     @Test func theExample_recognizesTheZAndTheCircle_andKeepsTheScroll() throws {
