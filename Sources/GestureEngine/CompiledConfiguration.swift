@@ -99,7 +99,13 @@ public struct CompiledConfiguration: Sendable {
     public init(_ config: EngineConfiguration) {
         source = config
         screen = config.screen
-        let builtIn = StrokeTemplate.builtIn.filter { b in !config.strokes.contains { $0.name == b.name } }
+        // A built-in shape is matched when the configuration has no template of its own or a
+        // stroke names it: otherwise the circle, taken at any angle and either way round, would
+        // draw to itself drawings of shapes the kiosk taught (a ring, a triangle).
+        let named = Set(config.regions.flatMap { $0.gestures.flatMap(\.shapes) })
+        let builtIn = StrokeTemplate.builtIn.filter { b in
+            !config.strokes.contains { $0.name == b.name } && (config.strokes.isEmpty || named.contains(b.name))
+        }
         strokeTemplates = config.strokes + builtIn
         var names: [String] = []
         for t in strokeTemplates where !names.contains(t.name) { names.append(t.name) }

@@ -256,7 +256,8 @@ public struct EngineConfiguration: Hashable, Sendable {
     public var screen: PixelRect
     public var regions: [RegionSpec]
     /// The shapes strokes are matched against (`[[stroke]]`), beside the built-in ones
-    /// (`StrokeTemplate.builtIn`; a template of a built-in shape's name replaces it).
+    /// (`StrokeTemplate.builtIn`: matched when there is no template here or a stroke's `shapes`
+    /// names them; a template of a built-in shape's name replaces it).
     public var strokes: [StrokeTemplate] = []
 
     public init(screen: PixelRect, regions: [RegionSpec], strokes: [StrokeTemplate] = []) {

@@ -11,7 +11,7 @@ struct StrokeTrace: ParsableCommand {
         commandName: "trace",
         abstract: "Draw a recording's stroke (blue, its start a dot) over its best template (grey), as an SVG.")
 
-    @Option(help: "The template file (the built-in shapes are matched too).")
+    @Option(help: "The template file (the built-in circle too when there is no template, or --config's strokes name it).")
     var templates: String?
 
     @Option(name: .shortAndLong, help: "The SVG to write (OUT.svg).")

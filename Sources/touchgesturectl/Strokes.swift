@@ -83,7 +83,7 @@ struct Strokes: ParsableCommand {
                 when nothing matched (then "reason" says why).
                 """)
 
-        @Option(help: "The template file (the built-in shapes are matched too).")
+        @Option(help: "The template file (the built-in circle too when there is no template, or --config's strokes name it).")
         var templates: String?
 
         @Flag(help: "One JSON line per recording.")
@@ -191,13 +191,14 @@ struct StrokeInput: ParsableArguments {
         return (gestures.first { $0.kind == .stroke } ?? gestures.first)?.thresholds ?? .standard
     }
 
-    /// A matcher of `file`'s templates, the configuration's and the built-in shapes.
+    /// A matcher of `file`'s templates and the configuration's, with the built-in shapes as the
+    /// daemon would have them (`CompiledConfiguration.strokeTemplates`).
     func matcher(_ file: String?, _ c: Configuration) throws -> StrokeMatcher {
         var templates = c.engine.strokes
         if let file {
             do { templates += try StrokeFile.read(file) } catch { throw fail(error.description) }
         }
-        let compiled = CompiledConfiguration(EngineConfiguration(screen: c.engine.screen, regions: [], strokes: templates))
+        let compiled = CompiledConfiguration(EngineConfiguration(screen: c.engine.screen, regions: c.engine.regions, strokes: templates))
         return StrokeMatcher(templates: compiled.strokeTemplates, tolerance: thresholds(c).strokeRotationTolerance)
     }
 }

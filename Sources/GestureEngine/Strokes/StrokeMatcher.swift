@@ -65,7 +65,8 @@ public struct StrokeMatcher: Sendable {
             ordinaryScore = max(ordinaryScore, similarity(o.span, v, invariant: true, reversed: false))
         }
         return StrokeMatch(
-            template: best.index, name: templates[best.index].name, score: best.score, ordinaryScore: ordinaryScore,
+            // A cosine below 0 (a path unlike the template at every allowed angle) is no likeness: 0.
+            template: best.index, name: templates[best.index].name, score: max(0, best.score), ordinaryScore: ordinaryScore,
             clockwise: StrokeShape.turnsClockwise(v))
     }
 
