@@ -104,6 +104,17 @@ func offlineLines(_ path: String, config: Configuration = .standard) throws -> [
         #expect(regions.contains { $0["name"] == .string("button") && $0["owner"]?.string?.hasPrefix("client #") == true })
         #expect(regions.contains { $0["name"] == .string("button") && $0["parent"] == .string("screen") })
         #expect(config["shapes"] == .array([.string("circle")]), "the built-in shape")
+        // Strokes: of the configuration's shapes, 16 in all clients' regions at most.
+        func strokes(_ n: Int, shape: String) -> String {
+            let list = (0..<n).map { #"{"kind":"stroke","name":"s\#($0)","shapes":["\#(shape)"]}"# }.joined(separator: ",")
+            return #"{"op":"set_regions","id":9,"regions":[{"name":"pad","rect":[0,0,100,100],"gestures":[\#(list)]}]}"#
+        }
+        let unknown = other.call(strokes(1, shape: "z"))
+        #expect(unknown?["code"] == .string("invalid_regions") && unknown?["message"]?.string?.contains("no shape 'z'") == true, "\(String(describing: unknown))")
+        let many = other.call(strokes(17, shape: "circle"))
+        #expect(many?["message"]?.string?.contains("16 strokes at most") == true, "\(String(describing: many))")
+        #expect(other.call(strokes(16, shape: "circle"))?["ok"] == .bool(true))
+        #expect(other.call(#"{"op":"clear_regions","id":10}"#)?["ok"] == .bool(true))
         close(owner.fd)
         var gone = false
         for _ in 0..<50 where !gone {
