@@ -1,4 +1,5 @@
 import ArgumentParser
+import Synchronization
 import GestureConfig
 import GestureEngine
 import GestureProtocol
@@ -50,6 +51,10 @@ struct Strokes: ParsableCommand {
                     throw fail("\(path): no stroke in the recording (no finger moved)")
                 }
                 let t = input.thresholds(configuration)
+                let seconds = Double(max(0, stroke.end.nanoseconds - stroke.start.nanoseconds)) / 1e9
+                if seconds > t.strokeMaxDuration.secondsDouble {
+                    writeAll(2, Array("\(SafeText.escaped(path)): warning: the drawing took \(format3(seconds)) s; a stroke slower than stroke_max_duration (\(format3(t.strokeMaxDuration.secondsDouble)) s) fails: draw it faster, or raise it\n".utf8))
+                }
                 if stroke.size < t.strokeMinSize.value {
                     throw fail("\(path): the stroke is \(wholeText(stroke.size)) mm across, less than stroke_min_size (\(wholeText(t.strokeMinSize.value)) mm)")
                 }
@@ -59,15 +64,17 @@ struct Strokes: ParsableCommand {
                 learned.append(template)
             }
             var kept: [StrokeTemplate] = []
+            var mode: UInt32 = 0o644
             if let st = try? Posix.status(output, followingLinks: false).get() {
                 // Replaced, never written through: anything but a regular file is refused before it is read.
                 guard st.isRegular else { throw fail("\(output) is \(st.kindName), not a template file: write to a regular file") }
                 do { kept = try StrokeFile.read(output) } catch { throw fail(error.description) }
+                mode = st.permissions & 0o777  // a file kept private stays so
             }
             if replace { kept.removeAll { $0.name == name } }
             let all = kept + learned
             guard all.count <= ConfigLimits.strokes else { throw fail("\(output) would hold \(all.count) templates; \(ConfigLimits.strokes) at most") }
-            if let e = Posix.replaceFile(output, with: Array(StrokeFile.text(all).utf8)) { throw fail(e.description) }
+            if let e = Posix.replaceFile(output, with: Array(StrokeFile.text(all).utf8), mode: mode) { throw fail(e.description) }
             let shapes = Set(all.map(\.name)).count
             writeAll(1, Array("\(output): \(learned.count) template(s) of '\(name)' learned; \(all.count) template(s) of \(shapes) shape(s) in the file\n".utf8))
         }
@@ -98,8 +105,16 @@ struct Strokes: ParsableCommand {
             let configuration = try loadConfiguration(input.config)
             let matcher = try input.matcher(templates, configuration)
             let t = input.thresholds(configuration)
+            var unreadable = false
             for path in recordings {
-                let verdict = Verdict(try input.largestStroke(path, configuration), matcher, t)
+                // A recording that cannot be read is a line of its own; the others are still tested.
+                let verdict: Verdict
+                do {
+                    verdict = Verdict(try input.largestStroke(path, configuration, quiet: true), matcher, t)
+                } catch let e as StrokeInput.Unreadable {
+                    unreadable = true
+                    verdict = Verdict(unreadable: e.reason)
+                }
                 var w = JSONLineWriter(capacity: 256)
                 if json {
                     w.beginObject()
@@ -118,6 +133,7 @@ struct Strokes: ParsableCommand {
                     writeAll(1, Array("\(SafeText.escaped(path)): \(what)\n".utf8))
                 }
             }
+            if unreadable { throw ExitCode.failure }
         }
     }
 }
@@ -129,6 +145,8 @@ struct Verdict {
     var reason: String?
     var match: StrokeMatch?
     var vector: [Double]?
+
+    init(unreadable reason: String) { self.reason = "cannot be read: \(reason)" }
 
     init(_ stroke: StrokePaths.Stroke?, _ matcher: StrokeMatcher, _ t: Thresholds) {
         guard let stroke else {
@@ -149,10 +167,10 @@ struct Verdict {
             return
         }
         (vector, match, score) = (v, m, m.score)
-        if m.ordinaryScore >= m.score {
-            reason = "more like a line or an arc (a pan, a swipe) than like '\(m.name)'"
-        } else if m.score < t.strokeMinScore {
+        if m.score < t.strokeMinScore {
             reason = "best '\(m.name)' scores less than stroke_min_score (\(format3(t.strokeMinScore)))"
+        } else if m.ordinaryScore >= m.score {
+            reason = "more like a line, an arc or a scroll out and back (a pan, a swipe) than like '\(m.name)'"
         } else {
             name = m.name
         }
@@ -169,19 +187,62 @@ struct StrokeInput: ParsableArguments {
 
     /// The recording's largest stroke (by the box its path fits in), as the daemon would see it:
     /// through the panel's geometry and filters.
-    func largestStroke(_ path: String, _ configuration: Configuration) throws -> StrokePaths.Stroke? {
-        let (recording, description) = try loadRecording(path, device: device)
+    /// `quiet`: a recording that cannot be read throws `Unreadable` instead of ending the command.
+    func largestStroke(_ path: String, _ configuration: Configuration, quiet: Bool = false) throws -> StrokePaths.Stroke? {
+        do {
+            return try stroke(path, configuration)
+        } catch {
+            if quiet { throw error }
+            throw fail("\(path): \(error.reason)")
+        }
+    }
+
+    struct Unreadable: Error {
+        var reason: String
+    }
+
+    private func stroke(_ path: String, _ configuration: Configuration) throws(Unreadable) -> StrokePaths.Stroke? {
+        let recording: Recording
+        let description: DeviceDescription
+        do {
+            var r = try Evemu.parse(try readTextFile(path), file: path)
+            if let device {
+                guard let d = try Evemu.parse(try readTextFile(device), file: device).description else {
+                    throw Unreadable(reason: "\(device): no device description (N:, A: lines)")
+                }
+                r.description = d
+            }
+            guard let d = r.description else { throw Unreadable(reason: "no device description; pass --device DESC (an evemu .desc file)") }
+            (recording, description) = (r, d)
+        } catch let e as Unreadable {
+            throw e
+        } catch let e as RecordingError {
+            throw Unreadable(reason: e.description)
+        } catch let e as SystemCallError {
+            throw Unreadable(reason: e.description)
+        } catch {
+            throw Unreadable(reason: "\(error)")
+        }
         let applied = configuration.applied(toPath: "replay:\(path)", name: description.name, vendor: description.vendor, product: description.product)
         guard var decoder = FrameDecoder(description: description, geometry: applied.geometry) else {
-            throw fail("\(path): the recording's device is no touchscreen (no multitouch axes)")
+            throw Unreadable(reason: "the recording's device is no touchscreen (no multitouch axes)")
         }
+        if decoder.geometry.sizeSource == .fallback { Self.warnOfGuessedSize(description.name) }
         var strokes = StrokePaths()
         var best: StrokePaths.Stroke?
         for e in recording.eventsLiftedAtEnd(as: description) {
             guard let frame = decoder.feed(e), let s = strokes.feed(frame) else { continue }
-            if best == nil || s.size > best!.size { best = s }
+            if s.size > best?.size ?? -1 { best = s }
         }
         return best
+    }
+
+    static let warnedOfGuessedSize = Atomic<Bool>(false)
+
+    /// Once a run: a panel of no size draws its shapes on a guessed 16:9 one (squashed, if it is not).
+    static func warnOfGuessedSize(_ panel: String) {
+        guard !warnedOfGuessedSize.exchange(true, ordering: .relaxed) else { return }
+        writeAll(2, Array("warning: '\(SafeText.escaped(panel))' reports no size: shapes are measured on a guessed 15.6-inch 16:9 panel; give its size ([device] width_mm, height_mm) in --config if it is not\n".utf8))
     }
 
     /// The thresholds strokes are matched with: the configuration's first stroke gesture's, or

@@ -104,6 +104,18 @@ import Testing
         let trace = try run(["strokes", "trace", "--templates", file, "-o", svg, "\(Self.strokes)/two-finger-z.events"])
         #expect(trace.status == 0, "\(trace.err)")
         #expect(try String(contentsOfFile: svg, encoding: .utf8).contains("<polyline"))
+        // A recording that cannot be read is a line of its own, the others still tested; the run fails.
+        let empty = Scratch.directory("strokes-learn") + "/empty.events"
+        try "".write(toFile: empty, atomically: true, encoding: .utf8)
+        let mixed = try run(["strokes", "test", "--json", "--templates", file, "\(Self.strokes)/z-2.events", empty, "\(Self.strokes)/z-3.events"])
+        let mixedLines = mixed.out.split(separator: "\n")
+        #expect(mixed.status != 0 && mixedLines.count == 3, "\(mixed.out)")
+        #expect(mixedLines.count == 3 && mixedLines[1].contains("\"name\":null,\"score\":null,\"reason\":\"cannot be read"), "\(mixed.out)")
+        #expect(mixedLines.count == 3 && mixedLines[2].contains("\"name\":\"z\""), "\(mixed.out)")
+        // A template file kept private stays private.
+        _ = chmod(file, 0o600)
+        #expect(try run(["strokes", "learn", "--name", "z", "-o", file, "\(Self.strokes)/z-2.events"]).status == 0)
+        #expect(try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int == 0o600)
         // A recording with no stroke to learn from, and a bad name, are refused.
         let tap = try run(["strokes", "learn", "--name", "t", "-o", file, Paths.fixtures + "/tap.events"])
         #expect(tap.status != 0 && tap.err.contains("stroke_min_size"), "\(tap.err)")

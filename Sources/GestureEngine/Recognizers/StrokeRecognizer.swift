@@ -108,6 +108,7 @@ struct StrokeRecognizer: DiscreteRecognizer {
 
     private mutating func release(mostFingers: Int, at s: borrowing FrameSummary) -> DiscreteLifecycle<Track, Found> {
         guard mostFingers >= minFingers else { return .failed(.tooFewFingers) }
+        path.finish()
         guard path.size >= thresholds.strokeMinSize.value else { return .failed(.tooSmall) }
         // The vector's storage worked on as a local (swapped out and back: not copied).
         var v: [Double] = []

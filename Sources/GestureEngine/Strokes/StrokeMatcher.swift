@@ -33,19 +33,31 @@ public struct StrokeMatcher: Sendable {
         self.templates = templates
         let t = min(max(tolerance, 0), 180) * Angle.pi / 180
         (toleranceCos, toleranceSin) = Angle.cosineAndSine(t)
-        ordinary = Self.ordinaryDepths.compactMap { depth in
-            let path = (0...Self.ordinarySegments).map { i -> StrokePoint in
-                let u = Double(i) / Double(Self.ordinarySegments)
-                return StrokePoint(x: u, y: depth * 4 * u * (1 - u))
-            }
-            return StrokeShape.normalized(path)
+        var paths: [[StrokePoint]] = []
+        for depth in Self.ordinaryDepths { paths.append(Self.arc(depth, from: 0, to: 1)) }
+        // Out along a line or a shallow arc, then back over it to `back` of the way.
+        for depth in Self.scrollBackDepths {
+            for back in Self.scrollBackEnds { paths.append(Self.arc(depth, from: 0, to: 1) + Self.arc(depth, from: 1, to: back)) }
+        }
+        ordinary = paths.compactMap { StrokeShape.normalized($0) }
+    }
+
+    /// A parabola bowing by `depth` of its length, walked from `from` to `to` (0...1 along it).
+    static func arc(_ depth: Double, from: Double, to: Double) -> [StrokePoint] {
+        (0...ordinarySegments).map { i in
+            let u = from + (to - from) * Double(i) / Double(ordinarySegments)
+            return StrokePoint(x: u, y: depth * 4 * u * (1 - u))
         }
     }
 
     /// The reject model's paths: parabolas bowing by this share of their length either way (0: a
     /// straight line; 0.4: nearly a half circle, the deepest a scroll or a flick bows), each drawn
-    /// with `ordinarySegments` segments before it is normalized as a stroke is.
+    /// with `ordinarySegments` segments before it is normalized as a stroke is; and a scroll out
+    /// and back (a list pulled down and pushed up again), along a line or a shallow arc, back to
+    /// where it began or to `scrollBackEnds` of the way.
     static let ordinaryDepths = [0, 0.1, 0.2, 0.3, 0.4, -0.1, -0.2, -0.3, -0.4]
+    static let scrollBackDepths = [0, 0.1, -0.1]
+    static let scrollBackEnds = [0, 0.3]
     static let ordinarySegments = 40
 
     /// The best template for a normalized path (`StrokeShape.normalize`); nil with no template.
