@@ -6,7 +6,7 @@ public struct StrokeMatch: Hashable, Sendable {
     /// The cosine similarity at the best allowed angle: 1 is the template itself; drawings of
     /// the shape score about 0.9 to 1, of other shapes mostly less (docs/BENCHMARKS.md, "Strokes").
     public var score: Double
-    /// The best score of a straight line or a plain arc (a pan or a swipe). A stroke more like one
+    /// The best score of a straight line, a plain arc or a scroll out and back (a pan, a swipe). A stroke more like one
     /// of them than like its best template is no shape, whatever its score.
     public var ordinaryScore: Double
     /// The path turns clockwise on the screen (the sign of the area it encloses).
@@ -18,9 +18,9 @@ public struct StrokeMatch: Hashable, Sendable {
 
 /// Matches normalized paths against templates (Protractor: the cosine similarity of two vectors
 /// at the angle that best aligns them, found in closed form, Li 2010), and against the paths of
-/// ordinary gestures (straight lines, arcs bowing either way up to a half circle's depth): a
-/// one-class null model, so that a swipe is never taken for the nearest shape (a straight flick
-/// scores about 0.95 against a check mark; it scores about 1 against a line).
+/// ordinary gestures (straight lines, arcs bowing either way up to a half circle's depth, scrolls
+/// out and back): a reject model, so that a swipe is not taken for the nearest shape (a straight
+/// flick scores about 0.95 against a check mark; it scores about 1 against a line).
 public struct StrokeMatcher: Sendable {
     public let templates: [StrokeTemplate]
     /// The most a rotation-sensitive template is turned, as its cosine and sine.
