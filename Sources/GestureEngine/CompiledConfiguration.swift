@@ -85,11 +85,6 @@ public struct CompiledConfiguration: Sendable {
     /// The shapes' names, each once, in the order of their first template (a stroke event's
     /// `shape` indexes this).
     public let shapeNames: [String]
-
-    /// A stroke event's shape name (nil for any other event).
-    public func shapeName(of e: GestureEvent) -> String? {
-        e.kind == .stroke && e.shape >= 0 && e.shape < shapeNames.count ? shapeNames[e.shape] : nil
-    }
     let source: EngineConfiguration
     /// Which compile this is, numbered by whoever compiles successive configurations (the daemon
     /// numbers each reload and regions change): what was resolved against one configuration (a
@@ -99,17 +94,7 @@ public struct CompiledConfiguration: Sendable {
     public init(_ config: EngineConfiguration) {
         source = config
         screen = config.screen
-        // A built-in shape is matched when the configuration has no template of its own or a
-        // stroke names it: otherwise the circle, taken at any angle and either way round, would
-        // draw to itself drawings of shapes the kiosk taught (a ring, a triangle).
-        let named = Set(config.regions.flatMap { $0.gestures.flatMap(\.shapes) })
-        let builtIn = StrokeTemplate.builtIn.filter { b in
-            !config.strokes.contains { $0.name == b.name } && (config.strokes.isEmpty || named.contains(b.name))
-        }
-        strokeTemplates = config.strokes + builtIn
-        var names: [String] = []
-        for t in strokeTemplates where !names.contains(t.name) { names.append(t.name) }
-        shapeNames = names
+        (strokeTemplates, shapeNames) = Self.shapes(config)
         let rects = config.regions.map { $0.rect ?? config.screen }
 
         // Nesting: the parent is the smallest other region containing this one; of two equal
@@ -290,39 +275,8 @@ public struct CompiledConfiguration: Sendable {
                 }
             }
         }
-        rankSystemGestures(regions, gestures, nesting, &outranking, together, &reasons)
+        rankSystemGestures(regions, gestures, nesting, &outranking, &together, &reasons)
         return ArenaPolicy(count: n, outranking: outranking, together: together, reasons: reasons)
-    }
-
-    /// The file's system gestures (`GestureSpec.outranksClients`) outrank every client gesture
-    /// they meet, and so does every file gesture that must fail before one of them may fire (the
-    /// two-finger tap a Back swipe waits on): a client's gesture that outranked those would wait
-    /// on the system gesture through them, a cycle. Both only where they can meet (one's region
-    /// holds the other's) and the client did not make them simultaneous.
-    private static func rankSystemGestures(
-        _ regions: [CompiledRegion], _ gestures: [CompiledGesture], _ nesting: RegionTree, _ outranking: inout [Bool],
-        _ together: [Bool], _ reasons: inout [ArenaPolicy.Rank?]
-    ) {
-        let n = gestures.count
-        let client = gestures.map { regions[$0.region].fromClient }
-        var gates = gestures.indices.map { gestures[$0].spec.outranksClients && !client[$0] }
-        var queue = gestures.indices.filter { gates[$0] }
-        while let s = queue.popLast() {
-            for f in 0..<n where !client[f] && !gates[f] && outranking[f * n + s] {
-                gates[f] = true
-                queue.append(f)
-            }
-        }
-        for f in 0..<n where gates[f] {
-            for c in 0..<n where client[c] && !together[f * n + c] {
-                let rf = gestures[f].region, rc = gestures[c].region
-                guard nesting.isAncestor(rf, of: rc) || nesting.isAncestor(rc, of: rf) else { continue }
-                outranking[c * n + f] = false
-                reasons[c * n + f] = nil
-                outranking[f * n + c] = true
-                reasons[f * n + c] = .systemGesture
-            }
-        }
     }
 
     /// A cycle in the outranking relation (each must fail before the next may fire), as gesture

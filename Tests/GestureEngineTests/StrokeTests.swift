@@ -192,6 +192,33 @@ import Testing
         #expect(pan(withInnerStroke: true) == pan(withInnerStroke: false))
     }
 
+    /// A stroke bound to an action (a system gesture) over a client's region: the client's pan
+    /// begins at its slop as without it, and the shape drawn there still fires at the lift.
+    @Test func aSystemStroke_runsWithAClientsGestures_holdingNoneOfThem() {
+        let screen = PixelRect(x: 0, y: 0, width: 1000, height: 1000)
+        func play(stroke: Bool, _ script: (inout Timeline) -> Void) -> Timeline {
+            var system = GestureSpec(.stroke, name: "admin")
+            system.outranksClients = true
+            var client = RegionSpec(name: "app", rect: rect(100, 100, 800, 800), gestures: [GestureSpec(.pan)])
+            client.fromClient = true
+            var t = Timeline(EngineConfiguration(
+                screen: screen, regions: [RegionSpec(name: "screen", gestures: stroke ? [system] : []), client]))
+            script(&t)
+            return t
+        }
+        let scroll: (inout Timeline) -> Void = { t in
+            t.down(1, at: (500, 300))
+            t.drag(1, by: (0, 200), over: .milliseconds(400), steps: 25)
+            t.upAll()
+        }
+        let with = play(stroke: true, scroll), without = play(stroke: false, scroll)
+        #expect(with.at(with.event("pan", .began)) == without.at(without.event("pan", .began)))
+        var rng = SplitMix64(seed: 13)
+        let circle = play(stroke: true) { t in Self.draw(&t, Self.circle(clockwise: true), size: 80, rng: &rng) }
+        #expect(circle.event("admin", .recognized) != nil)
+        #expect(circle.event("pan", .began) != nil)
+    }
+
     @Test func rotation_withinTheTolerance_matches_beyondIt_onlyAnInvariantTemplate() {
         var rng = SplitMix64(seed: 5)
         for (tilt, invariant, matches) in [(0.6, false, true), (2.6, false, false), (2.6, true, true)] {
