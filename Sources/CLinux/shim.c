@@ -11,12 +11,21 @@
 
 extern char **environ;
 
-// posix_spawn with stdin from /dev/null, an empty signal mask and default dispositions (the
-// daemon blocks its signals and ignores SIGPIPE: a child must not inherit that), `fd` copied to
+// posix_spawn (posix_spawnp when `search`: `path` looked up in PATH) with stdin from /dev/null,
+// an empty signal mask and default dispositions (the daemon blocks its signals and ignores
+// SIGPIPE: a child must not inherit that), `fd` copied to
 // each of `targets` (dup2 clears close-on-exec on the copy), every fd from `close_from` up
 // closed, and `flags` besides (POSIX_SPAWN_SETSID: a session of its own).
+static int spawn_in(const char *path, int search, char *const argv[], char *const envp[], int fd, const int *targets,
+                    int n_targets, const char *dir, int close_from, short flags, pid_t *pid);
+
 static int spawn(const char *path, char *const argv[], char *const envp[], int fd, const int *targets, int n_targets,
                  const char *dir, int close_from, short flags, pid_t *pid) {
+    return spawn_in(path, 0, argv, envp, fd, targets, n_targets, dir, close_from, flags, pid);
+}
+
+static int spawn_in(const char *path, int search, char *const argv[], char *const envp[], int fd, const int *targets,
+                    int n_targets, const char *dir, int close_from, short flags, pid_t *pid) {
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t attr;
     int rc = posix_spawn_file_actions_init(&fa);
@@ -38,7 +47,7 @@ static int spawn(const char *path, char *const argv[], char *const envp[], int f
     if (rc == 0) rc = posix_spawnattr_setsigmask(&attr, &none);
     if (rc == 0) rc = posix_spawnattr_setsigdefault(&attr, &all);
     if (rc == 0) rc = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | flags);
-    if (rc == 0) rc = posix_spawn(pid, path, &fa, &attr, argv, envp);
+    if (rc == 0) rc = search ? posix_spawnp(pid, path, &fa, &attr, argv, envp) : posix_spawn(pid, path, &fa, &attr, argv, envp);
     posix_spawnattr_destroy(&attr);
     posix_spawn_file_actions_destroy(&fa);
     return rc;
@@ -54,6 +63,11 @@ int cl_spawn_runner(const char *path, char *const argv[], int fd, pid_t *pid) {
     // and loses close-on-exec; the daemon's stdout and stderr (the journal) stay the runner's.
     static const int runner[] = {3};
     return spawn(path, argv, environ, fd, runner, 1, NULL, 4, 0, pid);
+}
+
+int cl_spawn_child(const char *path, char *const argv[], pid_t *pid) {
+    // The caller's stdout and stderr, environment, directory and session; looked up in PATH.
+    return spawn_in(path, 1, argv, environ, -1, NULL, 0, NULL, 3, 0, pid);
 }
 
 int cl_reap(int *exit_code, int *signal) {

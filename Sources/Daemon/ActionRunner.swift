@@ -1,5 +1,6 @@
 import GestureConfig
 import GestureEngine
+import GestureProtocol
 import Logging
 import TouchFrames
 import TouchInput
@@ -82,8 +83,9 @@ final class ActionRunner {
         var moment: Action.Moment? = nil
     }
 
-    /// `action` fired for `context`: run it unless it is cooling down or too many are running.
-    func fire(_ action: Action, _ context: Context) {
+    /// `action` fired for `context`: run it unless it is cooling down or too many are running;
+    /// a keyboard action is a `keyboard` line to every client that takes gesture lines.
+    func fire(_ action: Action, _ context: Context, _ state: inout FrameState) {
         guard cooldowns.admit(action, at: context.event.time) else {
             log.debug("action '\(action.name)' skipped: cooling down (\(action.cooldown))")
             return
@@ -113,6 +115,14 @@ final class ActionRunner {
             }
             pending.append((action, argv, Self.environment(context), monotonicNanoseconds()))
             hasPending = true
+        case .keyboard(let command):
+            started += 1
+            log.info("action '\(action.name)': keyboard \(command.rawValue)")
+            var w = JSONLineWriter(capacity: 128)
+            Messages.keyboard(
+                &w, command: command.rawValue, action: action.name, time: context.event.time.seconds,
+                device: context.moment == nil || context.moment == .wake ? context.device : nil)
+            state.fanout.broadcast(w.bytes)
         }
     }
 

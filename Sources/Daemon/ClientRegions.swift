@@ -54,10 +54,35 @@ extension Daemon {
                 .invalidRegions,
                 "one user may set \(ConfigLimits.gesturesPerUser) gestures at most together; uid \(c.uid)'s other connections have \(usersGestures)")
         }
+        try checkExcluded(regions, of: c, others: otherClients)
         c.ownedRegions = regions
         try recompile(&state)
         log.info("\(c.label) set regions: \(c.ownedRegions.map(\.name).joined(separator: ", "))")
         return c.ownedRegions.map(\.name)
+    }
+
+    /// The most of the screen's area that clients' excluded regions (`exclude`) may cover
+    /// together, so that some of the file's gestures (an admin's hold) always have room.
+    static let excludedShare = 0.5
+
+    /// An excluded region takes the file's system gestures away from its area, so it needs the
+    /// rights that change the configuration (the socket's group or root), never a web page's,
+    /// and clients' excluded regions together cover half the screen at most.
+    private func checkExcluded(_ regions: [RegionSpec], of c: Client, others: [Client]) throws {
+        let mine = regions.filter(\.exclude)
+        guard !mine.isEmpty else { return }
+        if c.page != nil { throw RequestError(.forbidden, "a web page may not exclude an area from gestures (exclude)") }
+        try checkMayChangeConfiguration(c, "an excluded region (exclude)")
+        let screen = base.engine.screen
+        func area(_ rs: [RegionSpec]) -> Double {
+            rs.filter(\.exclude).reduce(0) { $0 + (($1.rect ?? screen).clipped(to: screen)?.area ?? 0) }
+        }
+        let taken = others.reduce(0) { $0 + area($1.ownedRegions) }, asked = area(mine)
+        guard taken + asked <= screen.area * Self.excludedShare else {
+            throw RequestError(
+                .invalidRegions,
+                "clients' excluded regions may cover \(Int(Self.excludedShare * 100)) % of the screen at most together; these cover \(Int((asked / screen.area * 100).rounded())) %, the others' \(Int((taken / screen.area * 100).rounded())) %")
+        }
     }
 
     /// A region's gesture list under `gestures`, the JavaScript module's and the Python client's

@@ -31,7 +31,7 @@ extension DeviceLifecycle: RouteEnvironment {
         guard report.fired else { return }
         for firing in state.devices.output.firings {
             actions.fire(
-                firing.action, .init(event: state.devices.output.events[firing.event], gestureName: firing.gesture, region: firing.region, device: id))
+                firing.action, .init(event: state.devices.output.events[firing.event], gestureName: firing.gesture, region: firing.region, device: id), &state)
         }
     }
 }

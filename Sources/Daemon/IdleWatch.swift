@@ -118,7 +118,7 @@ extension Daemon {
         for a in base.actions where a.on == m {
             var event = GestureEvent(kind: .tap, phase: .recognized, time: Timestamp(nanoseconds: now), position: .zero)
             event.gesture = -1
-            actions.fire(a, .init(event: event, gestureName: m.rawValue, region: nil, device: device ?? 0, moment: m))
+            actions.fire(a, .init(event: event, gestureName: m.rawValue, region: nil, device: device ?? 0, moment: m), &state)
         }
         writer.reset()
         Messages.moment(&writer, wake: m == .wake, time: Double(now) / 1e9, device: device)

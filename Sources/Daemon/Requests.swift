@@ -144,6 +144,7 @@ extension Daemon {
             writer.value(.array([r.rect.x, r.rect.y, r.rect.width, r.rect.height].map { .number($0) }))
             if let p = r.parent { writer.field("parent", devices.compiled.regions[p].name) }
             writer.field("owner", owners[r.name] ?? "config")
+            if r.exclude { writer.field("exclude", true) }
             writer.key("gestures")
             writer.raw("[")
             for (j, g) in r.gestures.enumerated() {

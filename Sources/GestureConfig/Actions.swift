@@ -2,7 +2,7 @@ import GestureEngine
 import TouchFrames
 
 /// One `[[action]]`: what a gesture does on the kiosk with no client to write: a key chord
-/// through the daemon's virtual keyboard, or a command. Only the config file declares actions;
+/// through the daemon's virtual keyboard, a command, or the on-screen keyboard shown or hidden. Only the config file declares actions;
 /// clients cannot. A reference type so that output items carry it as one pointer.
 public final class Action: Sendable, CustomStringConvertible {
     public enum Effect: Hashable, Sendable {
@@ -10,6 +10,14 @@ public final class Action: Sendable, CustomStringConvertible {
         case keys([UInt16], names: [String])
         /// A command and its arguments, run without a shell; argv[0] is an absolute path.
         case exec([String])
+        /// A `keyboard` line to the clients (`touchgesturectl keyboard` shows or hides the
+        /// on-screen keyboard it runs in the kiosk's session).
+        case keyboard(KeyboardCommand)
+    }
+
+    /// What a `keyboard` action asks of the on-screen keyboard.
+    public enum KeyboardCommand: String, CaseIterable, Hashable, Sendable {
+        case show, hide, toggle
     }
 
     /// A moment of the kiosk's that fires an action instead of a gesture (`on`).
@@ -67,6 +75,7 @@ public final class Action: Sendable, CustomStringConvertible {
         switch effect {
         case .keys: return "keys"
         case .exec: return "exec"
+        case .keyboard: return "keyboard"
         }
     }
 
@@ -75,6 +84,7 @@ public final class Action: Sendable, CustomStringConvertible {
         switch effect {
         case .keys(_, let names): return names.joined(separator: "+")
         case .exec(let argv): return argv.joined(separator: " ")
+        case .keyboard(let command): return "keyboard \(command.rawValue)"
         }
     }
 

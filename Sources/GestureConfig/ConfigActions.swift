@@ -11,7 +11,7 @@ import TouchFrames
 /// names are the kernel's, the command is an absolute path to an executable file.
 extension Loader {
     static let actionKeys = [
-        "name", "gesture", "region", "fingers", "direction", "edge", "shape", "phase", "keys", "exec", "cooldown", "timeout", "on",
+        "name", "gesture", "region", "fingers", "direction", "edge", "shape", "phase", "keys", "exec", "keyboard", "cooldown", "timeout", "on",
     ]
     /// Keys in one chord: more is no chord a person could press.
     static let maxChordKeys = 8
@@ -73,7 +73,7 @@ extension Loader {
             let effect = try readEffect(a, name)
             let cooldown = try a.integer("cooldown", in: 0...3_600_000) ?? 0
             let timeout = try a.integer("timeout", in: 1...86_400_000)
-            if timeout != nil, case .keys = effect { throw a.fail("timeout", "action '\(name)': 'timeout' is for exec actions") }
+            try Self.checkTimeout(timeout, effect, a, name)
             actions.append(
                 Action(
                     name: name, gesture: gesture, region: region, fingers: fingers,
@@ -96,7 +96,7 @@ extension Loader {
         let effect = try readEffect(a, name)
         let cooldown = try a.integer("cooldown", in: 0...3_600_000) ?? 0
         let timeout = try a.integer("timeout", in: 1...86_400_000)
-        if timeout != nil, case .keys = effect { throw a.fail("timeout", "action '\(name)': 'timeout' is for exec actions") }
+        try Self.checkTimeout(timeout, effect, a, name)
         return Action(
             name: name, gesture: "", phase: .recognized, effect: effect, cooldown: .milliseconds(cooldown),
             timeout: .milliseconds(timeout ?? 10_000), line: a.table.line, on: moment)
@@ -115,12 +115,24 @@ extension Loader {
         }
     }
 
+    private static func checkTimeout(_ timeout: Int?, _ effect: Action.Effect, _ a: Scope, _ name: String) throws(ConfigError) {
+        guard timeout != nil else { return }
+        if case .exec = effect { return }
+        throw a.fail("timeout", "action '\(name)': 'timeout' is for exec actions")
+    }
+
     private func readEffect(_ a: Scope, _ name: String) throws(ConfigError) -> Action.Effect {
         let keys = try a.string("keys")
         let argv = try a.strings("exec")
+        if let command = try a.choice("keyboard", Action.KeyboardCommand.self) {
+            guard keys == nil && argv == nil else {
+                throw a.fail("keyboard", "action '\(name)' needs exactly one of 'keys', 'exec' and 'keyboard'")
+            }
+            return .keyboard(command)
+        }
         switch (keys, argv) {
         case (nil, nil), (.some, .some):
-            throw a.fail(nil, "action '\(name)' needs exactly one of 'keys' (a chord such as \"KEY_LEFTALT+KEY_LEFT\") and 'exec' (an argv)")
+            throw a.fail(nil, "action '\(name)' needs exactly one of 'keys' (a chord such as \"KEY_LEFTALT+KEY_LEFT\"), 'exec' (an argv) and 'keyboard' (\"show\", \"hide\", \"toggle\")")
         case (let keys?, nil):
             let names = keys.split(separator: "+", omittingEmptySubsequences: false).map { String($0).trimmingSpaces }
             guard !names.isEmpty, names.count <= Self.maxChordKeys else {

@@ -24,7 +24,7 @@ extension Loader {
     mutating func readRegion(_ r: Scope, thresholds: Thresholds, screen: PixelRect, existing: [RegionSpec])
         throws(ConfigError) -> RegionSpec
     {
-        try r.checkKeys(["name", "rect", "priority", "standard_gestures", "gesture", "drag", "emulate", "pointer", "max_contacts"])
+        try r.checkKeys(["name", "rect", "priority", "standard_gestures", "gesture", "drag", "emulate", "pointer", "max_contacts", "exclude"])
         guard let name = try r.string("name") else { throw r.fail(nil, "a [[region]] needs a 'name'") }
         try checkName(name, r, "region")
         if existing.contains(where: { $0.name == name }) { throw r.fail("name", "region '\(name)' is defined twice") }
@@ -77,6 +77,12 @@ extension Loader {
         var spec = RegionSpec(name: name, rect: rect, gestures: gestures, drag: drag)
         // One finger (no pinch-zoom in the app) to ten (a panel's usual slots).
         spec.maxContacts = try r.integer("max_contacts", in: 1...10)
+        spec.exclude = try r.bool("exclude") ?? false
+        let standard = try r.bool("standard_gestures") == true
+        let given = (standard ? ["standard_gestures"] : []) + ["gesture", "drag", "emulate", "pointer", "max_contacts"].filter { r.table[$0] != nil }
+        if spec.exclude, let other = given.first {
+            throw r.fail(other, "region '\(name)' is excluded from gestures (exclude = true): '\(other)' does not apply")
+        }
         return spec
     }
 

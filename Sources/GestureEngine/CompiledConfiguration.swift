@@ -14,6 +14,8 @@ public struct CompiledRegion: Sendable {
     public let hasSystemGestures: Bool
     /// `RegionSpec.maxContacts`.
     public let maxContacts: Int?
+    /// `RegionSpec.exclude`: contacts landing in it are no gesture's.
+    public let exclude: Bool
     /// Its drag chained to an enclosing region's (`DragConstraints.chain`), resolved.
     public internal(set) var chain: CompiledChain?
 }
@@ -78,6 +80,8 @@ public struct CompiledConfiguration: Sendable {
     public let policy: ArenaPolicy
     /// The regions' nesting, for "is this region inside that one" in O(1).
     let nesting: RegionTree
+    /// The excluded regions (`RegionSpec.exclude`).
+    let excluded: [Int]
     /// Per region: why its declared drag chain does not resolve (nil: none declared, or it does).
     public let chainProblems: [String?]
     /// Every stroke template: the configuration's, then the built-in shapes it does not redefine.
@@ -143,7 +147,8 @@ public struct CompiledConfiguration: Sendable {
             regions.append(
                 CompiledRegion(
                     name: r.name, rect: rects[i], parent: parents[i], depth: depth(i), drag: r.drag, gestures: indices,
-                    fromClient: r.fromClient, hasSystemGestures: r.gestures.contains(where: \.outranksClients), maxContacts: r.maxContacts))
+                    fromClient: r.fromClient, hasSystemGestures: r.gestures.contains(where: \.outranksClients), maxContacts: r.maxContacts,
+                    exclude: r.exclude))
         }
         var problems = [String?](repeating: nil, count: regions.count)
         for i in regions.indices {
@@ -158,6 +163,7 @@ public struct CompiledConfiguration: Sendable {
         self.gestures = gestures
 
         nesting = RegionTree(parents: regions.map(\.parent))
+        excluded = regions.indices.filter { regions[$0].exclude }
         policy = Self.buildPolicy(regions: regions, gestures: gestures, nesting: nesting)
     }
 
@@ -308,8 +314,9 @@ public struct CompiledConfiguration: Sendable {
     /// The innermost region containing `p` (the later-declared of equally deep ones). But a
     /// client's region never takes a touch from a region with a system gesture that also holds
     /// `p`: the touch then goes to the innermost region within that one (itself, or a region
-    /// nested in it), which sees it either way.
+    /// nested in it), which sees it either way. None in an excluded region (`exclude`).
     public func hitTest(_ p: PixelPoint) -> Int? {
+        if isExcluded(p) { return nil }
         var best: Int?
         var system: Int?
         for i in regions.indices where regions[i].rect.contains(p) {
@@ -323,6 +330,12 @@ public struct CompiledConfiguration: Sendable {
             if regions[within].depth <= regions[i].depth { within = i }
         }
         return within
+    }
+
+    /// Does `p` lie in an excluded region (`RegionSpec.exclude`)? Most configurations have none.
+    public func isExcluded(_ p: PixelPoint) -> Bool {
+        for i in excluded where regions[i].rect.contains(p) { return true }
+        return false
     }
 }
 

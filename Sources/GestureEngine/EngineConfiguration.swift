@@ -244,6 +244,10 @@ public struct RegionSpec: Hashable, Sendable {
     /// The most contacts down in it the virtual touchscreen shows (pass-through); more stay
     /// hidden from the app until they lift, while the gestures see them all. Nil: no limit.
     public var maxContacts: Int?
+    /// An area out of gesture recognition (an on-screen keyboard's while it is shown): a contact
+    /// landing in it is no gesture's, this region's, an enclosing one's or a system gesture's,
+    /// is never taken from the app, and counts in no `max_contacts`. It has no gestures itself.
+    public var exclude = false
 
     public init(name: String, rect: PixelRect? = nil, gestures: [GestureSpec], drag: DragConstraints? = nil) {
         (self.name, self.rect, self.gestures, self.drag) = (name, rect, gestures, drag)

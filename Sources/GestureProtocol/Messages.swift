@@ -90,6 +90,19 @@ public enum Messages {
         w.endLine()
     }
 
+    /// A `keyboard` action fired: `{"type":"keyboard","keyboard":"show","action":NAME,"time":T,
+    /// "device":D}` (docs/PROTOCOL.md, "keyboard").
+    public static func keyboard(_ w: inout JSONLineWriter, command: String, action: String, time: Double, device: UInt32?) {
+        w.beginObject()
+        w.field("type", "keyboard")
+        w.field("keyboard", command)
+        w.field("action", action)
+        w.field("time", time, decimals: 6)
+        if let device { w.field("device", Int(device)) }
+        w.endObject()
+        w.endLine()
+    }
+
     public static func device(_ w: inout JSONLineWriter, added: Bool, _ d: DeviceSummary, time: Double) {
         w.beginObject()
         w.field("type", "device")

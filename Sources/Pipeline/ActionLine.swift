@@ -20,6 +20,8 @@ public enum ActionLine {
         case .exec(let argv):
             w.key("argv")
             w.value(.array(argv.map { .string($0) }))
+        case .keyboard(let command):
+            w.field("keyboard", command.rawValue)
         }
         w.field("time", time.seconds, decimals: 6)
         w.key("gesture")

@@ -5,7 +5,8 @@ import TouchFrames
 /// region that shows its most already is taken from the app (never shown, until it lifts), so a
 /// browser under it cannot pinch-zoom; the gestures still see every contact. A contact counts in
 /// the deepest region with a limit (the file's: a client's region has none) that holds where it
-/// landed; a region's limit counts its own contacts, not those of a limited region inside it.
+/// landed; a region's limit counts its own contacts, not those of a limited region inside it,
+/// nor those landing in an excluded region (`exclude`: an on-screen keyboard's thumbs).
 struct ContactLimits {
     /// The contacts shown, each with the region it counts in.
     private var counted: [(id: UInt32, region: Int)] = []
@@ -26,8 +27,9 @@ struct ContactLimits {
         // New: not seen before (whenever its id was given: a contact placed late lands now).
         for i in contacts.indices where !passed.contains(contacts[i].id) && !counted.contains(where: { $0.id == contacts[i].id }) {
             let id = contacts[i].id
-            if out.contains(id) {
-                passed.append(id)  // already kept from the app
+            // Already kept from the app, or landing in an excluded area (the app's alone).
+            if out.contains(id) || configuration.isExcluded(contacts[i].position) {
+                passed.append(id)
                 continue
             }
             guard let r = Self.limiting(contacts[i].position, configuration), let most = configuration.regions[r].maxContacts else { continue }

@@ -89,6 +89,9 @@ extension Posix {
         return s
     }
 
+    /// The first real-time signal (SIGRTMIN is a glibc call, not a constant).
+    public static var firstRealTimeSignal: Int32 { cl_sigrtmin() }
+
     /// SIGPIPE ignored: a write to a closed peer fails with EPIPE instead of ending the process.
     public static func ignoreBrokenPipes() { signal(SIGPIPE, SIG_IGN) }
 

@@ -44,6 +44,14 @@ extension Posix {
         return rc == 0 ? .success(pid) : .failure(SystemCallError("posix_spawn(/proc/self/exe)", rc))
     }
 
+    /// Starts `argv` (argv[0] looked up in PATH) as a child that keeps this process's stdout,
+    /// stderr, environment and session (`cl_spawn_child`); its pid.
+    public static func spawnChild(_ argv: [String]) -> Result<Int32, SystemCallError> {
+        var pid: pid_t = 0
+        let rc = withCStrings(argv) { cl_spawn_child(argv[0], $0, &pid) }
+        return rc == 0 ? .success(pid) : .failure(SystemCallError("posix_spawnp(\(argv[0]))", rc))
+    }
+
     /// Makes this process the reaper of its orphaned descendants (PR_SET_CHILD_SUBREAPER).
     public static func becomeSubreaper() -> SystemCallError? {
         cl_become_subreaper() == 0 ? nil : SystemCallError("prctl(PR_SET_CHILD_SUBREAPER)", errno)

@@ -22,7 +22,7 @@ struct TouchGestureCtl: ParsableCommand {
         subcommands: [
             Replay.self, TraceCommand.self, Monitor.self, Ping.self, Stats.self, Devices.self, Regions.self,
             Record.self, Play.self, Calibrate.self, Doctor.self,
-            CheckConfig.self, Diagrams.self, Import.self, Metrics.self, Strokes.self,
+            CheckConfig.self, Diagrams.self, Import.self, Metrics.self, Strokes.self, Keyboard.self,
         ]
     )
 

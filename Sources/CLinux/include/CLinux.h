@@ -265,6 +265,11 @@ int cl_output_pipe(int fds[2]);
 // mask and default dispositions. Returns 0 and sets *pid, or an errno.
 int cl_spawn_runner(const char *path, char *const argv[], int fd, pid_t *pid);
 
+// A child of a command-line tool (touchgesturectl keyboard's on-screen keyboard): `path` looked
+// up in PATH, stdin from /dev/null, the caller's stdout, stderr, environment, directory and
+// session, an empty signal mask and default dispositions, no fd above 2.
+int cl_spawn_child(const char *path, char *const argv[], pid_t *pid);
+
 // prctl is variadic: Swift cannot call it. Makes this process the reaper of every orphan among its
 // descendants (PR_SET_CHILD_SUBREAPER): what an action's command leaves running stays in reach.
 static inline int cl_become_subreaper(void) { return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); }
