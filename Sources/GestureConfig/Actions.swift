@@ -84,7 +84,7 @@ public final class Action: Sendable, CustomStringConvertible {
         switch effect {
         case .keys(_, let names): return names.joined(separator: "+")
         case .exec(let argv): return argv.joined(separator: " ")
-        case .keyboard(let command): return "keyboard \(command.rawValue)"
+        case .keyboard(let command): return command.rawValue
         }
     }
 
