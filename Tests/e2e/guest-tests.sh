@@ -47,6 +47,7 @@ run compositor_cage
 run compositor_filtered
 run compositor_sway
 run compositor_weston
+run keyboard
 run compositor_latency cage
 # Only when named: the README's compositor matrix (six minutes), Chromium (E2E_CHROMIUM=1).
 case " $ONLY " in *" compositor_matrix "*) compositor_matrix ;; esac

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """The on-screen keyboard's recording (the keyboard case, and the daemon test of
 `touchgesturectl keyboard`), on the project's virtual panel (3840x2160 units, a 1920x1080 screen:
-2 units a pixel). Writes DIR/keyboard.events and DIR/keyboard.segments ("name start end", s).
+2 units a pixel). Writes DIR/keyboard.events and DIR/keyboard.segments ("name start end", s from the first frame).
 Parts: a swipe up from the bottom edge (shows the keyboard), two taps on the keyboard (its
 bottom 300 px: no gesture sees them, its app gets them), a tap above it (a gesture), two fingers
 swiping down above it (hide it), a tap where it was (a gesture again).
-    keyboard-recording.py DIR   (run from the checkout's root)"""
+    keyboard-recording.py DIR [--flip-y]   (run from the checkout's root)
+--flip-y writes each Y as 2159 - Y: the guest's udev rule flips the virtual panel's Y
+(LIBINPUT_CALIBRATION_MATRIX, which the daemon applies), so the daemon sees the places above."""
 import os
 import sys
 
@@ -13,6 +15,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from evemu_writer import HEAD  # noqa: E402
 
 lines, t = [], 0
+flip = "--flip-y" in sys.argv
 segments = []
 
 
@@ -30,7 +33,7 @@ def frame(at_us, contacts, touch=None):
             ev(3, 0x39, c[1])
         if len(c) > 2:
             ev(3, 0x35, c[2])
-            ev(3, 0x36, c[3])
+            ev(3, 0x36, 2159 - c[3] if flip else c[3])
     if touch is not None:
         ev(1, 0x14A, touch)
     ev(0, 0, 0)
@@ -64,5 +67,7 @@ tap("after", 7_500_000, 16, 1000, 1950)
 out = sys.argv[1]
 open(f"{out}/keyboard.events", "w").write(HEAD + "\n" + "\n".join(lines) + "\n")
 with open(f"{out}/keyboard.segments", "w") as f:
+    # From the first frame, as the player's write times count (its first write is that frame).
+    first = segments[0][1]
     for name, a, b in segments:
-        f.write(f"{name} {a / 1e6:.3f} {b / 1e6:.3f}\n")
+        f.write(f"{name} {(a - first) / 1e6:.3f} {(b - first) / 1e6:.3f}\n")

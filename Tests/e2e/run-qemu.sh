@@ -134,7 +134,7 @@ if command -v cage > /dev/null && command -v wayland-scanner > /dev/null && pkg-
     cc -O2 -Wall -Wno-unused-parameter -I"$work/wayland" -o "$work/root/bin/touch-log" Tests/e2e/wayland/touch-log.c \
         "$work/wayland/xdg-shell-protocol.c" $(pkg-config --cflags --libs wayland-client)
     compositors=()
-    for c in cage sway swaymsg weston seatd; do
+    for c in cage sway swaymsg weston seatd wvkbd-mobintl; do
         p=$(command -v $c) || continue
         cp "$p" "$work/root/bin/$c"
         compositors+=("$p")
@@ -149,6 +149,12 @@ if command -v cage > /dev/null && command -v wayland-scanner > /dev/null && pkg-
     printf '#!/bin/sh\nexit 1\n' > "$work/root/usr/bin/Xwayland" && chmod +x "$work/root/usr/bin/Xwayland"
     cp -r /usr/share/X11/xkb "$work/root/usr/share/X11/"
     cp -r /usr/share/libinput "$work/root/usr/share/" 2> /dev/null || true
+    # wvkbd draws its keys with pango: fontconfig's files and one font.
+    if [ -x "$work/root/bin/wvkbd-mobintl" ]; then
+        mkdir -p "$work/root/etc" "$work/root/usr/share/fonts/truetype"
+        cp -r /etc/fonts "$work/root/etc/"
+        cp -r /usr/share/fonts/truetype/dejavu "$work/root/usr/share/fonts/truetype/"
+    fi
     drm=$(ls -d "$work"/kernel/lib/modules/* | head -1)/kernel/drivers/gpu/drm
     for m in drm.ko drm_kms_helper.ko ttm/ttm.ko drm_ttm_helper.ko drm_vram_helper.ko tiny/bochs.ko; do
         cp "$drm/$m" "$work/root/lib/modules/"
@@ -262,6 +268,9 @@ cp examples/recordings/protocol-a.events "$work/root/e2e/rec/protocol-a.events"
 python3 Tests/e2e/noisy-recording.py "$work/root/e2e/rec/noisy.events"
 "$bin/touchgesturectl" replay --config examples/noisy-panel.toml --mirror "$work/root/e2e/rec/noisy-mirror.events" "$work/root/e2e/rec/noisy.events"
 cp examples/noisy-panel.toml "$work/root/e2e/noisy-panel.toml"
+# The on-screen keyboard's recording (its parts' times too) and config.
+python3 Tests/e2e/keyboard-recording.py "$work/root/e2e/rec" --flip-y
+cp examples/keyboard.toml "$work/root/e2e/keyboard.toml"
 # A pan whose finger never lifts: the device is destroyed mid-gesture.
 awk '/^E:/ && ++n > 40 { exit } { print }' $fixtures/fling-left.events > "$work/root/e2e/rec/pan-no-lift.events"
 

@@ -56,7 +56,8 @@ start_compositor() {
     case $cname in
         cage) as_kiosk "env ${CAGE_ENV:-$wlr} cage -- ${CLIENT:-/bin/touch-log $log}" > /tmp/comp-$cname.log 2>&1 & ;;
         sway)
-            printf 'default_border none\nfocus_follows_mouse no\nexec /bin/touch-log %s\n' $log > /tmp/kiosk/sway.cfg
+            # SWAY_EXEC: one more command the session starts (the keyboard case's helper).
+            printf 'default_border none\nfocus_follows_mouse no\nexec env TOUCH_LOG_TILED=%s /bin/touch-log %s\n%s\n' "${TOUCH_LOG_TILED:-0}" $log "${SWAY_EXEC:-}" > /tmp/kiosk/sway.cfg
             as_kiosk "env $wlr sway -c /tmp/kiosk/sway.cfg" > /tmp/comp-$cname.log 2>&1 & ;;
         weston)
             # Debian's weston 10 has no libseat launcher: as root, its direct launcher on a VT.

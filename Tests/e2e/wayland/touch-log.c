@@ -1,7 +1,9 @@
 // A Wayland client for the e2e guest: one fullscreen window, and a line for every wl_touch and
 // wl_pointer event it receives, with the monotonic time it came. What a kiosk app would see.
 //   touch-log [LOG]      (LOG: where the lines go; stdout by default)
-// Lines: "<seconds> ready W H", "<seconds> touch down ID X Y", "touch motion ID X Y",
+// TOUCH_LOG_TILED=1: a window as the compositor lays it out, not fullscreen (sway draws its top
+// layer, an on-screen keyboard's, under a fullscreen window).
+// Lines: "<seconds> ready W H", "size W H" (a later size), "<seconds> touch down ID X Y", "touch motion ID X Y",
 // "touch up ID", "touch cancel", "touch frame", "pointer enter X Y", "pointer leave",
 // "pointer motion X Y", "pointer button BUTTON pressed|released", "pointer axis AXIS VALUE",
 // "seat touch on|off", "seat pointer on|off", and last, on SIGTERM or when the compositor goes,
@@ -31,7 +33,7 @@ static struct xdg_wm_base *wm_base;
 static struct wl_surface *surface;
 static struct wl_touch *touch;
 static struct wl_pointer *pointer;
-static int width = 1280, height = 720, configured, drawn;
+static int width = 1280, height = 720, configured, drawn, drawn_width, drawn_height;
 static volatile sig_atomic_t stop;
 
 // What the summary counts. A touch point is down from its down to its up or a cancel.
@@ -96,7 +98,11 @@ static void draw(void) {
     wl_surface_damage(surface, 0, 0, width, height);
     wl_surface_commit(surface);
     if (!drawn) say("ready %d %d", width, height);
+    // A later size: the compositor gave the window less room (a keyboard's exclusive zone).
+    else if (width != drawn_width || height != drawn_height) say("size %d %d", width, height);
     drawn = 1;
+    drawn_width = width;
+    drawn_height = height;
 }
 
 // --- wl_touch
@@ -241,7 +247,8 @@ int main(int argc, char **argv) {
     xdg_toplevel_add_listener(toplevel, &toplevel_listener, NULL);
     xdg_toplevel_set_title(toplevel, "touch-log");
     xdg_toplevel_set_app_id(toplevel, "touch-log");
-    xdg_toplevel_set_fullscreen(toplevel, NULL);
+    const char *tiled = getenv("TOUCH_LOG_TILED");
+    if (!tiled || strcmp(tiled, "1") != 0) xdg_toplevel_set_fullscreen(toplevel, NULL);
     wl_surface_commit(surface);
 
     // Read the display until SIGTERM or until the compositor goes.
