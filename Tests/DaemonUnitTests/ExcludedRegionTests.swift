@@ -43,17 +43,17 @@ import TouchFrames
 
     @Test func touchesInTheExcludedArea_areNoGesturesAndNeverTaken() throws {
         let excluded = try Self.run(Self.config)
-        // The swipe up from the bottom edge lands in the area: no edge swipe, nothing taken.
-        #expect(!excluded.lines.contains("edge_swipe"), "\(excluded.lines)")
-        #expect(excluded.taken.isEmpty, "the app keeps every touch of the area")
-        // The three taps on the area are no one's; the tap above it and the two-finger swipe are.
-        let taps = excluded.lines.split(separator: "\n").filter { $0.contains("\"gesture\":\"tap\"") }
+        // The swipe up from the bottom edge lands in the area: no edge swipe from the bottom, its
+        // touch not taken; the swipe down from the top edge is one, and takes its own.
+        #expect(!excluded.lines.contains(#""edge":"bottom""#) && excluded.lines.contains(#""edge":"top""#), "\(excluded.lines)")
+        #expect(excluded.taken.count == 1, "the app keeps every touch of the area")
+        // The two taps on the area and the one after are no one's; the tap above it is a tap.
+        let taps = excluded.lines.split(separator: "\n").filter { $0.contains(#""gesture":"tap""#) }
         #expect(taps.count == 1 && taps[0].contains(#""y":300.0"#), "\(taps)")
-        #expect(excluded.lines.contains(#""gesture":"swipe""#))
-        // Without the region: the edge swipe is a system gesture that takes its touch.
+        // Without the region: both edge swipes, each taking its touch, and every tap.
         let open = try Self.run(Self.example)
-        #expect(open.lines.contains("edge_swipe") && !open.taken.isEmpty)
-        #expect(open.lines.split(separator: "\n").filter { $0.contains("\"gesture\":\"tap\"") }.count == 4)
+        #expect(open.lines.contains(#""edge":"bottom""#) && open.taken.count == 2)
+        #expect(open.lines.split(separator: "\n").filter { $0.contains(#""gesture":"tap""#) }.count == 4)
     }
 
     @Test func hitTest_findsNoRegionInTheArea_butFindsThemAround() throws {
@@ -84,6 +84,7 @@ import TouchFrames
     @Test func keyboardActions_readAndRefused() throws {
         let c = try ConfigLoader.parse(Self.example, file: "k.toml")
         #expect(c.actions.map(\.effect) == [.keyboard(.show), .keyboard(.hide)])
+        #expect(c.actions.map(\.edge) == [.bottom, .top])
         let head = "[[action]]\nname = \"k\"\ngesture = \"tap\"\n"
         for bad in ["keyboard = \"open\"", "keyboard = \"show\"\nkeys = \"KEY_A\"", "keyboard = \"show\"\ntimeout = 100"] {
             #expect(throws: ConfigError.self) { try ConfigLoader.parse(head + bad + "\n", file: "x.toml") }

@@ -3,8 +3,8 @@
 `touchgesturectl keyboard`), on the project's virtual panel (3840x2160 units, a 1920x1080 screen:
 2 units a pixel). Writes DIR/keyboard.events and DIR/keyboard.segments ("name start end", s from the first frame).
 Parts: a swipe up from the bottom edge (shows the keyboard), two taps on the keyboard (its
-bottom 300 px: no gesture sees them, its app gets them), a tap above it (a gesture), two fingers
-swiping down above it (hide it), a tap where it was (a gesture again).
+bottom 300 px: no gesture sees them, its app gets them), a tap above it (a gesture), a swipe down
+from the top edge (hides it), a tap where it was (a gesture again).
     keyboard-recording.py DIR [--flip-y]   (run from the checkout's root)
 --flip-y writes each Y as 2159 - Y: the guest's udev rule flips the virtual panel's Y
 (LIBINPUT_CALIBRATION_MATRIX, which the daemon applies), so the daemon sees the places above."""
@@ -55,13 +55,13 @@ segments.append(("show", start, start + 320_000))
 tap("key-1", 2_500_000, 11, 1000, 1950)
 tap("key-2", 2_800_000, 12, 1400, 1900)
 tap("above", 4_000_000, 13, 1000, 600)
-# Two fingers down above the keyboard: 900 units in 0.2 s, then lifted.
+# Down from the top edge: 80 mm in 0.3 s.
 start = 5_500_000
-frame(start, [(0, 14, 1500, 200), (1, 15, 2100, 200)], touch=1)
-for i in range(1, 21):
-    frame(start + i * 10_000, [(0, None, 1500, 200 + 45 * i), (1, None, 2100, 200 + 45 * i)])
-frame(start + 220_000, [(0, -1), (1, -1)], touch=0)
-segments.append(("hide", start, start + 220_000))
+frame(start, [(0, 14, 1900, 1)], touch=1)
+for i in range(1, 31):
+    frame(start + i * 10_000, [(0, None, 1900, 1 + 40 * i)])
+frame(start + 320_000, [(0, -1)], touch=0)
+segments.append(("hide", start, start + 320_000))
 tap("after", 7_500_000, 16, 1000, 1950)
 
 out = sys.argv[1]
