@@ -1,6 +1,7 @@
 import GestureConfig
 import GestureEngine
 import GestureProtocol
+import SystemCalls
 
 /// `set_regions`: a client's regions, read by the config loader's code (and refused for the
 /// same reasons as the file's `[[region]]`), within the caps per client, per user and for all
@@ -71,7 +72,11 @@ extension Daemon {
     private func checkExcluded(_ regions: [RegionSpec], of c: Client, others: [Client]) throws {
         let mine = regions.filter(\.exclude)
         guard !mine.isEmpty else { return }
-        if c.page != nil { throw RequestError(.forbidden, "a web page may not exclude an area from gestures (exclude)") }
+        // A page (introduced, or the bridge's own connection carrying a remote one) never.
+        let bridge = base.daemon.bridgeUser
+        if c.page != nil || (!bridge.isEmpty && UserIdentity.lookup(c.peer.uid)?.name == bridge) {
+            throw RequestError(.forbidden, "a web page may not exclude an area from gestures (exclude)")
+        }
         try checkMayChangeConfiguration(c, "an excluded region (exclude)")
         let screen = base.engine.screen
         func area(_ rs: [RegionSpec]) -> Double {

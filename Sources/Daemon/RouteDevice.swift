@@ -96,7 +96,7 @@ struct RouteDevice {
     /// gesture lines not yet written. Here, where the pipeline's parts are passed as they lie
     /// (passed from the table's array element, the pipeline was copied).
     mutating func writeTouchLine(_ out: inout PipelineOutput) {
-        JSONLines.touchLine(pipeline.decoder, into: &out)
+        JSONLines.touchLine(pipeline.decoder, hiding: pipeline.excluded.ids, into: &out)
     }
 
     /// The output's lines to the subscribers that take them, each gesture line written as it

@@ -332,6 +332,9 @@ public struct CompiledConfiguration: Sendable {
         return within
     }
 
+    /// Some region is excluded (`RegionSpec.exclude`).
+    public var hasExcludedRegions: Bool { !excluded.isEmpty }
+
     /// Does `p` lie in an excluded region (`RegionSpec.exclude`)? Most configurations have none.
     public func isExcluded(_ p: PixelPoint) -> Bool {
         for i in excluded where regions[i].rect.contains(p) { return true }

@@ -117,8 +117,10 @@ public enum Messages {
     /// One frame's contacts: `{"type":"touch","device":1,"time":…,"contacts":[{"id":…,"x":…,"y":…,"u":…,"v":…}]}`.
     /// `unit` gives a contact's position on the panel's own axes (0…1, before calibration and
     /// rotation), when known.
+    /// `hidden`: contacts left out (those that landed in an excluded region).
     public static func touch(
-        _ w: inout JSONLineWriter, device: UInt32, frame: TouchFrame, unit: (UInt32) -> (u: Double, v: Double)? = { _ in nil }
+        _ w: inout JSONLineWriter, device: UInt32, frame: TouchFrame, hidden: [UInt32] = [],
+        unit: (UInt32) -> (u: Double, v: Double)? = { _ in nil }
     ) {
         w.beginObject()
         w.field("type", "touch")
@@ -126,8 +128,10 @@ public enum Messages {
         w.field("time", frame.time.seconds, decimals: 6)
         w.key("contacts")
         w.raw("[")
-        for (i, c) in frame.contacts.enumerated() {
-            if i > 0 { w.raw(",") }
+        var written = 0
+        for c in frame.contacts where hidden.isEmpty || !hidden.contains(c.id) {
+            if written > 0 { w.raw(",") }
+            written += 1
             w.beginObject()
             w.field("id", Int(c.id))
             w.field("x", c.position.x, decimals: 1)

@@ -30,6 +30,9 @@ public struct DevicePipeline {
     private var takesTouches: [Bool]
     /// Regions' `max_contacts` at work (pass-through only; `limitsContacts` when some region has one).
     private var limits = ContactLimits()
+    /// The contacts down that landed in an excluded region: no touch line shows them (stored:
+    /// read from the daemon's route without copying the pipeline).
+    public private(set) var excluded = ExcludedContacts()
     private var limitsContacts = false
     /// Contacts taken from the app for a region's `max_contacts` so far.
     public var contactsLimited: Int { limits.taken }
@@ -189,7 +192,7 @@ public struct DevicePipeline {
     /// touch line (the daemon's route runs `handleFrame` and its own client-lines stage).
     private mutating func frameWithLines(into out: inout PipelineOutput) {
         handleFrame(into: &out)
-        JSONLines.touchLine(decoder, into: &out)
+        JSONLines.touchLine(decoder, hiding: excluded.ids, into: &out)
         writeGestureLines(into: &out)
     }
 
@@ -203,6 +206,7 @@ public struct DevicePipeline {
         if passThrough && !holders.isEmpty { collectHeld(into: &out) }
         // (A swallowed sequence, touch to wake, is the app's no more than the engine's.)
         if limitsContacts && !swallowing { limits.frame(decoder, engine.configuration, into: &out.takenContacts) }
+        excluded.frame(decoder, engine.configuration)
         if decoder.isFiltered { includeTick() }
     }
 
@@ -255,9 +259,7 @@ public struct DevicePipeline {
     }
 
     private static func sooner(_ a: Timestamp?, _ b: Timestamp?) -> Timestamp? {
-        guard let a else { return b }
-        guard let b else { return a }
-        return min(a, b)
+        if let a, let b { min(a, b) } else { a ?? b }
     }
 
     /// Touch to wake: the frames from now until no contact is down go to no one; the engine

@@ -10,10 +10,11 @@ import TouchFrames
 public enum JSONLines {
     /// The last frame's `touch` line, if one is wanted: each contact with its screen position
     /// and its place on the panel's own axes (the calibrator's u, v).
-    public static func touchLine(_ decoder: borrowing FrameDecoder, into out: inout PipelineOutput) {
+    /// `hidden`: the contacts that landed in an excluded region, left out.
+    public static func touchLine(_ decoder: borrowing FrameDecoder, hiding hidden: [UInt32], into out: inout PipelineOutput) {
         guard out.pendingTouch != nil else { return }
         out.writeTouch { w in
-            Messages.touch(&w, device: decoder.frame.device, frame: decoder.frame) { decoder.unitPosition(ofContact: $0) }
+            Messages.touch(&w, device: decoder.frame.device, frame: decoder.frame, hidden: hidden) { decoder.unitPosition(ofContact: $0) }
         }
     }
 

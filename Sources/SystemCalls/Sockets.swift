@@ -51,6 +51,16 @@ extension Posix {
         return Array(groups.prefix(Int(length) / MemoryLayout<gid_t>.size))
     }
 
+    /// Bounds a blocking socket's sends, and a Unix socket's connect, to `ms` milliseconds: past
+    /// it they fail with EAGAIN (a peer that stopped reading cannot hold the caller).
+    public static func setSendTimeout(_ fd: Int32, milliseconds ms: Int) -> SystemCallError? {
+        var t = timeval(tv_sec: ms / 1000, tv_usec: (ms % 1000) * 1000)
+        guard setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &t, socklen_t(MemoryLayout<timeval>.size)) == 0 else {
+            return SystemCallError("setsockopt(SO_SNDTIMEO)", errno)
+        }
+        return nil
+    }
+
     /// Makes `fd` non-blocking.
     public static func setNonBlocking(_ fd: Int32) -> SystemCallError? {
         let flags = fcntl(fd, F_GETFL)

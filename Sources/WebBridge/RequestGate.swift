@@ -47,6 +47,10 @@ public struct RequestGate: Sendable {
             if readOnly, case .calibrate(let r) = request, r.save {
                 return .answer(Self.errorLine(id, .forbidden, "this bridge is read-only (--read-only): a calibration is fitted, not saved"))
             }
+            if case .setRegions(let regions) = request, regions.contains(where: { $0["exclude"] != nil }) {
+                // An excluded area takes the kiosk's own gestures away: never a page's to ask.
+                return .answer(Self.errorLine(id, .forbidden, "a web page may not exclude an area from gestures (exclude)"))
+            }
             return .forward(message + [UInt8(ascii: "\n")])
         }
     }

@@ -18,13 +18,15 @@ final class Connection {
 
     /// `quiet`: the request socket, where the connection starts subscribed to nothing; failing
     /// to reach it prints nothing (the caller falls back to the stream socket).
-    init(_ path: String, quiet: Bool = false) throws {
+    /// `sendTimeoutMs`: a connect or a send that waits longer fails (`Posix.setSendTimeout`).
+    init(_ path: String, quiet: Bool = false, sendTimeoutMs: Int? = nil) throws {
         self.quiet = quiet
         let socket: Descriptor
         switch Posix.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue)) {
         case .success(let s): socket = s
         case .failure(let e): throw fail("\(e)")
         }
+        if let ms = sendTimeoutMs, Posix.setSendTimeout(socket.raw, milliseconds: ms) != nil { throw ExitCode.failure }
         if let e = Posix.connect(socket.raw, unixPath: path) {
             if quiet { throw ExitCode.failure }
             throw fail("cannot connect to \(path): \(e.reason) (is touchgestured running? --socket PATH)")
@@ -36,6 +38,12 @@ final class Connection {
 
     func send(_ line: String) {
         writeAll(fd, Array((line + "\n").utf8))
+    }
+
+    /// Sends a line; false when it could not be written whole (the peer went, or a send timeout
+    /// passed).
+    func trySend(_ line: String) -> Bool {
+        Posix.writeAll(fd, Array((line + "\n").utf8)) == nil
     }
 
     /// The longest line taken from a server: the daemon's longest (a `stats` reply, a hello of

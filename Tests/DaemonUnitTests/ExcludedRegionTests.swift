@@ -22,23 +22,25 @@ import TouchFrames
         return try Evemu.parse(try String(contentsOfFile: path, encoding: .utf8), file: path)
     }
 
-    /// The recording through a pass-through pipeline: its gesture lines, and the contacts taken
-    /// from the app.
-    static func run(_ config: String) throws -> (lines: String, taken: [UInt32]) {
+    /// The recording through a pass-through pipeline: its gesture lines, the contacts taken
+    /// from the app, and its touch lines.
+    static func run(_ config: String) throws -> (lines: String, taken: [UInt32], touches: String) {
         let rec = try recording()
         var configuration = try ConfigLoader.parse(config, file: "k.toml")
         configuration.daemon.mode = .passthrough
         let description = try #require(rec.description)
         var p = try DevicePipeline(description: description, configuration: configuration, device: 1)
-        var out = PipelineOutput(wants: .init())
+        var out = PipelineOutput(wants: .init(touchLines: true))
         var taken: [UInt32] = []
+        var touches = ""
         for e in rec.events {
             p.feed(e, into: &out)
             taken += out.takenContacts
+            touches += String(decoding: out.lines, as: UTF8.self)
             out.removeAll()
         }
         let lines = try DevicePipeline.lines(rec, description: description, configuration: configuration)
-        return (lines, taken)
+        return (lines, taken, touches)
     }
 
     @Test func touchesInTheExcludedArea_areNoGesturesAndNeverTaken() throws {
@@ -54,6 +56,15 @@ import TouchFrames
         let open = try Self.run(Self.example)
         #expect(open.lines.contains(#""edge":"bottom""#) && open.taken.count == 2)
         #expect(open.lines.split(separator: "\n").filter { $0.contains(#""gesture":"tap""#) }.count == 4)
+    }
+
+    @Test func touchLines_leaveOutTheContactsOfTheArea() throws {
+        // What is typed on an on-screen keyboard is no client's to read.
+        let excluded = try Self.run(Self.config).touches, open = try Self.run(Self.example).touches
+        for y in [#""y":975.0"#, #""y":950.0"#] {
+            #expect(!excluded.contains(y) && open.contains(y), "\(y)")
+        }
+        #expect(excluded.contains(#""y":300.0"#), "the tap above it is there")
     }
 
     @Test func hitTest_findsNoRegionInTheArea_butFindsThemAround() throws {

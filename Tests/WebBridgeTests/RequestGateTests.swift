@@ -24,6 +24,12 @@ import Testing
         }
     }
 
+    @Test func anExcludedRegion_isNeverAPagesToAsk() {
+        let message = #"{"op":"set_regions","id":2,"regions":[{"name":"k","rect":[0,780,1920,300],"exclude":true}]}"#
+        #expect(answer(message)?.contains(#""code":"forbidden""#) == true)
+        #expect(answer(message.replacingOccurrences(of: "true", with: "false"))?.contains("forbidden") == true, "the key at all")
+    }
+
     @Test func statsAndUnknownOps_areAnsweredByTheBridge() {
         #expect(answer(#"{"op":"stats","id":7}"#) == #"{"type":"error","id":7,"ok":false,"code":"forbidden","message":"op 'stats' is not served to web pages"}"# + "\n")
         #expect(answer(#"{"op":"reboot","id":"x"}"#)?.contains(#""code":"unknown_op""#) == true)

@@ -1,0 +1,25 @@
+import GestureEngine
+import TouchFrames
+
+/// The contacts that landed in an excluded region (`exclude`: an on-screen keyboard's keys):
+/// left out of `touch` lines as well as gestures, so no client reads what was typed on it.
+/// Nothing to do, and no cost, while the configuration has no excluded region and none is down.
+public struct ExcludedContacts {
+    /// Down now, landed in an excluded region.
+    public private(set) var ids: [UInt32] = []
+    /// Down now, seen landing (in an excluded region or not).
+    private var seen: [UInt32] = []
+
+    /// The decoder's last frame: lifted contacts forgotten, landed ones placed.
+    mutating func frame(_ decoder: borrowing FrameDecoder, _ configuration: CompiledConfiguration) {
+        guard configuration.hasExcludedRegions || !seen.isEmpty else { return }
+        let contacts = decoder.frame.contacts
+        seen.removeAll { id in !contacts.contains { $0.id == id } }
+        ids.removeAll { id in !contacts.contains { $0.id == id } }
+        guard configuration.hasExcludedRegions else { return }
+        for i in contacts.indices where !seen.contains(contacts[i].id) {
+            seen.append(contacts[i].id)
+            if configuration.isExcluded(contacts[i].position) { ids.append(contacts[i].id) }
+        }
+    }
+}
