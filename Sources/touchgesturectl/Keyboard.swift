@@ -80,9 +80,21 @@ struct Keyboard: ParsableCommand {
 /// The keyboard's process: shown and hidden by signals, stopped, reaped.
 struct KeyboardProcess {
     let pid: Int32
+    private var lastSignalAt: Int64 = 0
 
-    func show() { Posix.kill(pid, SIGUSR2) }
-    func hide() { Posix.kill(pid, SIGUSR1) }
+    init(pid: Int32) { self.pid = pid }
+
+    mutating func show() { send(SIGUSR2) }
+    mutating func hide() { send(SIGUSR1) }
+
+    /// Two signals pending at once are taken lowest number first (SIGUSR1, hide, before SIGUSR2,
+    /// show, whatever order they came in): one is sent 100 ms after the last at the soonest.
+    private mutating func send(_ signal: Int32) {
+        let next = lastSignalAt + 100_000_000
+        if Posix.monotonicNanoseconds() < next { Posix.sleep(untilMonotonic: next) }
+        Posix.kill(pid, signal)
+        lastSignalAt = Posix.monotonicNanoseconds()
+    }
 
     /// SIGTERM, then SIGKILL after 2 s.
     func stop() {

@@ -10,7 +10,7 @@ import SystemCalls
 /// keyboard, a send that waits over 2 s drops the connection, what it prints is escaped.
 struct KeyboardLink {
     let socket: String
-    let keyboard: KeyboardProcess
+    private var keyboard: KeyboardProcess
     let region: String
     let heights: (portrait: Int, landscape: Int)
     private var connection: Connection?

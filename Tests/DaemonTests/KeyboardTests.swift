@@ -1,6 +1,7 @@
 import Foundation
 import GestureProtocol
 import Testing
+import TestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -77,6 +78,26 @@ import Testing
         #expect(regions.map { "\($0)" }?.contains("keyboard") == false, "the connection's region went with it")
         let said = (try? String(contentsOfFile: d.dir + "/helper.log", encoding: .utf8)) ?? ""
         #expect(said.contains("the keyboard exited (status 3)"), "\(said)")
+        #expect(d.stop() == 0)
+    }
+
+    @Test func aRefusedArea_hidesTheKeyboardAgain() throws {
+        // 1000 of the screen's 1080 px: over the bound, so its keys would stay gestures.
+        let dir = scratch()
+        let log = dir + "/keyboard.txt"
+        let d = try DaemonUnderTest([], config: try String(contentsOfFile: Self.example, encoding: .utf8), dir: dir)
+        let helper = try Self.helper(d, ["--height", "1000", "--", try Self.keyboard(dir, log: log)])
+        let said = { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+        let logged = { (try? String(contentsOfFile: d.logPath, encoding: .utf8)) ?? "" }
+        _ = eventually(within: 10) { said().hasPrefix("start\n") && logged().contains("connected to the request socket") }
+        kill(helper.processIdentifier, SIGUSR2)  // shown as by a `keyboard` action
+        _ = eventually(within: 10) { said().contains("hide\n") }
+        #expect(said() == "start\nshow\nhide\n", "\(said())")
+        helper.terminate()
+        helper.waitUntilExit()
+        let out = (try? String(contentsOfFile: dir + "/helper.log", encoding: .utf8)) ?? ""
+        #expect(out.contains("may cover 50 % of the screen at most"), "\(out)")
+        #expect(out.contains("the keyboard is hidden (its area could not be excluded)"), "\(out)")
         #expect(d.stop() == 0)
     }
 
