@@ -30,8 +30,7 @@ public struct DevicePipeline {
     private var takesTouches: [Bool]
     /// Regions' `max_contacts` at work (pass-through only; `limitsContacts` when some region has one).
     private var limits = ContactLimits()
-    /// The contacts down that landed in an excluded region: no touch line shows them (stored:
-    /// read from the daemon's route without copying the pipeline).
+    /// The contacts down that landed in an excluded region, in no touch line (stored: see below).
     public private(set) var excluded = ExcludedContacts()
     private var limitsContacts = false
     /// Contacts taken from the app for a region's `max_contacts` so far.
@@ -80,12 +79,13 @@ public struct DevicePipeline {
         pointerList = configuration.pointerRegions
         pointer = PointerStage(pointerList, compiled: compiled, scale: decoder.geometry.scale, passThrough: passThrough)
         holdsTouches = !holders.isEmpty || pointer.claims
-        limitsContacts = Self.limitsContacts(compiled, passThrough: passThrough)
+        configureContacts(compiled)
     }
 
-    /// Some region limits the contacts the virtual touchscreen shows (`max_contacts`).
-    private static func limitsContacts(_ c: CompiledConfiguration, passThrough: Bool) -> Bool {
-        passThrough && c.regions.contains { $0.maxContacts != nil }
+    /// Some region limits the contacts the virtual touchscreen shows (`max_contacts`); some is excluded.
+    private mutating func configureContacts(_ c: CompiledConfiguration) {
+        limitsContacts = passThrough && c.regions.contains { $0.maxContacts != nil }
+        excluded.watching = c.hasExcludedRegions
     }
 
     private static func holders(_ c: CompiledConfiguration, _ takes: [Bool]) -> [(gesture: Int, bound: Int64)] {
@@ -206,7 +206,7 @@ public struct DevicePipeline {
         if passThrough && !holders.isEmpty { collectHeld(into: &out) }
         // (A swallowed sequence, touch to wake, is the app's no more than the engine's.)
         if limitsContacts && !swallowing { limits.frame(decoder, engine.configuration, into: &out.takenContacts) }
-        excluded.frame(decoder, engine.configuration)
+        if excluded.isActive { excluded.frame(decoder, engine.configuration) }
         if decoder.isFiltered { includeTick() }
     }
 
@@ -335,7 +335,7 @@ public struct DevicePipeline {
             actions = ActionTable(actionList, engine.configuration, fileRegions: actionRegions)
             takesTouches = Self.takesTouches(engine.configuration, actions, passThrough: passThrough)
             holders = Self.holders(engine.configuration, takesTouches)
-            limitsContacts = Self.limitsContacts(engine.configuration, passThrough: passThrough)
+            configureContacts(engine.configuration)
             encoderGeneration = engine.configurationGeneration
             reconfigurePointer()
         }

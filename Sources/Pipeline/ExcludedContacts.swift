@@ -9,14 +9,17 @@ public struct ExcludedContacts {
     public private(set) var ids: [UInt32] = []
     /// Down now, seen landing (in an excluded region or not).
     private var seen: [UInt32] = []
+    /// The configuration has an excluded region (set with each configuration).
+    var watching = false
+    /// Something to do this frame (asked before the configuration is passed: no copy of it).
+    var isActive: Bool { watching || !seen.isEmpty }
 
     /// The decoder's last frame: lifted contacts forgotten, landed ones placed.
     mutating func frame(_ decoder: borrowing FrameDecoder, _ configuration: CompiledConfiguration) {
-        guard configuration.hasExcludedRegions || !seen.isEmpty else { return }
         let contacts = decoder.frame.contacts
         seen.removeAll { id in !contacts.contains { $0.id == id } }
         ids.removeAll { id in !contacts.contains { $0.id == id } }
-        guard configuration.hasExcludedRegions else { return }
+        guard watching else { return }
         for i in contacts.indices where !seen.contains(contacts[i].id) {
             seen.append(contacts[i].id)
             if configuration.isExcluded(contacts[i].position) { ids.append(contacts[i].id) }

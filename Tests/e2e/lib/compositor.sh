@@ -183,7 +183,9 @@ compositor_case() {
     compositor_play $comp passthrough lift
     left=$(echo "$summary" | sed -n 's/.* down=\([0-9]*\).*/\1/p')
     taken=$(sed -n 's/^taken .* clicks //p' /tmp/parts-$comp.txt)
-    detail="(window mapped in ${ready} s, mirror opened $opened; client: $summary; by part, downs ups cancels: $parts left down $left, clicks from taken touches $taken)"
+    # wl_touch.frame events the client got (cage 0.1.4 sends none: what Chromium waits for).
+    frames=$(grep -c ' touch frame' $log)
+    detail="(window mapped in ${ready} s, mirror opened $opened; client: $summary frames=$frames; by part, downs ups cancels: $parts left down $left, clicks from taken touches $taken)"
     [ $comp = sway ] && detail="$detail (sway's input identifiers: $(tr '\n' ';' < /tmp/inputs-sway.txt))"
     held=$(echo "$summary" | sed -n 's/.* held=\([0-9]*\).*/\1/p')
     # A waking tap: nothing at all. A pointer tap: one left press (BTN_LEFT, 272) and no touch; a
