@@ -116,13 +116,19 @@ final class ActionRunner {
             pending.append((action, argv, Self.environment(context), monotonicNanoseconds()))
             hasPending = true
         case .keyboard(let command):
-            started += 1
-            log.info("action '\(action.name)': keyboard \(command.rawValue)")
             var w = JSONLineWriter(capacity: 128)
             Messages.keyboard(
                 &w, command: command.rawValue, action: action.name, time: context.event.time.seconds,
                 device: context.moment == nil || context.moment == .wake ? context.device : nil)
-            state.fanout.broadcast(w.bytes)
+            if state.fanout.broadcast(w.bytes) > 0 {
+                started += 1
+                log.info("action '\(action.name)': keyboard \(command.rawValue)")
+            } else {
+                failed += 1
+                if let more = warnings.note(at: monotonicNanoseconds()) {
+                    log.warning("action '\(action.name)': keyboard \(command.rawValue), but no client takes it (is touchgesturectl keyboard running?)\(more)")
+                }
+            }
         }
     }
 

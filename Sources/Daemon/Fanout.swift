@@ -231,20 +231,25 @@ struct Fanout: ~Copyable {
     }
 
     /// A device line (added, removed) for every subscriber that takes the device.
-    /// A line for every subscriber that takes gesture lines (idle, wake).
-    /// A notice (`idle`, `wake`) to every subscriber of gestures.
+    /// A line (`idle`, `wake`, `keyboard`) to every subscriber that takes gesture lines; how
+    /// many those were.
     // Safe: the array is lent for the call; the bytes are copied into each queue.
-    mutating func broadcast(_ bytes: [UInt8]) { bytes.withUnsafeBufferPointer { broadcast($0) } }
+    @discardableResult
+    mutating func broadcast(_ bytes: [UInt8]) -> Int { bytes.withUnsafeBufferPointer { broadcast($0) } }
 
     /// A device's line (added, removed) to every subscriber that takes that device.
     // Safe: the array is lent for the call; the bytes are copied into each queue.
     mutating func announce(_ bytes: [UInt8], device: UInt32) { bytes.withUnsafeBufferPointer { announce($0, device: device) } }
 
     // Safe: callers lend a buffer valid for the call; `enqueue` copies it.
-    mutating func broadcast(_ bytes: UnsafeBufferPointer<UInt8>) {
+    @discardableResult
+    mutating func broadcast(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        var sent = 0
         for s in subscribers.indices where subscribers[s].isLive && subscribers[s].subscription.gestures {
             enqueue(bytes, to: s, since: nil)
+            sent += 1
         }
+        return sent
     }
 
     // Safe: as `broadcast`.

@@ -101,6 +101,14 @@ import TestSupport
         #expect(d.stop() == 0)
     }
 
+    @Test func aKeyboardActionNoClientTakes_isAWarning() throws {
+        let recording = Root.path + "/examples/recordings/keyboard.events"
+        let d = try DaemonUnderTest(
+            ["--replay", recording, "--exit-after-replay", "--speed", "4"], config: try String(contentsOfFile: Self.example, encoding: .utf8))
+        #expect(d.exit(within: 20) == 0)
+        #expect(d.log.contains("action 'keyboard-show': keyboard show, but no client takes it (is touchgesturectl keyboard running?)"), "\(d.log)")
+    }
+
     @Test func excludedRegions_areBounded_andShownInTheConfig() throws {
         let d = try DaemonUnderTest([], config: try String(contentsOfFile: Self.example, encoding: .utf8))
         let c = try TestClient(d.socket)
