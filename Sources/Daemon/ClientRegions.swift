@@ -63,7 +63,7 @@ extension Daemon {
     }
 
     /// The most of the screen's area that clients' excluded regions (`exclude`) may cover
-    /// together, so that some of the file's gestures (an admin's hold) always have room.
+    /// together, so that half of it always stays the file's gestures'.
     static let excludedShare = 0.5
 
     /// An excluded region takes the file's system gestures away from its area, so it needs the

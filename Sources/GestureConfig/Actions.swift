@@ -2,8 +2,9 @@ import GestureEngine
 import TouchFrames
 
 /// One `[[action]]`: what a gesture does on the kiosk with no client to write: a key chord
-/// through the daemon's virtual keyboard, a command, or the on-screen keyboard shown or hidden. Only the config file declares actions;
-/// clients cannot. A reference type so that output items carry it as one pointer.
+/// through the daemon's virtual keyboard, a command, or the on-screen keyboard shown or hidden.
+/// Only the config file declares actions; clients cannot. A reference type so that output items
+/// carry it as one pointer.
 public final class Action: Sendable, CustomStringConvertible {
     public enum Effect: Hashable, Sendable {
         /// Keys pressed in order and released in reverse (EV_KEY codes, with their names).
