@@ -15,18 +15,17 @@ extern char **environ;
 // an empty signal mask and default dispositions (the daemon blocks its signals and ignores
 // SIGPIPE: a child must not inherit that), `fd` copied to
 // each of `targets` (dup2 clears close-on-exec on the copy), every fd from `close_from` up
-// closed, and `flags` besides (POSIX_SPAWN_SETSID: a session of its own); `defaults`: the
-// signals set to their default action (NULL: all).
+// closed, and `flags` besides (POSIX_SPAWN_SETSID: a session of its own).
 static int spawn_in(const char *path, int search, char *const argv[], char *const envp[], int fd, const int *targets,
-                    int n_targets, const char *dir, int close_from, short flags, const sigset_t *defaults, pid_t *pid);
+                    int n_targets, const char *dir, int close_from, short flags, pid_t *pid);
 
 static int spawn(const char *path, char *const argv[], char *const envp[], int fd, const int *targets, int n_targets,
                  const char *dir, int close_from, short flags, pid_t *pid) {
-    return spawn_in(path, 0, argv, envp, fd, targets, n_targets, dir, close_from, flags, NULL, pid);
+    return spawn_in(path, 0, argv, envp, fd, targets, n_targets, dir, close_from, flags, pid);
 }
 
 static int spawn_in(const char *path, int search, char *const argv[], char *const envp[], int fd, const int *targets,
-                    int n_targets, const char *dir, int close_from, short flags, const sigset_t *defaults, pid_t *pid) {
+                    int n_targets, const char *dir, int close_from, short flags, pid_t *pid) {
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t attr;
     int rc = posix_spawn_file_actions_init(&fa);
@@ -46,7 +45,7 @@ static int spawn_in(const char *path, int search, char *const argv[], char *cons
     // daemon's own parent leaked to it, must not reach a child.
     if (rc == 0) rc = posix_spawn_file_actions_addclosefrom_np(&fa, close_from);
     if (rc == 0) rc = posix_spawnattr_setsigmask(&attr, &none);
-    if (rc == 0) rc = posix_spawnattr_setsigdefault(&attr, defaults ? defaults : &all);
+    if (rc == 0) rc = posix_spawnattr_setsigdefault(&attr, &all);
     if (rc == 0) rc = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | flags);
     if (rc == 0) rc = search ? posix_spawnp(pid, path, &fa, &attr, argv, envp) : posix_spawn(pid, path, &fa, &attr, argv, envp);
     posix_spawnattr_destroy(&attr);
@@ -68,7 +67,7 @@ int cl_spawn_runner(const char *path, char *const argv[], int fd, pid_t *pid) {
 
 int cl_spawn_child(const char *path, char *const argv[], pid_t *pid) {
     // The caller's stdout and stderr, environment, directory and session; looked up in PATH.
-    return spawn_in(path, 1, argv, environ, -1, NULL, 0, NULL, 3, 0, NULL, pid);
+    return spawn_in(path, 1, argv, environ, -1, NULL, 0, NULL, 3, 0, pid);
 }
 
 int cl_reap(int *exit_code, int *signal) {

@@ -69,12 +69,14 @@ import TestSupport
     @Test func whenTheKeyboardExits_theHelperExitsWithIt_andTheAreaIsFree() throws {
         let dir = scratch()
         let d = try DaemonUnderTest([], config: try String(contentsOfFile: Self.example, encoding: .utf8), dir: dir)
-        let kb = try DaemonActionTests.script(dir, "dies.sh", "trap '' USR2; sleep 0.5; kill -USR2 $PPID; sleep 1; exit 3")
+        let kb = try DaemonActionTests.script(dir, "dies.sh", "trap 'true' USR1 USR2; sleep 0.5; kill -USR2 $PPID; sleep 1; exit 3")
         let helper = try Self.helper(d, ["--", kb])
         helper.waitUntilExit()
         #expect(helper.terminationStatus == 3, "the keyboard's status")
         let c = try TestClient(d.socket)
         let regions = c.call(#"{"op":"get_config","id":1}"#)?["regions"]
+        let logged = (try? String(contentsOfFile: d.logPath, encoding: .utf8)) ?? ""
+        #expect(logged.contains("set regions: keyboard"), "shown, its area was excluded: \(logged)")
         #expect(regions.map { "\($0)" }?.contains("keyboard") == false, "the connection's region went with it")
         let said = (try? String(contentsOfFile: d.dir + "/helper.log", encoding: .utf8)) ?? ""
         #expect(said.contains("the keyboard exited (status 3)"), "\(said)")
