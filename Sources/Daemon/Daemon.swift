@@ -36,6 +36,8 @@ public final class Daemon: EventLoopOwner {
         public var stateDirectory: String?
         /// The saved calibrations' file, when there is a state folder.
         public var calibrationFile: String? { stateDirectory.map { $0 + "/calibration.toml" } }
+        /// `--trace-hops FILE`: each mirror frame's read and write times, written there at exit (`HopTrace`).
+        public var traceHops: String?
         public init() {}
     }
 
@@ -99,6 +101,7 @@ public final class Daemon: EventLoopOwner {
         }
         devices = DeviceLifecycle(loop: loop, log: log, actions: actions, base: base)
         devices.mirrors = kept
+        devices.trace = options.traceHops.map { HopTrace(path: $0) }
         devices.owner = self
     }
 
@@ -160,9 +163,21 @@ public final class Daemon: EventLoopOwner {
         server.closeAll(&state)
         devices.stopAll(&state)
         actions.stopAll()
+        writeTrace()
         for p in sockets.paths { _ = Posix.unlink(p) }
         log.info("stopped")
         return exitCode
+    }
+
+    /// `--trace-hops`: the rows, written once the mirrors lifted their last touches.
+    private func writeTrace() {
+        guard let trace = devices.trace else { return }
+        do {
+            try trace.write()
+            log.info("hop trace written to \(trace.path)\(trace.dropped > 0 ? " (\(trace.dropped) frames past its room left out)" : "")")
+        } catch {
+            log.error("hop trace: cannot write \(trace.path): \(error)")
+        }
     }
 
     private func start(_ state: inout FrameState) throws {
@@ -256,6 +271,8 @@ public final class Daemon: EventLoopOwner {
             case SIGTERM, SIGINT, SIGQUIT:
                 log.info("signal \(sig): stopping")
                 loop.stop()
+            case SIGXCPU:
+                log.error("SIGXCPU: the loop ran at real-time priority past LimitRTTIME's soft limit without sleeping (a long reload, or a fault); at the hard limit the kernel ends the daemon, and systemd starts it again")
             default:
                 strays.note(sig, log: log)
             }

@@ -43,6 +43,8 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
     var places: [String: String] = [:]
     /// The mirrors systemd keeps across a restart (the daemon sets its own; none kept without).
     var mirrors: MirrorStore
+    /// `--trace-hops`: each read's return and each mirror write's times (nil: not traced).
+    var trace: HopTrace?
     /// Where every live device is read (`ready`): one at a time, so one buffer serves them all.
     private let readBuffer = EventReadBuffer(capacity: 256)
 
@@ -145,6 +147,7 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
     /// A read's batch down the device's route; true when it stopped at a SYN_DROPPED.
     @discardableResult
     private func delivered(_ batch: InputBatch, from id: UInt32, _ state: inout FrameState) -> Bool {
+        if let trace { trace.noteRead() }
         if batch.resynced { logResync(id, in: state) }
         guard let k = state.devices.index(of: id) else { return false }
         return route(.read(batch), k, &state)

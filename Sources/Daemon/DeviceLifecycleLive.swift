@@ -64,7 +64,7 @@ extension DeviceLifecycle {
                 mirroring: mapped?.mirroring(evdev.description) ?? evdev.description, unfuzzed: !g.filters.isEmpty)
             let (screen, adopted) = try mirrors.mirror(described, place: place, cancel: base.daemon.cancel)
             log.info("\(evdev.path): passed through to \(screen.devnode ?? "a virtual touchscreen")\(adopted ? " (kept across the restart)" : "") (\(VirtualTouchscreen.name(mirroring: evdev.description.name)); /dev/input/touchgestured/\(place) with the udev rule)\(mapped.map { ", calibrated and rotated: X \($0.xAxis.minimum)-\($0.xAxis.maximum), Y \($0.yAxis.minimum)-\($0.yAxis.maximum)" } ?? "")")
-            return Mirror(screen: screen, described: described, cancel: base.daemon.cancel, geometry: mapped, adopted: adopted)
+            return Mirror(screen: trace.map { TracedTouchSink(screen, trace: $0) } ?? screen, described: described, cancel: base.daemon.cancel, geometry: mapped, adopted: adopted)
         } catch {
             // Grabbed without a mirror, the compositor would have no touchscreen at all.
             try? evdev.grab(false)

@@ -34,6 +34,9 @@ public enum PrometheusText {
         out.single("touchgestured_idle_total", "counter", "Times the kiosk went idle ([idle] after).", c.idles)
         out.single("touchgestured_wakes_total", "counter", "Times a touch woke the kiosk (its sequence swallowed).", c.wakes)
         out.single("touchgestured_asleep", "gauge", "1 while the kiosk is idle.", c.asleep)
+        out.single(
+            "touchgestured_realtime_priority", "gauge", "The event loop's real-time priority (SCHED_FIFO or SCHED_RR); 0 at the normal policy.",
+            c.realtimePriority)
         out.single("touchgestured_pointer_ops_total", "counter", "Ops written to the virtual pointer (moves, buttons, wheel turns).", c.pointerOps)
         out.single("touchgestured_pointer_write_failures_total", "counter", "Writes to the virtual pointer that failed.", c.pointerWriteFailures)
 

@@ -28,6 +28,8 @@ public struct StatsSnapshot: Equatable, Sendable {
         public var idles = 0, wakes = 0, asleep = 0
         /// Pointer emulation: ops written to the virtual pointer, writes that failed.
         public var pointerOps = 0, pointerWriteFailures = 0
+        /// The event loop's real-time priority (SCHED_FIFO or SCHED_RR), 0 at the normal policy.
+        public var realtimePriority = 0
         public init() {}
 
         /// Each field's key in the reply: the one place a key is spelled.
@@ -40,6 +42,7 @@ public struct StatsSnapshot: Equatable, Sendable {
             ("actions_skipped", \.actionsSkipped), ("actions_failed", \.actionsFailed), ("actions_running", \.actionsRunning),
             ("wakeups", \.wakeups), ("rss_kb", \.rssKilobytes), ("idles", \.idles), ("wakes", \.wakes), ("asleep", \.asleep),
             ("pointer_ops", \.pointerOps), ("pointer_write_failures", \.pointerWriteFailures),
+            ("realtime_priority", \.realtimePriority),
         ]}
     }
 

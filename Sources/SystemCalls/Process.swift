@@ -73,6 +73,15 @@ extension Posix {
         return r == pid
     }
 
+    /// The calling thread's real-time priority: its SCHED_FIFO or SCHED_RR priority, 0 at any
+    /// other policy (touchgestured.service raises the daemon's after start; `stats` reports it).
+    public static func realtimePriority() -> Int {
+        let policy = sched_getscheduler(0)
+        guard policy == SCHED_FIFO || policy == SCHED_RR else { return 0 }
+        var p = sched_param()
+        return sched_getparam(0, &p) == 0 ? Int(p.sched_priority) : 0
+    }
+
     /// Sleeps `seconds` (monotonic; interruptions resumed).
     public static func sleep(seconds: Double) {
         sleep(untilMonotonic: monotonicNanoseconds() + Int64(max(0, seconds) * 1e9))

@@ -17,7 +17,8 @@ struct TouchGestured: ParsableCommand {
             Protocol: docs/PROTOCOL.md. Configuration: docs/CONFIG.md. Signals: SIGHUP reloads the \
             configuration (a bad file is refused and the old one stays), SIGTERM/SIGINT/SIGQUIT stop; \
             other signals that would end a process (SIGUSR1, SIGUSR2, SIGALRM, real-time ones) are \
-            logged and ignored.
+            logged and ignored; so is SIGXCPU (LimitRTTIME's soft limit, at the real-time priority \
+            touchgestured.service gives the loop).
             """,
         version: daemonVersion
     )
@@ -58,6 +59,9 @@ struct TouchGestured: ParsableCommand {
     @Option(help: .hidden)
     var serveActionsFd: Int32?
 
+    @Option(help: "Benchmark mode: for each frame a mirror writes, when its read returned and when the write started and ended (CLOCK_MONOTONIC ns), written to this file at exit (docs/BENCHMARKS.md, \"Under load\").")
+    var traceHops: String?
+
     @Option(help: "Where a calibration saved by a `calibrate` request is kept (calibration.toml), read after the configuration file, before its drop-ins (default $STATE_DIRECTORY, which systemd's StateDirectory= sets).")
     var stateDir: String?
 
@@ -87,6 +91,7 @@ struct TouchGestured: ParsableCommand {
         options.waitForClients = waitForClients
         options.verbose = verbose
         options.actionRunner = actionRunner
+        options.traceHops = traceHops
         // systemd may list several folders, colon-separated: the first is ours.
         options.stateDirectory = stateDir ?? Posix.environment("STATE_DIRECTORY").flatMap { $0.split(separator: ":").first.map(String.init) }
         try exit(log, "cannot start") { try Daemon(options: options, log: log).run() }

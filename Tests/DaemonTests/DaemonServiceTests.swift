@@ -45,6 +45,22 @@ import TouchFrames
         #expect(!FileManager.default.fileExists(atPath: d.socket))
     }
 
+    /// SIGXCPU (LimitRTTIME's soft limit, at real-time priority) is logged, never fatal: its
+    /// default action dumped core. `stats` reads the loop's priority (0: the normal policy, as
+    /// under `swift test`).
+    @Test func sigxcpu_isLogged_andStatsReportThePolicy() throws {
+        let d = try DaemonUnderTest([])
+        let c = try TestClient(d.socket)
+        _ = c.json()
+        d.signal(SIGXCPU)
+        #expect(c.call(#"{"op":"ping","id":1}"#)?["ok"] == .bool(true))
+        let stats = try #require(c.call(#"{"op":"stats","id":2}"#))
+        #expect(stats["realtime_priority"] == .number(0), "\(stats)")
+        #expect(d.process.isRunning)
+        #expect(d.stop() == 0)
+        #expect(d.log.contains("SIGXCPU: the loop ran at real-time priority past LimitRTTIME's soft limit"))
+    }
+
     @Test func sighup_newGeometry_remapsTheDevices() throws {
         let dir = scratch()
         let tap = try delayed(Root.fixtures + "/tap.events", by: 2, in: dir)

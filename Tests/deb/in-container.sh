@@ -16,6 +16,21 @@ active touchgestured || fail "touchgestured.service is $(systemctl is-active tou
 uid=$(ps -o uid= -p "$(systemctl show -p MainPID --value touchgestured)" | tr -d ' ')
 touchgesturectl ping > /dev/null || fail "touchgesturectl ping"
 say "systemctl start touchgestured: active (Type=notify: READY sent), runs as uid $uid (its dynamic user), answers ping on its socket"
+# Once ready, the unit raises the loop to SCHED_FIFO 10 (ExecStartPost), or says in the journal
+# that the kernel refused, and the daemon lives on at the normal policy either way.
+prio=""
+for _ in $(seq 50); do
+  prio=$(touchgesturectl stats | sed -n 's/.*"realtime_priority":\([0-9]*\).*/\1/p')
+  [ "$prio" = 10 ] && break
+  sleep 0.1
+done
+if [ "$prio" = 10 ]; then
+  say "scheduling: $(chrt -p "$(systemctl show -p MainPID --value touchgestured)" | head -1 | sed 's/.*: //') (stats: realtime_priority 10)"
+elif journalctl --no-pager -u touchgestured | grep -q "real-time scheduling refused"; then
+  say "scheduling: real time refused by this kernel, said in the journal; realtime_priority ${prio:-?}, the daemon answers ping: $(touchgesturectl ping | cut -c1-9)"
+else
+  fail "realtime_priority ${prio:-?} and no word of a refusal in the journal"
+fi
 systemctl reload touchgestured && sleep 0.5 && active touchgestured || fail "systemctl reload touchgestured"
 say "systemctl reload touchgestured: still active"
 systemctl start touchgestured-web || fail "systemctl start touchgestured-web"

@@ -38,6 +38,7 @@ run compositor_calibration sway
 run compositor_calibration weston
 run passthrough_syn_dropped
 run passthrough_latency
+run passthrough_load
 run passthrough_cpu
 run system_gesture
 run wake

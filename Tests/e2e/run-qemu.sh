@@ -31,7 +31,7 @@ modules=$(ls -d "$work"/kernel/lib/modules/* | head -1)/kernel/drivers/input
 inputs=$( { sha256sum "$bin/touchgestured" "$bin/touchgesturectl" udev/*.rules examples/recordings/*.events examples/noisy-panel.toml scripts/bench-stream
     find Tests/e2e Tests/PipelineTests/Fixtures ../shared/recordings -type f 2> /dev/null | sort | xargs sha256sum
     env | grep -E '^E2E_(BENCH_FRAMES|COUNT_FRAMES|CHROMIUM|DIAG)=' | sort
-    for t in lisgd valgrind cage sway weston seatd chromium perf; do command -v $t || true; done; } | sha256sum | cut -d' ' -f1)
+    for t in lisgd valgrind cage sway weston seatd chromium perf chrt strace; do command -v $t || true; done; } | sha256sum | cut -d' ' -f1)
 if [ -s "$work/initrd.gz" ] && [ "$(cat "$work/initrd.inputs" 2> /dev/null)" = "$inputs" ]; then
     echo "== initramfs: unchanged inputs, kept ($(du -h "$work/initrd.gz" | cut -f1))"
 else
@@ -56,6 +56,13 @@ done
 cp -r Tests/e2e/guest-tests.sh Tests/e2e/lib Tests/e2e/cases Tests/e2e/summarize.awk "$work/root/e2e/"
 # systemd's file descriptor store and restarts, played in the guest (the passthrough_fdstore case).
 cc -O2 -Wall -o "$work/root/bin/fd-store" Tests/e2e/fd-store.c || echo "== no C compiler: passthrough_fdstore is skipped"
+# The floor of a user-space hop (passthrough_load), and util-linux's chrt to give the daemon the
+# policy touchgestured.service gives it (busybox has no chrt).
+cc -O2 -Wall -o "$work/root/bin/reference-hop" Tests/e2e/reference-hop.c || echo "== no C compiler: passthrough_load is skipped"
+# strace -c counts the daemon's system calls a frame there.
+for t in chrt strace; do
+    if command -v $t > /dev/null; then cp "$(command -v $t)" "$work/root/bin/$t" && libs_of "$(command -v $t)"; fi
+done
 # The toolkit cases' Qt app (Qt 6 on linuxfb: scripts/install-deps installs qt6-base-dev), its
 # platform plugin (which has Qt's libinput and evdev input in it) and the libraries they load.
 qtplugins=/usr/lib/x86_64-linux-gnu/qt6/plugins

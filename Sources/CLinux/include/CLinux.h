@@ -110,6 +110,9 @@ static inline void cl_daemon_signals(sigset_t *set) {
     sigaddset(set, SIGIO);
     sigaddset(set, SIGPWR);
     sigaddset(set, SIGSTKFLT);
+    // At real-time priority, LimitRTTIME's soft limit (the loop ran that long without sleeping):
+    // logged; the hard limit's SIGKILL cannot be blocked.
+    sigaddset(set, SIGXCPU);
     for (int s = SIGRTMIN; s <= SIGRTMAX; s++) sigaddset(set, s);
 }
 

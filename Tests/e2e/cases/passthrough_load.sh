@@ -1,0 +1,132 @@
+# shellcheck shell=sh
+# The pass-through hop against the floor of any user-space hop (Tests/e2e/reference-hop.c: a
+# blocking read of the panel, each frame written to uinput at once), quiet and with a CPU hog (a
+# busy loop per CPU at the kiosk app's priority, nice 0). Each hop's latency is its node's kernel
+# timestamp of a frame less the player's write of it, less the same for the panel read directly
+# (the kernel's own part), at p50 and p99. Both hops run at the normal policy, then at SCHED_FIFO
+# 10 (reset on fork), as touchgestured.service runs the daemon (its ExecStartPost's chrt). The
+# daemon's --trace-hops rows split its hop into the wake-up, the loop's work and the write.
+# Reported, not asserted (TCG times move run to run); the case fails only when frames are lost.
+
+# One hop's frame latencies (us, sorted) into /tmp/load-$1.txt: $1 its name; the hop is already
+# running and reads the panel $node, and writes to $2 ("panel": the panel itself).
+hop_run() {
+    rm -f /tmp/go-load
+    read_node=$2
+    [ "$read_node" = panel ] && read_node=$node
+    # Under the hog udevd makes the node late: waited for.
+    until_true 30 test -e "$read_node"
+    touchgesturectl record "$read_node" --absolute-times --duration 6 -o /tmp/load-$1.events 2> /tmp/load-rec-$1.log &
+    R=$!
+    has_open $R "$read_node"
+    touch /tmp/go-load
+    wait $P
+    wait $R
+    frame_latency /tmp/load-w.txt /tmp/load-$1.events > /tmp/load-$1.txt
+    got=$(grep -c '^E: [0-9.]* 0000 0000 0$' /tmp/load-$1.events)
+    [ "$got" = "$frames" ] || lost="$lost $1:${got:-0}/$frames ($(tail -1 /tmp/load-rec-$1.log); $(tail -1 /tmp/play-load.log))"
+}
+
+# The daemon's system calls a frame (SCHED_FIFO 10, quiet: strace -c, whose tracing slows each
+# call; counted, not timed), those made at least once every ten frames, in `calls`.
+hop_syscalls() {
+    hop_panel
+    rm -f /tmp/g.sock
+    strace -c -o /tmp/strace-load.txt touchgestured --socket /tmp/g.sock --config /tmp/passthrough.toml > /tmp/daemon-load-strace.log 2>&1 &
+    S=$!
+    wait_for /tmp/g.sock
+    DAEMON=$(pidof touchgestured)
+    chrt --fifo --reset-on-fork -p 10 $DAEMON > /dev/null
+    mirror_of /tmp/daemon-load-strace.log 0
+    hop_run strace "$mirror"
+    kill $DAEMON; wait $S
+    # strace -c's rows: % time, seconds, usecs/call, calls, [errors,] syscall.
+    calls=$(awk -v n=$frames '$1 ~ /^[0-9]+\.[0-9]+$/ && NF >= 5 && $NF != "total" && $4 >= n / 10 { printf "%s %.2f, ", $NF, $4 / n }' /tmp/strace-load.txt)
+}
+
+# A new panel playing the stream once /tmp/go-load exists: its node in `node`, the player in P.
+hop_panel() {
+    rm -f /tmp/go-load
+    touchgesturectl play --uinput --settle 0.2 --wait-for /tmp/go-load --hold 0.5 --write-times /tmp/load-w.txt /tmp/pt-bench.events 2> /tmp/play-load.log &
+    P=$!
+    wait_node /tmp/play-load.log
+    until_true 30 test -e "$node"
+}
+
+# Where the daemon's hop goes, frame by frame (its --trace-hops rows $1 joined with the player's
+# writes and the mirror's recording $2): the panel's event to the read's return (the wake-up),
+# the read to the mirror's write (the loop's work), the write itself; p50/p99 each, in `parts`.
+hop_parts() {
+    awk 'FILENAME == ARGV[1] { w[++nw] = $1 * 1e6; next }
+        FILENAME == ARGV[2] { if ($1 !~ /^#/) { r[++nr] = $1 / 1e3; s[nr] = $2 / 1e3; e[nr] = $3 / 1e3 }; next }
+        /^E: [0-9.]* 0000 0000 0$/ { m[++nm] = $2 * 1e6 }
+        END { for (k = 1; k <= nr && k <= nw; k++) printf "%.0f %.0f %.0f %.0f\n", r[k] - w[k], s[k] - r[k], e[k] - s[k], (k <= nm ? m[k] - s[k] : 0) }' \
+        /tmp/load-w.txt "$1" "$2" > /tmp/parts.txt
+    parts=""
+    for col in 1 2 3; do
+        cut -d' ' -f$col /tmp/parts.txt | sort -n > /tmp/part.txt
+        parts="$parts $(pct /tmp/part.txt 50)/$(pct /tmp/part.txt 99)"
+    done
+}
+
+hog_start() { hogs=""; for _ in $(seq "$(nproc)"); do sh -c 'while :; do :; done' & hogs="$hogs $!"; done; }
+hog_stop() { kill $hogs 2>/dev/null; for h in $hogs; do wait $h 2>/dev/null; done; }
+
+# The hops of one load ($1: quiet or hog), each p50 and p99 added to the panel's own.
+hop_load() {
+    hop_panel; hop_run direct-$1 panel
+    for policy in normal fifo; do
+        hop_panel
+        rm -f /tmp/ref-node.txt
+        reference-hop "$node" --policy $policy --priority 10 > /tmp/ref-node.txt 2> /tmp/ref-hop.log &
+        H=$!
+        until_true 10 test -s /tmp/ref-node.txt
+        hop_run reference-$policy-$1 "$(cat /tmp/ref-node.txt)"
+        kill $H; wait $H 2>/dev/null
+    done
+    for policy in normal fifo traced; do
+        hop_panel
+        trace=""
+        [ $policy = traced ] && trace="--trace-hops /tmp/hops-$1.txt"
+        # shellcheck disable=SC2086
+        start_daemon load-$policy --config /tmp/passthrough.toml $trace
+        [ $policy != normal ] && chrt --fifo --reset-on-fork -p 10 $DAEMON > /dev/null
+        threads=$(ls /proc/$DAEMON/task | wc -l)
+        mirror_of /tmp/daemon-load-$policy.log 0
+        hop_run daemon-$policy-$1 "$mirror"
+        stop_daemon
+    done
+    hop_parts /tmp/hops-$1.txt /tmp/load-daemon-traced-$1.events
+    eval "parts_$1=\"$parts\""
+    d50=$(pct /tmp/load-direct-$1.txt 50); d99=$(pct /tmp/load-direct-$1.txt 99)
+    for hop in reference-normal reference-fifo daemon-normal daemon-fifo daemon-traced; do
+        eval "${hop%%-*}_$(echo ${hop#*-} | tr -d -)_$1=\"p50 \$((\$(pct /tmp/load-$hop-$1.txt 50) - d50)) p99 \$((\$(pct /tmp/load-$hop-$1.txt 99) - d99))\""
+    done
+    eval "direct_$1=\"p50 $d50 p99 $d99\""
+}
+
+passthrough_load() {
+    needs udevd
+    bench_stream
+    if ! command -v reference-hop > /dev/null || ! command -v chrt > /dev/null; then
+        echo "E2E CASE passthrough-load: SKIPPED (no reference-hop or chrt in the guest)"
+        return
+    fi
+    lost=""
+    hop_load quiet
+    calls="(no strace)"
+    command -v strace > /dev/null && hop_syscalls
+    hog_start
+    hop_load hog
+    hog_stop
+    # shellcheck disable=SC2154
+    echo "E2E BENCH pass-through latency under load (us added to the panel's own; TCG guest, $(nproc) CPUs; both hops at SCHED_FIFO 10, as touchgestured.service runs the daemon): quiet: reference $reference_fifo_quiet, daemon $daemon_fifo_quiet; hog: reference $reference_fifo_hog, daemon $daemon_fifo_hog; at the normal policy: quiet: reference $reference_normal_quiet, daemon $daemon_normal_quiet; hog: reference $reference_normal_hog, daemon $daemon_normal_hog; the panel's own: quiet $direct_quiet, hog $direct_hog; the daemon's threads: $threads"
+    # shellcheck disable=SC2154
+    echo "E2E BENCH pass-through hop by part (us, p50/p99; SCHED_FIFO 10 with --trace-hops, whose clock reads add to it: quiet $daemon_traced_quiet, hog $daemon_traced_hog): panel -> read, read -> mirror write, the write: quiet$parts_quiet; hog$parts_hog"
+    echo "E2E BENCH pass-through system calls a frame (strace -c, quiet, the calls made at least once every ten frames): $calls"
+    if [ -z "$lost" ]; then
+        pass "passthrough-load" "(all $frames frames through each hop, quiet and with the hog)"
+    else
+        fail "passthrough-load" "(frames lost:$lost)"
+    fi
+}

@@ -1,0 +1,145 @@
+// The floor of any user-space hop, for the pass-through benchmark (passthrough_load): the least a
+// program can do between a panel and a virtual touchscreen. It grabs the panel, makes a uinput
+// device with the panel's axes, keys and properties, prints that device's node on stdout, then
+// reads the panel (blocking reads, no event loop) and writes each frame, up to its SYN_REPORT, to
+// the uinput device in one write. Events after a SYN_DROPPED are skipped to the next SYN_REPORT.
+//   reference-hop PANEL [--policy fifo|other] [--priority N]
+// It runs until the panel goes away or a signal ends it.
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/input.h>
+#include <linux/uinput.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BITS(n) (((n) + 8 * sizeof(unsigned long) - 1) / (8 * sizeof(unsigned long)))
+#define HAS(bit, a) ((a[(bit) / (8 * sizeof(unsigned long))] >> ((bit) % (8 * sizeof(unsigned long)))) & 1)
+
+static int fail(const char *what) {
+    fprintf(stderr, "reference-hop: %s: %s\n", what, strerror(errno));
+    return 1;
+}
+
+// The panel's capabilities copied onto the uinput device `out`.
+static int copy_device(int in, int out) {
+    unsigned long ev[BITS(EV_MAX + 1)] = {0}, codes[BITS(KEY_MAX + 1)], props[BITS(INPUT_PROP_MAX + 1)] = {0};
+    if (ioctl(in, EVIOCGBIT(0, sizeof ev), ev) < 0) return fail("EVIOCGBIT");
+    static const struct { int type, max, set; } kinds[] = {
+        {EV_KEY, KEY_MAX, UI_SET_KEYBIT}, {EV_ABS, ABS_MAX, UI_SET_ABSBIT}, {EV_MSC, MSC_MAX, UI_SET_MSCBIT}};
+    ioctl(out, UI_SET_EVBIT, EV_SYN);
+    for (unsigned k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        if (!HAS(kinds[k].type, ev)) continue;
+        memset(codes, 0, sizeof codes);
+        if (ioctl(in, EVIOCGBIT(kinds[k].type, sizeof codes), codes) < 0) return fail("EVIOCGBIT");
+        if (ioctl(out, UI_SET_EVBIT, kinds[k].type) < 0) return fail("UI_SET_EVBIT");
+        for (int c = 0; c <= kinds[k].max; c++) {
+            if (!HAS(c, codes)) continue;
+            if (ioctl(out, kinds[k].set, c) < 0) return fail("UI_SET_*BIT");
+            if (kinds[k].type != EV_ABS) continue;
+            struct uinput_abs_setup abs = {.code = c};
+            if (ioctl(in, EVIOCGABS(c), &abs.absinfo) < 0) return fail("EVIOCGABS");
+            if (ioctl(out, UI_ABS_SETUP, &abs) < 0) return fail("UI_ABS_SETUP");
+        }
+    }
+    if (ioctl(in, EVIOCGPROP(sizeof props), props) >= 0)
+        for (int p = 0; p <= INPUT_PROP_MAX; p++)
+            if (HAS(p, props)) ioctl(out, UI_SET_PROPBIT, p);
+    struct uinput_setup setup = {.id = {.bustype = BUS_VIRTUAL, .vendor = 0x7467, .product = 0x0002, .version = 1}};
+    snprintf(setup.name, sizeof setup.name, "reference hop");
+    if (ioctl(out, UI_DEV_SETUP, &setup) < 0) return fail("UI_DEV_SETUP");
+    if (ioctl(out, UI_DEV_CREATE) < 0) return fail("UI_DEV_CREATE");
+    return 0;
+}
+
+static int set_policy(const char *policy, int priority) {
+    struct sched_param p = {.sched_priority = 0};
+    int which = SCHED_OTHER;
+    if (strcmp(policy, "fifo") == 0) {
+        which = SCHED_FIFO;
+        p.sched_priority = priority;
+    }
+    if (sched_setscheduler(0, which | SCHED_RESET_ON_FORK, &p) < 0) return fail("sched_setscheduler");
+    return 0;
+}
+
+// The device's /dev/input node (its sysfs directory, inputN, has an eventM in it once the
+// kernel made it: up to 2 s), on stdout.
+static int print_node(const char *sysname) {
+    char dir[128];
+    snprintf(dir, sizeof dir, "/sys/devices/virtual/input/%s", sysname);
+    for (int tries = 0; tries < 200; tries++) {
+        DIR *d = opendir(dir);
+        struct dirent *entry;
+        while (d && (entry = readdir(d)))
+            if (strncmp(entry->d_name, "event", 5) == 0) {
+                printf("/dev/input/%s\n", entry->d_name);
+                fflush(stdout);
+                closedir(d);
+                return 0;
+            }
+        if (d) closedir(d);
+        usleep(10000);
+    }
+    errno = ENOENT;
+    return fail(dir);
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        fprintf(stderr, "usage: reference-hop PANEL [--policy fifo|other] [--priority N]\n");
+        return 2;
+    }
+    const char *policy = "other";
+    int priority = 10;
+    for (int i = 2; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "--policy") == 0) policy = argv[i + 1];
+        else if (strcmp(argv[i], "--priority") == 0) priority = atoi(argv[i + 1]);
+    }
+    if (set_policy(policy, priority)) return 1;
+    int in = open(argv[1], O_RDONLY | O_CLOEXEC);
+    if (in < 0) return fail(argv[1]);
+    int clock = CLOCK_MONOTONIC;
+    ioctl(in, EVIOCSCLOCKID, &clock);
+    if (ioctl(in, EVIOCGRAB, 1) < 0) return fail("EVIOCGRAB");
+    int out = open("/dev/uinput", O_WRONLY | O_CLOEXEC);
+    if (out < 0) return fail("/dev/uinput");
+    if (copy_device(in, out)) return 1;
+    char name[64] = "";
+    if (ioctl(out, UI_GET_SYSNAME(sizeof name), name) < 0) return fail("UI_GET_SYSNAME");
+    if (print_node(name)) return 1;
+    // A frame is at most 256 events here; a longer one is written in parts.
+    struct input_event batch[64], frame[256];
+    int pending = 0, dropping = 0;
+    for (;;) {
+        ssize_t n = read(in, batch, sizeof batch);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        for (size_t i = 0; i < (size_t)n / sizeof batch[0]; i++) {
+            const struct input_event *e = &batch[i];
+            if (e->type == EV_SYN && e->code == SYN_DROPPED) {
+                dropping = 1;
+                pending = 0;
+                continue;
+            }
+            int ends = e->type == EV_SYN && e->code == SYN_REPORT;
+            if (dropping) {
+                dropping = !ends;
+                continue;
+            }
+            frame[pending++] = *e;
+            if (ends || pending == 256) {
+                if (write(out, frame, pending * sizeof frame[0]) < 0) return fail("write");
+                pending = 0;
+            }
+        }
+    }
+    ioctl(out, UI_DEV_DESTROY);
+    return 0;
+}
