@@ -76,7 +76,9 @@ extension Posix {
     /// The calling thread's real-time priority: its SCHED_FIFO or SCHED_RR priority, 0 at any
     /// other policy (touchgestured.service raises the daemon's after start; `stats` reports it).
     public static func realtimePriority() -> Int {
-        let policy = sched_getscheduler(0)
+        // The policy comes with SCHED_RESET_ON_FORK (linux/sched.h: 0x40000000; not in Glibc's
+        // module) set when the unit asked for it.
+        let policy = sched_getscheduler(0) & ~Int32(0x4000_0000)
         guard policy == SCHED_FIFO || policy == SCHED_RR else { return 0 }
         var p = sched_param()
         return sched_getparam(0, &p) == 0 ? Int(p.sched_priority) : 0
