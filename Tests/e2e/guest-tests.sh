@@ -39,6 +39,7 @@ run compositor_calibration weston
 run passthrough_syn_dropped
 run passthrough_latency
 run passthrough_load
+run tslib_side_by_side
 run passthrough_cpu
 run system_gesture
 run wake

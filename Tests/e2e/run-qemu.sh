@@ -31,7 +31,7 @@ modules=$(ls -d "$work"/kernel/lib/modules/* | head -1)/kernel/drivers/input
 inputs=$( { sha256sum "$bin/touchgestured" "$bin/touchgesturectl" udev/*.rules examples/recordings/*.events examples/noisy-panel.toml scripts/bench-stream
     find Tests/e2e Tests/PipelineTests/Fixtures ../shared/recordings -type f 2> /dev/null | sort | xargs sha256sum
     env | grep -E '^E2E_(BENCH_FRAMES|COUNT_FRAMES|CHROMIUM|DIAG)=' | sort
-    for t in lisgd valgrind cage sway weston seatd chromium perf chrt strace; do command -v $t || true; done; } | sha256sum | cut -d' ' -f1)
+    for t in lisgd valgrind cage sway weston seatd chromium perf chrt strace ts_uinput; do command -v $t || true; done; } | sha256sum | cut -d' ' -f1)
 if [ -s "$work/initrd.gz" ] && [ "$(cat "$work/initrd.inputs" 2> /dev/null)" = "$inputs" ]; then
     echo "== initramfs: unchanged inputs, kept ($(du -h "$work/initrd.gz" | cut -f1))"
 else
@@ -63,6 +63,13 @@ cc -O2 -Wall -o "$work/root/bin/reference-hop" Tests/e2e/reference-hop.c || echo
 for t in chrt strace; do
     if command -v $t > /dev/null; then cp "$(command -v $t)" "$work/root/bin/$t" && libs_of "$(command -v $t)"; fi
 done
+# tslib's ts_uinput and its filter modules (libts-bin), beside the panel filters (tslib_side_by_side).
+tsplugins=/usr/lib/x86_64-linux-gnu/ts0
+if command -v ts_uinput > /dev/null && [ -d $tsplugins ]; then
+    cp "$(command -v ts_uinput)" "$work/root/bin/ts_uinput"
+    mkdir -p "$work/root$tsplugins" && cp $tsplugins/*.so "$work/root$tsplugins/"
+    libs_of "$(command -v ts_uinput)" $tsplugins/*.so
+fi
 # The toolkit cases' Qt app (Qt 6 on linuxfb: scripts/install-deps installs qt6-base-dev), its
 # platform plugin (which has Qt's libinput and evdev input in it) and the libraries they load.
 qtplugins=/usr/lib/x86_64-linux-gnu/qt6/plugins
