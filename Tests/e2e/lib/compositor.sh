@@ -126,7 +126,11 @@ play_under() {
     comp=$1; rec=$2; config=$3
     kiosk_session
     log=/tmp/client-$comp.log
-    [ -n "$config" ] && start_daemon comp-$comp --config $config
+    if [ -n "$config" ]; then
+        start_daemon comp-$comp --config $config
+        # DAEMON_FIFO=1: the policy touchgestured.service gives it.
+        [ "${DAEMON_FIFO:-0}" = 1 ] && chrt --fifo --reset-on-fork -p 10 $DAEMON > /dev/null
+    fi
     rm -f /tmp/go-comp
     touchgesturectl play --uinput --settle 0.2 --wait-for /tmp/go-comp --hold 1 --write-times /tmp/writes-$comp.txt \
         $rec 2> /tmp/play-comp.log &
@@ -138,6 +142,12 @@ play_under() {
         target=$mirror
     fi
     wait_tagged $target
+    # RECORD_TARGET=FILE: the node the compositor reads, recorded beside it (its kernel timestamps).
+    if [ -n "${RECORD_TARGET:-}" ]; then
+        touchgesturectl record $target --absolute-times --duration ${RECORD_SECONDS:-20} -o $RECORD_TARGET 2> /tmp/rec-comp.log &
+        RT=$!
+        has_open $RT $target
+    fi
     started=$(date +%s)
     start_compositor $comp $log
     ready=$(( $(date +%s) - started ))
@@ -156,6 +166,7 @@ play_under() {
     fi
     wait $P
     sleep 1
+    [ -n "${RECORD_TARGET:-}" ] && { kill $RT 2> /dev/null; wait $RT 2> /dev/null; }
     stop_compositor $comp
     [ -n "$config" ] && stop_daemon
 }
