@@ -138,11 +138,12 @@ struct ContactTracker {
                     s.rotationDelta = angleBetween(m.secondPrev - m.firstPrev, m.secondCur - m.firstCur)
                 }
             }
-            if m.n > 0 { lastCentroid = Self.centroid(down) }
+            // Over the fingers still on the glass: with only held lifts left, the centroid before.
+            if m.live > 0 { lastCentroid = m.liveSum * (1 / Double(m.live)) }
         }
         s.count = m.n
         s.present = m.present
-        s.removed = previousCount - m.common
+        s.removed = previousCount &- m.common &- m.held
         s.maxTravel = Millimeters(m.maxTravelSquared.squareRoot())
         s.centroid = lastCentroid
         // The new contacts become current; the old buffer is the next frame's scratch.
@@ -162,6 +163,11 @@ extension ContactTracker {
         var n = 0
         var present = 0
         var common = 0
+        /// Held lifts that were down before (`takeLifted`): not lifted yet, in no motion.
+        var held = 0
+        /// The fingers on the glass (not held lifts): their count and summed positions.
+        var live = 0
+        var liveSum = PixelPoint.zero
         var prevSum = PixelPoint.zero
         var curSum = PixelPoint.zero
         var firstPrev = PixelPoint.zero, firstCur = PixelPoint.zero
@@ -177,9 +183,12 @@ extension ContactTracker {
             into next: inout MutableSpan<Tracked>, summary s: inout FrameSummary
         ) {
             present &+= 1  // counts here are bounded by the frame's contacts: no overflow check
-            if c.isPalm {
-                s.hasPalm = true
-                return
+            if !c.isOrdinary {
+                if c.isPalm {
+                    s.hasPalm = true
+                    return
+                }
+                return takeLifted(c, from: current, into: &next, summary: &s)
             }
             if n == 0 { s.firstContact = c.position }
             var i = hint < current.count && current[hint].id == c.id ? hint : -1
@@ -211,6 +220,25 @@ extension ContactTracker {
             }
             let mx = (c.position.x - t.down.x) * scale.x, my = (c.position.y - t.down.y) * scale.y
             maxTravelSquared = max(maxTravelSquared, mx * mx + my * my)
+            liveSum += c.position
+            live &+= 1
+            next[n] = t
+            n &+= 1
+        }
+
+        /// A held lift (`Contact.isLifted`): still down, so its lift is the frame the hold ends,
+        /// but in no motion: not `common` (no centroid, span or angle), kept apart in `held`.
+        mutating func takeLifted(
+            _ c: Contact, from current: borrowing Span<Tracked>, into next: inout MutableSpan<Tracked>, summary s: inout FrameSummary
+        ) {
+            if n == 0 { s.firstContact = c.position }
+            var t = Tracked(id: c.id, down: c.position, last: c.position, previous: .zero, common: false)
+            if let i = current.indices.first(where: { current[$0].id == c.id }) {
+                t.down = current[i].down
+                held &+= 1
+            } else {
+                s.added &+= 1
+            }
             next[n] = t
             n &+= 1
         }
@@ -236,14 +264,6 @@ extension ContactTracker {
         curSpread /= k
         if prevSpread > 0 && curSpread > 0 { s.spreadRatio = curSpread / prevSpread }
         s.spanDelta = Millimeters(2 * (curMM - prevMM) / k)
-    }
-
-    /// The centroid of the fingers down.
-    @inline(__always)
-    fileprivate static func centroid(_ down: borrowing Span<Tracked>) -> PixelPoint {
-        var sum = PixelPoint.zero
-        for i in down.indices { sum += down[i].last }
-        return sum * (1 / Double(down.count))
     }
 }
 

@@ -5,13 +5,22 @@ public struct Contact: Hashable, Sendable {
     public var id: UInt32
     /// Screen position in pixels, after calibration, rotation and output mapping.
     public var position: PixelPoint
-    /// The panel reports this contact as a palm (ABS_MT_TOOL_TYPE = MT_TOOL_PALM).
-    public var isPalm: Bool
+    /// `isPalm` and `isLifted` in one byte: the engine asks one question of an ordinary
+    /// contact per frame, as it did of the palm flag alone.
+    private var flags: UInt8
 
-    public init(id: UInt32, position: PixelPoint, isPalm: Bool = false) {
+    /// The panel reports this contact as a palm (ABS_MT_TOOL_TYPE = MT_TOOL_PALM).
+    public var isPalm: Bool { flags & 1 != 0 }
+    /// The finger has lifted and the chatter filter holds its lift (`chatter_window`): it
+    /// counts as down, where it was, and moves nothing (no still finger in the fingers' motion).
+    public var isLifted: Bool { flags & 2 != 0 }
+    /// Neither a palm nor a held lift.
+    var isOrdinary: Bool { flags == 0 }
+
+    public init(id: UInt32, position: PixelPoint, isPalm: Bool = false, isLifted: Bool = false) {
         self.id = id
         self.position = position
-        self.isPalm = isPalm
+        flags = (isPalm ? 1 : 0) | (isLifted ? 2 : 0)
     }
 }
 

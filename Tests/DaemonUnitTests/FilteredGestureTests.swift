@@ -138,6 +138,61 @@ import TouchFrames
         return Double(line[r.upperBound...].prefix { $0 != "," && $0 != "}" })
     }
 
+    /// Two fingers left together at 60 Hz, 90 units a frame; the first lifts at frame 12, the
+    /// second moves on and lifts two frames later.
+    static func twoFingerSwipe() -> Recording {
+        var events: [InputEvent] = []
+        func e(_ k: Int, _ type: UInt16, _ code: UInt16, _ value: Int32) {
+            events.append(InputEvent(time: Timestamp(nanoseconds: Int64(k) * 16_666_000), type: type, code: code, value: value))
+        }
+        for k in 0..<15 {
+            for slot: Int32 in [0, 1] where !(slot == 0 && k > 12) {
+                e(k, 3, Evdev.ABS_MT_SLOT, slot)
+                if k == 0 {
+                    e(k, 3, Evdev.ABS_MT_TRACKING_ID, slot + 1)
+                    e(k, 3, Evdev.ABS_MT_POSITION_Y, 1000 + 300 * slot)
+                }
+                if slot == 0 && k == 12 {
+                    e(k, 3, Evdev.ABS_MT_TRACKING_ID, -1)
+                } else if k < 14 || slot == 0 {
+                    e(k, 3, Evdev.ABS_MT_POSITION_X, Int32(3000 - 90 * k))
+                } else {
+                    e(k, 3, Evdev.ABS_MT_TRACKING_ID, -1)
+                }
+            }
+            if k == 0 { e(k, 1, Evdev.BTN_TOUCH, 1) }
+            if k == 14 { e(k, 1, Evdev.BTN_TOUCH, 0) }
+            e(k, 0, 0, 0)
+        }
+        e(80, 0, 0, 0)
+        return Recording(description: FilteredGestureTests.panel, events: events)
+    }
+
+    /// Every gesture line of the two-finger swipe, offline, with `config`.
+    static func twoFingerLines(_ config: String) throws -> [String] {
+        let lines = try DevicePipeline.lines(
+            twoFingerSwipe(), description: FilteredGestureTests.panel, configuration: try ConfigLoader.parse(config, file: "f.toml"))
+        return lines.split(separator: "\n").map(String.init).filter { $0.contains("\"gesture\"") }
+    }
+
+    /// While the first finger's lift is held, it is still down but moves nothing: the pan goes
+    /// on as without the filter (the same translation and place every frame; a held finger
+    /// counted as a still one halved the motion and pulled the place back), and the swipe's
+    /// speed is within 5 %.
+    @Test func twoFingersLiftingAFrameApart_keepTheirMotion_throughTheChatterWindow() throws {
+        let raw = try Self.twoFingerLines("")
+        let held = try Self.twoFingerLines("[device.filters]\nchatter_window = 0.035\n")
+        let changed = { (lines: [String]) in lines.filter { $0.contains("\"phase\":\"changed\"") } }
+        #expect(changed(raw).count == 12)
+        #expect(changed(held) == changed(raw))
+        func speed(_ lines: [String]) -> Double? {
+            guard let line = lines.first(where: { $0.contains("\"swipe\"") }), let r = line.firstRange(of: "\"velocity\":") else { return nil }
+            return Double(line[r.upperBound...].prefix { $0 != "," && $0 != "}" })
+        }
+        let a = try #require(speed(raw)), b = try #require(speed(held))
+        #expect(abs(a - b) <= 0.05 * a, "raw \(a) px/s, held \(b) px/s")
+    }
+
     @Test func aFastSwipe_keepsItsSpeed_throughTheChatterWindow() throws {
         let raw = try #require(try Self.speed(""))
         let held = try #require(try Self.speed("[device.filters]\nchatter_window = 0.035\n"))
