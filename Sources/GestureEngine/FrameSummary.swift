@@ -55,6 +55,8 @@ struct ContactTracker {
         /// Where it was in the frame before, if it was down then (`common`).
         var previous: PixelPoint
         var common: Bool
+        /// A held lift (`Contact.isLifted`): in no motion, this frame and the one it lands again in.
+        var held = false
         static let none = Tracked(id: 0, down: .zero, last: .zero, previous: .zero, common: false)
     }
 
@@ -91,9 +93,12 @@ struct ContactTracker {
         for (i, t) in tracked.enumerated() { current[i] = t }
         count = tracked.count
         present = tracked.count
+        // The fingers on the glass, as `update` places them (held lifts too when there is nothing else).
+        let live = tracked.filter { !$0.held }
+        let placed = live.isEmpty ? tracked : live
         var sum = PixelPoint.zero
-        for t in tracked { sum += t.last }
-        lastCentroid = tracked.isEmpty ? .zero : sum * (1 / Double(tracked.count))
+        for t in placed { sum += t.last }
+        lastCentroid = placed.isEmpty ? .zero : sum * (1 / Double(placed.count))
     }
 
     /// The summary of `frame` over the contacts `view` includes, stamped `time` (the engine's,
@@ -143,7 +148,7 @@ struct ContactTracker {
         }
         s.count = m.n
         s.present = m.present
-        s.removed = previousCount &- m.common &- m.held
+        s.removed = max(0, previousCount &- m.common &- m.held)  // each previous contact matched at most once
         s.maxTravel = Millimeters(m.maxTravelSquared.squareRoot())
         s.centroid = lastCentroid
         // The new contacts become current; the old buffer is the next frame's scratch.
@@ -163,7 +168,8 @@ extension ContactTracker {
         var n = 0
         var present = 0
         var common = 0
-        /// Held lifts that were down before (`takeLifted`): not lifted yet, in no motion.
+        /// Held lifts that were down before (`takeLifted`), and held lifts landing again: not
+        /// lifted, in no motion.
         var held = 0
         /// The fingers on the glass (not held lifts): their count and summed positions.
         var live = 0
@@ -201,20 +207,27 @@ extension ContactTracker {
             var t = Tracked(id: c.id, down: c.position, last: c.position, previous: .zero, common: false)
             if i >= 0 {
                 hint = i &+ 1
-                let prev = current[i].last
-                t.down = current[i].down
-                t.previous = prev
-                t.common = true
-                prevSum += prev
-                curSum += c.position
-                if common == 0 {
-                    firstPrev = prev
-                    firstCur = c.position
-                } else if common == 1 {
-                    secondPrev = prev
-                    secondCur = c.position
+                let before = current[i]  // read once: one bounds check
+                t.down = before.down
+                if before.held {
+                    // A held lift landing again (a bounce the chatter filter merged): down all
+                    // along, but its jump from where it was held is no motion of the fingers.
+                    held &+= 1
+                } else {
+                    let prev = before.last
+                    t.previous = prev
+                    t.common = true
+                    prevSum += prev
+                    curSum += c.position
+                    if common == 0 {
+                        firstPrev = prev
+                        firstCur = c.position
+                    } else if common == 1 {
+                        secondPrev = prev
+                        secondCur = c.position
+                    }
+                    common &+= 1
                 }
-                common &+= 1
             } else {
                 s.added &+= 1
             }
@@ -227,19 +240,16 @@ extension ContactTracker {
         }
 
         /// A held lift (`Contact.isLifted`): still down, so its lift is the frame the hold ends,
-        /// but in no motion: not `common` (no centroid, span or angle), kept apart in `held`.
+        /// but in no motion: not `common` (no centroid, span or angle), kept apart in `held`. One
+        /// this view never saw down (a sequence begun during the hold) is a finger already up:
+        /// not taken (it is only `present`).
         mutating func takeLifted(
             _ c: Contact, from current: borrowing Span<Tracked>, into next: inout MutableSpan<Tracked>, summary s: inout FrameSummary
         ) {
+            guard let i = current.indices.first(where: { current[$0].id == c.id }) else { return }
             if n == 0 { s.firstContact = c.position }
-            var t = Tracked(id: c.id, down: c.position, last: c.position, previous: .zero, common: false)
-            if let i = current.indices.first(where: { current[$0].id == c.id }) {
-                t.down = current[i].down
-                held &+= 1
-            } else {
-                s.added &+= 1
-            }
-            next[n] = t
+            next[n] = Tracked(id: c.id, down: current[i].down, last: c.position, previous: .zero, common: false, held: true)
+            held &+= 1
             n &+= 1
         }
     }

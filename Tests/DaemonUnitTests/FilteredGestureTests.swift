@@ -193,6 +193,53 @@ import TouchFrames
         #expect(abs(a - b) <= 0.05 * a, "raw \(a) px/s, held \(b) px/s")
     }
 
+    /// Two fingers left together at 60 Hz, 20 units (about 1.8 mm) a frame for 14 frames; with
+    /// `bounce` the first lifts at frame 5 and lands again a frame later where it has got to (a
+    /// new tracking id, 3.6 mm from its lift: one contact through the chatter filter).
+    static func twoFingerPan(bounce: Bool) -> Recording {
+        var events: [InputEvent] = []
+        func e(_ k: Int, _ type: UInt16, _ code: UInt16, _ value: Int32) {
+            events.append(InputEvent(time: Timestamp(nanoseconds: Int64(k) * 16_666_000), type: type, code: code, value: value))
+        }
+        for k in 0...14 {
+            for slot: Int32 in [0, 1] {
+                e(k, 3, Evdev.ABS_MT_SLOT, slot)
+                if k == 0 || (bounce && slot == 0 && k == 6) {
+                    e(k, 3, Evdev.ABS_MT_TRACKING_ID, k == 0 ? slot + 1 : 3)
+                    e(k, 3, Evdev.ABS_MT_POSITION_Y, 1000 + 300 * slot)
+                }
+                if k == 14 || (bounce && slot == 0 && k == 5) {
+                    e(k, 3, Evdev.ABS_MT_TRACKING_ID, -1)
+                } else {
+                    e(k, 3, Evdev.ABS_MT_POSITION_X, Int32(3000 - 20 * k))
+                }
+            }
+            if k == 0 { e(k, 1, Evdev.BTN_TOUCH, 1) }
+            if k == 14 { e(k, 1, Evdev.BTN_TOUCH, 0) }
+            e(k, 0, 0, 0)
+        }
+        e(80, 0, 0, 0)
+        return Recording(description: FilteredGestureTests.panel, events: events)
+    }
+
+    /// A finger that bounces mid-pan (merged by the chatter filter) moves nothing while its lift
+    /// is held, nor in the frame it lands again: the pan's translation frame by frame is that of
+    /// the same pan without the bounce (the jump from where it was held to where it landed was
+    /// counted as motion, a net translation, rotation and span that never cancelled).
+    @Test func aFingerBouncingMidPan_addsNoMotion_throughTheChatterWindow() throws {
+        let config = try ConfigLoader.parse("[device.filters]\nchatter_window = 0.035\n", file: "f.toml")
+        func translations(_ rec: Recording) throws -> [String] {
+            let lines = try DevicePipeline.lines(rec, description: FilteredGestureTests.panel, configuration: config)
+            return lines.split(separator: "\n").filter { $0.contains("\"pan\"") && $0.contains("\"changed\"") }.map {
+                String($0[$0.firstRange(of: "\"dx\":")!.lowerBound...].prefix { $0 != "v" })
+            }
+        }
+        let clean = try translations(Self.twoFingerPan(bounce: false))
+        let bounced = try translations(Self.twoFingerPan(bounce: true))
+        #expect(clean.count >= 10)
+        #expect(bounced == clean)
+    }
+
     @Test func aFastSwipe_keepsItsSpeed_throughTheChatterWindow() throws {
         let raw = try #require(try Self.speed(""))
         let held = try #require(try Self.speed("[device.filters]\nchatter_window = 0.035\n"))

@@ -61,12 +61,13 @@ cc -O2 -Wall -o "$work/root/bin/fd-store" Tests/e2e/fd-store.c || echo "== no C 
 cc -O2 -Wall -o "$work/root/bin/reference-hop" Tests/e2e/reference-hop.c || echo "== no C compiler: passthrough_load is skipped"
 # strace -c counts the daemon's system calls a frame there.
 for t in chrt strace; do
-    if command -v $t > /dev/null; then cp "$(command -v $t)" "$work/root/bin/$t" && libs_of "$(command -v $t)"; fi
+    # (rm first: a busybox applet of that name is a link to busybox, which cp would overwrite)
+    if command -v $t > /dev/null; then rm -f "$work/root/bin/$t"; cp "$(command -v $t)" "$work/root/bin/$t" && libs_of "$(command -v $t)"; fi
 done
 # tslib's ts_uinput and its filter modules (libts-bin), beside the panel filters (tslib_side_by_side).
 tsplugins=/usr/lib/x86_64-linux-gnu/ts0
 if command -v ts_uinput > /dev/null && [ -d $tsplugins ]; then
-    cp "$(command -v ts_uinput)" "$work/root/bin/ts_uinput"
+    rm -f "$work/root/bin/ts_uinput"; cp "$(command -v ts_uinput)" "$work/root/bin/ts_uinput"
     mkdir -p "$work/root$tsplugins" && cp $tsplugins/*.so "$work/root$tsplugins/"
     libs_of "$(command -v ts_uinput)" $tsplugins/*.so
 fi

@@ -17,7 +17,10 @@ compositor_hops() {
          FILENAME == ARGV[3] { if ($2 == "touch" && $3 == "down") c[++nc] = $1; next }
          FILENAME == ARGV[4] {
              if (index($0, "wl_touch@") == 0 || index($0, ".down(") == 0) next
+             # libwayland prints a 32-bit count of microseconds (as ms): it wraps every 71.6 min.
              v = substr($0, 2, index($0, "]") - 2) + 0
+             if (base == "") base = v
+             if (v < base - 2147483.648) v += 4294967.296
              if (index($0, "-> wl_touch@")) s[++ns] = v; else r[++nr] = v
              next }
          /^E: [0-9.]* 0003 0039 [0-9]/ { m[++nm] = $2 }

@@ -80,8 +80,12 @@ hop_load() {
         rm -f /tmp/ref-node.txt
         reference-hop "$node" --policy $policy --priority 10 > /tmp/ref-node.txt 2> /tmp/ref-hop.log &
         H=$!
-        until_true 10 test -s /tmp/ref-node.txt
-        hop_run reference-$policy-$1 "$(cat /tmp/ref-node.txt)"
+        if until_true 10 test -s /tmp/ref-node.txt; then
+            hop_run reference-$policy-$1 "$(cat /tmp/ref-node.txt)"
+        else
+            lost="$lost reference-$policy-$1: did not start ($(tail -1 /tmp/ref-hop.log))"
+            kill $P; wait $P 2> /dev/null
+        fi
         kill $H; wait $H 2>/dev/null
     done
     for policy in normal fifo traced; do
