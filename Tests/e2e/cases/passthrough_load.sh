@@ -14,17 +14,10 @@ hop_run() {
     rm -f /tmp/go-load
     read_node=$2
     [ "$read_node" = panel ] && read_node=$node
-    # Under the hog udevd makes the node late: waited for.
-    until_true 30 test -e "$read_node"
-    touchgesturectl record "$read_node" --absolute-times --duration 6 -o /tmp/load-$1.events 2> /tmp/load-rec-$1.log &
-    R=$!
-    has_open $R "$read_node"
-    touch /tmp/go-load
-    wait $P
-    wait $R
+    record_play "$read_node" /tmp/load-$1.events /tmp/go-load
     frame_latency /tmp/load-w.txt /tmp/load-$1.events > /tmp/load-$1.txt
     got=$(grep -c '^E: [0-9.]* 0000 0000 0$' /tmp/load-$1.events)
-    [ "$got" = "$frames" ] || lost="$lost $1:${got:-0}/$frames ($(tail -1 /tmp/load-rec-$1.log); $(tail -1 /tmp/play-load.log))"
+    [ "$got" = "$frames" ] || lost="$lost $1:${got:-0}/$frames ($(tail -1 /tmp/load-$1.events.log); $(tail -1 /tmp/play-load.log))"
 }
 
 # The daemon's system calls a frame (SCHED_FIFO 10, quiet: strace -c, whose tracing slows each

@@ -68,13 +68,7 @@ ts_variant() {
         kill $P; wait $P 2>/dev/null
         return
     fi
-    until_true 30 test -e "$filtered"
-    touchgesturectl record "$filtered" --absolute-times --duration 6 -o /tmp/ts-$1.events 2> /tmp/ts-rec-$1.log &
-    R=$!
-    has_open $R "$filtered"
-    touch /tmp/go-ts
-    wait $P
-    wait $R
+    record_play "$filtered" /tmp/ts-$1.events /tmp/go-ts
     $stopper
     ts_measure /tmp/ts-$1.events /tmp/ts-w-$1.txt > /tmp/ts-$1.fig
 }

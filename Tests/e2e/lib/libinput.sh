@@ -113,6 +113,18 @@ bench_stream() {
     frames=$(grep -c '^E: [0-9.]* 0000 0000 0$' /tmp/pt-bench.events)
 }
 
+# Records node $1 (the kernel's timestamps) into $2 while the player $P, which waits for the
+# file $3, plays its recording (the node waited for first: under load udevd makes it late).
+record_play() {
+    until_true 30 test -e "$1"
+    touchgesturectl record "$1" --absolute-times --duration 6 -o "$2" 2> "$2.log" &
+    R=$!
+    has_open $R "$1"
+    touch "$3"
+    wait $P
+    wait $R
+}
+
 pct() { sed -n "$(( ($(wc -l < $1) * $2 + 99) / 100 ))p" $1; }
 
 # The daemon's CPU per frame with pass-through on and off: the same 1 kHz stream (about 2,000
