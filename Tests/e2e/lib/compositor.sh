@@ -140,6 +140,13 @@ play_under() {
     if [ -n "$config" ] && grep -q '^mode = "passthrough"' $config; then
         mirror_of /tmp/daemon-comp-$comp.log 0
         target=$mirror
+    elif [ "${REFERENCE_HOP:-0}" = 1 ]; then
+        # The floor of any hop in the daemon's place (Tests/e2e/reference-hop.c, at its policy).
+        rm -f /tmp/ref-node-comp.txt
+        reference-hop $node --policy fifo --priority 10 > /tmp/ref-node-comp.txt 2> /tmp/ref-hop-comp.log &
+        REF=$!
+        until_true 10 test -s /tmp/ref-node-comp.txt
+        target=$(cat /tmp/ref-node-comp.txt)
     fi
     wait_tagged $target
     # RECORD_TARGET=FILE: the node the compositor reads, recorded beside it (its kernel timestamps).
@@ -169,6 +176,7 @@ play_under() {
     [ -n "${RECORD_TARGET:-}" ] && { kill $RT 2> /dev/null; wait $RT 2> /dev/null; }
     stop_compositor $comp
     [ -n "$config" ] && stop_daemon
+    [ "${REFERENCE_HOP:-0}" = 1 ] && { kill $REF; wait $REF 2> /dev/null; }
 }
 
 # The kiosk configuration of the compositor cases: README's (kiosk_toml) in mode $1 with cancel
