@@ -33,12 +33,15 @@ struct ContactClaims {
     mutating func claim(_ g: Int, in r: Int, from t: borrowing ContactTracker, most: Int) {
         guard t.count > 0, region[g] < 0 else { return }
         claimed.append(g)
-        let own = t.contacts.prefix(max(1, most))
+        // The fingers on the glass first: a lift the chatter filter holds is a finger already up,
+        // taken only when the claim would otherwise go short.
+        let all = t.contacts
+        let own = Array((all.filter { !$0.held } + all.filter { $0.held }).prefix(max(1, most)))
         region[g] = r
         ids[g].removeAll(keepingCapacity: true)
         for c in own { ids[g].append(c.id) }
         // Fewer than all: it follows its own from now on.
-        trackers[g] = own.count < t.count ? ContactTracker(claiming: Array(own)) : nil
+        trackers[g] = own.count < t.count ? ContactTracker(claiming: own) : nil
     }
 
     mutating func release(_ g: Int) {

@@ -247,6 +247,7 @@ extension ContactTracker {
             _ c: Contact, from current: borrowing Span<Tracked>, into next: inout MutableSpan<Tracked>, summary s: inout FrameSummary
         ) {
             guard let i = current.indices.first(where: { current[$0].id == c.id }) else { return }
+            hint = i &+ 1
             if n == 0 { s.firstContact = c.position }
             next[n] = Tracked(id: c.id, down: current[i].down, last: c.position, previous: .zero, common: false, held: true)
             held &+= 1

@@ -10,12 +10,7 @@ passthrough_latency() {
         wait_node /tmp/play-lat.log
         read_node=$node
         if [ $run = mirror ]; then mirror_of /tmp/daemon-latency-pt.log 0; read_node=$mirror; fi
-        touchgesturectl record $read_node --absolute-times --duration 8 -o /tmp/r-$run.events 2> /tmp/rec-$run.log &
-        R=$!
-        has_open $R $read_node
-        touch /tmp/go-lat
-        wait $P
-        wait $R
+        record_play $read_node /tmp/r-$run.events /tmp/go-lat
         [ $run = mirror ] && stop_daemon
         frame_latency /tmp/w-$run.txt /tmp/r-$run.events > /tmp/lat-$run.txt
     done
@@ -25,6 +20,6 @@ passthrough_latency() {
     if [ "$got" = "$frames" ] && [ "$got_direct" = "$frames" ]; then
         pass "passthrough-latency" "(all $frames frames through the mirror, none lost or merged; added p50 $((m50 - d50)) us, p99 $((m99 - d99)) us)"
     else
-        fail "passthrough-latency" "(frames: $got through the mirror, $got_direct directly, of $frames: $(tail -2 /tmp/rec-mirror.log | tr '\n' '|'))"
+        fail "passthrough-latency" "(frames: $got through the mirror, $got_direct directly, of $frames: $(tail -2 /tmp/r-mirror.events.log | tr '\n' '|'))"
     fi
 }

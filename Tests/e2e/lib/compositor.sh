@@ -121,9 +121,11 @@ client_parts() { # client log, writes file, segments file
 # player's write times into /tmp/writes-$1.txt. With a config ($3) the daemon runs on it and, in
 # pass-through, the compositor reads its mirror; with none the compositor reads the panel itself.
 # $4 = idle: the recording starts once the daemon says the kiosk is idle. Sets `ready` (s to the
-# client's window) and `opened` (1 when the compositor had the node open).
+# client's window) and `opened` (1 when the compositor had the node open). Set (and unset) by the
+# caller, never as a prefix of the call (busybox sh keeps those after a function returns):
+# RECORD_TARGET, DAEMON_FIFO, REFERENCE_HOP (below).
 play_under() {
-    comp=$1; rec=$2; config=$3
+    comp=$1; rec=$2; config=$3; REF=""
     kiosk_session
     log=/tmp/client-$comp.log
     if [ -n "$config" ]; then
@@ -145,7 +147,12 @@ play_under() {
         rm -f /tmp/ref-node-comp.txt
         reference-hop $node --policy fifo --priority 10 > /tmp/ref-node-comp.txt 2> /tmp/ref-hop-comp.log &
         REF=$!
-        until_true 10 test -s /tmp/ref-node-comp.txt
+        if ! until_true 10 test -s /tmp/ref-node-comp.txt; then
+            # Not started: cage would read the bare panel, no reference.
+            echo "E2E BENCH reference hop under $comp did not start: $(tail -1 /tmp/ref-hop-comp.log)"
+            kill $P $REF 2> /dev/null; wait $P $REF 2> /dev/null; REF=""
+            return 1
+        fi
         target=$(cat /tmp/ref-node-comp.txt)
     fi
     wait_tagged $target
@@ -176,7 +183,8 @@ play_under() {
     [ -n "${RECORD_TARGET:-}" ] && { kill $RT 2> /dev/null; wait $RT 2> /dev/null; }
     stop_compositor $comp
     [ -n "$config" ] && stop_daemon
-    [ "${REFERENCE_HOP:-0}" = 1 ] && { kill $REF; wait $REF 2> /dev/null; }
+    if [ -n "$REF" ]; then kill $REF; wait $REF 2> /dev/null; REF=""; fi
+    return 0
 }
 
 # The kiosk configuration of the compositor cases: README's (kiosk_toml) in mode $1 with cancel
