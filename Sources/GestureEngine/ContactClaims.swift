@@ -36,7 +36,9 @@ struct ContactClaims {
         // The fingers on the glass first: a lift the chatter filter holds is a finger already up,
         // taken only when the claim would otherwise go short.
         let all = t.contacts
-        let own = Array((all.filter { !$0.held } + all.filter { $0.held }).prefix(max(1, most)))
+        let own = all.contains(where: \.held)
+            ? Array((all.filter { !$0.held } + all.filter { $0.held }).prefix(max(1, most)))
+            : Array(all.prefix(max(1, most)))  // (as before the filters: one array a claim)
         region[g] = r
         ids[g].removeAll(keepingCapacity: true)
         for c in own { ids[g].append(c.id) }
