@@ -93,7 +93,7 @@ public final class Daemon: EventLoopOwner {
         let opened = try ListenSocket.open(base.daemon, passed: passed.filter { !MirrorStore.isMirror($0.name) }, log: log)
         sockets = opened
         do {
-            server = try Server(loop: loop, listeners: opened.listeners, limits: Self.limits(base.daemon, log: log), log: log)
+            server = try Server(loop: loop, listeners: opened.listeners, limits: Self.limits(base, log: log), log: log)
         } catch {
             for l in opened.listeners { Posix.close(l.fd) }
             opened.removeFiles()
@@ -107,7 +107,8 @@ public final class Daemon: EventLoopOwner {
 
     /// The server's limits from `[daemon]`; `max_clients` lowered (with a warning) when
     /// RLIMIT_NOFILE cannot hold that many.
-    static func limits(_ settings: DaemonSettings, log: Logger) -> Server.Limits {
+    static func limits(_ configuration: Configuration, log: Logger) -> Server.Limits {
+        let settings = configuration.daemon
         let n = Server.clientLimit(configured: settings.maxClients)
         if n < settings.maxClients {
             log.warning("max_clients \(settings.maxClients) lowered to \(n): RLIMIT_NOFILE leaves fds for \(n) clients")
@@ -117,7 +118,7 @@ public final class Daemon: EventLoopOwner {
             coalesceNs: settings.coalesceNanoseconds)
         limits.maxClientsPerUser = settings.maxClientsPerUser
         limits.idleNs = Int64(settings.idleTimeoutMilliseconds) * 1_000_000
-        limits.paceInput = settings.mode != .passthrough
+        limits.paceInput = settings.mode != .passthrough && configuration.pointerRegions.isEmpty
         return limits
     }
 
@@ -333,7 +334,7 @@ public final class Daemon: EventLoopOwner {
         devices.configurePointer(&state)
         try recompile(&state)
         if geometryChanged { devices.remap(&state) }
-        server.apply(Self.limits(next.daemon, log: log), to: &state)
+        server.apply(Self.limits(next, log: log), to: &state)
         for c in server.allClients { server.watchIdle(c, in: state) }
         configureIdle(&state)
         return kept.isEmpty ? nil : kept.joined(separator: "; ")

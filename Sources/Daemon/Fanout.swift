@@ -42,8 +42,9 @@ struct Fanout: ~Copyable {
     /// An upper bound of every subscriber's coalescing window (the longest there has been since
     /// the last reload): the input pacing looks no further on a panel slower than it allows.
     var longestWindow: Int64
-    /// Reading a fast panel a few frames at a time while subscribers are streamed to, unless
-    /// `paceInput` is off (pass-through: the compositor reads each frame as it comes).
+    /// Reading a fast panel a few frames at a time when no subscriber takes every frame, unless
+    /// `paceInput` is off (pass-through or pointer emulation: the compositor reads each frame as
+    /// it comes).
     var pacing = InputPacing()
     var paceInput = true
 
@@ -67,7 +68,7 @@ struct Fanout: ~Copyable {
     var inputNow: Int64?
     /// Some subscriber has continuous updates held after the last `flush`.
     var holding = false
-    /// The input time of the last `flush`'s turn, nil without input (for `streaming()`).
+    /// The input time of the last `flush`'s turn, nil without input (for `pacingBound()`).
     var flushedInput: Int64?
 
     init(coalesceNs: Int64, outputBufferBytes: Int) {

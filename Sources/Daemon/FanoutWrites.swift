@@ -47,18 +47,26 @@ extension Fanout {
         return (due, readAgain(deadline: deadline), !notices.isEmpty)
     }
 
-    /// What the input pacing may take (`InputPacing`) after the last `flush`, when it had input:
-    /// the earliest next write of the subscribers being streamed a continuous gesture (a
-    /// `changed` or touch line came for them within their window), and the shortest such
-    /// window; nil after a turn without input, when none is streamed to, or when one takes every
-    /// frame (`coalesce_ms` 0).
+    /// What bounds the input pacing (`InputPacing`) after the last `flush`.
+    enum PacingBound {
+        /// Read each frame as it comes: the turn had no input, or a client takes every frame
+        /// (`coalesce_ms` 0).
+        case everyFrame
+        /// Clients are being streamed a continuous gesture (a `changed` or touch line came for
+        /// them within their window): their earliest next write, and the shortest such window.
+        case held(due: Int64, window: Int64)
+        /// No client is streamed (none connected, or none that takes continuous updates now):
+        /// only the frames and the engines' deadlines bound the pause.
+        case unheld
+    }
+
     @inline(__always)  // from `endTurn`: a call passed the fan-out through a 190-byte temporary
-    func streaming() -> (due: Int64, window: Int64)? {
-        guard let now = flushedInput else { return nil }
+    func pacingBound() -> PacingBound {
+        guard let now = flushedInput else { return .everyFrame }
         var due = Int64.max, window = Int64.max
         for s in subscribers where s.isLive {
             let hold = s.coalesceNs ?? coalesceNs
-            guard hold > 0 else { return nil }
+            guard hold > 0 else { return .everyFrame }
             guard s.streamedAt >= now - hold else { continue }
             // A window that has passed with nothing held: the next line goes out when it
             // comes, so the pause is bounded by a window from now.
@@ -66,15 +74,19 @@ extension Fanout {
             due = min(due, next > now ? next : now + hold)
             window = min(window, hold)
         }
-        return due == .max ? nil : (due, window)
+        return due == .max ? .unheld : .held(due: due, window: window)
     }
 
     /// When to read the panels next after this turn (monotonic ns), or nil for at once: the
     /// input pacing, asked only on a panel fast enough to pace.
     @inline(__always)  // from `endTurn`: a call passed the fan-out through a 190-byte temporary
     func readAgain(deadline: Int64?) -> Int64? {
-        guard paceInput, pacing.mayPace(within: longestWindow), let streamed = streaming() else { return nil }
-        return pacing.readAgain(heldDue: streamed.due, coalesce: streamed.window, deadline: deadline)
+        guard paceInput, pacing.mayPace(within: longestWindow) else { return nil }
+        switch pacingBound() {
+        case .everyFrame: return nil
+        case .held(let due, let window): return pacing.readAgain(heldDue: due, coalesce: window, deadline: deadline)
+        case .unheld: return pacing.readAgain(heldDue: nil, coalesce: coalesceNs, deadline: deadline)
+        }
     }
 
     /// Writes slot `s`'s queue as far as the kernel takes it. A change of its write side

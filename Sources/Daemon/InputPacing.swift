@@ -1,19 +1,21 @@
-/// Reading a fast panel a few frames at a time while every client's continuous updates are held.
+/// Reading a fast panel a few frames at a time when no one needs each frame the moment it comes.
 ///
 /// Being woken costs more than a frame's work: in the qemu guest at 1 kHz, about 75–80 µs of the
 /// daemon's 170 µs a frame (docs/BENCHMARKS.md, "The wake-up per frame"); on hardware too a wake-up
-/// a millisecond keeps a core from sleeping. While a pan streams to clients that coalesce
-/// (`coalesce_ms` > 0: their `changed` lines go out together once per window), reading each frame
-/// the moment it comes buys those clients nothing. So when the panel sends frames at least
-/// `framesPerRead` times faster than the coalescing window (500 Hz and up at the default 8 ms),
-/// the daemon leaves it unread for up to `framesPerRead` frame periods after a turn, then reads
-/// what the kernel buffered in one go. Never past a held client's due write, never up to an
-/// engine deadline (the frames before it are read first), and never more frames than half of
-/// what evdev buffers for a worst-case packet (EVDEV_BUF_PACKETS is 8), so nothing is dropped. A
-/// line is then at most `framesPerRead` frame periods later (4 ms at 1 kHz, 8 ms at 500 Hz) on
-/// such a panel; never later on a panel slower than 500 Hz (whatever `coalesce_ms`), with a
-/// client that takes every frame (`coalesce_ms` 0), or with nothing held. Pure: the daemon tells
-/// it the frames and asks it after each turn.
+/// a millisecond keeps a core from sleeping. Reading each frame as it comes buys nothing to a
+/// client that coalesces (`coalesce_ms` > 0: its `changed` lines go out together once per
+/// window), nor to a daemon with no client (its actions and the wake are not made faster by
+/// a millisecond). So when the panel sends frames at least `framesPerRead` times faster than
+/// the coalescing window (500 Hz and up at the default 8 ms), the daemon leaves it unread for up
+/// to `framesPerRead` frame periods after a turn, then reads what the kernel buffered in one go.
+/// Never past a held client's due write, never up to an engine deadline (the frames before it
+/// are read first), and never more frames than half of what evdev buffers for a worst-case
+/// packet (EVDEV_BUF_PACKETS is 8), so nothing is dropped. A line or an action is then at most
+/// `framesPerRead` frame periods later (4 ms at 1 kHz, 8 ms at 500 Hz) on such a panel; never
+/// later on a panel slower than 500 Hz (whatever `coalesce_ms`), with a client that takes every
+/// frame (`coalesce_ms` 0, or `[daemon] coalesce_ms = 0`), in pass-through or with a region that
+/// emulates the pointer (the compositor reads each frame as it comes). Pure: the daemon tells it
+/// the frames and asks it after each turn.
 struct InputPacing {
     static let framesPerRead: Int64 = 4
     /// The slowest panel paced, a frame every 2 ms (500 Hz): the loop answers nothing while it
@@ -47,12 +49,13 @@ struct InputPacing {
     }
 
     /// When to read the panels next after a turn (monotonic ns), or nil for at once (as they
-    /// come). `heldDue`: the earliest write due to a client holding continuous updates, nil when
-    /// none is held or some client takes every frame; `coalesce`: the coalescing window;
-    /// `deadline`: the engines' next deadline.
+    /// come). `heldDue`: the earliest write due to a client holding continuous updates (nil: no
+    /// held write bounds the pause); `coalesce`: the coalescing window; `deadline`: the engines'
+    /// next deadline.
     func readAgain(heldDue: Int64?, coalesce: Int64, deadline: Int64?) -> Int64? {
-        guard let heldDue, mayPace(within: coalesce) else { return nil }
-        var until = min(lastFrame + period * Self.framesPerRead, heldDue)
+        guard mayPace(within: coalesce) else { return nil }
+        var until = lastFrame + period * Self.framesPerRead
+        if let heldDue { until = min(until, heldDue) }
         if let deadline { until = min(until, deadline - period) }
         // Less than two more frames: not worth a pause.
         return until >= lastFrame + 2 * period ? until : nil

@@ -19,8 +19,8 @@ extension Server {
         var maxClientsPerUser = Int.max
         /// A connection that takes no lines and sends nothing this long is closed; 0 never.
         var idleNs: Int64 = 0
-        /// The input pacing may read a fast panel a few frames at a time (off in pass-through:
-        /// the compositor must get each frame as it comes).
+        /// The input pacing may read a fast panel a few frames at a time (off in pass-through and
+        /// with a region that emulates the pointer: the compositor must get each frame as it comes).
         var paceInput = true
         init(maxClients: Int, maxLineBytes: Int, outputBufferBytes: Int, coalesceNs: Int64 = 0) {
             self.maxClients = maxClients

@@ -105,6 +105,33 @@ import TouchInput
         }
     }
 
+    /// With no client streamed to (none connected, or one given only discrete lines) a fast
+    /// panel is paced too; a client that takes every frame, or input pacing off, reads each frame.
+    @Test func inputPacing_withNoClientStreamed_pacesToo_unlessOneTakesEveryFrame() {
+        let ms: Int64 = 1_000_000
+        func end(clients: [Int64?], streamed: Bool = false, paced: Bool = true) -> Int64? {
+            var f = Fanout(coalesceNs: 8 * ms, outputBufferBytes: 4096)
+            f.paceInput = paced
+            var fds: [Int32] = []
+            defer { fds.forEach { close($0) } }
+            for hold in clients {
+                let (w, peer) = Self.pair()
+                fds += [w, peer]
+                let s = f.open(.socket(fd: w))
+                f.subscribers[s].coalesceNs = hold
+                if streamed { f.subscribers[s].streamedAt = 100 * ms }
+            }
+            for t in Int64(95)...100 { f.pacing.frames(first: t * ms, last: t * ms, count: 1) }
+            f.inputNow = 100 * ms
+            return f.endTurn(turnClock: 0, deadline: nil).readAgain
+        }
+        #expect(end(clients: []) == 104 * ms)
+        #expect(end(clients: [nil]) == 104 * ms)  // connected, given no continuous update
+        #expect(end(clients: [nil, 0]) == nil)  // one takes every frame
+        #expect(end(clients: [nil], streamed: true) == 104 * ms)  // streamed: bounded by its write (108)
+        #expect(end(clients: [], paced: false) == nil)
+    }
+
     @Test func heldUpdates_giveTheirDueTime_anUrgentLineTakesThemAlong() {
         var f = Fanout(coalesceNs: 8_000_000, outputBufferBytes: 4096)
         let (w, peer) = Self.pair()

@@ -32,10 +32,19 @@ import Testing
         #expect(p.readAgain(heldDue: 106 * Self.ms, coalesce: Self.window, deadline: 102 * Self.ms) == nil)
     }
 
-    @Test func nothingHeld_orSlowPanel_orShortWindow_readsAtOnce() {
+    /// No client streamed to (none connected, or a swipe-only one): four frames, bounded by a
+    /// deadline only.
+    @Test func nothingHeld_readsFourFramesLater_butNotUpToADeadline() {
         let fast = atOneKilohertz()
-        // No client streamed to (or one that takes every frame): the server gives no due time.
-        #expect(fast.readAgain(heldDue: nil, coalesce: Self.window, deadline: nil) == nil)
+        #expect(fast.readAgain(heldDue: nil, coalesce: Self.window, deadline: nil) == 104 * Self.ms)
+        #expect(fast.readAgain(heldDue: nil, coalesce: Self.window, deadline: 103 * Self.ms) == 102 * Self.ms)
+        #expect(fast.readAgain(heldDue: nil, coalesce: Self.window, deadline: 102 * Self.ms) == nil)
+        // `[daemon] coalesce_ms = 0`: every frame as it comes.
+        #expect(fast.readAgain(heldDue: nil, coalesce: 0, deadline: nil) == nil)
+    }
+
+    @Test func slowPanel_orShortWindow_readsAtOnce() {
+        let fast = atOneKilohertz()
         // A window shorter than four frames (coalesce_ms 3 at 1 kHz).
         #expect(fast.readAgain(heldDue: 103 * Self.ms, coalesce: 3 * Self.ms, deadline: nil) == nil)
         // 250 Hz: four frames are 16 ms, more than the 8 ms window.

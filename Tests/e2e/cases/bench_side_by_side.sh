@@ -46,6 +46,7 @@ bench_once() {
     LI=$!
     usleep 5000000         # all three have opened the device; the stream starts at 6 s
     t0=$(cpu_ns $DAEMON); l0=$(cpu_ns $LISGD); i0=$(cpu_ns $LI); c0=$(cpu_ns $MON)
+    ts0=$(cpu_split $DAEMON); ls0=$(cpu_split $LISGD)
     if [ -x /bin/perf ]; then
         PERFS=""
         for p in $DAEMON $LISGD $LI; do
@@ -65,6 +66,7 @@ bench_once() {
     fi
     usleep 1000000
     t1=$(cpu_ns $DAEMON); l1=$(cpu_ns $LISGD); i1=$(cpu_ns $LI); c1=$(cpu_ns $MON)
+    ts1=$(cpu_split $DAEMON); ls1=$(cpu_split $LISGD)
     # Context switches over the whole run (voluntary/involuntary): an involuntary one is a reader
     # preempted, e.g. by the client its write woke.
     sw=""
@@ -80,6 +82,9 @@ bench_once() {
     fi
     swipes=$(grep -c '^SWIPE' /tmp/lisgd.txt)
     li_frames=$(grep -c 'TOUCH_FRAME' /tmp/libinput.txt)
+    # Where the time goes: user space (the instructions the count measures) or the kernel (system
+    # calls, wake-ups), in clock ticks over the stream.
+    echo "$ts0 $ts1 $ls0 $ls1" | awk -v tag="$tag" 'NF == 8 { printf "E2E BENCH (%s) user/system ticks over the stream: touchgestured %d/%d, lisgd %d/%d\n", tag, $3 - $1, $4 - $2, $7 - $5, $8 - $6 }'
     echo "E2E BENCH ($tag) context switches, voluntary/involuntary: touchgestured, lisgd, libinput, monitor client:$sw"
     echo "E2E BENCH ($tag) stream: $frames frames, $events evdev events; seen: touchgestured $pans pans or swipes, lisgd $swipes swipes, libinput $li_frames TOUCH_FRAME"
     # Impossible figures refuse the run: a process that was gone before the last reading (an
