@@ -12,6 +12,8 @@ public struct FileStatus: Sendable {
     public var gid: UInt32
     /// A device node's device number (st_rdev).
     public var deviceNumber: UInt64
+    /// The file itself (st_dev, st_ino): two paths name one file when these are equal.
+    public var identity: (device: UInt64, inode: UInt64) = (0, 0)
 
     public var isRegular: Bool { kind == .regular }
 
@@ -44,7 +46,9 @@ extension Posix {
             case S_IFIFO: .fifo
             default: .device
             }
-        return .success(FileStatus(kind: kind, permissions: st.st_mode & 0o7777, uid: st.st_uid, gid: st.st_gid, deviceNumber: UInt64(st.st_rdev)))
+        var status = FileStatus(kind: kind, permissions: st.st_mode & 0o7777, uid: st.st_uid, gid: st.st_gid, deviceNumber: UInt64(st.st_rdev))
+        status.identity = (UInt64(st.st_dev), UInt64(st.st_ino))
+        return .success(status)
     }
 
     /// The names in `directory` (not `.` and `..`), in no particular order.

@@ -87,6 +87,8 @@ struct ContactFilter {
         let mmPerUnit: (x: Double, y: Double)
         /// The dead zones in the panel's units.
         let zones: [(x: ClosedRange<Double>, y: ClosedRange<Double>)]
+        /// The axes' ranges: a position carried by a bounce's offset stays on the panel.
+        let xRange: ClosedRange<Double>, yRange: ClosedRange<Double>
     }
     let rules: Rules
     var settings: ContactFilterSettings { rules.settings }
@@ -132,6 +134,9 @@ struct ContactFilter {
         /// 1€: the filtered position and speed (units, units/s), and the last frame's time.
         var x = 0.0, y = 0.0, dx = 0.0, dy = 0.0
         var at: Int64 = 0
+        /// A bounce's jump (units): where the contact was held less where it landed again, added
+        /// to its raw positions until it lifts, so the landing moves nothing for anyone.
+        var offsetX = 0.0, offsetY = 0.0
         /// Stuck: where it last moved by a unit, and when.
         var restX: Int32 = 0, restY: Int32 = 0
         var restSince: Int64 = 0
@@ -155,7 +160,9 @@ struct ContactFilter {
             let x0 = Double(x.minimum) + z.x / ux, y0 = Double(y.minimum) + z.y / uy
             return (x0...(x0 + z.width / ux), y0...(y0 + z.height / uy))
         }
-        rules = Rules(settings: settings, mmPerUnit: (ux, uy), zones: zones)
+        rules = Rules(
+            settings: settings, mmPerUnit: (ux, uy), zones: zones, xRange: Double(x.minimum)...Double(x.maximum),
+            yRange: Double(y.minimum)...Double(y.maximum))
         state = ContiguousArray(repeating: FilterSlot(), count: max(1, slots))
         shown = ContiguousArray(repeating: ShownSlot(), count: max(1, slots))
     }

@@ -18,10 +18,13 @@ extension ContactFilter {
             tally.due(f.landedAt + g)
         }
         if !shown.hidden {
+            // The raw position, less a bounce's jump (0 unless it landed again), on the panel.
+            let x = min(max(Double(s.x) + f.offsetX, r.xRange.lowerBound), r.xRange.upperBound)
+            let y = min(max(Double(s.y) + f.offsetY, r.yRange.lowerBound), r.yRange.upperBound)
             if let d = r.settings.dejitter {
-                smooth(&f, s, d, r.mmPerUnit, &tally.interval, at: time)
+                smooth(&f, x, y, d, r.mmPerUnit, &tally.interval, at: time)
             } else {
-                (f.x, f.y) = (Double(s.x), Double(s.y))
+                (f.x, f.y) = (x, y)
             }
             (shown.x, shown.y) = (nearest(f.x), nearest(f.y))
         }
@@ -70,13 +73,17 @@ extension ContactFilter {
     }
 
     /// A contact landing while the last one's lift is held, close to where it was: chatter, the
-    /// same contact (its id back).
+    /// same contact (its id back), going on from where it was held: its jump becomes an offset
+    /// to its raw positions (at most `chatter_distance`), so neither the gestures (a tap's slop)
+    /// nor the app see the bounce move it, and the smoothing starts again at rest there.
     static func landsAgain(_ f: inout FilterSlot, _ s: inout DecoderSlot, _ r: borrowing Rules, _ tally: inout Tally, at time: Int64) -> Bool {
         guard let until = f.lingerUntil, time < until else { return false }
         let dx = (Double(s.x) - f.x) * r.mmPerUnit.x, dy = (Double(s.y) - f.y) * r.mmPerUnit.y
         guard (dx * dx + dy * dy).squareRoot() <= r.settings.chatterDistanceMM else { return false }
         s.contact = f.contact
         f.lingerUntil = nil
+        (f.offsetX, f.offsetY) = (f.x - Double(s.x), f.y - Double(s.y))
+        (f.dx, f.dy, f.at) = (0, 0, time)
         tally.counts.chatter += 1
         return true
     }
@@ -97,7 +104,7 @@ extension ContactFilter {
     /// One 1€ step: the speed estimate smoothed at `derivativeCutoff`, the position at a cutoff
     /// that rises with that speed (in mm/s).
     static func smooth(
-        _ f: inout FilterSlot, _ s: DecoderSlot, _ d: ContactFilterSettings.Dejitter, _ mmPerUnit: (x: Double, y: Double),
+        _ f: inout FilterSlot, _ x: Double, _ y: Double, _ d: ContactFilterSettings.Dejitter, _ mmPerUnit: (x: Double, y: Double),
         _ interval: inout Double, at time: Int64
     ) {
         var dt = Double(time - f.at) / 1e9
@@ -107,14 +114,14 @@ extension ContactFilter {
         if dt >= 0.002 && dt <= 0.05 { interval = interval == 0 ? dt : interval + 0.1 * (dt - interval) }
         dt = max(dt, interval)
         guard dt > 0 else { return }
-        let rawDX = (Double(s.x) - f.x) / dt, rawDY = (Double(s.y) - f.y) / dt
+        let rawDX = (x - f.x) / dt, rawDY = (y - f.y) / dt
         let ad = alpha(d.derivativeCutoff, dt)
         f.dx += ad * (rawDX - f.dx)
         f.dy += ad * (rawDY - f.dy)
         let speed = ((f.dx * mmPerUnit.x) * (f.dx * mmPerUnit.x) + (f.dy * mmPerUnit.y) * (f.dy * mmPerUnit.y)).squareRoot()
         let a = alpha(d.minCutoff + d.speedCoefficient * speed, dt)
-        f.x += a * (Double(s.x) - f.x)
-        f.y += a * (Double(s.y) - f.y)
+        f.x += a * (x - f.x)
+        f.y += a * (y - f.y)
     }
 
     /// `v` rounded half up, without a libm call: `v` lies between raw Int32 values (each filter

@@ -89,6 +89,9 @@ public enum Evemu {
         let bytes = text.withUTF8 { Array($0) }
         reader.events.reserveCapacity(bytes.count / 28)
         var start = 0
+        // The latest event time so far: a recording's events are in time order (a clock set
+        // back mid-recording would replay two taps as a double tap, or time running backwards).
+        var latest = Int64.min
         while start <= bytes.count {
             let end = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count
             defer { start = end + 1 }
@@ -96,11 +99,17 @@ public enum Evemu {
             // Almost every line is an event in the exact form evemu writes: read it from the
             // bytes. Anything else (comments, description lines, odd spacing, errors) takes the
             // general path.
+            let before = reader.events.count
             if let e = fastEvent(bytes, start, end) {
                 reader.events.append(e)
-                continue
+            } else {
+                try reader.read(Substring(String(decoding: bytes[start..<end], as: UTF8.self)))
             }
-            try reader.read(Substring(String(decoding: bytes[start..<end], as: UTF8.self)))
+            guard reader.events.count > before, let t = reader.events.last?.time.nanoseconds else { continue }
+            guard t >= latest else {
+                throw reader.fail("time goes back to \(Timestamp(nanoseconds: t).seconds) s after \(Timestamp(nanoseconds: latest).seconds) s (events must be in time order)")
+            }
+            latest = t
         }
         return reader.recording()
     }
@@ -267,7 +276,8 @@ public enum Evemu {
     /// "1350644052.895553" → a timestamp; the fraction is decimal (".5" is half a second).
     static func parseTime(_ s: Substring) -> Timestamp? {
         let parts = s.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count <= 2, let sec = Int64(parts[0]), sec >= 0 else { return nil }
+        // Digits only: "-0.3" is no time (Int64 would read its "-0" as 0 and drop the sign).
+        guard parts.count <= 2, !parts[0].isEmpty, parts[0].allSatisfy({ $0.isASCII && $0.isNumber }), let sec = Int64(parts[0]) else { return nil }
         var nanos: Int64 = 0
         if parts.count == 2 {
             let digits = parts[1]

@@ -12,16 +12,17 @@ import TouchFrames
 @Suite struct FilteredGestureTests {
     static let panel = DeviceDescription.multitouchPanel(name: "cheap", maxX: 3839, maxY: 2159, slots: 10)
 
-    /// Frames at 60 Hz: each `true` a frame with the finger down at (1920, 1080), `false` up.
-    static func recording(_ downs: [Bool]) -> Recording {
+    /// Frames at 60 Hz (or every `period` ns): each `true` a frame with the finger down at
+    /// (1920, 1080), `false` up; each landing after the first `jump` units further right.
+    static func recording(_ downs: [Bool], period: Int64 = 16_666_000, jump: Int32 = 0) -> Recording {
         var events: [InputEvent] = [], down = false, id: Int32 = 0
         for (k, d) in downs.enumerated() {
-            let t = Timestamp(nanoseconds: Int64(k) * 16_666_000)
+            let t = Timestamp(nanoseconds: Int64(k) * period)
             func e(_ type: UInt16, _ code: UInt16, _ value: Int32) { events.append(InputEvent(time: t, type: type, code: code, value: value)) }
             if d && !down {
                 id += 1
                 e(3, Evdev.ABS_MT_TRACKING_ID, id)
-                e(3, Evdev.ABS_MT_POSITION_X, 1920 + id)
+                e(3, Evdev.ABS_MT_POSITION_X, 1920 + id + (id - 1) * jump)
                 e(3, Evdev.ABS_MT_POSITION_Y, 1080)
                 e(1, Evdev.BTN_TOUCH, 1)
             } else if !d && down {
@@ -61,6 +62,18 @@ import TouchFrames
     @Test func aChatteringTap_isOneTap_withTheFilter() throws {
         #expect(try Self.gestures(Self.recording(Self.chatteringTap), "").contains("double_tap"), "without it: a double tap")
         #expect(try Self.gestures(Self.recording(Self.chatteringTap), Self.chatter) == ["tap"])
+    }
+
+    /// A bounce landing 4.5 mm away (past the tap's 3 mm slop, within `chatter_distance`) moves
+    /// nothing: one tap, at 60 and at 250 Hz, with the 1€ filter or without.
+    @Test func aBounceLandingMillimetresAway_isStillOneTap() throws {
+        let filters = "[device.filters]\nchatter_window = 0.035\nchatter_distance = 5\n"
+        let downs = [true, true, true, false, true, true, true, true, true, false] + Array(repeating: false, count: 200)
+        for period: Int64 in [16_666_000, 4_000_000] {
+            let rec = Self.recording(downs, period: period, jump: 50)  // the 15.6-inch guess: 11.2 units a mm
+            #expect(try Self.gestures(rec, filters) == ["tap"], "period \(period)")
+            #expect(try Self.gestures(rec, filters + "dejitter_min_cutoff = 1.0\n") == ["tap"], "period \(period)")
+        }
     }
 
     /// A landing again exactly when the window ends is a new touch, offline and on the route.

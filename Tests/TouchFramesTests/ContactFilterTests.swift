@@ -192,6 +192,20 @@ import TouchFrames
         #expect(d.filterCounts.chatter == 1, "one bounce merged")
     }
 
+    /// A bounce that lands a few millimetres away moves nothing: the contact goes on from where
+    /// it was held, by the finger's own motion after it, and stays on the panel.
+    @Test func chatter_aBounceLandingAway_movesNothing_thenFollowsTheFinger() throws {
+        var d = try F.decoder { $0.chatterNs = 30_000_000 }
+        F.feed(&d, at: 0, F.land(0, id: 1, 500, 250))
+        F.feed(&d, at: 0.01, Self.lift(0))
+        F.feed(&d, at: 0.02, F.land(0, id: 2, 512, 244))  // 4 mm to the right, 2 mm up
+        #expect(d.panel.map(\.x) == [500] && d.panel.map(\.y) == [250], "the bounce moved nothing")
+        F.feed(&d, at: 0.03, F.at(0, 522, 244))
+        #expect(d.panel.map(\.x) == [510] && d.panel.map(\.y) == [250], "then the finger's own 10 units")
+        F.feed(&d, at: 0.04, F.at(0, 0, 0))
+        #expect(d.panel.map(\.x) == [0] && d.panel.map(\.y) == [6], "held at the panel's edge, not past it")
+    }
+
     @Test func ghosts_areShownToTheGesturesOnlyOnceTheyLasted_theMirrorAtOnce() throws {
         var f = ContactFilterSettings()
         f.ghostNs = 30_000_000

@@ -155,12 +155,17 @@ import Testing
         #expect(fast?.description == nil)
     }
 
-    /// Found by the evemu fuzzer (Fuzz/FuzzEvemu): a recording whose clock runs backwards was
-    /// written with negative times that could not be read back.
-    @Test func format_timeRunningBackwards_staysReadable() throws {
-        let r = try Evemu.parse("N: x\nA: 35 0 100 0 0 0\nE: 5.000000 0003 0035 1\nE: 2.000000 0000 0000 0\n", file: "back.events")
-        let again = try Evemu.parse(Evemu.format(r), file: "formatted")
-        #expect(again.events.map(\.time.nanoseconds) == [3_000_000_000, 0])
+    /// A recording whose clock runs backwards is refused with its line (replayed, two taps
+    /// would become a double tap; the evemu fuzzer, Fuzz/FuzzEvemu, first found such a file);
+    /// a negative time too, whatever its size ("-0.3" once read as 0.3).
+    @Test func timeRunningBackwards_orNegative_isRefused() throws {
+        let text = "N: x\nA: 35 0 100 0 0 0\nE: 5.000000 0003 0035 1\nE: 2.000000 0000 0000 0\n"
+        #expect(throws: RecordingError(file: "back.events", line: 4, reason: "time goes back to 2.0 s after 5.0 s (events must be in time order)")) {
+            try Evemu.parse(text, file: "back.events")
+        }
+        for t in ["-0.3", "-1.3", "+0.3", "-.5"] {
+            #expect(throws: RecordingError.self) { try Evemu.parse("E: \(t) 0003 0035 1\n", file: "neg.events") }
+        }
     }
 
     @Test func format_thenParse_roundTrips() throws {
