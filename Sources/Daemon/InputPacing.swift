@@ -30,13 +30,19 @@ struct InputPacing {
     private(set) var lastFrame: Int64 = .min
 
     /// A read's frames: `count` of them, the first and the last at these monotonic times. Called
-    /// for every read, so kept to a few instructions (no optionals, a division only for a batch).
+    /// for every read, so kept to a few instructions (no optionals, one division). The period is
+    /// the time from the last read's last frame to this one's, over the frames between: frames
+    /// the kernel stamped close together (a panel's interrupt, or the writer, late, then catching
+    /// up) make no slow panel look fast, as their own spread would (a 50 Hz panel's burst of
+    /// three, 100 µs apart, read as 20 kHz, then paced: under load the daemon fell behind and
+    /// the kernel dropped events).
     @inline(__always)
     mutating func frames(first: Int64, last: Int64, count: Int) {
-        if count > 1 {
-            if last > first { period = (last - first) / Int64(count - 1) }
-        } else if count == 1, lastFrame != .min, first > lastFrame {
-            period = first - lastFrame
+        if count > 0, lastFrame != .min, last > lastFrame {
+            period = (last - lastFrame) / Int64(count)
+        } else if count > 1, last > first {
+            // The first read: its own frames are all there is to go by.
+            period = (last - first) / Int64(count - 1)
         }
         if last > lastFrame { lastFrame = last }
     }

@@ -13,10 +13,12 @@ public struct JournalLogHandler: LogHandler {
     public var logLevel: Logger.Level
     public var metadata: Logger.Metadata = [:]
     let journal: Bool
+    let output: LogOutput
 
-    public init(level: Logger.Level) {
+    public init(level: Logger.Level, output: LogOutput = .standardError) {
         logLevel = level
         journal = Posix.environment("JOURNAL_STREAM") != nil
+        self.output = output
     }
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
@@ -40,9 +42,11 @@ public struct JournalLogHandler: LogHandler {
         let all = metadata.merging(event.metadata ?? [:]) { $1 }
         if !all.isEmpty { body += " " + all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ") }
         text += Self.escaped(body) + "\n"
-        let bytes = Array(text.utf8)
         // Best effort: a log line that cannot be written has nowhere else to go.
-        _ = Posix.writeAll(2, bytes)
+        output.write(Array(text.utf8)) { lost in
+            let line = "\(lost) log line(s) dropped: the journal did not read them in time\n"
+            return Array(((journal ? "<4>" : "") + line).utf8)
+        }
     }
 
     /// Longest message written, in bytes (a client's string can be long).

@@ -43,6 +43,7 @@ struct Stats {
         (s.counters.idles, s.counters.wakes, s.counters.asleep) = (idle.idles, idle.wakes, idle.asleep ? 1 : 0)
         (s.counters.pointerOps, s.counters.pointerWriteFailures) = pointer
         s.counters.realtimePriority = Posix.realtimePriority()
+        s.counters.logLinesDropped = LogOutput.standardError.dropped
         s.panels = panels.map { $0.snapshot(now: now) }
         s.gestures = fanout.gestures.snapshot
         // The server's own refusals (the connection, not a request, is turned away) count too.

@@ -39,6 +39,7 @@ public enum PrometheusText {
             c.realtimePriority)
         out.single("touchgestured_pointer_ops_total", "counter", "Ops written to the virtual pointer (moves, buttons, wheel turns).", c.pointerOps)
         out.single("touchgestured_pointer_write_failures_total", "counter", "Writes to the virtual pointer that failed.", c.pointerWriteFailures)
+        out.single("touchgestured_log_lines_dropped_total", "counter", "Log lines dropped: the journal did not read them in time.", c.logLinesDropped)
 
         if !s.errorsByCode.isEmpty {
             out.metric("touchgestured_request_errors_total", "counter", "Error replies and refusals, by code.")

@@ -30,6 +30,8 @@ public struct StatsSnapshot: Equatable, Sendable {
         public var pointerOps = 0, pointerWriteFailures = 0
         /// The event loop's real-time priority (SCHED_FIFO or SCHED_RR), 0 at the normal policy.
         public var realtimePriority = 0
+        /// Log lines dropped: the journal did not read them in time (the loop never waits for it).
+        public var logLinesDropped = 0
         public init() {}
 
         /// Each field's key in the reply: the one place a key is spelled.
@@ -42,7 +44,7 @@ public struct StatsSnapshot: Equatable, Sendable {
             ("actions_skipped", \.actionsSkipped), ("actions_failed", \.actionsFailed), ("actions_running", \.actionsRunning),
             ("wakeups", \.wakeups), ("rss_kb", \.rssKilobytes), ("idles", \.idles), ("wakes", \.wakes), ("asleep", \.asleep),
             ("pointer_ops", \.pointerOps), ("pointer_write_failures", \.pointerWriteFailures),
-            ("realtime_priority", \.realtimePriority),
+            ("realtime_priority", \.realtimePriority), ("log_lines_dropped", \.logLinesDropped),
         ]}
     }
 

@@ -49,14 +49,32 @@ public struct PanelDiagnosis: Sendable {
         measureRange(t)
     }
 
-    /// The typical interval among the shortest between frames that moved a contact: the median of
-    /// those under 1.5 times the tenth percentile (a finger at rest sends frames further apart).
+    /// The report rate from the frames that moved a contact: cut into runs where a pause (a gap
+    /// over three times the median, or 200 ms) ends one, each run's frames over its span; the
+    /// fastest run of at least five intervals, preferring those of 100 ms or more. A finger
+    /// moving slowly, or resting under the fuzz, skips frames (the kernel sends none that
+    /// repeats every value), which only slows its run; a fast swipe moves every frame. Over a
+    /// run, timestamps that jitter (a late interrupt, a reader stamping late) even out, where
+    /// the median of the shortest gaps took the early ones for the rate.
     static func reportRate(_ frames: [Int64]) -> Double? {
-        let gaps = zip(frames.dropFirst(), frames).map { $0 - $1 }.filter { $0 >= 1_000_000 && $0 <= 200_000_000 }.sorted()
-        guard gaps.count >= 5 else { return nil }
-        let p10 = gaps[gaps.count / 10]
-        let typical = gaps.filter { Double($0) <= 1.5 * Double(p10) }
-        return ns / Double(typical[typical.count / 2])
+        let gaps = zip(frames.dropFirst(), frames).map { $0 - $1 }
+        let sorted = gaps.filter { $0 >= 1_000_000 }.sorted()
+        guard sorted.count >= 5 else { return nil }
+        let pause = min(3 * sorted[sorted.count / 2], 200_000_000)
+        var runs: [(intervals: Int, span: Int64)] = []
+        var current = (intervals: 0, span: Int64(0))
+        for gap in gaps {
+            if gap > pause {
+                runs.append(current)
+                current = (0, 0)
+            } else {
+                current = (current.intervals + 1, current.span + gap)
+            }
+        }
+        runs.append(current)
+        let usable = runs.filter { $0.intervals >= 5 && $0.span > 0 }
+        let long = usable.filter { $0.span >= 100_000_000 }
+        return (long.isEmpty ? usable : long).map { ns * Double($0.intervals) / Double($0.span) }.max()
     }
 
     /// Each track cut into 300 ms stretches (not its first and last 100 ms: a finger landing and

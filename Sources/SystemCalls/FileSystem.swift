@@ -51,6 +51,12 @@ extension Posix {
         return .success(status)
     }
 
+    /// Whether `fd` is a socket (stderr under systemd is the journal's stream socket).
+    public static func isSocket(_ fd: Int32) -> Bool {
+        var st = stat()
+        return fstat(fd, &st) == 0 && st.st_mode & S_IFMT == S_IFSOCK
+    }
+
     /// The names in `directory` (not `.` and `..`), in no particular order.
     /// The names in `directory` but `.` and `..`; a name that is not UTF-8 (which no String can
     /// name again) is left out and counted in `undecodable`, shown with its bytes as `\xNN`.

@@ -166,7 +166,7 @@ public enum Evemu {
 
         func event(_ fields: [Substring]) throws(RecordingError) -> InputEvent {
             guard fields.count == 4 else { throw fail("an event needs 4 fields (time type code value), found \(fields.count)") }
-            guard let time = parseTime(fields[0]) else { throw fail("bad event time '\(fields[0])'") }
+            guard let time = parseTime(fields[0]) else { throw fail("bad event time '\(fields[0])' (seconds, 0 or more: 12.345678)") }
             guard let type = UInt16(fields[1], radix: 16), type <= Evdev.EV_MAX else {
                 throw fail("bad event type '\(fields[1])' (hex, at most 1f)")
             }

@@ -35,7 +35,7 @@ struct Doctor: ParsableCommand {
     func validate() throws {
         guard (10...600).contains(duration) else { throw ValidationError("--duration must be 10-600 s") }
         for (name, v) in [("--width-mm", widthMM), ("--height-mm", heightMM)] {
-            if let v, !(10...3000).contains(v) { throw ValidationError("\(name) must be 10-3000 mm") }
+            if let v, !(10...4000).contains(v) { throw ValidationError("\(name) must be 10-4000 mm (as [device] width_mm and height_mm)") }
         }
         if (widthMM == nil) != (heightMM == nil) { throw ValidationError("give --width-mm and --height-mm together") }
         if recording != nil && node != nil { throw ValidationError("give a NODE or --recording, not both") }

@@ -74,6 +74,18 @@ import Testing
         #expect(p40.readAgain(heldDue: 200 * Self.ms, coalesce: 100 * Self.ms, deadline: nil) == nil)
     }
 
+    /// A burst (frames stamped close together: a late interrupt, a writer catching up) on a
+    /// 50 Hz panel is no fast panel: the period counts from the last read's last frame.
+    @Test func aBurstOnASlowPanel_isNotPaced() {
+        var p = InputPacing()
+        for t in stride(from: 0, through: 100, by: 20) { p.frames(first: Int64(t) * Self.ms, last: Int64(t) * Self.ms, count: 1) }
+        #expect(p.period == 20 * Self.ms)
+        // Three frames 0.1 ms apart, after 60 ms without a read.
+        p.frames(first: 159_800_000, last: 160_000_000, count: 3)
+        #expect(p.period == 20 * Self.ms && !p.mayPace(within: Self.window))
+        #expect(p.readAgain(heldDue: nil, coalesce: Self.window, deadline: nil) == nil)
+    }
+
     /// A read of several frames gives the period from its first and last; a stroke that starts
     /// after a pause measures the pause until its second read.
     @Test func periodFromABatch_andAfterAPause() {

@@ -16,6 +16,9 @@ struct PanelSimulator {
         .multitouchPanel(name: "simulated panel", maxX: 3839, maxY: 2159, slots: 10, resolution: 15)
     }
     let rate: Double, noise: Double
+    /// Each frame stamped up to this much early or late (s, uniform): a late interrupt.
+    var jitter = 0.0
+    var shift = 0.0
     var random: SplitMix64
     var events: [InputEvent] = []
     var time = 0.0
@@ -32,12 +35,13 @@ struct PanelSimulator {
     }
 
     mutating func ev(_ type: UInt16, _ code: UInt16, _ value: Int32) {
-        events.append(InputEvent(time: Timestamp(nanoseconds: Int64(time * 1e9)), type: type, code: code, value: value))
+        events.append(InputEvent(time: Timestamp(nanoseconds: Int64((time + shift) * 1e9)), type: type, code: code, value: value))
     }
 
     /// One frame: each slot's finger at (x, y) mm plus noise (nil lifts it); nothing when nothing changed.
     mutating func frame(_ fingers: [Int32: (x: Double, y: Double)?]) {
         var changed = false
+        shift = jitter * (2 * Double(random.next() >> 11) / Double(1 << 53) - 1)
         for (slot, p) in fingers.sorted(by: { $0.key < $1.key }) {
             guard let p else {
                 if last[slot] != nil {
@@ -100,6 +104,16 @@ struct PanelSimulator {
         #expect(abs(n - noise) <= 0.1 * noise, "noise \(n) for \(noise)")
         #expect(r.chatters.isEmpty && r.ghosts.isEmpty && r.stuck.isEmpty && r.phantoms.isEmpty)
         #expect(r.touches == 9)
+    }
+
+    /// Timestamps that jitter (up to ±1.5 ms at 250 Hz, ±2 ms at 120 Hz) still give the rate.
+    @Test(arguments: [(250.0, 0.0015), (120.0, 0.002), (60.0, 0.003)])
+    func jitteryTimestamps_giveTheRate(rate: Double, jitter: Double) throws {
+        var sim = PanelSimulator(rate: rate, noise: 0.5)
+        sim.jitter = jitter
+        sim.script()
+        let measured = try #require(try sim.report().diagnosis.reportRateHz)
+        #expect(abs(measured - rate) <= 0.1 * rate, "rate \(measured) for \(rate)")
     }
 
     /// A quiet panel: at rest the finger sends nothing (its noise under the kernel's fuzz); the

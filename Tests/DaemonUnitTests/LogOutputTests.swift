@@ -1,0 +1,43 @@
+import Testing
+
+@testable import Daemon
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The log's way out (LogOutput.swift): a journal that stops reading costs log lines, never the
+/// loop's time.
+@Suite struct LogOutputTests {
+    @Test func aJournalThatDoesNotRead_losesLines_neverBlocks_andIsToldHowMany() {
+        var s: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &s) == 0)
+        let (journal, reader) = (s[0], s[1])  // the daemon's end stays blocking, as stderr is
+        defer { [journal, reader].forEach { close($0) } }
+        _ = fcntl(reader, F_SETFL, fcntl(reader, F_GETFL) | O_NONBLOCK)
+        let out = LogOutput(fd: journal)
+        #expect(out.isSocket)
+        let line = Array((String(repeating: "x", count: 999) + "\n").utf8)
+        let note: (Int) -> [UInt8] = { Array("\($0) dropped\n".utf8) }
+        // Far more than a socket's buffer (a few hundred KB), never read: none of it blocks.
+        for _ in 0..<4_000 { out.write(line, note: note) }
+        let lost = out.dropped
+        #expect(lost > 0 && lost < 4_000)
+        let written = FanoutTests.read(reader)
+        #expect(written.utf8.count == (4_000 - lost) * 1_000, "whole lines only")
+        out.write(Array("after\n".utf8), note: note)
+        #expect(FanoutTests.read(reader) == "\(lost) dropped\nafter\n")
+        #expect(out.dropped == lost, "the count since start stays")
+    }
+
+    @Test func aTerminalOrAPipe_isWrittenAsBefore() {
+        var p: [Int32] = [0, 0]
+        #expect(pipe(&p) == 0)
+        defer { p.forEach { close($0) } }
+        let out = LogOutput(fd: p[1])
+        #expect(!out.isSocket)
+        out.write(Array("line\n".utf8)) { _ in [] }
+        var buf = [UInt8](repeating: 0, count: 16)
+        #expect(read(p[0], &buf, 16) == 5)
+    }
+}
