@@ -137,7 +137,7 @@ struct Fanout: ~Copyable {
     ) {
         if out.frameCount > 0 {
             inputNow = max(inputNow ?? since, since)
-            pacing.frames(first: since, last: lastFrame, count: out.frameCount)
+            pacing.frames(first: since, last: lastFrame, count: out.frameCount, device: device)
         }
         // Lines are queued from the buffer in place, and events are read where they lie (an
         // event is ~190 bytes; a method of `self` asked per line copied the fan-out, ~190 more,

@@ -81,7 +81,8 @@ extension Fanout {
     /// input pacing, asked only on a panel fast enough to pace.
     @inline(__always)  // from `endTurn`: a call passed the fan-out through a 190-byte temporary
     func readAgain(deadline: Int64?) -> Int64? {
-        guard paceInput, pacing.mayPace(within: longestWindow) else { return nil }
+        // `[daemon] coalesce_ms = 0`: every frame as it comes, whatever a client asked for.
+        guard paceInput, coalesceNs > 0, pacing.mayPace(within: longestWindow) else { return nil }
         switch pacingBound() {
         case .everyFrame: return nil
         case .held(let due, let window): return pacing.readAgain(heldDue: due, coalesce: window, deadline: deadline)

@@ -37,15 +37,21 @@ struct InputPacing {
     /// three, 100 µs apart, read as 20 kHz, then paced: under load the daemon fell behind and
     /// the kernel dropped events).
     @inline(__always)
-    mutating func frames(first: Int64, last: Int64, count: Int) {
+    mutating func frames(first: Int64, last: Int64, count: Int, device: UInt32 = 0) {
+        // Two panels' frames interleaved are no one fast panel: a change of panel starts over
+        // (two panels touched at once are read as their frames come).
+        if device != lastDevice { (lastDevice, lastFrame, period) = (device, .min, 0) }
         if count > 0, lastFrame != .min, last > lastFrame {
             period = (last - lastFrame) / Int64(count)
         } else if count > 1, last > first {
-            // The first read: its own frames are all there is to go by.
+            // A panel's first read: its own frames are all there is to go by.
             period = (last - first) / Int64(count - 1)
         }
         if last > lastFrame { lastFrame = last }
     }
+
+    /// The panel of the last read.
+    private var lastDevice: UInt32?
 
     /// Whether the panel is fast enough to pace (500 Hz and up) under a coalescing window of
     /// `window` (ns): the daemon's cheap first question each turn, before it looks at its clients.

@@ -5,9 +5,11 @@ import SystemCalls
 /// reads. A journal that stops reading (flushing to a slow SD card, restarting) must not stop
 /// the loop, which may run at real-time priority and writes the mirror: on a socket each line
 /// is sent without blocking, a line the socket has no room for is dropped and counted, and the
-/// next line that goes through is preceded by one saying how many were lost. (A line is one
-/// send and far under the socket's buffer, so the kernel takes it whole or not at all.) A
-/// terminal, a pipe or a file is written as before: whoever reads it chose to.
+/// next line that goes through is preceded by one saying how many were lost. (The kernel takes
+/// a line whole or not at all when it is under half the socket's buffer: the journal's is
+/// megabytes, a line at most about 4 KB. On a socket with a smaller buffer, the rest of a line
+/// half sent is written waiting, so that no line is cut.) A terminal, a pipe or a file is
+/// written as before: whoever reads it chose to.
 public final class LogOutput: Sendable {
     let fd: Int32
     let isSocket: Bool
@@ -45,7 +47,7 @@ public final class LogOutput: Sendable {
         switch Posix.send(fd, bytes, "send(log)") {
         case .done(let n) where n == bytes.count: return true
         case .done(let n):
-            // A partial send (not seen for lines this short): the rest waits, so no line is cut.
+            // Half sent (a socket whose buffer is under twice a line): the rest waits, whole lines only.
             _ = Posix.writeAll(fd, Array(bytes[n...]))
             return true
         default: return false

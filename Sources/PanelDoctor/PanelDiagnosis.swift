@@ -57,8 +57,12 @@ public struct PanelDiagnosis: Sendable {
     /// run, timestamps that jitter (a late interrupt, a reader stamping late) even out, where
     /// the median of the shortest gaps took the early ones for the rate.
     static func reportRate(_ frames: [Int64]) -> Double? {
-        let gaps = zip(frames.dropFirst(), frames).map { $0 - $1 }
-        let sorted = gaps.filter { $0 >= 1_000_000 }.sorted()
+        // Frames under 1 ms apart are one report (a driver that sends a frame a contact, or
+        // splits one report in two): no panel reports faster than 1 kHz.
+        var reports: [Int64] = []
+        for t in frames where reports.last.map({ t - $0 >= 1_000_000 }) ?? true { reports.append(t) }
+        let gaps = zip(reports.dropFirst(), reports).map { $0 - $1 }
+        let sorted = gaps.sorted()
         guard sorted.count >= 5 else { return nil }
         let pause = min(3 * sorted[sorted.count / 2], 200_000_000)
         var runs: [(intervals: Int, span: Int64)] = []

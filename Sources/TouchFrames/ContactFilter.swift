@@ -135,7 +135,9 @@ struct ContactFilter {
         var x = 0.0, y = 0.0, dx = 0.0, dy = 0.0
         var at: Int64 = 0
         /// A bounce's jump (units): where the contact was held less where it landed again, added
-        /// to its raw positions until it lifts, so the landing moves nothing for anyone.
+        /// to its raw positions until it lifts, so the landing moves nothing for anyone (a pan's
+        /// translation is that of the same pan without the bounce; a one-finger drag trails its
+        /// finger by the jump, at most `chatter_distance`).
         var offsetX = 0.0, offsetY = 0.0
         /// Stuck: where it last moved by a unit, and when.
         var restX: Int32 = 0, restY: Int32 = 0

@@ -316,11 +316,19 @@ public enum Evemu {
                 out += "A: \(hex(UInt8(code), 2)) \(a.minimum) \(a.maximum) \(a.fuzz) \(a.flat) \(a.resolution)\n"
             }
         }
-        // Times are written from the earliest event on (a recording whose clock ran backwards
-        // would otherwise get negative times, which no reader takes).
-        let start = absoluteTimes ? 0 : recording.events.map(\.time.nanoseconds).min() ?? 0
+        // In time order, as every reader (`parse` too) needs it: an event stamped before the one
+        // written last (a resync's frame, stamped by the reader after its ioctls, before a packet
+        // the kernel stamped during them; a clock set back) is written at that one's time.
+        var times: [Int64] = []
+        times.reserveCapacity(recording.events.count)
+        var latest = Int64.min
         for e in recording.events {
-            let rel = e.time.nanoseconds - start
+            latest = max(latest, e.time.nanoseconds)
+            times.append(latest)
+        }
+        let start = absoluteTimes ? 0 : times.first ?? 0
+        for (e, t) in zip(recording.events, times) {
+            let rel = t - start
             let sec = rel / 1_000_000_000
             let usec = (rel % 1_000_000_000) / 1_000
             let frac = String(usec)

@@ -176,10 +176,13 @@ extension Replay {
     /// `--mirror`: the daemon's own route on the recording, the virtual touchscreen's writes kept.
     func replayMirror(_ configuration: Configuration, to file: String) throws {
         let path = recordings[0]
-        if file != "-", case .success(let out) = Posix.status(file), case .success(let input) = Posix.status(path),
-            out.identity == input.identity
-        {
-            throw fail("--mirror \(file) is the recording itself: it would be overwritten; name another file")
+        // Never onto an input: the recording, the device description, the configuration.
+        if file != "-", case .success(let out) = Posix.status(file) {
+            for input in [path, device, config].compactMap({ $0 }) {
+                if case .success(let s) = Posix.status(input), s.identity == out.identity {
+                    throw fail("--mirror \(file) is \(input), an input of this replay: it would be overwritten; name another file")
+                }
+            }
         }
         let (recording, description) = try loadRecording(path, device: device)
         var replay: MirrorReplay

@@ -36,10 +36,12 @@ import TouchFrames
         let dir = scratch()
         let fixture = Root.fixtures + "/tap.events"
         let r = try Evemu.parse(try String(contentsOfFile: fixture, encoding: .utf8), file: fixture)
-        var events = r.events
-        events[0].time = Timestamp(nanoseconds: events[0].time.nanoseconds + 10_000_000_000)
+        // Written by hand: `Evemu.format` writes events in time order.
+        var lines = Evemu.format(r).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let first = try #require(lines.firstIndex { $0.hasPrefix("E: ") })
+        lines[first] = "E: 10.000000" + lines[first].dropFirst("E: 0.000000".count)
         let path = dir + "/backwards.events"
-        try Evemu.format(Recording(description: r.description, events: events)).write(toFile: path, atomically: true, encoding: .utf8)
+        try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
         let p = Process()
         p.executableURL = URL(fileURLWithPath: Root.daemon)
         p.arguments = ["--socket", dir + "/s.sock", "--replay", path, "--loop"]
@@ -47,6 +49,8 @@ import TouchFrames
         p.standardError = err
         p.standardOutput = FileHandle.nullDevice
         try p.run()
+        // A daemon that took the file would loop for ever: ended after 20 s, the test fails.
+        DispatchQueue.global().asyncAfter(deadline: .now() + 20) { if p.isRunning { p.terminate() } }
         let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         p.waitUntilExit()
         #expect(p.terminationReason == .exit && p.terminationStatus != 0, "\(p.terminationReason) \(p.terminationStatus)")

@@ -86,6 +86,15 @@ import Testing
         #expect(p.readAgain(heldDue: nil, coalesce: Self.window, deadline: nil) == nil)
     }
 
+    /// Two 250 Hz panels touched at once, their frames 2 ms apart, are no 500 Hz panel.
+    @Test func twoPanelsInterleaved_areNotOneFastPanel() {
+        var p = InputPacing()
+        for t in stride(from: 0, through: 40, by: 2) {
+            p.frames(first: Int64(t) * Self.ms, last: Int64(t) * Self.ms, count: 1, device: UInt32(t / 2 % 2))
+        }
+        #expect(!p.mayPace(within: Self.window))
+    }
+
     /// A read of several frames gives the period from its first and last; a stroke that starts
     /// after a pause measures the pause until its second read.
     @Test func periodFromABatch_andAfterAPause() {

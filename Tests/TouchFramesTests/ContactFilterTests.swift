@@ -203,7 +203,7 @@ import TouchFrames
         F.feed(&d, at: 0.03, F.at(0, 522, 244))
         #expect(d.panel.map(\.x) == [510] && d.panel.map(\.y) == [250], "then the finger's own 10 units")
         F.feed(&d, at: 0.04, F.at(0, 0, 0))
-        #expect(d.panel.map(\.x) == [0] && d.panel.map(\.y) == [6], "held at the panel's edge, not past it")
+        #expect(d.panel.map(\.x) == [0] && d.panel.map(\.y) == [6], "kept on the panel, not past its edge")
     }
 
     @Test func ghosts_areShownToTheGesturesOnlyOnceTheyLasted_theMirrorAtOnce() throws {

@@ -168,6 +168,14 @@ import Testing
         }
     }
 
+    /// Events made out of order (a resync's frame stamped after a packet the kernel stamped
+    /// during it) are written in time order, so `record`'s own files always read back.
+    @Test func format_eventsOutOfOrder_writesThemInTimeOrder() throws {
+        let events = [5, 2, 7].map { InputEvent(time: Timestamp(nanoseconds: Int64($0) * 1_000_000_000), type: 3, code: 0x35, value: 1) }
+        let again = try Evemu.parse(Evemu.format(Recording(description: nil, events: events)), file: "formatted")
+        #expect(again.events.map(\.time.nanoseconds) == [0, 0, 2_000_000_000])
+    }
+
     @Test func format_thenParse_roundTrips() throws {
         let r = try Evemu.parse(Self.sample, file: "sample.events")
         let again = try Evemu.parse(Evemu.format(r), file: "formatted")
