@@ -109,8 +109,8 @@ import TouchInput
     /// panel is paced too; a client that takes every frame, or input pacing off, reads each frame.
     @Test func inputPacing_withNoClientStreamed_pacesToo_unlessOneTakesEveryFrame() {
         let ms: Int64 = 1_000_000
-        func end(clients: [Int64?], streamed: Bool = false, paced: Bool = true) -> Int64? {
-            var f = Fanout(coalesceNs: 8 * ms, outputBufferBytes: 4096)
+        func end(clients: [Int64?], streamed: Bool = false, paced: Bool = true, daemonWindow: Int64 = 8_000_000) -> Int64? {
+            var f = Fanout(coalesceNs: daemonWindow, outputBufferBytes: 4096)
             f.paceInput = paced
             var fds: [Int32] = []
             defer { fds.forEach { close($0) } }
@@ -130,6 +130,9 @@ import TouchInput
         #expect(end(clients: [nil, 0]) == nil)  // one takes every frame
         #expect(end(clients: [nil], streamed: true) == 103 * ms)  // streamed: bounded by its write, due at 103
         #expect(end(clients: [], paced: false) == nil)
+        // `[daemon] coalesce_ms = 0`: never paced, even while a client with its own window streams.
+        #expect(end(clients: [8 * ms], streamed: true, daemonWindow: 0) == nil)
+        #expect(end(clients: [], daemonWindow: 0) == nil)
     }
 
     @Test func heldUpdates_giveTheirDueTime_anUrgentLineTakesThemAlong() {

@@ -116,6 +116,29 @@ struct PanelSimulator {
         #expect(abs(measured - rate) <= 0.1 * rate, "rate \(measured) for \(rate)")
     }
 
+    /// A driver that splits each report in two frames 0.15 ms apart reports at 60 Hz, not 120.
+    @Test func reportsSplitUnderAMillisecond_countOnce() throws {
+        var sim = PanelSimulator(rate: 60, noise: 0.5)
+        sim.script()
+        // (One finger, slot 0 throughout: the Y values need no slot event of their own.)
+        var split: [InputEvent] = [], ys: [InputEvent] = []
+        for e in sim.events {
+            if e.type == 3 && e.code == Evdev.ABS_MT_POSITION_Y {
+                ys.append(InputEvent(time: Timestamp(nanoseconds: e.time.nanoseconds + 150_000), type: e.type, code: e.code, value: e.value))
+                continue
+            }
+            split.append(e)
+            if e.type == 0 && e.code == Evdev.SYN_REPORT && !ys.isEmpty {
+                split += ys
+                split.append(InputEvent(time: ys[0].time, type: 0, code: Evdev.SYN_REPORT, value: 0))
+                ys = []
+            }
+        }
+        sim.events = split
+        let measured = try #require(try sim.report().diagnosis.reportRateHz)
+        #expect(abs(measured - 60) <= 6, "rate \(measured)")
+    }
+
     /// A quiet panel: at rest the finger sends nothing (its noise under the kernel's fuzz); the
     /// rate comes from the swipes, and the noise is under the fuzz.
     @Test func aQuietPanel_measuresItsRateOnTheMoves() throws {

@@ -229,6 +229,22 @@ struct RealPanelTests {
         #expect(refused.status != 0 && refused.err.contains("--mirror writes a recording"))
     }
 
+    /// `--mirror` never writes over an input of the replay (the recording, `--config`,
+    /// `--device`), through a hard link either; each file is left as it was.
+    @Test func replay_mirrorOntoAnInput_isRefused_andTheInputKept() throws {
+        let dir = Scratch.directory("mirror-input")
+        let recording = dir + "/tap.events", config = dir + "/c.toml", hard = dir + "/same.events"
+        try read("\(Paths.fixtures)/tap.events").write(toFile: recording, atomically: false, encoding: .utf8)
+        try "[daemon]\n".write(toFile: config, atomically: false, encoding: .utf8)
+        try FileManager.default.linkItem(atPath: recording, toPath: hard)
+        let before = try read(recording)
+        for (out, args) in [(recording, [recording]), (hard, [recording]), (config, ["--config", config, recording])] {
+            let r = try run(["replay", "--mirror", out] + args)
+            #expect(r.status != 0 && r.err.contains("an input of this replay"), "\(out): \(r.err)")
+        }
+        #expect(try read(recording) == before && (try read(config)) == "[daemon]\n")
+    }
+
     /// A file the CLI writes (`replay --mirror`, `record -o`, `trace -o`) is never written
     /// through a link: one planted where it writes (sudo in a shared folder) is refused, and the
     /// file it points at is left as it was.
