@@ -72,7 +72,9 @@ public struct PixelPoint: Hashable, Sendable, CustomStringConvertible {
     public init(x: Double, y: Double) {
         (self.x, self.y) = (x, y)
     }
-    public static let zero = PixelPoint(x: 0, y: 0)
+    /// The origin (computed and inlinable: a stored `static let` is reached through a lazy
+    /// accessor at every use, several a frame).
+    @inlinable public static var zero: PixelPoint { PixelPoint(x: 0, y: 0) }
     public static func + (a: PixelPoint, b: PixelPoint) -> PixelPoint { PixelPoint(x: a.x + b.x, y: a.y + b.y) }
     public static func - (a: PixelPoint, b: PixelPoint) -> PixelPoint { PixelPoint(x: a.x - b.x, y: a.y - b.y) }
     public static func * (a: PixelPoint, k: Double) -> PixelPoint { PixelPoint(x: a.x * k, y: a.y * k) }

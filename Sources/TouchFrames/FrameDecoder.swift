@@ -340,24 +340,30 @@ public struct FrameDecoder {
         lastNextContact = nextContact
         landed = nextContact != contactsBefore
         defer { if keepsPanel { if isFiltered { collectFilteredPanel() } else { collectPanel() } } }
-        // Written through a span of the frame's own list (one uniqueness check, not one per
-        // contact; nothing retained or released). The list holds a contact a slot.
-        let geometry = geometry
-        let majorScale = majorScale, palmSize = palmSize
-        let filler = Contact(id: 0, position: .zero)
+        // The frame's list moved out (no copy) and written through a span of it (one uniqueness
+        // check, not one per contact; nothing retained or released), the geometry read where it
+        // lies (a copy of it was 208 bytes a frame). The list holds a contact a slot.
+        var contacts = FrameList<Contact>()
+        swap(&contacts, &frame.contacts)
+        let filler = Contact(id: 0, position: PixelPoint(x: 0, y: 0))
         if isFiltered {
-            collectFiltered(geometry, majorScale, palmSize, filler)
+            var ids = ContiguousArray<UInt32>()
+            swap(&ids, &gestureIDs)
+            newToGestures = collectFiltered(into: &contacts, lastIDs: &ids, filler)
+            swap(&ids, &gestureIDs)
+            landed = newToGestures != 0
         } else if multitouch {
-            Self.collect(slots, used: slotsUsed, geometry, majorScale, palmSize, filler, into: &frame.contacts)
+            Self.collect(slots, used: slotsUsed, geometry, majorScale, palmSize, filler, into: &contacts)
         } else {
             let down = touching && single.hasX && single.hasY
             let c = down ? Contact(id: single.contact, position: geometry.map(x: single.x, y: single.y)) : filler
-            frame.contacts.refill(capacity: 1, filler: filler) { list in
+            contacts.refill(capacity: 1, filler: filler) { list in
                 guard down else { return 0 }
                 list[0] = c
                 return 1
             }
         }
+        swap(&contacts, &frame.contacts)
         frameCount += 1
         frame.time = time
         frame.device = device

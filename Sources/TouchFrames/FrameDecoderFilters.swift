@@ -22,36 +22,32 @@ extension FrameDecoder {
         return false
     }
 
-    /// The frame's contacts as the filters show them to the gestures: a hidden or young contact
-    /// left out, a lingering one where it was. A contact is new to the gestures when its slot
-    /// showed them another one (or none) in their last frame (a young one coming of age lands
-    /// then). `geometry` and the rest: the decoder's, read once by `makeFrame`.
-    mutating func collectFiltered(_ geometry: ScreenGeometry, _ majorScale: Double, _ palmSize: Double, _ filler: Contact) {
-        // The slots' last ids moved out for the frame (no copy), written through a span.
-        var ids = ContiguousArray<UInt32>()
-        swap(&ids, &gestureIDs)
+    /// The frame's contacts as the filters show them to the gestures, into `list`: a hidden or
+    /// young contact left out, a lingering one where it was. A contact is new to the gestures
+    /// when its slot showed them another one (or none) in their last frame, `lastIDs` (a young
+    /// one coming of age lands then); returned as a bit a slot. Reads the decoder in place.
+    func collectFiltered(into list: inout FrameList<Contact>, lastIDs ids: inout ContiguousArray<UInt32>, _ filler: Contact) -> UInt64 {
         var new: UInt64 = 0
-        let (shown, slots, count, one) = (filter.shown, slots, multitouch ? slotsUsed : 1, multitouch ? nil : single)
-        let touching = touching
-        frame.contacts.refill(capacity: max(1, slots.count), filler: filler) { out in
+        let count = multitouch ? slotsUsed : 1
+        list.refill(capacity: max(1, slots.count), filler: filler) { out in
             // Read through spans: no retain, no uniqueness check a slot.
-            let sh = shown.span, ds = slots.span
+            let sh = filter.shown.span, ds = slots.span
             var last = ids.mutableSpan
             var n = 0
             for k in 0..<min(count, sh.count, last.count, 64) {
                 let v = sh[k]
                 let shows: Bool
-                if let one {
-                    shows = !v.hidden && !v.young && (touching || v.lingering) && one.hasX && one.hasY
-                } else {
+                if multitouch {
                     shows = !v.hidden && !v.young && (ds[k].trackingID >= 0 || v.lingering) && ds[k].hasX && ds[k].hasY
+                } else {
+                    shows = !v.hidden && !v.young && (touching || v.lingering) && single.hasX && single.hasY
                 }
                 guard shows else {
                     last[k] = 0
                     continue
                 }
-                let id = one?.contact ?? ds[k].contact
-                let palm = one == nil && (ds[k].isPalm || (majorScale > 0 && Double(ds[k].major) * majorScale > palmSize))
+                let id = multitouch ? ds[k].contact : single.contact
+                let palm = multitouch && (ds[k].isPalm || (majorScale > 0 && Double(ds[k].major) * majorScale > palmSize))
                 out[n] = Contact(id: id, position: geometry.map(x: v.x, y: v.y), isPalm: palm, isLifted: v.lingering)
                 n &+= 1  // below the slot count
                 if last[k] != id { new |= 1 << k }
@@ -59,9 +55,7 @@ extension FrameDecoder {
             }
             return n
         }
-        swap(&ids, &gestureIDs)
-        newToGestures = new
-        landed = new != 0
+        return new
     }
 
     /// `panel` as the filters show it to the mirror (young contacts hidden unless
