@@ -6,7 +6,7 @@ extension Loader {
     func readFilters(_ f: Scope, into settings: inout ContactFilterSettings) throws(ConfigError) {
         try f.checkKeys([
             "dejitter_min_cutoff", "dejitter_speed_coefficient", "dejitter_derivative_cutoff", "dead_zones", "stuck_after", "chatter_window",
-            "chatter_distance", "ghost_under", "ghost_on_mirror",
+            "chatter_distance", "ghost_under", "ghost_on_mirror", "stuck_distance",
         ])
         // From a filter slower than a resting hand's drift (0.05 Hz) to one that passes what a
         // 60 Hz panel reports (30 Hz: no smoothing left).
@@ -45,6 +45,9 @@ extension Loader {
         if let s = try f.number("stuck_after", in: 1...3600, unit: "s", offAtZero: true) {
             settings.stuckAfterNs = s == 0 ? nil : Int64(s * 1e9)
         }
+        // Any change of a unit (0) to a fingertip's width: a stuck contact's flicker, not a
+        // resting finger's noise on the panels where `stuck_after` belongs.
+        settings.stuckDistanceMM = try f.number("stuck_distance", in: 0...10, unit: "mm") ?? settings.stuckDistanceMM
     }
 
     /// `dead_zones = [[x, y, width, height], ...]`, mm on the panel's own axes.

@@ -42,7 +42,7 @@ public struct PanelAdvice: Sendable {
             notes.append("\(d.ghosts.count) ghost contact(s) shorter than \(Self.ms(PanelDiagnosis.ghostMaxDuration)) (the longest \(Self.ms(longest))): taps nobody made")
             filters.append(("ghost_under", Self.fmt(under, 3), "\(d.ghosts.count) ghost(s), the longest \(Self.ms(longest))"))
         }
-        stuckNotes(d, quiet: (d.noiseMM ?? 0) <= fuzz)
+        stuckNotes(d, quiet: (d.noiseMM ?? 0) <= max(fuzz, PanelDiagnosis.stuckDistance / 2.5))
         // Phantoms on the panel (one past its axes is no place for a zone), the most frequent
         // first, as many as a panel's dead zones may be.
         let placed = d.phantoms.filter { $0.xMM >= 0 && $0.yMM >= 0 && $0.xMM <= t.sizeMM.width && $0.yMM <= t.sizeMM.height }
@@ -81,13 +81,13 @@ public struct PanelAdvice: Sendable {
     private mutating func stuckNotes(_ d: PanelDiagnosis, quiet: Bool) {
         guard let longest = d.stuck.map(\.silentSeconds).max() else { return }
         for s in d.stuck {
-            notes.append("a contact silent for \(Self.fmt(s.silentSeconds, 1)) s at (\(Self.fmt(s.xMM, 1)), \(Self.fmt(s.yMM, 1))) mm while down: stuck, or a finger held very still")
+            notes.append("a contact still (within \(Self.fmt(PanelDiagnosis.stuckDistance, 1)) mm) for \(Self.fmt(s.silentSeconds, 1)) s at (\(Self.fmt(s.xMM, 1)), \(Self.fmt(s.yMM, 1))) mm while down: stuck, or a finger held very still")
         }
         if quiet {
-            notes.append("stuck_after is not suggested: at rest this panel is quiet (noise under its fuzz), so a finger held still is silent too and would be ended")
+            notes.append("stuck_after is not suggested: at rest this panel is quiet (noise under its fuzz, or under \(Self.fmt(PanelDiagnosis.stuckDistance / 2.5, 1)) mm), so a finger held still would look stuck and be ended")
         } else {
             let after = min(3600, max(PanelDiagnosis.stuckSilence, (longest / 2).rounded(.down)))
-            filters.append(("stuck_after", Self.fmt(after, 0), "a contact silent for \(Self.fmt(longest, 1)) s on a panel whose resting finger always reports"))
+            filters.append(("stuck_after", Self.fmt(after, 0), "a contact still for \(Self.fmt(longest, 1)) s on a panel whose resting finger always moves"))
         }
     }
 

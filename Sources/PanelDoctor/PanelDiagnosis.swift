@@ -20,7 +20,7 @@ public struct PanelDiagnosis: Sendable {
     /// Contacts shorter than `ghostMaxDuration` (seconds each).
     public var ghosts: [Double] = []
     public struct Stuck: Sendable { public var silentSeconds: Double, xMM: Double, yMM: Double }
-    /// Contacts that sent nothing for `stuckSilence` or longer while down.
+    /// Contacts still (within `stuckDistance` of a place) for `stuckSilence` or longer while down.
     public var stuck: [Stuck] = []
     public struct Phantom: Sendable { public var xMM: Double, yMM: Double, periodSeconds: Double, count: Int }
     /// Short touches landing at the same place at a fixed period.
@@ -35,6 +35,8 @@ public struct PanelDiagnosis: Sendable {
     public static let chatterMaxDistance = 5.0
     public static let ghostMaxDuration = 0.04
     public static let stuckSilence = 5.0
+    /// The filters' default `stuck_distance` (mm).
+    public static let stuckDistance = 0.5
     static let restWindow: Int64 = 300_000_000
     static let ns = 1e9
 
@@ -145,17 +147,21 @@ public struct PanelDiagnosis: Sendable {
         }
     }
 
+    /// Contacts still (never past `stuckDistance` from where they came to rest: a stuck contact
+    /// flickers by a unit or two, or is silent) for `stuckSilence` or longer, the filter's rule.
     mutating func findStuck(_ t: PanelTracks) {
         for track in t.tracks {
-            var longest: Int64 = 0, since = track.landed
-            var place = track.samples.first
-            for s in track.samples where s.moved {
-                if s.time - since > longest { (longest, place) = (s.time - since, s) }
-                since = s.time
+            guard var rest = track.samples.first else { continue }
+            var longest: Int64 = 0, since = track.landed, place = rest
+            for s in track.samples {
+                let a = t.millimeters(s.x, s.y), b = t.millimeters(rest.x, rest.y)
+                guard (a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y) > Self.stuckDistance * Self.stuckDistance else { continue }
+                if s.time - since > longest { (longest, place) = (s.time - since, rest) }
+                (rest, since) = (s, s.time)
             }
-            if track.lifted - since > longest { (longest, place) = (track.lifted - since, track.samples.last) }
-            guard Double(longest) / Self.ns >= Self.stuckSilence, let p = place else { continue }
-            let mm = t.millimeters(p.x, p.y)
+            if track.lifted - since > longest { (longest, place) = (track.lifted - since, rest) }
+            guard Double(longest) / Self.ns >= Self.stuckSilence else { continue }
+            let mm = t.millimeters(place.x, place.y)
             stuck.append(Stuck(silentSeconds: Double(longest) / Self.ns, xMM: mm.x, yMM: mm.y))
         }
     }

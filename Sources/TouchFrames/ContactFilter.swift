@@ -33,9 +33,13 @@ public struct ContactFilterSettings: Hashable, Sendable {
 
     public var dejitter: Dejitter?
     public var deadZones: [DeadZone] = []
-    /// A contact that has not moved by one unit for this long (ns) is ended for everyone; if it
-    /// moves again it lands anew with a fresh id. Checked on the panel's frames.
+    /// A contact that has not moved past `stuckDistanceMM` from where it came to rest for this
+    /// long (ns) is ended for everyone; if it moves again it lands anew with a fresh id.
+    /// Checked on the panel's frames.
     public var stuckAfterNs: Int64?
+    /// How far (mm) a contact may flicker about its resting place and still be still (0: any
+    /// change of a unit is a move).
+    public var stuckDistanceMM = 0.5
     /// Chatter: a lift is shown this long (ns) after it happened; a contact landing again in
     /// its slot within it and within `chatterDistanceMM` is the same contact (the same id).
     public var chatterNs: Int64?
@@ -142,6 +146,10 @@ struct ContactFilter {
         /// Stuck: where it last moved by a unit, and when.
         var restX: Int32 = 0, restY: Int32 = 0
         var restSince: Int64 = 0
+        /// Where it landed (raw, units), and the sum of its positions while young: where a resting
+        /// contact is first shown (`settles`).
+        var landX = 0.0, landY = 0.0, sumX = 0.0, sumY = 0.0
+        var samples: Int32 = 0
         /// When it landed (ghosts), whether it was down at the last frame, and until when its
         /// lift is held (chatter).
         var landedAt: Int64 = 0
@@ -170,10 +178,11 @@ struct ContactFilter {
     }
 
     /// The first `count` of a multitouch panel's slots at `time` (ns), each through the filters
-    /// into `shown`, a slot with nothing down before or now passed over. A stuck contact that
+    /// into `shown`, a slot with nothing down before or now passed over (`fresh`: the panel's
+    /// frame, not one the filters made, whose positions are the last frame's again). A stuck contact that
     /// moves again gets the id `nextContact` (which then counts on); one that lands again as
     /// chatter gets its old id back.
-    mutating func run(_ slots: inout [DecoderSlot], count: Int, at time: Int64, nextContact: inout UInt32) {
+    mutating func run(_ slots: inout [DecoderSlot], count: Int, at time: Int64, fresh: Bool, nextContact: inout UInt32) {
         // The state moved out for the frame (no copy, nothing retained) and read through spans:
         // one uniqueness check an array a frame, not one a slot.
         var (state, shown) = (ContiguousArray<FilterSlot>(), ContiguousArray<ShownSlot>())
@@ -184,7 +193,7 @@ struct ContactFilter {
             for k in 0..<min(count, st.count, ds.count) {
                 let down = ds[k].trackingID >= 0 && ds[k].hasX && ds[k].hasY
                 if !down && !st[k].down { continue }
-                Self.step(&st[k], &sh[k], &ds[k], down: down, at: time, rules, &tally, &nextContact)
+                Self.step(&st[k], &sh[k], &ds[k], down: down, at: time, fresh: fresh, rules, &tally, &nextContact)
             }
         }
         swap(&state, &self.state)
@@ -192,9 +201,9 @@ struct ContactFilter {
     }
 
     /// A single-touch panel's one contact, `down` or not, the same way.
-    mutating func run(one s: inout DecoderSlot, down: Bool, at time: Int64, nextContact: inout UInt32) {
+    mutating func run(one s: inout DecoderSlot, down: Bool, at time: Int64, fresh: Bool, nextContact: inout UInt32) {
         guard down || state[0].down else { return }
-        Self.step(&state[0], &shown[0], &s, down: down, at: time, rules, &tally, &nextContact)
+        Self.step(&state[0], &shown[0], &s, down: down, at: time, fresh: fresh, rules, &tally, &nextContact)
     }
 
     /// Contacts already down (a reload made these filters): each as landed long ago, where it is.

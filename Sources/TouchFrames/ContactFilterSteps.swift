@@ -3,25 +3,34 @@
 /// of its state taken once).
 extension ContactFilter {
     /// Slot `s` at `time` (ns), its contact `down` (and placed) or not: its state `f`, what it
-    /// shows `v`.
+    /// shows `v`; `fresh`: a position the panel sent (not a filter's own frame).
     static func step(
-        _ f: inout FilterSlot, _ v: inout ShownSlot, _ s: inout DecoderSlot, down: Bool, at time: Int64, _ r: borrowing Rules,
+        _ f: inout FilterSlot, _ v: inout ShownSlot, _ s: inout DecoderSlot, down: Bool, at time: Int64, fresh: Bool, _ r: borrowing Rules,
         _ tally: inout Tally, _ nextContact: inout UInt32
     ) {
-        guard down else { return lifted(&f, &v, r, &tally, at: time) }
+        guard down else { return lifted(&f, &v, s, r, &tally, at: time) }
         if f.contact != s.contact && !landsAgain(&f, &s, r, &tally, at: time) { land(&f, s, r, &tally, at: time) }
         if let after = r.settings.stuckAfterNs { checkStuck(&f, &s, after: after, r, &tally, &nextContact, at: time) }
         f.down = true
         var shown = ShownSlot(x: v.x, y: v.y, hidden: f.hidden)
-        if let g = r.settings.ghostNs, time - f.landedAt < g {
-            shown.young = true
-            tally.due(f.landedAt + g)
+        // Young (the ghost filter), or shown for the first time now that it is old enough.
+        var comesOfAge = false
+        if let g = r.settings.ghostNs {
+            if time - f.landedAt < g {
+                shown.young = true
+                tally.due(f.landedAt + g)
+            } else {
+                comesOfAge = v.young
+            }
         }
         if !shown.hidden {
             // The raw position, less a bounce's jump (0 unless it landed again), on the panel.
             let x = min(max(Double(s.x) + f.offsetX, r.xRange.lowerBound), r.xRange.upperBound)
             let y = min(max(Double(s.y) + f.offsetY, r.yRange.lowerBound), r.yRange.upperBound)
-            if let d = r.settings.dejitter {
+            if fresh && (shown.young || comesOfAge) { (f.sumX, f.sumY, f.samples) = (f.sumX + x, f.sumY + y, f.samples + 1) }
+            if comesOfAge && firstShown(&f, x, y, r, at: time) {
+                // Placed where the gestures and the app first see it.
+            } else if let d = r.settings.dejitter {
                 smooth(&f, x, y, d, r.mmPerUnit, &tally.interval, at: time)
             } else {
                 (f.x, f.y) = (x, y)
@@ -31,13 +40,45 @@ extension ContactFilter {
         v = shown
     }
 
-    /// Stuck: silent (not one unit of movement) for `after` ns, it ends; moving again, it lands
-    /// anew (outside a dead zone) under a fresh id, the filter starting from where it is.
+    /// Where a contact coming of age (the ghost filter) is first shown. A resting one (now within
+    /// `restingSpreadMM` of where it landed), with the dejitter filter, at the mean of its young
+    /// positions: not at its landing, one noisy sample the smoothed path would then drift away
+    /// from by the noise (a long press failing as a pan on a noisy panel). A moving one at its
+    /// landing, the filter given its speed since (so it catches up at once): an edge swipe starts
+    /// at the edge and a flick keeps its speed, where showing it from its 40th ms lost the path
+    /// before. False: shown as on any frame.
+    /// (Not with `ghost_on_mirror` off: the app already saw its young path.)
+    static func firstShown(_ f: inout FilterSlot, _ x: Double, _ y: Double, _ r: borrowing Rules, at time: Int64) -> Bool {
+        guard r.settings.ghostOnMirror else { return false }
+        let dx = (x - f.landX) * r.mmPerUnit.x, dy = (y - f.landY) * r.mmPerUnit.y
+        if dx * dx + dy * dy <= restingSpreadMM * restingSpreadMM {
+            guard r.settings.dejitter != nil else { return false }
+            let n = Double(max(f.samples, 1))
+            (f.x, f.y, f.dx, f.dy, f.at) = (f.sumX / n, f.sumY / n, 0, 0, time)
+            return true
+        }
+        let dt = max(Double(time - f.landedAt) / 1e9, 0.001)
+        (f.dx, f.dy) = ((x - f.landX) / dt, (y - f.landY) / dt)
+        (f.x, f.y, f.at) = (f.landX, f.landY, time)
+        return true
+    }
+
+    /// How far (mm) a young contact may be from where it landed and still be a finger at rest
+    /// (`firstShown`): two samples of a resting finger's noise on a cheap panel (±1.5 mm) are
+    /// almost never this far apart; a finger faster than 200 mm/s over a 40 ms ghost window is.
+    static let restingSpreadMM = 8.0
+
+    /// Stuck: still (never past `stuckDistanceMM` from where it came to rest) for `after` ns, it
+    /// ends; moving again, it lands anew (outside a dead zone) under a fresh id, the filter
+    /// starting from where it is. (A stuck contact on a cheap panel flickers by a unit or two:
+    /// "not one unit" would never end it.)
     static func checkStuck(
         _ f: inout FilterSlot, _ s: inout DecoderSlot, after: Int64, _ r: borrowing Rules, _ tally: inout Tally,
         _ nextContact: inout UInt32, at time: Int64
     ) {
-        if s.x != f.restX || s.y != f.restY {
+        let dx = (Double(s.x) - Double(f.restX)) * r.mmPerUnit.x, dy = (Double(s.y) - Double(f.restY)) * r.mmPerUnit.y
+        let limit = r.settings.stuckDistanceMM
+        if dx * dx + dy * dy > limit * limit {
             (f.restX, f.restY, f.restSince) = (s.x, s.y, time)
             guard f.stuck else { return }
             s.contact = nextContact
@@ -51,26 +92,50 @@ extension ContactFilter {
     }
 
     /// No contact down: a contact shown until the last frame lifts now, or, within the chatter
-    /// window, is still shown where it was.
-    static func lifted(_ f: inout FilterSlot, _ v: inout ShownSlot, _ r: borrowing Rules, _ tally: inout Tally, at time: Int64) {
+    /// window, is still shown where it was (a fast one where it lifted). A young contact's lift
+    /// is held the same way, unseen: landing again, it is the same contact, its youth counted
+    /// from its first landing (a tap whose two halves are each shorter than `ghost_under` is one
+    /// tap); not landing again, it was a ghost.
+    static func lifted(
+        _ f: inout FilterSlot, _ v: inout ShownSlot, _ s: DecoderSlot, _ r: borrowing Rules, _ tally: inout Tally, at time: Int64
+    ) {
         v.lingering = false
         guard f.down else { return }
-        // Lifted before the gestures were shown it (and not a contact a filter already hid).
-        if v.young && !f.hidden && f.lingerUntil == nil { tally.counts.ghosts += 1 }
-        if let window = r.settings.chatterNs, !f.hidden && !v.young {
+        if let window = r.settings.chatterNs, !f.hidden {
             let until = f.lingerUntil ?? time + window
             if time < until {
+                if f.lingerUntil == nil && !v.young { snap(f, &v, s, r) }
                 f.lingerUntil = until
                 v.lingering = true
                 return tally.due(until)
             }
             // A held lift ends: it happened `window` before.
-            let lift = until - window
-            tally.releasedLift = max(tally.releasedLift ?? lift, lift)
+            if !v.young {
+                let lift = until - window
+                tally.releasedLift = max(tally.releasedLift ?? lift, lift)
+            }
         }
+        // Lifted before it was shown to the gestures (and not a contact a filter already hid).
+        if v.young && !f.hidden { tally.counts.ghosts += 1 }
         f.down = false
         f.lingerUntil = nil
     }
+
+    /// A held lift of a moving contact (the smoothed speed at least `snapSpeed` mm/s) is shown
+    /// where the finger lifted (its last raw position), so a fast swipe ends there on the virtual
+    /// touchscreen rather than a filter's lag behind; a still one stays where it was smoothed.
+    /// The gestures take a held lift as lifted: it moves nothing for them.
+    static func snap(_ f: FilterSlot, _ v: inout ShownSlot, _ s: DecoderSlot, _ r: borrowing Rules) {
+        guard r.settings.dejitter != nil else { return }
+        let sx = f.dx * r.mmPerUnit.x, sy = f.dy * r.mmPerUnit.y
+        guard sx * sx + sy * sy >= snapSpeed * snapSpeed else { return }
+        v.x = nearest(min(max(Double(s.x) + f.offsetX, r.xRange.lowerBound), r.xRange.upperBound))
+        v.y = nearest(min(max(Double(s.y) + f.offsetY, r.yRange.lowerBound), r.yRange.upperBound))
+    }
+
+    /// mm/s: above a resting finger's speed as the filter estimates it on a noisy panel (about
+    /// 35 mm/s at ±1.5 mm and 60 Hz), below a swipe's.
+    static let snapSpeed = 100.0
 
     /// A contact landing while the last one's lift is held, close to where it was: chatter, the
     /// same contact (its id back), going on from where it was held: its jump becomes an offset
@@ -94,6 +159,7 @@ extension ContactFilter {
         f = FilterSlot(contact: s.contact, hidden: hidden)
         if hidden { tally.counts.deadZone += 1 }
         (f.restX, f.restY, f.restSince, f.landedAt) = (s.x, s.y, time, time)
+        (f.landX, f.landY) = (Double(s.x), Double(s.y))
         reset(&f, s, at: time)
     }
 

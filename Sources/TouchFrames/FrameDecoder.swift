@@ -325,11 +325,13 @@ public struct FrameDecoder {
         }
     }
 
-    mutating func makeFrame(at time: Timestamp) {
+    /// The frame at `time`: the panel's (`fresh`), or one the filters make on their own (a tick:
+    /// no new position).
+    mutating func makeFrame(at time: Timestamp, fresh: Bool = true) {
         hadContacts = !frame.contacts.isEmpty
         if isFiltered {
             filter.startFrame()
-            runFilter(at: time)
+            runFilter(at: time, fresh: fresh)
             nextTick = filterTick()
         }
         if keepsPanel {

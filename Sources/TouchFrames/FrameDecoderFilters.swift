@@ -5,11 +5,11 @@ import GestureEngine
 extension FrameDecoder {
     /// Each slot through the panel's filters, before the frame's ids are counted (a stuck
     /// contact moving again lands under a new one; chatter lands under its old one).
-    mutating func runFilter(at time: Timestamp) {
+    mutating func runFilter(at time: Timestamp, fresh: Bool) {
         if multitouch {
-            filter.run(&slots, count: slotsUsed, at: time.nanoseconds, nextContact: &nextContact)
+            filter.run(&slots, count: slotsUsed, at: time.nanoseconds, fresh: fresh, nextContact: &nextContact)
         } else {
-            filter.run(one: &single, down: touching && single.hasX && single.hasY, at: time.nanoseconds, nextContact: &nextContact)
+            filter.run(one: &single, down: touching && single.hasX && single.hasY, at: time.nanoseconds, fresh: fresh, nextContact: &nextContact)
         }
     }
 
@@ -96,7 +96,7 @@ extension FrameDecoder {
     public mutating func tick(at time: Timestamp) -> Bool {
         guard isFiltered, let due = nextTick, due <= time else { return false }
         let last = frame.time
-        makeFrame(at: time)
+        makeFrame(at: time, fresh: false)
         if let lift = filter.tally.releasedLift {
             frame.time = max(last, Timestamp(nanoseconds: min(lift, time.nanoseconds)))
         }

@@ -145,9 +145,27 @@ import TouchFrames
         #expect(d.filterCounts.stuck == 1)
         Self.feed(&d, at: 2.5, Self.at(1, 520, 250))
         #expect(d.frame.contacts.count == 1 && !d.landed)
-        Self.feed(&d, at: 3, Self.at(0, 101, 100))
+        Self.feed(&d, at: 3, Self.at(0, 160, 100))
         let renewed = try #require(d.frame.contacts.first { $0.id != stuck && d.slot(ofContact: $0.id) == 0 })
         #expect(d.landed && renewed.id > 2, "moving again, it lands with a fresh id")
+    }
+
+    /// A stuck contact on a cheap panel flickers by a unit about its place: still stuck (within
+    /// `stuck_distance`); with 0 any unit is a move, as before.
+    @Test(arguments: [(0.5, true), (0.0, false)])
+    func stuck_aContactFlickeringByAUnit_isStillStuck(distance: Double, ends: Bool) throws {
+        var d = try Self.decoder {
+            $0.stuckAfterNs = 2_000_000_000
+            $0.stuckDistanceMM = distance
+        }
+        Self.feed(&d, at: 0, Self.land(0, id: 1, 100, 100))
+        var t = 0.0
+        while t < 2.5 {
+            t += 0.02
+            Self.feed(&d, at: t, Self.at(0, 100 + Int32(t * 50) % 2, 100))
+        }
+        #expect(d.frame.contacts.isEmpty == ends, "flickering for 2.5 s: \(ends ? "ended" : "still down")")
+        #expect(d.filterCounts.stuck == (ends ? 1 : 0))
     }
 
     @Test func noFilters_isTheDecoderAsItWas() throws {

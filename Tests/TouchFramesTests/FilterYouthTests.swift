@@ -1,0 +1,88 @@
+import GestureEngine
+import Testing
+
+@testable import TouchFrames
+
+/// How the filters first show a young contact (the ghost filter), hold a young contact's bounce
+/// (with chatter), and show a fast contact's held lift (with the dejitter filter): on the
+/// panel of `ContactFilterTests` (0-999 × 0-499, no resolution: 0.344 mm a unit).
+@Suite struct FilterYouthTests {
+    typealias F = ContactFilterTests
+
+    static var noisy: ContactFilterSettings {
+        var f = ContactFilterSettings()
+        f.dejitter = .init(minCutoff: 1)
+        f.chatterNs = 35_000_000
+        f.ghostNs = 40_000_000
+        return f
+    }
+
+    /// A tap that bounces, each half shorter than `ghost_under`, is one contact, shown once it
+    /// has lasted that long from its first landing; one that never lands again was a ghost.
+    @Test func aBouncingTap_whoseHalvesAreEachYoung_isOneContact() throws {
+        var d = try F.decoder(Self.noisy)
+        F.feed(&d, at: 0, F.land(0, id: 1, 500, 250))
+        F.feed(&d, at: 0.02, F.at(0, 501, 250))
+        F.feed(&d, at: 0.03, TimedFilterTests.lift(0))
+        #expect(d.frame.contacts.isEmpty && d.panel.isEmpty, "young and lifted: held, unseen")
+        F.feed(&d, at: 0.045, F.land(0, id: 2, 505, 251))
+        #expect(d.frame.contacts.count == 1 && d.landed, "it lasted 45 ms from its first landing: shown")
+        let id = try #require(d.frame.contacts.first?.id)
+        F.feed(&d, at: 0.06, F.at(0, 504, 251))
+        F.feed(&d, at: 0.07, TimedFilterTests.lift(0))
+        #expect(d.frame.contacts.map(\.id) == [id], "its lift is held as any")
+        let ended = d.tick(at: Timestamp(nanoseconds: 105_000_000))
+        #expect(ended)
+        #expect(d.frame.contacts.isEmpty)
+        #expect(d.filterCounts.chatter == 1 && d.filterCounts.ghosts == 0)
+        // A ghost that bounces and does not land again: no touch, counted once its lift ends.
+        F.feed(&d, at: 1, F.land(0, id: 3, 500, 250))
+        F.feed(&d, at: 1.01, TimedFilterTests.lift(0))
+        #expect(d.filterCounts.ghosts == 0, "not yet: it may land again")
+        let ofAge = d.tick(at: Timestamp(nanoseconds: 1_040_000_000))
+        #expect(!ofAge, "never shown: no frame of its coming of age")
+        _ = d.tick(at: Timestamp(nanoseconds: 1_045_000_000))
+        #expect(d.frame.contacts.isEmpty && d.panel.isEmpty && d.filterCounts.ghosts == 1)
+    }
+
+    /// A finger landing at rest is first shown at the mean of its young positions, not at its
+    /// landing sample; a moving one at its landing, then close behind the finger.
+    @Test func aRestingLanding_isShownAtItsMean_aMovingOneWhereItLanded() throws {
+        var d = try F.decoder(Self.noisy)
+        F.feed(&d, at: 0, F.land(0, id: 1, 515, 250))  // the first sample 15 units (5 mm) off
+        F.feed(&d, at: 0.01, F.at(0, 497, 250))
+        F.feed(&d, at: 0.02, F.at(0, 494, 250))
+        F.feed(&d, at: 0.03, F.at(0, 497, 250))
+        F.feed(&d, at: 0.04, F.at(0, 497, 250))
+        #expect(d.panel.map(\.x) == [500], "the mean of 515, 497, 494, 497, 497")
+        F.feed(&d, at: 0.05, TimedFilterTests.lift(0))
+        _ = d.tick(at: Timestamp(nanoseconds: 85_000_000))
+        // A flick at 1 m/s along X (3 units a ms): shown where it landed, then following fast.
+        F.feed(&d, at: 1, F.land(0, id: 2, 100, 250))
+        for k in 1...4 { F.feed(&d, at: 1 + Double(k) * 0.01, F.at(0, 100 + Int32(k) * 29, 250)) }
+        #expect(d.panel.map(\.x) == [100], "where it landed, 116 units (40 mm) behind the finger")
+        F.feed(&d, at: 1.05, F.at(0, 245, 250))
+        let next = try #require(d.panel.first?.x)
+        #expect(next > 200, "the filter knows its speed: \(next) is close behind 245")
+    }
+
+    /// A fast contact's held lift is shown where the finger lifted; a resting one's where the
+    /// filter held it (its lift does not jump by the noise).
+    @Test func aFastContactsHeldLift_isShownWhereItLifted_aRestingOnesWhereItWas() throws {
+        var f = Self.noisy
+        f.ghostNs = nil
+        var d = try F.decoder(f)
+        F.feed(&d, at: 0, F.land(0, id: 1, 100, 250))
+        for k in 1...10 { F.feed(&d, at: Double(k) * 0.01, F.at(0, 100 + Int32(k) * 15, 250)) }  // 500 mm/s
+        let lagging = try #require(d.panel.first?.x)
+        #expect(lagging < 245, "the filter lags the finger at 250: \(lagging)")
+        F.feed(&d, at: 0.11, TimedFilterTests.lift(0))
+        #expect(d.panel.map(\.x) == [250], "the held lift, where the finger lifted")
+        _ = d.tick(at: Timestamp(nanoseconds: 145_000_000))
+        F.feed(&d, at: 1, F.land(0, id: 2, 500, 250))
+        for k in 1...50 { F.feed(&d, at: 1 + Double(k) * 0.01, F.at(0, 500 + Int32(k % 3) * 4 - 4, 250)) }
+        let held = try #require(d.panel.first?.x)
+        F.feed(&d, at: 1.51, TimedFilterTests.lift(0))
+        #expect(d.panel.map(\.x) == [held], "at rest: where it was smoothed")
+    }
+}
