@@ -376,30 +376,4 @@ public struct FrameDecoder {
 
     /// `nextContact` at the last frame's end.
     private var lastNextContact: UInt32 = 1
-
-    /// `panel`, from the slots, in the order of `frame.contacts` (the same slots, the same test).
-    private mutating func collectPanel() {
-        let filler = PanelContact(id: 0, slot: 0, x: 0, y: 0)
-        if !multitouch {
-            let down = !frame.contacts.isEmpty
-            let s = single
-            panel.refill(capacity: 1, filler: filler) { list in
-                guard down else { return 0 }
-                list[0] = PanelContact(id: s.contact, slot: 0, x: s.x, y: s.y, axes: s.axes)
-                return 1
-            }
-            return
-        }
-        let used = slotsUsed
-        panel.refill(capacity: max(1, slots.count), filler: filler) { [slots] out in
-            var n = 0
-            for k in 0..<used {
-                let s = slots[k]
-                guard s.trackingID >= 0 && s.hasX && s.hasY else { continue }
-                out[n] = PanelContact(id: s.contact, slot: Int32(k), x: s.x, y: s.y, axes: s.axes)
-                n &+= 1  // below the slot count
-            }
-            return n
-        }
-    }
 }
