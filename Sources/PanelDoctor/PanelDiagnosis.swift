@@ -150,12 +150,14 @@ public struct PanelDiagnosis: Sendable {
     /// Contacts still (never past `stuckDistance` from where they came to rest: a stuck contact
     /// flickers by a unit or two, or is silent) for `stuckSilence` or longer, the filter's rule.
     mutating func findStuck(_ t: PanelTracks) {
+        // As the filter: at least two units (a coarse panel's unit may be half a millimetre).
+        let limit = max(Self.stuckDistance, 2 * max(t.mmPerUnit.x, t.mmPerUnit.y))
         for track in t.tracks {
             guard var rest = track.samples.first else { continue }
             var longest: Int64 = 0, since = track.landed, place = rest
             for s in track.samples {
                 let a = t.millimeters(s.x, s.y), b = t.millimeters(rest.x, rest.y)
-                guard (a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y) > Self.stuckDistance * Self.stuckDistance else { continue }
+                guard (a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y) > limit * limit else { continue }
                 if s.time - since > longest { (longest, place) = (s.time - since, rest) }
                 (rest, since) = (s, s.time)
             }

@@ -153,6 +153,8 @@ struct ContactFilter {
         /// When it landed (ghosts), whether it was down at the last frame, and until when its
         /// lift is held (chatter).
         var landedAt: Int64 = 0
+        /// When it last landed (its first landing, or a bounce's).
+        var segmentAt: Int64 = 0
         var down = false
         var lingerUntil: Int64?
     }

@@ -9,7 +9,11 @@ extension ContactFilter {
         _ tally: inout Tally, _ nextContact: inout UInt32
     ) {
         guard down else { return lifted(&f, &v, s, r, &tally, at: time) }
-        if f.contact != s.contact && !landsAgain(&f, &s, r, &tally, at: time) { land(&f, s, r, &tally, at: time) }
+        if f.contact != s.contact && !landsAgain(&f, &s, young: v.young, r, &tally, at: time) {
+            // The slot's last contact, if it was never shown (young) and not hidden, was a ghost.
+            if f.down && v.young && !f.hidden { tally.counts.ghosts += 1 }
+            land(&f, s, r, &tally, at: time)
+        }
         if let after = r.settings.stuckAfterNs { checkStuck(&f, &s, after: after, r, &tally, &nextContact, at: time) }
         f.down = true
         var shown = ShownSlot(x: v.x, y: v.y, hidden: f.hidden)
@@ -27,7 +31,7 @@ extension ContactFilter {
             // The raw position, less a bounce's jump (0 unless it landed again), on the panel.
             let x = min(max(Double(s.x) + f.offsetX, r.xRange.lowerBound), r.xRange.upperBound)
             let y = min(max(Double(s.y) + f.offsetY, r.yRange.lowerBound), r.yRange.upperBound)
-            if fresh && (shown.young || comesOfAge) { (f.sumX, f.sumY, f.samples) = (f.sumX + x, f.sumY + y, f.samples + 1) }
+            if fresh && (shown.young || comesOfAge) && f.samples < Int32.max { (f.sumX, f.sumY, f.samples) = (f.sumX + x, f.sumY + y, f.samples + 1) }
             if comesOfAge && firstShown(&f, x, y, r, at: time) {
                 // Placed where the gestures and the app first see it.
             } else if let d = r.settings.dejitter {
@@ -53,8 +57,10 @@ extension ContactFilter {
         let dx = (x - f.landX) * r.mmPerUnit.x, dy = (y - f.landY) * r.mmPerUnit.y
         if dx * dx + dy * dy <= restingSpreadMM * restingSpreadMM {
             guard r.settings.dejitter != nil else { return false }
+            // The speed the filter estimated while it was young stays: a slower finger than
+            // this test tells from a resting one goes on at it.
             let n = Double(max(f.samples, 1))
-            (f.x, f.y, f.dx, f.dy, f.at) = (f.sumX / n, f.sumY / n, 0, 0, time)
+            (f.x, f.y, f.at) = (f.sumX / n, f.sumY / n, time)
             return true
         }
         let dt = max(Double(time - f.landedAt) / 1e9, 0.001)
@@ -77,7 +83,8 @@ extension ContactFilter {
         _ nextContact: inout UInt32, at time: Int64
     ) {
         let dx = (Double(s.x) - Double(f.restX)) * r.mmPerUnit.x, dy = (Double(s.y) - Double(f.restY)) * r.mmPerUnit.y
-        let limit = r.settings.stuckDistanceMM
+        // At least two units: a coarse panel's unit may be half a millimetre.
+        let limit = max(r.settings.stuckDistanceMM, 2 * max(r.mmPerUnit.x, r.mmPerUnit.y))
         if dx * dx + dy * dy > limit * limit {
             (f.restX, f.restY, f.restSince) = (s.x, s.y, time)
             guard f.stuck else { return }
@@ -101,10 +108,13 @@ extension ContactFilter {
     ) {
         v.lingering = false
         guard f.down else { return }
-        if let window = r.settings.chatterNs, !f.hidden {
+        // A young contact's lift is held only after a stretch on the glass of at least half
+        // `ghost_under` (a bouncing finger's): a one-frame blink is a ghost at once, so a
+        // blinking ghost never adds up to a touch.
+        if let window = r.settings.chatterNs, !f.hidden, !v.young || 2 * (time - f.segmentAt) >= (r.settings.ghostNs ?? 0) {
             let until = f.lingerUntil ?? time + window
             if time < until {
-                if f.lingerUntil == nil && !v.young { snap(f, &v, s, r) }
+                if f.lingerUntil == nil && !v.young { snap(&f, &v, s, r) }
                 f.lingerUntil = until
                 v.lingering = true
                 return tally.due(until)
@@ -125,12 +135,15 @@ extension ContactFilter {
     /// where the finger lifted (its last raw position), so a fast swipe ends there on the virtual
     /// touchscreen rather than a filter's lag behind; a still one stays where it was smoothed.
     /// The gestures take a held lift as lifted: it moves nothing for them.
-    static func snap(_ f: FilterSlot, _ v: inout ShownSlot, _ s: DecoderSlot, _ r: borrowing Rules) {
+    static func snap(_ f: inout FilterSlot, _ v: inout ShownSlot, _ s: DecoderSlot, _ r: borrowing Rules) {
         guard r.settings.dejitter != nil else { return }
         let sx = f.dx * r.mmPerUnit.x, sy = f.dy * r.mmPerUnit.y
         guard sx * sx + sy * sy >= snapSpeed * snapSpeed else { return }
-        v.x = nearest(min(max(Double(s.x) + f.offsetX, r.xRange.lowerBound), r.xRange.upperBound))
-        v.y = nearest(min(max(Double(s.y) + f.offsetY, r.yRange.lowerBound), r.yRange.upperBound))
+        // The filter goes on from there too: a bounce landing again is measured from, and
+        // continues, what the app was shown (no step back).
+        f.x = min(max(Double(s.x) + f.offsetX, r.xRange.lowerBound), r.xRange.upperBound)
+        f.y = min(max(Double(s.y) + f.offsetY, r.yRange.lowerBound), r.yRange.upperBound)
+        (v.x, v.y) = (nearest(f.x), nearest(f.y))
     }
 
     /// mm/s: above a resting finger's speed as the filter estimates it on a noisy panel (about
@@ -141,11 +154,17 @@ extension ContactFilter {
     /// same contact (its id back), going on from where it was held: its jump becomes an offset
     /// to its raw positions (at most `chatter_distance`), so neither the gestures (a tap's slop)
     /// nor the app see the bounce move it, and the smoothing starts again at rest there.
-    static func landsAgain(_ f: inout FilterSlot, _ s: inout DecoderSlot, _ r: borrowing Rules, _ tally: inout Tally, at time: Int64) -> Bool {
-        guard let until = f.lingerUntil, time < until else { return false }
+    /// A young contact's age is its time on the glass: the time it was lifted does not count
+    /// (a panel's blinking ghost never comes of age by blinking).
+    static func landsAgain(
+        _ f: inout FilterSlot, _ s: inout DecoderSlot, young: Bool, _ r: borrowing Rules, _ tally: inout Tally, at time: Int64
+    ) -> Bool {
+        guard let until = f.lingerUntil, time < until, let window = r.settings.chatterNs else { return false }
         let dx = (Double(s.x) - f.x) * r.mmPerUnit.x, dy = (Double(s.y) - f.y) * r.mmPerUnit.y
         guard (dx * dx + dy * dy).squareRoot() <= r.settings.chatterDistanceMM else { return false }
         s.contact = f.contact
+        if young { f.landedAt += time - (until - window) }
+        f.segmentAt = time
         f.lingerUntil = nil
         (f.offsetX, f.offsetY) = (f.x - Double(s.x), f.y - Double(s.y))
         (f.dx, f.dy, f.at) = (0, 0, time)
@@ -158,7 +177,7 @@ extension ContactFilter {
         let hidden = r.zones.contains { $0.x.contains(Double(s.x)) && $0.y.contains(Double(s.y)) }
         f = FilterSlot(contact: s.contact, hidden: hidden)
         if hidden { tally.counts.deadZone += 1 }
-        (f.restX, f.restY, f.restSince, f.landedAt) = (s.x, s.y, time, time)
+        (f.restX, f.restY, f.restSince, f.landedAt, f.segmentAt) = (s.x, s.y, time, time, time)
         (f.landX, f.landY) = (Double(s.x), Double(s.y))
         reset(&f, s, at: time)
     }

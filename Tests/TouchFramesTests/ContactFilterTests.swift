@@ -151,20 +151,17 @@ import TouchFrames
     }
 
     /// A stuck contact on a cheap panel flickers by a unit about its place: still stuck (within
-    /// `stuck_distance`); with 0 any unit is a move, as before.
-    @Test(arguments: [(0.5, true), (0.0, false)])
-    func stuck_aContactFlickeringByAUnit_isStillStuck(distance: Double, ends: Bool) throws {
-        var d = try Self.decoder {
-            $0.stuckAfterNs = 2_000_000_000
-            $0.stuckDistanceMM = distance
-        }
+    /// `stuck_distance`, and two units: 0.69 mm here); one that moves by three units moves.
+    @Test(arguments: [(Int32(1), true), (Int32(3), false)])
+    func stuck_aContactFlickeringByAUnit_isStillStuck(units: Int32, ends: Bool) throws {
+        var d = try Self.decoder { $0.stuckAfterNs = 2_000_000_000 }
         Self.feed(&d, at: 0, Self.land(0, id: 1, 100, 100))
         var t = 0.0
         while t < 2.5 {
             t += 0.02
-            Self.feed(&d, at: t, Self.at(0, 100 + Int32(t * 50) % 2, 100))
+            Self.feed(&d, at: t, Self.at(0, 100 + units * (Int32(t * 50) % 2), 100))
         }
-        #expect(d.frame.contacts.isEmpty == ends, "flickering for 2.5 s: \(ends ? "ended" : "still down")")
+        #expect(d.frame.contacts.isEmpty == ends, "flickering by \(units) for 2.5 s: \(ends ? "ended" : "still down")")
         #expect(d.filterCounts.stuck == (ends ? 1 : 0))
     }
 

@@ -18,7 +18,8 @@ import Testing
     }
 
     /// A tap that bounces, each half shorter than `ghost_under`, is one contact, shown once it
-    /// has lasted that long from its first landing; one that never lands again was a ghost.
+    /// has been on the glass that long; one that never lands again was a ghost, and so is a
+    /// one-frame blink (too short a stretch to be held).
     @Test func aBouncingTap_whoseHalvesAreEachYoung_isOneContact() throws {
         var d = try F.decoder(Self.noisy)
         F.feed(&d, at: 0, F.land(0, id: 1, 500, 250))
@@ -26,7 +27,9 @@ import Testing
         F.feed(&d, at: 0.03, TimedFilterTests.lift(0))
         #expect(d.frame.contacts.isEmpty && d.panel.isEmpty, "young and lifted: held, unseen")
         F.feed(&d, at: 0.045, F.land(0, id: 2, 505, 251))
-        #expect(d.frame.contacts.count == 1 && d.landed, "it lasted 45 ms from its first landing: shown")
+        #expect(d.frame.contacts.isEmpty, "30 ms on the glass: still young")
+        F.feed(&d, at: 0.055, F.at(0, 505, 251))
+        #expect(d.frame.contacts.count == 1 && d.landed, "40 ms on the glass (the 15 ms off not counted): shown")
         let id = try #require(d.frame.contacts.first?.id)
         F.feed(&d, at: 0.06, F.at(0, 504, 251))
         F.feed(&d, at: 0.07, TimedFilterTests.lift(0))
@@ -37,12 +40,16 @@ import Testing
         #expect(d.filterCounts.chatter == 1 && d.filterCounts.ghosts == 0)
         // A ghost that bounces and does not land again: no touch, counted once its lift ends.
         F.feed(&d, at: 1, F.land(0, id: 3, 500, 250))
-        F.feed(&d, at: 1.01, TimedFilterTests.lift(0))
+        F.feed(&d, at: 1.025, TimedFilterTests.lift(0))
         #expect(d.filterCounts.ghosts == 0, "not yet: it may land again")
         let ofAge = d.tick(at: Timestamp(nanoseconds: 1_040_000_000))
         #expect(!ofAge, "never shown: no frame of its coming of age")
-        _ = d.tick(at: Timestamp(nanoseconds: 1_045_000_000))
+        _ = d.tick(at: Timestamp(nanoseconds: 1_060_000_000))
         #expect(d.frame.contacts.isEmpty && d.panel.isEmpty && d.filterCounts.ghosts == 1)
+        // A blink of 5 ms (under half of 40): no hold, a ghost at once.
+        F.feed(&d, at: 2, F.land(0, id: 4, 500, 250))
+        F.feed(&d, at: 2.005, TimedFilterTests.lift(0))
+        #expect(d.filterCounts.ghosts == 2 && d.nextTick == nil)
     }
 
     /// A finger landing at rest is first shown at the mean of its young positions, not at its
