@@ -27,6 +27,9 @@ public struct PanelAdvice: Sendable {
             let verdict = noise >= 0.3 ? "a resting finger jitters: the dejitter filter holds it still" : "quiet at rest: no dejitter needed"
             notes.append("resting noise \(Self.fmt(noise, 2)) mm (x \(Self.fmt(d.noiseXMM ?? 0, 2)), y \(Self.fmt(d.noiseYMM ?? 0, 2))) over \(Self.fmt(d.restSeconds, 1)) s, the kernel's fuzz \(Self.fmt(fuzz, 2)) mm: \(verdict)")
             if noise >= 0.3 { filters.append(("dejitter_min_cutoff", "1.0", "resting noise \(Self.fmt(noise, 2)) mm")) }
+            if noise >= 1 {
+                notes.append("with this much noise a resting finger's first position may be a millimetre off: widen the gestures' slops in [thresholds] (tap_slop, pan_slop, long_press_tolerance = 4, as examples/noisy-panel.toml does)")
+            }
         } else {
             notes.append("no resting noise measured: no finger rested still for 0.5 s (rest one on the glass for 3 s)")
         }

@@ -187,6 +187,8 @@ struct ContactFilter {
     mutating func run(_ slots: inout [DecoderSlot], count: Int, at time: Int64, fresh: Bool, nextContact: inout UInt32) {
         // The state moved out for the frame (no copy, nothing retained) and read through spans:
         // one uniqueness check an array a frame, not one a slot.
+        // The rules read once a frame (passed on from `self`, each step's call copied them).
+        let rules = rules
         var (state, shown) = (ContiguousArray<FilterSlot>(), ContiguousArray<ShownSlot>())
         swap(&state, &self.state)
         swap(&shown, &self.shown)

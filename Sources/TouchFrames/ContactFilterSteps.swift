@@ -211,7 +211,7 @@ extension ContactFilter {
 
     /// `v` rounded half up, without a libm call: `v` lies between raw Int32 values (each filter
     /// step moves toward one), so the conversions cannot overflow.
-    static func nearest(_ v: Double) -> Int32 {
+    @inline(__always) static func nearest(_ v: Double) -> Int32 {
         let up = v + 0.5, t = Int32(up)
         return Double(t) > up ? t - 1 : t  // truncation went up for a negative value
     }

@@ -351,7 +351,9 @@ public struct FrameDecoder {
         if isFiltered {
             var ids = ContiguousArray<UInt32>()
             swap(&ids, &gestureIDs)
-            newToGestures = collectFiltered(into: &contacts, lastIDs: &ids, filler)
+            newToGestures = Self.collectFiltered(
+                filter.shown, slots, single: multitouch ? nil : single, count: multitouch ? slotsUsed : 1, touching: touching, geometry,
+                majorScale: majorScale, palmSize: palmSize, filler, into: &contacts, lastIDs: &ids)
             swap(&ids, &gestureIDs)
             landed = newToGestures != 0
         } else if multitouch {

@@ -25,29 +25,33 @@ extension FrameDecoder {
     /// The frame's contacts as the filters show them to the gestures, into `list`: a hidden or
     /// young contact left out, a lingering one where it was. A contact is new to the gestures
     /// when its slot showed them another one (or none) in their last frame, `lastIDs` (a young
-    /// one coming of age lands then); returned as a bit a slot. Reads the decoder in place.
-    func collectFiltered(into list: inout FrameList<Contact>, lastIDs ids: inout ContiguousArray<UInt32>, _ filler: Contact) -> UInt64 {
+    /// one coming of age lands then); returned as a bit a slot. Static, handed what it reads of
+    /// the decoder: a method reading `self` inside the list's closure copied the whole decoder.
+    static func collectFiltered(
+        _ shown: ContiguousArray<ContactFilter.ShownSlot>, _ slots: [DecoderSlot], single: DecoderSlot?, count: Int,
+        touching: Bool, _ geometry: ScreenGeometry, majorScale: Double, palmSize: Double, _ filler: Contact,
+        into list: inout FrameList<Contact>, lastIDs ids: inout ContiguousArray<UInt32>
+    ) -> UInt64 {
         var new: UInt64 = 0
-        let count = multitouch ? slotsUsed : 1
         list.refill(capacity: max(1, slots.count), filler: filler) { out in
             // Read through spans: no retain, no uniqueness check a slot.
-            let sh = filter.shown.span, ds = slots.span
+            let sh = shown.span, ds = slots.span
             var last = ids.mutableSpan
             var n = 0
             for k in 0..<min(count, sh.count, last.count, 64) {
                 let v = sh[k]
                 let shows: Bool
-                if multitouch {
-                    shows = !v.hidden && !v.young && (ds[k].trackingID >= 0 || v.lingering) && ds[k].hasX && ds[k].hasY
+                if let one = single {
+                    shows = !v.hidden && !v.young && (touching || v.lingering) && one.hasX && one.hasY
                 } else {
-                    shows = !v.hidden && !v.young && (touching || v.lingering) && single.hasX && single.hasY
+                    shows = !v.hidden && !v.young && (ds[k].trackingID >= 0 || v.lingering) && ds[k].hasX && ds[k].hasY
                 }
                 guard shows else {
                     last[k] = 0
                     continue
                 }
-                let id = multitouch ? ds[k].contact : single.contact
-                let palm = multitouch && (ds[k].isPalm || (majorScale > 0 && Double(ds[k].major) * majorScale > palmSize))
+                let id = single?.contact ?? ds[k].contact
+                let palm = single == nil && (ds[k].isPalm || (majorScale > 0 && Double(ds[k].major) * majorScale > palmSize))
                 out[n] = Contact(id: id, position: geometry.map(x: v.x, y: v.y), isPalm: palm, isLifted: v.lingering)
                 n &+= 1  // below the slot count
                 if last[k] != id { new |= 1 << k }
