@@ -41,7 +41,9 @@ public struct PanelAdvice: Sendable {
             filters.append(("chatter_window", Self.fmt(window, 3), "\(d.chatters.count) bounce(s), the longest \(Self.ms(longest)) apart"))
         }
         if let longest = d.ghosts.max() {
-            let under = min(PanelDiagnosis.ghostMaxDuration + 0.01, max(0.005, Self.stepUp(longest + 0.005)))
+            // Above two report intervals: a slow panel's one-frame blink is then no bounce.
+            let two = 2 / (d.reportRateHz ?? 60) + 0.005
+            let under = min(0.1, max(min(PanelDiagnosis.ghostMaxDuration + 0.01, max(0.005, Self.stepUp(longest + 0.005))), Self.stepUp(two)))
             notes.append("\(d.ghosts.count) ghost contact(s) shorter than \(Self.ms(PanelDiagnosis.ghostMaxDuration)) (the longest \(Self.ms(longest))): taps nobody made")
             filters.append(("ghost_under", Self.fmt(under, 3), "\(d.ghosts.count) ghost(s), the longest \(Self.ms(longest))"))
         }

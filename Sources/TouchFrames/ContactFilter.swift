@@ -155,6 +155,8 @@ struct ContactFilter {
         var landedAt: Int64 = 0
         /// When it last landed (its first landing, or a bounce's).
         var segmentAt: Int64 = 0
+        /// Where the finger left (raw, with the bounce's offset) when its lift is held.
+        var liftX = 0.0, liftY = 0.0
         var down = false
         var lingerUntil: Int64?
     }

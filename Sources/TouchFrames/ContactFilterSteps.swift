@@ -54,13 +54,19 @@ extension ContactFilter {
     /// (Not with `ghost_on_mirror` off: the app already saw its young path.)
     static func firstShown(_ f: inout FilterSlot, _ x: Double, _ y: Double, _ r: borrowing Rules, at time: Int64) -> Bool {
         guard r.settings.ghostOnMirror else { return false }
+        let n = Double(max(f.samples, 1))
+        let (mx, my) = (f.sumX / n, f.sumY / n)
         let dx = (x - f.landX) * r.mmPerUnit.x, dy = (y - f.landY) * r.mmPerUnit.y
-        if dx * dx + dy * dy <= restingSpreadMM * restingSpreadMM {
+        let ex = (x - mx) * r.mmPerUnit.x, ey = (y - my) * r.mmPerUnit.y
+        // Moving: far from its landing, and still going away from the mean of its path (a
+        // straight path's mean is halfway; a rest whose landing sample was an outlier has its
+        // last samples close to the mean).
+        let limit = restingSpreadMM * restingSpreadMM
+        if dx * dx + dy * dy <= limit || ex * ex + ey * ey <= limit / 4 {
             guard r.settings.dejitter != nil else { return false }
             // The speed the filter estimated while it was young stays: a slower finger than
             // this test tells from a resting one goes on at it.
-            let n = Double(max(f.samples, 1))
-            (f.x, f.y, f.at) = (f.sumX / n, f.sumY / n, time)
+            (f.x, f.y, f.at) = (mx, my, time)
             return true
         }
         let dt = max(Double(time - f.landedAt) / 1e9, 0.001)
@@ -108,13 +114,20 @@ extension ContactFilter {
     ) {
         v.lingering = false
         guard f.down else { return }
-        // A young contact's lift is held only after a stretch on the glass of at least half
-        // `ghost_under` (a bouncing finger's): a one-frame blink is a ghost at once, so a
-        // blinking ghost never adds up to a touch.
+        // A young contact's lift is held only after a stretch on the glass of half `ghost_under`
+        // (a bouncing finger's): a one-frame blink is a ghost at once, so a blinking ghost never
+        // adds up to a touch (on a panel whose report takes half `ghost_under` or more, a blink
+        // cannot be told from a bounce: CONFIG.md says to keep `ghost_under` at two reports).
+        // The time, not the frames: the kernel sends none while a finger holds still.
         if let window = r.settings.chatterNs, !f.hidden, !v.young || 2 * (time - f.segmentAt) >= (r.settings.ghostNs ?? 0) {
             let until = f.lingerUntil ?? time + window
             if time < until {
-                if f.lingerUntil == nil && !v.young { snap(&f, &v, s, r) }
+                if f.lingerUntil == nil {
+                    // Where the finger left: a landing again is measured from there.
+                    f.liftX = min(max(Double(s.x) + f.offsetX, r.xRange.lowerBound), r.xRange.upperBound)
+                    f.liftY = min(max(Double(s.y) + f.offsetY, r.yRange.lowerBound), r.yRange.upperBound)
+                    if !v.young { snap(&f, &v, s, r) }
+                }
                 f.lingerUntil = until
                 v.lingering = true
                 return tally.due(until)
@@ -160,7 +173,8 @@ extension ContactFilter {
         _ f: inout FilterSlot, _ s: inout DecoderSlot, young: Bool, _ r: borrowing Rules, _ tally: inout Tally, at time: Int64
     ) -> Bool {
         guard let until = f.lingerUntil, time < until, let window = r.settings.chatterNs else { return false }
-        let dx = (Double(s.x) - f.x) * r.mmPerUnit.x, dy = (Double(s.y) - f.y) * r.mmPerUnit.y
+        // From where the finger left (not the smoothed position, which may lag it by more).
+        let dx = (Double(s.x) - f.liftX) * r.mmPerUnit.x, dy = (Double(s.y) - f.liftY) * r.mmPerUnit.y
         guard (dx * dx + dy * dy).squareRoot() <= r.settings.chatterDistanceMM else { return false }
         s.contact = f.contact
         if young { f.landedAt += time - (until - window) }

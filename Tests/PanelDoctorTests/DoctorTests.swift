@@ -195,6 +195,21 @@ struct PanelSimulator {
         #expect(panel.match == "0000:0000" && panel.geometry.filters.chatterNs != nil && panel.geometry.filters.deadZones.count == 1)
     }
 
+    /// On a 30 Hz panel a one-frame ghost lasts 33 ms: `ghost_under` is suggested above two of
+    /// its reports (70 ms), so the filter never takes a blinking ghost for a bounce.
+    @Test func aSlowPanelsGhosts_getAGhostUnderAboveTwoReports() throws {
+        var sim = PanelSimulator(rate: 30, noise: 0.8)
+        sim.script()
+        for k in 0..<3 {
+            sim.wait(0.7)
+            sim.frame([1: (30 + 60 * Double(k), 130)])
+            sim.frame([1: nil])
+        }
+        let r = try sim.report()
+        let under = try #require(r.advice.filters.first { $0.key == "ghost_under" }.flatMap { Double($0.value) })
+        #expect(under >= 0.07 && under <= 0.1, "\(under)")
+    }
+
     @Test func aPanelWithoutResolution_saysItsSizeIsAGuess_andTakesTheOneGiven() throws {
         var d = PanelSimulator.panel
         for code in [Evdev.ABS_X, Evdev.ABS_Y, Evdev.ABS_MT_POSITION_X, Evdev.ABS_MT_POSITION_Y] { d.axes[code]!.resolution = 0 }

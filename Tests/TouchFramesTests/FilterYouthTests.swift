@@ -40,6 +40,7 @@ import Testing
         #expect(d.filterCounts.chatter == 1 && d.filterCounts.ghosts == 0)
         // A ghost that bounces and does not land again: no touch, counted once its lift ends.
         F.feed(&d, at: 1, F.land(0, id: 3, 500, 250))
+        F.feed(&d, at: 1.015, F.at(0, 501, 250))
         F.feed(&d, at: 1.025, TimedFilterTests.lift(0))
         #expect(d.filterCounts.ghosts == 0, "not yet: it may land again")
         let ofAge = d.tick(at: Timestamp(nanoseconds: 1_040_000_000))
@@ -50,6 +51,28 @@ import Testing
         F.feed(&d, at: 2, F.land(0, id: 4, 500, 250))
         F.feed(&d, at: 2.005, TimedFilterTests.lift(0))
         #expect(d.filterCounts.ghosts == 2 && d.nextTick == nil)
+    }
+
+    /// A ghost blinking a frame on, a frame off, on a 30 Hz panel, with `ghost_under` at two of
+    /// its reports as CONFIG.md says (70 ms), is six ghosts, never a touch.
+    @Test func aGhostBlinkingAt30Hz_neverComesOfAge() throws {
+        var f = Self.noisy
+        f.ghostNs = 70_000_000
+        var d = try F.decoder(f)
+        for k in 0..<6 {
+            F.feed(&d, at: Double(2 * k) / 30, F.land(0, id: Int32(k + 1), 500, 250))
+            F.feed(&d, at: Double(2 * k + 1) / 30, TimedFilterTests.lift(0))
+            #expect(d.frame.contacts.isEmpty && d.panel.isEmpty)
+        }
+        #expect(d.filterCounts.ghosts == 6 && d.filterCounts.chatter == 0 && d.nextTick == nil)
+    }
+
+    /// A rest whose landing sample was an outlier (9 mm off) is still a rest: shown at the mean.
+    @Test func aRestWhoseLandingWasAnOutlier_isShownAtItsMean() throws {
+        var d = try F.decoder(Self.noisy)
+        F.feed(&d, at: 0, F.land(0, id: 1, 526, 250))
+        for (k, x) in [500, 498, 501, 500].enumerated() { F.feed(&d, at: Double(k + 1) * 0.01, F.at(0, Int32(x), 250)) }
+        #expect(d.panel.map(\.x) == [505], "the mean of 526, 500, 498, 501, 500")
     }
 
     /// A finger landing at rest is first shown at the mean of its young positions, not at its
