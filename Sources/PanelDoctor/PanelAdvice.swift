@@ -42,7 +42,7 @@ public struct PanelAdvice: Sendable {
         }
         if let longest = d.ghosts.max() {
             // Above two report intervals: a slow panel's one-frame blink is then no bounce.
-            let two = 2 / (d.reportRateHz ?? 60) + 0.005
+            let two = 2 / (d.reportRateHz ?? 60) + 0.01  // and room for a late report
             let under = min(0.1, max(min(PanelDiagnosis.ghostMaxDuration + 0.01, max(0.005, Self.stepUp(longest + 0.005))), Self.stepUp(two)))
             notes.append("\(d.ghosts.count) ghost contact(s) shorter than \(Self.ms(PanelDiagnosis.ghostMaxDuration)) (the longest \(Self.ms(longest))): taps nobody made")
             filters.append(("ghost_under", Self.fmt(under, 3), "\(d.ghosts.count) ghost(s), the longest \(Self.ms(longest))"))

@@ -173,14 +173,17 @@ extension ContactFilter {
         _ f: inout FilterSlot, _ s: inout DecoderSlot, young: Bool, _ r: borrowing Rules, _ tally: inout Tally, at time: Int64
     ) -> Bool {
         guard let until = f.lingerUntil, time < until, let window = r.settings.chatterNs else { return false }
-        // From where the finger left (not the smoothed position, which may lag it by more).
-        let dx = (Double(s.x) - f.liftX) * r.mmPerUnit.x, dy = (Double(s.y) - f.liftY) * r.mmPerUnit.y
+        // From where the finger left (not the smoothed position, which may lag it by more), both
+        // with the offsets of the bounces before.
+        let dx = (Double(s.x) + f.offsetX - f.liftX) * r.mmPerUnit.x, dy = (Double(s.y) + f.offsetY - f.liftY) * r.mmPerUnit.y
         guard (dx * dx + dy * dy).squareRoot() <= r.settings.chatterDistanceMM else { return false }
         s.contact = f.contact
         if young { f.landedAt += time - (until - window) }
         f.segmentAt = time
         f.lingerUntil = nil
-        (f.offsetX, f.offsetY) = (f.x - Double(s.x), f.y - Double(s.y))
+        // The raw path goes on from where the finger left (each jump at most `chatter_distance`);
+        // the smoothed position stays where it was shown and follows from there.
+        (f.offsetX, f.offsetY) = (f.liftX - Double(s.x), f.liftY - Double(s.y))
         (f.dx, f.dy, f.at) = (0, 0, time)
         tally.counts.chatter += 1
         return true

@@ -20,6 +20,7 @@ import TouchFrames
             [device.filters]
             dejitter_min_cutoff = 1.5
             stuck_after = 30
+            stuck_distance = 1.5
             [[panel]]
             match = "ILITEK*"
             [panel.filters]
@@ -28,7 +29,8 @@ import TouchFrames
             """, file: "f.toml")
         let device = c.geometry.filters
         #expect(device.dejitter == .init(minCutoff: 1.5))
-        #expect(device.stuckAfterNs == 30_000_000_000 && device.deadZones.isEmpty)
+        #expect(device.stuckAfterNs == 30_000_000_000 && device.stuckDistanceMM == 1.5 && device.deadZones.isEmpty)
+        #expect(try ConfigLoader.parse("", file: "f.toml").geometry.filters.stuckDistanceMM == 0.5, "0.5 mm by default")
         let panel = c.geometry(path: "/dev/input/event3", name: "ILITEK Multi-Touch", vendor: 0x222a, product: 1).filters
         #expect(panel.dejitter?.minCutoff == 1.5 && panel.dejitter?.speedCoefficient == 0.2 && panel.dejitter?.derivativeCutoff == 1)
         #expect(panel.deadZones == [.init(x: 0, y: 0, width: 10, height: 193.6), .init(x: 300, y: 0, width: 44.2, height: 20)])
@@ -41,6 +43,8 @@ import TouchFrames
         ("dejitter_min_cutoff = 31", "'dejitter_min_cutoff' must be 0 (off) or from 0.05 to 30 Hz"),
         ("dejitter_speed_coefficient = 0.1", "set 'dejitter_min_cutoff' too"),
         ("stuck_after = 0.5", "'stuck_after' must be 0 (off) or from 1 to 3600 s"),
+        ("stuck_distance = 11", "'stuck_distance' must be from 0 to 10 mm"),
+        ("stuck_distance = -0.1", "'stuck_distance' must be from 0 to 10 mm"),
         ("dead_zones = [[0, 0, 10]]", "each dead zone is [x, y, width, height] in mm"),
         ("dead_zones = [[0, 0, 0, 10]]", "width and height must be more than 0 mm"),
         ("dead_zones = [[-1, 0, 10, 10]]", "numbers are mm from 0 to 4000"),
