@@ -45,8 +45,8 @@ extension ContactFilter {
     }
 
     /// Where a contact coming of age (the ghost filter) is first shown. A resting one (now within
-    /// `restingSpreadMM` of where it landed), with the dejitter filter, at the mean of its young
-    /// positions: not at its landing, one noisy sample the smoothed path would then drift away
+    /// `restingSpreadMM` of where it landed, or within half that of its young positions' mean),
+    /// with the dejitter filter, at that mean: not at its landing, one noisy sample the smoothed path would then drift away
     /// from by the noise (a long press failing as a pan on a noisy panel). A moving one at its
     /// landing, the filter given its speed since (so it catches up at once): an edge swipe starts
     /// at the edge and a flick keeps its speed, where showing it from its 40th ms lost the path
@@ -106,9 +106,9 @@ extension ContactFilter {
 
     /// No contact down: a contact shown until the last frame lifts now, or, within the chatter
     /// window, is still shown where it was (a fast one where it lifted). A young contact's lift
-    /// is held the same way, unseen: landing again, it is the same contact, its youth counted
-    /// from its first landing (a tap whose two halves are each shorter than `ghost_under` is one
-    /// tap); not landing again, it was a ghost.
+    /// is held the same way, unseen: landing again, it is the same contact, its age its time on
+    /// the glass (a tap whose two halves are each shorter than `ghost_under` is one tap); not
+    /// landing again, it was a ghost.
     static func lifted(
         _ f: inout FilterSlot, _ v: inout ShownSlot, _ s: DecoderSlot, _ r: borrowing Rules, _ tally: inout Tally, at time: Int64
     ) {
@@ -117,7 +117,7 @@ extension ContactFilter {
         // A young contact's lift is held only after a stretch on the glass of half `ghost_under`
         // (a bouncing finger's): a one-frame blink is a ghost at once, so a blinking ghost never
         // adds up to a touch (on a panel whose report takes half `ghost_under` or more, a blink
-        // cannot be told from a bounce: CONFIG.md says to keep `ghost_under` at two reports).
+        // cannot be told from a bounce: CONFIG.md says to keep `ghost_under` above two reports).
         // The time, not the frames: the kernel sends none while a finger holds still.
         if let window = r.settings.chatterNs, !f.hidden, !v.young || 2 * (time - f.segmentAt) >= (r.settings.ghostNs ?? 0) {
             let until = f.lingerUntil ?? time + window
