@@ -34,6 +34,8 @@ inputs=$( { sha256sum "$bin/touchgestured" "$bin/touchgesturectl" udev/*.rules e
     for t in lisgd valgrind cage sway weston seatd chromium perf chrt strace ts_uinput; do command -v $t || true; done; } | sha256sum | cut -d' ' -f1)
 if [ -s "$work/initrd.gz" ] && [ "$(cat "$work/initrd.inputs" 2> /dev/null)" = "$inputs" ]; then
     echo "== initramfs: unchanged inputs, kept ($(du -h "$work/initrd.gz" | cut -f1))"
+    # The guest's memory and display, as the run that built it chose them.
+    . "$work/qemu.params"
 else
 rm -f "$work/initrd.inputs"
 # The one way a program's libraries reach the guest: those ldd names, at the same paths.
@@ -344,6 +346,7 @@ poweroff -f
 INIT
 chmod +x "$work/root/init"
 (cd "$work/root" && find . | cpio -o -H newc --quiet | gzip -1 > "$work/initrd.gz")
+printf 'mem=%s\ngpu="%s"\n' "$mem" "$gpu" > "$work/qemu.params"
 echo "$inputs" > "$work/initrd.inputs"
 echo "== initramfs: $(du -h "$work/initrd.gz" | cut -f1)"
 fi

@@ -9,6 +9,7 @@ all_three_open() { has_fd $DAEMON $node && has_fd $LISGD $node && has_fd $LI $no
 # pass-through: a grabbed panel would leave lisgd and libinput nothing to read).
 bench_instructions() {
     variant=${1:-}
+    attempt=${2:-1}
     if ! [ -x /bin/valgrind ] || ! [ -x /bin/lisgd ]; then echo "E2E COUNT skipped: valgrind or lisgd is not installed on the host"; return; fi
     needs udevd
     frames=$(grep -c '^E: [0-9.]* 0000 0000 0$' $E/rec/count.events)
@@ -71,6 +72,14 @@ bench_instructions() {
         echo "E2E CGFILE-END $r"
     done
     if [ -n "$bad" ]; then
+        # Under callgrind in the emulator a reader can stall long enough for the kernel to drop
+        # its events (a SYN_DROPPED: seen in 1 full guest run of 4, never in a run of this case
+        # alone): such figures are refused, and the case runs once more before it fails.
+        if [ "$attempt" = 1 ]; then
+            echo "E2E COUNT${variant:+ ($variant)} attempt 1 refused:$bad ($(grep -c 'SYN_DROPPED' /tmp/daemon-count.log) SYN_DROPPED in the daemon's log); once more"
+            bench_instructions "$variant" 2
+            return
+        fi
         fail "instructions" "(impossible figures, refused:$bad; counts '$tg' '$lg' '$li'; $(tr '\n' '|' < /tmp/vgdb-dump-$DAEMON.txt | cut -c1-200))"
         return
     fi
