@@ -72,6 +72,17 @@ import Testing
         #expect(abs(x - 500) <= 1, "the raw path went on from the lifts: \(x) stays at the first landing")
     }
 
+    /// A young held lift whose slot a far landing takes was a ghost: counted as one.
+    @Test func aYoungHeldLift_replacedInItsSlot_isCountedAGhost() throws {
+        var d = try F.decoder(Self.noisy)
+        F.feed(&d, at: 0, F.land(0, id: 1, 500, 250))
+        F.feed(&d, at: 0.015, F.at(0, 501, 250))
+        F.feed(&d, at: 0.025, TimedFilterTests.lift(0))
+        #expect(d.filterCounts.ghosts == 0, "held: it may land again")
+        F.feed(&d, at: 0.03, F.land(0, id: 2, 900, 450))
+        #expect(d.filterCounts.ghosts == 1 && d.filterCounts.chatter == 0)
+    }
+
     /// A ghost blinking a frame on, a frame off, on a 30 Hz panel, with `ghost_under` above two of
     /// its reports as CONFIG.md says (80 ms), is six ghosts, never a touch.
     @Test func aGhostBlinkingAt30Hz_neverComesOfAge() throws {
