@@ -13,7 +13,8 @@ public struct Recording: Sendable {
 
     /// The events, and, when the recording ends with contacts still down (a recording cut
     /// short), one more frame at the last event's time that lifts them all: a replay, and each
-    /// pass of a looped one, then ends every gesture instead of leaving one begun forever.
+    /// pass of a looped one, then ends every gesture instead of leaving one begun forever. A
+    /// last frame without its SYN_REPORT is ended first (its lifts then count).
     public var eventsLiftedAtEnd: [InputEvent] { eventsLiftedAtEnd(as: description) }
 
     /// The same, for a recording read as the panel `panel` describes (a recording of events
@@ -23,7 +24,16 @@ public struct Recording: Sendable {
         var down: [Int32: Bool] = [:]
         var slot: Int32 = 0
         var touching = false
+        // The state as the decoder keeps it: what follows a SYN_DROPPED, up to the next
+        // SYN_REPORT, is discarded. `ended`: the last event ended its frame.
+        var dropping = false, ended = true
         for e in events {
+            if e.type == Evdev.EV_SYN && (e.code == Evdev.SYN_REPORT || e.code == Evdev.SYN_DROPPED) {
+                (dropping, ended) = (e.code == Evdev.SYN_DROPPED, e.code == Evdev.SYN_REPORT)
+                continue
+            }
+            ended = false
+            if dropping { continue }
             if e.type == Evdev.EV_ABS && e.code == Evdev.ABS_MT_SLOT {
                 slot = e.value
             } else if e.type == Evdev.EV_ABS && e.code == Evdev.ABS_MT_TRACKING_ID {
@@ -33,8 +43,12 @@ public struct Recording: Sendable {
             }
         }
         let stillDown = down.filter(\.value).keys.sorted()
-        guard let last = events.last?.time, !stillDown.isEmpty || touching else { return events }
+        guard let last = events.last?.time, !stillDown.isEmpty || touching || !ended else { return events }
+        // A frame cut short (or a dropped stretch) is ended first: its lifts count, and a lift
+        // after it is not taken as part of it.
         var out = events
+        if !ended { out.append(InputEvent(time: last, type: Evdev.EV_SYN, code: Evdev.SYN_REPORT, value: 0)) }
+        guard !stillDown.isEmpty || touching else { return out }
         for s in stillDown {
             out.append(InputEvent(time: last, type: Evdev.EV_ABS, code: Evdev.ABS_MT_SLOT, value: s))
             out.append(InputEvent(time: last, type: Evdev.EV_ABS, code: Evdev.ABS_MT_TRACKING_ID, value: -1))

@@ -185,6 +185,38 @@ import Testing
     }
 }
 
+extension EvemuTests {
+    /// A recording cut inside its last frame: that frame is ended first, so its lift counts (a
+    /// replay ended every gesture, where it left a tap a long press begun forever); one cut in
+    /// a dropped stretch (after a SYN_DROPPED, whose events the decoder discards) is ended, then
+    /// its contact lifted.
+    @Test(arguments: [
+        ("E: 0.040000 0003 0039 -1\n", 1),
+        ("E: 0.040000 0000 0003 0\nE: 0.040000 0003 0039 -1\n", 4),
+    ])
+    func aLastFrameWithoutItsReport_isEnded_andEveryContactLifted(tail: String, added: Int) throws {
+        let head = Self.sample.split(separator: "\n").filter { !$0.hasPrefix("E:") }.joined(separator: "\n") + "\n"
+        let text = head + """
+            E: 0.000000 0003 0039 1
+            E: 0.000000 0003 0035 400
+            E: 0.000000 0003 0036 300
+            E: 0.000000 0000 0000 0
+            E: 0.020000 0003 0035 410
+            E: 0.020000 0000 0000 0
+
+            """ + tail
+        let r = try Evemu.parse(text, file: "cut.events")
+        let events = r.eventsLiftedAtEnd
+        #expect(events.count == r.events.count + added)
+        #expect(events.last.map { $0.type == Evdev.EV_SYN && $0.code == Evdev.SYN_REPORT } == true)
+        let description = try #require(r.description)
+        var d = try #require(FrameDecoder(description: description, geometry: GeometryConfiguration()))
+        var lastContacts = -1
+        for e in events { if let f = d.feed(e) { lastContacts = f.contacts.filter { !$0.isLifted }.count } }
+        #expect(lastContacts == 0, "nothing is left down")
+    }
+}
+
 /// A live read hands its events on in the kernel's layout; the decoder must make the same frames
 /// of them as of the decoded events a replay gives it.
 @Suite struct KernelLayoutTests {
