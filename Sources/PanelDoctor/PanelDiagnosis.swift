@@ -47,7 +47,7 @@ public struct PanelDiagnosis: Sendable {
         measureNoise(t)
         findChatterAndGhosts(t)
         findStuck(t)
-        phantoms = Self.phantoms(t)
+        phantoms = Self.phantoms(t, reportInterval: reportRateHz.map { 1 / $0 } ?? 0.05)
         measureRange(t)
     }
 
@@ -169,8 +169,11 @@ public struct PanelDiagnosis: Sendable {
     }
 
     /// Short touches (under half a second) whose landings fall within 5 mm of each other at least
-    /// three times, every interval within 10 % of their median, which is a second or more.
-    static func phantoms(_ t: PanelTracks) -> [Phantom] {
+    /// three times, at a device's timer: every interval within 5 % of their median (and one and
+    /// a half report intervals, `reportInterval` s: a landing is seen at the next report), which
+    /// is 2 s or more. A person tapping one spot in a steady rhythm, as the doctor asks, taps
+    /// faster, and less evenly (a dead zone suggested under their finger is the worst advice).
+    static func phantoms(_ t: PanelTracks, reportInterval: Double) -> [Phantom] {
         // Clusters found through a grid of 5 mm cells (a landing looks in its cell and the eight
         // around it), so a long recording is not compared touch by touch.
         var clusters: [(x: Double, y: Double, times: [Int64])] = []
@@ -200,7 +203,7 @@ public struct PanelDiagnosis: Sendable {
             guard c.times.count >= 3 else { return nil }
             let gaps = zip(c.times.dropFirst(), c.times).map { Double($0 - $1) / ns }.sorted()
             let median = gaps[gaps.count / 2]
-            guard median >= 1, gaps.allSatisfy({ abs($0 - median) <= 0.1 * median }) else { return nil }
+            guard median >= 2, gaps.allSatisfy({ abs($0 - median) <= 0.05 * median + 1.5 * reportInterval }) else { return nil }
             return Phantom(xMM: c.x, yMM: c.y, periodSeconds: median, count: c.times.count)
         }
     }

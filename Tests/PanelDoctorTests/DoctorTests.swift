@@ -149,6 +149,23 @@ struct PanelSimulator {
         #expect(r.advice.filters.isEmpty, "\(r.advice.filters.map(\.key))")
     }
 
+    /// A person tapping one spot in a steady rhythm (the doctor's tap step), a second or a
+    /// second and a half apart within 3 %, is no phantom: no dead zone under their finger.
+    @Test(arguments: [1.0, 1.5])
+    func aPersonTappingInRhythm_isNoPhantom(period: Double) throws {
+        var sim = PanelSimulator(rate: 100, noise: 0.5)
+        sim.script()
+        let jitter = [0.0, 0.03, -0.03, 0.02, -0.01, 0.03, -0.02, 0.0]
+        for k in 0..<8 {
+            sim.wait(period * (1 + jitter[k]) - 0.08)
+            for _ in 0..<8 { sim.frame([2: (100 + Double(k % 3) * 0.5, 60)]) }
+            sim.frame([2: nil])
+        }
+        let r = try sim.report()
+        #expect(r.diagnosis.phantoms.isEmpty, "\(r.text)")
+        #expect(!r.advice.filters.map(\.key).contains("dead_zones"))
+    }
+
     @Test func bouncesGhostsStuckAndPhantoms_areFound_andTheirSettingsLoad() throws {
         var sim = PanelSimulator(rate: 100, noise: 0.8)
         sim.script()
