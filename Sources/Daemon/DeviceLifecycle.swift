@@ -97,8 +97,9 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
         let id = nextID
         var pipeline = try makePipeline(source, id: id)
         if let past { pipeline.decoder.seed(positions: past.positions, slot: past.slot) }
-        if pipeline.decoder.isFiltered && pipeline.decoder.geometry.sizeSource == .fallback {
-            log.notice("\(source.node): its filters are in mm, and its size is a guess (\(Int(GeometryConfiguration.defaultPanelSize.width)) × \(Int(GeometryConfiguration.defaultPanelSize.height)) mm, no axis resolution): set width_mm and height_mm in its [[panel]]")
+        let size = pipeline.decoder.geometry.sizeSource
+        if size == .implausibleResolution || (pipeline.decoder.isFiltered && size == .fallback) {
+            log.notice("\(source.node): its size is a guess (\(Int(GeometryConfiguration.defaultPanelSize.width)) × \(Int(GeometryConfiguration.defaultPanelSize.height)) mm; \(size == .fallback ? "no axis resolution, and its filters are in mm" : "its axis resolution gives a size no touchscreen has")): set width_mm and height_mm in its [[panel]]")
         }
         let device = RouteDevice(id: id, source: source, pipeline: pipeline, health: gone.take(key) ?? PanelHealth(key), mirror: mirror)
         nextID += 1

@@ -13,8 +13,9 @@ public struct GeometryConfiguration: Hashable, Sendable {
     public var calibration: [Double] = [1, 0, 0, 0, 1, 0]
     /// The part of the screen the panel covers (px); nil for the whole screen.
     public var output: PixelRect?
-    /// Physical width and height (mm) of the panel's active area along its own X and Y axes,
-    /// used when the panel reports no axis resolution (most report 0).
+    /// Physical width and height (mm) of the panel's active area along its own X and Y axes:
+    /// when set, they win over the axis resolution (most panels report 0, and a cheap panel's
+    /// may be wrong).
     public var widthMM: Double?
     public var heightMM: Double?
     /// A contact whose ABS_MT_TOUCH_MAJOR (its touch ellipse's long axis) is longer than this
@@ -77,6 +78,17 @@ public struct ScreenGeometry: Sendable {
         case resolution = "axis resolution"
         case configuration = "configuration"
         case fallback = "default panel size"
+        /// The axes report a resolution whose size no touchscreen has (`isPlausible`).
+        case implausibleResolution = "default panel size (the axis resolution's is implausible)"
+
+        /// The size is the 15.6-inch guess.
+        public var isGuess: Bool { self == .fallback || self == .implausibleResolution }
+    }
+
+    /// A size (mm) some touchscreen has: a diagonal of 2.5 to 110 inches, sides at most 4 to 1.
+    public static func isPlausible(_ w: Double, _ h: Double) -> Bool {
+        let inches = (w * w + h * h).squareRoot() / 25.4
+        return w > 0 && h > 0 && inches >= 2.5 && inches <= 110 && max(w, h) / min(w, h) <= 4
     }
 
     public init(x: AbsAxis, y: AbsAxis, configuration c: GeometryConfiguration) {
@@ -88,14 +100,17 @@ public struct ScreenGeometry: Sendable {
         ySpan = Double(Int64(y.maximum) - Int64(y.minimum))
         xUnits = max(1, xSpan + 1)
         yUnits = max(1, ySpan + 1)
-        // Physical size: axis resolution, else the configuration, else the documented default.
-        if let w = x.lengthInMillimeters, let h = y.lengthInMillimeters, w > 0, h > 0 {
-            // Of the span + 1 units a position is normalized over.
-            sizeMM = (w * xUnits / xSpan, h * yUnits / ySpan)
-            sizeSource = .resolution
-        } else if let w = c.widthMM, let h = c.heightMM, w > 0, h > 0 {
+        // Physical size: the configuration, else a plausible axis resolution, else the
+        // documented default.
+        if let w = c.widthMM, let h = c.heightMM, w > 0, h > 0 {
             sizeMM = (w, h)
             sizeSource = .configuration
+        } else if let rw = x.lengthInMillimeters, let rh = y.lengthInMillimeters, rw > 0, rh > 0 {
+            // Of the span + 1 units a position is normalized over.
+            let (w, h) = (rw * xUnits / xSpan, rh * yUnits / ySpan)
+            let plausible = Self.isPlausible(w, h)
+            sizeMM = plausible ? (w, h) : GeometryConfiguration.defaultPanelSize
+            sizeSource = plausible ? .resolution : .implausibleResolution
         } else {
             sizeMM = GeometryConfiguration.defaultPanelSize
             sizeSource = .fallback

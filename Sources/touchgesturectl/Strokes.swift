@@ -227,7 +227,7 @@ struct StrokeInput: ParsableArguments {
         guard var decoder = FrameDecoder(description: description, geometry: applied.geometry) else {
             throw Unreadable(reason: "the recording's device is no touchscreen (no multitouch axes)")
         }
-        if decoder.geometry.sizeSource == .fallback { Self.warnOfGuessedSize(description.name) }
+        if decoder.geometry.sizeSource.isGuess { Self.warnOfGuessedSize(description.name) }
         var strokes = StrokePaths()
         var best: StrokePaths.Stroke?
         for e in recording.eventsLiftedAtEnd(as: description) {
@@ -242,7 +242,7 @@ struct StrokeInput: ParsableArguments {
     /// Once a run: a panel of no size draws its shapes on a guessed 16:9 one (squashed, if it is not).
     static func warnOfGuessedSize(_ panel: String) {
         guard !warnedOfGuessedSize.exchange(true, ordering: .relaxed) else { return }
-        writeAll(2, Array("warning: '\(SafeText.escaped(panel))' reports no size: shapes are measured on a guessed 15.6-inch 16:9 panel; give its size ([device] width_mm, height_mm) in --config if it is not\n".utf8))
+        writeAll(2, Array("warning: '\(SafeText.escaped(panel))' reports no size (or an implausible one): shapes are measured on a guessed 15.6-inch 16:9 panel; give its size ([device] width_mm, height_mm) in --config if it is not\n".utf8))
     }
 
     /// The thresholds strokes are matched with: the configuration's first stroke gesture's, or

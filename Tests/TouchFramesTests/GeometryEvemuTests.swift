@@ -76,6 +76,26 @@ import Testing
     }
 }
 
+extension GeometryTests {
+    /// The configured size wins over the axis resolution (a cheap panel's may be wrong); a
+    /// resolution giving a size no touchscreen has is not used: the 15.6-inch guess, said so.
+    @Test func theConfiguredSize_winsOverTheResolution_andAnImplausibleResolutionIsAGuess() {
+        var c = GeometryConfiguration()
+        (c.screenWidth, c.screenHeight) = (1920, 1080)
+        let wrong = AbsAxis(minimum: 0, maximum: 4095, resolution: 1)  // 4 m "wide"
+        let guess = ScreenGeometry(x: wrong, y: wrong, configuration: c)
+        #expect(guess.sizeSource == .implausibleResolution && guess.sizeSource.isGuess)
+        #expect(guess.sizeMM.width == GeometryConfiguration.defaultPanelSize.width)
+        let right = AbsAxis(minimum: 0, maximum: 4095, resolution: 14)  // 292.6 mm
+        #expect(ScreenGeometry(x: right, y: right, configuration: c).sizeSource == .resolution)
+        (c.widthMM, c.heightMM) = (300, 200)
+        for axis in [wrong, right] {
+            let g = ScreenGeometry(x: axis, y: axis, configuration: c)
+            #expect(g.sizeSource == .configuration && g.sizeMM.width == 300 && g.sizeMM.height == 200)
+        }
+    }
+}
+
 @Suite struct EvemuTests {
     static let sample = """
         # EVEMU 1.3
