@@ -108,34 +108,17 @@ struct ContactFilter {
         var counts = FilterCounts()
         /// When a held lift or a young contact is next due (ns): the decoder makes a frame then.
         var nextTick: Int64?
-        /// The panel's report interval (s; 0 before the first), learned from its own frames:
+        /// The panel's report interval as the dejitter has seen it (s; 0 before the first):
         /// frames that come closer together than it (a burst the kernel stamped at once, a
         /// reader that fell behind) are smoothed as that far apart, not frozen (the 1€ filter
-        /// barely moves at dt ≈ 0); a young contact waits for the panel's next frame.
+        /// barely moves at dt ≈ 0).
         var interval = 0.0
-        /// When the panel last sent a frame (ns).
-        var heardAt: Int64?
         /// The latest lift time (ns) among the held lifts this frame ended: a frame the filters
         /// made on their own to end them is stamped then for the gestures (`FrameDecoder.tick`).
         var releasedLift: Int64?
 
         /// A frame is wanted at `t` (the earliest asked for since the frame began).
         mutating func due(_ t: Int64) { nextTick = min(nextTick ?? t, t) }
-
-        /// The panel sent a frame at `time`: a time apart from its last of 2 to 50 ms (a panel
-        /// reports every 2 to 50 ms) teaches the interval, slowly (one late frame moves it
-        /// little); a longer one is a silence, a shorter one a burst.
-        mutating func heard(_ time: Int64) {
-            if let last = heardAt {
-                let dt = Double(time - last) / 1e9
-                if dt >= 0.002 && dt <= 0.05 { interval = interval == 0 ? dt : interval + 0.1 * (dt - interval) }
-            }
-            heardAt = time
-        }
-
-        /// When the panel's next frame is late (ns): one and a half intervals after its last
-        /// (its last, before the interval is known).
-        var overdue: Int64 { (heardAt ?? 0) + Int64(interval * 1.5e9) }
     }
 
     /// A slot as the filters leave it: where its contact is shown, or whether it is hidden (for
@@ -208,7 +191,6 @@ struct ContactFilter {
         // one uniqueness check an array a frame, not one a slot.
         // The rules read once a frame (passed on from `self`, each step's call copied them).
         let rules = rules
-        if fresh { tally.heard(time) }
         var (state, shown) = (ContiguousArray<FilterSlot>(), ContiguousArray<ShownSlot>())
         swap(&state, &self.state)
         swap(&shown, &self.shown)
@@ -226,7 +208,6 @@ struct ContactFilter {
 
     /// A single-touch panel's one contact, `down` or not, the same way.
     mutating func run(one s: inout DecoderSlot, down: Bool, at time: Int64, fresh: Bool, nextContact: inout UInt32) {
-        if fresh { tally.heard(time) }
         guard down || state[0].down else { return }
         Self.step(&state[0], &shown[0], &s, down: down, at: time, fresh: fresh, rules, &tally, &nextContact)
     }

@@ -22,10 +22,7 @@ extension ContactFilter {
         if let g = r.settings.ghostNs {
             if time - f.landedAt < g {
                 shown.young = true
-                // Shown by the panel's next frame when one is coming (a fresh position, and no
-                // frame of the filters' own placing an old one at a later time); by a frame of
-                // the filters' own once the panel is late (a finger held still is silent).
-                tally.due(max(f.landedAt + g, tally.overdue))
+                tally.due(f.landedAt + g)
             } else {
                 comesOfAge = v.young
             }
@@ -38,7 +35,7 @@ extension ContactFilter {
             if comesOfAge && firstShown(&f, x, y, r, at: time) {
                 // Placed where the gestures and the app first see it.
             } else if let d = r.settings.dejitter {
-                smooth(&f, x, y, d, r.mmPerUnit, tally.interval, at: time)
+                smooth(&f, x, y, d, r.mmPerUnit, &tally.interval, at: time)
             } else {
                 (f.x, f.y) = (x, y)
             }
@@ -210,11 +207,13 @@ extension ContactFilter {
     /// that rises with that speed (in mm/s).
     static func smooth(
         _ f: inout FilterSlot, _ x: Double, _ y: Double, _ d: ContactFilterSettings.Dejitter, _ mmPerUnit: (x: Double, y: Double),
-        _ interval: Double, at time: Int64
+        _ interval: inout Double, at time: Int64
     ) {
         var dt = Double(time - f.at) / 1e9
         f.at = time
-        // A burst (frames closer than the panel's interval) is taken at the interval.
+        // A panel reports every 2 to 50 ms: a time apart in that range teaches the interval
+        // (slowly: one late frame moves it little); a shorter one is a burst, taken at it.
+        if dt >= 0.002 && dt <= 0.05 { interval = interval == 0 ? dt : interval + 0.1 * (dt - interval) }
         dt = max(dt, interval)
         guard dt > 0 else { return }
         let rawDX = (x - f.x) / dt, rawDY = (y - f.y) / dt

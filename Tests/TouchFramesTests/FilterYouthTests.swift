@@ -145,37 +145,4 @@ import Testing
         F.feed(&d, at: 1.51, TimedFilterTests.lift(0))
         #expect(d.panel.map(\.x) == [held], "at rest: where it was smoothed")
     }
-
-    /// A young contact comes of age at the panel's first frame from `ghost_under` on (a fresh
-    /// position): no frame of the filters' own in between, which would place the last frame's
-    /// position at a later time. Only when the panel is late (1.5 of its intervals: a finger held
-    /// still sends nothing) does a frame of the filters' own show it.
-    @Test func aYoungContact_comesOfAgeAtThePanelsNextFrame_orWhenThePanelIsLate() throws {
-        var f = Self.noisy
-        f.chatterNs = nil
-        var d = try F.decoder(f)
-        let hz60 = 1.0 / 60
-        // Moving at 60 Hz: due at 40 ms, but the panel's frame at 50 ms comes first.
-        F.feed(&d, at: 0, F.land(0, id: 1, 100, 250))
-        F.feed(&d, at: hz60, F.at(0, 110, 250))
-        F.feed(&d, at: 2 * hz60, F.at(0, 120, 250))
-        let due = try #require(d.nextTick?.nanoseconds)
-        #expect(due > 50_000_000, "not before the panel's next frame: \(due)")
-        let early = d.tick(at: Timestamp(nanoseconds: 40_000_000))
-        #expect(!early)
-        F.feed(&d, at: 3 * hz60, F.at(0, 130, 250))
-        #expect(d.frame.contacts.count == 1 && d.landed && d.nextTick == nil, "shown by the panel's frame")
-        F.feed(&d, at: 4 * hz60, TimedFilterTests.lift(0))
-        // At rest and silent from 33 ms: shown by a frame of the filters' own 25 ms later.
-        F.feed(&d, at: 1, F.land(0, id: 2, 500, 250))
-        F.feed(&d, at: 1 + hz60, F.at(0, 501, 250))
-        F.feed(&d, at: 1 + 2 * hz60, F.at(0, 500, 250))
-        let late = try #require(d.nextTick?.nanoseconds)
-        #expect(abs(late - 1_058_333_333) < 100_000, "1.5 intervals after the last frame: \(late)")
-        let before = d.tick(at: Timestamp(nanoseconds: 1_050_000_000))
-        #expect(!before && d.frame.contacts.isEmpty)
-        let shown = d.tick(at: Timestamp(nanoseconds: late))
-        #expect(shown)
-        #expect(d.frame.contacts.count == 1 && d.landed)
-    }
 }
