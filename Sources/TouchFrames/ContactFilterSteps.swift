@@ -32,6 +32,7 @@ extension ContactFilter {
             let x = min(max(Double(s.x) + f.offsetX, r.xRange.lowerBound), r.xRange.upperBound)
             let y = min(max(Double(s.y) + f.offsetY, r.yRange.lowerBound), r.yRange.upperBound)
             if fresh && (shown.young || comesOfAge) && f.samples < Int32.max { (f.sumX, f.sumY, f.samples) = (f.sumX + x, f.sumY + y, f.samples + 1) }
+            if fresh && r.settings.chatterNs != nil { follow(&f, x, y, at: time) }
             if comesOfAge && firstShown(&f, x, y, r, at: time) {
                 // Placed where the gestures and the app first see it.
             } else if let d = r.settings.dejitter {
@@ -149,9 +150,7 @@ extension ContactFilter {
     /// touchscreen rather than a filter's lag behind; a still one stays where it was smoothed.
     /// The gestures take a held lift as lifted: it moves nothing for them.
     static func snap(_ f: inout FilterSlot, _ v: inout ShownSlot, _ s: DecoderSlot, _ r: borrowing Rules) {
-        guard r.settings.dejitter != nil else { return }
-        let sx = f.dx * r.mmPerUnit.x, sy = f.dy * r.mmPerUnit.y
-        guard sx * sx + sy * sy >= snapSpeed * snapSpeed else { return }
+        guard isMoving(f, r) else { return }
         // The filter goes on from there too: a bounce landing again is measured from, and
         // continues, what the app was shown (no step back).
         f.x = min(max(Double(s.x) + f.offsetX, r.xRange.lowerBound), r.xRange.upperBound)
@@ -162,6 +161,27 @@ extension ContactFilter {
     /// mm/s: above a resting finger's speed as the filter estimates it on a noisy panel (about
     /// 35 mm/s at ±1.5 mm and 60 Hz), below a swipe's.
     static let snapSpeed = 100.0
+
+    /// The raw path's speed, from the panel's frames (half the last frame's, half the ones
+    /// before: a swipe's speed within a frame or two, where the 1€ filter's estimate takes a
+    /// tenth of a second), for chatter's prediction.
+    static func follow(_ f: inout FilterSlot, _ x: Double, _ y: Double, at time: Int64) {
+        let dt = Double(time - f.rawAt) / 1e9
+        if f.rawAt != 0 && dt >= 0.001 && dt <= 0.1 {
+            (f.vx, f.vy) = ((f.vx + (x - f.rawX) / dt) / 2, (f.vy + (y - f.rawY) / dt) / 2)
+        } else {
+            (f.vx, f.vy) = (0, 0)
+        }
+        (f.rawX, f.rawY, f.rawAt) = (x, y, time)
+    }
+
+    /// The contact moves (the dejitter filter's speed estimate at least `snapSpeed`; never
+    /// without the filter, which alone estimates it).
+    static func isMoving(_ f: FilterSlot, _ r: borrowing Rules) -> Bool {
+        guard r.settings.dejitter != nil else { return false }
+        let sx = f.dx * r.mmPerUnit.x, sy = f.dy * r.mmPerUnit.y
+        return sx * sx + sy * sy >= snapSpeed * snapSpeed
+    }
 
     /// A contact landing while the last one's lift is held, close to where it was: chatter, the
     /// same contact (its id back), going on from where it was held: its jump becomes an offset
@@ -174,17 +194,25 @@ extension ContactFilter {
     ) -> Bool {
         guard let until = f.lingerUntil, time < until, let window = r.settings.chatterNs else { return false }
         // From where the finger left (not the smoothed position, which may lag it by more), both
-        // with the offsets of the bounces before.
-        let dx = (Double(s.x) + f.offsetX - f.liftX) * r.mmPerUnit.x, dy = (Double(s.y) + f.offsetY - f.liftY) * r.mmPerUnit.y
+        // with the offsets of the bounces before; for a moving one (the dejitter filter's speed
+        // at least `snapSpeed`), from where it would be by now at its raw path's speed (`follow`):
+        // a finger that drops out for a frame mid-swipe lands on along its path, 5-17 mm on at
+        // 500 mm/s.
+        let gap = Double(min(time - f.rawAt, 100_000_000)) / 1e9
+        let moving = isMoving(f, r)
+        let px = f.liftX + (moving ? f.vx * gap : 0), py = f.liftY + (moving ? f.vy * gap : 0)
+        let dx = (Double(s.x) + f.offsetX - px) * r.mmPerUnit.x, dy = (Double(s.y) + f.offsetY - py) * r.mmPerUnit.y
         guard (dx * dx + dy * dy).squareRoot() <= r.settings.chatterDistanceMM else { return false }
         s.contact = f.contact
         if young { f.landedAt += time - (until - window) }
         f.segmentAt = time
         f.lingerUntil = nil
-        // The raw path goes on from where the finger left (each jump at most `chatter_distance`);
-        // the smoothed position stays where it was shown and follows from there.
-        (f.offsetX, f.offsetY) = (f.liftX - Double(s.x), f.liftY - Double(s.y))
-        (f.dx, f.dy, f.at) = (0, 0, time)
+        // The raw path goes on from where the finger left, or would be (each jump at most
+        // `chatter_distance`); the smoothed position follows from where it was shown, a resting
+        // one starting again at rest, a moving one at its speed.
+        (f.offsetX, f.offsetY) = (px - Double(s.x), py - Double(s.y))
+        if !moving { (f.dx, f.dy) = (0, 0) }
+        f.at = time
         tally.counts.chatter += 1
         return true
     }

@@ -145,4 +145,31 @@ import Testing
         F.feed(&d, at: 1.51, TimedFilterTests.lift(0))
         #expect(d.panel.map(\.x) == [held], "at rest: where it was smoothed")
     }
+
+    /// A finger that drops out for a frame mid-swipe (500 mm/s) lands again 10 mm on, along its
+    /// path: the same contact (measured from where it would be by now), shown close to it (not
+    /// trailing it by the 10 mm); a resting one's bounce is measured from where it left.
+    @Test func aFastContactsDropout_landsOnAlongItsPath_asTheSameContact() throws {
+        var f = Self.noisy
+        f.ghostNs = nil
+        var d = try F.decoder(f)
+        F.feed(&d, at: 0, F.land(0, id: 1, 100, 250))
+        for k in 1...10 { F.feed(&d, at: Double(k) * 0.01, F.at(0, 100 + Int32(k) * 15, 250)) }  // 500 mm/s
+        let id = try #require(d.panel.first?.id)
+        F.feed(&d, at: 0.11, TimedFilterTests.lift(0))
+        F.feed(&d, at: 0.12, F.land(0, id: 2, 280, 250))  // 30 units (10 mm) past the lift at 250
+        #expect(d.panel.map(\.id) == [id] && d.filterCounts.chatter == 1, "one contact: \(d.panel.map(\.id))")
+        for k in 1...3 { F.feed(&d, at: 0.12 + Double(k) * 0.01, F.at(0, 280 + Int32(k) * 15, 250)) }
+        let shown = try #require(d.panel.first?.x)
+        #expect(abs(Int(shown) - 325) <= 10, "close behind the finger at 325: \(shown)")
+        // At rest, the same jump is no bounce: a new contact.
+        F.feed(&d, at: 0.16, TimedFilterTests.lift(0))
+        _ = d.tick(at: Timestamp(nanoseconds: 200_000_000))
+        F.feed(&d, at: 1, F.land(0, id: 3, 500, 250))
+        for k in 1...20 { F.feed(&d, at: 1 + Double(k) * 0.01, F.at(0, 500 + Int32(k % 2), 250)) }
+        let resting = try #require(d.panel.first?.id)
+        F.feed(&d, at: 1.21, TimedFilterTests.lift(0))
+        F.feed(&d, at: 1.22, F.land(0, id: 4, 530, 250))
+        #expect(d.panel.first?.id != resting && d.filterCounts.chatter == 1)
+    }
 }
