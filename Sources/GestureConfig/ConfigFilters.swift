@@ -35,19 +35,29 @@ extension Loader {
         if let w = try f.number("chatter_window", in: 0.005...0.05, unit: "s", offAtZero: true) {
             settings.chatterNs = w == 0 ? nil : Int64(w * 1e9)
         }
-        settings.chatterDistanceMM = try f.number("chatter_distance", in: 1...20, unit: "mm") ?? settings.chatterDistanceMM
+        // A key of a filter that is off does nothing: refused, as the dejitter filter's are.
+        if let d = try f.number("chatter_distance", in: 1...20, unit: "mm") {
+            guard settings.chatterNs != nil else { throw f.fail("chatter_distance", "set 'chatter_window' too: it turns the chatter filter on") }
+            settings.chatterDistanceMM = d
+        }
         // A frame of a 200 Hz panel to a tenth of a second (a deliberate tap is longer).
         if let g = try f.number("ghost_under", in: 0.005...0.1, unit: "s", offAtZero: true) {
             settings.ghostNs = g == 0 ? nil : Int64(g * 1e9)
         }
-        settings.ghostOnMirror = try f.bool("ghost_on_mirror") ?? settings.ghostOnMirror
+        if let m = try f.bool("ghost_on_mirror") {
+            guard settings.ghostNs != nil else { throw f.fail("ghost_on_mirror", "set 'ghost_under' too: it turns the ghost filter on") }
+            settings.ghostOnMirror = m
+        }
         // A second (a stuck contact ends before a user gives up) to an hour.
         if let s = try f.number("stuck_after", in: 1...3600, unit: "s", offAtZero: true) {
             settings.stuckAfterNs = s == 0 ? nil : Int64(s * 1e9)
         }
         // Any change of a unit (0) to a fingertip's width: a stuck contact's flicker, not a
         // resting finger's noise on the panels where `stuck_after` belongs.
-        settings.stuckDistanceMM = try f.number("stuck_distance", in: 0...10, unit: "mm") ?? settings.stuckDistanceMM
+        if let d = try f.number("stuck_distance", in: 0...10, unit: "mm") {
+            guard settings.stuckAfterNs != nil else { throw f.fail("stuck_distance", "set 'stuck_after' too: it turns the stuck filter on") }
+            settings.stuckDistanceMM = d
+        }
     }
 
     /// `dead_zones = [[x, y, width, height], ...]`, mm on the panel's own axes.
