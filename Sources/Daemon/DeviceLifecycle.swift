@@ -101,6 +101,7 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
         if size == .implausibleResolution || (pipeline.decoder.isFiltered && size == .fallback) {
             log.notice("\(source.node): its size is a guess (\(Int(GeometryConfiguration.defaultPanelSize.width)) × \(Int(GeometryConfiguration.defaultPanelSize.height)) mm; \(size == .fallback ? "no axis resolution, and its filters are in mm" : "its axis resolution gives a size no touchscreen has")): set width_mm and height_mm in its [[panel]]")
         }
+        if let problem = pipeline.decoder.deadZoneProblem { log.notice("\(source.node): \(problem)") }
         let device = RouteDevice(id: id, source: source, pipeline: pipeline, health: gone.take(key) ?? PanelHealth(key), mirror: mirror)
         nextID += 1
         state.devices.add(device)

@@ -3,7 +3,9 @@ import TouchFrames
 /// `[device.filters]` and `[panel.filters]`: what a panel's contacts go through before anyone
 /// sees them (docs/CONFIG.md, "Filters"). A panel's table sets its own keys over the device's.
 extension Loader {
-    func readFilters(_ f: Scope, into settings: inout ContactFilterSettings) throws(ConfigError) {
+    /// `size`: the panel's width and height (mm) when the configuration gives them, which its
+    /// dead zones must lie on and not wholly cover.
+    func readFilters(_ f: Scope, into settings: inout ContactFilterSettings, size: (Double, Double)? = nil) throws(ConfigError) {
         try f.checkKeys([
             "dejitter_min_cutoff", "dejitter_speed_coefficient", "dejitter_derivative_cutoff", "dead_zones", "stuck_after", "chatter_window",
             "chatter_distance", "ghost_under", "ghost_on_mirror", "stuck_distance",
@@ -29,7 +31,12 @@ extension Loader {
             j.derivativeCutoff = d ?? j.derivativeCutoff
             settings.dejitter = j
         }
-        if try f.value("dead_zones") != nil { settings.deadZones = try deadZones(f) }
+        if try f.value("dead_zones") != nil {
+            settings.deadZones = try deadZones(f)
+            if let (w, h) = size, let problem = ContactFilterSettings.deadZoneProblem(settings.deadZones, width: w, height: h) {
+                throw f.fail("dead_zones", problem)
+            }
+        }
         // From one report of a 200 Hz panel to about two of a 40 Hz one: every lift waits this
         // long, and a longer window merges an on-screen keyboard's double letters.
         if let w = try f.number("chatter_window", in: 0.005...0.05, unit: "s", offAtZero: true) {

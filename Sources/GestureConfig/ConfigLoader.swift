@@ -346,7 +346,10 @@ struct Loader {
             }
             geometry.output = rect
         }
-        if let f = try device.subtable("filters") { try readFilters(f, into: &geometry.filters) }
+        if let f = try device.subtable("filters") {
+            let size = geometry.widthMM.flatMap { w in geometry.heightMM.map { (w, $0) } }
+            try readFilters(f, into: &geometry.filters, size: size)
+        }
     }
 
     func readThresholds(_ s: Scope, into t: inout Thresholds) throws(ConfigError) {

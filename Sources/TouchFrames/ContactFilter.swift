@@ -54,6 +54,19 @@ public struct ContactFilterSettings: Hashable, Sendable {
     public init() {}
 
     public var isEmpty: Bool { dejitter == nil && deadZones.isEmpty && stuckAfterNs == nil && chatterNs == nil && ghostNs == nil }
+
+    /// What is wrong with `zones` on a panel of `width` × `height` mm: one off the panel (a
+    /// size or a zone mistyped), or one covering all of it (no touch would ever be seen).
+    public static func deadZoneProblem(_ zones: [DeadZone], width: Double, height: Double) -> String? {
+        let size = "\(Int(width.rounded())) × \(Int(height.rounded())) mm"
+        if let z = zones.first(where: { $0.x >= width || $0.y >= height }) {
+            return "the dead zone at (\(z.x), \(z.y)) mm lies off the panel (\(size))"
+        }
+        if zones.contains(where: { $0.x <= 0 && $0.y <= 0 && $0.x + $0.width >= width && $0.y + $0.height >= height }) {
+            return "a dead zone covers the whole panel (\(size)): no touch would ever be seen"
+        }
+        return nil
+    }
 }
 
 /// What a panel's filters did since it was opened, by reason: the fleet's view of a failing

@@ -82,6 +82,13 @@ extension FrameDecoder {
         }
     }
 
+    /// What is wrong with the panel's dead zones on its size (one off the panel, one covering
+    /// it all), for a notice when it opens.
+    public var deadZoneProblem: String? {
+        guard isFiltered else { return nil }
+        return ContactFilterSettings.deadZoneProblem(filter.settings.deadZones, width: geometry.sizeMM.width, height: geometry.sizeMM.height)
+    }
+
     /// What the panel's filters did since it was opened (none without filters).
     public var filterCounts: FilterCounts { isFiltered ? filter.counts : FilterCounts() }
 

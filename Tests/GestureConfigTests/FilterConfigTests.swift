@@ -59,6 +59,18 @@ import TouchFrames
         #expect(e.line == 4 && e.reason.contains(reason), "\(e)")
     }
 
+    /// On a panel whose size the configuration gives, a dead zone off it, or one covering all
+    /// of it, is refused with its line (without a size, the daemon says so when it opens one).
+    @Test(arguments: [
+        ("dead_zones = [[310, 0, 10, 10]]", "lies off the panel (300 × 200 mm)"),
+        ("dead_zones = [[0, 0, 300, 200]]", "covers the whole panel"),
+    ])
+    func aDeadZoneOffOrOverTheWholeConfiguredPanel_isRefused(zones: String, reason: String) throws {
+        let e = try #require(refusal("[[panel]]\nmatch = \"X\"\nwidth_mm = 300\nheight_mm = 200\n[panel.filters]\n\(zones)\n"))
+        #expect(e.line == 6 && e.reason.contains(reason), "\(e)")
+        #expect(refusal("[[panel]]\nmatch = \"X\"\n[panel.filters]\n\(zones)\n") == nil, "no size: not known here")
+    }
+
     @Test func aPanelsMinimumCutoff_keepsTheDevicesOtherDejitterKeys() throws {
         let c = try ConfigLoader.parse(
             "[device.filters]\ndejitter_min_cutoff = 1\ndejitter_speed_coefficient = 0.2\n[[panel]]\nmatch = \"X*\"\n[panel.filters]\ndejitter_min_cutoff = 2\n",
