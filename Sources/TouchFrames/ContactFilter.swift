@@ -151,7 +151,8 @@ struct ContactFilter {
         /// 1€: the filtered position and speed (units, units/s), and the last frame's time.
         var x = 0.0, y = 0.0, dx = 0.0, dy = 0.0
         var at: Int64 = 0
-        /// A bounce's jump (units): where the contact was held less where it landed again, added
+        /// A bounce's jump (units): where the contact was held (a moving one: where it would be by
+        /// now) less where it landed again, added
         /// to its raw positions until it lifts, so the landing moves nothing for anyone (a pan's
         /// translation is that of the same pan without the bounce; a one-finger drag trails its
         /// finger by the jump, at most `chatter_distance`).

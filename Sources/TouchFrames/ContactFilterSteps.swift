@@ -164,10 +164,12 @@ extension ContactFilter {
 
     /// The raw path's speed, from the panel's frames (half the last frame's, half the ones
     /// before: a swipe's speed within a frame or two, where the 1€ filter's estimate takes a
-    /// tenth of a second), for chatter's prediction.
+    /// tenth of a second), for chatter's prediction. A frame within a millisecond of the last
+    /// is passed over (a driver that sends a frame a contact, the others' unchanged).
     static func follow(_ f: inout FilterSlot, _ x: Double, _ y: Double, at time: Int64) {
         let dt = Double(time - f.rawAt) / 1e9
-        if f.rawAt != 0 && dt >= 0.001 && dt <= 0.1 {
+        if f.rawAt != 0 && dt < 0.001 { return }
+        if f.rawAt != 0 && dt <= 0.1 {
             (f.vx, f.vy) = ((f.vx + (x - f.rawX) / dt) / 2, (f.vy + (y - f.rawY) / dt) / 2)
         } else {
             (f.vx, f.vy) = (0, 0)
@@ -183,10 +185,11 @@ extension ContactFilter {
         return sx * sx + sy * sy >= snapSpeed * snapSpeed
     }
 
-    /// A contact landing while the last one's lift is held, close to where it was: chatter, the
-    /// same contact (its id back), going on from where it was held: its jump becomes an offset
-    /// to its raw positions (at most `chatter_distance`), so neither the gestures (a tap's slop)
-    /// nor the app see the bounce move it, and the smoothing starts again at rest there.
+    /// A contact landing while the last one's lift is held, close to where it was (or, moving,
+    /// would be): chatter, the same contact (its id back), going on from where it was held: its
+    /// jump becomes an offset to its raw positions (at most `chatter_distance`), so neither the
+    /// gestures (a tap's slop) nor the app see the bounce move it, and the smoothing starts
+    /// again from there (at rest, or at its speed).
     /// A young contact's age is its time on the glass: the time it was lifted does not count
     /// (a panel's blinking ghost never comes of age by blinking).
     static func landsAgain(
@@ -198,8 +201,12 @@ extension ContactFilter {
         // at least `snapSpeed`), from where it would be by now at its raw path's speed (`follow`):
         // a finger that drops out for a frame mid-swipe lands on along its path, 5-17 mm on at
         // 500 mm/s.
+        // Moving when it lifted: the panel's last frame of it within one and a half report
+        // intervals of the lift (50 ms before the interval is known): a finger that stopped on a
+        // quiet panel sends nothing, and its speeds are still the swipe's before it stopped.
         let gap = Double(min(time - f.rawAt, 100_000_000)) / 1e9
-        let moving = isMoving(f, r)
+        let recent = tally.interval > 0 ? Int64(tally.interval * 1.5e9) : 50_000_000
+        let moving = isMoving(f, r) && (until - window) - f.rawAt <= recent
         let px = f.liftX + (moving ? f.vx * gap : 0), py = f.liftY + (moving ? f.vy * gap : 0)
         let dx = (Double(s.x) + f.offsetX - px) * r.mmPerUnit.x, dy = (Double(s.y) + f.offsetY - py) * r.mmPerUnit.y
         guard (dx * dx + dy * dy).squareRoot() <= r.settings.chatterDistanceMM else { return false }

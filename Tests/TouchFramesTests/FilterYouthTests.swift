@@ -171,5 +171,15 @@ import Testing
         F.feed(&d, at: 1.21, TimedFilterTests.lift(0))
         F.feed(&d, at: 1.22, F.land(0, id: 4, 530, 250))
         #expect(d.panel.first?.id != resting && d.filterCounts.chatter == 1)
+        // A swipe that stopped dead (a quiet panel then sends nothing) and bounces in place: the
+        // speed it had is no more, the bounce measured from where it left.
+        F.feed(&d, at: 1.26, TimedFilterTests.lift(0))
+        _ = d.tick(at: Timestamp(nanoseconds: 1_300_000_000))
+        F.feed(&d, at: 2, F.land(0, id: 5, 100, 250))
+        for k in 1...10 { F.feed(&d, at: 2 + Double(k) * 0.01, F.at(0, 100 + Int32(k) * 15, 250)) }
+        let stopped = try #require(d.panel.first?.id)
+        F.feed(&d, at: 2.5, TimedFilterTests.lift(0))
+        F.feed(&d, at: 2.52, F.land(0, id: 6, 251, 250))
+        #expect(d.panel.first?.id == stopped && d.filterCounts.chatter == 2, "the same contact")
     }
 }
