@@ -97,11 +97,7 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
         let id = nextID
         var pipeline = try makePipeline(source, id: id)
         if let past { pipeline.decoder.seed(positions: past.positions, slot: past.slot) }
-        let size = pipeline.decoder.geometry.sizeSource
-        if size == .implausibleResolution || (pipeline.decoder.isFiltered && size == .fallback) {
-            log.notice("\(source.node): its size is a guess (\(Int(GeometryConfiguration.defaultPanelSize.width)) × \(Int(GeometryConfiguration.defaultPanelSize.height)) mm; \(size == .fallback ? "no axis resolution, and its filters are in mm" : "its axis resolution gives a size no touchscreen has")): set width_mm and height_mm in its [[panel]]")
-        }
-        if let problem = pipeline.decoder.deadZoneProblem { log.notice("\(source.node): \(problem)") }
+        noteSize(source.node, pipeline.decoder)
         let device = RouteDevice(id: id, source: source, pipeline: pipeline, health: gone.take(key) ?? PanelHealth(key), mirror: mirror)
         nextID += 1
         state.devices.add(device)
@@ -176,7 +172,9 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
         if g.calibration == [1, 0, 0, 0, 1, 0], let m = source.systemCalibration {
             g.calibration = m
         }
-        if g.widthMM == nil, let size = source.systemSizeMM {
+        // udev's size is the axis resolution's (input_id), or an admin's for a panel without
+        // one: it stands in only where the axes report none.
+        if g.widthMM == nil, d.positionAxes.map({ $0.x.resolution <= 0 || $0.y.resolution <= 0 }) ?? true, let size = source.systemSizeMM {
             g.widthMM = size.width
             g.heightMM = size.height
         }
@@ -214,12 +212,26 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
         for k in state.devices.all.indices {
             route(.removal(monotonic: now), k, &state)
             do {
-                state.devices.replacePipeline(k, with: try makePipeline(state.devices.all[k].source, id: state.devices.all[k].id))
+                let pipeline = try makePipeline(state.devices.all[k].source, id: state.devices.all[k].id)
+                noteSize(state.devices.all[k].source.node, pipeline.decoder)
+                state.devices.replacePipeline(k, with: pipeline)
             } catch {
                 log.error("device \(state.devices.all[k].id): \(error)")
             }
             remapMirror(k, &state)
         }
+    }
+
+    /// A panel's size that is a guess where it matters (an implausible resolution; a filtered
+    /// panel's), and dead zones off it or over all of it, logged when its decoder is made.
+    private func noteSize(_ node: String, _ decoder: borrowing FrameDecoder) {
+        let size = decoder.geometry.sizeSource
+        if size == .implausibleResolution || (decoder.isFiltered && size == .fallback) {
+            let guess = GeometryConfiguration.defaultPanelSize
+            let why = size == .fallback ? "no axis resolution, and its filters are in mm" : "its axis resolution gives a size no panel has"
+            log.notice("\(node): its size is a guess (\(Int(guess.width)) × \(Int(guess.height)) mm; \(why)): set width_mm and height_mm in its [[panel]]")
+        }
+        if let problem = decoder.deadZoneProblem { log.notice("\(node): \(problem)") }
     }
 
     /// The mirror's positions follow a reload's calibration and rotation, where its axes allow.

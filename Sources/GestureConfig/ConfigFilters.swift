@@ -4,8 +4,15 @@ import TouchFrames
 /// sees them (docs/CONFIG.md, "Filters"). A panel's table sets its own keys over the device's.
 extension Loader {
     /// `size`: the panel's width and height (mm) when the configuration gives them, which its
-    /// dead zones must lie on and not wholly cover.
-    func readFilters(_ f: Scope, into settings: inout ContactFilterSettings, size: (Double, Double)? = nil) throws(ConfigError) {
+    /// dead zones must lie on and not wholly cover. `panelsFollow`: `[[panel]]`s may turn on a
+    /// filter these keys tune (a key of a filter that is off is then not refused here).
+    func readFilters(
+        _ f: Scope, into settings: inout ContactFilterSettings, size: (Double, Double)? = nil, panelsFollow: Bool = false
+    ) throws(ConfigError) {
+        // A key of a filter that is off does nothing: refused (unless a panel may turn it on).
+        func needs(_ on: Bool, _ key: String, _ enabler: String, _ filter: String) throws(ConfigError) {
+            guard on || panelsFollow else { throw f.fail(key, "set '\(enabler)' too: it turns the \(filter) filter on") }
+        }
         try f.checkKeys([
             "dejitter_min_cutoff", "dejitter_speed_coefficient", "dejitter_derivative_cutoff", "dead_zones", "stuck_after", "chatter_window",
             "chatter_distance", "ghost_under", "ghost_on_mirror", "stuck_distance",
@@ -42,9 +49,8 @@ extension Loader {
         if let w = try f.number("chatter_window", in: 0.005...0.05, unit: "s", offAtZero: true) {
             settings.chatterNs = w == 0 ? nil : Int64(w * 1e9)
         }
-        // A key of a filter that is off does nothing: refused, as the dejitter filter's are.
         if let d = try f.number("chatter_distance", in: 1...20, unit: "mm") {
-            guard settings.chatterNs != nil else { throw f.fail("chatter_distance", "set 'chatter_window' too: it turns the chatter filter on") }
+            try needs(settings.chatterNs != nil, "chatter_distance", "chatter_window", "chatter")
             settings.chatterDistanceMM = d
         }
         // A frame of a 200 Hz panel to a tenth of a second (a deliberate tap is longer).
@@ -52,7 +58,7 @@ extension Loader {
             settings.ghostNs = g == 0 ? nil : Int64(g * 1e9)
         }
         if let m = try f.bool("ghost_on_mirror") {
-            guard settings.ghostNs != nil else { throw f.fail("ghost_on_mirror", "set 'ghost_under' too: it turns the ghost filter on") }
+            try needs(settings.ghostNs != nil, "ghost_on_mirror", "ghost_under", "ghost")
             settings.ghostOnMirror = m
         }
         // A second (a stuck contact ends before a user gives up) to an hour.
@@ -62,7 +68,7 @@ extension Loader {
         // Any change of a unit (0) to a fingertip's width: a stuck contact's flicker, not a
         // resting finger's noise on the panels where `stuck_after` belongs.
         if let d = try f.number("stuck_distance", in: 0...10, unit: "mm") {
-            guard settings.stuckAfterNs != nil else { throw f.fail("stuck_distance", "set 'stuck_after' too: it turns the stuck filter on") }
+            try needs(settings.stuckAfterNs != nil, "stuck_distance", "stuck_after", "stuck")
             settings.stuckDistanceMM = d
         }
     }

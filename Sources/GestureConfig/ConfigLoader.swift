@@ -143,7 +143,8 @@ struct Loader {
         }
         if let device = try top.subtable("device") {
             try device.checkKeys(["rotation", "calibration", "width_mm", "height_mm", "output", "palm_size", "mode", "cancel", "filters"])
-            try readGeometry(device, into: &geometry)
+            // A [[panel]] may turn on a filter whose keys [device.filters] tunes for every panel.
+            try readGeometry(device, into: &geometry, panelsFollow: !(try top.subtables("panel", label: "[[panel]]")).isEmpty)
             if let mode = try device.choice("mode", DeviceMode.self) {
                 if daemon.mode == .grab && mode != .grab {
                     throw device.fail("mode", "[device] mode = \"\(mode.rawValue)\" contradicts [daemon] grab = true (remove one)")
@@ -301,13 +302,15 @@ struct Loader {
             }
             var g = geometry
             try readGeometry(p, into: &g)
+            // Measured on this panel: it wins over the panel's axis resolution ([device]'s does not).
+            if try p.value("width_mm") != nil { g.sizeIsThePanels = true }
             panels.append(PanelGeometry(match: match, geometry: g))
         }
         return panels
     }
 
     /// `[device]` and `[[panel]]` keys onto a geometry.
-    func readGeometry(_ device: Scope, into geometry: inout GeometryConfiguration) throws(ConfigError) {
+    func readGeometry(_ device: Scope, into geometry: inout GeometryConfiguration, panelsFollow: Bool = false) throws(ConfigError) {
         if let r = try device.integer("rotation", in: 0...270) {
             guard [0, 90, 180, 270].contains(r) else { throw device.fail("rotation", "'rotation' must be 0, 90, 180 or 270, found \(r)") }
             geometry.rotation = r
@@ -348,7 +351,7 @@ struct Loader {
         }
         if let f = try device.subtable("filters") {
             let size = geometry.widthMM.flatMap { w in geometry.heightMM.map { (w, $0) } }
-            try readFilters(f, into: &geometry.filters, size: size)
+            try readFilters(f, into: &geometry.filters, size: size, panelsFollow: panelsFollow)
         }
     }
 

@@ -72,10 +72,13 @@ public struct PanelAdvice: Sendable {
         let inches = (w * w + h * h).squareRoot() / 25.4
         switch t.sizeSource {
         case .resolution:
-            notes.append("size \(Self.fmt(w, 0)) × \(Self.fmt(h, 0)) mm (\(Self.fmt(inches, 1))\") from the axes' resolution: plausible (width_mm and height_mm, if set, win over it)")
+            // A size the daemon takes, but few touchscreens have: the glass is worth measuring.
+            let usual = inches >= 2.5 && inches <= 110 && max(w, h) / min(w, h) <= 4
+            notes.append("size \(Self.fmt(w, 0)) × \(Self.fmt(h, 0)) mm (\(Self.fmt(inches, 1))\") from the axes' resolution: \(usual ? "plausible" : "unusual for a touchscreen: if the glass is not that size, set width_mm and height_mm in its [[panel]] (they win over the resolution)")")
+            needsSize = !usual
         case .implausibleResolution:
             let rw = t.x.lengthInMillimeters ?? 0, rh = t.y.lengthInMillimeters ?? 0
-            notes.append("the axes' resolution gives \(Self.fmt(rw, 0)) × \(Self.fmt(rh, 0)) mm, no touchscreen's size: millimetres here assume a 15.6\" panel (\(Self.fmt(w, 0)) × \(Self.fmt(h, 0)) mm); measure the glass and give --width-mm and --height-mm, and set width_mm and height_mm (they win over the resolution)")
+            notes.append("the axes' resolution gives \(Self.fmt(rw, 0)) × \(Self.fmt(rh, 0)) mm, no touchscreen's size: millimetres here assume a 15.6\" panel (\(Self.fmt(w, 0)) × \(Self.fmt(h, 0)) mm); measure the glass and give --width-mm and --height-mm, and set width_mm and height_mm in its [[panel]] (they win over the resolution)")
             needsSize = true
         case .configuration:
             notes.append("size \(Self.fmt(w, 0)) × \(Self.fmt(h, 0)) mm (\(Self.fmt(inches, 1))\"), as given")

@@ -203,7 +203,7 @@ public struct PanelDiagnosis: Sendable {
             guard c.times.count >= 3 else { return nil }
             let gaps = zip(c.times.dropFirst(), c.times).map { Double($0 - $1) / ns }.sorted()
             let median = gaps[gaps.count / 2]
-            guard median >= 2, gaps.allSatisfy({ abs($0 - median) <= 0.05 * median + 1.5 * reportInterval }) else { return nil }
+            guard median + 1.5 * reportInterval >= 2, gaps.allSatisfy({ abs($0 - median) <= 0.05 * median + 1.5 * reportInterval }) else { return nil }
             return Phantom(xMM: c.x, yMM: c.y, periodSeconds: median, count: c.times.count)
         }
     }

@@ -38,10 +38,11 @@ public struct PanelTracks: Sendable {
     public private(set) var dropped = 0
 
     /// Reads `events` as the daemon's decoder does (protocol A and B, single-touch), with the
-    /// panel's size from its axes' resolution, else `widthMM` × `heightMM`, else the daemon's guess.
+    /// panel's size `widthMM` × `heightMM` (measured on it: over its axes' resolution), else from
+    /// a plausible resolution, else the daemon's guess.
     public init?(description: DeviceDescription, events: [InputEvent], widthMM: Double? = nil, heightMM: Double? = nil) {
         var g = GeometryConfiguration()
-        (g.widthMM, g.heightMM) = (widthMM, heightMM)
+        (g.widthMM, g.heightMM, g.sizeIsThePanels) = (widthMM, heightMM, true)
         guard var decoder = FrameDecoder(description: description, geometry: g), let axes = description.positionAxes else { return nil }
         decoder.keepsPanel = true
         self.description = description

@@ -14,10 +14,13 @@ public struct GeometryConfiguration: Hashable, Sendable {
     /// The part of the screen the panel covers (px); nil for the whole screen.
     public var output: PixelRect?
     /// Physical width and height (mm) of the panel's active area along its own X and Y axes:
-    /// when set, they win over the axis resolution (most panels report 0, and a cheap panel's
-    /// may be wrong).
+    /// given for this panel (`sizeIsThePanels`), they win over its axis resolution (a cheap
+    /// panel's may be wrong); else (`[device]`, udev) they stand in for one it lacks.
     public var widthMM: Double?
     public var heightMM: Double?
+    /// `widthMM` × `heightMM` were measured on this panel (its `[[panel]]`, the doctor's
+    /// `--width-mm`), not given for every panel.
+    public var sizeIsThePanels = false
     /// A contact whose ABS_MT_TOUCH_MAJOR (its touch ellipse's long axis) is longer than this
     /// (mm) is a palm, handled as the panel's MT_TOOL_PALM is; 0 turns it off. Read by
     /// `FrameDecoder`, only for panels that report the axis. None of the recordings in
@@ -85,10 +88,10 @@ public struct ScreenGeometry: Sendable {
         public var isGuess: Bool { self == .fallback || self == .implausibleResolution }
     }
 
-    /// A size (mm) some touchscreen has: a diagonal of 2.5 to 110 inches, sides at most 4 to 1.
+    /// A size (mm) a panel may have: each side within the configuration's range for
+    /// `width_mm` (10 mm, a watch, to 4 m, a wall), at most 10 to 1.
     public static func isPlausible(_ w: Double, _ h: Double) -> Bool {
-        let inches = (w * w + h * h).squareRoot() / 25.4
-        return w > 0 && h > 0 && inches >= 2.5 && inches <= 110 && max(w, h) / min(w, h) <= 4
+        (10...4_000).contains(w) && (10...4_000).contains(h) && max(w, h) / min(w, h) <= 10
     }
 
     public init(x: AbsAxis, y: AbsAxis, configuration c: GeometryConfiguration) {
@@ -100,20 +103,24 @@ public struct ScreenGeometry: Sendable {
         ySpan = Double(Int64(y.maximum) - Int64(y.minimum))
         xUnits = max(1, xSpan + 1)
         yUnits = max(1, ySpan + 1)
-        // Physical size: the configuration, else a plausible axis resolution, else the
-        // documented default.
-        if let w = c.widthMM, let h = c.heightMM, w > 0, h > 0 {
-            sizeMM = (w, h)
-            sizeSource = .configuration
-        } else if let rw = x.lengthInMillimeters, let rh = y.lengthInMillimeters, rw > 0, rh > 0 {
+        // Physical size: the panel's own configured one, else a plausible axis resolution, else
+        // one configured for every panel, else the documented default.
+        var configured: (Double, Double)?
+        if let w = c.widthMM, let h = c.heightMM, w > 0, h > 0 { configured = (w, h) }
+        var resolved: (Double, Double)?
+        if let rw = x.lengthInMillimeters, let rh = y.lengthInMillimeters {
             // Of the span + 1 units a position is normalized over.
-            let (w, h) = (rw * xUnits / xSpan, rh * yUnits / ySpan)
-            let plausible = Self.isPlausible(w, h)
-            sizeMM = plausible ? (w, h) : GeometryConfiguration.defaultPanelSize
-            sizeSource = plausible ? .resolution : .implausibleResolution
+            resolved = (rw * xUnits / xSpan, rh * yUnits / ySpan)
+        }
+        if let size = configured, c.sizeIsThePanels {
+            (sizeMM, sizeSource) = (size, .configuration)
+        } else if let (w, h) = resolved, w > 0, h > 0, Self.isPlausible(w, h) {
+            (sizeMM, sizeSource) = ((w, h), .resolution)
+        } else if let size = configured {
+            (sizeMM, sizeSource) = (size, .configuration)
         } else {
             sizeMM = GeometryConfiguration.defaultPanelSize
-            sizeSource = .fallback
+            sizeSource = resolved == nil ? .fallback : .implausibleResolution
         }
 
         let out = c.output.flatMap { $0.clipped(to: c.screen) } ?? c.screen

@@ -28,7 +28,7 @@ struct Doctor: ParsableCommand {
     @Option(help: "Write what was read live as an evemu recording (to read again with --recording).") var save: String?
 
     // The glass's size (a panel without an axis resolution), and the output's form.
-    @Option(name: .customLong("width-mm"), help: "The glass's width in mm, for a panel that reports no resolution.") var widthMM: Double?
+    @Option(name: .customLong("width-mm"), help: "The glass's width in mm (over the panel's axis resolution, which may be missing or wrong).") var widthMM: Double?
     @Option(name: .customLong("height-mm"), help: "The glass's height in mm.") var heightMM: Double?
     @Flag(help: "Print the findings as one JSON object (report_rate_hz, noise_mm, ... and the settings).") var json = false
 

@@ -71,6 +71,29 @@ import TouchFrames
         #expect(refusal("[[panel]]\nmatch = \"X\"\n[panel.filters]\n\(zones)\n") == nil, "no size: not known here")
     }
 
+    /// A `[[panel]]`'s size is measured on that panel (it wins over its resolution); `[device]`'s,
+    /// inherited by every panel, stands in for a resolution a panel lacks.
+    @Test func aPanelsOwnSize_isThePanels_theDevicesIsNot() throws {
+        let c = try ConfigLoader.parse(
+            "[device]\nwidth_mm = 300\nheight_mm = 200\n[[panel]]\nmatch = \"A*\"\n[[panel]]\nmatch = \"B*\"\nwidth_mm = 250\nheight_mm = 150\n",
+            file: "f.toml")
+        let a = c.geometry(path: "/dev/input/event1", name: "A", vendor: 1, product: 1)
+        let b = c.geometry(path: "/dev/input/event2", name: "B", vendor: 1, product: 1)
+        #expect(!c.geometry.sizeIsThePanels && !a.sizeIsThePanels && a.widthMM == 300)
+        #expect(b.sizeIsThePanels && b.widthMM == 250)
+    }
+
+    /// `[device.filters]` may tune a filter its `[[panel]]`s turn on; a panel's table, whose
+    /// filters are then final, may not tune one that is off.
+    @Test func aDeviceTuningKey_forAFilterAPanelTurnsOn_isTaken() throws {
+        let c = try ConfigLoader.parse(
+            "[device.filters]\nchatter_distance = 3\n[[panel]]\nmatch = \"A*\"\n[panel.filters]\nchatter_window = 0.02\n", file: "f.toml")
+        let a = c.geometry(path: "/dev/input/event1", name: "A", vendor: 1, product: 1).filters
+        #expect(a.chatterNs == 20_000_000 && a.chatterDistanceMM == 3)
+        let e = try #require(refusal("[[panel]]\nmatch = \"A*\"\n[panel.filters]\nstuck_distance = 1\n"))
+        #expect(e.line == 4 && e.reason.contains("set 'stuck_after' too"), "\(e)")
+    }
+
     @Test func aPanelsMinimumCutoff_keepsTheDevicesOtherDejitterKeys() throws {
         let c = try ConfigLoader.parse(
             "[device.filters]\ndejitter_min_cutoff = 1\ndejitter_speed_coefficient = 0.2\n[[panel]]\nmatch = \"X*\"\n[panel.filters]\ndejitter_min_cutoff = 2\n",

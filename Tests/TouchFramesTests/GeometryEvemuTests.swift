@@ -77,9 +77,10 @@ import Testing
 }
 
 extension GeometryTests {
-    /// The configured size wins over the axis resolution (a cheap panel's may be wrong); a
-    /// resolution giving a size no touchscreen has is not used: the 15.6-inch guess, said so.
-    @Test func theConfiguredSize_winsOverTheResolution_andAnImplausibleResolutionIsAGuess() {
+    /// A panel's own configured size wins over its axis resolution (a cheap panel's may be
+    /// wrong); one configured for every panel stands in for a resolution a panel lacks, or one
+    /// giving a size no panel has, which is otherwise the 15.6-inch guess, said so.
+    @Test func thePanelsSize_winsOverTheResolution_andAnImplausibleResolutionIsAGuess() {
         var c = GeometryConfiguration()
         (c.screenWidth, c.screenHeight) = (1920, 1080)
         let wrong = AbsAxis(minimum: 0, maximum: 4095, resolution: 1)  // 4 m "wide"
@@ -87,8 +88,13 @@ extension GeometryTests {
         #expect(guess.sizeSource == .implausibleResolution && guess.sizeSource.isGuess)
         #expect(guess.sizeMM.width == GeometryConfiguration.defaultPanelSize.width)
         let right = AbsAxis(minimum: 0, maximum: 4095, resolution: 14)  // 292.6 mm
+        let wall = AbsAxis(minimum: 0, maximum: 26_570, resolution: 10)  // a 2.7 m frame
         #expect(ScreenGeometry(x: right, y: right, configuration: c).sizeSource == .resolution)
-        (c.widthMM, c.heightMM) = (300, 200)
+        #expect(ScreenGeometry(x: wall, y: wall, configuration: c).sizeSource == .resolution)
+        (c.widthMM, c.heightMM) = (300, 200)  // [device]: for panels without a usable resolution
+        #expect(ScreenGeometry(x: right, y: right, configuration: c).sizeSource == .resolution)
+        #expect(ScreenGeometry(x: wrong, y: wrong, configuration: c).sizeMM.width == 300)
+        c.sizeIsThePanels = true  // its [[panel]]: over its resolution
         for axis in [wrong, right] {
             let g = ScreenGeometry(x: axis, y: axis, configuration: c)
             #expect(g.sizeSource == .configuration && g.sizeMM.width == 300 && g.sizeMM.height == 200)
