@@ -162,19 +162,22 @@ extension ContactFilter {
     /// 35 mm/s at ±1.5 mm and 60 Hz), below a swipe's.
     static let snapSpeed = 100.0
 
-    /// The raw path's speed, from the panel's frames (half the last frame's, half the ones
-    /// before: a swipe's speed within a frame or two, where the 1€ filter's estimate takes a
-    /// tenth of a second), for chatter's prediction. A frame within a millisecond of the last
-    /// is passed over (a driver that sends a frame a contact, the others' unchanged).
+    /// The raw path's last two positions, from the panel's frames, for chatter's prediction (a
+    /// frame within a millisecond of the last is passed over: a driver that sends a frame a
+    /// contact, the others' unchanged). Stores only: the speed is worked out at a bounce.
+    @inline(__always)
     static func follow(_ f: inout FilterSlot, _ x: Double, _ y: Double, at time: Int64) {
-        let dt = Double(time - f.rawAt) / 1e9
-        if f.rawAt != 0 && dt < 0.001 { return }
-        if f.rawAt != 0 && dt <= 0.1 {
-            (f.vx, f.vy) = ((f.vx + (x - f.rawX) / dt) / 2, (f.vy + (y - f.rawY) / dt) / 2)
-        } else {
-            (f.vx, f.vy) = (0, 0)
-        }
+        if f.rawAt != 0 && time - f.rawAt < 1_000_000 { return }
+        (f.priorX, f.priorY, f.priorAt) = (f.rawX, f.rawY, f.rawAt)
         (f.rawX, f.rawY, f.rawAt) = (x, y, time)
+    }
+
+    /// The raw path's speed (units/s) over its last two frames (0 without two within 100 ms):
+    /// a swipe's at once, where the 1€ filter's estimate takes a tenth of a second.
+    static func rawSpeed(_ f: FilterSlot) -> (x: Double, y: Double) {
+        let dt = Double(f.rawAt - f.priorAt) / 1e9
+        guard f.priorAt != 0 && dt >= 0.001 && dt <= 0.1 else { return (0, 0) }
+        return ((f.rawX - f.priorX) / dt, (f.rawY - f.priorY) / dt)
     }
 
     /// The contact moves (the dejitter filter's speed estimate at least `snapSpeed`; never
@@ -207,7 +210,8 @@ extension ContactFilter {
         let gap = Double(min(time - f.rawAt, 100_000_000)) / 1e9
         let recent = tally.interval > 0 ? Int64(tally.interval * 1.5e9) : 50_000_000
         let moving = isMoving(f, r) && (until - window) - f.rawAt <= recent
-        let px = f.liftX + (moving ? f.vx * gap : 0), py = f.liftY + (moving ? f.vy * gap : 0)
+        let v = moving ? rawSpeed(f) : (x: 0, y: 0)
+        let px = f.liftX + v.x * gap, py = f.liftY + v.y * gap
         let dx = (Double(s.x) + f.offsetX - px) * r.mmPerUnit.x, dy = (Double(s.y) + f.offsetY - py) * r.mmPerUnit.y
         guard (dx * dx + dy * dy).squareRoot() <= r.settings.chatterDistanceMM else { return false }
         s.contact = f.contact

@@ -17,6 +17,19 @@ import Testing
         return f
     }
 
+    static func withoutGhosts() throws -> FrameDecoder {
+        var f = noisy
+        f.ghostNs = nil
+        return try F.decoder(f)
+    }
+
+    /// A finger landing at x = 100 at `t`, then swiping at 500 mm/s (15 units a 10 ms frame) to
+    /// 250, still down.
+    static func swipe(_ d: inout FrameDecoder, id: Int32, at t: Double) {
+        F.feed(&d, at: t, F.land(0, id: id, 100, 250))
+        for k in 1...10 { F.feed(&d, at: t + Double(k) * 0.01, F.at(0, 100 + Int32(k) * 15, 250)) }
+    }
+
     /// A tap that bounces, each half shorter than `ghost_under`, is one contact, shown once it
     /// has been on the glass that long; one that never lands again was a ghost, and so is a
     /// one-frame blink (too short a stretch to be held).
@@ -129,11 +142,8 @@ import Testing
     /// A fast contact's held lift is shown where the finger lifted; a resting one's where the
     /// filter held it (its lift does not jump by the noise).
     @Test func aFastContactsHeldLift_isShownWhereItLifted_aRestingOnesWhereItWas() throws {
-        var f = Self.noisy
-        f.ghostNs = nil
-        var d = try F.decoder(f)
-        F.feed(&d, at: 0, F.land(0, id: 1, 100, 250))
-        for k in 1...10 { F.feed(&d, at: Double(k) * 0.01, F.at(0, 100 + Int32(k) * 15, 250)) }  // 500 mm/s
+        var d = try Self.withoutGhosts()
+        Self.swipe(&d, id: 1, at: 0)
         let lagging = try #require(d.panel.first?.x)
         #expect(lagging < 245, "the filter lags the finger at 250: \(lagging)")
         F.feed(&d, at: 0.11, TimedFilterTests.lift(0))
@@ -150,11 +160,8 @@ import Testing
     /// path: the same contact (measured from where it would be by now), shown close to it (not
     /// trailing it by the 10 mm); a resting one's bounce is measured from where it left.
     @Test func aFastContactsDropout_landsOnAlongItsPath_asTheSameContact() throws {
-        var f = Self.noisy
-        f.ghostNs = nil
-        var d = try F.decoder(f)
-        F.feed(&d, at: 0, F.land(0, id: 1, 100, 250))
-        for k in 1...10 { F.feed(&d, at: Double(k) * 0.01, F.at(0, 100 + Int32(k) * 15, 250)) }  // 500 mm/s
+        var d = try Self.withoutGhosts()
+        Self.swipe(&d, id: 1, at: 0)
         let id = try #require(d.panel.first?.id)
         F.feed(&d, at: 0.11, TimedFilterTests.lift(0))
         F.feed(&d, at: 0.12, F.land(0, id: 2, 280, 250))  // 30 units (10 mm) past the lift at 250
@@ -175,8 +182,7 @@ import Testing
         // speed it had is no more, the bounce measured from where it left.
         F.feed(&d, at: 1.26, TimedFilterTests.lift(0))
         _ = d.tick(at: Timestamp(nanoseconds: 1_300_000_000))
-        F.feed(&d, at: 2, F.land(0, id: 5, 100, 250))
-        for k in 1...10 { F.feed(&d, at: 2 + Double(k) * 0.01, F.at(0, 100 + Int32(k) * 15, 250)) }
+        Self.swipe(&d, id: 5, at: 2)
         let stopped = try #require(d.panel.first?.id)
         F.feed(&d, at: 2.5, TimedFilterTests.lift(0))
         F.feed(&d, at: 2.52, F.land(0, id: 6, 251, 250))
