@@ -171,10 +171,10 @@ struct ContactFilter {
         var segmentAt: Int64 = 0
         /// Where the finger left (raw, with the bounce's offset) when its lift is held.
         var liftX = 0.0, liftY = 0.0
-        /// The raw path's last two positions (with the offset) and when the panel sent them:
+        /// The raw path's last three positions (with the offset) and when the panel sent them:
         /// where a finger that dropped out would be by now.
-        var rawX = 0.0, rawY = 0.0, priorX = 0.0, priorY = 0.0
-        var rawAt: Int64 = 0, priorAt: Int64 = 0
+        var rawX = 0.0, rawY = 0.0, priorX = 0.0, priorY = 0.0, firstX = 0.0, firstY = 0.0
+        var rawAt: Int64 = 0, priorAt: Int64 = 0, firstAt: Int64 = 0
         var down = false
         var lingerUntil: Int64?
     }

@@ -162,22 +162,25 @@ extension ContactFilter {
     /// 35 mm/s at ±1.5 mm and 60 Hz), below a swipe's.
     static let snapSpeed = 100.0
 
-    /// The raw path's last two positions, from the panel's frames, for chatter's prediction (a
-    /// frame within a millisecond of the last is passed over: a driver that sends a frame a
+    /// The raw path's last three positions, from the panel's frames, for chatter's prediction
+    /// (a frame within a millisecond of the last is passed over: a driver that sends a frame a
     /// contact, the others' unchanged). Stores only: the speed is worked out at a bounce.
     @inline(__always)
     static func follow(_ f: inout FilterSlot, _ x: Double, _ y: Double, at time: Int64) {
         if f.rawAt != 0 && time - f.rawAt < 1_000_000 { return }
+        (f.firstX, f.firstY, f.firstAt) = (f.priorX, f.priorY, f.priorAt)
         (f.priorX, f.priorY, f.priorAt) = (f.rawX, f.rawY, f.rawAt)
         (f.rawX, f.rawY, f.rawAt) = (x, y, time)
     }
 
-    /// The raw path's speed (units/s) over its last two frames (0 without two within 100 ms):
-    /// a swipe's at once, where the 1€ filter's estimate takes a tenth of a second.
+    /// The raw path's speed (units/s) over its last three frames (two, or none, when the panel
+    /// sent fewer within 150 ms): a swipe's at once, where the 1€ filter's estimate takes a
+    /// tenth of a second; over two intervals, a noisy panel's prediction strays half as far.
     static func rawSpeed(_ f: FilterSlot) -> (x: Double, y: Double) {
-        let dt = Double(f.rawAt - f.priorAt) / 1e9
-        guard f.priorAt != 0 && dt >= 0.001 && dt <= 0.1 else { return (0, 0) }
-        return ((f.rawX - f.priorX) / dt, (f.rawY - f.priorY) / dt)
+        let base = f.firstAt != 0 && f.rawAt - f.firstAt <= 150_000_000 ? (f.firstX, f.firstY, f.firstAt) : (f.priorX, f.priorY, f.priorAt)
+        let dt = Double(f.rawAt - base.2) / 1e9
+        guard base.2 != 0 && dt >= 0.001 && dt <= 0.15 else { return (0, 0) }
+        return ((f.rawX - base.0) / dt, (f.rawY - base.1) / dt)
     }
 
     /// The contact moves (the dejitter filter's speed estimate at least `snapSpeed`; never
@@ -201,7 +204,7 @@ extension ContactFilter {
         guard let until = f.lingerUntil, time < until, let window = r.settings.chatterNs else { return false }
         // From where the finger left (not the smoothed position, which may lag it by more), both
         // with the offsets of the bounces before; for a moving one (the dejitter filter's speed
-        // at least `snapSpeed`), from where it would be by now at its raw path's speed (`follow`):
+        // at least `snapSpeed`), from where it would be by now at its raw path's speed (`rawSpeed`):
         // a finger that drops out for a frame mid-swipe lands on along its path, 5-17 mm on at
         // 500 mm/s.
         // Moving when it lifted: the panel's last frame of it within one and a half report
