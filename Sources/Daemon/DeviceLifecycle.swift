@@ -97,7 +97,7 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
         let id = nextID
         var pipeline = try makePipeline(source, id: id)
         if let past { pipeline.decoder.seed(positions: past.positions, slot: past.slot) }
-        noteSize(source.node, pipeline.decoder)
+        noteSize(source, pipeline.decoder)
         let device = RouteDevice(id: id, source: source, pipeline: pipeline, health: gone.take(key) ?? PanelHealth(key), mirror: mirror)
         nextID += 1
         state.devices.add(device)
@@ -213,7 +213,7 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
             route(.removal(monotonic: now), k, &state)
             do {
                 let pipeline = try makePipeline(state.devices.all[k].source, id: state.devices.all[k].id)
-                noteSize(state.devices.all[k].source.node, pipeline.decoder)
+                noteSize(state.devices.all[k].source, pipeline.decoder)
                 state.devices.replacePipeline(k, with: pipeline)
             } catch {
                 log.error("device \(state.devices.all[k].id): \(error)")
@@ -224,8 +224,12 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
 
     /// A panel's size that is a guess where it matters (an implausible resolution; a filtered
     /// panel's), and dead zones off it or over all of it, logged when its decoder is made.
-    private func noteSize(_ node: String, _ decoder: borrowing FrameDecoder) {
-        let size = decoder.geometry.sizeSource
+    private func noteSize(_ source: InputSource, _ decoder: borrowing FrameDecoder) {
+        let node = source.node, size = decoder.geometry.sizeSource
+        let g = geometry(of: source), mm = decoder.geometry.sizeMM
+        if size == .resolution, !g.sizeIsThePanels, let w = g.widthMM, let h = g.heightMM, abs(mm.width - w) > 0.1 * w || abs(mm.height - h) > 0.1 * h {
+            log.notice("\(node): its axis resolution gives \(Int(mm.width)) × \(Int(mm.height)) mm, used over [device]'s width_mm and height_mm (for panels without one): set them in its [[panel]] to override it")
+        }
         if size == .implausibleResolution || (decoder.isFiltered && size == .fallback) {
             let guess = GeometryConfiguration.defaultPanelSize
             let why = size == .fallback ? "no axis resolution, and its filters are in mm" : "its axis resolution gives a size no panel has"

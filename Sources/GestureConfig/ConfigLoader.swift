@@ -143,8 +143,7 @@ struct Loader {
         }
         if let device = try top.subtable("device") {
             try device.checkKeys(["rotation", "calibration", "width_mm", "height_mm", "output", "palm_size", "mode", "cancel", "filters"])
-            // A [[panel]] may turn on a filter whose keys [device.filters] tunes for every panel.
-            try readGeometry(device, into: &geometry, panelsFollow: !(try top.subtables("panel", label: "[[panel]]")).isEmpty)
+            try readGeometry(device, into: &geometry, panelsFollow: try panelsHaveFilters(top))
             if let mode = try device.choice("mode", DeviceMode.self) {
                 if daemon.mode == .grab && mode != .grab {
                     throw device.fail("mode", "[device] mode = \"\(mode.rawValue)\" contradicts [daemon] grab = true (remove one)")
@@ -288,6 +287,13 @@ struct Loader {
         return s
     }
 
+    /// Some `[[panel]]` has filters of its own (it may turn on a filter whose keys
+    /// `[device.filters]` tunes for every panel).
+    func panelsHaveFilters(_ top: Scope) throws(ConfigError) -> Bool {
+        for p in try top.subtables("panel", label: "[[panel]]") where try p.subtable("filters") != nil { return true }
+        return false
+    }
+
     /// `[[panel]]`s, each on `[device]`'s geometry, within the cap over every file.
     func readPanels(_ top: Scope, _ geometry: GeometryConfiguration) throws(ConfigError) -> [PanelGeometry] {
         let scopes = try top.subtables("panel", label: "[[panel]]")
@@ -301,9 +307,9 @@ struct Loader {
                 throw p.fail(nil, "a [[panel]] needs 'match': a node path, \"vvvv:pppp\" or a glob on the device name")
             }
             var g = geometry
-            try readGeometry(p, into: &g)
             // Measured on this panel: it wins over the panel's axis resolution ([device]'s does not).
             if try p.value("width_mm") != nil { g.sizeIsThePanels = true }
+            try readGeometry(p, into: &g)
             panels.append(PanelGeometry(match: match, geometry: g))
         }
         return panels
@@ -350,7 +356,8 @@ struct Loader {
             geometry.output = rect
         }
         if let f = try device.subtable("filters") {
-            let size = geometry.widthMM.flatMap { w in geometry.heightMM.map { (w, $0) } }
+            // The panel's own size: [device]'s stands in only where a panel's axes give none.
+            let size = geometry.sizeIsThePanels ? geometry.widthMM.flatMap { w in geometry.heightMM.map { (w, $0) } } : nil
             try readFilters(f, into: &geometry.filters, size: size, panelsFollow: panelsFollow)
         }
     }

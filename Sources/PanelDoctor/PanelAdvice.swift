@@ -106,9 +106,12 @@ public struct PanelAdvice: Sendable {
         // The name in a comment, with nothing a comment may not hold (a device names itself).
         let name = String(t.description.name.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7f ? "?" : Character($0) })
         var out = "[[panel]]\nmatch = \"\(t.description.vendorProduct)\"  # \(name)\n"
-        if needsSize {
+        // The size the millimetres here were worked out on: a guess to measure, or the one given
+        // (--width-mm: the daemon must use it too, or the dead zones and distances shift).
+        if needsSize || t.sizeSource == .configuration {
             let (w, h) = (min(Self.sizes.upperBound, max(Self.sizes.lowerBound, t.sizeMM.width)), min(Self.sizes.upperBound, max(Self.sizes.lowerBound, t.sizeMM.height)))
-            out += "width_mm = \(Self.fmt(w, 0))  # measure the glass\nheight_mm = \(Self.fmt(h, 0))\n"
+            let why = t.sizeSource == .configuration ? "as given" : "measure the glass"
+            out += "width_mm = \(Self.fmt(w, t.sizeSource == .configuration ? 1 : 0))  # \(why)\nheight_mm = \(Self.fmt(h, t.sizeSource == .configuration ? 1 : 0))\n"
         }
         if filters.isEmpty { return out + "# no filter needed\n" }
         out += "[panel.filters]\n"
