@@ -11,7 +11,16 @@ echo "E2E guest: $(uname -r), clocksource $(cat /sys/devices/system/clocksource/
 . $E/params.sh
 # ONLY (E2E_ONLY on the host): run just the cases whose names it lists, e.g. "two_panels latency".
 # Each case gets the environment it needs itself (`needs`), so alone it runs as in the full run.
-run() { if [ -z "$ONLY" ] || echo " $ONLY " | grep -q " $1 "; then "$@"; fi; }
+# Each case's time (the guest's uptime, s) follows it: "E2E TIME name args: N s", where CI's
+# minutes go.
+run() {
+    if [ -z "$ONLY" ] || echo " $ONLY " | grep -q " $1 "; then
+        local t0
+        t0=$(cut -d' ' -f1 /proc/uptime)
+        "$@"
+        echo "E2E TIME $*: $(awk -v t0="$t0" '{ printf "%.0f", $1 - t0 }' /proc/uptime) s"
+    fi
+}
 # The order: the cases without udevd first (no case has to stop it in the full run), then the
 # rest, the benchmarks last.
 run live_equals_offline
