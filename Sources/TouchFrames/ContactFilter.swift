@@ -139,6 +139,9 @@ struct ContactFilter {
     struct ShownSlot {
         var x: Int32 = 0, y: Int32 = 0
         var hidden = false, young = false, lingering = false
+        /// Its contact came from another slot this frame (a bounce the panel slotted elsewhere:
+        /// `takeBounce`): not new to the gestures.
+        var moved = false
     }
 
     /// What the filter keeps of a slot's contact.
@@ -214,10 +217,14 @@ struct ContactFilter {
         swap(&shown, &self.shown)
         do {
             var st = state.mutableSpan, sh = shown.mutableSpan, ds = slots.mutableSpan
-            for k in 0..<min(count, st.count, ds.count) {
+            let n = min(count, st.count, sh.count, ds.count)
+            for k in 0..<n {
                 let down = ds[k].trackingID >= 0 && ds[k].hasX && ds[k].hasY
                 if !down && !st[k].down { continue }
+                // A landing in a free slot: maybe a bounce the panel gave another slot.
+                let moved = down && !st[k].down && rules.settings.chatterNs != nil && Self.takeBounce(k, &st, &sh, ds, n, rules, &tally, at: time)
                 Self.step(&st[k], &sh[k], &ds[k], down: down, at: time, fresh: fresh, rules, &tally, &nextContact)
+                if moved { sh[k].moved = true }
             }
         }
         swap(&state, &self.state)

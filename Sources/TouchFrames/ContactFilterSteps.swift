@@ -203,18 +203,8 @@ extension ContactFilter {
     ) -> Bool {
         guard let until = f.lingerUntil, time < until, let window = r.settings.chatterNs else { return false }
         // From where the finger left (not the smoothed position, which may lag it by more), both
-        // with the offsets of the bounces before; for a moving one (the dejitter filter's speed
-        // at least `snapSpeed`), from where it would be by now at its raw path's speed (`rawSpeed`):
-        // a finger that drops out for a frame mid-swipe lands on along its path, 5-17 mm on at
-        // 500 mm/s.
-        // Moving when it lifted: the panel's last frame of it within one and a half report
-        // intervals of the lift (50 ms before the interval is known): a finger that stopped on a
-        // quiet panel sends nothing, and its speeds are still the swipe's before it stopped.
-        let gap = Double(min(time - f.rawAt, 100_000_000)) / 1e9
-        let recent = tally.interval > 0 ? Int64(tally.interval * 1.5e9) : 50_000_000
-        let moving = isMoving(f, r) && (until - window) - f.rawAt <= recent
-        let v = moving ? rawSpeed(f) : (x: 0, y: 0)
-        let px = f.liftX + v.x * gap, py = f.liftY + v.y * gap
+        // with the offsets of the bounces before, or where it would be by now (`predictedLift`).
+        let (px, py, moving) = predictedLift(f, r, tally, lift: until - window, at: time)
         let dx = (Double(s.x) + f.offsetX - px) * r.mmPerUnit.x, dy = (Double(s.y) + f.offsetY - py) * r.mmPerUnit.y
         guard (dx * dx + dy * dy).squareRoot() <= r.settings.chatterDistanceMM else { return false }
         s.contact = f.contact
@@ -229,6 +219,52 @@ extension ContactFilter {
         f.at = time
         tally.counts.chatter += 1
         return true
+    }
+
+    /// A contact landing in free slot `k` while a contact lifted from another slot is held close
+    /// to it (as `landsAgain` measures): the same finger's bounce, which the panel gave another
+    /// slot (drivers that slot a contact by the controller's own id, which may change at a
+    /// bounce). The held contact's state and view move to `k` (the free slot's to its old one),
+    /// where `step` takes the landing as its bounce: one contact for everyone (the gestures and
+    /// the mirror follow ids, not slots). A slot lifting in this very frame but not yet stepped
+    /// is held first, as its own step would. False: none is close.
+    static func takeBounce(
+        _ k: Int, _ st: inout MutableSpan<FilterSlot>, _ sh: inout MutableSpan<ShownSlot>, _ ds: borrowing MutableSpan<DecoderSlot>, _ n: Int,
+        _ r: borrowing Rules, _ tally: inout Tally, at time: Int64
+    ) -> Bool {
+        var best = -1, bestDistance = r.settings.chatterDistanceMM
+        for j in 0..<n where j != k && st[j].down && !(ds[j].trackingID >= 0 && ds[j].hasX && ds[j].hasY) {
+            if st[j].lingerUntil == nil { lifted(&st[j], &sh[j], ds[j], r, &tally, at: time) }
+            guard let d = heldDistance(st[j], ds[k], r, tally, at: time), d <= bestDistance else { continue }
+            (best, bestDistance) = (j, d)
+        }
+        guard best >= 0 else { return false }
+        st.swapAt(k, best)
+        sh.swapAt(k, best)
+        return true
+    }
+
+    /// How far (mm) a landing `s` is from where held contact `f` left, or, moving, would be by
+    /// now (`landsAgain`'s measure); nil when `f`'s lift is not held.
+    static func heldDistance(_ f: FilterSlot, _ s: DecoderSlot, _ r: borrowing Rules, _ tally: Tally, at time: Int64) -> Double? {
+        guard let until = f.lingerUntil, time < until, let window = r.settings.chatterNs else { return nil }
+        let p = predictedLift(f, r, tally, lift: until - window, at: time)
+        let dx = (Double(s.x) + f.offsetX - p.x) * r.mmPerUnit.x, dy = (Double(s.y) + f.offsetY - p.y) * r.mmPerUnit.y
+        return (dx * dx + dy * dy).squareRoot()
+    }
+
+    /// Where a held contact that lifted at `lift` would be at `time`: where the finger left, or,
+    /// moving when it lifted (the dejitter filter's speed at least `snapSpeed`, the panel's last
+    /// frame of it within one and a half report intervals of the lift, 50 ms before the interval
+    /// is known: a finger that stopped on a quiet panel sends nothing, and its speeds are still
+    /// the swipe's), that place carried on at its raw path's speed (`rawSpeed`): a finger that
+    /// drops out for a frame mid-swipe lands on along its path, 5-17 mm on at 500 mm/s.
+    static func predictedLift(_ f: FilterSlot, _ r: borrowing Rules, _ tally: Tally, lift: Int64, at time: Int64) -> (x: Double, y: Double, moving: Bool) {
+        let gap = Double(min(time - f.rawAt, 100_000_000)) / 1e9
+        let recent = tally.interval > 0 ? Int64(tally.interval * 1.5e9) : 50_000_000
+        let moving = isMoving(f, r) && lift - f.rawAt <= recent
+        let v = moving ? rawSpeed(f) : (x: 0, y: 0)
+        return (f.liftX + v.x * gap, f.liftY + v.y * gap, moving)
     }
 
     /// A new contact: hidden for its life when it lands in a dead zone.

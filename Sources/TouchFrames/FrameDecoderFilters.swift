@@ -54,7 +54,7 @@ extension FrameDecoder {
                 let palm = single == nil && (ds[k].isPalm || (majorScale > 0 && Double(ds[k].major) * majorScale > palmSize))
                 out[n] = Contact(id: id, position: geometry.map(x: v.x, y: v.y), isPalm: palm, isLifted: v.lingering)
                 n &+= 1  // below the slot count
-                if last[k] != id { new |= 1 << k }
+                if last[k] != id && !v.moved { new |= 1 << k }
                 last[k] = id
             }
             return n

@@ -103,6 +103,32 @@ typealias Contacts = [(slot: Int32, id: Int32, x: Int32, y: Int32)]
         #expect(try Self.gestures(rec) == ["tap"])
     }
 
+    /// A bounce the panel puts in another slot (a driver that slots a contact by its controller's
+    /// id, which may change at a bounce), above or below the first, a frame after the lift or in
+    /// the lift's own frame, with another finger resting elsewhere or not: one touch, one tap.
+    @Test func aChatteringTapInAnotherSlot_isOneTouch_andOneTap() throws {
+        let rest = (slot: Int32(3), id: Int32(9), x: Int32(300), y: Int32(300))
+        for (first, second) in [(Int32(0), Int32(1)), (Int32(2), Int32(0))] {
+            for sameFrame in [false, true] {
+                for others in [[], [rest]] {
+                    func rec(_ again: Int32) -> Recording {
+                        let down = others + [(slot: first, id: Int32(1), x: Int32(1920), y: Int32(1080))]
+                        let landed = others + [(slot: again, id: Int32(2), x: Int32(1924), y: Int32(1082))]
+                        let gap: [Contacts] = sameFrame && again != first ? [] : [others]
+                        return Self.recording([down, down, down] + gap + Array(repeating: landed, count: 4) + [others] + Array(repeating: [], count: 30))
+                    }
+                    let what = "slot \(first) to \(second), same frame \(sameFrame), others \(others.count)"
+                    #expect(try Self.mirror(rec(second)).ids.count == 1 + others.count, "\(what)")
+                    // As the same bounce in its own slot a frame later: a tap (beside a resting
+                    // finger, what the gestures make of two fingers).
+                    let lines = try Self.gestures(rec(second)), sameSlot = try Self.gestures(rec(first))
+                    #expect(lines == sameSlot, "\(what): \(lines)")
+                    #expect(!others.isEmpty || lines == ["tap"], "\(what): \(lines)")
+                }
+            }
+        }
+    }
+
     @Test func oneFrameGhosts_areNoTouch_andNoGesture() throws {
         var ghosts: [Contacts] = []
         for k in Int32(0)..<5 {
