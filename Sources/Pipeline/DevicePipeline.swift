@@ -207,7 +207,10 @@ public struct DevicePipeline {
         // (A swallowed sequence, touch to wake, is the app's no more than the engine's.)
         if limitsContacts && !swallowing { limits.frame(decoder, engine.configuration, into: &out.takenContacts) }
         if excluded.isActive { excluded.frame(decoder, engine.configuration) }
-        if decoder.isFiltered { includeTick() }
+        if decoder.isFiltered {
+            includeTick()
+            if passThrough { decoder.contactsEndedAsStuck(into: &out.takenContacts) }
+        }
     }
 
     /// The decoder went on from `old`'s (`FrameDecoder.continueFrom`, a reload): its filters'

@@ -129,6 +129,9 @@ struct ContactFilter {
         /// The latest lift time (ns) among the held lifts this frame ended: a frame the filters
         /// made on their own to end them is stamped then for the gestures (`FrameDecoder.tick`).
         var releasedLift: Int64?
+        /// The slots (a bit each, the first 64) whose contact was ended as stuck this frame: the
+        /// mirror ends them as it ends a touch a system gesture takes (`[device] cancel`).
+        var stuckSlots: UInt64 = 0
 
         /// A frame is wanted at `t` (the earliest asked for since the frame began).
         mutating func due(_ t: Int64) { nextTick = min(nextTick ?? t, t) }
@@ -223,7 +226,9 @@ struct ContactFilter {
                 if !down && !st[k].down { continue }
                 // A landing in a free slot: maybe a bounce the panel gave another slot.
                 let moved = down && !st[k].down && rules.settings.chatterNs != nil && Self.takeBounce(k, &st, &sh, ds, n, rules, &tally, at: time)
-                Self.step(&st[k], &sh[k], &ds[k], down: down, at: time, fresh: fresh, rules, &tally, &nextContact)
+                if Self.step(&st[k], &sh[k], &ds[k], down: down, at: time, fresh: fresh, rules, &tally, &nextContact) && k < 64 {
+                    tally.stuckSlots |= 1 << UInt64(k)
+                }
                 if moved { sh[k].moved = true }
             }
         }
@@ -234,7 +239,7 @@ struct ContactFilter {
     /// A single-touch panel's one contact, `down` or not, the same way.
     mutating func run(one s: inout DecoderSlot, down: Bool, at time: Int64, fresh: Bool, nextContact: inout UInt32) {
         guard down || state[0].down else { return }
-        Self.step(&state[0], &shown[0], &s, down: down, at: time, fresh: fresh, rules, &tally, &nextContact)
+        if Self.step(&state[0], &shown[0], &s, down: down, at: time, fresh: fresh, rules, &tally, &nextContact) { tally.stuckSlots = 1 }
     }
 
     /// Contacts already down (a reload made these filters): each as landed long ago, where it is.
@@ -249,5 +254,5 @@ struct ContactFilter {
     }
 
     /// A frame's filtering begins: what it asks for is due anew.
-    mutating func startFrame() { (tally.nextTick, tally.releasedLift) = (nil, nil) }
+    mutating func startFrame() { (tally.nextTick, tally.releasedLift, tally.stuckSlots) = (nil, nil, 0) }
 }

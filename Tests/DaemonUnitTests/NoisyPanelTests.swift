@@ -63,6 +63,13 @@ typealias Contacts = [(slot: Int32, id: Int32, x: Int32, y: Int32)]
         return (xs, ids)
     }
 
+    /// The mirror's events for `rec` under `configuration`.
+    static func mirrorEvents(_ rec: Recording, configuration: Configuration) throws -> [InputEvent] {
+        var replay = try MirrorReplay(description: panel, configuration: configuration, path: "noisy")
+        replay.play(rec.eventsLiftedAtEnd)
+        return replay.events
+    }
+
     static func gestures(_ rec: Recording, configuration: Configuration? = nil) throws -> [String] {
         let lines = try DevicePipeline.lines(rec, description: panel, configuration: try configuration ?? config)
         return lines.split(separator: "\n").compactMap(FilteredGestureTests.name)
@@ -143,13 +150,25 @@ typealias Contacts = [(slot: Int32, id: Int32, x: Int32, y: Int32)]
     @Test func aStuckContact_isEnded_andATapBesideItIsATap() throws {
         let stuck = (slot: Int32(0), id: Int32(1), x: Int32(100), y: Int32(100))
         let tap = (slot: Int32(1), id: Int32(2), x: Int32(1920), y: Int32(1080))
-        // Stuck for 9 s (silent: the kernel sends nothing for it), then a tap beside it.
+        // Stuck for 6 s (silent: the kernel sends nothing for it), then a tap beside it.
         var frames: [[(slot: Int32, id: Int32, x: Int32, y: Int32)]] = [[stuck]]
-        frames += Array(repeating: [stuck], count: 540)
+        frames += Array(repeating: [stuck], count: 360)
         frames += Array(repeating: [stuck, tap], count: 5) + Array(repeating: [stuck], count: 30)
         let rec = Self.recording(frames)
         let lines = try Self.gestures(rec)
         #expect(lines.contains("tap"), "\(lines)")
+        // On the mirror it ends as `[device] cancel` says: a palm first (libinput's TOUCH_CANCEL)
+        // with "palm", a plain lift with the default "lift"; each once, before the tap lands.
+        func palms(_ cancel: MirrorCancel) throws -> [Int32] {
+            var c = try Self.config
+            c.daemon.cancel = cancel
+            let events = try Self.mirrorEvents(rec, configuration: c)
+            let lift = try #require(events.firstIndex { $0.type == 3 && $0.code == Evdev.ABS_MT_TRACKING_ID && $0.value == -1 })
+            #expect(events[lift].time.nanoseconds >= 5_000_000_000, "\(cancel): ended after stuck_after")
+            return events[..<lift].filter { $0.type == 3 && $0.code == Evdev.ABS_MT_TOOL_TYPE }.map(\.value)
+        }
+        #expect(try palms(.palm) == [Evdev.MT_TOOL_PALM])
+        #expect(try palms(.lift).isEmpty)
         var unfiltered = try Self.config
         unfiltered.geometry.filters.stuckAfterNs = nil
         let before = try Self.gestures(rec, configuration: unfiltered)
