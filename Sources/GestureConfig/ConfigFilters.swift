@@ -14,7 +14,8 @@ extension Loader {
             guard on || panelsFollow else { throw f.fail(key, "set '\(enabler)' too: it turns the \(filter) filter on") }
         }
         try f.checkKeys([
-            "dejitter_min_cutoff", "dejitter_speed_coefficient", "dejitter_derivative_cutoff", "dead_zones", "stuck_after", "chatter_window",
+            "dejitter_min_cutoff", "dejitter_speed_coefficient", "dejitter_derivative_cutoff", "dejitter_rest_speed", "dead_zones", "stuck_after",
+            "chatter_window",
             "chatter_distance", "ghost_under", "ghost_on_mirror", "stuck_distance",
         ])
         // From a filter slower than a resting hand's drift (0.05 Hz) to one that passes what a
@@ -30,12 +31,17 @@ extension Loader {
         }
         let k = try f.number("dejitter_speed_coefficient", in: 0...10, unit: "Hz per mm/s")
         let d = try f.number("dejitter_derivative_cutoff", in: 0.1...30, unit: "Hz")
-        if k != nil || d != nil {
+        // The 1€ filter as published (0) to a slow drag's speed: a noisy panel's resting finger
+        // reads as 20-60 mm/s.
+        let rest = try f.number("dejitter_rest_speed", in: 0...200, unit: "mm/s")
+        if k != nil || d != nil || rest != nil {
             guard var j = settings.dejitter else {
-                throw f.fail(k == nil ? "dejitter_derivative_cutoff" : "dejitter_speed_coefficient", "set 'dejitter_min_cutoff' too: it turns the dejitter filter on")
+                let key = k != nil ? "dejitter_speed_coefficient" : d != nil ? "dejitter_derivative_cutoff" : "dejitter_rest_speed"
+                throw f.fail(key, "set 'dejitter_min_cutoff' too: it turns the dejitter filter on")
             }
             j.speedCoefficient = k ?? j.speedCoefficient
             j.derivativeCutoff = d ?? j.derivativeCutoff
+            j.restSpeed = rest ?? j.restSpeed
             settings.dejitter = j
         }
         if try f.value("dead_zones") != nil {

@@ -26,7 +26,11 @@ public struct PanelAdvice: Sendable {
         if let noise = d.noiseMM {
             let verdict = noise >= 0.3 ? "a resting finger jitters: the dejitter filter holds it still" : "quiet at rest: no dejitter needed"
             notes.append("resting noise \(Self.fmt(noise, 2)) mm (x \(Self.fmt(d.noiseXMM ?? 0, 2)), y \(Self.fmt(d.noiseYMM ?? 0, 2))) over \(Self.fmt(d.restSeconds, 1)) s, the kernel's fuzz \(Self.fmt(fuzz, 2)) mm: \(verdict)")
-            if noise >= 0.3 { filters.append(("dejitter_min_cutoff", "1.0", "resting noise \(Self.fmt(noise, 2)) mm")) }
+            if noise >= 0.3 {
+                let speed = Self.restSpeed(noise: noise, rate: d.reportRateHz ?? 60)
+                filters.append(("dejitter_min_cutoff", "0.5", "resting noise \(Self.fmt(noise, 2)) mm"))
+                filters.append(("dejitter_rest_speed", Self.fmt(speed, 0), "that noise reads as up to \(Self.fmt(speed, 0)) mm/s to the filter"))
+            }
             if noise >= 1 {
                 notes.append("with this much noise a resting finger's first position may be a millimetre off: widen the gestures' slops in [thresholds] (tap_slop, pan_slop, long_press_tolerance = 4, as examples/noisy-panel.toml does)")
             }
@@ -135,4 +139,15 @@ public struct PanelAdvice: Sendable {
     static func percent(_ f: Double) -> String { fmt(f * 100, 0) + " %" }
     /// Up to the next 5 ms.
     static func stepUp(_ seconds: Double) -> Double { (seconds / 0.005).rounded(.up) * 0.005 }
+
+    /// The speed (mm/s) the dejitter filter reads from a resting finger's noise (`noise` mm
+    /// along each axis) at `rate` Hz: its speed estimate along an axis spreads by the noise over
+    /// a report interval, smoothed at the 1 Hz derivative cutoff; the two axes' together stay
+    /// under 2.45 spreads 95 % of the time. In 5 mm/s steps, within the key's range.
+    public static func restSpeed(noise: Double, rate: Double) -> Double {
+        let dt = 1 / min(max(rate, 10), 1000)
+        let a = 1 / (1 + 1 / (2 * Double.pi * dt))
+        let spread = noise / dt * (a / (2 - a)).squareRoot()
+        return min(200, max(5, (2.45 * spread / 5).rounded(.up) * 5))
+    }
 }

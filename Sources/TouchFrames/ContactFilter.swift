@@ -18,6 +18,11 @@ public struct ContactFilterSettings: Hashable, Sendable {
         public var speedCoefficient = 0.05
         /// The cutoff (Hz) of the speed estimate itself (the paper's 1 Hz).
         public var derivativeCutoff = 1.0
+        /// Speeds (mm/s) up to this are rest: the cutoff rises with the speed past it (0: the
+        /// filter as published). A resting finger's noise on a cheap panel reads as a speed of
+        /// 20-60 mm/s, which opened the cutoff and let half the noise through; past the floor a
+        /// swipe loses little (500 mm/s is filtered at 23.5 Hz rather than 26 with 0.05 and 50).
+        public var restSpeed = 0.0
 
         public init(minCutoff: Double) { self.minCutoff = minCutoff }
     }

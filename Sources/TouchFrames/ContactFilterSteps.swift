@@ -292,7 +292,7 @@ extension ContactFilter {
     }
 
     /// One 1€ step: the speed estimate smoothed at `derivativeCutoff`, the position at a cutoff
-    /// that rises with that speed (in mm/s).
+    /// that rises with that speed (in mm/s) past `restSpeed`.
     static func smooth(
         _ f: inout FilterSlot, _ x: Double, _ y: Double, _ d: ContactFilterSettings.Dejitter, _ mmPerUnit: (x: Double, y: Double),
         _ interval: inout Double, at time: Int64
@@ -309,7 +309,7 @@ extension ContactFilter {
         f.dx += ad * (rawDX - f.dx)
         f.dy += ad * (rawDY - f.dy)
         let speed = ((f.dx * mmPerUnit.x) * (f.dx * mmPerUnit.x) + (f.dy * mmPerUnit.y) * (f.dy * mmPerUnit.y)).squareRoot()
-        let a = alpha(d.minCutoff + d.speedCoefficient * speed, dt)
+        let a = alpha(d.minCutoff + d.speedCoefficient * max(0, speed - d.restSpeed), dt)
         f.x += a * (x - f.x)
         f.y += a * (y - f.y)
     }

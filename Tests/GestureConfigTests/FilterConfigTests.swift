@@ -102,6 +102,15 @@ import TouchFrames
         #expect(d?.minCutoff == 2 && d?.speedCoefficient == 0.2)
     }
 
+    @Test func theRestSpeed_isTaken_inItsRange_withTheDejitterFilter() throws {
+        let c = try ConfigLoader.parse("[device.filters]\ndejitter_min_cutoff = 0.5\ndejitter_rest_speed = 50\n", file: "f.toml")
+        #expect(c.geometry.filters.dejitter?.restSpeed == 50)
+        let high = try #require(refusal("[device.filters]\ndejitter_min_cutoff = 0.5\ndejitter_rest_speed = 250\n"))
+        #expect(high.line == 3 && high.reason.contains("0") && high.reason.contains("200"), "\(high)")
+        let alone = try #require(refusal("[device.filters]\ndejitter_rest_speed = 50\n"))
+        #expect(alone.line == 2 && alone.reason.contains("set 'dejitter_min_cutoff' too"), "\(alone)")
+    }
+
     @Test func seventeenDeadZones_areRefused() throws {
         let zones = Array(repeating: "[0, 0, 1, 1]", count: 17).joined(separator: ", ")
         let e = try #require(refusal("[device.filters]\ndead_zones = [\(zones)]\n"))

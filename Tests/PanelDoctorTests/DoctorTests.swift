@@ -205,11 +205,16 @@ struct PanelSimulator {
         let d = r.diagnosis
         #expect(d.chatters.count == 2 && d.ghosts.count == 3 && d.stuck.count == 2 && d.phantoms.count == 1, "\(r.text)")
         #expect(abs((d.phantoms.first?.periodSeconds ?? 0) - 12.864) < 0.05)
-        #expect(r.advice.filters.map(\.key) == ["dejitter_min_cutoff", "chatter_window", "ghost_under", "stuck_after", "dead_zones"])
+        #expect(r.advice.filters.map(\.key) == ["dejitter_min_cutoff", "dejitter_rest_speed", "chatter_window", "ghost_under", "stuck_after", "dead_zones"])
         let text = r.advice.settings(r.tracks)
         let c = try ConfigLoader.parse(text, file: "doctor.toml")
         let panel = try #require(c.panels.first)
         #expect(panel.match == "0000:0000" && panel.geometry.filters.chatterNs != nil && panel.geometry.filters.deadZones.count == 1)
+        // The rest speed the noise reads as (the 95th percentile of the filter's estimate at rest).
+        let rest = try #require(panel.geometry.filters.dejitter?.restSpeed)
+        let expected = PanelAdvice.restSpeed(noise: try #require(d.noiseMM), rate: try #require(d.reportRateHz))
+        #expect(rest == expected && rest >= 5 && rest <= 200, "\(rest)")
+        #expect(PanelAdvice.restSpeed(noise: 1.5, rate: 60) == 50 && PanelAdvice.restSpeed(noise: 0.87, rate: 100) == 40)
     }
 
     /// On a 30 Hz panel a one-frame ghost lasts 33 ms: `ghost_under` is suggested above two of
