@@ -28,8 +28,10 @@ public struct PanelAdvice: Sendable {
             notes.append("resting noise \(Self.fmt(noise, 2)) mm (x \(Self.fmt(d.noiseXMM ?? 0, 2)), y \(Self.fmt(d.noiseYMM ?? 0, 2))) over \(Self.fmt(d.restSeconds, 1)) s, the kernel's fuzz \(Self.fmt(fuzz, 2)) mm: \(verdict)")
             if noise >= 0.3 {
                 let speed = Self.restSpeed(noise: noise, rate: d.reportRateHz ?? 60)
+                let rate = d.reportRateHz == nil ? " at an assumed 60 Hz (no rate measured)" : ""
+                let upTo = speed >= 200 ? "over" : "up to"
                 filters.append(("dejitter_min_cutoff", "0.5", "resting noise \(Self.fmt(noise, 2)) mm"))
-                filters.append(("dejitter_rest_speed", Self.fmt(speed, 0), "that noise reads as up to \(Self.fmt(speed, 0)) mm/s to the filter"))
+                filters.append(("dejitter_rest_speed", Self.fmt(speed, 0), "that noise reads as \(upTo) \(Self.fmt(speed, 0)) mm/s to the filter\(rate)"))
             }
             if noise >= 1 {
                 notes.append("with this much noise a resting finger's first position may be a millimetre off: widen the gestures' slops in [thresholds] (tap_slop, pan_slop, long_press_tolerance = 4, as examples/noisy-panel.toml does)")

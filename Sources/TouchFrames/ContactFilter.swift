@@ -147,8 +147,8 @@ struct ContactFilter {
     struct ShownSlot {
         var x: Int32 = 0, y: Int32 = 0
         var hidden = false, young = false, lingering = false
-        /// Its contact came from another slot this frame (a bounce the panel slotted elsewhere:
-        /// `takeBounce`): not new to the gestures.
+        /// Its contact, shown to the gestures before, came from another slot this frame (a bounce
+        /// the panel slotted elsewhere: `takeBounce`): not new to them.
         var moved = false
     }
 
@@ -230,11 +230,13 @@ struct ContactFilter {
                 let down = ds[k].trackingID >= 0 && ds[k].hasX && ds[k].hasY
                 if !down && !st[k].down { continue }
                 // A landing in a free slot: maybe a bounce the panel gave another slot.
+                // (`wasShown`: it was shown to the gestures before, so it is not new to them.)
                 let moved = down && !st[k].down && rules.settings.chatterNs != nil && Self.takeBounce(k, &st, &sh, ds, n, rules, &tally, at: time)
+                let wasShown = moved && !sh[k].young && !sh[k].hidden
                 if Self.step(&st[k], &sh[k], &ds[k], down: down, at: time, fresh: fresh, rules, &tally, &nextContact) && k < 64 {
                     tally.stuckSlots |= 1 << UInt64(k)
                 }
-                if moved { sh[k].moved = true }
+                if wasShown { sh[k].moved = true }
             }
         }
         swap(&state, &self.state)

@@ -18,7 +18,11 @@ extension FrameDecoder {
     public func isNewInFrame(_ id: UInt32) -> Bool {
         guard isFiltered else { return id >= contactsBefore }
         guard multitouch else { return newToGestures & 1 != 0 && single.contact == id }
-        for k in 0..<min(slotsUsed, 64) where slots[k].contact == id { return newToGestures & (1 << k) != 0 }
+        // The slot it is down (or held) in: a slot it lifted from keeps its id (a bounce another
+        // slot took, `ContactFilter.takeBounce`).
+        for k in 0..<min(slotsUsed, 64) where slots[k].contact == id && (slots[k].trackingID >= 0 || filter.shown[k].lingering) {
+            return newToGestures & (1 << k) != 0
+        }
         return false
     }
 

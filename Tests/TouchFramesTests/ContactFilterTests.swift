@@ -58,6 +58,41 @@ import TouchFrames
     /// A resting finger's noise reads to the filter as a speed, which opens its cutoff: below
     /// `restSpeed` it is rest. 2 s rests with 1.5 mm of Gaussian noise at 30 Hz (20 of them):
     /// the worst spread on the mirror is under 40 % of the raw one with it, over without.
+    /// A young bounce the panel puts in another slot, coming of age there: new to the gestures
+    /// then (a pointer region or touch to wake sees it land), though its id came from a slot that
+    /// still holds it; one that was shown before it moved is not new.
+    @Test func aYoungBounceInAnotherSlot_isNewWhenItComesOfAge() throws {
+        var d = try Self.decoder { f in
+            f.ghostNs = 40_000_000
+            f.chatterNs = 35_000_000
+        }
+        Self.feed(&d, at: 0, Self.land(0, id: 1, 500, 250), agree: false)
+        Self.feed(&d, at: 0.0167, Self.at(0, 500, 250), agree: false)
+        Self.feed(&d, at: 0.0333, [(3, Evdev.ABS_MT_TRACKING_ID, -1)], agree: false)
+        Self.feed(&d, at: 0.05, Self.land(1, id: 2, 502, 251), agree: false)
+        #expect(d.frame.contacts.isEmpty, "still young")
+        Self.feed(&d, at: 0.0667, Self.at(1, 503, 251))
+        let c = try #require(d.frame.contacts.first)
+        #expect(d.frame.contacts.count == 1 && d.landed && d.isNewInFrame(c.id))
+        // Shown, it bounces into a third slot: the same contact, not new.
+        Self.feed(&d, at: 0.0833, [(3, Evdev.ABS_MT_SLOT, 1), (3, Evdev.ABS_MT_TRACKING_ID, -1)])
+        Self.feed(&d, at: 0.1, Self.land(2, id: 3, 503, 252))
+        #expect(d.frame.contacts.map(\.id) == [c.id] && !d.landed && !d.isNewInFrame(c.id))
+        // A young one that comes of age in the very frame it moves (its own frame at 40 ms never
+        // came: a read's batch runs none between its frames) is new then.
+        var e = try Self.decoder { f in
+            f.ghostNs = 40_000_000
+            f.chatterNs = 35_000_000
+        }
+        Self.feed(&e, at: 0, Self.land(0, id: 1, 500, 250), agree: false)
+        Self.feed(&e, at: 0.0167, Self.at(0, 501, 250), agree: false)
+        Self.feed(&e, at: 0.0333, Self.at(0, 500, 250), agree: false)
+        Self.feed(&e, at: 0.05, [(3, Evdev.ABS_MT_TRACKING_ID, -1)], agree: false)
+        Self.feed(&e, at: 0.0667, Self.land(1, id: 2, 502, 251))
+        let b = try #require(e.frame.contacts.first)
+        #expect(e.frame.contacts.count == 1 && e.landed && e.isNewInFrame(b.id))
+    }
+
     @Test func dejitter_restSpeed_holdsANoisyRestUnder40Percent() throws {
         func worst(_ minCutoff: Double, restSpeed: Double) throws -> Double {
             var f = ContactFilterSettings()
