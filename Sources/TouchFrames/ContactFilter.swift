@@ -134,9 +134,10 @@ struct ContactFilter {
         /// The latest lift time (ns) among the held lifts this frame ended: a frame the filters
         /// made on their own to end them is stamped then for the gestures (`FrameDecoder.tick`).
         var releasedLift: Int64?
-        /// The slots (a bit each, the first 64) whose contact was ended as stuck this frame: the
-        /// mirror ends them as it ends a touch a system gesture takes (`[device] cancel`).
-        var stuckSlots: UInt64 = 0
+        /// Contacts were ended as stuck in this frame, at `stuckAt` (ns; their slots' `stuckAt`):
+        /// the mirror ends them as it ends a touch a system gesture takes (`[device] cancel`).
+        var stuckNow = false
+        var stuckAt: Int64 = 0
 
         /// A frame is wanted at `t` (the earliest asked for since the frame began).
         mutating func due(_ t: Int64) { nextTick = min(nextTick ?? t, t) }
@@ -157,8 +158,9 @@ struct ContactFilter {
         /// The contact these values belong to (0: none yet).
         var contact: UInt32 = 0
         var hidden = false
-        /// Hidden because it stuck (not for a dead zone).
+        /// Hidden because it stuck (not for a dead zone), and when.
         var stuck = false
+        var stuckAt: Int64 = 0
         /// 1€: the filtered position and speed (units, units/s), and the last frame's time.
         var x = 0.0, y = 0.0, dx = 0.0, dy = 0.0
         var at: Int64 = 0
@@ -225,18 +227,21 @@ struct ContactFilter {
         swap(&shown, &self.shown)
         do {
             var st = state.mutableSpan, sh = shown.mutableSpan, ds = slots.mutableSpan
-            let n = min(count, st.count, sh.count, ds.count)
+            let n = min(count, st.count, sh.count, ds.count), chatter = rules.settings.chatterNs != nil
             for k in 0..<n {
                 let down = ds[k].trackingID >= 0 && ds[k].hasX && ds[k].hasY
-                if !down && !st[k].down { continue }
-                // A landing in a free slot: maybe a bounce the panel gave another slot.
-                // (`wasShown`: it was shown to the gestures before, so it is not new to them.)
-                let moved = down && !st[k].down && rules.settings.chatterNs != nil && Self.takeBounce(k, &st, &sh, ds, n, rules, &tally, at: time)
-                let wasShown = moved && !sh[k].young && !sh[k].hidden
-                if Self.step(&st[k], &sh[k], &ds[k], down: down, at: time, fresh: fresh, rules, &tally, &nextContact) && k < 64 {
-                    tally.stuckSlots |= 1 << UInt64(k)
+                if !st[k].down {
+                    if !down { continue }
+                    // A landing in a free slot: maybe a bounce the panel gave another slot, whose
+                    // contact, if the gestures saw it before, is not new to them.
+                    if chatter && Self.takeBounce(k, &st, &sh, ds, n, rules, &tally, at: time) {
+                        let wasShown = !sh[k].young && !sh[k].hidden
+                        Self.step(&st[k], &sh[k], &ds[k], down: down, at: time, fresh: fresh, rules, &tally, &nextContact)
+                        sh[k].moved = wasShown
+                        continue
+                    }
                 }
-                if wasShown { sh[k].moved = true }
+                Self.step(&st[k], &sh[k], &ds[k], down: down, at: time, fresh: fresh, rules, &tally, &nextContact)
             }
         }
         swap(&state, &self.state)
@@ -246,7 +251,7 @@ struct ContactFilter {
     /// A single-touch panel's one contact, `down` or not, the same way.
     mutating func run(one s: inout DecoderSlot, down: Bool, at time: Int64, fresh: Bool, nextContact: inout UInt32) {
         guard down || state[0].down else { return }
-        if Self.step(&state[0], &shown[0], &s, down: down, at: time, fresh: fresh, rules, &tally, &nextContact) { tally.stuckSlots = 1 }
+        Self.step(&state[0], &shown[0], &s, down: down, at: time, fresh: fresh, rules, &tally, &nextContact)
     }
 
     /// Contacts already down (a reload made these filters): each as landed long ago, where it is.
@@ -261,5 +266,13 @@ struct ContactFilter {
     }
 
     /// A frame's filtering begins: what it asks for is due anew.
-    mutating func startFrame() { (tally.nextTick, tally.releasedLift, tally.stuckSlots) = (nil, nil, 0) }
+    mutating func startFrame() { (tally.nextTick, tally.releasedLift, tally.stuckNow) = (nil, nil, false) }
+
+    /// The slots (a bit each, the first 64) whose contact was ended as stuck in this frame.
+    var endedAsStuck: UInt64 {
+        guard tally.stuckNow else { return 0 }
+        var bits: UInt64 = 0
+        for k in 0..<min(state.count, 64) where state[k].stuck && state[k].stuckAt == tally.stuckAt { bits |= 1 << UInt64(k) }
+        return bits
+    }
 }

@@ -4,23 +4,17 @@
 extension ContactFilter {
     /// Slot `s` at `time` (ns), its contact `down` (and placed) or not: its state `f`, what it
     /// shows `v`; `fresh`: a position the panel sent (not a filter's own frame).
-    /// True: its contact was ended as stuck in this step.
-    @discardableResult
     static func step(
         _ f: inout FilterSlot, _ v: inout ShownSlot, _ s: inout DecoderSlot, down: Bool, at time: Int64, fresh: Bool, _ r: borrowing Rules,
         _ tally: inout Tally, _ nextContact: inout UInt32
-    ) -> Bool {
-        guard down else {
-            lifted(&f, &v, s, r, &tally, at: time)
-            return false
-        }
-        var stuck = false
+    ) {
+        guard down else { return lifted(&f, &v, s, r, &tally, at: time) }
         if f.contact != s.contact && !landsAgain(&f, &s, young: v.young, r, &tally, at: time) {
             // The slot's last contact, if it was never shown (young) and not hidden, was a ghost.
             if f.down && v.young && !f.hidden { tally.counts.ghosts += 1 }
             land(&f, s, r, &tally, at: time)
         }
-        if let after = r.settings.stuckAfterNs { stuck = checkStuck(&f, &s, after: after, r, &tally, &nextContact, at: time) }
+        if let after = r.settings.stuckAfterNs { checkStuck(&f, &s, after: after, r, &tally, &nextContact, at: time) }
         f.down = true
         var shown = ShownSlot(x: v.x, y: v.y, hidden: f.hidden)
         // Young (the ghost filter), or shown for the first time now that it is old enough.
@@ -49,7 +43,6 @@ extension ContactFilter {
             (shown.x, shown.y) = (nearest(f.x), nearest(f.y))
         }
         v = shown
-        return stuck
     }
 
     /// Where a contact coming of age (the ghost filter) is first shown. A resting one (now within
@@ -92,27 +85,24 @@ extension ContactFilter {
     /// ends; moving again, it lands anew (outside a dead zone) under a fresh id, the filter
     /// starting from where it is. (A stuck contact on a cheap panel flickers by a unit or two:
     /// "not one unit" would never end it.)
-    /// True: it ends now.
     static func checkStuck(
         _ f: inout FilterSlot, _ s: inout DecoderSlot, after: Int64, _ r: borrowing Rules, _ tally: inout Tally,
         _ nextContact: inout UInt32, at time: Int64
-    ) -> Bool {
+    ) {
         let dx = (Double(s.x) - Double(f.restX)) * r.mmPerUnit.x, dy = (Double(s.y) - Double(f.restY)) * r.mmPerUnit.y
         // At least two units: a coarse panel's unit may be half a millimetre.
         let limit = max(r.settings.stuckDistanceMM, 2 * max(r.mmPerUnit.x, r.mmPerUnit.y))
         if dx * dx + dy * dy > limit * limit {
             (f.restX, f.restY, f.restSince) = (s.x, s.y, time)
-            guard f.stuck else { return false }
+            guard f.stuck else { return }
             s.contact = nextContact
             nextContact &+= 1
             land(&f, s, r, &tally, at: time)
         } else if !f.hidden && time - f.restSince >= after {
             f.hidden = true
-            f.stuck = true
+            (f.stuck, f.stuckAt, tally.stuckNow, tally.stuckAt) = (true, time, true, time)
             tally.counts.stuck += 1
-            return true
         }
-        return false
     }
 
     /// No contact down: a contact shown until the last frame lifts now, or, within the chatter
@@ -238,6 +228,7 @@ extension ContactFilter {
     /// where `step` takes the landing as its bounce: one contact for everyone (the gestures and
     /// the mirror follow ids, not slots). A slot lifting in this very frame but not yet stepped
     /// is held first, as its own step would. False: none is close.
+    @inline(never)  // landings only: kept out of the frame's loop
     static func takeBounce(
         _ k: Int, _ st: inout MutableSpan<FilterSlot>, _ sh: inout MutableSpan<ShownSlot>, _ ds: borrowing MutableSpan<DecoderSlot>, _ n: Int,
         _ r: borrowing Rules, _ tally: inout Tally, at time: Int64

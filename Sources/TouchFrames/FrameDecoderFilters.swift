@@ -96,7 +96,7 @@ extension FrameDecoder {
     /// The contacts the stuck filter ended in this frame, into `ids` (the mirror ends each as
     /// `[device] cancel` says, as a touch a system gesture takes; the gestures see it lift).
     public func contactsEndedAsStuck(into ids: inout [UInt32]) {
-        guard isFiltered, case let bits = filter.tally.stuckSlots, bits != 0 else { return }
+        guard isFiltered, filter.tally.stuckNow, case let bits = filter.endedAsStuck, bits != 0 else { return }
         if !multitouch { return ids.append(single.contact) }
         for k in 0..<min(slots.count, 64) where bits & (1 << UInt64(k)) != 0 { ids.append(slots[k].contact) }
     }
