@@ -149,7 +149,7 @@ struct ContactFilter {
         var x: Int32 = 0, y: Int32 = 0
         var hidden = false, young = false, lingering = false
         /// Its contact, shown to the gestures before, came from another slot this frame (a bounce
-        /// the panel slotted elsewhere: `takeBounce`): not new to them.
+        /// the panel slotted elsewhere, ContactFilterBounces.swift): not new to them.
         var moved = false
     }
 
@@ -190,6 +190,9 @@ struct ContactFilter {
         var rawAt: Int64 = 0, priorAt: Int64 = 0, firstAt: Int64 = 0
         var down = false
         var lingerUntil: Int64?
+        /// It came from another slot in this frame, shown to the gestures before
+        /// (ContactFilterBounces.swift): its view says so (`ShownSlot.moved`), once.
+        var moved = false
     }
 
     var counts: FilterCounts {
@@ -230,16 +233,16 @@ struct ContactFilter {
             let n = min(count, st.count, sh.count, ds.count), chatter = rules.settings.chatterNs != nil
             for k in 0..<n {
                 let down = ds[k].trackingID >= 0 && ds[k].hasX && ds[k].hasY
-                if !st[k].down {
-                    if !down { continue }
-                    // A landing in a free slot: maybe a bounce the panel gave another slot, whose
-                    // contact, if the gestures saw it before, is not new to them.
-                    if chatter && Self.takeBounce(k, &st, &sh, ds, n, rules, &tally, at: time) {
-                        let wasShown = !sh[k].young && !sh[k].hidden
-                        Self.step(&st[k], &sh[k], &ds[k], down: down, at: time, fresh: fresh, rules, &tally, &nextContact)
-                        sh[k].moved = wasShown
-                        continue
+                if down {
+                    // A landing: maybe a bounce the panel gave another slot
+                    // (ContactFilterBounces.swift). A slot holding a lift this is not the bounce
+                    // of hands the lift on first.
+                    if chatter && st[k].contact != ds[k].contact {
+                        if st[k].down { Self.handOver(k, &st, &sh, ds, n, rules, tally, at: time) }
+                        if !st[k].down { _ = Self.takeBounce(k, &st, &sh, ds, n, rules, &tally, at: time) }
                     }
+                } else if !st[k].down {
+                    continue
                 }
                 Self.step(&st[k], &sh[k], &ds[k], down: down, at: time, fresh: fresh, rules, &tally, &nextContact)
             }

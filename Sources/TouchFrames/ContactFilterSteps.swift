@@ -16,7 +16,8 @@ extension ContactFilter {
         }
         if let after = r.settings.stuckAfterNs { checkStuck(&f, &s, after: after, r, &tally, &nextContact, at: time) }
         f.down = true
-        var shown = ShownSlot(x: v.x, y: v.y, hidden: f.hidden)
+        var shown = ShownSlot(x: v.x, y: v.y, hidden: f.hidden, moved: f.moved)
+        f.moved = false
         // Young (the ghost filter), or shown for the first time now that it is old enough.
         var comesOfAge = false
         if let g = r.settings.ghostNs {
@@ -218,30 +219,6 @@ extension ContactFilter {
         if !moving { (f.dx, f.dy) = (0, 0) }
         f.at = time
         tally.counts.chatter += 1
-        return true
-    }
-
-    /// A contact landing in free slot `k` while a contact lifted from another slot is held close
-    /// to it (as `landsAgain` measures): the same finger's bounce, which the panel gave another
-    /// slot (drivers that slot a contact by the controller's own id, which may change at a
-    /// bounce). The held contact's state and view move to `k` (the free slot's to its old one),
-    /// where `step` takes the landing as its bounce: one contact for everyone (the gestures and
-    /// the mirror follow ids, not slots). A slot lifting in this very frame but not yet stepped
-    /// is held first, as its own step would. False: none is close.
-    @inline(never)  // landings only: kept out of the frame's loop
-    static func takeBounce(
-        _ k: Int, _ st: inout MutableSpan<FilterSlot>, _ sh: inout MutableSpan<ShownSlot>, _ ds: borrowing MutableSpan<DecoderSlot>, _ n: Int,
-        _ r: borrowing Rules, _ tally: inout Tally, at time: Int64
-    ) -> Bool {
-        var best = -1, bestDistance = r.settings.chatterDistanceMM
-        for j in 0..<n where j != k && st[j].down && !(ds[j].trackingID >= 0 && ds[j].hasX && ds[j].hasY) {
-            if st[j].lingerUntil == nil { lifted(&st[j], &sh[j], ds[j], r, &tally, at: time) }
-            guard let d = heldDistance(st[j], ds[k], r, tally, at: time), d <= bestDistance else { continue }
-            (best, bestDistance) = (j, d)
-        }
-        guard best >= 0 else { return false }
-        st.swapAt(k, best)
-        sh.swapAt(k, best)
         return true
     }
 

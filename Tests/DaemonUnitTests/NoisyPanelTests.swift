@@ -136,6 +136,30 @@ typealias Contacts = [(slot: Int32, id: Int32, x: Int32, y: Int32)]
         }
     }
 
+    /// A bounce into another slot while a new finger takes the bounced one's slot, and two
+    /// fingers bouncing at once into each other's slots: as the same bounces in their own slots
+    /// (the same gestures, one contact a finger on the mirror).
+    @Test func bouncesAcrossSlots_whileTheSlotsAreTaken_areTheSameFingers() throws {
+        typealias C = (slot: Int32, id: Int32, x: Int32, y: Int32)
+        func rec(_ before: [C], _ after: [C]) -> Recording {
+            Self.recording([before, before, before, []] + Array(repeating: after, count: 4) + Array(repeating: [], count: 30))
+        }
+        // A far finger lands in slot 0 as the bounce lands in slot 1.
+        let a = (slot: Int32(0), id: Int32(1), x: Int32(1920), y: Int32(1080))
+        let far: C = (slot: 0, id: 3, x: 3000, y: 1500), bounce: C = (slot: 1, id: 2, x: 1924, y: 1082)
+        let taken = rec([a], [far, bounce])
+        let own = rec([a], [(slot: 1, id: 3, x: 3000, y: 1500), (slot: 0, id: 2, x: 1924, y: 1082)])
+        #expect(try Self.mirror(taken).ids.count == 2)
+        #expect(try Self.gestures(taken) == Self.gestures(own))
+        // Two fingers 30 mm apart land again swapped, each 1.5 mm from where it left.
+        let two: [C] = [(slot: 0, id: 1, x: 1920, y: 1080), (slot: 1, id: 2, x: 2250, y: 1080)]
+        let swapped = rec(two, [(slot: 0, id: 3, x: 2266, y: 1080), (slot: 1, id: 4, x: 1936, y: 1080)])
+        let same = rec(two, [(slot: 0, id: 3, x: 1936, y: 1080), (slot: 1, id: 4, x: 2266, y: 1080)])
+        #expect(try Self.mirror(swapped).ids.count == 2)
+        let lines = try Self.gestures(swapped)
+        #expect(lines == (try Self.gestures(same)) && lines.filter { $0.contains("tap") }.count == 1, "\(lines)")
+    }
+
     @Test func oneFrameGhosts_areNoTouch_andNoGesture() throws {
         var ghosts: [Contacts] = []
         for k in Int32(0)..<5 {

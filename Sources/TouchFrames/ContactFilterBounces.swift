@@ -1,0 +1,63 @@
+/// Bounces the panel puts in another slot: drivers that slot a contact by the controller's own
+/// id, which may change at a bounce, land a finger again in a free slot, or in a slot a new finger
+/// took. The held lift (the chatter window) then moves to the slot its bounce landed in, where
+/// `ContactFilter.step` takes the landing as its bounce: one contact for everyone (the gestures
+/// and the mirror follow ids, not slots). Landings only: nothing a frame otherwise.
+extension ContactFilter {
+    /// A landing in free slot `k`: the held lift closest to it (within `chatter_distance`, as
+    /// `landsAgain` measures) of another slot moves here, the free slot's state to that slot. A
+    /// slot lifting in this very frame but not yet stepped is held first, as its own step would;
+    /// one whose panel slot a new finger took in this frame is a candidate too (its own landing
+    /// is then a new contact). False: none is close.
+    @inline(never)  // kept out of the frame's loop
+    static func takeBounce(
+        _ k: Int, _ st: inout MutableSpan<FilterSlot>, _ sh: inout MutableSpan<ShownSlot>, _ ds: borrowing MutableSpan<DecoderSlot>, _ n: Int,
+        _ r: borrowing Rules, _ tally: inout Tally, at time: Int64
+    ) -> Bool {
+        var best = -1, bestDistance = r.settings.chatterDistanceMM
+        for j in 0..<n where j != k && st[j].down {
+            let panelDown = ds[j].trackingID >= 0 && ds[j].hasX && ds[j].hasY
+            if panelDown {
+                // Down in its panel slot: a candidate only while held, its slot taken by another.
+                guard st[j].lingerUntil != nil && ds[j].contact != st[j].contact else { continue }
+            } else if st[j].lingerUntil == nil {
+                lifted(&st[j], &sh[j], ds[j], r, &tally, at: time)
+            }
+            guard let d = heldDistance(st[j], ds[k], r, tally, at: time), d <= bestDistance else { continue }
+            (best, bestDistance) = (j, d)
+        }
+        guard best >= 0 else { return false }
+        exchange(k, best, &st, &sh)
+        return true
+    }
+
+    /// Slot `k` holds a lift and a landing that is not its bounce: the lift moves to the later
+    /// slot where its bounce lands in this frame (the closest), that slot's state (free, or
+    /// another held lift, whose bounce this landing may be) to `k`. Nothing when no later
+    /// landing is its bounce (the lift then ends as before: a new contact took its slot).
+    @inline(never)  // kept out of the frame's loop
+    static func handOver(
+        _ k: Int, _ st: inout MutableSpan<FilterSlot>, _ sh: inout MutableSpan<ShownSlot>, _ ds: borrowing MutableSpan<DecoderSlot>, _ n: Int,
+        _ r: borrowing Rules, _ tally: Tally, at time: Int64
+    ) {
+        var bestDistance = r.settings.chatterDistanceMM
+        guard let own = heldDistance(st[k], ds[k], r, tally, at: time), own > bestDistance else { return }
+        var best = -1
+        for j in (k + 1)..<n where ds[j].trackingID >= 0 && ds[j].hasX && ds[j].hasY && ds[j].contact != st[j].contact {
+            // That slot's own state: free, or a held lift (not a contact lifting unseen in this frame).
+            guard !st[j].down || st[j].lingerUntil != nil else { continue }
+            guard let d = heldDistance(st[k], ds[j], r, tally, at: time), d <= bestDistance else { continue }
+            (best, bestDistance) = (j, d)
+        }
+        if best >= 0 { exchange(k, best, &st, &sh) }
+    }
+
+    /// Slots `a` and `b` exchange their contacts' states and views; a contact the gestures saw
+    /// before is marked `moved` in its new slot (`step` passes it to the slot's view: not new).
+    static func exchange(_ a: Int, _ b: Int, _ st: inout MutableSpan<FilterSlot>, _ sh: inout MutableSpan<ShownSlot>) {
+        st.swapAt(a, b)
+        sh.swapAt(a, b)
+        if st[a].down { st[a].moved = !sh[a].young && !sh[a].hidden }
+        if st[b].down { st[b].moved = !sh[b].young && !sh[b].hidden }
+    }
+}
