@@ -191,7 +191,7 @@ struct ContactFilter {
         var down = false
         var lingerUntil: Int64?
         /// It came from another slot in this frame, shown to the gestures before
-        /// (ContactFilterBounces.swift): its view says so (`ShownSlot.moved`), once.
+        /// (ContactFilterBounces.swift): its view says so (`ShownSlot.moved`) once it landed.
         var moved = false
     }
 
@@ -233,17 +233,12 @@ struct ContactFilter {
             let n = min(count, st.count, sh.count, ds.count), chatter = rules.settings.chatterNs != nil
             for k in 0..<n {
                 let down = ds[k].trackingID >= 0 && ds[k].hasX && ds[k].hasY
-                if down {
-                    // A landing: maybe a bounce the panel gave another slot
-                    // (ContactFilterBounces.swift). A slot holding a lift this is not the bounce
-                    // of hands the lift on first.
-                    if chatter && st[k].contact != ds[k].contact {
-                        if st[k].down { Self.handOver(k, &st, &sh, ds, n, rules, tally, at: time) }
-                        if !st[k].down { _ = Self.takeBounce(k, &st, &sh, ds, n, rules, &tally, at: time) }
-                    }
-                } else if !st[k].down {
+                if down && chatter && st[k].contact != ds[k].contact {
+                    // A landing: maybe a bounce the panel gave another slot (ContactFilterBounces.swift).
+                    Self.landing(k, &st, &sh, &ds, n, fresh: fresh, rules, &tally, &nextContact, at: time)
                     continue
                 }
+                if !down && !st[k].down { continue }
                 Self.step(&st[k], &sh[k], &ds[k], down: down, at: time, fresh: fresh, rules, &tally, &nextContact)
             }
         }

@@ -4,12 +4,27 @@
 /// `ContactFilter.step` takes the landing as its bounce: one contact for everyone (the gestures
 /// and the mirror follow ids, not slots). Landings only: nothing a frame otherwise.
 extension ContactFilter {
+    /// A landing in slot `k` (the chatter filter on): a slot holding a lift this is not the
+    /// bounce of hands the lift on first (`handOver`); a free one may take another slot's held
+    /// lift (`takeBounce`); then the slot's step. A contact that came from another slot and goes
+    /// on here is not new to the gestures (its view `moved`).
+    @inline(never)  // kept out of the frame's loop
+    static func landing(
+        _ k: Int, _ st: inout MutableSpan<FilterSlot>, _ sh: inout MutableSpan<ShownSlot>, _ ds: inout MutableSpan<DecoderSlot>, _ n: Int,
+        fresh: Bool, _ r: borrowing Rules, _ tally: inout Tally, _ nextContact: inout UInt32, at time: Int64
+    ) {
+        if st[k].down { handOver(k, &st, &sh, ds, n, r, tally, at: time) }
+        if !st[k].down { _ = takeBounce(k, &st, &sh, ds, n, r, &tally, at: time) }
+        step(&st[k], &sh[k], &ds[k], down: true, at: time, fresh: fresh, r, &tally, &nextContact)
+        // (A landing that was not the moved contact's bounce made a new one: `land` cleared it.)
+        if st[k].moved { (sh[k].moved, st[k].moved) = (true, false) }
+    }
+
     /// A landing in free slot `k`: the held lift closest to it (within `chatter_distance`, as
     /// `landsAgain` measures) of another slot moves here, the free slot's state to that slot. A
     /// slot lifting in this very frame but not yet stepped is held first, as its own step would;
     /// one whose panel slot a new finger took in this frame is a candidate too (its own landing
     /// is then a new contact). False: none is close.
-    @inline(never)  // kept out of the frame's loop
     static func takeBounce(
         _ k: Int, _ st: inout MutableSpan<FilterSlot>, _ sh: inout MutableSpan<ShownSlot>, _ ds: borrowing MutableSpan<DecoderSlot>, _ n: Int,
         _ r: borrowing Rules, _ tally: inout Tally, at time: Int64
@@ -35,7 +50,6 @@ extension ContactFilter {
     /// slot where its bounce lands in this frame (the closest), that slot's state (free, or
     /// another held lift, whose bounce this landing may be) to `k`. Nothing when no later
     /// landing is its bounce (the lift then ends as before: a new contact took its slot).
-    @inline(never)  // kept out of the frame's loop
     static func handOver(
         _ k: Int, _ st: inout MutableSpan<FilterSlot>, _ sh: inout MutableSpan<ShownSlot>, _ ds: borrowing MutableSpan<DecoderSlot>, _ n: Int,
         _ r: borrowing Rules, _ tally: Tally, at time: Int64
@@ -53,7 +67,7 @@ extension ContactFilter {
     }
 
     /// Slots `a` and `b` exchange their contacts' states and views; a contact the gestures saw
-    /// before is marked `moved` in its new slot (`step` passes it to the slot's view: not new).
+    /// before is marked `moved` in its new slot (`landing` passes it to the slot's view).
     static func exchange(_ a: Int, _ b: Int, _ st: inout MutableSpan<FilterSlot>, _ sh: inout MutableSpan<ShownSlot>) {
         st.swapAt(a, b)
         sh.swapAt(a, b)

@@ -16,8 +16,7 @@ extension ContactFilter {
         }
         if let after = r.settings.stuckAfterNs { checkStuck(&f, &s, after: after, r, &tally, &nextContact, at: time) }
         f.down = true
-        var shown = ShownSlot(x: v.x, y: v.y, hidden: f.hidden, moved: f.moved)
-        f.moved = false
+        var shown = ShownSlot(x: v.x, y: v.y, hidden: f.hidden)
         // Young (the ghost filter), or shown for the first time now that it is old enough.
         var comesOfAge = false
         if let g = r.settings.ghostNs {
