@@ -15,10 +15,11 @@ echo "E2E guest: $(uname -r), clocksource $(cat /sys/devices/system/clocksource/
 # minutes go.
 run() {
     if [ -z "$ONLY" ] || echo " $ONLY " | grep -q " $1 "; then
-        local t0
-        t0=$(cut -d' ' -f1 /proc/uptime)
+        # (A name no case uses: busybox's `local` is seen by the functions it calls.)
+        local e2e_case_start
+        e2e_case_start=$(cut -d' ' -f1 /proc/uptime)
         "$@"
-        echo "E2E TIME $*: $(awk -v t0="$t0" '{ printf "%.0f", $1 - t0 }' /proc/uptime) s"
+        echo "E2E TIME $*: $(awk -v t0="$e2e_case_start" '{ printf "%.0f", $1 - t0 }' /proc/uptime) s"
     fi
 }
 # The order: the cases without udevd first (no case has to stop it in the full run), then the
