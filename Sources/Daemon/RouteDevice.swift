@@ -29,6 +29,10 @@ struct RouteDevice {
     let mirrored: Bool
     private(set) var mirrorDue: Int64?
     var mirrorDueMoved = false
+    /// The last frame went to the mirror ahead of the engine (`MirrorAhead`), and the contacts
+    /// the panel's filters ended as stuck in it (the mirror ends them as it ends taken ones).
+    var shownAhead = false
+    private var stuckAhead: [UInt32] = []
 
     init(id: UInt32, source: InputSource, pipeline: DevicePipeline, health: PanelHealth, mirror: Mirror? = nil) {
         self.id = id
@@ -112,6 +116,17 @@ struct RouteDevice {
         mirror!.frame(
             pipeline.decoder.panel, others: pipeline.decoder.others, discontinuity: pipeline.decoder.frame.discontinuity,
             taken: out.takenContacts, hold: out.heldContacts, bound: out.holdBound, now: now)
+    }
+
+    /// The mirror's frame ahead of the engine, which decides nothing of it (`MirrorAhead`): the
+    /// decoder's last frame's contacts, less those the filters ended as stuck.
+    mutating func mirrorFrameAhead() {
+        stuckAhead.removeAll(keepingCapacity: true)
+        pipeline.decoder.contactsEndedAsStuck(into: &stuckAhead)
+        let now = source.monotonic(of: pipeline.decoder.frame.time)
+        mirror!.frame(
+            pipeline.decoder.panel, others: pipeline.decoder.others, discontinuity: pipeline.decoder.frame.discontinuity,
+            taken: stuckAhead, hold: [], bound: 0, now: now)
     }
 
     /// The clock reached `now` with no frame: the engine's decisions then (`out`).

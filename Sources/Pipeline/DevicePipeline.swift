@@ -27,22 +27,22 @@ public struct DevicePipeline {
     private var actions: ActionTable
     /// Per compiled gesture: it takes its touches from the app when it begins (`cancels_touches`,
     /// by default in pass-through mode when an action is bound to it).
-    private var takesTouches: [Bool]
+    var takesTouches: [Bool]
     /// Regions' `max_contacts` at work (pass-through only; `limitsContacts` when some region has one).
     private var limits = ContactLimits()
     /// The contacts down that landed in an excluded region, in no touch line (stored: see below).
     public private(set) var excluded = ExcludedContacts()
-    private var limitsContacts = false
+    var limitsContacts = false
     /// Contacts taken from the app for a region's `max_contacts` so far.
     public var contactsLimited: Int { limits.taken }
-    private let passThrough: Bool
+    let passThrough: Bool
     /// The gestures that take touches and hold them back while they may still (their bound, ns).
-    private var holders: [(gesture: Int, bound: Int64)] {
+    var holders: [(gesture: Int, bound: Int64)] {
         didSet { holdsTouches = !holders.isEmpty || pointer.claims }
     }
     /// Pointer emulation (`emulate = "pointer"` regions). A value, never optional: its `active`
     /// is asked every frame, and testing an optional stage copied it whole.
-    private var pointer: PointerStage
+    var pointer: PointerStage
     private var pointerList: [PointerRegion]
 
     public enum SetupError: Error, CustomStringConvertible {
@@ -80,6 +80,7 @@ public struct DevicePipeline {
         pointer = PointerStage(pointerList, compiled: compiled, scale: decoder.geometry.scale, passThrough: passThrough)
         holdsTouches = !holders.isEmpty || pointer.claims
         configureContacts(compiled)
+        noteWhatTheEngineTakes()
     }
 
     /// Some region limits the contacts the virtual touchscreen shows (`max_contacts`); some is excluded.
@@ -88,34 +89,16 @@ public struct DevicePipeline {
         excluded.watching = c.hasExcludedRegions
     }
 
-    private static func holders(_ c: CompiledConfiguration, _ takes: [Bool]) -> [(gesture: Int, bound: Int64)] {
-        c.gestures.indices.filter { takes[$0] && c.gestures[$0].spec.delaysTouchesBegan > 0 }.map { ($0, c.gestures[$0].spec.delaysTouchesBegan) }
-    }
-
     /// Some gesture holds touches back while it may still take them (`delays_touches_began`),
     /// or fingers landing in a pointer region are the pointer's (pass-through): a read must go
     /// through the pipeline before it goes on to a mirror. Stored, as `nextDeadline` is: the
     /// daemon reads it every read.
     public private(set) var holdsTouches = false
 
-    /// The contacts a holding gesture may still take now (after the engine ran):
-    /// `out.heldContacts`, replacing what it held.
-    public func collectHeld(into out: inout PipelineOutput) {
-        out.heldContacts.removeAll(keepingCapacity: true)
-        out.holdBound = 0
-        for h in holders where engine.isPending(h.gesture) {
-            for c in engine.contacts(of: h.gesture) where !out.heldContacts.contains(c) {
-                out.heldContacts.append(c)
-                out.holdBound = max(out.holdBound, h.bound)
-            }
-        }
-    }
-
-    private static func takesTouches(_ c: CompiledConfiguration, _ actions: ActionTable, passThrough: Bool) -> [Bool] {
-        c.gestures.indices.map { g in
-            c.gestures[g].spec.cancelsTouches ?? (passThrough && !actions.bound(to: g).isEmpty)
-        }
-    }
+    /// The engine takes and holds nothing of the panel's contacts (`noteWhatTheEngineTakes`): a
+    /// mirror may show each frame before the engine runs (the route's mirror-ahead stage).
+    /// Stored, as `holdsTouches` is; false while a new configuration waits for the next sequence.
+    public internal(set) var leavesTheMirror = false
 
     // What the daemon reads every wake-up is stored, kept after each call: reading a computed
     // property of a pipeline held by a class, from another module, copied the whole pipeline
@@ -303,6 +286,8 @@ public struct DevicePipeline {
         actionRegions = Set(file.engine.regions.map(\.name))
         pointerList = file.pointerRegions
         engine.reconfigure(compiled)
+        // Until it applies (at the next sequence), the mirror waits for the engine.
+        leavesTheMirror = false
         nextDeadline = engine.nextDeadline
         if decoder.isFiltered { includeTick() }
     }
@@ -341,6 +326,7 @@ public struct DevicePipeline {
             configureContacts(engine.configuration)
             encoderGeneration = engine.configurationGeneration
             reconfigurePointer()
+            noteWhatTheEngineTakes()
         }
         for i in first..<out.events.count {
             if out.events[i].generation == encoderGeneration || encoders.previousSerial < 0 {
@@ -368,16 +354,6 @@ public struct DevicePipeline {
             pointer.seenNextContact = seen
         }
         holdsTouches = !holders.isEmpty || pointer.claims
-    }
-
-    /// A system gesture began (or was recognized) with event `i`: the contacts it follows are
-    /// taken from the app (ended on the mirror). Never inlined: inlined in `flush`, the engine
-    /// (1,193 bytes) was copied for `contacts(of:)` before the loop on every frame, taken or not.
-    @inline(never)
-    private mutating func takeTouches(of i: Int, into out: inout PipelineOutput) {
-        let phase = out.events[i].phase, g = out.events[i].gesture
-        guard phase == .began || phase == .recognized else { return }
-        out.takenContacts.append(contentsOf: engine.contacts(of: g))
     }
 
     /// Replays a whole recording into `out`: contacts still down at its end are lifted, and

@@ -55,6 +55,9 @@ enum RouteStage: String, CaseIterable, Sendable {
     case input
     /// A touch landing while the kiosk sleeps (or on a dark display) wakes it; its sequence is swallowed.
     case wake
+    /// The frame on the panel's virtual touchscreen before the engine runs, when the engine can
+    /// take and hold nothing of it (pass-through with no system gesture, limit or pointer region).
+    case mirrorAhead = "mirror ahead"
     /// The engine: gestures, their lines, the actions they fire, pointer ops, and what it takes
     /// or holds of the panel's contacts.
     case gestures
@@ -132,7 +135,7 @@ extension EndStage {
 /// through its witness table with the pack's metadata made at run time, +5,600 instructions a
 /// frame.)
 enum Route {
-    typealias PerFrame = Then<WakeStage, Then<GestureStage, Then<MirrorStage, TouchLines>>>
+    typealias PerFrame = Then<WakeStage, Then<MirrorAhead, Then<GestureStage, Then<MirrorStage, TouchLines>>>>
     typealias PerInput = ThenEnd<MirrorWrite, ThenEnd<PointerWrite, ThenEnd<Metrics, ThenEnd<ClientLines, DaemonStage>>>>
 
     /// Every stage, in order: the input stage, the frame stages, then the end stages (the

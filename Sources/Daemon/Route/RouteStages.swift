@@ -29,6 +29,24 @@ enum WakeStage: FrameStage {
     }
 }
 
+/// The mirror ahead (`Mirror`, pass-through, when the engine takes and holds nothing of the
+/// panel's contacts: `DevicePipeline.leavesTheMirror`): the frame written at once, before the
+/// engine runs, so the app's touch waits for no gesture's work.
+enum MirrorAhead: FrameStage {
+    static var stage: RouteStage { .mirrorAhead }
+
+    @inline(__always)
+    static func frame<E: RouteEnvironment>(
+        _ device: inout RouteDevice, _ output: inout PipelineOutput, _ wake: inout WakeWatch, _ report: inout RouteReport, _ env: E
+    ) {
+        // Decided a frame at a time: the engine may switch configurations on this frame.
+        device.shownAhead = device.mirrored && device.pipeline.leavesTheMirror
+        guard device.shownAhead else { return }
+        device.mirrorFrameAhead()
+        if device.flushMirror() { report.mirrorFailed = true }
+    }
+}
+
 /// Gestures (`DevicePipeline`): the engine on the frame, its lines encoded, its actions
 /// resolved, pointer emulation, and the contacts it takes or holds, into the table's output.
 enum GestureStage: FrameStage {
@@ -42,8 +60,9 @@ enum GestureStage: FrameStage {
     }
 }
 
-/// The mirror's frame (`Mirror`, pass-through): the frame's contacts less what the engine took
-/// or holds; written once the input's frames are through (`MirrorWrite`).
+/// The mirror's frame (`Mirror`, pass-through, unless `MirrorAhead` showed it): the frame's
+/// contacts less what the engine took or holds; written once the input's frames are through
+/// (`MirrorWrite`).
 enum MirrorStage: FrameStage {
     static var stage: RouteStage { .mirror }
 
@@ -51,7 +70,7 @@ enum MirrorStage: FrameStage {
     static func frame<E: RouteEnvironment>(
         _ device: inout RouteDevice, _ output: inout PipelineOutput, _ wake: inout WakeWatch, _ report: inout RouteReport, _ env: E
     ) {
-        guard device.mirrored else { return }
+        guard device.mirrored && !device.shownAhead else { return }
         device.mirrorFrame(output)
     }
 }
@@ -65,7 +84,7 @@ enum MirrorWrite: EndStage {
     static func end<E: RouteEnvironment>(_ state: inout FrameState, _ k: Int, _ input: RouteInput, _ report: inout RouteReport, _ env: E) {
         guard state.devices.all[k].mirrored else { return }
         if case .deadlines(let now) = input { state.devices.mirrorDeadline(k, now: now) }
-        report.mirrorFailed = state.devices.all[k].flushMirror()
+        if state.devices.all[k].flushMirror() { report.mirrorFailed = true }
     }
 }
 

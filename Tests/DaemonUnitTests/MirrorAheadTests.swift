@@ -1,0 +1,93 @@
+import GestureConfig
+import GestureEngine
+import Testing
+import TouchFrames
+import TouchInput
+
+@testable import Daemon
+@testable import Pipeline
+
+/// The mirror ahead of the engine: in pass-through, when the engine can take and hold nothing of
+/// the panel's contacts, each frame is written to the mirror as it is decoded, before the
+/// gestures' work; what the app sees is the same, frame for frame.
+@Suite struct MirrorAheadTests {
+    static let passThrough = "[device]\nmode = \"passthrough\"\n"
+
+    @Test func plainPassThrough_showsTheSameFrames_aheadOfTheEngine_asBehindIt() throws {
+        for name in ["pinch-out-and-turn", "double-tap", "long-press-then-move", "edge-swipe-from-left", "palm-cancels-pan", "two-visitors"] {
+            var ahead = try RouteRig(name, config: Self.passThrough, mirrored: true)
+            let leaves = ahead.state.devices.all[0].pipeline.leavesTheMirror
+            #expect(leaves, "\(name)")
+            ahead.playAll()
+            var behind = try RouteRig(name, config: Self.passThrough, mirrored: true)
+            behind.state.devices.all[0].pipeline.leavesTheMirror = false
+            behind.playAll()
+            #expect(!ahead.mirror.writes.isEmpty, "\(name)")
+            #expect(Self.events(ahead.mirror.writes) == Self.events(behind.mirror.writes), "\(name): the same events on the mirror")
+            #expect(ahead.lines == behind.lines, "\(name): the same lines")
+        }
+    }
+
+    /// Every event written, as (type, code, value) in order.
+    static func events(_ writes: [[KernelInputEvent]]) -> [[Int32]] {
+        writes.joined().map { [Int32($0.type), Int32($0.code), $0.value] }
+    }
+
+    /// A read of two frames (a reader that fell behind): ahead, each frame is written before
+    /// the engine runs on it, so two writes; behind the engine, the read's one write.
+    @Test func aReadOfTwoFrames_isTwoWritesAhead_oneBehind() throws {
+        for leaves in [true, false] {
+            var rig = try RouteRig("pinch-out-and-turn", config: Self.passThrough, mirrored: true)
+            rig.state.devices.all[0].pipeline.leavesTheMirror = leaves
+            let frames = rig.events.split(omittingEmptySubsequences: false) { $0.type == Evdev.EV_SYN && $0.code == Evdev.SYN_REPORT }
+            let report = InputEvent(time: rig.events[0].time, type: Evdev.EV_SYN, code: Evdev.SYN_REPORT, value: 0)
+            let two = Array(frames[0]) + [report] + Array(frames[1]) + [report]
+            rig.read(two, at: rig.events[0].time.nanoseconds)
+            #expect(rig.mirror.writes.count == (leaves ? 2 : 1))
+            for w in rig.mirror.writes { #expect(w.last?.code == Evdev.SYN_REPORT, "whole frames") }
+        }
+    }
+
+    /// Whatever lets the engine take or hold a touch keeps the mirror behind it: a system
+    /// gesture (an action bound in pass-through), a region's `max_contacts`, a pointer region;
+    /// and without pass-through there is no mirror to show ahead.
+    @Test func aTakerOrALimit_keepsTheMirrorBehindTheEngine() throws {
+        let rules: [(String, Bool)] = [
+            (Self.passThrough, true),
+            ("", false),
+            (Self.passThrough + "[[action]]\nname = \"back\"\ngesture = \"edge_swipe\"\nkeys = \"KEY_LEFTALT+KEY_LEFT\"\n", false),
+            (Self.passThrough + "[[region]]\nname = \"map\"\nrect = [0, 0, 500, 500]\nmax_contacts = 1\nstandard_gestures = true\n", false),
+            (Self.passThrough + "[[region]]\nname = \"pad\"\nrect = [0, 0, 500, 500]\nemulate = \"pointer\"\n", false),
+        ]
+        for (config, leaves) in rules {
+            let rig = try RouteRig("tap", config: config, mirrored: true)
+            let got = rig.state.devices.all[0].pipeline.leavesTheMirror
+            #expect(got == leaves, "\(config)")
+        }
+    }
+
+    /// A configuration that waits for the next sequence (a reload, a client's regions) may
+    /// take: the mirror waits for the engine from the moment it is given, and goes ahead again
+    /// only once a configuration that takes nothing runs.
+    @Test func aConfigurationWaitingForTheNextSequence_keepsTheMirrorBehind() throws {
+        var rig = try RouteRig("long-press-then-move", config: Self.passThrough, mirrored: true)
+        let frames = rig.events.split(omittingEmptySubsequences: false) { $0.type == Evdev.EV_SYN && $0.code == Evdev.SYN_REPORT }
+        let report = InputEvent(time: rig.events[0].time, type: Evdev.EV_SYN, code: Evdev.SYN_REPORT, value: 0)
+        rig.read(Array(frames[0]) + [report], at: rig.events[0].time.nanoseconds)
+        let taking = try ConfigLoader.parse(
+            Self.passThrough + "[[region]]\nname = \"screen\"\n[[region.gesture]]\nkind = \"pan\"\ncancels_touches = true\n", file: "taking.toml")
+        rig.state.devices.reconfigure(CompiledConfiguration(taking.engine), file: taking)
+        var leaves = rig.state.devices.all[0].pipeline.leavesTheMirror
+        #expect(!leaves, "given while a touch is down: behind at once")
+        rig.playAll()
+        leaves = rig.state.devices.all[0].pipeline.leavesTheMirror
+        #expect(!leaves, "the new configuration takes")
+        let plain = try ConfigLoader.parse(Self.passThrough, file: "plain.toml")
+        rig.state.devices.reconfigure(CompiledConfiguration(plain.engine), file: plain)
+        leaves = rig.state.devices.all[0].pipeline.leavesTheMirror
+        #expect(!leaves, "until it applies")
+        rig.read(Array(frames[0]) + [report], at: rig.events.last!.time.nanoseconds + 1_000_000_000)
+        leaves = rig.state.devices.all[0].pipeline.leavesTheMirror
+        #expect(leaves, "it applied at the next sequence and takes nothing")
+    }
+}
