@@ -173,6 +173,7 @@ extension DeviceTable {
             var i = 0
             while i < events.count {
                 whole = device.pipeline.decoder.feed(events, from: &i)
+                device.endsRead = i >= events.count
                 if whole { Route.PerFrame.frame(&device, &output, &wake, &report, env) }
             }
             output.eventCount += events.count
@@ -183,6 +184,7 @@ extension DeviceTable {
             var i = 0
             while i < events.count {
                 whole = device.pipeline.decoder.feed(events, from: &i)
+                device.endsRead = i >= events.count
                 if whole {
                     Route.PerFrame.frame(&device, &output, &wake, &report, env)
                 } else if device.pipeline.decoder.lostEvents {
@@ -196,6 +198,7 @@ extension DeviceTable {
         // A read that ended inside a frame (a long one split across reads): no frame of the
         // filters' own until it is whole.
         device.midFrame = !whole
+        device.endsRead = true
     }
 
     /// The clock reached device `k`'s deadlines: what the engine holds now, told to its mirror

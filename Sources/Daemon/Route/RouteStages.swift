@@ -30,8 +30,9 @@ enum WakeStage: FrameStage {
 }
 
 /// The mirror ahead (`Mirror`, pass-through, when the engine takes and holds nothing of the
-/// panel's contacts: `DevicePipeline.leavesTheMirror`): the frame written at once, before the
-/// engine runs, so the app's touch waits for no gesture's work.
+/// panel's contacts: `DevicePipeline.leavesTheMirror`): the frame written before the engine runs
+/// on it, so the app's touch waits for no gesture's work. A read's frames in one write, at its
+/// last frame (`RouteDevice.endsRead`): a daemon that fell behind makes no more system calls.
 enum MirrorAhead: FrameStage {
     static var stage: RouteStage { .mirrorAhead }
 
@@ -43,7 +44,7 @@ enum MirrorAhead: FrameStage {
         device.shownAhead = device.mirrored && device.pipeline.leavesTheMirror
         guard device.shownAhead else { return }
         device.mirrorFrameAhead()
-        if device.flushMirror() { report.mirrorFailed = true }
+        if device.endsRead && device.flushMirror() { report.mirrorFailed = true }
     }
 }
 
