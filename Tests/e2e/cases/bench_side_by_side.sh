@@ -34,7 +34,8 @@ bench_once() {
     if [ "$1" = swipe-only ]; then start_daemon bench --config /tmp/swipes.toml; else start_daemon bench --config /tmp/bench.toml; fi
     monitor /tmp/m-bench.txt
     if [ "$1" = no-client ]; then kill $MON; wait $MON 2>/dev/null; MON=$$; fi
-    touchgesturectl play --uinput --settle 6 $E/rec/bench.events 2> /tmp/play-bench.log &
+    rm -f /tmp/bench-go
+    touchgesturectl play --uinput --settle 0 --wait-for /tmp/bench-go $E/rec/bench.events 2> /tmp/play-bench.log &
     PLAY=$!
     wait_node /tmp/play-bench.log
     wait_tagged $node
@@ -44,7 +45,12 @@ bench_once() {
     LISGD=$!
     libinput-debug-events --device $node > /tmp/libinput.txt 2>&1 &
     LI=$!
-    usleep 5000000         # all three have opened the device; the stream starts at 6 s
+    # All three have the device open (bench_instructions.sh), then a second for libinput and
+    # lisgd to read its state; the stream starts once the CPU times are read.
+    if ! until_true 30 all_three_open; then
+        echo "E2E BENCH ($tag) not all three opened $node (daemon, lisgd, libinput: $(has_fd $DAEMON $node && echo y) $(has_fd $LISGD $node && echo y) $(has_fd $LI $node && echo y))"
+    fi
+    usleep 1000000
     t0=$(cpu_ns $DAEMON); l0=$(cpu_ns $LISGD); i0=$(cpu_ns $LI); c0=$(cpu_ns $MON)
     ts0=$(cpu_split $DAEMON); ls0=$(cpu_split $LISGD)
     if [ -x /bin/perf ]; then
@@ -54,6 +60,7 @@ bench_once() {
             PERFS="$PERFS $!"
         done
     fi
+    touch /tmp/bench-go
     wait $PLAY
     if [ -x /bin/perf ]; then
         wait $PERFS
