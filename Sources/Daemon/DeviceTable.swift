@@ -146,7 +146,10 @@ extension DeviceTable {
         _ env: E
     ) -> Bool {
         guard !device.midFrame, device.pipeline.decoder.tick(at: time) else { return false }
+        // Several may be due in one input: the mirror writes them at its end, in one write.
+        device.endsRead = false
         Route.PerFrame.frame(&device, &output, &wake, &report, env)
+        device.endsRead = true
         return true
     }
 

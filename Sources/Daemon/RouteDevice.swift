@@ -32,9 +32,10 @@ struct RouteDevice {
     /// The last frame went to the mirror ahead of the engine (`MirrorAhead`), and the contacts
     /// the panel's filters ended as stuck in it (the mirror ends them as it ends taken ones).
     var shownAhead = false
-    /// The frame being routed is the last its read holds (true for a frame of the filters' own):
-    /// the mirror ahead writes then, so a read of many frames (a daemon that fell behind) is
-    /// still one write, made before the engine runs the last of them.
+    /// The frame being routed is the last its read holds: the mirror ahead writes then, so a
+    /// read of many frames (a daemon that fell behind) is still one write, made before the
+    /// engine runs the last of them. (False for the filters' own frames: the input's end writes
+    /// those, however many were due.)
     var endsRead = true
     private var stuckAhead: [UInt32] = []
 

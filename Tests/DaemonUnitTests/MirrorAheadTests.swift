@@ -23,6 +23,8 @@ import TouchInput
             behind.state.devices.all[0].pipeline.leavesTheMirror = false
             behind.playAll()
             #expect(!ahead.mirror.writes.isEmpty, "\(name)")
+            let went = ahead.state.devices.all[0].shownAhead, stayed = behind.state.devices.all[0].shownAhead
+            #expect(went && !stayed, "\(name): the stage went ahead in one, not in the other")
             #expect(Self.events(ahead.mirror.writes) == Self.events(behind.mirror.writes), "\(name): the same events on the mirror")
             #expect(ahead.lines == behind.lines, "\(name): the same lines")
         }
@@ -96,9 +98,13 @@ import TouchInput
         rig.state.devices.reconfigure(CompiledConfiguration(taking.engine), file: taking)
         var leaves = rig.state.devices.all[0].pipeline.leavesTheMirror
         #expect(!leaves, "given while a touch is down: behind at once")
-        rig.playAll()
+        for (k, f) in frames.enumerated().dropFirst() where !f.isEmpty {
+            rig.read(Array(f) + [report], at: f.last!.time.nanoseconds + Int64(k))
+        }
+        rig.fireDeadlines(until: .max)
+        let applied = rig.state.devices.all[0].pipeline.engine.configuration.gestures.contains { $0.spec.cancelsTouches == true }
         leaves = rig.state.devices.all[0].pipeline.leavesTheMirror
-        #expect(!leaves, "the new configuration takes")
+        #expect(applied && !leaves, "the new configuration applied, and takes")
         let plain = try ConfigLoader.parse(Self.passThrough, file: "plain.toml")
         rig.state.devices.reconfigure(CompiledConfiguration(plain.engine), file: plain)
         leaves = rig.state.devices.all[0].pipeline.leavesTheMirror
