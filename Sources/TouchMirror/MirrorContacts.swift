@@ -36,6 +36,13 @@ public struct MirrorContacts {
     var nextTrackingID: Int32 = 0
     /// Keys down on the mirror, and the single-touch values written.
     var keysDown: [UInt16] = []
+    /// The count of touches `keysDown` was last worked out for (-1: never): the keys follow the
+    /// count alone, so a frame that landed and lifted nothing leaves them as they are.
+    var keysFor = -1
+    /// The slot of the touch shown longest (`oldestShown`), kept from one landing or lift to the
+    /// next (nil in `oldest`: none shown; `oldestKnown` false: to be worked out again).
+    var oldest: Int?
+    var oldestKnown = false
     var single: (x: Int32, y: Int32, pressure: Int32) = (0, 0, 0)
     var shownCount = 0
 
@@ -164,6 +171,7 @@ public struct MirrorContacts {
             axes[s][tool] = c.axes[tool]
         }
         shown[s] = c.id
+        oldestKnown = false
         shownCount += 1
         landings &+= 1
         landedAt[s] = landings
@@ -200,6 +208,7 @@ public struct MirrorContacts {
     /// Ends the touch in slot `s` (its values stay, as the kernel keeps them).
     mutating func lift(_ s: Int) {
         shown[s] = 0
+        oldestKnown = false
         shownCount -= 1
         trackingIDs[s] = -1
         if device.multitouch {
@@ -220,11 +229,14 @@ public struct MirrorContacts {
     /// The keys and single-touch axes for the touches shown, where they changed, then SYN_REPORT.
     mutating func endFrame() {
         let oldest = oldestShown()
-        for k in MirrorDevice.toolOrder where device.touchKeys.contains(k) {
-            let down = k == Evdev.BTN_TOUCH ? shownCount > 0 : MirrorDevice.tool(for: shownCount) == k
-            guard down != keysDown.contains(k) else { continue }
-            add(Evdev.EV_KEY, k, down ? 1 : 0)
-            if down { keysDown.append(k) } else { keysDown.removeAll { $0 == k } }
+        if shownCount != keysFor {
+            keysFor = shownCount
+            for k in MirrorDevice.toolOrder where device.touchKeys.contains(k) {
+                let down = k == Evdev.BTN_TOUCH ? shownCount > 0 : MirrorDevice.tool(for: shownCount) == k
+                guard down != keysDown.contains(k) else { continue }
+                add(Evdev.EV_KEY, k, down ? 1 : 0)
+                if down { keysDown.append(k) } else { keysDown.removeAll { $0 == k } }
+            }
         }
         if let s = oldest, device.singleAxes {
             if positions[s].x != single.x { add(Evdev.EV_ABS, Evdev.ABS_X, positions[s].x) }
@@ -241,7 +253,7 @@ public struct MirrorContacts {
     }
 
     /// Whether `endFrame` would write a key or a single-touch value (a frame that changed no slot).
-    func keysOrSingleDiffer() -> Bool {
+    mutating func keysOrSingleDiffer() -> Bool {
         guard !device.multitouch else { return false }
         // A single-touch mirror's whole state is its keys and single axes.
         guard let s = oldestShown() else { return keysDown.contains(Evdev.BTN_TOUCH) || (device.pressure && single.pressure != 0) }
@@ -249,9 +261,12 @@ public struct MirrorContacts {
             || (device.pressure && axes[s][Evdev.ABS_MT_PRESSURE] != single.pressure)
     }
 
-    private func oldestShown() -> Int? {
+    private mutating func oldestShown() -> Int? {
+        guard !oldestKnown else { return oldest }
         var best: Int?
         for s in shown.indices where shown[s] != 0 && (best == nil || landedAt[s] < landedAt[best!]) { best = s }
+        oldest = best
+        oldestKnown = true
         return best
     }
 
