@@ -29,14 +29,15 @@ struct RouteDevice {
     let mirrored: Bool
     private(set) var mirrorDue: Int64?
     var mirrorDueMoved = false
-    /// The last frame went to the mirror ahead of the engine (`MirrorAhead`), and the contacts
-    /// the panel's filters ended as stuck in it (the mirror ends them as it ends taken ones).
+    /// The last frame went to the mirror ahead of the engine (`MirrorAhead`).
     var shownAhead = false
     /// The frame being routed is the last its read holds: the mirror ahead writes then, so a
     /// read of many frames (a daemon that fell behind) is still one write, made before the
     /// engine runs the last of them. (False for the filters' own frames: the input's end writes
     /// those, however many were due.)
     var endsRead = true
+    /// The contacts the panel's filters ended as stuck in the frame shown ahead (the mirror
+    /// ends them as it ends taken ones); kept, so no frame allocates.
     private var stuckAhead: [UInt32] = []
 
     init(id: UInt32, source: InputSource, pipeline: DevicePipeline, health: PanelHealth, mirror: Mirror? = nil) {

@@ -250,6 +250,21 @@ struct MirrorRig {
         #expect(m.frame([(Evdev.EV_ABS, Evdev.ABS_PRESSURE, 0), (Evdev.EV_KEY, Evdev.BTN_TOUCH, 0)]) == ["1:330=0", "3:24=0", "0:0=0"])
     }
 
+    /// The single-touch axes follow the touch shown longest, worked out again at each landing
+    /// and lift (kept between them): a touch tapped twice, with frames between, moves them to
+    /// each landing.
+    @Test func singleTouchAxes_followEachLanding_afterFramesWithNoTouch() {
+        var m = R()
+        m.frame(R.down(0, 40, 100, 100))
+        m.frame([(Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, -1)])
+        let again = m.frame(R.down(0, 41, 700, 300))
+        #expect(again.contains("3:0=700") && again.contains("3:1=300"), "\(again)")
+        let second = m.frame(R.down(1, 42, 50, 60))
+        #expect(!second.contains("3:0=50"), "the first touch still drives them: \(second)")
+        let lifted = m.frame([(Evdev.EV_ABS, Evdev.ABS_MT_SLOT, 0), (Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, -1)])
+        #expect(lifted.contains("3:0=50") && lifted.contains("3:1=60"), "then the second: \(lifted)")
+    }
+
     @Test func aTrackingIDReplacedWithoutALift_liftsAndLandsInTwoFrames() {
         var m = R()
         m.frame(R.down(0, 40, 100, 100))
