@@ -47,6 +47,8 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
     var trace: HopTrace?
     /// Where every live device is read (`ready`): one at a time, so one buffer serves them all.
     private let readBuffer = EventReadBuffer(capacity: 256)
+    /// The kinds of route rehearsed so far (`Rehearsal`).
+    private var rehearsed: Set<Rehearsal.Key> = []
 
     init(loop: EventLoop, log: Logger, actions: ActionRunner, base: Configuration) {
         self.loop = loop
@@ -100,6 +102,9 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
         noteSize(source, pipeline.decoder)
         let device = RouteDevice(id: id, source: source, pipeline: pipeline, health: gone.take(key) ?? PanelHealth(key), mirror: mirror)
         nextID += 1
+        // Its first touch is not the first run of its frame path's code (once for each kind of
+        // route: a storm of like panels rehearses one).
+        if rehearsed.insert(Rehearsal.Key(device, geometry(of: source))).inserted { Rehearsal.run(device) }
         state.devices.add(device)
         // The hand-off (a replay's every batch; a live device's only after lost events or before
         // deadlines fire: `ready` reads it otherwise) holds the devices strongly (an unowned
@@ -219,6 +224,10 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
                 log.error("device \(state.devices.all[k].id): \(error)")
             }
             remapMirror(k, &state)
+            // A new geometry or new filters: new code for its frames, rehearsed as at its start.
+            if rehearsed.insert(Rehearsal.Key(state.devices.all[k], geometry(of: state.devices.all[k].source))).inserted {
+                Rehearsal.run(state.devices.all[k])
+            }
         }
     }
 

@@ -51,6 +51,9 @@ struct RouteDevice {
         if mirrored { self.pipeline.decoder.keepsPanel = true }
     }
 
+    /// Its mirror as it is, writing to `sink` (`Rehearsal`'s copy); nil when it has none.
+    func mirrorCopy(writingTo sink: any TouchSink) -> Mirror? { mirror?.writing(to: sink) }
+
     var summary: DeviceSummary {
         let d = source.description
         return DeviceSummary(

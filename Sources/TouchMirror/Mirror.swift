@@ -8,7 +8,7 @@ import TouchFrames
 /// or of one deadline, go out in one write (`flush`). A value in the panel's device: the
 /// screen's descriptor is a constant.
 public struct Mirror {
-    public let screen: any TouchSink
+    public private(set) var screen: any TouchSink
     private var contacts: MirrorContacts
     /// Writes that failed, the last not yet logged (the route logs it, throttled).
     public var failures = FailureThrottle()
@@ -23,6 +23,13 @@ public struct Mirror {
         self.screen = screen
         contacts = MirrorContacts(device: MirrorDevice(described), mapping: geometry, cancel: cancel, valuesUnknown: adopted)
         axes = described.positionAxes
+    }
+
+    /// This mirror as it is, writing to `sink` instead (a rehearsal of its route: `Rehearsal`).
+    public func writing(to sink: any TouchSink) -> Mirror {
+        var copy = self
+        copy.screen = sink
+        return copy
     }
 
     /// One decoded frame after the engine ran on it (`MirrorContacts.frame`); written at `flush`.

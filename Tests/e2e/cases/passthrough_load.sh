@@ -19,6 +19,11 @@ hop_run() {
     [ "$read_node" = panel ] && read_node=$node
     record_play "$read_node" /tmp/load-$1.events /tmp/go-load
     frame_latency /tmp/load-w.txt /tmp/load-$1.events > /tmp/load-$1.txt
+    # Where the late frames fall in the stream (a cold start, a landing, a stall): frame:us.
+    awk 'NR == FNR { w[++n] = $1; next } /^E: [0-9.]* 0000 0000 0$/ {
+        if (++k <= n && ($2 - w[k]) * 1e6 > 1000) { late++; if (late <= 12) s = s sprintf(" %d:%.0f", k, ($2 - w[k]) * 1e6) } }
+        END { printf "%d%s", late, s }' /tmp/load-w.txt /tmp/load-$1.events > /tmp/late-$1.txt
+    late="$late $1 $(cat /tmp/late-$1.txt);"
     got=$(grep -c '^E: [0-9.]* 0000 0000 0$' /tmp/load-$1.events)
     [ "$got" = "$frames" ] || lost="$lost $1:${got:-0}/$frames ($(tail -1 /tmp/load-$1.events.log); $(tail -1 /tmp/play-load.log))"
 }
@@ -114,6 +119,7 @@ passthrough_load() {
         return
     fi
     lost=""
+    late=""
     hop_load quiet
     calls="(no strace)"
     command -v strace > /dev/null && hop_syscalls
@@ -129,6 +135,7 @@ passthrough_load() {
     echo "E2E BENCH pass-through latency under load (us added to the panel's own; TCG guest, $(nproc) CPUs; both hops at SCHED_FIFO 10, as touchgestured.service runs the daemon): quiet: reference $reference_fifo_quiet, daemon $daemon_fifo_quiet; hog: reference $reference_fifo_hog, daemon $daemon_fifo_hog; at the normal policy: quiet: reference $reference_normal_quiet, daemon $daemon_normal_quiet; hog: reference $reference_normal_hog, daemon $daemon_normal_hog; the panel's own: quiet $direct_quiet, hog $direct_hog; the daemon's threads: $threads"
     # shellcheck disable=SC2154
     echo "E2E BENCH pass-through hop by part (us, p50/p99; SCHED_FIFO 10 with --trace-hops, whose clock reads add to it: quiet $daemon_traced_quiet, hog $daemon_traced_hog): panel -> read, read -> mirror write, the write: quiet$parts_quiet; hog$parts_hog"
+    echo "E2E DIAG pass-through frames over 1 ms, each hop's count and its first twelve (frame:us):$late"
     echo "E2E BENCH pass-through system calls a frame (strace -c, quiet, the calls made at least once every ten frames): $calls"
     if [ -z "$lost" ]; then
         pass "passthrough-load" "(all $frames frames through each hop, quiet and with the hog)"
