@@ -47,8 +47,8 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
     var trace: HopTrace?
     /// Where every live device is read (`ready`): one at a time, so one buffer serves them all.
     private let readBuffer = EventReadBuffer(capacity: 256)
-    /// The kinds of route rehearsed so far (`Rehearsal`).
-    private var rehearsed: Set<Rehearsal.Key> = []
+    /// Whether a rehearsal runs, and the kinds of route rehearsed so far (`Rehearsal`).
+    var rehearsal = Rehearsal.Stage()
 
     init(loop: EventLoop, log: Logger, actions: ActionRunner, base: Configuration) {
         self.loop = loop
@@ -102,9 +102,6 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
         noteSize(source, pipeline.decoder)
         let device = RouteDevice(id: id, source: source, pipeline: pipeline, health: gone.take(key) ?? PanelHealth(key), mirror: mirror)
         nextID += 1
-        // Its first touch is not the first run of its frame path's code (once for each kind of
-        // route: a storm of like panels rehearses one).
-        if rehearsed.insert(Rehearsal.Key(device, geometry(of: source))).inserted { Rehearsal.run(device) }
         state.devices.add(device)
         // The hand-off (a replay's every batch; a live device's only after lost events or before
         // deadlines fire: `ready` reads it otherwise) holds the devices strongly (an unowned
@@ -117,6 +114,9 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
             ended: { [unowned self] state in self.sourceEnded(id, &state) })
         owner?.added(device, &state)
         log.info("device \(id) added: \(source.description.name) (\(source.node))")
+        // Its first touch is not the first run of its frame path's code (its fd is read at a
+        // later turn; once for each kind of route: a storm of like panels rehearses one).
+        rehearseIfNew(device)
     }
 
     /// Live device `id`'s fd is ready: its events, read into the devices' one buffer, go through
@@ -147,9 +147,11 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
         state.devices.index(of: id).flatMap { state.devices.all[$0].source as? LiveSource }
     }
 
-    /// A read's batch down the device's route; true when it stopped at a SYN_DROPPED.
-    @discardableResult
-    private func delivered(_ batch: InputBatch, from id: UInt32, _ state: inout FrameState) -> Bool {
+    /// A read's batch down the device's route; true when it stopped at a SYN_DROPPED. One body
+    /// for every caller (the reader, a replay, a rehearsal), so a rehearsal runs the very code a
+    /// panel's read does.
+    @discardableResult @inline(never)
+    func delivered(_ batch: InputBatch, from id: UInt32, _ state: inout FrameState) -> Bool {
         if let trace { trace.noteRead() }
         if batch.resynced { logResync(id, in: state) }
         guard let k = state.devices.index(of: id) else { return false }
@@ -224,10 +226,8 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
                 log.error("device \(state.devices.all[k].id): \(error)")
             }
             remapMirror(k, &state)
-            // A new geometry or new filters: new code for its frames, rehearsed as at its start.
-            if rehearsed.insert(Rehearsal.Key(state.devices.all[k], geometry(of: state.devices.all[k].source))).inserted {
-                Rehearsal.run(state.devices.all[k])
-            }
+            // New filters, a calibration or a turn: other code for its frames, rehearsed as at its start.
+            rehearseIfNew(state.devices.all[k])
         }
     }
 

@@ -15,6 +15,8 @@ extension DeviceLifecycle: RouteEnvironment {
     /// The daemon's stage: the transitions traced, the wake told, failed writes logged
     /// (throttled), the actions fired.
     func daemonStage(_ k: Int, _ report: RouteReport, _ state: inout FrameState) {
+        // A rehearsal's copy (`Rehearsal`): nothing of it reaches the daemon.
+        guard !rehearsal.running else { return }
         let id = state.devices.all[k].id
         if report.traced {
             for t in state.devices.output.transitions {

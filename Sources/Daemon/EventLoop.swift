@@ -51,6 +51,15 @@ final class EventLoop {
         return turnClock
     }
     private var turnClock: Int64 = 0
+
+    /// `body` run with the turn's clock at `t` (a rehearsal's made-up times: `Rehearsal`), the
+    /// turn's own put back after.
+    func withTurnClock<R>(at t: Int64, _ body: () -> R) -> R {
+        let kept = turnClock
+        turnClock = t
+        defer { turnClock = kept }
+        return body()
+    }
     /// `turnStarted` if something read it this turn, without reading the clock.
     var turnClockIfRead: Int64? { turnClock == 0 ? nil : turnClock }
 

@@ -34,6 +34,9 @@ protocol InputSource: AnyObject {
     func stop()
     /// A live device is removed when it ends (unplugged); a finished replay stays, idle.
     var removesWhenEnded: Bool { get }
+    /// Its reads come in the kernel's own event layout (a live panel's: `InputBatch(kernel:)`),
+    /// not as decoded events (a replay's); a rehearsal feeds its copy the same way.
+    var deliversKernelLayout: Bool { get }
     /// Read errors so far (a live device's failed reads; none for a replay).
     var errorCount: Int { get }
     /// Delivers every event already due (before the engine's deadlines fire, so that input and

@@ -14,6 +14,7 @@ final class LiveSource: InputSource {
     let inputNode: InputNode
     var description: DeviceDescription { device.description }
     var node: String { device.path }
+    var deliversKernelLayout: Bool { true }
     var removesWhenEnded: Bool { true }
     var systemCalibration: [Double]? { inputNode.calibration }
     var systemSizeMM: (width: Double, height: Double)? { inputNode.sizeMM }

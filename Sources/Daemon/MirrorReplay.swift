@@ -84,6 +84,7 @@ final class RecordedSource: InputSource {
     var systemCalibration: [Double]? { nil }
     var systemSizeMM: (width: Double, height: Double)? { nil }
     func stop() {}
+    var deliversKernelLayout: Bool { false }
     var removesWhenEnded: Bool { false }
     var errorCount: Int { 0 }
     func deliverDue(_ state: inout FrameState) {}

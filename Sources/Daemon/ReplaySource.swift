@@ -13,6 +13,7 @@ import TouchFrames
 final class ReplaySource: InputSource {
     let description: DeviceDescription
     let node: String
+    var deliversKernelLayout: Bool { false }
     var removesWhenEnded: Bool { false }
     var errorCount: Int { 0 }
     private let timer: DeadlineTimer

@@ -15,6 +15,12 @@ public enum RehearsalStroke {
     public static func events(for description: DeviceDescription, from start: Timestamp) -> [InputEvent] {
         guard let kind = description.touchKind, let axes = description.positionAxes else { return [] }
         var out = Writer(kind: kind, protocolA: description.isProtocolA, x: axes.x, y: axes.y, time: start)
+        // The other axes a finger's frames carry, where the panel has them: a finger's size (a
+        // twentieth of the range: no palm), pressure (mid-range), the tool (a finger).
+        let extra: [(UInt16, Double)] = kind == .singleTouch
+            ? [(Evdev.ABS_PRESSURE, 0.5)]
+            : [(Evdev.ABS_MT_TOUCH_MAJOR, 0.05), (Evdev.ABS_MT_PRESSURE, 0.5), (Evdev.ABS_MT_TOOL_TYPE, 0)]
+        out.landing = extra.compactMap { code, f in description.axes[code].map { (code, Writer.position(f, $0)) } }
         // The drag: 40 % → 73 % of the width, at mid-height.
         for k in 0...dragFrames {
             out.frame([(0.4 + 0.33 * Double(k) / Double(dragFrames), 0.5)])
@@ -31,12 +37,14 @@ public enum RehearsalStroke {
     }
 
     /// The frames as the panel's protocol writes them.
-    private struct Writer {
+    struct Writer {
         let kind: DeviceDescription.TouchKind
         let protocolA: Bool
         let x: AbsAxis, y: AbsAxis
         var time: Timestamp
         var events: [InputEvent] = []
+        /// The other axes' values, sent with each new contact (protocol A: with every contact).
+        var landing: [(UInt16, Int32)] = []
         /// Fingers down after the last frame, and the next tracking id.
         private var down = 0
         private var nextID: Int32 = 1
@@ -52,9 +60,11 @@ public enum RehearsalStroke {
                 let px = Self.position(fx, x), py = Self.position(fy, y)
                 switch (kind, protocolA) {
                 case (.singleTouch, _):
+                    if down == 0 { for (code, v) in landing { add(Evdev.EV_ABS, code, v) } }
                     add(Evdev.EV_ABS, Evdev.ABS_X, px)
                     add(Evdev.EV_ABS, Evdev.ABS_Y, py)
                 case (.multitouch, true):
+                    for (code, v) in landing { add(Evdev.EV_ABS, code, v) }
                     add(Evdev.EV_ABS, Evdev.ABS_MT_POSITION_X, px)
                     add(Evdev.EV_ABS, Evdev.ABS_MT_POSITION_Y, py)
                     add(Evdev.EV_SYN, Evdev.SYN_MT_REPORT, 0)
@@ -63,6 +73,7 @@ public enum RehearsalStroke {
                     if slot >= down {
                         add(Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, nextID)
                         nextID += 1
+                        for (code, v) in landing { add(Evdev.EV_ABS, code, v) }
                     }
                     add(Evdev.EV_ABS, Evdev.ABS_MT_POSITION_X, px)
                     add(Evdev.EV_ABS, Evdev.ABS_MT_POSITION_Y, py)

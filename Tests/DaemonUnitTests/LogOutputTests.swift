@@ -1,5 +1,7 @@
 import Testing
 
+import CLinux
+
 @testable import Daemon
 
 #if canImport(Glibc)

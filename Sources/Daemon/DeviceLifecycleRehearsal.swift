@@ -1,0 +1,72 @@
+import GestureEngine
+import Pipeline
+import TouchFrames
+import TouchInput
+
+/// A panel's route rehearsed before its first touch (`Rehearsal`): a copy, in a frame state of
+/// its own, fed the made-up stroke through `delivered` as the panel's reads will be.
+extension DeviceLifecycle {
+    /// Rehearses `device`'s route unless a route of its kind (`Rehearsal.Key`) was.
+    func rehearseIfNew(_ device: borrowing RouteDevice) {
+        guard rehearsal.isNew(Rehearsal.Key(device, geometry(of: device.source))) else { return }
+        rehearse(device)
+    }
+
+    /// Runs a copy of `device`'s route on the stroke, its reads in the panel's own layout, each
+    /// at its own time from now on (a reload's copy goes on from the panel's live times), then
+    /// the copy's deadlines; what it made is dropped. (Not inlined: the host's instruction
+    /// count, `scripts/count-daemon`, leaves it out by name.)
+    @inline(never) @discardableResult
+    func rehearse(_ device: borrowing RouteDevice) -> Rehearsal.Made {
+        let d = device.source.description
+        // Whole microseconds: a kernel event's time has no finer part.
+        let start = Timestamp(nanoseconds: monotonicNanoseconds() / 1000 * 1000)
+        let sink = DroppedWrites()
+        var state = FrameState(fanout: Fanout(coalesceNs: 0, outputBufferBytes: 1 << 16))
+        state.devices.output.wants = .init(touchLines: true, gestureLines: true, transitions: false)
+        state.devices.add(
+            RouteDevice(
+                id: device.id, source: RecordedSource(d, node: device.source.node), pipeline: device.pipeline, health: device.health,
+                mirror: device.mirrorCopy(writingTo: sink)))
+        let kept = trace
+        trace = nil
+        rehearsal.running = true
+        defer { (trace, rehearsal.running) = (kept, false) }
+        var made = Rehearsal.Made()
+        let kernelLayout = device.source.deliversKernelLayout
+        for frame in Rehearsal.frames(for: d, from: start) {
+            let t = frame[frame.count - 1].time.nanoseconds
+            rehearseDeadlines(until: t, &state, &made)
+            loop.withTurnClock(at: t) {
+                if kernelLayout {
+                    let events = frame.map {
+                        KernelInputEvent(
+                            seconds: Int($0.time.nanoseconds / 1_000_000_000), microseconds: Int($0.time.nanoseconds % 1_000_000_000 / 1000),
+                            type: $0.type, code: $0.code, value: $0.value)
+                    }
+                    // Safe: the frame's events, lent for the call.
+                    _ = events.withUnsafeBufferPointer { delivered(InputBatch(kernel: $0), from: device.id, &state) }
+                } else {
+                    _ = InputBatch.lending(frame) { delivered($0, from: device.id, &state) }
+                }
+            }
+            made.note(state.devices.output)
+            _ = state.endTurn(turnClock: t)
+        }
+        rehearseDeadlines(until: .max, &state, &made)
+        made.mirrorWrites = sink.writes
+        return made
+    }
+
+    /// The copy's deadlines due by `t` (a tap's wait, a long press's), each at its own time; at
+    /// most 256 (a route that keeps finding one due ends the rehearsal there).
+    private func rehearseDeadlines(until t: Int64, _ state: inout FrameState, _ made: inout Rehearsal.Made) {
+        var fired = 0
+        while let due = state.devices.earliestDeadline, due <= t, fired < 256 {
+            loop.withTurnClock(at: due) { _ = route(.deadlines(monotonic: due), 0, &state) }
+            made.note(state.devices.output)
+            _ = state.endTurn(turnClock: due)
+            fired += 1
+        }
+    }
+}
