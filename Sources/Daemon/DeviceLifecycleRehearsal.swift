@@ -44,8 +44,7 @@ extension DeviceLifecycle {
                             seconds: Int($0.time.nanoseconds / 1_000_000_000), microseconds: Int($0.time.nanoseconds % 1_000_000_000 / 1000),
                             type: $0.type, code: $0.code, value: $0.value)
                     }
-                    // Safe: the frame's events, lent for the call.
-                    _ = events.withUnsafeBufferPointer { delivered(InputBatch(kernel: $0), from: device.id, &state) }
+                    _ = InputBatch.lending(kernel: events) { delivered($0, from: device.id, &state) }
                 } else {
                     _ = InputBatch.lending(frame) { delivered($0, from: device.id, &state) }
                 }

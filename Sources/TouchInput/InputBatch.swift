@@ -37,6 +37,12 @@ public struct InputBatch {
         events.withUnsafeBufferPointer { body(InputBatch($0, resynced: resynced)) }
     }
 
+    /// `events`, in the kernel's layout, lent to `body` as a live read's batch (a rehearsal's).
+    public static func lending<R>(kernel events: [KernelInputEvent], _ body: (InputBatch) -> R) -> R {
+        // Safe: the array is lent for `body`, which the batch does not outlive.
+        events.withUnsafeBufferPointer { body(InputBatch(kernel: $0)) }
+    }
+
     /// How many events the batch holds.
     public var count: Int { events.count + kernelEvents.count }
 
