@@ -77,14 +77,17 @@ final class RecordingClock: RouteEnvironment {
 final class RecordedSource: InputSource {
     let description: DeviceDescription
     let node: String
-    init(_ d: DeviceDescription, node: String) { (description, self.node) = (d, node) }
+    /// As a live panel's reads would come (a test's stand-in for one), or as a replay's.
+    let deliversKernelLayout: Bool
+    init(_ d: DeviceDescription, node: String, kernelLayout: Bool = false) {
+        (description, self.node, deliversKernelLayout) = (d, node, kernelLayout)
+    }
     func monotonic(of t: Timestamp) -> Int64 { t.nanoseconds }
     func engineTime(atMonotonic ns: Int64) -> Timestamp { Timestamp(nanoseconds: ns) }
     func start(loop: EventLoop, id: UInt32, deliver: @escaping Delivery, ended: @escaping (inout FrameState) -> Void) throws {}
     var systemCalibration: [Double]? { nil }
     var systemSizeMM: (width: Double, height: Double)? { nil }
     func stop() {}
-    var deliversKernelLayout: Bool { false }
     var removesWhenEnded: Bool { false }
     var errorCount: Int { 0 }
     func deliverDue(_ state: inout FrameState) {}

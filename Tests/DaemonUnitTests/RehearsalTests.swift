@@ -44,7 +44,7 @@ import TouchInput
         let rig = try RouteRig("pinch-out-and-turn")
         var device = rig.state.devices.all[0]
         let d = device.source.description
-        device = RouteDevice(id: 1, source: KernelLayoutSource(d), pipeline: device.pipeline, health: device.health)
+        device = RouteDevice(id: 1, source: RecordedSource(d, node: "kernel-layout", kernelLayout: true), pipeline: device.pipeline, health: device.health)
         let made = try Self.lifecycle().rehearse(device)
         #expect(made.frames == Self.strokeFrames && made.gesturesBegan.contains(.pinch))
     }
@@ -83,7 +83,7 @@ import TouchInput
         #expect(devices.rehearsal.kinds.count == 1)
         try devices.add(RecordedSource(d, node: "b"), &state)
         #expect(devices.rehearsal.kinds.count == 1)
-        try devices.add(KernelLayoutSource(d), &state)
+        try devices.add(RecordedSource(d, node: "kernel-layout", kernelLayout: true), &state)
         #expect(devices.rehearsal.kinds.count == 2)
         #expect(state.devices.all.count == 3)
         for k in state.devices.all.indices { #expect(state.devices.all[k].pipeline.decoder.frameCount == 0) }
@@ -121,21 +121,4 @@ import TouchInput
             #expect(stage.kinds.count <= Rehearsal.Stage.most)
         }
     }
-}
-
-/// A live panel's stand-in: its reads in the kernel's layout, nothing started.
-final class KernelLayoutSource: InputSource {
-    let description: DeviceDescription
-    let node = "kernel-layout"
-    init(_ d: DeviceDescription) { description = d }
-    func monotonic(of t: Timestamp) -> Int64 { t.nanoseconds }
-    func engineTime(atMonotonic ns: Int64) -> Timestamp { Timestamp(nanoseconds: ns) }
-    func start(loop: EventLoop, id: UInt32, deliver: @escaping Delivery, ended: @escaping (inout FrameState) -> Void) throws {}
-    var systemCalibration: [Double]? { nil }
-    var systemSizeMM: (width: Double, height: Double)? { nil }
-    func stop() {}
-    var deliversKernelLayout: Bool { true }
-    var removesWhenEnded: Bool { false }
-    var errorCount: Int { 0 }
-    func deliverDue(_ state: inout FrameState) {}
 }
