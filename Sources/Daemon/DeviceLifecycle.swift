@@ -98,6 +98,7 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
         let key = PanelHealth.Key(name: d.name, vendor: d.vendor, product: d.product, node: source.node)
         let id = nextID
         var pipeline = try makePipeline(source, id: id)
+        let fresh = pipeline
         if let past { pipeline.decoder.seed(positions: past.positions, slot: past.slot) }
         noteSize(source, pipeline.decoder)
         let device = RouteDevice(id: id, source: source, pipeline: pipeline, health: gone.take(key) ?? PanelHealth(key), mirror: mirror)
@@ -116,7 +117,7 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
         log.info("device \(id) added: \(source.description.name) (\(source.node))")
         // Its first touch is not the first run of its frame path's code (its fd is read at a
         // later turn; once for each kind of route: a storm of like panels rehearses one).
-        rehearseIfNew(device)
+        rehearseIfNew(device, fresh: fresh)
     }
 
     /// Live device `id`'s fd is ready: its events, read into the devices' one buffer, go through
@@ -218,16 +219,18 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
         let now = monotonicNanoseconds()
         for k in state.devices.all.indices {
             route(.removal(monotonic: now), k, &state)
+            var fresh: DevicePipeline?
             do {
                 let pipeline = try makePipeline(state.devices.all[k].source, id: state.devices.all[k].id)
                 noteSize(state.devices.all[k].source, pipeline.decoder)
                 state.devices.replacePipeline(k, with: pipeline)
+                fresh = pipeline
             } catch {
                 log.error("device \(state.devices.all[k].id): \(error)")
             }
             remapMirror(k, &state)
             // New filters, a calibration or a turn: other code for its frames, rehearsed as at its start.
-            rehearseIfNew(state.devices.all[k])
+            rehearseIfNew(state.devices.all[k], fresh: fresh)
         }
     }
 

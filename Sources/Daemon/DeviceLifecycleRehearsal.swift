@@ -6,18 +6,22 @@ import TouchInput
 /// A panel's route rehearsed before its first touch (`Rehearsal`): a copy, in a frame state of
 /// its own, fed the made-up stroke through `delivered` as the panel's reads will be.
 extension DeviceLifecycle {
-    /// Rehearses `device`'s route unless a route of its kind (`Rehearsal.Key`) was.
-    func rehearseIfNew(_ device: borrowing RouteDevice) {
+    /// Rehearses `device`'s route unless a route of its kind (`Rehearsal.Key`) was; `fresh`: its
+    /// pipeline as made, before it was seeded with the panel's contacts or continued from an
+    /// earlier one (the copy starts from an empty panel). Not inlined: the instruction counts
+    /// leave it out by name (`scripts/count-daemon`, the guest's `bench_instructions`).
+    @inline(never)
+    func rehearseIfNew(_ device: borrowing RouteDevice, fresh: DevicePipeline? = nil) {
         guard rehearsal.isNew(Rehearsal.Key(device, geometry(of: device.source))) else { return }
-        rehearse(device)
+        rehearsal.runs += 1
+        rehearse(device, pipeline: fresh)
     }
 
     /// Runs a copy of `device`'s route on the stroke, its reads in the panel's own layout, each
     /// at its own time from now on (a reload's copy goes on from the panel's live times), then
-    /// the copy's deadlines; what it made is dropped. (Not inlined: the host's instruction
-    /// count, `scripts/count-daemon`, leaves it out by name.)
+    /// the copy's deadlines; what it made is dropped. `pipeline`: the copy's (nil: the device's).
     @inline(never) @discardableResult
-    func rehearse(_ device: borrowing RouteDevice) -> Rehearsal.Made {
+    func rehearse(_ device: borrowing RouteDevice, pipeline: DevicePipeline? = nil) -> Rehearsal.Made {
         let d = device.source.description
         // Whole microseconds: a kernel event's time has no finer part.
         let start = Timestamp(nanoseconds: monotonicNanoseconds() / 1000 * 1000)
@@ -26,12 +30,13 @@ extension DeviceLifecycle {
         state.devices.output.wants = .init(touchLines: true, gestureLines: true, transitions: false)
         state.devices.add(
             RouteDevice(
-                id: device.id, source: RecordedSource(d, node: device.source.node), pipeline: device.pipeline, health: device.health,
+                id: device.id, source: RecordedSource(d, node: device.source.node), pipeline: pipeline ?? device.pipeline, health: device.health,
                 mirror: device.mirrorCopy(writingTo: sink)))
         let kept = trace
         trace = nil
+        let wasRunning = rehearsal.running
         rehearsal.running = true
-        defer { (trace, rehearsal.running) = (kept, false) }
+        defer { (trace, rehearsal.running) = (kept, wasRunning) }
         var made = Rehearsal.Made()
         let kernelLayout = device.source.deliversKernelLayout
         for frame in Rehearsal.frames(for: d, from: start) {
@@ -45,6 +50,7 @@ extension DeviceLifecycle {
                             type: $0.type, code: $0.code, value: $0.value)
                     }
                     _ = InputBatch.lending(kernel: events) { delivered($0, from: device.id, &state) }
+                    made.kernelLayoutReads += 1
                 } else {
                     _ = InputBatch.lending(frame) { delivered($0, from: device.id, &state) }
                 }

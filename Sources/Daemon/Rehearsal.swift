@@ -45,6 +45,8 @@ enum Rehearsal {
     struct Stage {
         var running = false
         var kinds: Set<Key> = []
+        /// Rehearsals run so far.
+        var runs = 0
         static let most = 32
 
         /// Whether a route of this kind is still to be rehearsed (and now counts as rehearsed).
@@ -61,6 +63,8 @@ enum Rehearsal {
         var mirrorWrites = 0
         var gesturesBegan: Set<GestureKind> = []
         var lineBytes = 0
+        /// Reads fed in the kernel's layout (a live panel's), not as decoded events.
+        var kernelLayoutReads = 0
 
         mutating func note(_ output: borrowing PipelineOutput) {
             frames += output.frameCount

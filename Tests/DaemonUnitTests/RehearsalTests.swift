@@ -47,6 +47,9 @@ import TouchInput
         device = RouteDevice(id: 1, source: RecordedSource(d, node: "kernel-layout", kernelLayout: true), pipeline: device.pipeline, health: device.health)
         let made = try Self.lifecycle().rehearse(device)
         #expect(made.frames == Self.strokeFrames && made.gesturesBegan.contains(.pinch))
+        #expect(made.kernelLayoutReads == made.frames, "every read in the kernel's layout")
+        let replayed = try Self.lifecycle().rehearse(rig.state.devices.all[0])
+        #expect(replayed.kernelLayoutReads == 0 && replayed.frames == Self.strokeFrames, "a replay's copy reads decoded events")
     }
 
     @Test func thePanel_itsMirror_andItsClients_seeNothing() throws {
@@ -73,18 +76,18 @@ import TouchInput
     }
 
     /// Added through the lifecycle: the first panel of a kind is rehearsed, a like one is not, a
-    /// mirrored one is; and the added panels' own state is as the add left it.
+    /// live one (the kernel's layout) is; and the added panels' own state is as the add left it.
     @Test func adding_rehearsesEachKindOfRouteOnce() throws {
         let devices = try Self.lifecycle()
         let rig = try RouteRig("double-tap")
         let d = rig.state.devices.all[0].source.description
         var state = FrameState(fanout: Fanout(coalesceNs: 0, outputBufferBytes: 1 << 16))
         try devices.add(RecordedSource(d, node: "a"), &state)
-        #expect(devices.rehearsal.kinds.count == 1)
+        #expect(devices.rehearsal.kinds.count == 1 && devices.rehearsal.runs == 1)
         try devices.add(RecordedSource(d, node: "b"), &state)
-        #expect(devices.rehearsal.kinds.count == 1)
+        #expect(devices.rehearsal.kinds.count == 1 && devices.rehearsal.runs == 1)
         try devices.add(RecordedSource(d, node: "kernel-layout", kernelLayout: true), &state)
-        #expect(devices.rehearsal.kinds.count == 2)
+        #expect(devices.rehearsal.kinds.count == 2 && devices.rehearsal.runs == 2 && !devices.rehearsal.running)
         #expect(state.devices.all.count == 3)
         for k in state.devices.all.indices { #expect(state.devices.all[k].pipeline.decoder.frameCount == 0) }
     }
