@@ -18,8 +18,9 @@ extension DeviceLifecycle {
     }
 
     /// Runs a copy of `device`'s route on the stroke, its reads in the panel's own layout, each
-    /// at its own time from now on (a reload's copy goes on from the panel's live times), then
-    /// the copy's deadlines; what it made is dropped. `pipeline`: the copy's (nil: the device's).
+    /// at its own time from now on (the monotonic clock, as a live panel's), then the copy's
+    /// deadlines; what it made is dropped. `pipeline`: the copy's (nil: the device's own, as
+    /// the tests give it).
     @inline(never) @discardableResult
     func rehearse(_ device: borrowing RouteDevice, pipeline: DevicePipeline? = nil) -> Rehearsal.Made {
         let d = device.source.description
