@@ -43,7 +43,7 @@ public struct PanelDiagnosis: Sendable {
     public init(_ t: PanelTracks) {
         touches = t.tracks.count
         fuzzMM = (Double(t.x.fuzz) * t.mmPerUnit.x + Double(t.y.fuzz) * t.mmPerUnit.y) / 2
-        reportRateHz = Self.reportRate(t.movingFrames)
+        reportRateHz = Self.reportRate(t.movingReports)
         measureNoise(t)
         findChatterAndGhosts(t)
         findStuck(t)
@@ -51,21 +51,20 @@ public struct PanelDiagnosis: Sendable {
         measureRange(t)
     }
 
-    /// The report rate from the frames that moved a contact: cut into runs where a pause (a gap
-    /// over three times the median, or 200 ms) ends one, each run's frames over its span; the
-    /// fastest run of at least five intervals, preferring those of 100 ms or more. A finger
-    /// moving slowly, or resting under the fuzz, skips frames (the kernel sends none that
-    /// repeats every value), which only slows its run; a fast swipe moves every frame. Over a
-    /// run, timestamps that jitter (a late interrupt, a reader stamping late) even out, where
-    /// the median of the shortest gaps took the early ones for the rate.
-    static func reportRate(_ frames: [Int64]) -> Double? {
-        // Frames under 1 ms apart are one report (a driver that sends a frame a contact, or
-        // splits one report in two): no panel reports faster than 1 kHz.
-        var reports: [Int64] = []
-        for t in frames where reports.last.map({ t - $0 >= 1_000_000 }) ?? true { reports.append(t) }
+    /// The report rate from the reports that moved a contact (`PanelTracks.movingReports`): cut
+    /// into runs where a pause (a gap over three times the median gap of 1 ms or more, or 200 ms) ends one, each
+    /// run's reports over its span; the fastest run of at least five intervals, preferring those
+    /// of 100 ms or more. A finger moving slowly, or resting under the fuzz, skips reports (the
+    /// kernel sends none that repeats every value), which only slows its run; a fast swipe moves
+    /// every report. Over a run, timestamps that jitter (a late interrupt, a reader stamping
+    /// late) even out, where the median of the shortest gaps took the early ones for the rate.
+    /// Reports stamped alike or nearly (two read at one interrupt) count, inside a run.
+    static func reportRate(_ reports: [Int64]) -> Double? {
         let gaps = zip(reports.dropFirst(), reports).map { $0 - $1 }
-        let sorted = gaps.sorted()
-        guard sorted.count >= 5 else { return nil }
+        // The median of the gaps between interrupts (a pair's second report is stamped under
+        // 1 ms after its first).
+        let sorted = gaps.filter { $0 >= 1_000_000 }.sorted()
+        guard gaps.count >= 5, !sorted.isEmpty else { return nil }
         let pause = min(3 * sorted[sorted.count / 2], 200_000_000)
         var runs: [(intervals: Int, span: Int64)] = []
         var current = (intervals: 0, span: Int64(0))

@@ -139,6 +139,27 @@ struct PanelSimulator {
         #expect(abs(measured - 60) <= 6, "rate \(measured)")
     }
 
+    /// A driver that reads two reports at each interrupt and stamps both with its time (frames
+    /// in pairs, each pair's two alike) reports at 120 Hz, not the 60 of its stamps; each
+    /// report moves the finger again, which a report split in two frames does not.
+    @Test(arguments: [0, 300_000])
+    func reportsStampedInPairs_countTwice(apartNs: Int64) throws {
+        var sim = PanelSimulator(rate: 120, noise: 0.5)
+        sim.script()
+        var frameStart = 0, frames = 0, pairTime: Int64 = 0
+        var paired = sim.events
+        for (i, e) in sim.events.enumerated() where e.type == 0 && e.code == Evdev.SYN_REPORT {
+            // The even frames keep their time; each odd one takes its pair's (plus `apartNs`).
+            let t = frames % 2 == 0 ? e.time.nanoseconds : pairTime + apartNs
+            if frames % 2 == 0 { pairTime = t }
+            for j in frameStart...i { paired[j] = InputEvent(time: Timestamp(nanoseconds: t), type: paired[j].type, code: paired[j].code, value: paired[j].value) }
+            (frameStart, frames) = (i + 1, frames + 1)
+        }
+        sim.events = paired
+        let measured = try #require(try sim.report().diagnosis.reportRateHz)
+        #expect(abs(measured - 120) <= 12, "rate \(measured)")
+    }
+
     /// A quiet panel: at rest the finger sends nothing (its noise under the kernel's fuzz); the
     /// rate comes from the swipes, and the noise is under the fuzz.
     @Test func aQuietPanel_measuresItsRateOnTheMoves() throws {
