@@ -175,18 +175,7 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
     /// LIBINPUT_CALIBRATION_MATRIX and measured size unless the config says otherwise. The
     /// pipeline's gestures and the mirror's positions both follow it.
     func geometry(of source: InputSource) -> GeometryConfiguration {
-        let d = source.description
-        var g = base.geometry(path: source.node, name: d.name, vendor: d.vendor, product: d.product)
-        if g.calibration == [1, 0, 0, 0, 1, 0], let m = source.systemCalibration {
-            g.calibration = m
-        }
-        // udev's size is the axis resolution's (input_id), or an admin's for a panel without
-        // one: it stands in only where the axes report none.
-        if g.widthMM == nil, d.positionAxes.map({ $0.x.resolution <= 0 || $0.y.resolution <= 0 }) ?? true, let size = source.systemSizeMM {
-            g.widthMM = size.width
-            g.heightMM = size.height
-        }
-        return g
+        base.geometry(of: source.description, path: source.node, systemSizeMM: source.systemSizeMM, systemCalibration: source.systemCalibration)
     }
 
     /// Fires each device's deadlines due by monotonic time `now`, each at its own time (input

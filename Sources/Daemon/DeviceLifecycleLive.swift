@@ -89,12 +89,8 @@ extension DeviceLifecycle {
         return place
     }
 
-    /// `[daemon] ignore_devices`: a node path, `vvvv:pppp`, or a glob on the name.
-    private func excluded(_ node: InputNode, _ d: DeviceDescription) -> String? {
-        base.daemon.ignoreDevices.first {
-            devicePatternMatches($0, path: node.path, name: d.name, vendor: d.vendor, product: d.product)
-        }.map { "config ignore_devices \"\($0)\"" }
-    }
+    /// `[daemon] ignore_devices` (`Configuration.ignoreReason`).
+    private func excluded(_ node: InputNode, _ d: DeviceDescription) -> String? { base.ignoreReason(path: node.path, d) }
 
     /// Devices that come and go: the udev monitor, or inotify on /dev/input without udevd.
     func startHotplug() {

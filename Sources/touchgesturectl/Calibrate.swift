@@ -66,15 +66,15 @@ struct Calibrate: ParsableCommand {
     }
 
     func run() throws {
-        var panel = try node.map(openPanel) ?? daemonPanel()
         // Only the file this tool was told of: what a server says is shown, never followed.
         let configPath = config ?? Self.defaultConfig
+        let fileConfig = try configuration(configPath)
+        var panel = try node.map { try openPanel($0, config: fileConfig) } ?? daemonPanel()
         if panel.daemon != nil, let said = panel.daemonConfig, said != configPath {
             say("Note: the daemon says it read \(SafeText.escaped(said)); this tool reads and writes beside \(configPath) (--config FILE for another).")
         } else if panel.daemon != nil && panel.daemonConfig == nil {
             say("Note: the daemon runs its built-in configuration (no --config file), which reads no drop-in: the result is for a daemon started with \(configPath).")
         }
-        let fileConfig = try configuration(configPath)
         let geometry = fileConfig.geometry(path: panel.node, name: panel.name, vendor: panel.vendor, product: panel.product)
         let screen = panel.screen ?? geometry.screen
         let output = geometry.output.flatMap { $0.clipped(to: screen) } ?? screen
@@ -104,14 +104,9 @@ struct Calibrate: ParsableCommand {
         try save(fit, panel: panel, config: fileConfig, path: configPath, rotation: geometry.rotation)
     }
 
-    static let defaultConfig = "/etc/touchgestured/touchgestured.toml"
+    static let defaultConfig = defaultDaemonConfig
 
-    /// The daemon's configuration as it reads it (the file and its drop-ins); the built-in one
-    /// when the file does not exist.
-    private func configuration(_ path: String) throws -> Configuration {
-        guard case .success = Posix.status(path) else { return .standard }
-        do { return try ConfigLoader.load(path: path) } catch { throw fail(error.description) }
-    }
+    private func configuration(_ path: String) throws -> Configuration { try daemonConfiguration(path) }
 
     private func report(_ fit: CalibrationFit) {
         for (i, (px, mm)) in zip(fit.residualPixels, fit.residualMillimeters).enumerated() {
@@ -177,14 +172,18 @@ struct Calibrate: ParsableCommand {
         "\(Int(r.width)) × \(Int(r.height)) px at (\(Int(r.x)), \(Int(r.y)))"
     }
 
-    private func openPanel(_ path: String) throws -> CalibrationPanel {
+    /// The panel at `path`, read directly; its size as the daemon would take it under `config`
+    /// (a `[[panel]]`'s over the axes' resolution, udev's where the axes give none).
+    private func openPanel(_ path: String, config: Configuration) throws -> CalibrationPanel {
         let device: EvdevDevice
         do { device = try EvdevDevice(path: path) } catch { throw fail("\(error)") }
         let d = device.description
-        let size = d.positionAxes.map { ScreenGeometry(x: $0.x, y: $0.y, configuration: GeometryConfiguration()) }
+        let node = Discovery.nodes().first { $0.path == path }
+        let g = config.geometry(of: d, path: path, systemSizeMM: node?.sizeMM, systemCalibration: node?.calibration)
+        let size = d.positionAxes.map { ScreenGeometry(x: $0.x, y: $0.y, configuration: g) }
         return CalibrationPanel(
             node: path, name: d.name, vendor: d.vendor, product: d.product,
-            sizeMM: size?.sizeSource == .resolution ? size?.sizeMM : nil, screen: nil, daemon: nil, touches: try PanelTouches(device))
+            sizeMM: size?.sizeMM, screen: nil, daemon: nil, touches: try PanelTouches(device))
     }
 
     private func daemonPanel() throws -> CalibrationPanel {

@@ -202,9 +202,12 @@ struct Devices: ParsableCommand {
     @OptionGroup var connection: SocketOption
     @Flag(help: "Scan this machine's /dev/input instead of asking the daemon.")
     var local = false
+    @Option(help: "With --local: the daemon's configuration, for its ignore_devices and each panel's size. Default: /etc/touchgestured/touchgestured.toml (the built-in one if it does not exist).")
+    var config: String?
 
     func run() throws {
-        if local { return try listLocalDevices() }
+        if local { return try listLocalDevices(config: daemonConfiguration(config ?? defaultDaemonConfig)) }
+        if config != nil { throw fail("--config is read only with --local (the daemon uses its own)") }
         let c = try connection.oneShot()
         let reply = try c.call(#"{"op":"list_devices","id":1}"#, id: 1)
         guard case .array(let devices)? = reply["devices"] else { return }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import GestureConfig
 import GestureEngine
 import Pipeline
 import SystemCalls
@@ -9,8 +10,19 @@ import TouchInput
     import Glibc
 #endif
 
-/// `devices --local`: what touchgestured would take on this machine, and why.
-func listLocalDevices() throws {
+/// The daemon's configuration file where the service reads it.
+let defaultDaemonConfig = "/etc/touchgestured/touchgestured.toml"
+
+/// The daemon's configuration as it reads it (the file and its drop-ins); the built-in one
+/// when the file does not exist; a file that does not load is an error (its file, line, reason).
+func daemonConfiguration(_ path: String) throws -> Configuration {
+    guard case .success = Posix.status(path) else { return .standard }
+    do { return try ConfigLoader.load(path: path) } catch { throw fail(error.description) }
+}
+
+/// `devices --local`: what touchgestured would take on this machine, and why, and each taken
+/// panel's size as the daemon would use it under `config` (`Configuration.geometry(of:)`).
+func listLocalDevices(config: Configuration) throws {
     let nodes = Discovery.nodes()
     if nodes.isEmpty { print("no input devices in /dev/input") }
     for node in nodes {
@@ -22,7 +34,7 @@ func listLocalDevices() throws {
             continue
         }
         let d = device.description
-        let verdict = Discovery.classify(node, d, excluded: { _, _ in nil })
+        let verdict = Discovery.classify(node, d, excluded: { config.ignoreReason(path: $0.path, $1) })
         let ids = d.vendorProduct
         switch verdict {
         case .skipped(let why):
@@ -30,14 +42,27 @@ func listLocalDevices() throws {
         case .taken(let why):
             print("\(node.path)  \(d.name)  \(ids)  taken: \(why)")
             if let axes = d.positionAxes {
-                let g = ScreenGeometry(x: axes.x, y: axes.y, configuration: GeometryConfiguration())
                 print("    \(d.touchKind?.rawValue ?? "?"), \(d.slotCount) slot(s); x \(axes.x.minimum)...\(axes.x.maximum) res \(axes.x.resolution), y \(axes.y.minimum)...\(axes.y.maximum) res \(axes.y.resolution)")
-                let size = node.sizeMM.map { "\(Int($0.width)) × \(Int($0.height)) mm (udev)" }
-                    ?? "\(Int(g.sizeMM.width)) × \(Int(g.sizeMM.height)) mm (\(g.sizeSource.rawValue))"
-                print("    size \(size)" + (node.calibration.map { "; LIBINPUT_CALIBRATION_MATRIX \($0)" } ?? ""))
+                print("    " + panelGeometryLine(node, d, axes, config))
             }
         }
     }
+}
+
+/// A taken panel's size and calibration as the daemon would use them, and where they came from.
+private func panelGeometryLine(_ node: InputNode, _ d: DeviceDescription, _ axes: (x: AbsAxis, y: AbsAxis), _ config: Configuration) -> String {
+    let g = config.geometry(of: d, path: node.path, systemSizeMM: node.sizeMM, systemCalibration: node.calibration)
+    let s = ScreenGeometry(x: axes.x, y: axes.y, configuration: g)
+    let match = config.panelMatch(path: node.path, name: d.name, vendor: d.vendor, product: d.product)
+    let source: String
+    switch s.sizeSource {
+    case .configuration where g.sizeIsThePanels: source = "[[panel]] match = \"\(match ?? "?")\""
+    case .configuration where config.geometry.widthMM == nil: source = "udev ID_INPUT_WIDTH_MM/HEIGHT_MM"
+    case .configuration: source = "[device] width_mm/height_mm"
+    default: source = s.sizeSource.rawValue
+    }
+    let calibration = g.calibration == [1, 0, 0, 0, 1, 0] ? "" : "; calibration " + g.calibration.map { "\($0)" }.joined(separator: " ")
+    return "size \(Int(s.sizeMM.width.rounded())) × \(Int(s.sizeMM.height.rounded())) mm (\(source))" + calibration
 }
 
 struct Record: ParsableCommand {
