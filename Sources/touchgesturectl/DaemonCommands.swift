@@ -206,8 +206,9 @@ struct Devices: ParsableCommand {
     var config: String?
 
     func run() throws {
+        if !local && config != nil { throw fail("--config is read only with --local (the daemon uses its own)") }
+        if let config, case .failure(let e) = Posix.status(config) { throw fail("--config: \(e)") }
         if local { return try listLocalDevices(config: daemonConfiguration(config ?? defaultDaemonConfig)) }
-        if config != nil { throw fail("--config is read only with --local (the daemon uses its own)") }
         let c = try connection.oneShot()
         let reply = try c.call(#"{"op":"list_devices","id":1}"#, id: 1)
         guard case .array(let devices)? = reply["devices"] else { return }
