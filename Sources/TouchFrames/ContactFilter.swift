@@ -61,7 +61,8 @@ public struct ContactFilterSettings: Hashable, Sendable {
     public var isEmpty: Bool { dejitter == nil && deadZones.isEmpty && stuckAfterNs == nil && chatterNs == nil && ghostNs == nil }
 
     /// What is wrong with `zones` on a panel of `width` × `height` mm: one off the panel (a
-    /// size or a zone mistyped), or one covering all of it (no touch would ever be seen).
+    /// size or a zone mistyped), or zones covering all of it, one alone or together (no touch
+    /// would ever be seen).
     public static func deadZoneProblem(_ zones: [DeadZone], width: Double, height: Double) -> String? {
         let size = "\(Int(width.rounded())) × \(Int(height.rounded())) mm"
         if let z = zones.first(where: { $0.x >= width || $0.y >= height }) {
@@ -70,7 +71,25 @@ public struct ContactFilterSettings: Hashable, Sendable {
         if zones.contains(where: { $0.x <= 0 && $0.y <= 0 && $0.x + $0.width >= width && $0.y + $0.height >= height }) {
             return "a dead zone covers the whole panel (\(size)): no touch would ever be seen"
         }
+        if zones.count > 1 && covers(zones, width: width, height: height) {
+            return "the dead zones together cover the whole panel (\(size)): no touch would ever be seen"
+        }
         return nil
+    }
+
+    /// Whether `zones` together leave no point of the panel uncovered: the panel cut at every
+    /// zone's edges into cells, each cell's middle inside some zone. (A config holds at most a
+    /// few hundred zones: a check at load, not per frame.)
+    static func covers(_ zones: [DeadZone], width: Double, height: Double) -> Bool {
+        let xs = Set([0, width] + zones.flatMap { [$0.x, $0.x + $0.width] }.filter { $0 > 0 && $0 < width }).sorted()
+        let ys = Set([0, height] + zones.flatMap { [$0.y, $0.y + $0.height] }.filter { $0 > 0 && $0 < height }).sorted()
+        for (x0, x1) in zip(xs, xs.dropFirst()) {
+            for (y0, y1) in zip(ys, ys.dropFirst()) {
+                let (mx, my) = ((x0 + x1) / 2, (y0 + y1) / 2)
+                guard zones.contains(where: { mx >= $0.x && mx <= $0.x + $0.width && my >= $0.y && my <= $0.y + $0.height }) else { return false }
+            }
+        }
+        return true
     }
 }
 

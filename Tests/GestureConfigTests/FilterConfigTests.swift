@@ -64,11 +64,20 @@ import TouchFrames
     @Test(arguments: [
         ("dead_zones = [[310, 0, 10, 10]]", "lies off the panel (300 × 200 mm)"),
         ("dead_zones = [[0, 0, 300, 200]]", "covers the whole panel"),
+        ("dead_zones = [[0, 0, 150, 200], [150, 0, 150, 200]]", "together cover the whole panel"),
+        ("dead_zones = [[0, 0, 200, 120], [100, 0, 200, 120], [0, 100, 300, 100]]", "together cover the whole panel"),
     ])
     func aDeadZoneOffOrOverTheWholeConfiguredPanel_isRefused(zones: String, reason: String) throws {
         let e = try #require(refusal("[[panel]]\nmatch = \"X\"\nwidth_mm = 300\nheight_mm = 200\n[panel.filters]\n\(zones)\n"))
         #expect(e.line == 6 && e.reason.contains(reason), "\(e)")
         #expect(refusal("[[panel]]\nmatch = \"X\"\n[panel.filters]\n\(zones)\n") == nil, "no size: not known here")
+    }
+
+    /// Zones that leave a strip of the panel alive, however thin, are taken.
+    @Test func deadZonesLeavingAStrip_areTaken() throws {
+        let zones = "dead_zones = [[0, 0, 150, 200], [150.5, 0, 149.5, 200], [0, 0, 300, 50]]"
+        #expect(refusal("[[panel]]\nmatch = \"X\"\nwidth_mm = 300\nheight_mm = 200\n[panel.filters]\n\(zones)\n") == nil)
+        #expect(ContactFilterSettings.deadZoneProblem([.init(x: 0, y: 0, width: 300, height: 199)], width: 300, height: 200) == nil)
     }
 
     /// A `[[panel]]`'s size is measured on that panel (it wins over its resolution); `[device]`'s,
