@@ -78,8 +78,8 @@ public struct ContactFilterSettings: Hashable, Sendable {
     }
 
     /// Whether `zones` together leave no point of the panel uncovered: the panel cut at every
-    /// zone's edges into cells, each cell's middle inside some zone. (A config holds at most a
-    /// few hundred zones: a check at load, not per frame.)
+    /// zone's edges into cells, each cell's middle inside some zone. (At most 16 zones a panel,
+    /// `ConfigLimits.deadZones`: a check at load of at most 33 × 33 cells, not per frame.)
     static func covers(_ zones: [DeadZone], width: Double, height: Double) -> Bool {
         let xs = Set([0, width] + zones.flatMap { [$0.x, $0.x + $0.width] }.filter { $0 > 0 && $0 < width }).sorted()
         let ys = Set([0, height] + zones.flatMap { [$0.y, $0.y + $0.height] }.filter { $0 > 0 && $0 < height }).sorted()
