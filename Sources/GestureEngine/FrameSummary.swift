@@ -9,6 +9,10 @@ struct FrameSummary {
     var count = 0
     /// Contacts down after this frame, palms included (a poisoned view waits for this to be 0).
     var present = 0
+    /// Every finger counted down is a held lift (`Contact.isLifted`: the chatter filter holds a
+    /// lift, and the panel sent a frame for another contact): a frame of no motion, whose time
+    /// is no sample of the fingers' path (a velocity fitted over it would fall).
+    var onlyHeld = false
     /// Contacts that landed / lifted in this frame.
     var added = 0
     var removed = 0
@@ -147,6 +151,7 @@ struct ContactTracker {
             if m.live > 0 { lastCentroid = m.liveSum * (1 / Double(m.live)) }
         }
         s.count = m.n
+        s.onlyHeld = m.n > 0 && m.live == 0
         s.present = m.present
         s.removed = max(0, previousCount &- m.common &- m.held)  // each previous contact matched at most once
         s.maxTravel = Millimeters(m.maxTravelSquared.squareRoot())

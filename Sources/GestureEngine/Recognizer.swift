@@ -196,6 +196,8 @@ struct VelocityTracker {
     private var ys = InlineArray<20, Double>(repeating: 0)
     private var count = 0
     private var head = 0  // index of the newest sample
+    /// The first frame of held lifts only since the last sample (`sample`), in ns; nil: none.
+    private var heldSince: Int64?
 
     /// A sample closer than this to the one before the newest replaces the newest, so the kept
     /// samples stay at least this far apart and 20 of them span the horizon even at a 1 kHz report
@@ -212,6 +214,28 @@ struct VelocityTracker {
     mutating func reset() {
         count = 0
         head = 0
+        heldSince = nil
+    }
+
+    /// Frame `s`'s point `p` of the fingers' path. A frame of held lifts only
+    /// (`FrameSummary.onlyHeld`: the chatter filter holds a lift while another contact's frames
+    /// come) is no point of it: the finger left at the first such frame, and a release after
+    /// them is sampled there, and its velocity read there (`releaseTime`), as a lift shown at
+    /// once would be (frames of held lifts only, sampled, halved a swipe's speed).
+    mutating func sample(_ s: borrowing FrameSummary, _ p: PixelPoint) {
+        if s.onlyHeld {
+            if heldSince == nil { heldSince = s.time.nanoseconds }
+            return
+        }
+        if s.count == 0, let lift = heldSince { return add(Timestamp(nanoseconds: min(lift, s.time.nanoseconds)), p) }
+        heldSince = nil
+        add(s.time, p)
+    }
+
+    /// Where a velocity at `time` is read: at the lift when frames of held lifts only came before
+    /// the release (`sample`).
+    func releaseTime(_ time: Timestamp) -> Timestamp {
+        heldSince.map { Timestamp(nanoseconds: min($0, time.nanoseconds)) } ?? time
     }
 
     // The ring's indices (`head`, and `i` below) stay in 0..<capacity by construction; the

@@ -4,7 +4,8 @@
 /// `ContactFilter.step` takes the landing as its bounce: one contact for everyone (the gestures
 /// and the mirror follow ids, not slots). Landings only: nothing a frame otherwise.
 extension ContactFilter {
-    /// A landing in slot `k` (the chatter filter on): a slot holding a lift this is not the
+    /// A landing in slot `k` (the chatter filter on): a contact the landing replaced in its slot
+    /// within one frame is lifted first (`replaced`); a slot holding a lift this is not the
     /// bounce of hands the lift on first (`handOver`); a free one may take another slot's held
     /// lift (`takeBounce`); then the slot's step. A contact that came from another slot and goes
     /// on here is not new to the gestures (its view `moved`).
@@ -13,11 +14,25 @@ extension ContactFilter {
         _ k: Int, _ st: inout MutableSpan<FilterSlot>, _ sh: inout MutableSpan<ShownSlot>, _ ds: inout MutableSpan<DecoderSlot>, _ n: Int,
         fresh: Bool, _ r: borrowing Rules, _ tally: inout Tally, _ nextContact: inout UInt32, at time: Int64
     ) {
+        if st[k].down && st[k].lingerUntil == nil { replaced(k, &st, &sh, ds, r, &tally, at: time) }
         if st[k].down { handOver(k, &st, &sh, ds, n, r, tally, at: time) }
         if !st[k].down { _ = takeBounce(k, &st, &sh, ds, n, r, &tally, at: time) }
         step(&st[k], &sh[k], &ds[k], down: true, at: time, fresh: fresh, r, &tally, &nextContact)
         // (A landing that was not the moved contact's bounce made a new one: `land` cleared it.)
         if st[k].moved { (sh[k].moved, st[k].moved) = (true, false) }
+    }
+
+    /// Slot `k`'s contact, down in the last frame, replaced in this one by a new tracking id (the
+    /// panel's lift and landing in one report, or a new id with no lift at all: a bounce with no
+    /// frame between): its lift is taken now, where its raw path last was (`follow`), and held as
+    /// any lift, so the landing may be its bounce.
+    static func replaced(
+        _ k: Int, _ st: inout MutableSpan<FilterSlot>, _ sh: inout MutableSpan<ShownSlot>, _ ds: borrowing MutableSpan<DecoderSlot>,
+        _ r: borrowing Rules, _ tally: inout Tally, at time: Int64
+    ) {
+        var last = ds[k]
+        if st[k].rawAt != 0 { (last.x, last.y) = (nearest(st[k].rawX - st[k].offsetX), nearest(st[k].rawY - st[k].offsetY)) }
+        lifted(&st[k], &sh[k], last, r, &tally, at: time)
     }
 
     /// A landing in free slot `k`: the held lift closest to it (within `chatter_distance`, as

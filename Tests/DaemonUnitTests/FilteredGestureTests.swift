@@ -64,6 +64,36 @@ import TouchFrames
         #expect(try Self.gestures(Self.recording(Self.chatteringTap), Self.chatter) == ["tap"])
     }
 
+    /// A tap whose tracking id the panel replaces mid-tap, in one report (its lift and a new
+    /// landing together, or the new id alone): one tap with the filter, a double tap without.
+    @Test(arguments: [true, false])
+    func aTapWhoseIdChangesWithinAFrame_isOneTap(withLift: Bool) throws {
+        var events: [InputEvent] = []
+        for k in 0..<40 {
+            let t = Timestamp(nanoseconds: Int64(k) * 16_666_000)
+            func e(_ type: UInt16, _ code: UInt16, _ value: Int32) { events.append(InputEvent(time: t, type: type, code: code, value: value)) }
+            switch k {
+            case 0:
+                e(3, Evdev.ABS_MT_TRACKING_ID, 1)
+                e(3, Evdev.ABS_MT_POSITION_X, 1920)
+                e(3, Evdev.ABS_MT_POSITION_Y, 1080)
+                e(1, Evdev.BTN_TOUCH, 1)
+            case 3:
+                if withLift { e(3, Evdev.ABS_MT_TRACKING_ID, -1) }
+                e(3, Evdev.ABS_MT_TRACKING_ID, 2)
+                e(3, Evdev.ABS_MT_POSITION_X, 1925)
+            case 6:
+                e(3, Evdev.ABS_MT_TRACKING_ID, -1)
+                e(1, Evdev.BTN_TOUCH, 0)
+            default: break
+            }
+            e(0, 0, 0)
+        }
+        let rec = Recording(description: Self.panel, events: events)
+        #expect(try Self.gestures(rec, "").contains("double_tap"), "without the filter: two touches")
+        #expect(try Self.gestures(rec, Self.chatter) == ["tap"])
+    }
+
     /// A bounce landing 4.5 mm away (past the tap's 3 mm slop, within `chatter_distance`) moves
     /// nothing: one tap, at 60 and at 250 Hz, with the 1€ filter or without.
     @Test func aBounceLandingMillimetresAway_isStillOneTap() throws {
@@ -251,6 +281,40 @@ import TouchFrames
         let bounced = try translations(Self.twoFingerPan(bounce: true))
         #expect(clean.count >= 10)
         #expect(bounced == clean)
+    }
+
+    /// The same swipe beside a contact the filters hide (in a dead zone) that flickers by a unit
+    /// in every report: its frames during the swipe's held lift are no samples of the swipe's
+    /// path, which keeps its speed (they halved it).
+    @Test func aSwipeBesideAHiddenFlickeringContact_keepsItsSpeed() throws {
+        var events: [InputEvent] = []
+        for k in 0..<40 {
+            func e(_ type: UInt16, _ code: UInt16, _ value: Int32) {
+                events.append(InputEvent(time: Timestamp(nanoseconds: Int64(k) * 16_666_000), type: type, code: code, value: value))
+            }
+            // The swipe in slot 0, as `swipe()` has it.
+            e(3, Evdev.ABS_MT_SLOT, 0)
+            if k == 0 { e(3, Evdev.ABS_MT_TRACKING_ID, 1) }
+            if k < 12 { e(3, Evdev.ABS_MT_POSITION_X, Int32(3000 - 90 * k)) }
+            if k == 0 { e(3, Evdev.ABS_MT_POSITION_Y, 1080) }
+            if k == 12 { e(3, Evdev.ABS_MT_TRACKING_ID, -1) }
+            // The hidden contact in slot 1, 2 mm from the corner, down throughout.
+            e(3, Evdev.ABS_MT_SLOT, 1)
+            if k == 0 { e(3, Evdev.ABS_MT_TRACKING_ID, 9) }
+            e(3, Evdev.ABS_MT_POSITION_X, 20 + Int32(k % 2))
+            if k == 0 { e(3, Evdev.ABS_MT_POSITION_Y, 20) }
+            if k == 0 { e(1, Evdev.BTN_TOUCH, 1) }
+            e(0, 0, 0)
+        }
+        let size = "[device]\nwidth_mm = 344\nheight_mm = 194\n"
+        let config = try ConfigLoader.parse(size + "[device.filters]\nchatter_window = 0.035\ndead_zones = [[0, 0, 10, 10]]\n", file: "f.toml")
+        let rec = Recording(description: FilteredGestureTests.panel, events: events)
+        let lines = try DevicePipeline.lines(rec, description: FilteredGestureTests.panel, configuration: config)
+        let swipe = try #require(lines.split(separator: "\n").first { $0.contains("\"swipe\"") }, "the swipe beside it")
+        let r = try #require(swipe.firstRange(of: "\"velocity\":"))
+        let beside = try #require(Double(swipe[r.upperBound...].prefix { $0 != "," && $0 != "}" }))
+        let alone = try #require(try Self.speed(size + "[device.filters]\nchatter_window = 0.035\n"))
+        #expect(abs(beside - alone) <= 0.02 * alone, "beside \(beside) px/s, alone \(alone) px/s")
     }
 
     @Test func aFastSwipe_keepsItsSpeed_throughTheChatterWindow() throws {

@@ -282,6 +282,23 @@ import TouchFrames
         #expect(d.filterCounts.chatter == 1, "one bounce merged")
     }
 
+    /// A bounce with no frame between: the panel lifts the contact and lands a new id in its
+    /// slot in one report (or sends the new id with no lift at all). The same contact, close by;
+    /// a new one, held lift then ended, far away.
+    @Test(arguments: [true, false])
+    func chatter_aNewIdInTheSameFrame_isTheSameContact(withLift: Bool) throws {
+        var d = try F.decoder { $0.chatterNs = 30_000_000 }
+        F.feed(&d, at: 0, F.land(0, id: 1, 500, 250))
+        F.feed(&d, at: 0.016, F.at(0, 501, 250))
+        let id = try #require(d.frame.contacts.first?.id)
+        let replace = (withLift ? [(UInt16(3), Evdev.ABS_MT_TRACKING_ID, Int32(-1))] : []) + [(3, Evdev.ABS_MT_TRACKING_ID, 2), (3, Evdev.ABS_MT_POSITION_X, 504)]
+        F.feed(&d, at: 0.033, [(3, Evdev.ABS_MT_SLOT, 0)] + replace)
+        #expect(d.frame.contacts.map(\.id) == [id] && !d.landed, "one contact through the new id")
+        #expect(d.filterCounts.chatter == 1)
+        F.feed(&d, at: 0.05, [(3, Evdev.ABS_MT_SLOT, 0), (3, Evdev.ABS_MT_TRACKING_ID, 3), (3, Evdev.ABS_MT_POSITION_X, 1500)])
+        #expect(d.frame.contacts.count == 1 && d.landed && d.frame.contacts[0].id != id, "far away: a new contact")
+    }
+
     /// A bounce that lands a few millimetres away moves nothing: the contact goes on from where
     /// it was held, by the finger's own motion after it, and stays on the panel.
     @Test func chatter_aBounceLandingAway_movesNothing_thenFollowsTheFinger() throws {

@@ -82,13 +82,13 @@ struct PanRecognizer: ContinuousRecognizer {
     /// (For accept and reject, which take it as a closure; frames use the one below.)
     func event(_ phase: GesturePhase, _ time: Timestamp, _ d: Drag, _ liftedAt: Timestamp?) -> GestureEvent {
         var tracker = tracker
-        return event(phase, time, d, velocity: tracker.velocity(at: liftedAt ?? time))
+        return event(phase, time, d, velocity: tracker.velocity(at: tracker.releaseTime(liftedAt ?? time)))
     }
 
     /// The velocity is read where it lies (`mutating`): from a non-mutating method the 512-byte
     /// tracker would be copied first, on every frame of a pan.
     mutating func frameEvent(_ phase: GesturePhase, _ time: Timestamp, _ d: Drag) -> GestureEvent {
-        event(phase, time, d, velocity: tracker.velocity(at: time))
+        event(phase, time, d, velocity: tracker.velocity(at: tracker.releaseTime(time)))
     }
 
     private func event(_ phase: GesturePhase, _ time: Timestamp, _ d: Drag, velocity: PixelPoint) -> GestureEvent {
@@ -130,7 +130,7 @@ struct PanRecognizer: ContinuousRecognizer {
         k.translation += s.delta
         k.spanChange += s.spanDelta.value
         k.fingers = s.count
-        tracker.add(s.time, k.translation)
+        tracker.sample(s, k.translation)
         if k.lock == .undecided { k.lock = decideLock(k.translation, s.scale) }
         if s.count == 0 { return .failed(.liftedTooSoon) }
         if s.count > maxFingers { return .failed(.tooManyFingers) }
@@ -156,7 +156,7 @@ struct PanRecognizer: ContinuousRecognizer {
         d.translation += s.delta
         d.position = s.centroid
         d.fingers = max(d.fingers, s.count)
-        tracker.add(s.time, d.translation)
+        tracker.sample(s, d.translation)
         return d
     }
 

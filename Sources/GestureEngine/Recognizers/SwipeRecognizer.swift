@@ -89,7 +89,7 @@ struct SwipeRecognizer: DiscreteRecognizer {
     mutating func track(_ k: Track, _ s: borrowing FrameSummary) -> DiscreteLifecycle<Track, Flick> {
         var track = k
         track.translation = track.translation + s.delta
-        tracker.add(s.time, track.translation)
+        tracker.sample(s, track.translation)
         if s.count > maxFingers { return .failed(.tooManyFingers) }
         if s.count == 0 { return release(track.translation, mostFingers: track.mostFingers, at: s) }
         track.mostFingers = max(track.mostFingers, s.count)
@@ -102,7 +102,7 @@ struct SwipeRecognizer: DiscreteRecognizer {
     private mutating func release(_ t: PixelPoint, mostFingers: Int, at s: borrowing FrameSummary) -> DiscreteLifecycle<Track, Flick> {
         guard mostFingers >= minFingers else { return .failed(.tooFewFingers) }
         guard s.scale.length(t) >= thresholds.swipeMinDistance else { return .failed(.tooShort) }
-        let v = tracker.velocity(at: s.time)
+        let v = tracker.velocity(at: tracker.releaseTime(s.time))
         guard s.scale.length(v).value >= thresholds.swipeMinVelocity else { return .failed(.tooSlow) }
         let d = Self.direction(of: t, sectors: directionCount)
         guard allowed & (1 << d.sector) != 0 else { return .failed(.wrongDirection) }
