@@ -45,6 +45,13 @@ public struct PanelAdvice: Sendable {
             let window = min(PanelDiagnosis.chatterMaxGap, max(0.005, Self.stepUp(longest + interval)))
             notes.append("\(d.chatters.count) bounce(s): a lift and a landing again within \(Self.ms(longest)) and \(Self.fmt(d.chatters.map(\.distanceMM).max() ?? 0, 1)) mm (a double tap to the app)")
             filters.append(("chatter_window", Self.fmt(window, 3), "\(d.chatters.count) bounce(s), the longest \(Self.ms(longest)) apart"))
+            // A bounce lands where the finger was give or take the panel's noise: 2 mm and 3.5
+            // resting noises, in whole mm, where that is past the default 5 (at ±1.5 mm, one
+            // bounce in eight landed past 5 mm and made a tap two).
+            let reach = (2 + 3.5 * (d.noiseMM ?? 0)).rounded(.up)
+            if reach > 5 {
+                filters.append(("chatter_distance", Self.fmt(min(20, reach), 0), "a bounce lands within \(Self.fmt(min(20, reach), 0)) mm on a panel this noisy"))
+            }
         }
         if let longest = d.ghosts.max() {
             // Above two report intervals: a slow panel's one-frame blink is then no bounce.

@@ -202,32 +202,50 @@ extension ContactFilter {
         _ f: inout FilterSlot, _ s: inout DecoderSlot, young: Bool, _ r: borrowing Rules, _ tally: inout Tally, at time: Int64
     ) -> Bool {
         guard let until = f.lingerUntil, time < until, let window = r.settings.chatterNs else { return false }
-        // From where the finger left (not the smoothed position, which may lag it by more), both
-        // with the offsets of the bounces before, or where it would be by now (`predictedLift`).
-        let (px, py, moving) = predictedLift(f, r, tally, lift: until - window, at: time)
-        let dx = (Double(s.x) + f.offsetX - px) * r.mmPerUnit.x, dy = (Double(s.y) + f.offsetY - py) * r.mmPerUnit.y
-        guard (dx * dx + dy * dy).squareRoot() <= r.settings.chatterDistanceMM else { return false }
+        let (distance, px, py, moving) = landingDistance(f, s, r, tally, lift: until - window, at: time)
+        guard distance <= r.settings.chatterDistanceMM else { return false }
         s.contact = f.contact
         if young { f.landedAt += time - (until - window) }
         f.segmentAt = time
         f.lingerUntil = nil
-        // The raw path goes on from where the finger left, or would be (each jump at most
-        // `chatter_distance`); the smoothed position follows from where it was shown, a resting
-        // one starting again at rest, a moving one at its speed.
-        (f.offsetX, f.offsetY) = (px - Double(s.x), py - Double(s.y))
+        // The raw path goes on from where the finger left, or, moving, would be by now (each
+        // jump at most `chatter_distance`): the bounce moves nothing. A resting finger's, with the
+        // 1€ filter, from its smoothed position: the jump between two noisy samples, kept as the
+        // offset, shifted the contact for the rest of its touch by their noise (up to 4 mm at
+        // ±1.5 mm, a long press lost); from the smoothed rest, by the landing's alone.
+        let rest = !moving && r.settings.dejitter != nil
+        (f.offsetX, f.offsetY) = ((rest ? f.x : px) - Double(s.x), (rest ? f.y : py) - Double(s.y))
         if !moving { (f.dx, f.dy) = (0, 0) }
         f.at = time
         tally.counts.chatter += 1
         return true
     }
 
-    /// How far (mm) a landing `s` is from where held contact `f` left, or, moving, would be by
-    /// now (`landsAgain`'s measure); nil when `f`'s lift is not held.
+    /// How far (mm) landing `s` is from held contact `f`: from where the finger left (not the
+    /// smoothed position, which lags a moving finger), or, moving, from where it would be by now
+    /// (`predictedLift`), both with the offsets of the bounces before. At rest with the 1€
+    /// filter, from the smoothed position when that is nearer: two noisy samples lie further
+    /// apart than a sample and the smoothed rest (at ±1.5 mm of noise, one bounce in eight came
+    /// past 5 mm and a tap became two). Also where it would be, and whether it moves.
+    static func landingDistance(
+        _ f: FilterSlot, _ s: DecoderSlot, _ r: borrowing Rules, _ tally: Tally, lift: Int64, at time: Int64
+    ) -> (mm: Double, x: Double, y: Double, moving: Bool) {
+        let (px, py, moving) = predictedLift(f, r, tally, lift: lift, at: time)
+        let (lx, ly) = (Double(s.x) + f.offsetX, Double(s.y) + f.offsetY)
+        let dx = (lx - px) * r.mmPerUnit.x, dy = (ly - py) * r.mmPerUnit.y
+        var mm = (dx * dx + dy * dy).squareRoot()
+        if !moving && r.settings.dejitter != nil {
+            let sx = (lx - f.x) * r.mmPerUnit.x, sy = (ly - f.y) * r.mmPerUnit.y
+            mm = min(mm, (sx * sx + sy * sy).squareRoot())
+        }
+        return (mm, px, py, moving)
+    }
+
+    /// How far (mm) a landing `s` is from held contact `f` (`landingDistance`); nil when `f`'s
+    /// lift is not held.
     static func heldDistance(_ f: FilterSlot, _ s: DecoderSlot, _ r: borrowing Rules, _ tally: Tally, at time: Int64) -> Double? {
         guard let until = f.lingerUntil, time < until, let window = r.settings.chatterNs else { return nil }
-        let p = predictedLift(f, r, tally, lift: until - window, at: time)
-        let dx = (Double(s.x) + f.offsetX - p.x) * r.mmPerUnit.x, dy = (Double(s.y) + f.offsetY - p.y) * r.mmPerUnit.y
-        return (dx * dx + dy * dy).squareRoot()
+        return landingDistance(f, s, r, tally, lift: until - window, at: time).mm
     }
 
     /// Where a held contact that lifted at `lift` would be at `time`: where the finger left, or,

@@ -187,6 +187,26 @@ struct PanelSimulator {
         #expect(!r.advice.filters.map(\.key).contains("dead_zones"))
     }
 
+    /// On a noisy panel (1.5 mm at rest) the bounces' distance widens with the noise (a
+    /// bounce's landing is as noisy as any sample), and the settings load; on a quieter one the
+    /// default stays.
+    @Test(arguments: [(1.5, "8"), (0.5, nil)])
+    func aNoisyPanelsBounces_getAWiderChatterDistance(noise: Double, distance: String?) throws {
+        var sim = PanelSimulator(rate: 60, noise: noise)
+        sim.script()
+        for _ in 0..<2 {
+            sim.wait(0.5)
+            for _ in 0..<4 { sim.frame([0: (200, 100)]) }
+            sim.frame([0: nil])
+            for _ in 0..<4 { sim.frame([0: (200.5, 100)]) }
+            sim.frame([0: nil])
+        }
+        let r = try sim.report()
+        #expect(r.diagnosis.chatters.count == 2, "\(r.text)")
+        #expect(r.advice.filters.first { $0.key == "chatter_distance" }?.value == distance)
+        _ = try ConfigLoader.parse(r.advice.settings(r.tracks), file: "doctor.toml")
+    }
+
     @Test func bouncesGhostsStuckAndPhantoms_areFound_andTheirSettingsLoad() throws {
         var sim = PanelSimulator(rate: 100, noise: 0.8)
         sim.script()
