@@ -14,7 +14,7 @@ extension ContactFilter {
             if f.down && v.young && !f.hidden { tally.counts.ghosts += 1 }
             land(&f, s, r, &tally, at: time)
         }
-        if let after = r.settings.stuckAfterNs { checkStuck(&f, &s, after: after, r, &tally, &nextContact, at: time) }
+        if let after = r.settings.stuckAfterNs { checkStuck(&f, &s, after: after, fresh: fresh, r, &tally, &nextContact, at: time) }
         f.down = true
         var shown = ShownSlot(x: v.x, y: v.y, hidden: f.hidden)
         // Young (the ghost filter), or shown for the first time now that it is old enough.
@@ -84,21 +84,33 @@ extension ContactFilter {
     /// Stuck: still (never past `stuckDistanceMM` from where it came to rest) for `after` ns, it
     /// ends; moving again, it lands anew (outside a dead zone) under a fresh id, the filter
     /// starting from where it is. (A stuck contact on a cheap panel flickers by a unit or two:
-    /// "not one unit" would never end it.)
+    /// "not one unit" would never end it.) One panel frame away and back is a glitch, no move: the
+    /// rest moves at the second frame away, or at once for a move past four times the distance (a
+    /// stuck contact that jumped half a millimetre every 2 s was never ended).
     static func checkStuck(
-        _ f: inout FilterSlot, _ s: inout DecoderSlot, after: Int64, _ r: borrowing Rules, _ tally: inout Tally,
+        _ f: inout FilterSlot, _ s: inout DecoderSlot, after: Int64, fresh: Bool, _ r: borrowing Rules, _ tally: inout Tally,
         _ nextContact: inout UInt32, at time: Int64
     ) {
         let dx = (Double(s.x) - Double(f.restX)) * r.mmPerUnit.x, dy = (Double(s.y) - Double(f.restY)) * r.mmPerUnit.y
         // At least two units: a coarse panel's unit may be half a millimetre.
         let limit = max(r.settings.stuckDistanceMM, 2 * max(r.mmPerUnit.x, r.mmPerUnit.y))
-        if dx * dx + dy * dy > limit * limit {
+        let squared = dx * dx + dy * dy
+        if squared > limit * limit {
+            // (A filter's own frame repeats the panel's last: no second frame away.)
+            guard fresh else { return }
+            if !f.away && squared <= 16 * limit * limit {
+                f.away = true
+                return
+            }
+            f.away = false
             (f.restX, f.restY, f.restSince) = (s.x, s.y, time)
             guard f.stuck else { return }
             s.contact = nextContact
             nextContact &+= 1
             land(&f, s, r, &tally, at: time)
-        } else if !f.hidden && time - f.restSince >= after {
+        } else {
+            f.away = false
+            guard !f.hidden && time - f.restSince >= after else { return }
             f.hidden = true
             (f.stuck, f.stuckAt, tally.stuckNow, tally.stuckAt) = (true, time, true, time)
             tally.counts.stuck += 1

@@ -226,18 +226,34 @@ import TouchFrames
     }
 
     /// A stuck contact on a cheap panel flickers by a unit about its place: still stuck (within
-    /// `stuck_distance`, and two units: 0.69 mm here); one that moves by three units moves.
+    /// `stuck_distance`, and two units: 0.69 mm here); one that moves by three units, two frames
+    /// at a time, moves.
     @Test(arguments: [(Int32(1), true), (Int32(3), false)])
     func stuck_aContactFlickeringByAUnit_isStillStuck(units: Int32, ends: Bool) throws {
         var d = try Self.decoder { $0.stuckAfterNs = 2_000_000_000 }
         Self.feed(&d, at: 0, Self.land(0, id: 1, 100, 100))
-        var t = 0.0
+        var t = 0.0, k: Int32 = 0
         while t < 2.5 {
             t += 0.02
-            Self.feed(&d, at: t, Self.at(0, 100 + units * (Int32(t * 50) % 2), 100))
+            k += 1
+            Self.feed(&d, at: t, Self.at(0, 100 + units * (k / 2 % 2), 100))
         }
         #expect(d.frame.contacts.isEmpty == ends, "flickering by \(units) for 2.5 s: \(ends ? "ended" : "still down")")
         #expect(d.filterCounts.stuck == (ends ? 1 : 0))
+    }
+
+    /// A stuck contact that jumps away for one frame now and then (a glitch of 1.4 mm, back at
+    /// its place the next frame) is still ended; one that stays away two frames moves.
+    @Test(arguments: [(1, true), (2, false)])
+    func stuck_aOneFrameGlitch_isNoMove(framesAway: Int, ends: Bool) throws {
+        var d = try Self.decoder { $0.stuckAfterNs = 2_000_000_000 }
+        Self.feed(&d, at: 0, Self.land(0, id: 1, 100, 100))
+        for k in 1...125 {
+            // Away every 0.5 s (25 frames), for `framesAway` frames; else flickering by a unit.
+            let away = k % 25 < framesAway
+            Self.feed(&d, at: Double(k) * 0.02, Self.at(0, away ? 104 : 100 + Int32(k % 2), 100))
+        }
+        #expect(d.frame.contacts.isEmpty == ends, "glitching \(framesAway) frame(s) at a time for 2.5 s: \(ends ? "ended" : "still down")")
     }
 
     @Test func noFilters_isTheDecoderAsItWas() throws {
