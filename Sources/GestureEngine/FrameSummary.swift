@@ -151,7 +151,7 @@ struct ContactTracker {
             if m.live > 0 { lastCentroid = m.liveSum * (1 / Double(m.live)) }
         }
         s.count = m.n
-        s.onlyHeld = m.n > 0 && m.live == 0
+        if m.held != 0 { s.onlyHeld = m.live == 0 }
         s.present = m.present
         s.removed = max(0, previousCount &- m.common &- m.held)  // each previous contact matched at most once
         s.maxTravel = Millimeters(m.maxTravelSquared.squareRoot())

@@ -217,19 +217,23 @@ struct VelocityTracker {
         heldSince = nil
     }
 
-    /// Frame `s`'s point `p` of the fingers' path. A frame of held lifts only
+    /// A frame's point `p` of the fingers' path (at `time`, `fingers` down). A frame of held lifts only
     /// (`FrameSummary.onlyHeld`: the chatter filter holds a lift while another contact's frames
     /// come) is no point of it: the finger left at the first such frame, and a release after
     /// them is sampled there, and its velocity read there (`releaseTime`), as a lift shown at
     /// once would be (frames of held lifts only, sampled, halved a swipe's speed).
-    mutating func sample(_ s: borrowing FrameSummary, _ p: PixelPoint) {
-        if s.onlyHeld {
-            if heldSince == nil { heldSince = s.time.nanoseconds }
+    /// (Handed the summary's three values, inlined: a call copied the ~180-byte summary.)
+    @inline(__always)
+    mutating func sample(_ time: Timestamp, fingers: Int, onlyHeld: Bool, _ p: PixelPoint) {
+        if onlyHeld {
+            if heldSince == nil { heldSince = time.nanoseconds }
             return
         }
-        if s.count == 0, let lift = heldSince { return add(Timestamp(nanoseconds: min(lift, s.time.nanoseconds)), p) }
-        heldSince = nil
-        add(s.time, p)
+        if let lift = heldSince {
+            if fingers == 0 { return add(Timestamp(nanoseconds: min(lift, time.nanoseconds)), p) }
+            heldSince = nil
+        }
+        add(time, p)
     }
 
     /// Where a velocity at `time` is read: at the lift when frames of held lifts only came before

@@ -130,7 +130,7 @@ struct PanRecognizer: ContinuousRecognizer {
         k.translation += s.delta
         k.spanChange += s.spanDelta.value
         k.fingers = s.count
-        tracker.sample(s, k.translation)
+        tracker.sample(s.time, fingers: s.count, onlyHeld: s.onlyHeld, k.translation)
         if k.lock == .undecided { k.lock = decideLock(k.translation, s.scale) }
         if s.count == 0 { return .failed(.liftedTooSoon) }
         if s.count > maxFingers { return .failed(.tooManyFingers) }
@@ -151,12 +151,13 @@ struct PanRecognizer: ContinuousRecognizer {
 
     func deadlinePassed(_ k: Tracking) -> ContinuousLifecycle<Tracking, Drag> { .failed(.tooFewFingers) }
 
+    @inline(__always)  // (a call copied the borrowed summary, ~180 bytes)
     mutating func follow(_ d0: Drag, _ s: borrowing FrameSummary) -> Drag {
         var d = d0
         d.translation += s.delta
         d.position = s.centroid
         d.fingers = max(d.fingers, s.count)
-        tracker.sample(s, d.translation)
+        tracker.sample(s.time, fingers: s.count, onlyHeld: s.onlyHeld, d.translation)
         return d
     }
 

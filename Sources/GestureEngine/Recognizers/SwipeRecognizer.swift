@@ -89,7 +89,7 @@ struct SwipeRecognizer: DiscreteRecognizer {
     mutating func track(_ k: Track, _ s: borrowing FrameSummary) -> DiscreteLifecycle<Track, Flick> {
         var track = k
         track.translation = track.translation + s.delta
-        tracker.sample(s, track.translation)
+        tracker.sample(s.time, fingers: s.count, onlyHeld: s.onlyHeld, track.translation)
         if s.count > maxFingers { return .failed(.tooManyFingers) }
         if s.count == 0 { return release(track.translation, mostFingers: track.mostFingers, at: s) }
         track.mostFingers = max(track.mostFingers, s.count)
