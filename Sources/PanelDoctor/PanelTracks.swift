@@ -108,14 +108,14 @@ struct ReportGrouping {
     /// When the current report's first frame came (ns), and the axes its frames changed, by contact.
     private var start: Int64?
     private var changed: [UInt32: (x: Bool, y: Bool)] = [:]
-    /// This frame begins a report; its time.
+    /// The current report's time, until a frame of it that moved a contact takes it (`report`).
     private var pending: Int64?
     private var time: Int64 = 0
 
-    /// A frame at `t` (before its contacts' moves).
+    /// A frame at `t` (before its contacts' moves). A report not yet taken (its first frames
+    /// moved nothing: a pressure alone) goes on to its next frame.
     mutating func frame(at t: Int64) {
         time = t
-        pending = nil
         if start.map({ t - $0 >= 1_000_000 }) ?? true { begin() }
     }
 
@@ -130,7 +130,7 @@ struct ReportGrouping {
         changed[id] = (before.x || x, before.y || y)
     }
 
-    /// The time of the report this frame begins, once (nil: it goes on the current one).
+    /// The time of the report this moving frame belongs to, once (nil: taken already).
     mutating func report() -> Int64? {
         defer { pending = nil }
         return pending

@@ -189,11 +189,11 @@ struct ContactFilter {
         /// translation is that of the same pan without the bounce; a one-finger drag trails its
         /// finger by the jump, at most `chatter_distance`).
         var offsetX = 0.0, offsetY = 0.0
-        /// Stuck: where it last moved by a unit, and when; `away`: the last panel frame was past
-        /// the stuck distance from there (a second one is a move, `checkStuck`).
+        /// Stuck: where it last moved by a unit, and when; `awayAt`: when the panel's last report
+        /// came past the stuck distance from there (a second one is a move, `checkStuck`).
         var restX: Int32 = 0, restY: Int32 = 0
         var restSince: Int64 = 0
-        var away = false
+        var awayAt: Int64?
         /// Where it landed (raw, units), and the sum of its positions while young: where a resting
         /// contact is first shown (`settles`).
         var landX = 0.0, landY = 0.0, sumX = 0.0, sumY = 0.0

@@ -30,8 +30,11 @@ extension ContactFilter {
         _ k: Int, _ st: inout MutableSpan<FilterSlot>, _ sh: inout MutableSpan<ShownSlot>, _ ds: borrowing MutableSpan<DecoderSlot>,
         _ r: borrowing Rules, _ tally: inout Tally, at time: Int64
     ) {
+        // Where its raw path last was (`follow`), else (no panel frame of it followed yet: its
+        // landing, a reload's adopted contact) where it was smoothed to; never the new landing's.
         var last = ds[k]
-        if st[k].rawAt != 0 { (last.x, last.y) = (nearest(st[k].rawX - st[k].offsetX), nearest(st[k].rawY - st[k].offsetY)) }
+        let (x, y) = st[k].rawAt != 0 ? (st[k].rawX, st[k].rawY) : (st[k].x, st[k].y)
+        (last.x, last.y) = (nearest(x - st[k].offsetX), nearest(y - st[k].offsetY))
         lifted(&st[k], &sh[k], last, r, &tally, at: time)
     }
 

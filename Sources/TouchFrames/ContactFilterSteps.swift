@@ -84,8 +84,8 @@ extension ContactFilter {
     /// Stuck: still (never past `stuckDistanceMM` from where it came to rest) for `after` ns, it
     /// ends; moving again, it lands anew (outside a dead zone) under a fresh id, the filter
     /// starting from where it is. (A stuck contact on a cheap panel flickers by a unit or two:
-    /// "not one unit" would never end it.) One panel frame away and back is a glitch, no move: the
-    /// rest moves at the second frame away, or at once for a move past four times the distance (a
+    /// "not one unit" would never end it.) One panel report away and back is a glitch, no move: the
+    /// rest moves at the second report away, or at once for a move past four times the distance (a
     /// stuck contact that jumped half a millimetre every 2 s was never ended).
     static func checkStuck(
         _ f: inout FilterSlot, _ s: inout DecoderSlot, after: Int64, fresh: Bool, _ r: borrowing Rules, _ tally: inout Tally,
@@ -96,20 +96,22 @@ extension ContactFilter {
         let limit = max(r.settings.stuckDistanceMM, 2 * max(r.mmPerUnit.x, r.mmPerUnit.y))
         let squared = dx * dx + dy * dy
         if squared > limit * limit {
-            // (A filter's own frame repeats the panel's last: no second frame away.)
+            // A filter's own frame repeats the panel's last, and one under 1 ms after the last is
+            // the same report (a driver that sends a frame a contact): no second report away.
             guard fresh else { return }
-            if !f.away && squared <= 16 * limit * limit {
-                f.away = true
+            if let since = f.awayAt, time - since < 1_000_000 { return }
+            if f.awayAt == nil && squared <= 16 * limit * limit {
+                f.awayAt = time
                 return
             }
-            f.away = false
+            f.awayAt = nil
             (f.restX, f.restY, f.restSince) = (s.x, s.y, time)
             guard f.stuck else { return }
             s.contact = nextContact
             nextContact &+= 1
             land(&f, s, r, &tally, at: time)
         } else {
-            f.away = false
+            f.awayAt = nil
             guard !f.hidden && time - f.restSince >= after else { return }
             f.hidden = true
             (f.stuck, f.stuckAt, tally.stuckNow, tally.stuckAt) = (true, time, true, time)

@@ -106,7 +106,7 @@ struct Calibrate: ParsableCommand {
 
     static let defaultConfig = defaultDaemonConfig
 
-    private func configuration(_ path: String) throws -> Configuration { try daemonConfiguration(path) }
+    private func configuration(_ path: String) throws -> Configuration { try daemonConfiguration(path).configuration }
 
     private func report(_ fit: CalibrationFit) {
         for (i, (px, mm)) in zip(fit.residualPixels, fit.residualMillimeters).enumerated() {
@@ -178,8 +178,11 @@ struct Calibrate: ParsableCommand {
         let device: EvdevDevice
         do { device = try EvdevDevice(path: path) } catch { throw fail("\(error)") }
         let d = device.description
-        let node = Discovery.nodes().first { $0.path == path }
-        let g = config.geometry(of: d, path: path, systemSizeMM: node?.sizeMM, systemCalibration: node?.calibration)
+        // The node as discovery names it (/dev/input/eventN), also when given through a link
+        // (/dev/input/by-id/...): the same device number.
+        let number = (try? Posix.status(path).get())?.deviceNumber
+        let node = Discovery.nodes().first { $0.path == path || (number != nil && (try? Posix.status($0.path).get())?.deviceNumber == number) }
+        let g = config.geometry(of: d, path: node?.path ?? path, systemSizeMM: node?.sizeMM, systemCalibration: node?.calibration)
         let size = d.positionAxes.map { ScreenGeometry(x: $0.x, y: $0.y, configuration: g) }
         return CalibrationPanel(
             node: path, name: d.name, vendor: d.vendor, product: d.product,

@@ -204,11 +204,16 @@ struct Devices: ParsableCommand {
     var local = false
     @Option(help: "With --local: the daemon's configuration, for its ignore_devices and each panel's size. Default: /etc/touchgestured/touchgestured.toml (the built-in one if it does not exist).")
     var config: String?
+    @Option(help: "With --local: the daemon's state folder, whose calibration.toml (saved by a client) it reads after the configuration. Default: /var/lib/touchgestured.")
+    var stateDir: String?
 
     func run() throws {
-        if !local && config != nil { throw fail("--config is read only with --local (the daemon uses its own)") }
+        if !local && (config != nil || stateDir != nil) { throw fail("--config and --state-dir are read only with --local (the daemon uses its own)") }
         if let config, case .failure(let e) = Posix.status(config) { throw fail("--config: \(e)") }
-        if local { return try listLocalDevices(config: daemonConfiguration(config ?? defaultDaemonConfig)) }
+        if local {
+            let (c, read) = try daemonConfiguration(config ?? defaultDaemonConfig, state: stateDir ?? defaultDaemonState)
+            return try listLocalDevices(config: c, read: read)
+        }
         let c = try connection.oneShot()
         let reply = try c.call(#"{"op":"list_devices","id":1}"#, id: 1)
         guard case .array(let devices)? = reply["devices"] else { return }

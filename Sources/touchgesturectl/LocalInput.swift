@@ -13,16 +13,34 @@ import TouchInput
 /// The daemon's configuration file where the service reads it.
 let defaultDaemonConfig = "/etc/touchgestured/touchgestured.toml"
 
-/// The daemon's configuration as it reads it (the file and its drop-ins); the built-in one
-/// when the file does not exist; a file that does not load is an error (its file, line, reason).
-func daemonConfiguration(_ path: String) throws -> Configuration {
-    guard case .success = Posix.status(path) else { return .standard }
-    do { return try ConfigLoader.load(path: path) } catch { throw fail(error.description) }
+/// The daemon's state folder under its unit (`StateDirectory=`): a calibration a client saved.
+let defaultDaemonState = "/var/lib/touchgestured"
+
+/// The daemon's configuration as it reads it (the file and its drop-ins, and with `state` the
+/// calibration its clients saved there, as the service reads it); the built-in one when the file
+/// does not exist. A file that does not load, or that cannot be looked at, is an error (its
+/// file, line, reason); a saved calibration that does not load is left out, as the daemon
+/// leaves it. Also what was read, for the reader.
+func daemonConfiguration(_ path: String, state: String? = nil) throws -> (configuration: Configuration, read: String) {
+    switch Posix.status(path) {
+    case .failure(let e) where e.errno == .noSuchFileOrDirectory:
+        return (.standard, "the built-in configuration (\(path) does not exist)")
+    case .failure(let e):
+        throw fail("\(path): \(e)")
+    case .success:
+        break
+    }
+    let saved = state.map { $0 + "/calibration.toml" }
+    if let saved, case .success = Posix.status(saved, followingLinks: false), let c = try? ConfigLoader.load(path: path, calibrations: saved) {
+        return (c, "\(path), its drop-ins and \(saved)")
+    }
+    do { return (try ConfigLoader.load(path: path), "\(path) and its drop-ins") } catch { throw fail(error.description) }
 }
 
 /// `devices --local`: what touchgestured would take on this machine, and why, and each taken
 /// panel's size as the daemon would use it under `config` (`Configuration.geometry(of:)`).
-func listLocalDevices(config: Configuration) throws {
+func listLocalDevices(config: Configuration, read: String) throws {
+    print("configuration: \(read)")
     let nodes = Discovery.nodes()
     if nodes.isEmpty { print("no input devices in /dev/input") }
     for node in nodes {

@@ -139,6 +139,26 @@ struct PanelSimulator {
         #expect(abs(measured - 60) <= 6, "rate \(measured)")
     }
 
+    /// A report whose first frame moves nothing (a pressure alone) and whose second, 0.3 ms
+    /// later, moves the finger is one report: the rate is the panel's.
+    @Test func aReportWhoseFirstFrameMovesNothing_countsOnce() throws {
+        var sim = PanelSimulator(rate: 100, noise: 0.5)
+        sim.script()
+        var split: [InputEvent] = []
+        for e in sim.events {
+            if e.type == 3 && e.code == Evdev.ABS_MT_SLOT {
+                // Each report opens with a pressure frame of its own.
+                split.append(InputEvent(time: e.time, type: 3, code: Evdev.ABS_MT_PRESSURE, value: Int32(split.count % 50)))
+                split.append(InputEvent(time: e.time, type: 0, code: Evdev.SYN_REPORT, value: 0))
+            }
+            let later = Timestamp(nanoseconds: e.time.nanoseconds + 300_000)
+            split.append(InputEvent(time: later, type: e.type, code: e.code, value: e.value))
+        }
+        sim.events = split
+        let measured = try #require(try sim.report().diagnosis.reportRateHz)
+        #expect(abs(measured - 100) <= 10, "rate \(measured)")
+    }
+
     /// A driver that reads two reports at each interrupt and stamps both with its time (frames
     /// in pairs, each pair's two alike) reports at 120 Hz, not the 60 of its stamps; each
     /// report moves the finger again, which a report split in two frames does not.

@@ -256,6 +256,21 @@ import TouchFrames
         #expect(d.frame.contacts.isEmpty == ends, "glitching \(framesAway) frame(s) at a time for 2.5 s: \(ends ? "ended" : "still down")")
     }
 
+    /// A glitch on a driver that sends a frame a contact: another contact's frame 0.3 ms after
+    /// it is the same report (the slot still holds the jumped value), not a second one away.
+    @Test func stuck_aGlitchFollowedByAnotherContactsFrame_isNoMove() throws {
+        var d = try Self.decoder { $0.stuckAfterNs = 2_000_000_000 }
+        Self.feed(&d, at: 0, Self.land(0, id: 1, 100, 100))
+        Self.feed(&d, at: 0.01, Self.land(1, id: 2, 900, 400))
+        for k in 1...125 {
+            let t = 0.01 + Double(k) * 0.02
+            let glitch = k % 25 == 0
+            Self.feed(&d, at: t, Self.at(0, glitch ? 104 : 100 + Int32(k % 2), 100))
+            Self.feed(&d, at: t + 0.0003, Self.at(1, 900 + Int32(k % 7), 400))
+        }
+        #expect(d.filterCounts.stuck == 1, "ended as stuck, its glitches no moves")
+    }
+
     @Test func noFilters_isTheDecoderAsItWas() throws {
         var plain = try #require(FrameDecoder(description: Self.panel, geometry: GeometryConfiguration()))
         var none = try Self.decoder(ContactFilterSettings())
@@ -313,6 +328,18 @@ import TouchFrames
         #expect(d.filterCounts.chatter == 1)
         F.feed(&d, at: 0.05, [(3, Evdev.ABS_MT_SLOT, 0), (3, Evdev.ABS_MT_TRACKING_ID, 3), (3, Evdev.ABS_MT_POSITION_X, 1500)])
         #expect(d.frame.contacts.count == 1 && d.landed && d.frame.contacts[0].id != id, "far away: a new contact")
+    }
+
+    /// A contact replaced by a far new id before any frame of it followed its landing (its raw
+    /// path empty: a recording's first frame at 0 s, a reload's adopted contact) is a new contact:
+    /// the lift is measured from where it was, not from the new landing.
+    @Test func chatter_aFarNewIdBeforeAnyFrameFollowed_isANewContact() throws {
+        var d = try F.decoder { $0.chatterNs = 30_000_000 }
+        F.feed(&d, at: 0, F.land(0, id: 1, 500, 250))
+        let id = try #require(d.frame.contacts.first?.id)
+        F.feed(&d, at: 0.01, [(3, Evdev.ABS_MT_SLOT, 0), (3, Evdev.ABS_MT_TRACKING_ID, 2), (3, Evdev.ABS_MT_POSITION_X, 3000), (3, Evdev.ABS_MT_POSITION_Y, 1800)])
+        #expect(d.frame.contacts.count == 1 && d.landed && d.frame.contacts[0].id != id, "far away: a new contact")
+        #expect(d.filterCounts.chatter == 0)
     }
 
     /// A bounce that lands a few millimetres away moves nothing: the contact goes on from where
