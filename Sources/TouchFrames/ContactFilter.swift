@@ -183,6 +183,10 @@ struct ContactFilter {
         /// 1€: the filtered position and speed (units, units/s), and the last frame's time.
         var x = 0.0, y = 0.0, dx = 0.0, dy = 0.0
         var at: Int64 = 0
+        /// Where the filtered position was 100-200 ms ago (`anchor`), and the place and time
+        /// it takes next (`pend`): what `isMoving` measures travel from.
+        var anchorX = 0.0, anchorY = 0.0, pendX = 0.0, pendY = 0.0
+        var pendAt: Int64 = 0
         /// A bounce's jump (units): where the contact was held (a moving one: where it would be by
         /// now) less where it landed again, added
         /// to its raw positions until it lifts, so the landing moves nothing for anyone (a pan's

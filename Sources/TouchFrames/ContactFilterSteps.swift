@@ -197,13 +197,21 @@ extension ContactFilter {
         return ((f.rawX - base.0) / dt, (f.rawY - base.1) / dt)
     }
 
-    /// The contact moves (the dejitter filter's speed estimate at least `snapSpeed`; never
-    /// without the filter, which alone estimates it).
+    /// The contact moves: the dejitter filter's speed estimate at least `snapSpeed`, and its
+    /// filtered position `movingTravelMM` or more from where it was 100-200 ms ago (on a fast
+    /// noisy panel, 200 Hz at ±1.5 mm, a resting finger's noise reads to the estimate as 100 mm/s
+    /// one frame in five, while the filtered position holds within a millimetre). Never
+    /// without the filter, which alone estimates it.
     static func isMoving(_ f: FilterSlot, _ r: borrowing Rules) -> Bool {
         guard r.settings.dejitter != nil else { return false }
         let sx = f.dx * r.mmPerUnit.x, sy = f.dy * r.mmPerUnit.y
-        return sx * sx + sy * sy >= snapSpeed * snapSpeed
+        guard sx * sx + sy * sy >= snapSpeed * snapSpeed else { return false }
+        let tx = (f.x - f.anchorX) * r.mmPerUnit.x, ty = (f.y - f.anchorY) * r.mmPerUnit.y
+        return tx * tx + ty * ty >= movingTravelMM * movingTravelMM
     }
+
+    /// mm in 100-200 ms (15-30 mm/s): far under a swipe's, far over a resting finger's filtered noise.
+    static let movingTravelMM = 3.0
 
     /// A contact landing while the last one's lift is held, close to where it was (or, moving,
     /// would be): chatter, the same contact (its id back), going on from where it was held: its
@@ -222,37 +230,40 @@ extension ContactFilter {
         if young { f.landedAt += time - (until - window) }
         f.segmentAt = time
         f.lingerUntil = nil
-        // The raw path goes on from where the finger left, or, moving, would be by now (each
-        // jump at most `chatter_distance`): the bounce moves nothing. A resting finger's, with the
-        // 1€ filter, from its smoothed position: the jump between two noisy samples, kept as the
-        // offset, shifted the contact for the rest of its touch by their noise (up to 4 mm at
-        // ±1.5 mm, a long press lost); from the smoothed rest, by the landing's alone.
-        let rest = !moving && r.settings.dejitter != nil
-        (f.offsetX, f.offsetY) = ((rest ? f.x : px) - Double(s.x), (rest ? f.y : py) - Double(s.y))
+        // The raw path goes on from where `landingDistance` says (each jump at most
+        // `chatter_distance`): the bounce moves nothing. (A resting finger's from its smoothed
+        // position: the jump between two noisy samples, kept as the offset, shifted the contact
+        // for the rest of its touch by their noise, up to 4 mm at ±1.5 mm, a long press lost.)
+        (f.offsetX, f.offsetY) = (px - Double(s.x), py - Double(s.y))
         if !moving { (f.dx, f.dy) = (0, 0) }
         f.at = time
         tally.counts.chatter += 1
         return true
     }
 
-    /// How far (mm) landing `s` is from held contact `f`: from where the finger left (not the
-    /// smoothed position, which lags a moving finger), or, moving, from where it would be by now
-    /// (`predictedLift`), both with the offsets of the bounces before. At rest with the 1€
-    /// filter, from the smoothed position when that is nearer: two noisy samples lie further
-    /// apart than a sample and the smoothed rest (at ±1.5 mm of noise, one bounce in eight came
-    /// past 5 mm and a tap became two). Also where it would be, and whether it moves.
+    /// How far (mm) landing `s` is from held contact `f`, and from where its path goes on (both
+    /// with the offsets of the bounces before): from where the finger left (not the smoothed
+    /// position, which lags a moving finger); moving, also from where it would be by now
+    /// (`predictedLift`), going on from the nearer; at rest with the 1€ filter, also from the
+    /// smoothed position, going on from there (two noisy samples lie further apart than a sample
+    /// and the smoothed rest: at ±1.5 mm of noise one bounce in eight came past 5 mm and a tap
+    /// became two; and the path goes on with the landing's noise alone). Also whether it moves.
     static func landingDistance(
         _ f: FilterSlot, _ s: DecoderSlot, _ r: borrowing Rules, _ tally: Tally, lift: Int64, at time: Int64
     ) -> (mm: Double, x: Double, y: Double, moving: Bool) {
         let (px, py, moving) = predictedLift(f, r, tally, lift: lift, at: time)
         let (lx, ly) = (Double(s.x) + f.offsetX, Double(s.y) + f.offsetY)
-        let dx = (lx - px) * r.mmPerUnit.x, dy = (ly - py) * r.mmPerUnit.y
-        var mm = (dx * dx + dy * dy).squareRoot()
-        if !moving && r.settings.dejitter != nil {
-            let sx = (lx - f.x) * r.mmPerUnit.x, sy = (ly - f.y) * r.mmPerUnit.y
-            mm = min(mm, (sx * sx + sy * sy).squareRoot())
+        func mm(_ x: Double, _ y: Double) -> Double {
+            let dx = (lx - x) * r.mmPerUnit.x, dy = (ly - y) * r.mmPerUnit.y
+            return (dx * dx + dy * dy).squareRoot()
         }
-        return (mm, px, py, moving)
+        let left = mm(f.liftX, f.liftY)
+        if moving {
+            let ahead = mm(px, py)
+            return ahead <= left ? (ahead, px, py, true) : (left, f.liftX, f.liftY, true)
+        }
+        guard r.settings.dejitter != nil else { return (left, f.liftX, f.liftY, false) }
+        return (min(left, mm(f.x, f.y)), f.x, f.y, false)
     }
 
     /// How far (mm) a landing `s` is from held contact `f` (`landingDistance`); nil when `f`'s
@@ -288,6 +299,7 @@ extension ContactFilter {
 
     static func reset(_ f: inout FilterSlot, _ s: DecoderSlot, at time: Int64) {
         (f.x, f.y, f.dx, f.dy, f.at) = (Double(s.x), Double(s.y), 0, 0, time)
+        (f.anchorX, f.anchorY, f.pendX, f.pendY, f.pendAt) = (f.x, f.y, f.x, f.y, time)
     }
 
     /// One 1€ step: the speed estimate smoothed at `derivativeCutoff`, the position at a cutoff
@@ -311,6 +323,10 @@ extension ContactFilter {
         let a = alpha(d.minCutoff + d.speedCoefficient * max(0, speed - d.restSpeed), dt)
         f.x += a * (x - f.x)
         f.y += a * (y - f.y)
+        if time - f.pendAt >= 100_000_000 {
+            (f.anchorX, f.anchorY) = (f.pendX, f.pendY)
+            (f.pendX, f.pendY, f.pendAt) = (f.x, f.y, time)
+        }
     }
 
     /// `v` rounded half up, without a libm call: `v` lies between raw Int32 values (each filter
