@@ -2,6 +2,7 @@ import Foundation
 import GestureConfig
 import GestureEngine
 import Pipeline
+import TestSupport
 import Testing
 import TouchFrames
 
@@ -92,6 +93,20 @@ import TouchFrames
         let rec = Recording(description: Self.panel, events: events)
         #expect(try Self.gestures(rec, "").contains("double_tap"), "without the filter: two touches")
         #expect(try Self.gestures(rec, Self.chatter) == ["tap"])
+    }
+
+    /// Taps that bounce once for a frame or three, on a 200 Hz panel with 1.5 mm of noise (a
+    /// hostile probe's, Recordings/chatter-tap-200hz-*.events), through examples/noisy-panel.toml:
+    /// one tap each. The 1€ speed estimate read the resting finger as moving: one was a pan, one
+    /// nothing. (A third of the probe's, still no tap, is in docs/BENCHMARKS.md.)
+    @Test(arguments: [8, 13])
+    func aChatteringTapOnAFastNoisyPanel_isOneTap(seed: Int) throws {
+        let path = Repository.root + "/Tests/DaemonUnitTests/Recordings/chatter-tap-200hz-\(seed).events"
+        let rec = try Evemu.parse(try String(contentsOfFile: path, encoding: .utf8), file: path)
+        let example = Repository.root + "/examples/noisy-panel.toml"
+        let config = try ConfigLoader.parse(try String(contentsOfFile: example, encoding: .utf8), file: example)
+        let lines = try DevicePipeline.lines(rec, description: try #require(rec.description), configuration: config)
+        #expect(lines.split(separator: "\n").compactMap(Self.name) == ["tap"], "\(lines)")
     }
 
     /// A bounce landing 4.5 mm away (past the tap's 3 mm slop, within `chatter_distance`) moves
