@@ -109,7 +109,8 @@ let package = Package(
             dependencies: [
                 "Daemon", "Pipeline", "GestureConfig", "TouchFrames", "TouchInput", "TouchMirror", "PointerDevice", "GestureProtocol", "GestureEngine", "SystemCalls",
                 "PointerEmulation", "TestSupport", "CLinux", .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            exclude: ["Recordings"]
         ),
         .testTarget(
             name: "DaemonTests",

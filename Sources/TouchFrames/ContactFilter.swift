@@ -193,6 +193,9 @@ struct ContactFilter {
         /// translation is that of the same pan without the bounce; a one-finger drag trails its
         /// finger by the jump, at most `chatter_distance`).
         var offsetX = 0.0, offsetY = 0.0
+        /// A bounce at rest whose offset is still being worked out (ContactFilterSettle.swift;
+        /// `until` 0: none).
+        var settling = Settling()
         /// Stuck: where it last moved by a unit, and when; `awayAt`: when the panel's last report
         /// came past the stuck distance from there (a second one is a move, `checkStuck`).
         var restX: Int32 = 0, restY: Int32 = 0

@@ -56,7 +56,7 @@ extension ContactFilter {
             } else if st[j].lingerUntil == nil {
                 lifted(&st[j], &sh[j], ds[j], r, &tally, at: time)
             }
-            guard let d = heldDistance(st[j], ds[k], r, tally, at: time), d <= bestDistance else { continue }
+            guard let d = heldDistance(st[j], ds[k], young: sh[j].young, r, tally, at: time), d <= bestDistance else { continue }
             (best, bestDistance) = (j, d)
         }
         guard best >= 0 else { return false }
@@ -73,12 +73,12 @@ extension ContactFilter {
         _ r: borrowing Rules, _ tally: Tally, at time: Int64
     ) {
         var bestDistance = r.settings.chatterDistanceMM
-        guard let own = heldDistance(st[k], ds[k], r, tally, at: time), own > bestDistance else { return }
+        guard let own = heldDistance(st[k], ds[k], young: sh[k].young, r, tally, at: time), own > bestDistance else { return }
         var best = -1
         for j in (k + 1)..<n where ds[j].trackingID >= 0 && ds[j].hasX && ds[j].hasY && ds[j].contact != st[j].contact {
             // That slot's own state: free, or a held lift (not a contact lifting unseen in this frame).
             guard !st[j].down || st[j].lingerUntil != nil else { continue }
-            guard let d = heldDistance(st[k], ds[j], r, tally, at: time), d <= bestDistance else { continue }
+            guard let d = heldDistance(st[k], ds[j], young: sh[k].young, r, tally, at: time), d <= bestDistance else { continue }
             (best, bestDistance) = (j, d)
         }
         if best >= 0 { exchange(k, best, &st, &sh) }

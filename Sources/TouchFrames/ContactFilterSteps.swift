@@ -15,6 +15,7 @@ extension ContactFilter {
             land(&f, s, r, &tally, at: time)
         }
         if let after = r.settings.stuckAfterNs { checkStuck(&f, &s, after: after, fresh: fresh, r, &tally, &nextContact, at: time) }
+        if fresh && f.settling.until != 0 { settle(&f, s, r.mmPerUnit, at: time) }
         f.down = true
         var shown = ShownSlot(x: v.x, y: v.y, hidden: f.hidden)
         // Young (the ghost filter), or shown for the first time now that it is old enough.
@@ -68,6 +69,9 @@ extension ContactFilter {
             // The speed the filter estimated while it was young stays: a slower finger than
             // this test tells from a resting one goes on at it.
             (f.x, f.y, f.at) = (mx, my, time)
+            // Its travel (`isMoving`) from there too: a path smoothed from a landing report far
+            // off the rest reads as a fast one, and its lift was snapped to its last noisy report.
+            (f.anchorX, f.anchorY, f.pendX, f.pendY, f.pendAt) = (mx, my, mx, my, time)
             return true
         }
         let dt = max(Double(time - f.landedAt) / 1e9, 0.001)
@@ -224,7 +228,7 @@ extension ContactFilter {
         _ f: inout FilterSlot, _ s: inout DecoderSlot, young: Bool, _ r: borrowing Rules, _ tally: inout Tally, at time: Int64
     ) -> Bool {
         guard let until = f.lingerUntil, time < until, let window = r.settings.chatterNs else { return false }
-        let (distance, px, py, moving) = landingDistance(f, s, r, tally, lift: until - window, at: time)
+        let (distance, px, py, moving) = landingDistance(f, s, young: young, r, tally, lift: until - window, at: time)
         guard distance <= r.settings.chatterDistanceMM else { return false }
         s.contact = f.contact
         if young { f.landedAt += time - (until - window) }
@@ -236,6 +240,8 @@ extension ContactFilter {
         // for the rest of its touch by their noise, up to 4 mm at ±1.5 mm, a long press lost.)
         (f.offsetX, f.offsetY) = (px - Double(s.x), py - Double(s.y))
         if !moving { (f.dx, f.dy) = (0, 0) }
+        // At rest, held where it was smoothed: the offset is then worked out over the reports to come.
+        f.settling = !moving && r.settings.dejitter != nil ? Settling(held: (px, py), landing: s, at: time) : Settling()
         f.at = time
         tally.counts.chatter += 1
         return true
@@ -249,7 +255,7 @@ extension ContactFilter {
     /// and the smoothed rest: at ±1.5 mm of noise one bounce in eight came past 5 mm and a tap
     /// became two; and the path goes on with the landing's noise alone). Also whether it moves.
     static func landingDistance(
-        _ f: FilterSlot, _ s: DecoderSlot, _ r: borrowing Rules, _ tally: Tally, lift: Int64, at time: Int64
+        _ f: FilterSlot, _ s: DecoderSlot, young: Bool, _ r: borrowing Rules, _ tally: Tally, lift: Int64, at time: Int64
     ) -> (mm: Double, x: Double, y: Double, moving: Bool) {
         let (px, py, moving) = predictedLift(f, r, tally, lift: lift, at: time)
         let (lx, ly) = (Double(s.x) + f.offsetX, Double(s.y) + f.offsetY)
@@ -263,14 +269,19 @@ extension ContactFilter {
             return ahead <= left ? (ahead, px, py, true) : (left, f.liftX, f.liftY, true)
         }
         guard r.settings.dejitter != nil else { return (left, f.liftX, f.liftY, false) }
-        return (min(left, mm(f.x, f.y)), f.x, f.y, false)
+        // A contact young at its lift (never shown) rests where its reports lay, as it is first
+        // shown (`firstShown`): its smoothed path starts at its landing's one report, and held
+        // there a bounce went on from that report's noise (4.5 mm off: a tap past its slop).
+        let n = Double(max(f.samples, 1))
+        let (hx, hy) = young && r.settings.ghostOnMirror && f.samples > 0 ? (f.sumX / n, f.sumY / n) : (f.x, f.y)
+        return (min(left, mm(hx, hy)), hx, hy, false)
     }
 
     /// How far (mm) a landing `s` is from held contact `f` (`landingDistance`); nil when `f`'s
     /// lift is not held.
-    static func heldDistance(_ f: FilterSlot, _ s: DecoderSlot, _ r: borrowing Rules, _ tally: Tally, at time: Int64) -> Double? {
+    static func heldDistance(_ f: FilterSlot, _ s: DecoderSlot, young: Bool, _ r: borrowing Rules, _ tally: Tally, at time: Int64) -> Double? {
         guard let until = f.lingerUntil, time < until, let window = r.settings.chatterNs else { return nil }
-        return landingDistance(f, s, r, tally, lift: until - window, at: time).mm
+        return landingDistance(f, s, young: young, r, tally, lift: until - window, at: time).mm
     }
 
     /// Where a held contact that lifted at `lift` would be at `time`: where the finger left, or,
