@@ -57,6 +57,8 @@ extension ContactFilter {
                 lifted(&st[j], &sh[j], ds[j], r, &tally, at: time)
             }
             guard let d = heldDistance(st[j], ds[k], young: sh[j].young, r, tally, at: time), d <= bestDistance else { continue }
+            // Its own slot's landing closer: that one is its bounce (a second finger landed here).
+            if panelDown, let own = heldDistance(st[j], ds[j], young: sh[j].young, r, tally, at: time), own < d { continue }
             (best, bestDistance) = (j, d)
         }
         guard best >= 0 else { return false }
@@ -64,21 +66,23 @@ extension ContactFilter {
         return true
     }
 
-    /// Slot `k` holds a lift and a landing that is not its bounce: the lift moves to the later
-    /// slot where its bounce lands in this frame (the closest), that slot's state (free, or
-    /// another held lift, whose bounce this landing may be) to `k`. Nothing when no later
-    /// landing is its bounce (the lift then ends as before: a new contact took its slot).
+    /// Slot `k` holds a lift and a landing that is not its bounce, or not the closest: the lift
+    /// moves to the later slot where its bounce lands in this frame (the closest; a second finger
+    /// landing in the lift's slot as the first lands again in another is not taken for its
+    /// bounce), that slot's state (free, or another held lift, whose bounce this landing may be)
+    /// to `k`. Nothing when no later landing is closer (the lift then ends as before when its own
+    /// is not its bounce: a new contact took its slot).
     static func handOver(
         _ k: Int, _ st: inout MutableSpan<FilterSlot>, _ sh: inout MutableSpan<ShownSlot>, _ ds: borrowing MutableSpan<DecoderSlot>, _ n: Int,
         _ r: borrowing Rules, _ tally: Tally, at time: Int64
     ) {
-        var bestDistance = r.settings.chatterDistanceMM
-        guard let own = heldDistance(st[k], ds[k], young: sh[k].young, r, tally, at: time), own > bestDistance else { return }
+        guard let own = heldDistance(st[k], ds[k], young: sh[k].young, r, tally, at: time) else { return }
+        var bestDistance = min(own, r.settings.chatterDistanceMM)
         var best = -1
         for j in (k + 1)..<n where ds[j].trackingID >= 0 && ds[j].hasX && ds[j].hasY && ds[j].contact != st[j].contact {
             // That slot's own state: free, or a held lift (not a contact lifting unseen in this frame).
             guard !st[j].down || st[j].lingerUntil != nil else { continue }
-            guard let d = heldDistance(st[k], ds[j], young: sh[k].young, r, tally, at: time), d <= bestDistance else { continue }
+            guard let d = heldDistance(st[k], ds[j], young: sh[k].young, r, tally, at: time), d < bestDistance else { continue }
             (best, bestDistance) = (j, d)
         }
         if best >= 0 { exchange(k, best, &st, &sh) }

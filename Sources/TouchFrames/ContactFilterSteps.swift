@@ -15,7 +15,7 @@ extension ContactFilter {
             land(&f, s, r, &tally, at: time)
         }
         if let after = r.settings.stuckAfterNs { checkStuck(&f, &s, after: after, fresh: fresh, r, &tally, &nextContact, at: time) }
-        if fresh && f.settling.until != 0 { settle(&f, s, r.mmPerUnit, at: time) }
+        if fresh && f.settling.until != 0 { settle(&f, s, r, at: time) }
         f.down = true
         var shown = ShownSlot(x: v.x, y: v.y, hidden: f.hidden)
         // Young (the ghost filter), or shown for the first time now that it is old enough.

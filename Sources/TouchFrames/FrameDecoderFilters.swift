@@ -36,26 +36,21 @@ extension FrameDecoder {
         touching: Bool, _ geometry: ScreenGeometry, majorScale: Double, palmSize: Double, _ filler: Contact,
         into list: inout FrameList<Contact>, lastIDs ids: inout ContiguousArray<UInt32>
     ) -> UInt64 {
+        if let one = single { return collectFiltered(shown, one: one, touching: touching, geometry, filler, into: &list, lastIDs: &ids) }
         var new: UInt64 = 0
         list.refill(capacity: max(1, slots.count), filler: filler) { out in
             // Read through spans: no retain, no uniqueness check a slot.
             let sh = shown.span, ds = slots.span
             var last = ids.mutableSpan
             var n = 0
-            for k in 0..<min(count, sh.count, last.count, 64) {
+            for k in 0..<min(count, sh.count, ds.count, last.count, 64) {
                 let v = sh[k]
-                let shows: Bool
-                if let one = single {
-                    shows = !v.hidden && !v.young && (touching || v.lingering) && one.hasX && one.hasY
-                } else {
-                    shows = !v.hidden && !v.young && (ds[k].trackingID >= 0 || v.lingering) && ds[k].hasX && ds[k].hasY
-                }
-                guard shows else {
+                guard !v.hidden && !v.young && (ds[k].trackingID >= 0 || v.lingering) && ds[k].hasX && ds[k].hasY else {
                     last[k] = 0
                     continue
                 }
-                let id = single?.contact ?? ds[k].contact
-                let palm = single == nil && (ds[k].isPalm || (majorScale > 0 && Double(ds[k].major) * majorScale > palmSize))
+                let id = ds[k].contact
+                let palm = ds[k].isPalm || (majorScale > 0 && Double(ds[k].major) * majorScale > palmSize)
                 out[n] = Contact(id: id, position: geometry.map(x: v.x, y: v.y), isPalm: palm, isLifted: v.lingering)
                 n &+= 1  // below the slot count
                 if last[k] != id && !v.moved { new |= 1 << k }
@@ -64,6 +59,23 @@ extension FrameDecoder {
             return n
         }
         return new
+    }
+
+    /// A single-touch panel's one contact, as `collectFiltered` collects a slot.
+    static func collectFiltered(
+        _ shown: ContiguousArray<ContactFilter.ShownSlot>, one: DecoderSlot, touching: Bool, _ geometry: ScreenGeometry, _ filler: Contact,
+        into list: inout FrameList<Contact>, lastIDs ids: inout ContiguousArray<UInt32>
+    ) -> UInt64 {
+        guard let v = shown.first, !ids.isEmpty else { return 0 }
+        let shows = !v.hidden && !v.young && (touching || v.lingering) && one.hasX && one.hasY
+        let new = shows && ids[0] != one.contact && !v.moved
+        ids[0] = shows ? one.contact : 0
+        list.refill(capacity: 1, filler: filler) { out in
+            guard shows else { return 0 }
+            out[0] = Contact(id: one.contact, position: geometry.map(x: v.x, y: v.y), isLifted: v.lingering)
+            return 1
+        }
+        return new ? 1 : 0
     }
 
     /// `panel` as the filters show it to the mirror (young contacts hidden unless

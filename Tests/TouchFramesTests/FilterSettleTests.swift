@@ -62,6 +62,39 @@ import Testing
         #expect(abs(end.x - 560) <= 2, "\(end)")
     }
 
+    /// A drag starting late in the settling time on a quiet panel, which sends nothing while the
+    /// finger rests: the mean of its few reports is all drag, and the two halves' means lie far
+    /// apart: it goes on from its landing report, not 2 mm behind the finger.
+    @Test func aLateSlowDragOnAQuietPanel_goesOnFromItsLandingReport() throws {
+        var d = try F.decoder(Self.filters)
+        F.feed(&d, at: 0, F.land(0, id: 1, 500, 250))
+        F.feed(&d, at: 0.5, F.at(0, 500, 251))
+        F.feed(&d, at: 1, TimedFilterTests.lift(0))
+        F.feed(&d, at: 1.01, F.land(0, id: 2, 500, 251))
+        // Nothing until 1.11 (the finger still), then 100 mm/s: a unit every 3.4 ms, a report each 5 ms.
+        for k in 0..<60 { F.feed(&d, at: 1.11 + Double(k) * 0.005, F.at(0, 501 + Int32(Double(k) * 1.45), 251)) }
+        let last = 501 + Int32(59 * 1.45)
+        for k in 1...60 { F.feed(&d, at: 1.41 + Double(k) * 0.01, F.at(0, last, 251 + Int32(k % 2))) }
+        let end = try #require(d.panel.first)
+        #expect(abs(end.x - last) <= 1, "\(end) against \(last)")
+    }
+
+    /// One report far off (an outlier of the panel's, 30 mm) while a bounce settles is passed
+    /// over: the resting place stays where the finger rests.
+    @Test func anOutlierWhileSettling_isPassedOver() throws {
+        var d = try F.decoder(Self.filters)
+        F.feed(&d, at: 0, F.land(0, id: 1, 500, 250))
+        Self.rest(&d, from: 0.01, to: 1)
+        let before = try #require(d.panel.first)
+        F.feed(&d, at: 1, TimedFilterTests.lift(0))
+        F.feed(&d, at: 1.02, F.land(0, id: 2, 500, 250))
+        Self.rest(&d, from: 1.03, to: 1.06)
+        F.feed(&d, at: 1.06, F.at(0, 587, 250))
+        Self.rest(&d, from: 1.07, to: 1.8)
+        let after = try #require(d.panel.first)
+        #expect(abs(after.x - before.x) <= 1 && abs(after.y - before.y) <= 1, "before \(before), after \(after)")
+    }
+
     /// Without the dejitter filter there is no smoothed rest to go on from: a bounce goes on
     /// from where the finger left, as before, and nothing settles.
     @Test func withoutDejitter_aRestingBounceGoesOnFromTheLift() throws {
