@@ -80,8 +80,10 @@ extension ContactFilter {
         var bestDistance = min(own, r.settings.chatterDistanceMM)
         var best = -1
         for j in (k + 1)..<n where ds[j].trackingID >= 0 && ds[j].hasX && ds[j].hasY && ds[j].contact != st[j].contact {
-            // That slot's own state: free, or a held lift (not a contact lifting unseen in this frame).
-            guard !st[j].down || st[j].lingerUntil != nil else { continue }
+            // That slot's own state: free, or a held lift (not a contact lifting unseen in this
+            // frame), only when this slot's landing is not the bounce (else the other lift, moved
+            // here, would end at once or be taken by this landing).
+            guard !st[j].down || st[j].lingerUntil != nil && own > r.settings.chatterDistanceMM else { continue }
             guard let d = heldDistance(st[k], ds[j], young: sh[k].young, r, tally, at: time), d < bestDistance else { continue }
             (best, bestDistance) = (j, d)
         }
