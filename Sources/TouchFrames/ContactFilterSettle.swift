@@ -77,7 +77,9 @@ extension ContactFilter {
         let movesOff = isAway && f.settling.movesOff(dx, dy)
         if time > f.settling.until {
             let inTime = time - f.settling.until <= 50_000_000
-            if movesOff || inTime && (isAway || f.settling.drifts(distance * 3 / 8, r.mmPerUnit)) { (f.offsetX, f.offsetY) = (f.settling.heldX - f.settling.firstX, f.settling.heldY - f.settling.firstY) }
+            if movesOff || inTime && (isAway || f.settling.drifts(distance * 3 / 8, r.mmPerUnit)) {
+                (f.offsetX, f.offsetY) = (f.settling.heldX - f.settling.firstX, f.settling.heldY - f.settling.firstY)
+            }
             return f.settling.until = 0
         }
         if time >= f.settling.half && f.settling.n1 == 0 { return f.settling.until = 0 }
