@@ -66,10 +66,11 @@ extension FrameDecoder {
         _ shown: ContiguousArray<ContactFilter.ShownSlot>, one: DecoderSlot, touching: Bool, _ geometry: ScreenGeometry, _ filler: Contact,
         into list: inout FrameList<Contact>, lastIDs ids: inout ContiguousArray<UInt32>
     ) -> UInt64 {
-        guard let v = shown.first, !ids.isEmpty else { return 0 }
-        let shows = !v.hidden && !v.young && (touching || v.lingering) && one.hasX && one.hasY
+        // (A single-touch panel has one slot, so `shown` and `ids` one entry each; without it, nothing shows.)
+        let v = shown.first ?? ContactFilter.ShownSlot(hidden: true)
+        let shows = !v.hidden && !v.young && (touching || v.lingering) && one.hasX && one.hasY && !ids.isEmpty
         let new = shows && ids[0] != one.contact && !v.moved
-        ids[0] = shows ? one.contact : 0
+        if !ids.isEmpty { ids[0] = shows ? one.contact : 0 }
         list.refill(capacity: 1, filler: filler) { out in
             guard shows else { return 0 }
             out[0] = Contact(id: one.contact, position: geometry.map(x: v.x, y: v.y), isLifted: v.lingering)

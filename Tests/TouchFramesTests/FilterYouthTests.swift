@@ -188,4 +188,33 @@ import Testing
         F.feed(&d, at: 2.52, F.land(0, id: 6, 251, 250))
         #expect(d.panel.first?.id == stopped && d.filterCounts.chatter == 2, "the same contact")
     }
+    /// A single-touch (resistive) panel through the same filters: its contact shown once it is
+    /// old enough, a bounce the same contact, its lift held and then shown.
+    @Test func aSingleTouchPanel_isFilteredToo() throws {
+        var desc = DeviceDescription(name: "resistive")
+        desc.codes[Evdev.EV_KEY] = [Evdev.BTN_TOUCH]
+        desc.axes[Evdev.ABS_X] = AbsAxis(minimum: 0, maximum: 999)
+        desc.axes[Evdev.ABS_Y] = AbsAxis(minimum: 0, maximum: 499)
+        var g = GeometryConfiguration()
+        g.filters = Self.noisy
+        var d = try #require(FrameDecoder(description: desc, geometry: g))
+        d.keepsPanel = true
+        func at(_ x: Int32, _ y: Int32, touch: Int32? = nil) -> [(UInt16, UInt16, Int32)] {
+            [(3, Evdev.ABS_X, x), (3, Evdev.ABS_Y, y)] + (touch.map { [(Evdev.EV_KEY, Evdev.BTN_TOUCH, $0)] } ?? [])
+        }
+        let up: [(UInt16, UInt16, Int32)] = [(Evdev.EV_KEY, Evdev.BTN_TOUCH, 0)]
+        F.feed(&d, at: 0, at(500, 250, touch: 1))
+        #expect(d.frame.contacts.isEmpty, "young")
+        F.feed(&d, at: 0.05, at(501, 250))
+        let id = try #require(d.frame.contacts.first?.id)
+        #expect(d.frame.contacts.count == 1 && d.landed)
+        F.feed(&d, at: 0.2, up)
+        #expect(d.frame.contacts.map(\.id) == [id], "its lift held")
+        F.feed(&d, at: 0.21, at(502, 250, touch: 1))
+        #expect(d.frame.contacts.map(\.id) == [id] && !d.landed, "a bounce: the same contact")
+        F.feed(&d, at: 0.3, up)
+        let ended = d.tick(at: Timestamp(nanoseconds: 340_000_000))
+        #expect(ended)
+        #expect(d.frame.contacts.isEmpty && d.filterCounts.chatter == 1)
+    }
 }
