@@ -137,12 +137,13 @@ struct ContactTracker {
         }
         do {
             let down = nextBuffer.span.extracting(0..<m.n)
-            if m.common > 0 {
-                let k = Double(m.common)
+            if m.moving > 0 {
+                let k = Double(m.moving)
                 let prevC = m.prevSum * (1 / k)
                 let curC = m.curSum * (1 / k)
                 s.delta = curC - prevC
-                if m.common >= 2 && shape {
+                // The fingers' shape over common contacts only (a held lift's move is no pinch).
+                if m.common >= 2 && m.moving == m.common && shape {
                     Self.spreadChange(down, from: prevC, to: curC, common: k, frame.scale, into: &s)
                     s.rotationDelta = angleBetween(m.secondPrev - m.firstPrev, m.secondCur - m.firstCur)
                 }
@@ -179,6 +180,9 @@ extension ContactTracker {
         /// The fingers on the glass (not held lifts): their count and summed positions.
         var live = 0
         var liveSum = PixelPoint.zero
+        /// The contacts in the motion's sums: the common ones, and a held lift moved in its first
+        /// held frame (`takeLifted`).
+        var moving = 0
         var prevSum = PixelPoint.zero
         var curSum = PixelPoint.zero
         var firstPrev = PixelPoint.zero, firstCur = PixelPoint.zero
@@ -199,7 +203,7 @@ extension ContactTracker {
                     s.hasPalm = true
                     return
                 }
-                return takeLifted(c, from: current, into: &next, summary: &s)
+                return takeLifted(c, from: current, scale: scale, into: &next, summary: &s)
             }
             if n == 0 { s.firstContact = c.position }
             var i = hint < current.count && current[hint].id == c.id ? hint : -1
@@ -219,18 +223,9 @@ extension ContactTracker {
                     // along, but its jump from where it was held is no motion of the fingers.
                     held &+= 1
                 } else {
-                    let prev = before.last
-                    t.previous = prev
+                    t.previous = before.last
                     t.common = true
-                    prevSum += prev
-                    curSum += c.position
-                    if common == 0 {
-                        firstPrev = prev
-                        firstCur = c.position
-                    } else if common == 1 {
-                        secondPrev = prev
-                        secondCur = c.position
-                    }
+                    addMotion(from: before.last, to: c.position)
                     common &+= 1
                 }
             } else {
@@ -244,17 +239,44 @@ extension ContactTracker {
             n &+= 1
         }
 
+        /// A contact's move from `prev` to `cur` in the motion's sums (the first two kept apart
+        /// for the angle).
+        @inline(__always)
+        mutating func addMotion(from prev: PixelPoint, to cur: PixelPoint) {
+            prevSum += prev
+            curSum += cur
+            if moving == 0 {
+                firstPrev = prev
+                firstCur = cur
+            } else if moving == 1 {
+                secondPrev = prev
+                secondCur = cur
+            }
+            moving &+= 1
+        }
+
         /// A held lift (`Contact.isLifted`): still down, so its lift is the frame the hold ends,
-        /// but in no motion: not `common` (no centroid, span or angle), kept apart in `held`. One
-        /// this view never saw down (a sequence begun during the hold) is a finger already up:
-        /// not taken (it is only `present`).
+        /// but not `common` (no motion after this frame), kept apart in `held`. In its first
+        /// held frame it may move: the chatter filter shows a fast contact's held lift where the
+        /// finger lifted, ahead of the smoothing's lag. That move is the fingers' motion and
+        /// travel (a quick short drag the smoothing held under the slops is no tap), but no
+        /// sample of their speed (the frame is `onlyHeld` when nothing else is down). One this
+        /// view never saw down (a sequence begun during the hold) is a finger already up: not
+        /// taken (it is only `present`).
         mutating func takeLifted(
-            _ c: Contact, from current: borrowing Span<Tracked>, into next: inout MutableSpan<Tracked>, summary s: inout FrameSummary
+            _ c: Contact, from current: borrowing Span<Tracked>, scale: MillimetersPerPixel, into next: inout MutableSpan<Tracked>,
+            summary s: inout FrameSummary
         ) {
             guard let i = current.indices.first(where: { current[$0].id == c.id }) else { return }
             hint = i &+ 1
             if n == 0 { s.firstContact = c.position }
-            next[n] = Tracked(id: c.id, down: current[i].down, last: c.position, previous: .zero, common: false, held: true)
+            let before = current[i]
+            if !before.held && before.last != c.position {
+                addMotion(from: before.last, to: c.position)
+                let mx = (c.position.x - before.down.x) * scale.x, my = (c.position.y - before.down.y) * scale.y
+                maxTravelSquared = max(maxTravelSquared, mx * mx + my * my)
+            }
+            next[n] = Tracked(id: c.id, down: before.down, last: c.position, previous: .zero, common: false, held: true)
             held &+= 1
             n &+= 1
         }

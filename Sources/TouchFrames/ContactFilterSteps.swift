@@ -95,11 +95,13 @@ extension ContactFilter {
         _ f: inout FilterSlot, _ s: inout DecoderSlot, after: Int64, fresh: Bool, _ r: borrowing Rules, _ tally: inout Tally,
         _ nextContact: inout UInt32, at time: Int64
     ) {
-        let dx = (Double(s.x) - Double(f.restX)) * r.mmPerUnit.x, dy = (Double(s.y) - Double(f.restY)) * r.mmPerUnit.y
-        // At least two units: a coarse panel's unit may be half a millimetre.
+        let ux = Double(s.x) - Double(f.restX), uy = Double(s.y) - Double(f.restY)
+        let dx = ux * r.mmPerUnit.x, dy = uy * r.mmPerUnit.y
+        // At least two units: a coarse panel's unit may be half a millimetre. Two units on each
+        // axis: a stuck contact flickering ±1 about its place on both (2.8 units across) is still.
         let limit = max(r.settings.stuckDistanceMM, 2 * max(r.mmPerUnit.x, r.mmPerUnit.y))
         let squared = dx * dx + dy * dy
-        if squared > limit * limit {
+        if squared > limit * limit && (abs(ux) > 2 || abs(uy) > 2) {
             // A filter's own frame repeats the panel's last, and one under 1 ms after the last is
             // the same report (a driver that sends a frame a contact): no second report away.
             guard fresh else { return }
@@ -166,7 +168,8 @@ extension ContactFilter {
     /// A held lift of a moving contact (the smoothed speed at least `snapSpeed` mm/s) is shown
     /// where the finger lifted (its last raw position), so a fast swipe ends there on the virtual
     /// touchscreen rather than a filter's lag behind; a still one stays where it was smoothed.
-    /// The gestures take a held lift as lifted: it moves nothing for them.
+    /// The gestures see that last move too (no speed sample: the finger has left), so a quick
+    /// short drag the smoothing held back is no tap.
     static func snap(_ f: inout FilterSlot, _ v: inout ShownSlot, _ s: DecoderSlot, _ r: borrowing Rules) {
         guard isMoving(f, r) else { return }
         // The filter goes on from there too: a bounce landing again is measured from, and

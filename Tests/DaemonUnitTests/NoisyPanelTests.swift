@@ -102,6 +102,20 @@ typealias Contacts = [(slot: Int32, id: Int32, x: Int32, y: Int32)]
         #expect(Double(400 + 92 * 19 - last) / 11 <= 6, "\(Double(400 + 92 * 19 - last) / 11) mm short")
     }
 
+    /// A quick short drag (8 mm in 83 ms after a rest): the smoothing holds its path under the
+    /// slops, but its held lift is shown where the finger lifted, to the gestures too, so it is a
+    /// pan as without the filters (a tap before: a click where the user scrolled).
+    @Test func aQuickShortDrag_isAPan_notATap() throws {
+        let still = [(slot: Int32(0), id: Int32(1), x: Int32(1920), y: Int32(1080))]
+        let moving = (1...5).map { k in [(slot: Int32(0), id: Int32(1), x: Int32(1920 + 18 * k), y: Int32(1080))] }
+        let rec = Self.recording(Array(repeating: still, count: 4) + moving + Array(repeating: [], count: 30))
+        let slops = try ConfigLoader.parse("[thresholds]\ntap_slop = 4\npan_slop = 4\n", file: "slops.toml")
+        let plain = try Self.gestures(rec, configuration: slops)
+        #expect(plain.contains("pan began") && !plain.contains("tap"), "without the filters: \(plain)")
+        let filtered = try Self.gestures(rec)
+        #expect(filtered.contains("pan began") && filtered.contains("pan ended") && !filtered.contains("tap"), "\(filtered)")
+    }
+
     @Test func aChatteringTap_isOneTouch_andOneTap() throws {
         let down = [(slot: Int32(0), id: Int32(1), x: Int32(1920), y: Int32(1080))]
         let again = [(slot: Int32(0), id: Int32(2), x: Int32(1924), y: Int32(1082))]

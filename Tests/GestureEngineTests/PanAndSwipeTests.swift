@@ -13,6 +13,25 @@ import Testing
         #expect(u.log == (begins ? ["pan began"] : []))
     }
 
+    /// A held lift (the chatter filter's `Contact.isLifted`) moved in its first held frame (the
+    /// filter shows a fast contact's lift where the finger left, ahead of its smoothing): that
+    /// move is the finger's travel and motion, so the touch is no tap and a pan begins; a held
+    /// lift that stays where it was moves nothing.
+    @Test(arguments: [(6.0, ["pan began", "pan ended"]), (0.0, ["tap recognized"])])
+    func aHeldLiftsLastMove_isTheFingersMotion(jump: Double, log: [String]) {
+        var t = Timeline(regions: [RegionSpec(name: "screen", gestures: [GestureSpec(.tap), GestureSpec(.pan)])])
+        t.down(1, at: (500, 500))
+        t.wait(.milliseconds(16))
+        t.move(1, to: (502, 500))
+        t.wait(.milliseconds(16))
+        t.contacts[0] = Contact(id: 1, position: PixelPoint(x: 502 + jump, y: 500), isLifted: true)
+        t.send()
+        t.wait(.milliseconds(35))
+        t.up(1)
+        t.wait(.milliseconds(400))
+        #expect(t.log == log)
+    }
+
     @Test func pan_reportsTranslationVelocityAndCentroid() {
         var t = Timeline(regions: [RegionSpec(name: "screen", gestures: [GestureSpec(.pan)])])
         t.down(1, at: (100, 100))

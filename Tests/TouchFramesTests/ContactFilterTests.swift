@@ -226,17 +226,17 @@ import TouchFrames
     }
 
     /// A stuck contact on a cheap panel flickers by a unit about its place: still stuck (within
-    /// `stuck_distance`, and two units: 0.69 mm here); one that moves by three units, two frames
-    /// at a time, moves.
-    @Test(arguments: [(Int32(1), true), (Int32(3), false)])
-    func stuck_aContactFlickeringByAUnit_isStillStuck(units: Int32, ends: Bool) throws {
+    /// `stuck_distance`, and two units: 0.69 mm here), also ±1 on both axes (2.8 units across);
+    /// one that moves by three units, two frames at a time, moves.
+    @Test(arguments: [(Int32(1), false, true), (Int32(2), true, true), (Int32(3), false, false)])
+    func stuck_aContactFlickeringByAUnit_isStillStuck(units: Int32, bothAxes: Bool, ends: Bool) throws {
         var d = try Self.decoder { $0.stuckAfterNs = 2_000_000_000 }
         Self.feed(&d, at: 0, Self.land(0, id: 1, 100, 100))
         var t = 0.0, k: Int32 = 0
         while t < 2.5 {
             t += 0.02
             k += 1
-            Self.feed(&d, at: t, Self.at(0, 100 + units * (k / 2 % 2), 100))
+            Self.feed(&d, at: t, Self.at(0, 100 + units * (k / 2 % 2), 100 + (bothAxes ? units * (k / 2 % 2) : 0)))
         }
         #expect(d.frame.contacts.isEmpty == ends, "flickering by \(units) for 2.5 s: \(ends ? "ended" : "still down")")
         #expect(d.filterCounts.stuck == (ends ? 1 : 0))
