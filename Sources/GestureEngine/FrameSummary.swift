@@ -59,7 +59,8 @@ struct ContactTracker {
         /// Where it was in the frame before, if it was down then (`common`).
         var previous: PixelPoint
         var common: Bool
-        /// A held lift (`Contact.isLifted`): in no motion, this frame and the one it lands again in.
+        /// A held lift (`Contact.isLifted`): in no motion after its first held frame (which may
+        /// move it: `takeLifted`), nor in the one it lands again in.
         var held = false
         static let none = Tracked(id: 0, down: .zero, last: .zero, previous: .zero, common: false)
     }
@@ -137,13 +138,13 @@ struct ContactTracker {
         }
         do {
             let down = nextBuffer.span.extracting(0..<m.n)
-            if m.moving > 0 {
-                let k = Double(m.moving)
+            if m.common &+ m.heldMoved > 0 {
+                let k = Double(m.common &+ m.heldMoved)
                 let prevC = m.prevSum * (1 / k)
                 let curC = m.curSum * (1 / k)
                 s.delta = curC - prevC
                 // The fingers' shape over common contacts only (a held lift's move is no pinch).
-                if m.common >= 2 && m.moving == m.common && shape {
+                if m.common >= 2 && m.heldMoved == 0 && shape {
                     Self.spreadChange(down, from: prevC, to: curC, common: k, frame.scale, into: &s)
                     s.rotationDelta = angleBetween(m.secondPrev - m.firstPrev, m.secondCur - m.firstCur)
                 }
@@ -180,9 +181,9 @@ extension ContactTracker {
         /// The fingers on the glass (not held lifts): their count and summed positions.
         var live = 0
         var liveSum = PixelPoint.zero
-        /// The contacts in the motion's sums: the common ones, and a held lift moved in its first
-        /// held frame (`takeLifted`).
-        var moving = 0
+        /// Held lifts moved in their first held frame (`takeLifted`), in the motion's sums beside
+        /// the common contacts.
+        var heldMoved = 0
         var prevSum = PixelPoint.zero
         var curSum = PixelPoint.zero
         var firstPrev = PixelPoint.zero, firstCur = PixelPoint.zero
@@ -223,9 +224,18 @@ extension ContactTracker {
                     // along, but its jump from where it was held is no motion of the fingers.
                     held &+= 1
                 } else {
-                    t.previous = before.last
+                    let prev = before.last
+                    t.previous = prev
                     t.common = true
-                    addMotion(from: before.last, to: c.position)
+                    prevSum += prev
+                    curSum += c.position
+                    if common == 0 {
+                        firstPrev = prev
+                        firstCur = c.position
+                    } else if common == 1 {
+                        secondPrev = prev
+                        secondCur = c.position
+                    }
                     common &+= 1
                 }
             } else {
@@ -239,30 +249,17 @@ extension ContactTracker {
             n &+= 1
         }
 
-        /// A contact's move from `prev` to `cur` in the motion's sums (the first two kept apart
-        /// for the angle).
-        @inline(__always)
-        mutating func addMotion(from prev: PixelPoint, to cur: PixelPoint) {
-            prevSum += prev
-            curSum += cur
-            if moving == 0 {
-                firstPrev = prev
-                firstCur = cur
-            } else if moving == 1 {
-                secondPrev = prev
-                secondCur = cur
-            }
-            moving &+= 1
-        }
-
         /// A held lift (`Contact.isLifted`): still down, so its lift is the frame the hold ends,
         /// but not `common` (no motion after this frame), kept apart in `held`. In its first
         /// held frame it may move: the chatter filter shows a fast contact's held lift where the
         /// finger lifted, ahead of the smoothing's lag. That move is the fingers' motion and
-        /// travel (a quick short drag the smoothing held under the slops is no tap), but no
-        /// sample of their speed (the frame is `onlyHeld` when nothing else is down). One this
+        /// travel (a quick short drag the smoothing held under the slops is no tap); the frame is
+        /// still `onlyHeld` when nothing else is down (a pan's path is sampled again at the
+        /// lift's time, where it now ends). One this
         /// view never saw down (a sequence begun during the hold) is a finger already up: not
-        /// taken (it is only `present`).
+        /// taken (it is only `present`). Not inlined: a rare frame's work, which inlined into
+        /// `take` left `take` a call of its own from `update` (+65 instructions a frame).
+        @inline(never)
         mutating func takeLifted(
             _ c: Contact, from current: borrowing Span<Tracked>, scale: MillimetersPerPixel, into next: inout MutableSpan<Tracked>,
             summary s: inout FrameSummary
@@ -272,7 +269,13 @@ extension ContactTracker {
             if n == 0 { s.firstContact = c.position }
             let before = current[i]
             if !before.held && before.last != c.position {
-                addMotion(from: before.last, to: c.position)
+                prevSum += before.last
+                curSum += c.position
+                if common &+ heldMoved == 0 {
+                    firstPrev = before.last
+                    firstCur = c.position
+                }
+                heldMoved &+= 1
                 let mx = (c.position.x - before.down.x) * scale.x, my = (c.position.y - before.down.y) * scale.y
                 maxTravelSquared = max(maxTravelSquared, mx * mx + my * my)
             }

@@ -168,8 +168,8 @@ extension ContactFilter {
     /// A held lift of a moving contact (the smoothed speed at least `snapSpeed` mm/s) is shown
     /// where the finger lifted (its last raw position), so a fast swipe ends there on the virtual
     /// touchscreen rather than a filter's lag behind; a still one stays where it was smoothed.
-    /// The gestures see that last move too (no speed sample: the finger has left), so a quick
-    /// short drag the smoothing held back is no tap.
+    /// The gestures see that last move too (their motion and travel), so a quick short drag the
+    /// smoothing held back is no tap.
     static func snap(_ f: inout FilterSlot, _ v: inout ShownSlot, _ s: DecoderSlot, _ r: borrowing Rules) {
         guard isMoving(f, r) else { return }
         // The filter goes on from there too: a bounce landing again is measured from, and
