@@ -10,8 +10,9 @@ struct FrameSummary {
     /// Contacts down after this frame, palms included (a poisoned view waits for this to be 0).
     var present = 0
     /// Every finger counted down is a held lift (`Contact.isLifted`: the chatter filter holds a
-    /// lift, and the panel sent a frame for another contact): a frame of no motion, whose time
-    /// is no sample of the fingers' path (a velocity fitted over it would fall).
+    /// lift, and the panel sent a frame for another contact): a frame of no motion but a held
+    /// lift's last move (`takeLifted`), whose time is no sample of the fingers' path (a velocity
+    /// fitted over it would fall).
     var onlyHeld = false
     /// Contacts that landed / lifted in this frame.
     var added = 0
@@ -138,19 +139,27 @@ struct ContactTracker {
         }
         do {
             let down = nextBuffer.span.extracting(0..<m.n)
-            if m.common &+ m.heldMoved > 0 {
-                let k = Double(m.common &+ m.heldMoved)
+            if m.common > 0 {
+                let k = Double(m.common)
                 let prevC = m.prevSum * (1 / k)
                 let curC = m.curSum * (1 / k)
                 s.delta = curC - prevC
-                // The fingers' shape over common contacts only (a held lift's move is no pinch).
-                if m.common >= 2 && m.heldMoved == 0 && shape {
+                if m.common >= 2 && shape {
                     Self.spreadChange(down, from: prevC, to: curC, common: k, frame.scale, into: &s)
                     s.rotationDelta = angleBetween(m.secondPrev - m.firstPrev, m.secondCur - m.firstCur)
                 }
             }
-            // Over the fingers still on the glass: with only held lifts left, the centroid before.
-            if m.live > 0 { lastCentroid = m.liveSum * (1 / Double(m.live)) }
+            // A held lift's last move: in the centroid's motion (not its shape: no pinch).
+            if m.heldMoved > 0 {
+                s.delta = (m.curSum - m.prevSum + m.heldCurSum - m.heldPrevSum) * (1 / Double(m.common &+ m.heldMoved))
+            }
+            // Over the fingers still on the glass: with only held lifts left, the centroid before,
+            // moved as they last moved (a pan's position stays its landing plus its translation).
+            if m.live > 0 {
+                lastCentroid = m.liveSum * (1 / Double(m.live))
+            } else if m.heldMoved > 0 {
+                lastCentroid += s.delta
+            }
         }
         s.count = m.n
         if m.held != 0 { s.onlyHeld = m.live == 0 }
@@ -181,9 +190,11 @@ extension ContactTracker {
         /// The fingers on the glass (not held lifts): their count and summed positions.
         var live = 0
         var liveSum = PixelPoint.zero
-        /// Held lifts moved in their first held frame (`takeLifted`), in the motion's sums beside
-        /// the common contacts.
+        /// Held lifts moved in their first held frame (`takeLifted`): their count and summed
+        /// positions, in the centroid's motion beside the common contacts (not in the shape's).
         var heldMoved = 0
+        var heldPrevSum = PixelPoint.zero
+        var heldCurSum = PixelPoint.zero
         var prevSum = PixelPoint.zero
         var curSum = PixelPoint.zero
         var firstPrev = PixelPoint.zero, firstCur = PixelPoint.zero
@@ -269,12 +280,8 @@ extension ContactTracker {
             if n == 0 { s.firstContact = c.position }
             let before = current[i]
             if !before.held && before.last != c.position {
-                prevSum += before.last
-                curSum += c.position
-                if common &+ heldMoved == 0 {
-                    firstPrev = before.last
-                    firstCur = c.position
-                }
+                heldPrevSum += before.last
+                heldCurSum += c.position
                 heldMoved &+= 1
                 let mx = (c.position.x - before.down.x) * scale.x, my = (c.position.y - before.down.y) * scale.y
                 maxTravelSquared = max(maxTravelSquared, mx * mx + my * my)

@@ -30,6 +30,10 @@ import Testing
         t.up(1)
         t.wait(.milliseconds(400))
         #expect(t.log == log)
+        // Where the finger lifted, its translation from where it landed.
+        if let ended = t.event("pan", .ended) {
+            #expect(ended.position == PixelPoint(x: 502 + jump, y: 500) && ended.translation == PixelPoint(x: 2 + jump, y: 0))
+        }
     }
 
     @Test func pan_reportsTranslationVelocityAndCentroid() {
