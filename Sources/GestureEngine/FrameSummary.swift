@@ -266,10 +266,10 @@ extension ContactTracker {
         /// finger lifted, ahead of the smoothing's lag. That move is the fingers' motion and
         /// travel (a quick short drag the smoothing held under the slops is no tap); the frame is
         /// still `onlyHeld` when nothing else is down (a pan's path is sampled again at the
-        /// lift's time, where it now ends). One this
-        /// view never saw down (a sequence begun during the hold) is a finger already up: not
-        /// taken (it is only `present`). Not inlined: a rare frame's work, which inlined into
-        /// `take` left `take` a call of its own from `update` (+65 instructions a frame).
+        /// lift's time, where it now ends). One this view never saw down (a sequence begun during
+        /// the hold) is a finger already up: not taken (it is only `present`). Not inlined: a rare
+        /// frame's work, which inlined into `take` left `take` a call of its own from `update`
+        /// (+65 instructions a frame).
         @inline(never)
         mutating func takeLifted(
             _ c: Contact, from current: borrowing Span<Tracked>, scale: MillimetersPerPixel, into next: inout MutableSpan<Tracked>,

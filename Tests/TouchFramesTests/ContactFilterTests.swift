@@ -228,7 +228,7 @@ import TouchFrames
     /// A stuck contact on a cheap panel flickers by a unit about its place: still stuck (within
     /// `stuck_distance`, and two units: 0.69 mm here), also ±1 on both axes (2.8 units across);
     /// one that moves by three units, two frames at a time, moves.
-    @Test(arguments: [(Int32(1), false, true), (Int32(2), true, true), (Int32(3), false, false)])
+    @Test(arguments: [(Int32(1), false, true), (Int32(2), true, true), (Int32(3), false, false), (Int32(3), true, false)])
     func stuck_aContactFlickeringByAUnit_isStillStuck(units: Int32, bothAxes: Bool, ends: Bool) throws {
         var d = try Self.decoder { $0.stuckAfterNs = 2_000_000_000 }
         Self.feed(&d, at: 0, Self.land(0, id: 1, 100, 100))
