@@ -98,4 +98,23 @@ extension ContactFilter {
         if st[a].down { st[a].moved = !sh[a].young && !sh[a].hidden }
         if st[b].down { st[b].moved = !sh[b].young && !sh[b].hidden }
     }
+
+    /// A moving contact's bounce offset (its predicted landing's miss, up to `chatter_distance`)
+    /// closed over the panel's frames after, by at most half of each frame's own move: a swipe
+    /// that bounced ends where the finger lifted, as one that did not, while the path shown never
+    /// steps back nor runs ahead of the finger by more than half its speed. At rest (not
+    /// `isMoving`) it stays: there the offset is what keeps a bounce from moving the contact
+    /// (`Settling`). The raw path is carried over to the new offset, so its speed is the finger's.
+    @inline(never)  // a bounced contact's frames only
+    static func closeOffset(_ f: inout FilterSlot, _ s: DecoderSlot, _ r: borrowing Rules) {
+        guard f.rawAt != 0 && isMoving(f, r) else { return }
+        let mx = (Double(s.x) + f.offsetX - f.rawX) * r.mmPerUnit.x, my = (Double(s.y) + f.offsetY - f.rawY) * r.mmPerUnit.y
+        let ox = f.offsetX * r.mmPerUnit.x, oy = f.offsetY * r.mmPerUnit.y
+        let budget = 0.5 * (mx * mx + my * my).squareRoot(), offset = (ox * ox + oy * oy).squareRoot()
+        let keep = offset <= budget ? 0 : 1 - budget / offset
+        let (cx, cy) = (f.offsetX * keep - f.offsetX, f.offsetY * keep - f.offsetY)
+        (f.offsetX, f.offsetY) = (f.offsetX + cx, f.offsetY + cy)
+        (f.rawX, f.rawY, f.priorX, f.priorY) = (f.rawX + cx, f.rawY + cy, f.priorX + cx, f.priorY + cy)
+        (f.firstX, f.firstY) = (f.firstX + cx, f.firstY + cy)
+    }
 }

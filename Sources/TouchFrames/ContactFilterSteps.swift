@@ -29,6 +29,7 @@ extension ContactFilter {
             }
         }
         if !shown.hidden {
+            if fresh && (f.offsetX != 0 || f.offsetY != 0) && f.settling.until == 0 { closeOffset(&f, s, r) }
             // The raw position, less a bounce's jump (0 unless it landed again), on the panel.
             let x = min(max(Double(s.x) + f.offsetX, r.xRange.lowerBound), r.xRange.upperBound)
             let y = min(max(Double(s.y) + f.offsetY, r.yRange.lowerBound), r.yRange.upperBound)
@@ -207,14 +208,23 @@ extension ContactFilter {
     /// The contact moves: the dejitter filter's speed estimate at least `snapSpeed`, and its
     /// filtered position `movingTravelMM` or more from where it was 100-200 ms ago (on a fast
     /// noisy panel, 200 Hz at ±1.5 mm, a resting finger's noise reads to the estimate as 100 mm/s
-    /// one frame in five, while the filtered position holds within a millimetre). Never
-    /// without the filter, which alone estimates it.
+    /// one frame in five, while the filtered position holds within a millimetre). Or, the
+    /// estimate still behind a finger that just set off (it takes a tenth of a second: a swipe
+    /// first shown as a rest at 40 ms that drops out a frame later), the raw path's speed
+    /// (`rawSpeed`) at least `snapSpeed` and its last position `restingSpreadMM` or more from
+    /// there, which a resting finger's noise never is. Never without the filter.
     static func isMoving(_ f: FilterSlot, _ r: borrowing Rules) -> Bool {
         guard r.settings.dejitter != nil else { return false }
         let sx = f.dx * r.mmPerUnit.x, sy = f.dy * r.mmPerUnit.y
-        guard sx * sx + sy * sy >= snapSpeed * snapSpeed else { return false }
-        let tx = (f.x - f.anchorX) * r.mmPerUnit.x, ty = (f.y - f.anchorY) * r.mmPerUnit.y
-        return tx * tx + ty * ty >= movingTravelMM * movingTravelMM
+        if sx * sx + sy * sy >= snapSpeed * snapSpeed {
+            let tx = (f.x - f.anchorX) * r.mmPerUnit.x, ty = (f.y - f.anchorY) * r.mmPerUnit.y
+            if tx * tx + ty * ty >= movingTravelMM * movingTravelMM { return true }
+        }
+        guard f.rawAt != 0 else { return false }
+        let ux = (f.rawX - f.anchorX) * r.mmPerUnit.x, uy = (f.rawY - f.anchorY) * r.mmPerUnit.y
+        guard ux * ux + uy * uy >= restingSpreadMM * restingSpreadMM else { return false }
+        let v = rawSpeed(f), vx = v.x * r.mmPerUnit.x, vy = v.y * r.mmPerUnit.y
+        return vx * vx + vy * vy >= snapSpeed * snapSpeed
     }
 
     /// mm in 100-200 ms (15-30 mm/s): far under a swipe's, far over a resting finger's filtered noise.
@@ -288,14 +298,14 @@ extension ContactFilter {
     }
 
     /// Where a held contact that lifted at `lift` would be at `time`: where the finger left, or,
-    /// moving when it lifted (the dejitter filter's speed at least `snapSpeed`, the panel's last
-    /// frame of it within one and a half report intervals of the lift, 50 ms before the interval
-    /// is known: a finger that stopped on a quiet panel sends nothing, and its speeds are still
+    /// moving when it lifted (`isMoving`, the panel's last frame of it within two report
+    /// intervals of the lift, a jittered one being up to 1.5 long; 50 ms before the interval is
+    /// known: a finger that stopped on a quiet panel sends nothing, and its speeds are still
     /// the swipe's), that place carried on at its raw path's speed (`rawSpeed`): a finger that
     /// drops out for a frame mid-swipe lands on along its path, 5-17 mm on at 500 mm/s.
     static func predictedLift(_ f: FilterSlot, _ r: borrowing Rules, _ tally: Tally, lift: Int64, at time: Int64) -> (x: Double, y: Double, moving: Bool) {
         let gap = Double(min(time - f.rawAt, 100_000_000)) / 1e9
-        let recent = tally.interval > 0 ? Int64(tally.interval * 1.5e9) : 50_000_000
+        let recent = tally.interval > 0 ? Int64(tally.interval * 2e9) : 50_000_000
         let moving = isMoving(f, r) && lift - f.rawAt <= recent
         let v = moving ? rawSpeed(f) : (x: 0, y: 0)
         return (f.liftX + v.x * gap, f.liftY + v.y * gap, moving)

@@ -116,6 +116,22 @@ typealias Contacts = [(slot: Int32, id: Int32, x: Int32, y: Int32)]
         #expect(filtered.contains("pan began") && filtered.contains("pan ended") && !filtered.contains { $0.contains("tap") }, "\(filtered)")
     }
 
+    /// A swipe that drops out for a report 67 ms after it landed, still speeding up (it came of
+    /// age as a rest, the smoothing's speed estimate behind it): one contact and one swipe for
+    /// everyone, ending on the mirror where the finger lifted (a tap and a swipe, two contacts,
+    /// before: a click where the user swiped).
+    @Test func aSwipeDroppingOutAsItSetsOff_isOneSwipe_noTap() throws {
+        let path: [(id: Int32, x: Int32)?] = [(1, 2600), (1, 2590), (1, 2540), (1, 2450), nil, (2, 2270), (2, 2180), (2, 2090), (2, 2000)]
+        let frames = path.map { p in p.map { [(slot: Int32(0), id: $0.id, x: $0.x, y: Int32(1080))] } ?? [] }
+        let rec = Self.recording(frames + Array(repeating: [], count: 30))
+        let shown = try Self.mirror(rec)
+        #expect(shown.ids.count == 1, "\(shown.ids)")
+        let last = try #require(shown.xs.last)
+        #expect(abs(last - 2000) <= 1, "the mirror's swipe ends at \(last), the finger lifted at 2000")
+        let gestures = try Self.gestures(rec)
+        #expect(gestures.contains("swipe") && !gestures.contains { $0.contains("tap") }, "\(gestures)")
+    }
+
     @Test func aChatteringTap_isOneTouch_andOneTap() throws {
         let down = [(slot: Int32(0), id: Int32(1), x: Int32(1920), y: Int32(1080))]
         let again = [(slot: Int32(0), id: Int32(2), x: Int32(1924), y: Int32(1082))]

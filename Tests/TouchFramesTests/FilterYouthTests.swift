@@ -188,6 +188,41 @@ import Testing
         F.feed(&d, at: 2.52, F.land(0, id: 6, 251, 250))
         #expect(d.panel.first?.id == stopped && d.filterCounts.chatter == 2, "the same contact")
     }
+    /// A swipe first shown as a rest (it had moved 5.5 mm when it came of age, accelerating) that
+    /// drops out a frame later, the filter's speed estimate still behind it: its raw path says it
+    /// moves, so it lands again along its path as the same contact, and the bounce's offset
+    /// closes as it goes on, its lift shown where the finger lifted.
+    @Test func aSwipeDroppingOutAsItSetsOff_isOneContact_endingWhereItLifted() throws {
+        var d = try F.decoder(Self.noisy)
+        F.feed(&d, at: 0, F.land(0, id: 1, 100, 250))
+        F.feed(&d, at: 1.0 / 60, F.at(0, 103, 250))
+        F.feed(&d, at: 2.0 / 60, F.at(0, 116, 250))
+        _ = d.tick(at: Timestamp(nanoseconds: 40_000_000))
+        let id = try #require(d.panel.first?.id)
+        F.feed(&d, at: 3.0 / 60, F.at(0, 140, 250))
+        F.feed(&d, at: 4.0 / 60, TimedFilterTests.lift(0))
+        F.feed(&d, at: 5.0 / 60, F.land(0, id: 2, 183, 250))  // 15 mm past the lift, 2 mm past its path
+        #expect(d.panel.map(\.id) == [id] && d.filterCounts.chatter == 1, "one contact: \(d.panel.map(\.id))")
+        for k in 1...3 { F.feed(&d, at: Double(5 + k) / 60, F.at(0, 183 + Int32(k) * 27, 250)) }
+        F.feed(&d, at: 9.0 / 60, TimedFilterTests.lift(0))
+        #expect(d.panel.map(\.x) == [264], "the held lift where the finger lifted, no offset left")
+    }
+
+    /// A swipe's lift reported late (1.6 report intervals after its last position: a jittered
+    /// panel at 120 Hz) is still a moving finger's: its bounce 5 ms later, 9 mm on along its
+    /// path, is the same contact.
+    @Test func aSwipesLateLiftReport_stillPredictsItsBounce() throws {
+        var d = try Self.withoutGhosts()
+        let interval = 1.0 / 120
+        for k in 0..<12 {
+            F.feed(&d, at: Double(k) * interval, k == 0 ? F.land(0, id: 1, 100, 250) : F.at(0, 100 + Int32(k) * 12, 250))
+        }
+        let id = try #require(d.panel.first?.id)
+        F.feed(&d, at: 11 * interval + 0.013, TimedFilterTests.lift(0))
+        F.feed(&d, at: 11 * interval + 0.018, F.land(0, id: 2, 258, 250))  // 26 units (9 mm) past the lift at 232
+        #expect(d.panel.map(\.id) == [id] && d.filterCounts.chatter == 1, "one contact: \(d.panel.map(\.id))")
+    }
+
     /// A single-touch (resistive) panel through the same filters: its contact shown once it is
     /// old enough, a bounce the same contact, its lift held and then shown.
     @Test func aSingleTouchPanel_isFilteredToo() throws {
