@@ -188,10 +188,9 @@ struct ContactFilter {
         var anchorX = 0.0, anchorY = 0.0, pendX = 0.0, pendY = 0.0
         var pendAt: Int64 = 0
         /// A bounce's jump (units): where the contact was held (a moving one: where it would be by
-        /// now) less where it landed again, added
-        /// to its raw positions until it lifts, so the landing moves nothing for anyone (a pan's
-        /// translation is that of the same pan without the bounce; a one-finger drag trails its
-        /// finger by the jump, at most `chatter_distance`).
+        /// now) less where it landed again, added to its raw positions, so the landing moves
+        /// nothing for anyone (a pan's translation is that of the same pan without the bounce).
+        /// At rest it stays until the lift; a moving finger closes it as it goes on (`closeOffset`).
         var offsetX = 0.0, offsetY = 0.0
         /// A bounce at rest whose offset is still being worked out (ContactFilterSettle.swift;
         /// `until` 0: none).

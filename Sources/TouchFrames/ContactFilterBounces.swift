@@ -100,14 +100,16 @@ extension ContactFilter {
     }
 
     /// A moving contact's bounce offset (its predicted landing's miss, up to `chatter_distance`)
-    /// closed over the panel's frames after, by at most half of each frame's own move: a swipe
-    /// that bounced ends where the finger lifted, as one that did not, while the path shown never
-    /// steps back nor runs ahead of the finger by more than half its speed. At rest (not
-    /// `isMoving`) it stays: there the offset is what keeps a bounce from moving the contact
-    /// (`Settling`). The raw path is carried over to the new offset, so its speed is the finger's.
+    /// closed over the panel's reports from the one it lands with (its move the predicted one),
+    /// by at most half of each report's own move: a swipe that bounced ends where the finger
+    /// lifted, as one that did not, while the path shown never steps back nor runs ahead of the
+    /// finger by more than half its speed. At rest (not `isMoving`) it stays: there the offset is
+    /// what keeps a bounce from moving the contact (`Settling`). The raw path is carried over to
+    /// the new offset, so its speed is the finger's. A report `follow` passes over (within 1 ms of
+    /// the last) closes nothing: its move would be counted again at the next.
     @inline(never)  // a bounced contact's frames only
-    static func closeOffset(_ f: inout FilterSlot, _ s: DecoderSlot, _ r: borrowing Rules) {
-        guard f.rawAt != 0 && isMoving(f, r) else { return }
+    static func closeOffset(_ f: inout FilterSlot, _ s: DecoderSlot, _ r: borrowing Rules, at time: Int64) {
+        guard f.rawAt != 0 && time - f.rawAt >= 1_000_000 && isMoving(f, r) else { return }
         let mx = (Double(s.x) + f.offsetX - f.rawX) * r.mmPerUnit.x, my = (Double(s.y) + f.offsetY - f.rawY) * r.mmPerUnit.y
         let ox = f.offsetX * r.mmPerUnit.x, oy = f.offsetY * r.mmPerUnit.y
         let budget = 0.5 * (mx * mx + my * my).squareRoot(), offset = (ox * ox + oy * oy).squareRoot()

@@ -29,7 +29,7 @@ extension ContactFilter {
             }
         }
         if !shown.hidden {
-            if fresh && (f.offsetX != 0 || f.offsetY != 0) && f.settling.until == 0 { closeOffset(&f, s, r) }
+            if fresh && (f.offsetX != 0 || f.offsetY != 0) && f.settling.until == 0 { closeOffset(&f, s, r, at: time) }
             // The raw position, less a bounce's jump (0 unless it landed again), on the panel.
             let x = min(max(Double(s.x) + f.offsetX, r.xRange.lowerBound), r.xRange.upperBound)
             let y = min(max(Double(s.y) + f.offsetY, r.yRange.lowerBound), r.yRange.upperBound)

@@ -223,6 +223,22 @@ import Testing
         #expect(d.panel.map(\.id) == [id] && d.filterCounts.chatter == 1, "one contact: \(d.panel.map(\.id))")
     }
 
+    /// One outlying report just before a resting finger lifts (9 mm off, so 500 mm/s over the
+    /// last reports) is no move: the held lift stays where the rest was smoothed, and a bounce
+    /// landing back at the rest is the same contact.
+    @Test func aLoneOutlierBeforeALift_isNoMove() throws {
+        var d = try Self.withoutGhosts()
+        F.feed(&d, at: 0, F.land(0, id: 1, 500, 250))
+        for k in 1...9 { F.feed(&d, at: Double(k) / 60, F.at(0, 500 + Int32(k % 2), 250)) }
+        let id = try #require(d.panel.first?.id)
+        F.feed(&d, at: 10.0 / 60, F.at(0, 525, 250))
+        F.feed(&d, at: 11.0 / 60, TimedFilterTests.lift(0))
+        let held = try #require(d.panel.first?.x)
+        #expect(held < 510, "the held lift where the rest was smoothed (the outlier in it), not at 525: \(held)")
+        F.feed(&d, at: 12.0 / 60, F.land(0, id: 2, 501, 250))
+        #expect(d.panel.map(\.id) == [id] && d.filterCounts.chatter == 1, "one contact: \(d.panel.map(\.id))")
+    }
+
     /// A single-touch (resistive) panel through the same filters: its contact shown once it is
     /// old enough, a bounce the same contact, its lift held and then shown.
     @Test func aSingleTouchPanel_isFilteredToo() throws {
