@@ -25,6 +25,7 @@ bench_instructions() {
     DAEMON=$!
     wait_for /tmp/g.sock 120
     monitor /tmp/m-count.txt
+    wait_line /tmp/m-count.txt '"type":"hello"' 120 || echo "E2E COUNT the monitor's hello did not come in 120 s"
     # The device stays after the stream (--hold) until the counts are dumped: its removal is no frame.
     touchgesturectl play --uinput --settle 0 --wait-for /tmp/count-go --hold 600 $E/rec/count.events 2> /tmp/play-count.log &
     PLAY=$!
@@ -38,6 +39,10 @@ bench_instructions() {
     $vg --callgrind-out-file=/tmp/cg-libinput.out libinput-debug-events --device $node > /tmp/libinput-count.txt 2>&1 &
     LI=$!
     until_true 120 all_three_open
+    # The daemon's add is over (its `added` line is sent at the end of the turn that added the
+    # panel, the rehearsal in it): on a slow guest under callgrind the add's one-time work (the
+    # first use of its types' metadata, about 600 instructions a frame) fell after the zero.
+    wait_line /tmp/m-count.txt '"action":"added"' 120 || echo "E2E COUNT the daemon's added line did not come in 120 s"
     usleep 3000000         # past opening: libinput and lisgd read the device's state
     for p in $DAEMON $LISGD $LI; do vgdb --pid=$p zero > /tmp/vgdb-zero-$p.txt 2>&1; done
     touch /tmp/count-go
