@@ -136,6 +136,9 @@ public enum Evemu {
         var props: [UInt8] = []
         var masks: [UInt16: [UInt8]] = [:]
         var events: [InputEvent] = []
+        /// The longest bitmask a device has (EV_KEY's: KEY_CNT 768 bits): more is no device's,
+        /// and its bits' codes would run past 16 bits.
+        static let maskBytes = 96
 
         init(file: String) { self.file = file }
 
@@ -167,10 +170,14 @@ public enum Evemu {
             case "P":
                 let bytes = fields.compactMap { UInt8($0, radix: 16) }
                 guard bytes.count == fields.count else { throw fail("a property line holds hex bytes") }
+                guard props.count + bytes.count <= Self.maskBytes else { throw fail("the properties run past \(Self.maskBytes) bytes") }
                 props += bytes
             case "B":
                 let bytes = fields.compactMap { UInt8($0, radix: 16) }
                 guard bytes.count == fields.count, bytes.count >= 1 else { throw fail("a bitmask line holds hex bytes") }
+                guard (masks[UInt16(bytes[0])]?.count ?? 0) + bytes.count - 1 <= Self.maskBytes else {
+                    throw fail("the bitmask of type \(fields[0]) runs past \(Self.maskBytes) bytes (EV_KEY's, the kernel's largest)")
+                }
                 masks[UInt16(bytes[0]), default: []] += bytes.dropFirst()
             case "A": try axis(fields)
             case "L", "S": return  // LEDs and switches: not ours
