@@ -59,19 +59,25 @@ public struct Recording: Sendable {
     }
 
     /// A protocol A recording's events, and an empty frame (every contact lifted) when its last
-    /// frame had a contact.
+    /// frame had a contact, or ended in lost events (what the decoder kept then is not known here).
     private var protocolALiftedAtEnd: [InputEvent] {
-        var placed = false, down = false
+        var placed = false, down = false, ended = true, dropping = false
         for e in events {
-            if e.type == Evdev.EV_ABS && (e.code == Evdev.ABS_MT_POSITION_X || e.code == Evdev.ABS_MT_POSITION_Y) {
-                placed = true
-            } else if e.type == Evdev.EV_SYN && e.code == Evdev.SYN_REPORT {
-                (down, placed) = (placed, false)
+            if e.type == Evdev.EV_SYN && e.code == Evdev.SYN_REPORT {
+                // A dropped stretch ends here, its positions discarded as the decoder does.
+                (down, placed, ended, dropping) = (dropping || placed, false, true, false)
+            } else if e.type == Evdev.EV_SYN && e.code == Evdev.SYN_DROPPED {
+                (dropping, ended) = (true, false)
+            } else {
+                ended = false
+                if !dropping && e.type == Evdev.EV_ABS && (e.code == Evdev.ABS_MT_POSITION_X || e.code == Evdev.ABS_MT_POSITION_Y) {
+                    placed = true
+                }
             }
         }
-        guard let last = events.last?.time, down || placed else { return events }
-        // A frame cut short is ended first (its contacts shown), then the empty one.
-        let cut = placed ? [InputEvent(time: last, type: Evdev.EV_SYN, code: Evdev.SYN_REPORT, value: 0)] : []
+        guard let last = events.last?.time, down || placed || dropping else { return events }
+        // A frame cut short (or a dropped stretch) is ended first, then the empty one.
+        let cut = ended ? [] : [InputEvent(time: last, type: Evdev.EV_SYN, code: Evdev.SYN_REPORT, value: 0)]
         return events + cut + [
             InputEvent(time: last, type: Evdev.EV_SYN, code: Evdev.SYN_MT_REPORT, value: 0),
             InputEvent(time: last, type: Evdev.EV_KEY, code: Evdev.BTN_TOUCH, value: 0),

@@ -175,12 +175,20 @@ public struct MirrorContacts {
         shownCount += 1
         landings &+= 1
         landedAt[s] = landings
-        trackingIDs[s] = nextTrackingID
-        nextTrackingID = nextTrackingID >= device.trackingMaximum ? 0 : nextTrackingID + 1
+        trackingIDs[s] = freshTrackingID()
         if device.multitouch {
             select(s)
             add(Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, trackingIDs[s])
         }
+    }
+
+    /// The next tracking id, 0 to the advertised maximum and round again, passing over any still
+    /// shown (a contact held through 65,536 landings: a stuck one): one id, one contact.
+    private mutating func freshTrackingID() -> Int32 {
+        var id = nextTrackingID
+        for _ in 0...trackingIDs.count where trackingIDs.contains(id) { id = id >= device.trackingMaximum ? 0 : id + 1 }
+        nextTrackingID = id >= device.trackingMaximum ? 0 : id + 1
+        return id
     }
 
     /// Slot `s`'s values that differ from `c`'s (multitouch mirrors; a single-touch mirror's

@@ -87,15 +87,16 @@ public struct MirrorDevice: Sendable {
         return out
     }
 
-    /// The BTN_TOOL_* the kernel reports for `n` touches (none for 0).
+    /// The BTN_TOOL_* the kernel reports for `n` touches (`input_mt_report_finger_count`: none
+    /// for 0, and none past 5).
     static func tool(for n: Int) -> UInt16? {
         switch n {
-        case 0: nil
         case 1: BTN_TOOL_FINGER
         case 2: BTN_TOOL_DOUBLETAP
         case 3: BTN_TOOL_TRIPLETAP
         case 4: BTN_TOOL_QUADTAP
-        default: BTN_TOOL_QUINTTAP
+        case 5: BTN_TOOL_QUINTTAP
+        default: nil
         }
     }
 }

@@ -119,6 +119,11 @@ public final class VirtualTouchscreen: TouchSink {
             d.axes[Evdev.ABS_MT_TRACKING_ID] = AbsAxis(minimum: 0, maximum: 65535)
             d.codes[Evdev.EV_ABS, default: []].formUnion([Evdev.ABS_MT_SLOT, Evdev.ABS_MT_TRACKING_ID])
         }
+        // Its tracking ids are its own (`MirrorContacts`), from 0 up: a panel's own range (some
+        // advertise 0-3, or start past 0) would wrap them onto an id still shown.
+        if d.touchKind == .multitouch {
+            d.axes[Evdev.ABS_MT_TRACKING_ID] = AbsAxis(minimum: 0, maximum: 65535)
+        }
         if d.touchKind == .multitouch && d.axes[Evdev.ABS_MT_TOOL_TYPE] == nil {
             d.axes[Evdev.ABS_MT_TOOL_TYPE] = AbsAxis(minimum: 0, maximum: Int32(Evdev.MT_TOOL_PALM))
             d.codes[Evdev.EV_ABS, default: []].insert(Evdev.ABS_MT_TOOL_TYPE)

@@ -150,6 +150,9 @@ public enum TraceSVG {
     static func decisionLines(_ trace: TraceRecording) -> [Line] {
         var lines: [Line] = []
         let rel = { (t: Timestamp) in format(Double(t.nanoseconds &- trace.start.nanoseconds) / 1e9, 3) }
+        // Each sequence's events and failures, found once (not a pass over all of them a sequence).
+        let eventsOf = Dictionary(grouping: trace.events, by: \.sequence)
+        let failuresOf = Dictionary(grouping: trace.transitions.filter { $0.to == .failed }, by: \.sequence)
         for (i, s) in trace.sequences.enumerated() {
             let fingers = "\(s.contacts.count) contact" + (s.contacts.count == 1 ? "" : "s")
             lines.append(
@@ -159,8 +162,9 @@ public enum TraceSVG {
             var chained: [String] = []
             var cancelled: [String] = []
             // An enclosing region's pan loses to the stroke's own and still has lines: a chain's.
-            let failed = Set(trace.transitions.filter { $0.sequence == s.id && $0.to == .failed }.map(\.gesture))
-            for e in trace.events where e.sequence == s.id {
+            let failures = failuresOf[s.id] ?? []
+            let failed = Set(failures.map(\.gesture))
+            for e in eventsOf[s.id] ?? [] {
                 let said = "\(trace.name(e.gesture)) \(e.phase.rawValue) at \(rel(e.time)) s"
                 if e.phase == .began && e.consumed != nil && failed.contains(e.gesture) {
                     chained.append(said)
@@ -170,7 +174,7 @@ public enum TraceSVG {
                 if e.phase == .cancelled { cancelled.append(trace.name(e.gesture)) }
             }
             var lost: [String] = []
-            for t in trace.transitions where t.sequence == s.id && t.to == .failed {
+            for t in failures {
                 let why = t.reason.map { trace.why($0) } ?? "failed"
                 let cancel = cancelled.contains(trace.name(t.gesture)) ? "cancelled, " : ""
                 lost.append("\(trace.name(t.gesture)): \(cancel)\(why)")

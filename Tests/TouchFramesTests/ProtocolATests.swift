@@ -162,6 +162,12 @@ import Testing
         var last: [Contact] = []
         for e in lifted { if let fr = d.feed(e) { last = Array(fr.contacts) } }
         #expect(lifted.count > events.count && last.isEmpty)
+        // Ending in lost events: the dropped stretch is ended first, then everything lifts.
+        let dropped = events + [InputEvent(time: Timestamp(nanoseconds: 30_000_000), type: Evdev.EV_SYN, code: Evdev.SYN_DROPPED, value: 0)]
+        var e = try #require(FrameDecoder(description: Self.panelA(), geometry: identityGeometry()))
+        var end: [Contact]?
+        for ev in Recording(description: Self.panelA(), events: dropped).eventsLiftedAtEnd { if let fr = e.feed(ev) { end = Array(fr.contacts) } }
+        #expect(end?.isEmpty == true, "\(String(describing: end))")
     }
 
     @Test func aResync_dropsTheFrameBeingRead() {

@@ -123,6 +123,22 @@ struct MirrorRig {
             wrap.out.removeAll()
         }
         #expect(ids == [0, 1, 0], "past the axis's maximum it wraps, as the kernel's own ids do")
+        // A contact held while others land and lift past the wrap keeps its id to itself.
+        var held = MirrorContacts(device: MirrorDevice(Self.panel(trackingMaximum: 3, slots: 2)))
+        let stays = PanelContact(id: 1, slot: 0, x: 1, y: 1)
+        var shown: [[Int32]] = []
+        for id in UInt32(2)...7 {
+            held.frame([stays, PanelContact(id: id, slot: 1, x: 5, y: 5)], taken: [], hold: [], bound: 0, now: 0)
+            held.frame([stays], taken: [], hold: [], bound: 0, now: 0)
+            shown.append(held.out.filter { $0.code == Evdev.ABS_MT_TRACKING_ID && $0.value >= 0 }.map(\.value))
+            held.out.removeAll()
+        }
+        #expect(shown == [[0, 1], [2], [3], [1], [2], [3]], "0 is the held contact's: passed over at each wrap")
+        // The touch keys as the kernel counts fingers: BTN_TOOL_QUINTTAP at five, none past it.
+        #expect(MirrorDevice.tool(for: 5) == MirrorDevice.BTN_TOOL_QUINTTAP && MirrorDevice.tool(for: 6) == nil && MirrorDevice.tool(for: 0) == nil)
+        // The mirror's own range, whatever the panel's: its ids are its own.
+        let mirrored = VirtualTouchscreen.description(mirroring: Self.panel(trackingMaximum: 3))
+        #expect(mirrored.axes[Evdev.ABS_MT_TRACKING_ID] == AbsAxis(minimum: 0, maximum: 65535))
     }
 
     @Test func liftAll_liftsEveryTouchAndKey_inOneFrame_andNothingWhenEmpty() {
@@ -299,8 +315,8 @@ struct MirrorRig {
         #expect(m.frame([(Evdev.EV_KEY, 126, 1)]).isEmpty, "a key the mirror does not have is not written")
     }
 
-    static func panel(trackingMaximum: Int32) -> DeviceDescription {
-        var d = DeviceDescription.multitouchPanel(name: "p", maxX: 99, maxY: 99, slots: 1)
+    static func panel(trackingMaximum: Int32, slots: Int32 = 1) -> DeviceDescription {
+        var d = DeviceDescription.multitouchPanel(name: "p", maxX: 99, maxY: 99, slots: slots)
         d.axes[Evdev.ABS_MT_TRACKING_ID] = AbsAxis(minimum: 0, maximum: trackingMaximum)
         return d
     }
