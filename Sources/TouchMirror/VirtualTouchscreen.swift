@@ -98,8 +98,8 @@ public final class VirtualTouchscreen: TouchSink {
         return "\(place)-\(n)"
     }
 
-    /// The panel's description, with slots and tracking ids added to a protocol A panel (the
-    /// mirror writes protocol B), `ABS_MT_TOOL_TYPE` (0-2) added to a multitouch panel that
+    /// The panel's description, with slots added to a protocol A panel (the mirror writes
+    /// protocol B), tracking ids 0-65535 (its own) on any multitouch one, `ABS_MT_TOOL_TYPE` (0-2) added to a multitouch panel that
     /// lacks it (a touch a system gesture takes is cancelled as `MT_TOOL_PALM`, which the kernel
     /// drops on a device without the axis), and nothing a mouse has: no mouse button (a panel
     /// that advertises BTN_LEFT is `ID_INPUT_MOUSE` to udev, and a compositor may then treat it
@@ -116,13 +116,13 @@ public final class VirtualTouchscreen: TouchSink {
         // A protocol A panel is mirrored with slots (protocol B): the decoder tracks its contacts.
         if d.isProtocolA {
             d.axes[Evdev.ABS_MT_SLOT] = AbsAxis(minimum: 0, maximum: Int32(DeviceDescription.protocolASlots - 1))
-            d.axes[Evdev.ABS_MT_TRACKING_ID] = AbsAxis(minimum: 0, maximum: 65535)
-            d.codes[Evdev.EV_ABS, default: []].formUnion([Evdev.ABS_MT_SLOT, Evdev.ABS_MT_TRACKING_ID])
+            d.codes[Evdev.EV_ABS, default: []].insert(Evdev.ABS_MT_SLOT)
         }
         // Its tracking ids are its own (`MirrorContacts`), from 0 up: a panel's own range (some
         // advertise 0-3, or start past 0) would wrap them onto an id still shown.
         if d.touchKind == .multitouch {
             d.axes[Evdev.ABS_MT_TRACKING_ID] = AbsAxis(minimum: 0, maximum: 65535)
+            d.codes[Evdev.EV_ABS, default: []].insert(Evdev.ABS_MT_TRACKING_ID)
         }
         if d.touchKind == .multitouch && d.axes[Evdev.ABS_MT_TOOL_TYPE] == nil {
             d.axes[Evdev.ABS_MT_TOOL_TYPE] = AbsAxis(minimum: 0, maximum: Int32(Evdev.MT_TOOL_PALM))
