@@ -119,4 +119,40 @@ extension ContactFilter {
         (f.rawX, f.rawY, f.priorX, f.priorY) = (f.rawX + cx, f.rawY + cy, f.priorX + cx, f.priorY + cy)
         (f.firstX, f.firstY) = (f.firstX + cx, f.firstY + cy)
     }
+    /// A landing at `(lx, ly)` (units, with the offsets) of a held contact that was setting off,
+    /// too far from where it lifted and from its prediction for `landingDistance`: a finger still
+    /// speeding up when it dropped out, 30-70 ms after landing, lands 10-16 mm past where its raw
+    /// path's speed puts it (at 60 Hz, two or three reports of a swipe reaching 300-800 mm/s).
+    /// Its bounce when it lies ahead on the raw path's line from where the finger left, within
+    /// `chatter_distance` of the line and at most four times the path's speed over the gap (plus
+    /// that distance) along it. The path: its last two or three reports (`follow`), 6 mm or more
+    /// (`alongPathTravelMM`) at 100 mm/s or more, the middle one between the others (a rest's
+    /// bounce is taken nearer first; 3 mm let one finger's rollover to a key 12-30 mm away, at
+    /// ±1.5 mm of noise, become the first's drag about once in forty). Gives the distance off the
+    /// line and the place on it the contact goes on from (nil: not on its way).
+    /// The raw path's least travel for `alongPath` (mm): at ±1.5 mm of noise a resting finger's
+    /// reports lie this far apart about once in fifty, and then seldom in a line.
+    static let alongPathTravelMM = 6.0
+
+    @inline(never)  // a landing too far for the other rules only
+    static func alongPath(_ f: FilterSlot, _ r: borrowing Rules, lx: Double, ly: Double, at time: Int64) -> (mm: Double, x: Double, y: Double)? {
+        guard f.rawAt != 0 && f.priorAt != 0 else { return nil }
+        let (mx, my) = r.mmPerUnit
+        let fromFirst = f.firstAt != 0 && f.rawAt - f.firstAt <= 150_000_000
+        let (bx, by, bt) = fromFirst ? (f.firstX, f.firstY, f.firstAt) : (f.priorX, f.priorY, f.priorAt)
+        let (tx, ty) = ((f.rawX - bx) * mx, (f.rawY - by) * my)
+        let travel = (tx * tx + ty * ty).squareRoot(), dt = Double(f.rawAt - bt) / 1e9
+        guard travel >= alongPathTravelMM, dt >= 0.001, travel >= snapSpeed * dt else { return nil }
+        if fromFirst {
+            let middle = (f.priorX - bx) * mx * tx + (f.priorY - by) * my * ty
+            guard middle >= 0 && middle <= travel * travel else { return nil }
+        }
+        let (ux, uy) = (tx / travel, ty / travel)
+        let gap = Double(min(time - f.rawAt, 100_000_000)) / 1e9
+        let (dx, dy) = ((lx - f.liftX) * mx, (ly - f.liftY) * my)
+        let along = dx * ux + dy * uy, off = abs(dx * uy - dy * ux)
+        let reach = 4 * travel / dt * gap + r.settings.chatterDistanceMM
+        guard along >= 0 && along <= reach && off <= r.settings.chatterDistanceMM else { return nil }
+        return (off, f.liftX + along * ux / mx, f.liftY + along * uy / my)
+    }
 }

@@ -283,17 +283,22 @@ extension ContactFilter {
             return (dx * dx + dy * dy).squareRoot()
         }
         let left = mm(f.liftX, f.liftY)
+        var best: (mm: Double, x: Double, y: Double, moving: Bool)
         if moving {
             let ahead = mm(px, py)
-            return ahead <= left ? (ahead, px, py, true) : (left, f.liftX, f.liftY, true)
+            best = ahead <= left ? (ahead, px, py, true) : (left, f.liftX, f.liftY, true)
+        } else if r.settings.dejitter != nil {
+            // A contact young at its lift (never shown) rests where its reports lay, as it is first
+            // shown (`firstShown`): its smoothed path starts at its landing's one report, and held
+            // there a bounce went on from that report's noise (4.5 mm off: a tap past its slop).
+            let n = Double(max(f.samples, 1))
+            let (hx, hy) = young && r.settings.ghostOnMirror && f.samples > 0 ? (f.sumX / n, f.sumY / n) : (f.x, f.y)
+            best = (min(left, mm(hx, hy)), hx, hy, false)
+        } else {
+            best = (left, f.liftX, f.liftY, false)
         }
-        guard r.settings.dejitter != nil else { return (left, f.liftX, f.liftY, false) }
-        // A contact young at its lift (never shown) rests where its reports lay, as it is first
-        // shown (`firstShown`): its smoothed path starts at its landing's one report, and held
-        // there a bounce went on from that report's noise (4.5 mm off: a tap past its slop).
-        let n = Double(max(f.samples, 1))
-        let (hx, hy) = young && r.settings.ghostOnMirror && f.samples > 0 ? (f.sumX / n, f.sumY / n) : (f.x, f.y)
-        return (min(left, mm(hx, hy)), hx, hy, false)
+        guard best.mm > r.settings.chatterDistanceMM, let along = alongPath(f, r, lx: lx, ly: ly, at: time) else { return best }
+        return (along.mm, along.x, along.y, true)
     }
 
     /// How far (mm) a landing `s` is from held contact `f` (`landingDistance`); nil when `f`'s

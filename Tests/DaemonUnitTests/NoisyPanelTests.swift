@@ -132,6 +132,21 @@ typealias Contacts = [(slot: Int32, id: Int32, x: Int32, y: Int32)]
         #expect(gestures.contains("swipe") && !gestures.contains { $0.contains("tap") }, "\(gestures)")
     }
 
+    /// A swipe still speeding up when it drops out, 33 ms after it landed (8.5 mm at 257 mm/s
+    /// over its reports, 600 mm/s by then): it lands again 20 mm on, 11.5 mm past where its speed
+    /// puts it, ahead on its line. One contact and one swipe for everyone (two contacts before).
+    @Test func aSwipeSpeedingUpAsItDropsOut_isOneSwipe() throws {
+        let path: [(id: Int32, x: Int32)?] = [(1, 1000), (1, 1022), (1, 1094), nil, (2, 1314), (2, 1446), (2, 1578), (2, 1710), (2, 1842)]
+        let frames = path.map { p in p.map { [(slot: Int32(0), id: $0.id, x: $0.x, y: Int32(1080))] } ?? [] }
+        let rec = Self.recording(frames + Array(repeating: [], count: 30))
+        let shown = try Self.mirror(rec)
+        #expect(shown.ids.count == 1, "\(shown.ids)")
+        let last = try #require(shown.xs.last)
+        #expect(abs(last - 1842) <= 1, "the mirror's swipe ends at \(last), the finger lifted at 1842")
+        let gestures = try Self.gestures(rec)
+        #expect(gestures.contains("swipe") && !gestures.contains { $0.contains("tap") }, "\(gestures)")
+    }
+
     @Test func aChatteringTap_isOneTouch_andOneTap() throws {
         let down = [(slot: Int32(0), id: Int32(1), x: Int32(1920), y: Int32(1080))]
         let again = [(slot: Int32(0), id: Int32(2), x: Int32(1924), y: Int32(1082))]
