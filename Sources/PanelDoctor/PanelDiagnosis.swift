@@ -58,7 +58,9 @@ public struct PanelDiagnosis: Sendable {
     /// kernel sends none that repeats every value), which only slows its run; a fast swipe moves
     /// every report. Over a run, timestamps that jitter (a late interrupt, a reader stamping
     /// late) even out, where the median of the shortest gaps took the early ones for the rate.
-    /// Reports stamped alike or nearly (two read at one interrupt) count, inside a run.
+    /// Reports stamped alike or nearly (two read at one interrupt) count, inside a run. Where
+    /// the gaps are whole numbers of one interval, faster than every run (`periodFromMultiples`),
+    /// that interval's rate.
     static func reportRate(_ reports: [Int64]) -> Double? {
         let gaps = zip(reports.dropFirst(), reports).map { $0 - $1 }
         // The median of the gaps between interrupts (a pair's second report is stamped under
@@ -79,7 +81,37 @@ public struct PanelDiagnosis: Sendable {
         runs.append(current)
         let usable = runs.filter { $0.intervals >= 5 && $0.span > 0 }
         let long = usable.filter { $0.span >= 100_000_000 }
-        return (long.isEmpty ? usable : long).map { ns * Double($0.intervals) / Double($0.span) }.max()
+        let fromRuns = (long.isEmpty ? usable : long).map { ns * Double($0.intervals) / Double($0.span) }.max()
+        // A panel whose fuzz drops most resting reports, with no swipe long enough for a run:
+        // its gaps are whole numbers of its interval.
+        guard let period = periodFromMultiples(sorted), ns / period > 1.15 * (fromRuns ?? 0) else { return fromRuns }
+        return ns / period
+    }
+
+    /// The report interval (ns) when the gaps between moving reports (`sorted`, 1 ms or more)
+    /// are whole numbers of one, as on a panel whose fuzz drops a resting finger's reports
+    /// (the kernel sends none that repeats every value): 33, 67, 100, 33 ms... at 30 Hz, where
+    /// every run of reports lies slower than the panel. The interval is taken from the shortest
+    /// gaps (those within a quarter of the tenth shortest), then over every gap of one to six
+    /// of them within 15 % of a whole number; it counts when at least eight gaps are one
+    /// interval and four in five of those up to six intervals are whole numbers of it (jittered
+    /// timestamps, or reports stamped in pairs, are not: nil).
+    static func periodFromMultiples(_ sorted: [Int64]) -> Double? {
+        guard sorted.count >= 10 else { return nil }
+        let tenth = Double(sorted[sorted.count / 10])
+        let shortest = sorted.filter { abs(Double($0) - tenth) <= 0.25 * tenth }
+        guard !shortest.isEmpty else { return nil }
+        let first = Double(shortest[shortest.count / 2])
+        var (total, intervals, whole, near, ones) = (0.0, 0, 0, 0, 0)
+        for gap in sorted where Double(gap) <= 6.5 * first {
+            near += 1
+            let k = (Double(gap) / first).rounded()
+            guard k >= 1 && abs(Double(gap) - k * first) <= 0.15 * first else { continue }
+            (total, intervals, whole) = (total + Double(gap), intervals + Int(k), whole + 1)
+            if k == 1 { ones += 1 }
+        }
+        guard ones >= 8, whole * 5 >= near * 4, intervals > 0 else { return nil }
+        return total / Double(intervals)
     }
 
     /// Each track cut into 300 ms stretches (not its first and last 100 ms: a finger landing and

@@ -19,6 +19,9 @@ struct PanelSimulator {
     /// Each frame stamped up to this much early or late (s, uniform): a late interrupt.
     var jitter = 0.0
     var shift = 0.0
+    /// The kernel's fuzz on the position axes (units): a move under half of it is dropped, one
+    /// under twice it is averaged with the last value (the input core's `input_defuzz_abs_event`).
+    var fuzz: Int32 = 0
     var random: SplitMix64
     var events: [InputEvent] = []
     var time = 0.0
@@ -52,8 +55,9 @@ struct PanelSimulator {
                 }
                 continue
             }
-            let x = Int32(((p.x + noise * gaussian()) * 15).rounded()), y = Int32(((p.y + noise * gaussian()) * 15).rounded())
+            var x = Int32(((p.x + noise * gaussian()) * 15).rounded()), y = Int32(((p.y + noise * gaussian()) * 15).rounded())
             let old = last[slot]
+            if let old { (x, y) = (defuzz(x, old.x), defuzz(y, old.y)) }
             guard old == nil || old!.x != x || old!.y != y else { continue }
             ev(3, Evdev.ABS_MT_SLOT, slot)
             if old == nil {
@@ -71,8 +75,13 @@ struct PanelSimulator {
 
     mutating func wait(_ seconds: Double) { time += seconds }
 
-    /// The doctor's script: a finger resting 3 s, five taps, three swipes.
-    mutating func script() {
+    func defuzz(_ v: Int32, _ old: Int32) -> Int32 {
+        let d = abs(v - old)
+        return d < fuzz / 2 ? old : d < fuzz ? (old * 3 + v) / 4 : d < fuzz * 2 ? (old + v) / 2 : v
+    }
+
+    /// The doctor's script: a finger resting 3 s, five taps, three swipes (of `swipe` s).
+    mutating func script(swipe: Double = 0.3) {
         for _ in 0..<Int(3 * rate) { frame([0: (128, 72)]) }
         frame([0: nil])
         for k in 0..<5 {
@@ -82,7 +91,7 @@ struct PanelSimulator {
         }
         for k in 0..<3 {
             wait(0.5)
-            let n = Int(0.3 * rate)
+            let n = Int(swipe * rate)
             for i in 0...n { frame([0: (20 + 200 * Double(i) / Double(n), 30 + 40 * Double(k))]) }
             frame([0: nil])
         }
@@ -114,6 +123,16 @@ struct PanelSimulator {
         sim.script()
         let measured = try #require(try sim.report().diagnosis.reportRateHz)
         #expect(abs(measured - rate) <= 0.1 * rate, "rate \(measured) for \(rate)")
+    }
+
+    /// A 30 Hz panel whose fuzz (2 mm) drops most of a resting finger's reports, its swipes too
+    /// short for a run of five moves: its gaps (33, 67, 100 ms...) give the rate, not the runs.
+    @Test func aFuzzyPanel_takesItsRateFromWholeMultiples() throws {
+        var sim = PanelSimulator(rate: 30, noise: 1)
+        sim.fuzz = 32
+        sim.script(swipe: 0.15)
+        let measured = try #require(try sim.report().diagnosis.reportRateHz)
+        #expect(abs(measured - 30) <= 3, "rate \(measured)")
     }
 
     /// A driver that splits each report in two frames 0.15 ms apart reports at 60 Hz, not 120.
