@@ -145,10 +145,10 @@ struct ContactFilter {
         var counts = FilterCounts()
         /// When a held lift or a young contact is next due (ns): the decoder makes a frame then.
         var nextTick: Int64?
-        /// The panel's report interval as the dejitter has seen it (s; 0 before the first):
-        /// frames that come closer together than it (a burst the kernel stamped at once, a
-        /// reader that fell behind) are smoothed as that far apart, not frozen (the 1€ filter
-        /// barely moves at dt ≈ 0).
+        /// The panel's report interval as the dejitter (else the chatter filter) has seen it (s;
+        /// 0 before the first): frames that come closer together than it (a burst the kernel
+        /// stamped at once, a reader that fell behind) are smoothed as that far apart, not frozen
+        /// (the 1€ filter barely moves at dt ≈ 0); a lift is held 1.25 of it at least.
         var interval = 0.0
         /// The latest lift time (ns) among the held lifts this frame ended: a frame the filters
         /// made on their own to end them is stamped then for the gestures (`FrameDecoder.tick`).
@@ -217,6 +217,8 @@ struct ContactFilter {
         var rawAt: Int64 = 0, priorAt: Int64 = 0, firstAt: Int64 = 0
         var down = false
         var lingerUntil: Int64?
+        /// When the held lift began (the finger left).
+        var liftAt: Int64 = 0
         /// It came from another slot in this frame, shown to the gestures before
         /// (ContactFilterBounces.swift): its view says so (`ShownSlot.moved`) once it landed.
         var moved = false

@@ -34,7 +34,10 @@ extension ContactFilter {
             let x = min(max(Double(s.x) + f.offsetX, r.xRange.lowerBound), r.xRange.upperBound)
             let y = min(max(Double(s.y) + f.offsetY, r.yRange.lowerBound), r.yRange.upperBound)
             if fresh && (shown.young || comesOfAge) && f.samples < Int32.max { (f.sumX, f.sumY, f.samples) = (f.sumX + x, f.sumY + y, f.samples + 1) }
-            if fresh && r.settings.chatterNs != nil { follow(&f, x, y, at: time) }
+            if fresh && r.settings.chatterNs != nil {
+                if r.settings.dejitter == nil && f.rawAt != 0 { learnInterval(&tally.interval, Double(time - f.rawAt) / 1e9) }
+                follow(&f, x, y, at: time)
+            }
             if comesOfAge && firstShown(&f, x, y, r, at: time) {
                 // Placed where the gestures and the app first see it.
             } else if let d = r.settings.dejitter {
@@ -141,11 +144,12 @@ extension ContactFilter {
         // adds up to a touch (on a panel whose report takes half `ghost_under` or more, a blink
         // cannot be told from a bounce: CONFIG.md says to keep `ghost_under` above two reports).
         // The time, not the frames: the kernel sends none while a finger holds still.
-        if let window = r.settings.chatterNs, !f.hidden, !v.young || 2 * (time - f.segmentAt) >= (r.settings.ghostNs ?? 0) {
+        if let window = chatterWindow(r, tally), !f.hidden, !v.young || 2 * (time - f.segmentAt) >= (r.settings.ghostNs ?? 0) {
             let until = f.lingerUntil ?? time + window
             if time < until {
                 if f.lingerUntil == nil {
-                    // Where the finger left: a landing again is measured from there.
+                    // Where and when the finger left: a landing again is measured from there.
+                    f.liftAt = time
                     f.liftX = min(max(Double(s.x) + f.offsetX, r.xRange.lowerBound), r.xRange.upperBound)
                     f.liftY = min(max(Double(s.y) + f.offsetY, r.yRange.lowerBound), r.yRange.upperBound)
                     if !v.young { snap(&f, &v, s, r) }
@@ -154,11 +158,8 @@ extension ContactFilter {
                 v.lingering = true
                 return tally.due(until)
             }
-            // A held lift ends: it happened `window` before.
-            if !v.young {
-                let lift = until - window
-                tally.releasedLift = max(tally.releasedLift ?? lift, lift)
-            }
+            // A held lift ends: it happened at `liftAt`.
+            if !v.young { tally.releasedLift = max(tally.releasedLift ?? f.liftAt, f.liftAt) }
         }
         // Lifted before it was shown to the gestures (and not a contact a filter already hid).
         if v.young && !f.hidden { tally.counts.ghosts += 1 }
@@ -246,11 +247,11 @@ extension ContactFilter {
     static func landsAgain(
         _ f: inout FilterSlot, _ s: inout DecoderSlot, young: Bool, _ r: borrowing Rules, _ tally: inout Tally, at time: Int64
     ) -> Bool {
-        guard let until = f.lingerUntil, time < until, let window = r.settings.chatterNs else { return false }
-        let (distance, px, py, moving) = landingDistance(f, s, young: young, r, tally, lift: until - window, at: time)
+        guard let until = f.lingerUntil, time < until else { return false }
+        let (distance, px, py, moving) = landingDistance(f, s, young: young, r, tally, lift: f.liftAt, at: time)
         guard distance <= r.settings.chatterDistanceMM else { return false }
         s.contact = f.contact
-        if young { f.landedAt += time - (until - window) }
+        if young { f.landedAt += time - f.liftAt }
         f.segmentAt = time
         f.lingerUntil = nil
         // The raw path goes on from where `landingDistance` says (each jump at most
@@ -304,8 +305,8 @@ extension ContactFilter {
     /// How far (mm) a landing `s` is from held contact `f` (`landingDistance`); nil when `f`'s
     /// lift is not held.
     static func heldDistance(_ f: FilterSlot, _ s: DecoderSlot, young: Bool, _ r: borrowing Rules, _ tally: Tally, at time: Int64) -> Double? {
-        guard let until = f.lingerUntil, time < until, let window = r.settings.chatterNs else { return nil }
-        return landingDistance(f, s, young: young, r, tally, lift: until - window, at: time).mm
+        guard let until = f.lingerUntil, time < until else { return nil }
+        return landingDistance(f, s, young: young, r, tally, lift: f.liftAt, at: time).mm
     }
 
     /// Where a held contact that lifted at `lift` would be at `time`: where the finger left, or,
@@ -345,9 +346,7 @@ extension ContactFilter {
     ) {
         var dt = Double(time - f.at) / 1e9
         f.at = time
-        // A panel reports every 2 to 50 ms: a time apart in that range teaches the interval
-        // (slowly: one late frame moves it little); a shorter one is a burst, taken at it.
-        if dt >= 0.002 && dt <= 0.05 { interval = interval == 0 ? dt : interval + 0.1 * (dt - interval) }
+        learnInterval(&interval, dt)  // a shorter time apart is a burst, taken at the interval
         dt = max(dt, interval)
         guard dt > 0 else { return }
         let rawDX = (x - f.x) / dt, rawDY = (y - f.y) / dt
@@ -369,6 +368,21 @@ extension ContactFilter {
     @inline(__always) static func nearest(_ v: Double) -> Int32 {
         let up = v + 0.5, t = Int32(up)
         return Double(t) > up ? t - 1 : t  // truncation went up for a negative value
+    }
+
+    /// A time `dt` (s) between a contact's reports teaches the panel's report interval when it
+    /// lies in 2-50 ms (slowly: one late frame moves it little); a shorter one is a burst.
+    @inline(__always) static func learnInterval(_ interval: inout Double, _ dt: Double) {
+        if dt >= 0.002 && dt <= 0.05 { interval = interval == 0 ? dt : interval + 0.1 * (dt - interval) }
+    }
+
+    /// How long a lift is held (ns; nil: no chatter filter): `chatter_window`, and at least 1.25
+    /// of the panel's report intervals as the filters have seen them, up to 50 ms. A bounce lasts
+    /// a report at least: on a 30 Hz panel 33 ms and its jitter, past a 35 ms window one time in
+    /// six (a rest's bounce two contacts, a tap a double tap).
+    static func chatterWindow(_ r: borrowing Rules, _ tally: Tally) -> Int64? {
+        guard let window = r.settings.chatterNs else { return nil }
+        return tally.interval > 0 ? max(window, min(50_000_000, Int64(tally.interval * 1.25e9))) : window
     }
 
     /// The smoothing factor of a first-order low-pass at `cutoff` Hz over `dt` s.

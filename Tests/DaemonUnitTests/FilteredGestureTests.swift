@@ -122,9 +122,11 @@ import TouchFrames
         }
     }
 
-    /// A landing again exactly when the window ends is a new touch, offline and on the route.
+    /// A landing again exactly when the window ends (two reports after the lift, the window two
+    /// report intervals) is a new touch, offline and on the route.
     @Test func aLandingAtTheWindowsEnd_isANewTouch_offlineAndOnTheRoute() throws {
-        let lines = try Self.gestures(Self.recording(Self.chatteringTap), "[device.filters]\nchatter_window = 0.016666\n")
+        let tap = [true, true, true, false, false, true, true, false] + Array(repeating: false, count: 40)
+        let lines = try Self.gestures(Self.recording(tap), "[device.filters]\nchatter_window = 0.033332\n")
         #expect(lines.contains("double_tap"), "\(lines)")
     }
 
