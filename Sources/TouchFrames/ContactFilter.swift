@@ -157,6 +157,9 @@ struct ContactFilter {
         /// the mirror ends them as it ends a touch a system gesture takes (`[device] cancel`).
         var stuckNow = false
         var stuckAt: Int64 = 0
+        /// The landing being stepped is the panel's only contact in this frame (none other down
+        /// or held): a landing far along its held lift's path may be its bounce (`alongPath`).
+        var lone = false
 
         /// A frame is wanted at `t` (the earliest asked for since the frame began).
         mutating func due(_ t: Int64) { nextTick = min(nextTick ?? t, t) }
@@ -278,7 +281,9 @@ struct ContactFilter {
     /// A single-touch panel's one contact, `down` or not, the same way.
     mutating func run(one s: inout DecoderSlot, down: Bool, at time: Int64, fresh: Bool, nextContact: inout UInt32) {
         guard down || state[0].down else { return }
+        tally.lone = true  // one contact at most
         Self.step(&state[0], &shown[0], &s, down: down, at: time, fresh: fresh, rules, &tally, &nextContact)
+        tally.lone = false
     }
 
     /// Contacts already down (a reload made these filters): each as landed long ago, where it is.

@@ -17,7 +17,11 @@ extension ContactFilter {
         if st[k].down && st[k].lingerUntil == nil { replaced(k, &st, &sh, ds, r, &tally, at: time) }
         if st[k].down { handOver(k, &st, &sh, ds, n, r, tally, at: time) }
         if !st[k].down { _ = takeBounce(k, &st, &sh, ds, n, r, &tally, at: time) }
+        var lone = true
+        for j in 0..<n where j != k && (st[j].down || ds[j].trackingID >= 0) { lone = false }
+        tally.lone = lone
         step(&st[k], &sh[k], &ds[k], down: true, at: time, fresh: fresh, r, &tally, &nextContact)
+        tally.lone = false
         // (A landing that was not the moved contact's bounce made a new one: `land` cleared it.)
         if st[k].moved { (sh[k].moved, st[k].moved) = (true, false) }
     }
@@ -119,24 +123,32 @@ extension ContactFilter {
         (f.rawX, f.rawY, f.priorX, f.priorY) = (f.rawX + cx, f.rawY + cy, f.priorX + cx, f.priorY + cy)
         (f.firstX, f.firstY) = (f.firstX + cx, f.firstY + cy)
     }
+    /// The raw path's least travel for `alongPath` (mm): at ±1.5 mm of noise a resting finger's
+    /// reports lie this far apart about once in fifty, and then seldom in a line.
+    static let alongPathTravelMM = 6.0
+
     /// A landing at `(lx, ly)` (units, with the offsets) of a held contact that was setting off,
     /// too far from where it lifted and from its prediction for `landingDistance`: a finger still
     /// speeding up when it dropped out, 30-70 ms after landing, lands 10-16 mm past where its raw
     /// path's speed puts it (at 60 Hz, two or three reports of a swipe reaching 300-800 mm/s).
     /// Its bounce when it lies ahead on the raw path's line from where the finger left, within
     /// `chatter_distance` of the line and at most four times the path's speed over the gap (plus
-    /// that distance) along it. The path: its last two or three reports (`follow`), 6 mm or more
-    /// (`alongPathTravelMM`) at 100 mm/s or more, the middle one between the others (a rest's
-    /// bounce is taken nearer first; 3 mm let one finger's rollover to a key 12-30 mm away, at
-    /// ±1.5 mm of noise, become the first's drag about once in forty). Gives the distance off the
-    /// line and the place on it the contact goes on from (nil: not on its way).
-    /// The raw path's least travel for `alongPath` (mm): at ±1.5 mm of noise a resting finger's
-    /// reports lie this far apart about once in fifty, and then seldom in a line.
-    static let alongPathTravelMM = 6.0
-
+    /// that distance, 40 mm at most) along it, outside the dead zones. Only for a contact that set
+    /// off at most 100 ms before it lifted, moving until then (its last report within two report
+    /// intervals of the lift), and alone on the panel in this frame (`Tally.lone`): with another
+    /// finger down or held, a landing on the line may be that finger's (a pinch's, a two-finger
+    /// swipe's), and the other rules pair them; and moving from its landing on (the first of the
+    /// path's reports 2 mm or more from the landing, that way), not a tap rolling off as it lifts
+    /// after a rest. The path: its last two or three reports
+    /// (`follow`), 6 mm or more (`alongPathTravelMM`) at 100 mm/s or more, the middle one between
+    /// the others (3 mm let one finger's rollover to a key 12-30 mm away, at ±1.5 mm of noise,
+    /// become the first's drag about once in forty). Gives the distance off the line and the
+    /// place on it the contact goes on from (nil: not on its way).
     @inline(never)  // a landing too far for the other rules only
-    static func alongPath(_ f: FilterSlot, _ r: borrowing Rules, lx: Double, ly: Double, at time: Int64) -> (mm: Double, x: Double, y: Double)? {
-        guard f.rawAt != 0 && f.priorAt != 0 else { return nil }
+    static func alongPath(_ f: FilterSlot, _ r: borrowing Rules, _ tally: Tally, lx: Double, ly: Double, at time: Int64) -> (mm: Double, x: Double, y: Double)? {
+        let recent = tally.interval > 0 ? Int64(tally.interval * 2e9) : 50_000_000
+        guard tally.lone, f.rawAt != 0, f.priorAt != 0, f.liftAt - f.segmentAt <= 100_000_000, f.liftAt - f.rawAt <= recent else { return nil }
+        guard !r.zones.contains(where: { $0.x.contains(lx) && $0.y.contains(ly) }) else { return nil }
         let (mx, my) = r.mmPerUnit
         let fromFirst = f.firstAt != 0 && f.rawAt - f.firstAt <= 150_000_000
         let (bx, by, bt) = fromFirst ? (f.firstX, f.firstY, f.firstAt) : (f.priorX, f.priorY, f.priorAt)
@@ -148,10 +160,13 @@ extension ContactFilter {
             guard middle >= 0 && middle <= travel * travel else { return nil }
         }
         let (ux, uy) = (tx / travel, ty / travel)
+        // Moving from its landing on: a path that begins after reports at rest is a tap's roll
+        // as it lifts (the next key's finger may land ahead of it).
+        if bt > f.segmentAt && (bx - f.landX) * mx * ux + (by - f.landY) * my * uy < 1 { return nil }
         let gap = Double(min(time - f.rawAt, 100_000_000)) / 1e9
         let (dx, dy) = ((lx - f.liftX) * mx, (ly - f.liftY) * my)
         let along = dx * ux + dy * uy, off = abs(dx * uy - dy * ux)
-        let reach = 4 * travel / dt * gap + r.settings.chatterDistanceMM
+        let reach = min(4 * travel / dt * gap + r.settings.chatterDistanceMM, 40)
         guard along >= 0 && along <= reach && off <= r.settings.chatterDistanceMM else { return nil }
         return (off, f.liftX + along * ux / mx, f.liftY + along * uy / my)
     }

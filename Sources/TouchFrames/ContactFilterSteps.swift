@@ -298,7 +298,7 @@ extension ContactFilter {
         } else {
             best = (left, f.liftX, f.liftY, false)
         }
-        guard best.mm > r.settings.chatterDistanceMM, let along = alongPath(f, r, lx: lx, ly: ly, at: time) else { return best }
+        guard best.mm > r.settings.chatterDistanceMM, let along = alongPath(f, r, tally, lx: lx, ly: ly, at: time) else { return best }
         return (along.mm, along.x, along.y, true)
     }
 

@@ -230,6 +230,29 @@ import Testing
         }
     }
 
+    /// The same landing 20 mm on along the path is another touch when another finger is down
+    /// (a pinch's or a two-finger swipe's fingers land on each other's lines), when it lands in
+    /// a dead zone, when the contact set off longer than 100 ms before it lifted (a swipe
+    /// ending, a second finger tapping ahead of it), or when it rested before it moved (a tap
+    /// rolling off as it lifts, the next key's finger landing ahead).
+    @Test(arguments: ["another finger", "dead zone", "set off long before", "rested first"])
+    func aLandingAlongThePath_isAnotherTouch(when: String) throws {
+        var settings = Self.noisy
+        if when == "dead zone" { settings.deadZones = [.init(x: 55, y: 60, width: 15, height: 20)] }
+        var d = try F.decoder(settings)
+        F.feed(&d, at: 1, F.land(0, id: 1, 100, 200) + (when == "another finger" ? F.land(1, id: 9, 800, 400) : []))
+        let rest = when == "set off long before" ? 6 : when == "rested first" ? 2 : 0
+        for k in 0..<rest { F.feed(&d, at: 1 + Double(k + 1) / 60, F.at(0, 100 + Int32(k % 2), 200)) }
+        F.feed(&d, at: 1 + Double(rest + 1) / 60, F.at(0, 106, 200))
+        F.feed(&d, at: 1 + Double(rest + 2) / 60, F.at(0, 121, 200))
+        _ = d.tick(at: Timestamp(nanoseconds: 1_040_000_000 + Int64(rest) * 16_666_667))
+        let id = try #require(d.panel.first { $0.id != 9 }?.id)
+        F.feed(&d, at: 1 + Double(rest + 3) / 60, TimedFilterTests.lift(0))
+        F.feed(&d, at: 1 + Double(rest + 4) / 60, F.land(0, id: 2, 179, 200))
+        #expect(!d.panel.contains { $0.id == id } || d.panel.contains { $0.id != id && $0.id != 9 }, "\(when): \(d.panel.map(\.id))")
+        #expect(d.filterCounts.chatter == 0, "\(when)")
+    }
+
     /// A swipe's lift reported late (1.6 report intervals after its last position: a jittered
     /// panel at 120 Hz) is still a moving finger's: its bounce 5 ms later, 9 mm on along its
     /// path, is the same contact.
