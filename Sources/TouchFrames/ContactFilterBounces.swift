@@ -123,6 +123,7 @@ extension ContactFilter {
         (f.rawX, f.rawY, f.priorX, f.priorY) = (f.rawX + cx, f.rawY + cy, f.priorX + cx, f.priorY + cy)
         (f.firstX, f.firstY) = (f.firstX + cx, f.firstY + cy)
     }
+
     /// The raw path's least travel for `alongPath` (mm): at ±1.5 mm of noise a resting finger's
     /// reports lie this far apart about once in fifty, and then seldom in a line.
     static let alongPathTravelMM = 6.0
@@ -138,10 +139,10 @@ extension ContactFilter {
     /// intervals of the lift), and alone on the panel in this frame (`Tally.lone`): with another
     /// finger down or held, a landing on the line may be that finger's (a pinch's, a two-finger
     /// swipe's), and the other rules pair them; and moving from its landing on (the first of the
-    /// path's reports 2 mm or more from the landing, that way), not a tap rolling off as it lifts
-    /// after a rest. The path: its last two or three reports
-    /// (`follow`), 6 mm or more (`alongPathTravelMM`) at 100 mm/s or more, the middle one between
-    /// the others (3 mm let one finger's rollover to a key 12-30 mm away, at ±1.5 mm of noise,
+    /// path's reports 1 mm or more from the landing, that way; 2 mm lost half the swipes this
+    /// mends), not a tap rolling off as it lifts after a rest. The path: its last two or three
+    /// reports (`follow`), 6 mm or more (`alongPathTravelMM`) at 100 mm/s or more, the middle one
+    /// between the others (3 mm let one finger's rollover to a key 12-30 mm away, at ±1.5 mm of noise,
     /// become the first's drag about once in forty). Gives the distance off the line and the
     /// place on it the contact goes on from (nil: not on its way).
     @inline(never)  // a landing too far for the other rules only
