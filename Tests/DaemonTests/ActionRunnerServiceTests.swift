@@ -11,7 +11,7 @@ import TestSupport
 
 /// The action runner as touchgestured-actions.service runs it: a process of its own, on its own
 /// socket, under a user without the daemon's groups.
-@Suite(.serialized) struct ActionRunnerServiceTests {
+@Suite(.serialized, .waitsOnProcesses) struct ActionRunnerServiceTests {
     /// `touchgestured --serve-actions PATH`, started through `prefix` (e.g. setpriv).
     final class Runner {
         let process = Process()

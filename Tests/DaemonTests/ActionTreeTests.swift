@@ -9,9 +9,11 @@ import TestSupport
 /// Whatever an action's command starts stays in the daemon's reach: it counts against the cap,
 /// its timeout and the daemon's stop end it, and a process that leaves the command's session is
 /// killed. Each command below carries a marker (an odd sleep length) to find its processes by.
-@Suite(.serialized) struct ActionTreeTests {
+@Suite(.serialized, .waitsOnProcesses) struct ActionTreeTests {
     /// Live processes whose command line contains `marker`.
-    static func processes(_ marker: String) -> [Int32] {
+    /// The live processes whose command line carries `marker` (and whose parent is `parent`, if
+    /// given: other suites' daemons run beside this one).
+    static func processes(_ marker: String, parent: Int32? = nil) -> [Int32] {
         let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return pids.compactMap { name -> Int32? in
             guard let pid = Int32(name),
@@ -19,6 +21,11 @@ import TestSupport
                 let state = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
                 !state.contains(") Z ")
             else { return nil }
+            // stat: pid (comm) state ppid ...; the name may hold spaces and parentheses.
+            if let parent, let close = state.lastIndex(of: ")"),
+                state[state.index(after: close)...].split(separator: " ").dropFirst().first != Substring(String(parent)) {
+                return nil
+            }
             let args = String(decoding: raw.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self)
             return args.contains(marker) ? pid : nil
         }
@@ -140,7 +147,7 @@ import TestSupport
             ["--replay", try tapsRecording(count: 40, spacingMs: 400, dir: dir), "--speed", "2"], config: Self.config(s, timeoutMs: 60_000), dir: dir)
         for round in 0..<5 {
             #expect(Self.waitFor("36.17", count: 2) >= 2, "round \(round): no command ran")
-            let runners = Self.processes("--serve-actions-fd")
+            let runners = Self.processes("--serve-actions-fd", parent: d.pid)
             #expect(runners.count == 1, "round \(round): runners \(runners)")
             for r in runners { kill(r, SIGKILL) }
             var left = Self.processes("36.17")

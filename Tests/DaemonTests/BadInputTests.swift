@@ -14,7 +14,7 @@ import TouchFrames
 
 /// One client or one config value must not crash, freeze or blind the daemon
 /// (docs/RELIABILITY.md, the bad-input table).
-@Suite(.serialized) struct BadInputTests {
+@Suite(.serialized, .waitsOnProcesses) struct BadInputTests {
     @Test func sighup_withAnIdOutOfRange_keepsTheDaemonAndItsConfig() throws {
         let d = try DaemonUnderTest([], config: "[screen]\nwidth = 1920\nheight = 1080\n")
         let c = try TestClient(d.socket)

@@ -7,7 +7,7 @@ import TouchFrames
 /// `touchgesturectl calibrate` against the real daemon, as an installer runs it: four corner
 /// touches on a skewed panel (a replayed recording), the drop-in written, the daemon reloaded,
 /// and the corners then landing on the corners.
-@Suite(.serialized) struct CalibrateTests {
+@Suite(.serialized, .waitsOnProcesses) struct CalibrateTests {
     /// Where the skewed panel reports a finger on the screen's normalized (p, q).
     static func skewed(_ p: Double, _ q: Double) -> (Int32, Int32) {
         (Int32((0.9 * p + 0.02 * q + 0.04) * 3840), Int32((-0.01 * p + 0.92 * q + 0.05) * 2160))
@@ -124,7 +124,7 @@ import TouchFrames
 
 /// The `calibrate` request (the web page's route): the fit in the reply, and with `save` the
 /// daemon's own calibration file in its state folder, applied by a reload.
-@Suite(.serialized) struct CalibrateRequestTests {
+@Suite(.serialized, .waitsOnProcesses) struct CalibrateRequestTests {
     /// The four corners' touches as a request's points (the panel's u, v and the target).
     static func points(_ places: [(Double, Double)] = CalibrateTests.corners) -> String {
         let json = zip(places, CalibrateTests.corners).map { (place, target) -> String in

@@ -10,7 +10,7 @@ import TestSupport
 
 /// Clients that push the daemon: half-closing, pipelining, flooding, never reading, knocking in
 /// crowds. Each case failed on the daemon before its fix (docs/RELIABILITY.md, bad input).
-@Suite(.serialized) struct ClientPressureTests {
+@Suite(.serialized, .waitsOnProcesses) struct ClientPressureTests {
     @Test func halfClose_afterARequest_getsTheReplyThenTheEnd() throws {
         let d = try DaemonUnderTest([])
         for i in 0..<20 {

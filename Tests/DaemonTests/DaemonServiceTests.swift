@@ -12,7 +12,7 @@ import TouchFrames
     import Glibc
 #endif
 
-@Suite(.serialized) struct DaemonServiceTests {
+@Suite(.serialized, .waitsOnProcesses) struct DaemonServiceTests {
     @Test func sighup_badConfigKeepsTheOld_goodConfigApplies() throws {
         let d = try DaemonUnderTest([], config: "[screen]\nwidth = 1920\nheight = 1080\n")
         let c = try TestClient(d.socket)
@@ -359,7 +359,7 @@ import TouchFrames
     }
 }
 
-@Suite struct SystemdUnitTests {
+@Suite(.waitsOnProcesses) struct SystemdUnitTests {
     @Test(.enabled(if: hasTool("systemd-analyze"), "systemd-analyze is not installed (apt-get install systemd)"))
     func shippedUnits_verifyClean_andExposureIsAtMost2() throws {
         let dir = scratch()

@@ -29,7 +29,7 @@ func offlineLines(_ path: String, config: Configuration = .standard) throws -> [
     return try DevicePipeline.lines(r, description: r.description!, configuration: config).split(separator: "\n").map(String.init)
 }
 
-@Suite(.serialized) struct DaemonProtocolTests {
+@Suite(.serialized, .waitsOnProcesses) struct DaemonProtocolTests {
     @Test func hello_thenGestureLines_equalTouchgesturectlReplay() throws {
         let d = try DaemonUnderTest(["--replay", Root.tour, "--wait-for-clients", "1", "--exit-after-replay", "--speed", "8"])
         let c = try TestClient(d.socket)

@@ -8,7 +8,7 @@ import TouchFrames
 
 /// `[idle] display`: a touch landing while the displays are dark (as sysfs says, here a test's
 /// tree named by `[idle] sysfs`) wakes the kiosk whoever darkened them, with no `[idle] after`.
-@Suite(.serialized) struct DisplayWakeTests {
+@Suite(.serialized, .waitsOnProcesses) struct DisplayWakeTests {
     /// A sysfs tree with one HDMI connector (connected, `dpms` as given) and, optionally, a
     /// backlight.
     static func sysfs(in dir: String, dpms: String, backlight: (power: String, brightness: String)? = nil) throws -> String {

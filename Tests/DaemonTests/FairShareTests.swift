@@ -10,7 +10,7 @@ import TestSupport
 /// One user cannot lock another out of the socket: a share of the connections and of the
 /// client-region gestures per uid, and connections that take nothing and say nothing are closed.
 /// A connection turned away or closed is told why.
-@Suite(.serialized) struct FairShareTests {
+@Suite(.serialized, .waitsOnProcesses) struct FairShareTests {
     static let asNobody = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
 
     /// A request sent from another user's process (python3 under setpriv): the daemon's answer.

@@ -11,7 +11,7 @@ import Testing
 /// (a user's server in /tmp, a socket left by a daemon that is down) is read as a client reads
 /// the daemon: no file written where it says, no process signalled, every string escaped and
 /// every number range-checked. The peer is Tests/support/hostile-daemon.py.
-@Suite(.serialized) struct HostileServerTests {
+@Suite(.serialized, .waitsOnProcesses) struct HostileServerTests {
     final class HostileServer {
         let process = Process()
         let socket: String

@@ -12,7 +12,7 @@ import TouchFrames
 
 /// Touch to wake (`[idle] after`): idle once after the quiet time, the next touch wakes the
 /// kiosk and is swallowed, the touch after it is a gesture again; the moments' actions run.
-@Suite(.serialized) struct IdleTests {
+@Suite(.serialized, .waitsOnProcesses) struct IdleTests {
     /// A tap at each of `times` (s), after an empty first frame at 0.
     static func taps(at times: [Double], in dir: String) throws -> String {
         let fixture = Root.fixtures + "/tap.events"

@@ -10,7 +10,7 @@ import TestSupport
 /// The on-screen keyboard: examples/keyboard.toml's actions, `touchgesturectl keyboard` running a
 /// stand-in keyboard (a script that logs the signals wvkbd takes), and the daemon's excluded
 /// region while it is shown.
-@Suite(.serialized) struct KeyboardTests {
+@Suite(.serialized, .waitsOnProcesses) struct KeyboardTests {
     /// A keyboard that logs "start", "show" (SIGUSR2), "hide" (SIGUSR1) and "stop" (SIGTERM) into
     /// `log`, as wvkbd shows and hides itself.
     static func keyboard(_ dir: String, log: String) throws -> String {

@@ -4,7 +4,7 @@ import Testing
 /// `touchgesturectl devices --local --config FILE`: the configuration read as the daemon reads
 /// it, or refused with its file, line and reason. (The nodes it lists need /dev/input: the
 /// sizes it prints are `Configuration.geometry(of:)`'s, tested in DeviceGeometryTests.)
-@Suite struct LocalDevicesTests {
+@Suite(.waitsOnProcesses) struct LocalDevicesTests {
     @Test func aConfigurationThatDoesNotLoad_isRefusedWithItsLine() throws {
         let dir = scratch()
         try "[daemon]\nbogus = 1\n".write(toFile: dir + "/bad.toml", atomically: true, encoding: .utf8)

@@ -8,7 +8,7 @@ import TestSupport
 
 /// `touchgesturectl metrics` against the real daemon, read by Prometheus's own text parser and
 /// scraped through a real node_exporter's textfile collector.
-@Suite(.serialized) struct MetricsTests {
+@Suite(.serialized, .waitsOnProcesses) struct MetricsTests {
     static let python = "/usr/bin/python3"
     static let nodeExporter = "/usr/bin/prometheus-node-exporter"
 

@@ -3,7 +3,7 @@ import GestureProtocol
 import Testing
 
 /// The Debian package's version is the binaries' (`--version`, the daemon's `hello`).
-@Suite struct PackageVersionTests {
+@Suite(.waitsOnProcesses) struct PackageVersionTests {
     @Test func debianChangelog_namesThePackageVersion() throws {
         let changelog = try String(contentsOfFile: Root.path + "/debian/changelog", encoding: .utf8)
         let first = try #require(changelog.split(separator: "\n").first)

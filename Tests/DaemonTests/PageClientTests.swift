@@ -10,7 +10,7 @@ import Testing
 /// `page`: the web bridge says whose page a connection carries, and the daemon checks it with the
 /// kernel before it counts the connection as that user (hardening round 3: every page was the
 /// bridge's uid, so two pages could use up one user's region share and lock the kiosk page out).
-@Suite(.serialized) struct PageClientTests {
+@Suite(.serialized, .waitsOnProcesses) struct PageClientTests {
     /// A TCP listener on loopback and a connection to it made by `user` (a python process that
     /// holds it open): the bridge's end (accepted here) and the page's.
     final class PageConnection {

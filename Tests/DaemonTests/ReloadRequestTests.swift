@@ -9,7 +9,7 @@ import Testing
 
 /// `reload`: what SIGHUP does, asked over the socket (touchgesturectl calibrate signals no pid a
 /// server names), for root and the socket's group only; its answer says whether it took.
-@Suite(.serialized) struct ReloadRequestTests {
+@Suite(.serialized, .waitsOnProcesses) struct ReloadRequestTests {
     static func code(_ v: JSONValue?) -> String? { if case .string(let s)? = v?["code"] { s } else { nil } }
 
     @Test func aReload_isAnsweredWithTheFile_orWithWhyNot_andTheDaemonLivesOn() throws {

@@ -6,7 +6,7 @@ import Testing
 #endif
 
 /// What a reload says about what it could not apply.
-@Suite(.serialized) struct ReloadTests {
+@Suite(.serialized, .waitsOnProcesses) struct ReloadTests {
     /// Hardening round 3: a reload that changed `[device] mode` said only "reloaded"; it says now
     /// that the mode applies at start.
     @Test func aReloadChangingTheMode_saysTheModeStays() throws {

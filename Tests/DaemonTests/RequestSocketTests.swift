@@ -12,7 +12,7 @@ import Testing
 /// The request socket beside the stream socket: a connection there gets the `hello` line and
 /// the replies to its requests, and no stream line until it subscribes (one-shot clients cannot
 /// be flooded before their request is read).
-@Suite struct RequestSocketTests {
+@Suite(.waitsOnProcesses) struct RequestSocketTests {
     /// A daemon replaying a fling in a loop at 20×: a flood of gesture lines on the stream socket.
     private func flooding() throws -> DaemonUnderTest {
         try DaemonUnderTest(["--replay", Root.fixtures + "/fling-left.events", "--loop", "--speed", "20"])
