@@ -6,8 +6,8 @@ import Testing
 /// CPU, so on CI's two cores two tests blocked in `poll(2)` for a daemon's line stopped every
 /// other test: `swift test` took 95 s with its CPUs 40 % busy. At most `width` such tests run at
 /// once (each serialized suite runs one at a time anyway), so their daemons do not crowd out the
-/// CPUs their deadlines are measured on. A suite that counts what runs at once (its commands'
-/// overlap under a cap) runs `alone`: no other such test beside it, as on a quiet machine.
+/// CPUs their deadlines are measured on. A test that must have the machine to itself among them
+/// runs `alone`: no other such test beside it.
 public struct WaitsOnProcesses: SuiteTrait, TestTrait, TestScoping {
     let alone: Bool
     public var isRecursive: Bool { true }
