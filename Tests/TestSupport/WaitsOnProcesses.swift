@@ -4,73 +4,59 @@ import Testing
 /// A suite trait for tests that wait on another process (a daemon they started, a child): each
 /// test runs on a thread of its own, not on Swift concurrency's pool. That pool has one thread a
 /// CPU, so on CI's two cores two tests blocked in `poll(2)` for a daemon's line stopped every
-/// other test: `swift test` took 95 s with its CPUs 40 % busy. At most `width` such tests run at
+/// other test: `swift test` took 95 s with its CPUs 40 % busy. At most ten such tests run at
 /// once (each serialized suite runs one at a time anyway), so their daemons do not crowd out the
-/// CPUs their deadlines are measured on. A test that must have the machine to itself among them
-/// runs `alone`: no other such test beside it.
+/// CPUs their deadlines are measured on.
 public struct WaitsOnProcesses: SuiteTrait, TestTrait, TestScoping {
-    let alone: Bool
     public var isRecursive: Bool { true }
 
     public func scopeProvider(for test: Test, testCase: Test.Case?) -> Self? {
-        if test.isSuite || testCase == nil { return nil }
-        // A test of its own `alone` takes the place of its suite's trait (both would wait on each other).
-        if !alone && test.traits.contains(where: { ($0 as? WaitsOnProcesses)?.alone == true }) { return nil }
-        return self
+        test.isSuite || testCase == nil ? nil : self
     }
 
     public func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
         let gate = ProcessTestGate.shared
-        let slots = alone ? gate.width : 1
-        await gate.enter(slots)
+        await gate.enter()
         do {
             try await withTaskExecutorPreference(ThreadOfItsOwn()) { try await function() }
         } catch {
-            await gate.leave(slots)
+            await gate.leave()
             throw error
         }
-        await gate.leave(slots)
+        await gate.leave()
     }
 }
 
 extension Trait where Self == WaitsOnProcesses {
     /// The suite's tests wait on processes: each runs on a thread of its own (`WaitsOnProcesses`).
-    public static var waitsOnProcesses: Self { WaitsOnProcesses(alone: false) }
-
-    /// The same, with no other such test running beside them.
-    public static func waitsOnProcesses(alone: Bool) -> Self { WaitsOnProcesses(alone: alone) }
+    public static var waitsOnProcesses: Self { WaitsOnProcesses() }
 }
 
 /// How many tests that wait on processes run at once: free slots, and the tests waiting their
-/// turn in order of arrival (one that wants every slot holds back those behind it).
+/// turn in order of arrival.
 actor ProcessTestGate {
     static let shared = ProcessTestGate(width: 10)
 
-    let width: Int
     private var free: Int
-    private var waiting: [(slots: Int, turn: CheckedContinuation<Void, Never>)] = []
+    private var waiting: [CheckedContinuation<Void, Never>] = []
 
-    init(width: Int) {
-        self.width = width
-        free = width
-    }
+    init(width: Int) { free = width }
 
-    func enter(_ slots: Int) async {
-        if waiting.isEmpty && free >= slots {
-            free -= slots
+    func enter() async {
+        if free > 0 {
+            free -= 1
             return
         }
-        await withCheckedContinuation { waiting.append((slots, $0)) }
+        await withCheckedContinuation { waiting.append($0) }
     }
 
-    func leave(_ slots: Int) {
-        free += slots
-        while let next = waiting.first, free >= next.slots {
-            waiting.removeFirst()
-            free -= next.slots
-            next.turn.resume()
+    func leave() {
+        if waiting.isEmpty {
+            free += 1
+        } else {
+            waiting.removeFirst().resume()
         }
     }
 }
