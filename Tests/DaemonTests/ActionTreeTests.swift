@@ -10,7 +10,6 @@ import TestSupport
 /// its timeout and the daemon's stop end it, and a process that leaves the command's session is
 /// killed. Each command below carries a marker (an odd sleep length) to find its processes by.
 @Suite(.serialized, .waitsOnProcesses) struct ActionTreeTests {
-    /// Live processes whose command line contains `marker`.
     /// The live processes whose command line carries `marker` (and whose parent is `parent`, if
     /// given: other suites' daemons run beside this one).
     static func processes(_ marker: String, parent: Int32? = nil) -> [Int32] {
