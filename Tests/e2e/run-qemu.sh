@@ -4,18 +4,24 @@
 # --uinput`, the real daemon and a real client. Exits 0 only when the guest says PASS.
 # Needs (scripts/install-deps): qemu-system-x86 busybox-static cpio; downloads the newest
 # linux-image-6.1.0-N-amd64 .deb with apt-get download (nothing is installed on the host).
+# E2E_ONLY="case ..." runs those cases; E2E_PART=benchmarks or checks, one half (guest-tests.sh).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
+case ${E2E_PART:-} in ""|benchmarks|checks) ;; *) echo "== E2E_PART is benchmarks, checks or unset (both), not ${E2E_PART}"; exit 2 ;; esac
 # The work dir keeps the kernel, udev and the initramfs between runs (.build/e2e by default).
 work=${E2E_WORK:-$root/.build/e2e}
 mkdir -p "$work"
 echo "== e2e work dir: $work"
 
-# 1. Binaries: release, static Swift runtime (the guest has no toolchain).
-swift build -c release --static-swift-stdlib --product touchgestured >&2
-swift build -c release --static-swift-stdlib --product touchgesturectl >&2
-bin=$(swift build -c release --show-bin-path)
+# 1. Binaries: release, static Swift runtime (the guest has no toolchain). E2E_PREBUILT=1 takes
+# .build/release's as they are, calling no SwiftPM (CI's second boot, beside builds holding its lock).
+bin=$root/.build/release
+if [ -z "${E2E_PREBUILT:-}" ]; then
+    swift build -c release --static-swift-stdlib --product touchgestured >&2
+    swift build -c release --static-swift-stdlib --product touchgesturectl >&2
+    bin=$(swift build -c release --show-bin-path)
+fi
 
 # 2. The kernel (vmlinuz, evdev.ko, uinput.ko) from Debian's package, unpacked in the work dir.
 if ! ls "$work"/kernel/boot/vmlinuz-* > /dev/null 2>&1; then
@@ -352,8 +358,8 @@ echo "== initramfs: $(du -h "$work/initrd.gz" | cut -f1)"
 fi
 # This run's parameters, an archive of their own after the kept one (the kernel unpacks both).
 rm -rf "$work/params" && mkdir -p "$work/params/e2e"
-printf 'STORM=%s\nFLOODS=%s\nONLY="%s"\nVARIANTS="%s"\nTRIALS=%s\n' "${E2E_STORM:-200}" "${E2E_FLOODS:-5}" "${E2E_ONLY:-}" \
-    "${E2E_BENCH_VARIANTS:-one-client no-client swipe-only}" "${E2E_BENCH_TRIALS:-3}" > "$work/params/e2e/params.sh"
+printf 'STORM=%s\nFLOODS=%s\nONLY="%s"\nVARIANTS="%s"\nTRIALS=%s\nPART=%s\n' "${E2E_STORM:-200}" "${E2E_FLOODS:-5}" "${E2E_ONLY:-}" \
+    "${E2E_BENCH_VARIANTS:-one-client no-client swipe-only}" "${E2E_BENCH_TRIALS:-3}" "${E2E_PART:-}" > "$work/params/e2e/params.sh"
 (cd "$work/params" && find . | cpio -o -H newc --quiet | gzip -1 > "$work/params.gz")
 cat "$work/initrd.gz" "$work/params.gz" > "$work/initrd-run.gz"
 
