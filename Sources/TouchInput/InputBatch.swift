@@ -46,15 +46,6 @@ public struct InputBatch {
     /// How many events the batch holds.
     public var count: Int { events.count + kernelEvents.count }
 
-    /// A touch lands in it (a new tracking id, or BTN_TOUCH pressed): what wakes an idle kiosk.
-    public var landsATouch: Bool {
-        func lands(_ type: UInt16, _ code: UInt16, _ value: Int32) -> Bool {
-            (type == Evdev.EV_ABS && code == Evdev.ABS_MT_TRACKING_ID && value >= 0)
-                || (type == Evdev.EV_KEY && code == Evdev.BTN_TOUCH && value == 1)
-        }
-        return events.contains { lands($0.type, $0.code, $0.value) } || kernelEvents.contains { lands($0.type, $0.code, $0.value) }
-    }
-
     /// Every event, decoded (for a recorder that keeps them).
     public var decoded: [InputEvent] { Array(events) + kernelEvents.map(\.event) }
 }

@@ -18,6 +18,11 @@ bench_side_by_side() {
     }'
 }
 
+# The daemon's wake-ups and client writes so far (`stats`): "W C".
+loop_counts() {
+    touchgesturectl stats --socket /tmp/g.sock | sed -n 's/.*"client_writes":\([0-9]*\).*"wakeups":\([0-9]*\).*/\2 \1/p'
+}
+
 bench_once() {
     attempt=$2
     if ! [ -x /bin/lisgd ]; then echo "E2E BENCH skipped: lisgd is not installed on the host"; return; fi
@@ -60,6 +65,7 @@ bench_once() {
             PERFS="$PERFS $!"
         done
     fi
+    loop0=$(loop_counts)
     touch /tmp/bench-go
     wait $PLAY
     if [ -x /bin/perf ]; then
@@ -74,6 +80,8 @@ bench_once() {
     usleep 1000000
     t1=$(cpu_ns $DAEMON); l1=$(cpu_ns $LISGD); i1=$(cpu_ns $LI); c1=$(cpu_ns $MON)
     ts1=$(cpu_split $DAEMON); ls1=$(cpu_split $LISGD)
+    # The daemon's own counters over the stream: where its system calls a frame come from.
+    echo "$loop0 $(loop_counts)" | awk -v tag="$tag" -v f="$frames" 'NF == 4 { printf "E2E BENCH (%s) the daemon'"'"'s loop over the stream: %d wake-ups, %d client writes (%.3f and %.3f a frame)\n", tag, $3 - $1, $4 - $2, ($3 - $1) / f, ($4 - $2) / f }'
     # Context switches over the whole run (voluntary/involuntary): an involuntary one is a reader
     # preempted, e.g. by the client its write woke.
     sw=""

@@ -2,8 +2,8 @@
 # E2E BENCH compositor latency: panel write to the client's wl_touch.down, with compositor $1
 # reading the panel itself, reading the reference hop's device (Tests/e2e/reference-hop.c: the
 # floor of any program in the daemon's place), then reading the daemon's mirror (pass-through,
-# nothing else configured) at the normal policy and at SCHED_FIFO 10 as touchgestured.service
-# runs it; 40 taps each. The added p50 and p99 are what the mirror costs. Then hop by hop (E2E
+# nothing else configured) at SCHED_FIFO 10 as touchgestured.service runs it (and first at the
+# normal policy with E2E_NORMAL_POLICY=1); 40 taps each. The added p50 and p99 are what the mirror costs. Then hop by hop (E2E
 # BENCH compositor hops): the node's kernel timestamp of the landing frame (recorded beside the
 # compositor), the compositor's wl_touch.down sent and the client's receipt (WAYLAND_DEBUG on both
 # sides; its clock tied to the client's CLOCK_MONOTONIC through the client's own receipt of the
@@ -68,12 +68,16 @@ compositor_latency() {
     fi
     REFERENCE_HOP=0
     printf '[device]\nmode = "passthrough"\n' > /tmp/latency.toml
-    # At the normal policy first (the figure before touchgestured.service raised it), then as the unit runs it.
+    # With NORMAL_POLICY=1 (E2E_NORMAL_POLICY; not in CI) at the normal policy first (the figure
+    # before touchgestured.service raised it), then as the unit runs it.
     RECORD_TARGET=/tmp/lat-mirror.events
-    play_under $comp $E/rec/kiosk-latency.events /tmp/latency.toml
-    set -- $(down_latency /tmp/writes-$comp.txt $log)
-    n50=$1; n99=$2; nn=$4
-    hops_normal=$(compositor_hops /tmp/writes-$comp.txt $log /tmp/comp-$comp.log /tmp/lat-mirror.events)
+    nn=-; hops_normal="not measured (E2E_NORMAL_POLICY=1)"
+    if [ "$NORMAL_POLICY" = 1 ]; then
+        play_under $comp $E/rec/kiosk-latency.events /tmp/latency.toml
+        set -- $(down_latency /tmp/writes-$comp.txt $log)
+        n50=$1; n99=$2; nn=$4
+        hops_normal=$(compositor_hops /tmp/writes-$comp.txt $log /tmp/comp-$comp.log /tmp/lat-mirror.events)
+    fi
     DAEMON_FIFO=1
     play_under $comp $E/rec/kiosk-latency.events /tmp/latency.toml
     unset CAGE_ENV RECORD_TARGET DAEMON_FIFO REFERENCE_HOP
@@ -82,11 +86,12 @@ compositor_latency() {
     hops_mirror=$(compositor_hops /tmp/writes-$comp.txt $log /tmp/comp-$comp.log /tmp/lat-mirror.events)
     echo "E2E BENCH compositor hops ($comp, ms p50/p99: the write to the node's frame, the frame to $comp's wl_touch.down sent, sent to the client's receipt; taps): reading the panel: $hops_panel; reading the mirror, the daemon at SCHED_FIFO 10: $hops_mirror; at the normal policy: $hops_normal; reading the reference hop's device (SCHED_FIFO 10): $hops_ref"
     added=$(awk -v a=$p50 -v b=$d50 -v c=$p99 -v d=$d99 'BEGIN { printf "p50 %+.2f ms, p99 %+.2f ms", a - b, c - d }')
-    normal=$(awk -v a=$n50 -v b=$d50 -v c=$n99 -v d=$d99 'BEGIN { printf "p50 %+.2f ms, p99 %+.2f ms", a - b, c - d }')
+    normal="not measured"
+    [ "$nn" != - ] && normal=$(awk -v a=$n50 -v b=$d50 -v c=$n99 -v d=$d99 'BEGIN { printf "p50 %+.2f ms, p99 %+.2f ms", a - b, c - d }')
     reference=$(awk -v a=$r50 -v b=$d50 -v c=$r99 -v d=$d99 'BEGIN { printf "p50 %+.2f ms, p99 %+.2f ms", a - b, c - d }')
     line="$comp: panel write to wl_touch.down, the compositor reading the panel: p50 $d50 ms, p99 $d99 ms, max $dmax ms ($dn taps); through the daemon's mirror (SCHED_FIFO 10): p50 $p50 ms, p99 $p99 ms, max $pmax ms ($pn taps); added $added (the daemon at the normal policy: $normal, $nn taps; the reference hop in its place: $reference, $rn taps)"
     echo "E2E BENCH compositor latency: $line"
-    if [ "$dn" -ge 30 ] && [ "$pn" -ge 30 ] && [ "$nn" -ge 30 ] && [ "$rn" -ge 30 ]; then
+    if [ "$dn" -ge 30 ] && [ "$pn" -ge 30 ] && { [ "$nn" = - ] || [ "$nn" -ge 30 ]; } && [ "$rn" -ge 30 ]; then
         pass "compositor-latency" "($line)"
     else
         fail "compositor-latency" "(fewer than 30 of 40 taps matched: $line)"
