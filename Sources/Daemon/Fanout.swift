@@ -70,6 +70,11 @@ struct Fanout: ~Copyable {
     var holding = false
     /// The input time of the last `flush`'s turn, nil without input (for `pacingBound()`).
     var flushedInput: Int64?
+    /// The end of the input pacing's pause before this turn (monotonic ns; the loop slept to
+    /// it): a time known to have passed, read without a system call. A held write due then goes
+    /// out in this turn, though the newest frame read was stamped a little before it (else it
+    /// waited for the next frame, or the release timer: a wake-up more a write at 1 kHz).
+    var pacedUntil: Int64?
 
     init(coalesceNs: Int64, outputBufferBytes: Int) {
         self.coalesceNs = coalesceNs

@@ -10,12 +10,14 @@ extension Fanout {
     /// other line (a gesture beginning or ending, a tap, a reply) goes out in its turn with
     /// everything before it, in order; nothing is dropped or merged. Returns when held lines are
     /// due (the server's release timer wakes the loop then, if no input comes first). The time
-    /// is the input's, else `turnClock` (the turn's, when the loop read it), else the clock read
-    /// here, only when a held line needs it.
+    /// is the input's (or the end of the pause before it, if later), else `turnClock` (the
+    /// turn's, when the loop read it), else the clock read here, only when a held line needs it.
     mutating func flush(turnClock: Int64?) -> Int64? {
-        var now = inputNow ?? turnClock
+        // A turn with input after a pause: the pause's end is a later bound of the time than
+        // the frames' (the next turn's pause comes from this flush).
+        var now = inputNow.map { max($0, pacedUntil ?? $0) } ?? turnClock
         flushedInput = inputNow
-        inputNow = nil
+        (inputNow, pacedUntil) = (nil, nil)
         holding = false
         var due = Int64.max
         for s in subscribers.indices where subscribers[s].link == .open && subscribers[s].queued > 0 {

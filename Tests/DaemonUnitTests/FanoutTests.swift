@@ -155,6 +155,31 @@ import TouchInput
         #expect(Self.read(peer) == "changed 1\nended\n")
     }
 
+    /// A held write due at the end of the pacing's pause goes out in the turn after it, though
+    /// the newest frame read was stamped before it; without a pause, the frames' time decides.
+    @Test func aHeldWrite_dueAtThePausesEnd_goesOutThen() {
+        for paused in [false, true] {
+            var f = Fanout(coalesceNs: 8_000_000, outputBufferBytes: 4096)
+            let (w, peer) = Self.pair()
+            defer { [w, peer].forEach { close($0) } }
+            let s = f.open(.socket(fd: w))
+            Self.enqueue(&f, "began", to: s)
+            f.inputNow = 100_000_000
+            #expect(f.flush(turnClock: 0) == nil)
+            _ = Self.read(peer)
+            Self.enqueue(&f, "changed 1", to: s, continuous: true)
+            f.inputNow = 104_000_000
+            #expect(f.flush(turnClock: 0) == 108_000_000)
+            // The loop slept to 108 ms (the write's due), then read frames stamped up to 107.6.
+            if paused { f.pacedUntil = 108_000_000 }
+            Self.enqueue(&f, "changed 2", to: s, continuous: true)
+            f.inputNow = 107_600_000
+            #expect(f.flush(turnClock: 0) == (paused ? nil : 108_000_000))
+            #expect(Self.read(peer) == (paused ? "changed 1\nchanged 2\n" : ""))
+            #expect(f.pacedUntil == nil)  // one turn's only
+        }
+    }
+
     /// A write's latency is measured when its oldest line's input is 4 ms or more after the last
     /// measured one's: every write of a 100 Hz panel, one in four at 1 kHz.
     @Test func latency_sampledOncePer4msOfInput() {
