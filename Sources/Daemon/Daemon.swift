@@ -258,10 +258,7 @@ public final class Daemon: EventLoopOwner {
             log.info("the replay is over (--exit-after-replay)")
             loop.stop()
         }
-        if let until = turn.readAgain {
-            sleepUntil(monotonic: until)
-            state.fanout.pacedUntil = until
-        }
+        if let until = turn.readAgain, sleepUntil(monotonic: until) { state.fanout.pacedUntil = until }
     }
 
     // MARK: - Signals and reload

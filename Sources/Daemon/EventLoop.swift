@@ -183,6 +183,6 @@ final class DeadlineTimer {
 
 func monotonicNanoseconds() -> Int64 { Posix.monotonicNanoseconds() }
 
-/// Sleeps until `ns` (CLOCK_MONOTONIC), at once if it has passed. The daemon's signals come
-/// through a signalfd (blocked), so nothing interrupts it but the time.
-func sleepUntil(monotonic ns: Int64) { Posix.sleep(untilMonotonic: ns) }
+/// Sleeps until `ns` (CLOCK_MONOTONIC), at once if it has passed; false if the call failed. The
+/// daemon's signals come through a signalfd (blocked), so nothing interrupts it but the time.
+func sleepUntil(monotonic ns: Int64) -> Bool { Posix.sleep(untilMonotonic: ns) }

@@ -73,7 +73,9 @@ struct Fanout: ~Copyable {
     /// The end of the input pacing's pause before this turn (monotonic ns; the loop slept to
     /// it): a time known to have passed, read without a system call. A held write due then goes
     /// out in this turn, though the newest frame read was stamped a little before it (else it
-    /// waited for the next frame, or the release timer: a wake-up more a write at 1 kHz).
+    /// waited for the next frame, or the release timer: a wake-up more a write at 1 kHz). The
+    /// window is kept in the input's time, for which this stands in: a write after one whose
+    /// frames were read late (a loaded machine) may come that lag early.
     var pacedUntil: Int64?
 
     init(coalesceNs: Int64, outputBufferBytes: Int) {

@@ -100,10 +100,13 @@ extension Posix {
 }
 
 extension Posix {
-    /// Sleeps until `ns` on CLOCK_MONOTONIC (at once if it has passed), interruptions resumed.
-    public static func sleep(untilMonotonic ns: Int64) {
+    /// Sleeps until `ns` on CLOCK_MONOTONIC (at once if it has passed), interruptions resumed;
+    /// false if the call failed (then the time may not have come).
+    @discardableResult
+    public static func sleep(untilMonotonic ns: Int64) -> Bool {
         var ts = timespec(tv_sec: Int(ns / 1_000_000_000), tv_nsec: Int(ns % 1_000_000_000))
-        _ = retry("clock_nanosleep", errno: .returned) { clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nil) }
+        if case .success = retry("clock_nanosleep", errno: .returned, { clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nil) }) { return true }
+        return false
     }
 
     /// Waits up to `ms` (-1: without end) for `events` on any of `fds`; the events that came on

@@ -135,16 +135,21 @@ import TouchInput
         #expect(end(clients: [], daemonWindow: 0) == nil)
     }
 
-    @Test func heldUpdates_giveTheirDueTime_anUrgentLineTakesThemAlong() {
-        var f = Fanout(coalesceNs: 8_000_000, outputBufferBytes: 4096)
-        let (w, peer) = Self.pair()
-        defer { [w, peer].forEach { close($0) } }
+    /// One subscriber, its 8 ms window started by a first write ("began") at 100 ms.
+    static func startWindow(_ f: inout Fanout) -> (slot: Int, w: Int32, peer: Int32) {
+        let (w, peer) = pair()
         let s = f.open(.socket(fd: w))
-        // A first write starts the window.
-        Self.enqueue(&f, "began", to: s)
+        enqueue(&f, "began", to: s)
         f.inputNow = 100_000_000
         #expect(f.flush(turnClock: 0) == nil)
-        #expect(Self.read(peer) == "began\n")
+        #expect(read(peer) == "began\n")
+        return (s, w, peer)
+    }
+
+    @Test func heldUpdates_giveTheirDueTime_anUrgentLineTakesThemAlong() {
+        var f = Fanout(coalesceNs: 8_000_000, outputBufferBytes: 4096)
+        let (s, w, peer) = Self.startWindow(&f)
+        defer { [w, peer].forEach { close($0) } }
         Self.enqueue(&f, "changed 1", to: s, continuous: true)
         f.inputNow = 102_000_000
         #expect(f.flush(turnClock: 0) == 108_000_000)
@@ -160,13 +165,8 @@ import TouchInput
     @Test func aHeldWrite_dueAtThePausesEnd_goesOutThen() {
         for paused in [false, true] {
             var f = Fanout(coalesceNs: 8_000_000, outputBufferBytes: 4096)
-            let (w, peer) = Self.pair()
+            let (s, w, peer) = Self.startWindow(&f)
             defer { [w, peer].forEach { close($0) } }
-            let s = f.open(.socket(fd: w))
-            Self.enqueue(&f, "began", to: s)
-            f.inputNow = 100_000_000
-            #expect(f.flush(turnClock: 0) == nil)
-            _ = Self.read(peer)
             Self.enqueue(&f, "changed 1", to: s, continuous: true)
             f.inputNow = 104_000_000
             #expect(f.flush(turnClock: 0) == 108_000_000)

@@ -56,6 +56,8 @@ bench_once() {
         echo "E2E BENCH ($tag) not all three opened $node (daemon, lisgd, libinput: $(has_fd $DAEMON $node && echo y) $(has_fd $LISGD $node && echo y) $(has_fd $LI $node && echo y))"
     fi
     usleep 1000000
+    # (the daemon's `stats` reply before its CPU time is read: not in the window compared)
+    loop0=$(loop_counts)
     t0=$(cpu_ns $DAEMON); l0=$(cpu_ns $LISGD); i0=$(cpu_ns $LI); c0=$(cpu_ns $MON)
     ts0=$(cpu_split $DAEMON); ls0=$(cpu_split $LISGD)
     if [ -x /bin/perf ]; then
@@ -65,7 +67,6 @@ bench_once() {
             PERFS="$PERFS $!"
         done
     fi
-    loop0=$(loop_counts)
     touch /tmp/bench-go
     wait $PLAY
     if [ -x /bin/perf ]; then

@@ -108,7 +108,7 @@ hop_load() {
     eval "parts_$1=\"$parts\""
     d50=$(pct /tmp/load-direct-$1.txt 50); d99=$(pct /tmp/load-direct-$1.txt 99)
     for hop in reference-normal reference-fifo daemon-normal daemon-fifo daemon-traced; do
-        [ -s /tmp/load-$hop-$1.txt ] || { eval "${hop%%-*}_$(echo ${hop#*-} | tr -d -)_$1=\"not measured (E2E_NORMAL_POLICY=1)\""; continue; }
+        case $hop in *-normal) [ "$NORMAL_POLICY" = 1 ] || { eval "${hop%%-*}_normal_$1=\"not measured (E2E_NORMAL_POLICY=1)\""; continue; } ;; esac
         eval "${hop%%-*}_$(echo ${hop#*-} | tr -d -)_$1=\"p50 \$((\$(pct /tmp/load-$hop-$1.txt 50) - d50)) p99 \$((\$(pct /tmp/load-$hop-$1.txt 99) - d99))\""
     done
     eval "direct_$1=\"p50 $d50 p99 $d99\""
