@@ -236,13 +236,12 @@ public final class Daemon: EventLoopOwner {
         devices.fireDeadlines(now: now, &state)
     }
 
-    var hasPendingWork: Bool { server.hasBacklog }
-
     func deviceReady(_ id: UInt32, fd: Int32, _ state: inout FrameState) { devices.ready(id, fd: fd, &state) }
 
     /// After every wake-up: serve the backlog, write what was queued, start the actions' commands,
-    /// re-arm the deadline timer, maybe exit, maybe pace the input. Each part is read once.
-    func afterTurn(_ state: inout FrameState) {
+    /// re-arm the deadline timer, maybe exit, maybe pace the input; how long the next wait may
+    /// last (held lines' release). Each part is read once.
+    func afterTurn(_ state: inout FrameState) -> Int32 {
         let turn = server.endTurn(&state)
         let (next, anomalies) = (turn.deadline, turn.anomalies)
         actions.startPending()
@@ -258,7 +257,9 @@ public final class Daemon: EventLoopOwner {
             log.info("the replay is over (--exit-after-replay)")
             loop.stop()
         }
-        if let until = turn.readAgain, sleepUntil(monotonic: until) { state.fanout.pacedUntil = until }
+        guard let until = turn.readAgain, sleepUntil(monotonic: until) else { return server.releaseWait() }
+        state.fanout.pacedUntil = until
+        return server.releaseWait(since: until)
     }
 
     // MARK: - Signals and reload

@@ -7,18 +7,20 @@ import SystemCalls
 /// What the loop runs around its handlers (the daemon). Called on the owner handed to `run`
 /// (a parameter: no reference count per call, as a stored closure cost on every wake-up).
 protocol EventLoopOwner: AnyObject {
-    /// After the handlers of each wake-up.
-    func afterTurn(_ state: inout FrameState)
+    /// After the handlers of each wake-up; how long the next wait may last (ms, -1 without
+    /// end): 0 while work is left over from the turn (a client's requests past its turn's
+    /// budget: the loop looks at its fds without sleeping, then runs this again), else until
+    /// lines held for a client are due, if no input comes first.
+    func afterTurn(_ state: inout FrameState) -> Int32
     /// Touch device `id`'s fd (registered with `addDevice`) is ready to read.
     func deviceReady(_ id: UInt32, fd: Int32, _ state: inout FrameState)
-    /// Work is left over from a turn (a client's requests past its turn's budget): while true,
-    /// the loop looks at its fds without sleeping, then runs `afterTurn` again.
-    var hasPendingWork: Bool { get }
 }
 
 /// One thread, one epoll set. Handlers run when their fd is ready; the owner's `afterTurn` runs
-/// once per wake-up (the server coalesces its writes there). It waits without a timeout: with
-/// nothing ready it does not wake up at all (timers are timerfds in the same set).
+/// once per wake-up (the server coalesces its writes there) and bounds the next wait. With
+/// nothing ready and no bound it does not wake up at all (the timers are timerfds in the same
+/// set). Held lines' release is the wait's timeout, not a timer: one moves with every write, and
+/// a timerfd's re-arm is a system call a write.
 ///
 /// The per-frame state (`FrameState`: the devices' table, the fan-out) is a local of `run`,
 /// handed `inout` to each handler and to `afterTurn`: one owner, and accesses the compiler
@@ -132,8 +134,9 @@ final class EventLoop {
     func run<Owner: EventLoopOwner>(_ owner: Owner, _ state: inout FrameState) {
         running = true
         let ready = EpollEvents()
+        var timeout: Int32 = -1
         while running {
-            guard case .success(let n) = Posix.wait(epfd, into: ready, timeoutMs: owner.hasPendingWork ? 0 : -1) else { return }
+            guard case .success(let n) = Posix.wait(epfd, into: ready, timeoutMs: timeout) else { return }
             wakeups += 1
             turnClock = 0
             for i in 0..<Int(n) {
@@ -148,7 +151,7 @@ final class EventLoop {
                 let entry = Int(fd) < handlers.count ? handlers[Int(fd)] : nil
                 entry?.handler(ready.events(at: i), &state)
             }
-            owner.afterTurn(&state)
+            timeout = owner.afterTurn(&state)
         }
     }
 }

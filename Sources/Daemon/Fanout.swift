@@ -66,14 +66,16 @@ struct Fanout: ~Copyable {
     /// The newest input time this turn (monotonic ns), set as lines from input are queued: the
     /// clock continuous updates are held against, read without a system call.
     var inputNow: Int64?
-    /// Some subscriber has continuous updates held after the last `flush`.
+    /// Some subscriber has continuous updates held after the last `flush`, against this time
+    /// (monotonic ns, at or before the flush: the loop's wait for their release counts from it).
     var holding = false
+    var heldAt: Int64 = 0
     /// The input time of the last `flush`'s turn, nil without input (for `pacingBound()`).
     var flushedInput: Int64?
     /// The end of the input pacing's pause before this turn (monotonic ns; the loop slept to
     /// it): a time known to have passed, read without a system call. A held write due then goes
     /// out in this turn, though the newest frame read was stamped a little before it (else it
-    /// waited for the next frame, or the release timer: a wake-up more a write at 1 kHz). The
+    /// waited for the next frame, or the loop's wait to time out: a wake-up more a write at 1 kHz). The
     /// window is kept in the input's time, for which this stands in: a write after one whose
     /// frames were read late (a loaded machine) may come that lag early.
     var pacedUntil: Int64?

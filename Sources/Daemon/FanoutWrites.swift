@@ -9,9 +9,10 @@ extension Fanout {
     /// 1 kHz panel costs it and the daemon one write and one wake-up per 8 ms, not per frame. Any
     /// other line (a gesture beginning or ending, a tap, a reply) goes out in its turn with
     /// everything before it, in order; nothing is dropped or merged. Returns when held lines are
-    /// due (the server's release timer wakes the loop then, if no input comes first). The time
-    /// is the input's (or the end of the pause before it, if later), else `turnClock` (the
-    /// turn's, when the loop read it), else the clock read here, only when a held line needs it.
+    /// due (the loop's wait ends then, if no input comes first), and `heldAt` is the time they
+    /// were held against. The time is the input's (or the end of the pause before it, if later),
+    /// else `turnClock` (the turn's, when the loop read it), else the clock read here, only when
+    /// a held line needs it.
     mutating func flush(turnClock: Int64?) -> Int64? {
         // A turn with input after a pause: the pause's end is a later bound of the time than
         // the frames' (the next turn's pause comes from this flush).
@@ -39,7 +40,9 @@ extension Fanout {
         // Every run was written or copied out: the buffer may be emptied (as `makeRoomForLines`
         // would, mid-turn, next time).
         if turnLines.bytes.count > Self.scratchLimit { emptyLines() }
-        return holding ? due : nil
+        guard holding, let now else { return nil }
+        heldAt = now
+        return due
     }
 
     /// The end of a loop turn in one call: `flush`, then when held lines are due, when to read

@@ -11,7 +11,8 @@
 /// Never past a held client's due write, never up to an engine deadline (the frames before it
 /// are read first), and never more frames than half of what evdev buffers for a worst-case
 /// packet (EVDEV_BUF_PACKETS is 8), so nothing is dropped. A line or an action is then at most
-/// `framesPerRead` frame periods later (4 ms at 1 kHz, 8 ms at 500 Hz) on such a panel; never
+/// `framesPerRead` and a half frame periods later (4.5 ms at 1 kHz, 9 ms at 500 Hz) on such a
+/// panel; never
 /// later on a panel slower than 500 Hz (whatever `coalesce_ms`), with a client that takes every
 /// frame (`coalesce_ms` 0, or `[daemon] coalesce_ms = 0`), in pass-through or with a region that
 /// emulates the pointer (the compositor reads each frame as it comes). Pure: the daemon tells it
@@ -68,6 +69,12 @@ struct InputPacing {
         guard mayPace(within: coalesce) else { return nil }
         var until = lastFrame + period * Self.framesPerRead
         if let heldDue { until = min(until, heldDue) }
+        // Half a period past the frame (or the write) waited for: that frame is in by then, not
+        // the next. Woken at its very time, the loop raced its writer (the kernel stamps a frame
+        // a little after its time, and the sleep ends a little after its own), read a frame
+        // fewer, and woke once more for it: 0.28 wake-ups a frame at 1 kHz where 0.25 would do,
+        // and with a held client, a wake-up just short of the write's due time and one more.
+        until += period / 2
         if let deadline { until = min(until, deadline - period) }
         // Less than two more frames: not worth a pause.
         return until >= lastFrame + 2 * period ? until : nil

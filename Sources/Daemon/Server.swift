@@ -58,12 +58,14 @@ final class Server {
     var onRequest: ((Client, ArraySlice<UInt8>, inout FrameState) -> Void)?
     var onDisconnect: ((Client, inout FrameState) -> Void)?
 
-    /// Wakes the loop when held lines are due and no input came to write them (a finger resting
-    /// still sends no frames): armed at the earliest due time plus `releaseSlack`, and left armed
-    /// when the lines went out with input (disarming it would be a system call a write).
-    let releaseTimer: DeadlineTimer
-    /// While frames keep coming, the frame at the due time writes the held lines; the timer,
-    /// later by this, does not fire beside it.
+    /// When the loop must wake for held lines if no input came to write them (a finger resting
+    /// still sends no frames): the earliest due time plus `releaseSlack` (monotonic ns), and the
+    /// time they were held against, from which the loop's wait counts (`releaseWait`); nil:
+    /// nothing is held.
+    private(set) var releaseAt: Int64?
+    private var heldAt: Int64 = 0
+    /// While frames keep coming, the frame at the due time writes the held lines; the wait's
+    /// end, later by this, does not come beside it.
     static let releaseSlack: Int64 = 2_000_000
     var refused = 0
     /// Connections closed for a request line over `max_line_bytes`.
@@ -82,12 +84,9 @@ final class Server {
         }
         reserve = Self.openReserve()
         throttleTimer = try DeadlineTimer()
-        releaseTimer = try DeadlineTimer()
         idleTimer = try DeadlineTimer()
         for l in listeners { try loop.add(l.fd) { [unowned self] _, state in self.acceptAll(l, &state) } }
         try loop.add(throttleTimer.fd) { [unowned self] _ in self.unthrottle() }
-        // The turn's flush writes what is due (by the clock: no input came).
-        try loop.add(releaseTimer.fd) { [unowned self] _ in self.releaseTimer.acknowledge() }
         try loop.add(idleTimer.fd) { [unowned self] _, state in self.closeIdle(&state) }
     }
 
@@ -182,7 +181,8 @@ final class Server {
         if hasBacklog { serveBacklog(&state) }
         // The turn's clock as a value, not a closure over `self` (retained and released each turn).
         var turn = state.endTurn(turnClock: loop.turnClockIfRead)
-        armRelease(turn.holdingDue)
+        releaseAt = turn.holdingDue.map { $0 + Server.releaseSlack }
+        heldAt = state.fanout.heldAt
         if turn.notices {
             settle(&state)
             // A client gone with regions recompiled them: the deadline is read again.
@@ -191,10 +191,17 @@ final class Server {
         return turn
     }
 
-    private func armRelease(_ due: Int64?) {
-        if let due, let e = releaseTimer.arm(at: due + Server.releaseSlack) {
-            log.error("release timer: \(e); held lines wait for the next input")
-        }
+    /// How long the loop may wait after this turn (ms; -1 without end): 0 with a backlog, else
+    /// until `releaseAt`, counted from a time known to have passed without reading the clock
+    /// (the hold's, or `since`, the end of the input pacing's pause if later): the wait may end
+    /// that much late, never early. A turn with nothing ready then writes the lines (its flush
+    /// reads the clock).
+    func releaseWait(since: Int64? = nil) -> Int32 {
+        if hasBacklog { return 0 }
+        guard let releaseAt else { return -1 }
+        let left = releaseAt - max(heldAt, since ?? heldAt)
+        guard left > 0 else { return 0 }
+        return Int32(min((left + 999_999) / 1_000_000, Int64(Int32.max)))
     }
 
     /// Handles what the fan-out reported since the last time (a client dropped, a write side

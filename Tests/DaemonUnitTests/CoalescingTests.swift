@@ -65,7 +65,10 @@ import Testing
         // A 1 kHz pan: held until 8 ms after the last write, then written together.
         for ms in Int64(101)...107 { r.line("c\(ms)", at: ms, continuous: true) }
         #expect(r.received() == [])
-        #expect(r.state.fanout.holding && r.server.releaseTimer.armedAt == 110_000_000)
+        #expect(r.state.fanout.holding && r.server.releaseAt == 110_000_000)
+        // The loop waits for it from the hold's time (the input's, 107 ms), rounded up to the ms.
+        #expect(r.server.releaseWait() == 3)
+        #expect(r.server.releaseWait(since: 108_500_000) == 2, "from a pause's end, later")
         r.line("c108", at: 108, continuous: true)
         #expect(r.received() == (101...108).map { "c\($0)" })
         let holding = r.state.fanout.holding
@@ -74,12 +77,13 @@ import Testing
         r.line("c109", at: 109, continuous: true)
         r.line("ended", at: 110, continuous: false)
         #expect(r.received() == ["c109", "ended"])
-        // Input stops with a line held: the release timer is armed at its due time (8 ms after
-        // the last write) and 2 ms more; its turn's clock lets the line go.
+        // Input stops with a line held: the loop's wait ends at its due time (8 ms after the last
+        // write) and 2 ms more; its turn's clock lets the line go.
         r.line("c111", at: 111, continuous: false)
         r.line("c112", at: 112, continuous: true)
         #expect(r.received() == ["c111"])
-        #expect(r.server.releaseTimer.armedAt == 121_000_000)
+        #expect(r.server.releaseAt == 121_000_000)
+        #expect(r.server.releaseWait() == 9)
         r.state.fanout.inputNow = 121 * 1_000_000  // that turn's clock (the rig's times are not the real clock's)
         _ = r.server.endTurn(&r.state)
         #expect(r.received() == ["c112"])

@@ -22,12 +22,14 @@ import Testing
         init(loop: EventLoop, record: Record, turns: Int) {
             (self.loop, self.record, turnsLeft) = (loop, record, turns)
         }
-        func afterTurn(_ state: inout FrameState) {
+        /// What each turn's end bounds the next wait with (ms; -1 without end).
+        var nextWait: Int32 = -1
+        func afterTurn(_ state: inout FrameState) -> Int32 {
             record.events.append("turn end: \(state.fanout.writes)")
             turnsLeft -= 1
             if turnsLeft == 0 { loop.stop() }
+            return nextWait
         }
-        var hasPendingWork: Bool { false }
         /// A device's fd is ready: recorded, and the frame state counts it.
         func deviceReady(_ id: UInt32, fd: Int32, _ state: inout FrameState) {
             record.events.append("device \(id) ready")
@@ -66,10 +68,11 @@ import Testing
         }
 
         /// Runs `turns` turns from an empty frame state; the state after them.
-        func run(turns: Int, removing: [UInt32: Int32] = [:]) -> FrameState {
+        func run(turns: Int, removing: [UInt32: Int32] = [:], nextWait: Int32 = -1) -> FrameState {
             var state = FrameState(fanout: Fanout(coalesceNs: 0, outputBufferBytes: 0))
             let owner = Owner(loop: loop, record: record, turns: turns)
             owner.removing = removing
+            owner.nextWait = nextWait
             loop.run(owner, &state)
             return state
         }
@@ -81,6 +84,23 @@ import Testing
         let state = rig.run(turns: 3)
         #expect(rig.record.events == ["turn end: 1", "turn end: 2", "turn end: 3"])
         #expect(state.fanout.writes == 3, "the caller's state is the one the handlers changed")
+    }
+
+    /// The turn's end bounds the next wait: with nothing ready, the loop wakes when it ends (a
+    /// turn without a handler: held lines due), and with no bound it would sleep on.
+    @Test func theTurnsEnd_boundsTheNextWait_aTurnWithNothingReady() throws {
+        let rig = try Rig()
+        var byte: UInt8 = 0
+        let a = try rig.readable()
+        // Ready for the first turn only: its handler empties the pipe.
+        try rig.loop.add(a) { _, state in
+            _ = read(a, &byte, 1)
+            state.fanout.writes += 1
+        }
+        let started = monotonicNanoseconds()
+        _ = rig.run(turns: 3, nextWait: 5)
+        #expect(rig.record.events == ["turn end: 1", "turn end: 1", "turn end: 1"])
+        #expect(monotonicNanoseconds() - started >= 10_000_000, "two waits of 5 ms")
     }
 
     /// A handler that removes itself (a device unplugged, a client gone) finishes its call with

@@ -101,7 +101,7 @@ import TouchInput
             f.inputNow = 100 * ms
             let end = f.endTurn(turnClock: 0, deadline: nil)
             #expect(end.holdingDue == 107 * ms)
-            #expect(end.readAgain == (paced ? 104 * ms : nil))
+            #expect(end.readAgain == (paced ? 104 * ms + ms / 2 : nil))
         }
     }
 
@@ -125,10 +125,10 @@ import TouchInput
             f.inputNow = 100 * ms
             return f.endTurn(turnClock: 0, deadline: nil).readAgain
         }
-        #expect(end(clients: []) == 104 * ms)
-        #expect(end(clients: [nil]) == 104 * ms)  // connected, given no continuous update
+        #expect(end(clients: []) == 104 * ms + ms / 2)
+        #expect(end(clients: [nil]) == 104 * ms + ms / 2)  // connected, given no continuous update
         #expect(end(clients: [nil, 0]) == nil)  // one takes every frame
-        #expect(end(clients: [nil], streamed: true) == 103 * ms)  // streamed: bounded by its write, due at 103
+        #expect(end(clients: [nil], streamed: true) == 103 * ms + ms / 2)  // streamed: bounded by its write, due at 103
         #expect(end(clients: [], paced: false) == nil)
         // `[daemon] coalesce_ms = 0`: never paced, even while a client with its own window streams.
         #expect(end(clients: [8 * ms], streamed: true, daemonWindow: 0) == nil)

@@ -15,16 +15,18 @@ import Testing
         return p
     }
 
+    /// Half a period past the fourth frame: that frame is in by then, the fifth is not.
     @Test func fastPanel_streamedTo_readsFourFramesLater() {
         let p = atOneKilohertz()
         #expect(p.period == Self.ms)
-        #expect(p.readAgain(heldDue: 106 * Self.ms, coalesce: Self.window, deadline: nil) == 104 * Self.ms)
+        #expect(p.readAgain(heldDue: 106 * Self.ms, coalesce: Self.window, deadline: nil) == 104 * Self.ms + Self.ms / 2)
     }
 
     @Test func neverPastTheHeldWrite_norUpToADeadline() {
         let p = atOneKilohertz()
-        // The held client's write is due at 103 ms: read by then.
-        #expect(p.readAgain(heldDue: 103 * Self.ms, coalesce: Self.window, deadline: nil) == 103 * Self.ms)
+        // The held client's write is due at 103 ms: read then (and half a period, for the frame
+        // of 103 ms to be in).
+        #expect(p.readAgain(heldDue: 103 * Self.ms, coalesce: Self.window, deadline: nil) == 103 * Self.ms + Self.ms / 2)
         // A long press due at 104 ms: the frames before it are read a frame period earlier.
         #expect(p.readAgain(heldDue: 106 * Self.ms, coalesce: Self.window, deadline: 104 * Self.ms) == 103 * Self.ms)
         // Less than two frames to wait for: read as they come.
@@ -36,7 +38,7 @@ import Testing
     /// deadline only.
     @Test func nothingHeld_readsFourFramesLater_butNotUpToADeadline() {
         let fast = atOneKilohertz()
-        #expect(fast.readAgain(heldDue: nil, coalesce: Self.window, deadline: nil) == 104 * Self.ms)
+        #expect(fast.readAgain(heldDue: nil, coalesce: Self.window, deadline: nil) == 104 * Self.ms + Self.ms / 2)
         #expect(fast.readAgain(heldDue: nil, coalesce: Self.window, deadline: 103 * Self.ms) == 102 * Self.ms)
         #expect(fast.readAgain(heldDue: nil, coalesce: Self.window, deadline: 102 * Self.ms) == nil)
         // `[daemon] coalesce_ms = 0`: every frame as it comes.
@@ -67,7 +69,7 @@ import Testing
     @Test func longWindow_pacesNoPanelSlowerThan500Hz() {
         var p500 = InputPacing()
         for t in stride(from: 90, through: 100, by: 2) { p500.frames(first: Int64(t) * Self.ms, last: Int64(t) * Self.ms, count: 1) }
-        #expect(p500.readAgain(heldDue: 200 * Self.ms, coalesce: 100 * Self.ms, deadline: nil) == 108 * Self.ms)
+        #expect(p500.readAgain(heldDue: 200 * Self.ms, coalesce: 100 * Self.ms, deadline: nil) == 109 * Self.ms)
         var p40 = InputPacing()
         for t in stride(from: 0, through: 100, by: 25) { p40.frames(first: Int64(t) * Self.ms, last: Int64(t) * Self.ms, count: 1) }
         #expect(!p40.mayPace(within: 100 * Self.ms))
@@ -105,6 +107,6 @@ import Testing
         #expect(p.period == 50 * Self.ms)
         #expect(p.readAgain(heldDue: 161 * Self.ms, coalesce: Self.window, deadline: nil) == nil)
         p.frames(first: 154 * Self.ms, last: 154 * Self.ms, count: 1)
-        #expect(p.readAgain(heldDue: 161 * Self.ms, coalesce: Self.window, deadline: nil) == 158 * Self.ms)
+        #expect(p.readAgain(heldDue: 161 * Self.ms, coalesce: Self.window, deadline: nil) == 158 * Self.ms + Self.ms / 2)
     }
 }

@@ -79,15 +79,14 @@ public final class ActionRunnerService: EventLoopOwner {
         return list.isEmpty ? "none" : list.map(String.init).joined(separator: ",")
     }
 
-    var hasPendingWork: Bool { false }
-
     /// The runner reads no touch device (it registers none with its loop).
     func deviceReady(_: UInt32, fd _: Int32, _: inout FrameState) {}
 
-    func afterTurn(_: inout FrameState) {
+    func afterTurn(_: inout FrameState) -> Int32 {
         for (owner, message) in outbox where connections.contains(owner) { send(message, to: owner) }
         outbox.removeAll(keepingCapacity: true)
         if servesOne && connections.isEmpty && supervisor.running.isEmpty { loop.stop() }
+        return -1
     }
 
     private func signals() {
