@@ -66,9 +66,10 @@ struct Fanout: ~Copyable {
     /// The newest input time this turn (monotonic ns), set as lines from input are queued: the
     /// clock continuous updates are held against, read without a system call.
     var inputNow: Int64?
-    /// Some subscriber has continuous updates held after the last `flush`, against this time
-    /// (monotonic ns, at or before the flush: the loop's wait for their release counts from it).
+    /// Some subscriber has continuous updates held after the last `flush`.
     var holding = false
+    /// A time known to have passed at that flush (monotonic ns: its input's, or the newest frame
+    /// read): the loop's wait for the held lines' release counts from it.
     var heldAt: Int64 = 0
     /// The input time of the last `flush`'s turn, nil without input (for `pacingBound()`).
     var flushedInput: Int64?

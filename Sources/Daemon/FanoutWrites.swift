@@ -17,6 +17,9 @@ extension Fanout {
         // A turn with input after a pause: the pause's end is a later bound of the time than
         // the frames' (the next turn's pause comes from this flush).
         var now = inputNow.map { max($0, pacedUntil ?? $0) } ?? turnClock
+        // A held write the pause was for comes up to half a frame period past its due time
+        // (`InputPacing.readAgain`, for the frame of that time to be in).
+        let lateness = pacedUntil == nil ? 0 : pacing.period / 2
         flushedInput = inputNow
         (inputNow, pacedUntil) = (nil, nil)
         holding = false
@@ -33,7 +36,10 @@ extension Fanout {
                     due = min(due, subscribers[s].lastWriteAt + hold)
                     continue
                 }
-                subscribers[s].lastWriteAt = t
+                // Its window counts from its due time when it was written that late, not from
+                // the write: the client's window is its own whatever the reads' rhythm.
+                let wasDue = subscribers[s].lastWriteAt + hold
+                subscribers[s].lastWriteAt = t >= wasDue && t - wasDue <= lateness ? wasDue : t
             }
             write(s)
         }
@@ -41,7 +47,9 @@ extension Fanout {
         // would, mid-turn, next time).
         if turnLines.bytes.count > Self.scratchLimit { emptyLines() }
         guard holding, let now else { return nil }
-        heldAt = now
+        // The latest time known to have passed: the newest frame read, if later than the input
+        // time the lines were held against.
+        heldAt = max(now, pacing.lastFrame)
         return due
     }
 

@@ -9,10 +9,10 @@
 /// the coalescing window (500 Hz and up at the default 8 ms), the daemon leaves it unread for up
 /// to `framesPerRead` frame periods after a turn, then reads what the kernel buffered in one go.
 /// Never past a held client's due write, never up to an engine deadline (the frames before it
-/// are read first), and never more frames than half of what evdev buffers for a worst-case
-/// packet (EVDEV_BUF_PACKETS is 8), so nothing is dropped. A line or an action is then at most
-/// `framesPerRead` and a half frame periods later (4.5 ms at 1 kHz, 9 ms at 500 Hz) on such a
-/// panel; never
+/// are read first), and four frames a read (five if the loop wakes over half a period late): at
+/// most half of what evdev buffers for a worst-case packet (EVDEV_BUF_PACKETS is 8), so nothing
+/// is dropped. A line or an action is then at most `framesPerRead` and a half frame periods later
+/// (4.5 ms at 1 kHz, 9 ms at 500 Hz) on such a panel; never
 /// later on a panel slower than 500 Hz (whatever `coalesce_ms`), with a client that takes every
 /// frame (`coalesce_ms` 0, or `[daemon] coalesce_ms = 0`), in pass-through or with a region that
 /// emulates the pointer (the compositor reads each frame as it comes). Pure: the daemon tells it
@@ -67,13 +67,15 @@ struct InputPacing {
     /// next deadline.
     func readAgain(heldDue: Int64?, coalesce: Int64, deadline: Int64?) -> Int64? {
         guard mayPace(within: coalesce) else { return nil }
+        // Half a period past the fourth frame, or the held write's due time: the frame of that
+        // time is in by then, the next is not. Woken at its very time, the loop raced its
+        // writer (the kernel stamps a frame a little after its time, and the sleep ends a little
+        // after its own), read a frame fewer, and woke once more for it: 0.28 wake-ups a frame
+        // at 1 kHz where 0.25 would do; with a held client, the reads fell out of step with its
+        // writes, and one in two windows took a read more. The write's window still counts
+        // from its due time (`Fanout.flush`).
         var until = lastFrame + period * Self.framesPerRead
         if let heldDue { until = min(until, heldDue) }
-        // Half a period past the frame (or the write) waited for: that frame is in by then, not
-        // the next. Woken at its very time, the loop raced its writer (the kernel stamps a frame
-        // a little after its time, and the sleep ends a little after its own), read a frame
-        // fewer, and woke once more for it: 0.28 wake-ups a frame at 1 kHz where 0.25 would do,
-        // and with a held client, a wake-up just short of the write's due time and one more.
         until += period / 2
         if let deadline { until = min(until, deadline - period) }
         // Less than two more frames: not worth a pause.

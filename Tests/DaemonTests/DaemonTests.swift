@@ -115,7 +115,7 @@ func offlineLines(_ path: String, config: Configuration = .standard) throws -> [
         #expect(many?["message"]?.string?.contains("16 strokes at most") == true, "\(String(describing: many))")
         #expect(other.call(strokes(16, shape: "circle"))?["ok"] == .bool(true))
         #expect(other.call(#"{"op":"clear_regions","id":10}"#)?["ok"] == .bool(true))
-        close(owner.fd)
+        owner.hangUp()
         var gone = false
         for _ in 0..<50 where !gone {
             if case .array(let r)? = other.call(#"{"op":"get_config","id":2}"#)?["regions"] {

@@ -205,7 +205,7 @@ struct HarnessError: Error, CustomStringConvertible {
 
 /// A client on the daemon's socket, reading lines with a timeout.
 final class TestClient {
-    let fd: Int32
+    private(set) var fd: Int32
     private var buffer: [UInt8] = []
     private(set) var closed = false
 
@@ -214,7 +214,15 @@ final class TestClient {
         guard cl_connect_unix(fd, path) == 0 else { throw HarnessError("connect \(path): \(String(cString: strerror(errno)))") }
     }
 
-    deinit { close(fd) }
+    deinit { if fd >= 0 { close(fd) } }
+
+    /// Closes the connection now (the daemon sees it go). Once only: closed again at deinit, the
+    /// number could by then be another test's descriptor (tests run side by side in one process),
+    /// whose reads would then block for good.
+    func hangUp() {
+        close(fd)
+        (fd, closed) = (-1, true)
+    }
 
     func send(_ text: String) { sendBytes(Array((text + "\n").utf8)) }
 

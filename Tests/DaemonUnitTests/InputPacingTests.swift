@@ -22,7 +22,7 @@ import Testing
         #expect(p.readAgain(heldDue: 106 * Self.ms, coalesce: Self.window, deadline: nil) == 104 * Self.ms + Self.ms / 2)
     }
 
-    @Test func neverPastTheHeldWrite_norUpToADeadline() {
+    @Test func atTheHeldWrite_norUpToADeadline() {
         let p = atOneKilohertz()
         // The held client's write is due at 103 ms: read then (and half a period, for the frame
         // of 103 ms to be in).
