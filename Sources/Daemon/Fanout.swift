@@ -80,6 +80,9 @@ struct Fanout: ~Copyable {
     /// window is kept in the input's time, for which this stands in: a write after one whose
     /// frames were read late (a loaded machine) may come that lag early.
     var pacedUntil: Int64?
+    /// How far past a held write's due time the pause before this turn may have ended (half
+    /// the panel's frame period when it was taken: `InputPacing.readAgain`).
+    var pauseLateness: Int64 = 0
 
     init(coalesceNs: Int64, outputBufferBytes: Int) {
         self.coalesceNs = coalesceNs

@@ -9,8 +9,8 @@ extension Fanout {
     /// 1 kHz panel costs it and the daemon one write and one wake-up per 8 ms, not per frame. Any
     /// other line (a gesture beginning or ending, a tap, a reply) goes out in its turn with
     /// everything before it, in order; nothing is dropped or merged. Returns when held lines are
-    /// due (the loop's wait ends then, if no input comes first), and `heldAt` is the time they
-    /// were held against. The time is the input's (or the end of the pause before it, if later),
+    /// due (the loop's wait ends then, if no input comes first; `heldAt`, a time known to have
+    /// passed, is what it counts from). The time is the input's (or the end of the pause before it, if later),
     /// else `turnClock` (the turn's, when the loop read it), else the clock read here, only when
     /// a held line needs it.
     mutating func flush(turnClock: Int64?) -> Int64? {
@@ -18,8 +18,8 @@ extension Fanout {
         // the frames' (the next turn's pause comes from this flush).
         var now = inputNow.map { max($0, pacedUntil ?? $0) } ?? turnClock
         // A held write the pause was for comes up to half a frame period past its due time
-        // (`InputPacing.readAgain`, for the frame of that time to be in).
-        let lateness = pacedUntil == nil ? 0 : pacing.period / 2
+        // (`InputPacing.readAgain`, for the frame of that time to be in): the pause ended then.
+        let paused = pacedUntil
         flushedInput = inputNow
         (inputNow, pacedUntil) = (nil, nil)
         holding = false
@@ -29,17 +29,18 @@ extension Fanout {
             if hold > 0 {
                 let t = now ?? monotonicNanoseconds()
                 now = t
-                if !subscribers[s].urgent && t - subscribers[s].lastWriteAt < hold {
+                let wasDue = subscribers[s].lastWriteAt + hold
+                if t < wasDue && !subscribers[s].urgent {
                     // Held past the turn: its lines leave the turn's buffer.
                     subscribers[s].settle(turnLines.bytes)
                     holding = true
-                    due = min(due, subscribers[s].lastWriteAt + hold)
+                    due = min(due, wasDue)
                     continue
                 }
-                // Its window counts from its due time when it was written that late, not from
-                // the write: the client's window is its own whatever the reads' rhythm.
-                let wasDue = subscribers[s].lastWriteAt + hold
-                subscribers[s].lastWriteAt = t >= wasDue && t - wasDue <= lateness ? wasDue : t
+                // Written after the pause that was for it, its window counts from its due time,
+                // not from the write: the client's window is its own whatever the reads' rhythm.
+                let pausedFor = (paused ?? .min) >= wasDue && t - wasDue <= pauseLateness
+                subscribers[s].lastWriteAt = pausedFor ? wasDue : t
             }
             write(s)
         }
@@ -57,7 +58,11 @@ extension Fanout {
     /// the panels next (`readAgain`), and whether `notices` has something for the server.
     mutating func endTurn(turnClock: Int64?, deadline: Int64?) -> (holdingDue: Int64?, readAgain: Int64?, notices: Bool) {
         let due = flush(turnClock: turnClock)
-        return (due, readAgain(deadline: deadline), !notices.isEmpty)
+        let again = readAgain(deadline: deadline)
+        // How far past a held write's due time that pause may end (the panel's half period then:
+        // a period measured later, over a rest, could be any length).
+        pauseLateness = pacing.period / 2
+        return (due, again, !notices.isEmpty)
     }
 
     /// What bounds the input pacing (`InputPacing`) after the last `flush`.

@@ -90,17 +90,20 @@ import TestSupport
         let grown = d.rssKB() - rssBefore
         #expect(grown < 2_000, "RSS grew by \(grown) kB for a client that never reads its replies")
         #expect(other.call(#"{"op":"stats","id":2}"#)?["clients_dropped_slow"] == .number(0))
+        // Its fd, which the writer used, is closed only now (at its deinit), after the writer.
+        withExtendedLifetime(c) {}
     }
 
     @Test func writerThatNeverStops_leavesGestureLinesFlowingToOthers() throws {
         let d = try DaemonUnderTest(["--replay", Root.tour, "--loop", "--speed", "4", "--wait-for-clients", "2"])
         let control = try TestClient(d.socket)
         let flooder = try TestClient(d.socket)
-        let stop = ManagedAtomicFlag()
+        let stop = ManagedAtomicFlag(), writerDone = ManagedAtomicFlag(), readerDone = ManagedAtomicFlag()
         let fd = flooder.fd
         // Valid, useless requests as fast as the socket takes them, from one thread; the replies
         // read and dropped by another, so the daemon always finds more to read.
         let writer = Thread {
+            defer { writerDone.set() }
             var batch: [UInt8] = []
             // Blank lines (ignored, no reply, so the flooder never counts as slow) and a ping.
             for _ in 0..<2000 { batch += Array("    \n".utf8) }
@@ -110,6 +113,7 @@ import TestSupport
             }
         }
         let reader = Thread {
+            defer { readerDone.set() }
             var chunk = [UInt8](repeating: 0, count: 65536)
             while !stop.isSet && chunk.withUnsafeMutableBytes({ recv(fd, $0.baseAddress, $0.count, 0) }) > 0 {}
         }
@@ -123,6 +127,11 @@ import TestSupport
             if line.contains(#""type":"gesture""#) { gestures += 1 }
         }
         stop.set()
+        // Both threads end before the flooder's fd is closed (at its deinit): a number closed
+        // under them could be another test's by their next call. The shutdown ends a call under way.
+        shutdown(fd, Int32(SHUT_RDWR))
+        #expect(eventually(within: 10) { writerDone.isSet && readerDone.isSet })
+        withExtendedLifetime(flooder) {}
         // The tour at 4x gives dozens of gesture lines in 4 s; starved, the control got none.
         #expect(gestures >= 10, "the control client got \(gestures) gesture lines while another client flooded")
     }

@@ -15,7 +15,10 @@ import TouchFrames
         func ev(_ us: Int64, _ type: UInt16, _ code: UInt16, _ value: Int32) {
             events.append(InputEvent(time: Timestamp(nanoseconds: us * 1_000), type: type, code: code, value: value))
         }
-        var t: Int64 = 100_000
+        // An empty frame, then the pan a second later: the client's `subscribe` is served by
+        // then (the replay starts as it connects).
+        ev(0, Evdev.EV_SYN, Evdev.SYN_REPORT, 0)
+        var t: Int64 = 1_000_000
         ev(t, Evdev.EV_ABS, Evdev.ABS_MT_SLOT, 0)
         ev(t, Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, 1)
         ev(t, Evdev.EV_ABS, Evdev.ABS_MT_POSITION_X, 500)

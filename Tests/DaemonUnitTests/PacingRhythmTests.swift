@@ -65,4 +65,28 @@ import Testing
         #expect(!gaps.isEmpty && gaps.allSatisfy { $0 >= 10 * Self.ms && $0 < 10 * Self.ms + Self.ms / 4 }, "gaps (ns): \(gaps)")
         #expect(wakeups <= 130, "wake-ups for 400 frames: \(wakeups)")
     }
+
+    /// A pause that was not for the write anchors nothing: a finger that rested past the pause
+    /// and moves again is written, and its next window counts from that write (with the half
+    /// period of a period measured over the rest, a write came again a frame later).
+    @Test func aWriteAfterARest_startsItsWindowAtTheWrite() {
+        var f = Fanout(coalesceNs: 8 * Self.ms, outputBufferBytes: 1 << 16)
+        let (w, peer) = FanoutTests.pair()
+        defer { [w, peer].forEach { close($0) } }
+        let s = f.open(.socket(fd: w))
+        func frame(_ t: Int64, _ line: String, continuous: Bool = true) {
+            Array((line + "\n").utf8).withUnsafeBufferPointer { f.enqueue($0, to: s, since: t * Self.ms, continuous: continuous) }
+            f.inputNow = t * Self.ms
+            f.pacing.frames(first: t * Self.ms, last: t * Self.ms, count: 1)
+            _ = f.endTurn(turnClock: nil, deadline: nil)
+        }
+        for t in Int64(0)...2 { frame(t, "c\(t)") }
+        frame(3, "recognized", continuous: false)  // written at 3 ms with what was held
+        f.pacedUntil = 7 * Self.ms + Self.ms / 2  // the pause after it, then a rest: no frame
+        #expect(FanoutTests.read(peer) == "c0\nc1\nc2\nrecognized\n")
+        frame(19, "c19")
+        #expect(FanoutTests.read(peer) == "c19\n")
+        frame(20, "c20")
+        #expect(FanoutTests.read(peer) == "", "written again 1 ms after the last write, in an 8 ms window")
+    }
 }
