@@ -97,6 +97,12 @@ import Testing
             _ = read(a, &byte, 1)
             state.fanout.writes += 1
         }
+        // A guard 5 s on: a wait left without end would be ended by it (and the test fail),
+        // not hang.
+        let guardTimer = try DeadlineTimer()
+        _ = guardTimer.arm(at: monotonicNanoseconds() + 5_000_000_000)
+        let record = rig.record
+        try rig.loop.add(guardTimer.fd) { _, _ in record.events.append("the guard fired") }
         let started = monotonicNanoseconds()
         _ = rig.run(turns: 3, nextWait: 5)
         #expect(rig.record.events == ["turn end: 1", "turn end: 1", "turn end: 1"])
