@@ -10,9 +10,9 @@ extension Fanout {
     /// other line (a gesture beginning or ending, a tap, a reply) goes out in its turn with
     /// everything before it, in order; nothing is dropped or merged. Returns when held lines are
     /// due (the loop's wait ends then, if no input comes first; `heldAt`, a time known to have
-    /// passed, is what it counts from). The time is the input's (or the end of the pause before it, if later),
-    /// else `turnClock` (the turn's, when the loop read it), else the clock read here, only when
-    /// a held line needs it.
+    /// passed, is what it counts from). The time is the input's (or the end of the pause before
+    /// it, if later), else `turnClock` (the turn's, when the loop read it), else the clock read
+    /// here, only when a held line needs it.
     mutating func flush(turnClock: Int64?) -> Int64? {
         // A turn with input after a pause: the pause's end is a later bound of the time than
         // the frames' (the next turn's pause comes from this flush).

@@ -8,12 +8,12 @@
 /// a millisecond). So when the panel sends frames at least `framesPerRead` times faster than
 /// the coalescing window (500 Hz and up at the default 8 ms), the daemon leaves it unread for up
 /// to `framesPerRead` frame periods after a turn, then reads what the kernel buffered in one go.
-/// Never past a held client's due write, never up to an engine deadline (the frames before it
-/// are read first), and four frames a read (five if the loop wakes over half a period late): at
-/// most half of what evdev buffers for a worst-case packet (EVDEV_BUF_PACKETS is 8), so nothing
-/// is dropped. A line or an action is then at most `framesPerRead` and a half frame periods later
-/// (4.5 ms at 1 kHz, 9 ms at 500 Hz) on such a panel; never
-/// later on a panel slower than 500 Hz (whatever `coalesce_ms`), with a client that takes every
+/// Never more than half a period past a held client's due write, never up to an engine deadline
+/// (the frames before it are read first), and four frames a read (five if the loop wakes over
+/// half a period late): at most half of what evdev buffers for a worst-case packet
+/// (EVDEV_BUF_PACKETS is 8), so nothing is dropped. A line or an action is then at most
+/// `framesPerRead` and a half frame periods later (4.5 ms at 1 kHz, 9 ms at 500 Hz) on such a
+/// panel; never later on a panel slower than 500 Hz (whatever `coalesce_ms`), with a client that takes every
 /// frame (`coalesce_ms` 0, or `[daemon] coalesce_ms = 0`), in pass-through or with a region that
 /// emulates the pointer (the compositor reads each frame as it comes). Pure: the daemon tells it
 /// the frames and asks it after each turn.
