@@ -32,6 +32,10 @@ public struct MirrorReplay: ~Copyable {
         state.devices.add(RouteDevice(id: 1, source: RecordedSource(d, node: path), pipeline: pipeline, health: health, mirror: mirror))
     }
 
+    /// What is wrong with the panel's dead zones at its size, as the daemon logs it when the
+    /// panel opens (`ContactFilterSettings.deadZoneProblem`).
+    public var deadZoneProblem: String? { state.devices.all[0].pipeline.decoder.deadZoneProblem }
+
     /// The recording, a read a frame at its time, each deadline due before it fired at its own;
     /// then the deadlines left. Contacts still down at the end are lifted (`eventsLiftedAtEnd`).
     public mutating func play(_ events: [InputEvent]) {

@@ -37,7 +37,7 @@ public struct PanelAdvice: Sendable {
                 notes.append("with this much noise a resting finger's first position may be a millimetre off: widen the gestures' slops in [thresholds] (tap_slop, pan_slop, long_press_tolerance = 4, as examples/noisy-panel.toml does)")
             }
         } else {
-            notes.append("no resting noise measured: no finger rested still for 0.5 s (rest one on the glass for 3 s)")
+            notes.append("no resting noise measured: no finger rested still for eight reports in a row (rest one on the glass for 3 s)")
         }
         if let longest = d.chatters.map(\.gapSeconds).max() {
             // The longest gap seen plus a report interval, in 5 ms steps, within the key's range.
@@ -53,13 +53,7 @@ public struct PanelAdvice: Sendable {
                 filters.append(("chatter_distance", Self.fmt(min(20, reach), 0), "a bounce lands within \(Self.fmt(min(20, reach), 0)) mm on a panel this noisy"))
             }
         }
-        if let longest = d.ghosts.max() {
-            // Above two report intervals: a slow panel's one-frame blink is then no bounce.
-            let two = 2 / (d.reportRateHz ?? 60) + 0.01  // and room for a late report
-            let under = min(0.1, max(min(PanelDiagnosis.ghostMaxDuration + 0.01, max(0.005, Self.stepUp(longest + 0.005))), Self.stepUp(two)))
-            notes.append("\(d.ghosts.count) ghost contact(s) shorter than \(Self.ms(PanelDiagnosis.ghostMaxDuration)) (the longest \(Self.ms(longest))): taps nobody made")
-            filters.append(("ghost_under", Self.fmt(under, 3), "\(d.ghosts.count) ghost(s), the longest \(Self.ms(longest))"))
-        }
+        if let longest = d.ghosts.max() { ghostAdvice(d, longest: longest) }
         stuckNotes(d, quiet: (d.noiseMM ?? 0) <= max(fuzz, PanelDiagnosis.stuckDistance / 2.5))
         // Phantoms on the panel (one past its axes is no place for a zone), the most frequent
         // first, as many as a panel's dead zones may be.
@@ -67,9 +61,19 @@ public struct PanelAdvice: Sendable {
         for p in d.phantoms {
             notes.append("a phantom touch every \(Self.fmt(p.periodSeconds, 3)) s at (\(Self.fmt(p.xMM, 1)), \(Self.fmt(p.yMM, 1))) mm, \(p.count) times")
         }
-        let zones = placed.sorted { $0.count > $1.count }.prefix(Self.mostDeadZones).map { p in
-            "[\(Self.fmt(min(3990, max(0, p.xMM - 5)), 1)), \(Self.fmt(min(3990, max(0, p.yMM - 5)), 1)), 10, 10]"
+        // A 10 mm square about each (as printed, to 0.1 mm), none the configuration would refuse:
+        // together they must leave some of a small panel uncovered.
+        var fitting: [ContactFilterSettings.DeadZone] = []
+        for p in placed.sorted(by: { $0.count > $1.count }) where fitting.count < Self.mostDeadZones {
+            let x = (min(3990, max(0, p.xMM - 5)) * 10).rounded() / 10, y = (min(3990, max(0, p.yMM - 5)) * 10).rounded() / 10
+            let zone = ContactFilterSettings.DeadZone(x: x, y: y, width: 10, height: 10)
+            guard ContactFilterSettings.deadZoneProblem(fitting + [zone], width: t.sizeMM.width, height: t.sizeMM.height) == nil else {
+                notes.append("no dead zone suggested for the phantom at (\(Self.fmt(p.xMM, 1)), \(Self.fmt(p.yMM, 1))) mm: with it the zones would cover this whole panel")
+                continue
+            }
+            fitting.append(zone)
         }
+        let zones = fitting.map { "[\(Self.fmt($0.x, 1)), \(Self.fmt($0.y, 1)), 10, 10]" }
         if !zones.isEmpty {
             filters.append(("dead_zones", "[" + zones.joined(separator: ", ") + "]", "where the phantom lands (no real touch there is seen either)"))
         }
@@ -79,6 +83,25 @@ public struct PanelAdvice: Sendable {
         if d.outOfRange { notes.append("the panel reported positions outside its axes' range: calibrate it (touchgesturectl calibrate)") }
         if t.dropped > 0 { notes.append("\(t.dropped) SYN_DROPPED: events were lost (the reader fell behind)") }
     }
+
+    /// `ghost_under` past the longest ghost seen. With `chatter_window` too, above two report
+    /// intervals and room for a late one (a slow panel's one-frame blink is then no bounce),
+    /// but never past `quickestTap`: a deliberate tap that short would be lost (at 30 Hz, two
+    /// reports are 67 ms); there the note says what is left.
+    private mutating func ghostAdvice(_ d: PanelDiagnosis, longest: Double) {
+        let seen = min(PanelDiagnosis.ghostMaxDuration + 0.01, max(0.005, Self.stepUp(longest + 0.005)))
+        let two = Self.stepUp(2 / (d.reportRateHz ?? 60) + 0.01)
+        let chatter = filters.contains { $0.key == "chatter_window" }
+        let under = chatter ? max(seen, min(two, Self.quickestTap)) : seen
+        notes.append("\(d.ghosts.count) ghost contact(s) shorter than \(Self.ms(PanelDiagnosis.ghostMaxDuration)) (the longest \(Self.ms(longest))): taps nobody made")
+        filters.append(("ghost_under", Self.fmt(under, 3), "\(d.ghosts.count) ghost(s), the longest \(Self.ms(longest))"))
+        if chatter && two > under {
+            notes.append("ghost_under stays at \(Self.ms(under)), under a quick tap: at \(Self.fmt(d.reportRateHz ?? 60, 0)) Hz two reports take \(Self.ms(two)), so a ghost that blinks twice within chatter_window may count as a touch; ghost_under = \(Self.fmt(two, 3)) stops that, and loses every tap shorter than \(Self.ms(two))")
+        }
+    }
+
+    /// A deliberate quick tap (s): `ghost_under` is never suggested past it.
+    static let quickestTap = 0.05
 
     private mutating func sizeNotes(_ t: PanelTracks) {
         let (w, h) = t.sizeMM

@@ -44,9 +44,9 @@ public struct PanelDiagnosis: Sendable {
         touches = t.tracks.count
         fuzzMM = (Double(t.x.fuzz) * t.mmPerUnit.x + Double(t.y.fuzz) * t.mmPerUnit.y) / 2
         reportRateHz = Self.reportRate(t.movingReports)
-        measureNoise(t)
+        let stuckTracks = findStuck(t)
+        measureNoise(t, leavingOut: stuckTracks)
         findChatterAndGhosts(t)
-        findStuck(t)
         phantoms = Self.phantoms(t, reportInterval: reportRateHz.map { 1 / $0 } ?? 0.05)
         measureRange(t)
     }
@@ -114,30 +114,47 @@ public struct PanelDiagnosis: Sendable {
         return total / Double(intervals)
     }
 
-    /// Each track cut into 300 ms stretches (not its first and last 100 ms: a finger landing and
-    /// lifting moves); a stretch is a rest when its straight-line trend is slower than 20 mm/s on
-    /// both axes and the spread about it under 4 mm. The noise is the spread about each rest's
-    /// trend (a slow drift is no noise), pooled.
-    mutating func measureNoise(_ t: PanelTracks) {
-        var sum = (x: 0.0, y: 0.0), degrees = 0
-        for track in t.tracks {
+    /// Each track cut into stretches of 300 ms, or of nine of its reports where those take longer
+    /// (a 20 Hz panel's 300 ms holds six), not its first and last 100 ms (a finger landing and
+    /// lifting moves); a stretch of eight reports or more is a rest when its straight-line trend
+    /// is slower than 20 mm/s on both axes and the spread about it under 4 mm. The noise is the
+    /// spread about each rest's trend (a slow drift is no noise), pooled. The tracks in
+    /// `stuckTracks` (`findStuck`: a contact that flickers by a unit for seconds is no finger)
+    /// count only when no other track rested.
+    mutating func measureNoise(_ t: PanelTracks, leavingOut stuckTracks: Set<Int>) {
+        var rests = Self.rests(t, tracks: t.tracks.indices.filter { !stuckTracks.contains($0) })
+        if rests.degrees == 0 { rests = Self.rests(t, tracks: stuckTracks.sorted()) }
+        guard rests.degrees > 0 else { return }
+        restSeconds = rests.seconds
+        let (sx, sy) = ((rests.x / Double(rests.degrees)).squareRoot(), (rests.y / Double(rests.degrees)).squareRoot())
+        (noiseXMM, noiseYMM, noiseMM) = (sx, sy, ((sx * sx + sy * sy) / 2).squareRoot())
+    }
+
+    /// The rests of `tracks` (`measureNoise`): their summed squared deviations on each axis,
+    /// degrees of freedom and seconds.
+    static func rests(_ t: PanelTracks, tracks: [Int]) -> (x: Double, y: Double, degrees: Int, seconds: Double) {
+        var sums = (x: 0.0, y: 0.0, degrees: 0, seconds: 0.0)
+        for k in tracks {
+            let track = t.tracks[k]
             let inner = track.samples.filter { $0.time >= track.landed + 100_000_000 && $0.time <= track.lifted - 100_000_000 }
+            // Nine of its reports at the track's typical spacing (a resting finger's noise above
+            // the fuzz sends every report), at least 300 ms, at most 1.5 s.
+            let gaps = zip(inner.dropFirst(), inner).map { $0.time - $1.time }.sorted()
+            let window = gaps.isEmpty ? restWindow : min(1_500_000_000, max(restWindow, 9 * gaps[gaps.count / 2]))
             var i = 0
             while i < inner.count {
                 var j = i
-                while j < inner.count && inner[j].time - inner[i].time < Self.restWindow { j += 1 }
-                let window = inner[i..<j].map { (t: Double($0.time - inner[i].time) / Self.ns, p: t.millimeters($0.x, $0.y)) }
+                while j < inner.count && inner[j].time - inner[i].time < window { j += 1 }
+                let stretch = inner[i..<j].map { (t: Double($0.time - inner[i].time) / ns, p: t.millimeters($0.x, $0.y)) }
                 i = j
-                guard window.count >= 8, let spread = Self.restSpread(window) else { continue }
-                sum.x += spread.x
-                sum.y += spread.y
-                degrees += window.count - 2
-                restSeconds += Double(Self.restWindow) / Self.ns
+                guard stretch.count >= 8, let spread = restSpread(stretch) else { continue }
+                sums.x += spread.x
+                sums.y += spread.y
+                sums.degrees += stretch.count - 2
+                sums.seconds += Double(window) / ns
             }
         }
-        guard degrees > 0 else { return }
-        let (sx, sy) = ((sum.x / Double(degrees)).squareRoot(), (sum.y / Double(degrees)).squareRoot())
-        (noiseXMM, noiseYMM, noiseMM) = (sx, sy, ((sx * sx + sy * sy) / 2).squareRoot())
+        return sums
     }
 
     /// A stretch's sums of squared deviations from its least-squares line on each axis, when it
@@ -180,10 +197,12 @@ public struct PanelDiagnosis: Sendable {
 
     /// Contacts still (never past `stuckDistance` from where they came to rest: a stuck contact
     /// flickers by a unit or two, or is silent) for `stuckSilence` or longer, the filter's rule.
-    mutating func findStuck(_ t: PanelTracks) {
+    /// Returns their tracks.
+    mutating func findStuck(_ t: PanelTracks) -> Set<Int> {
         // As the filter: at least two units (a coarse panel's unit may be half a millimetre).
         let limit = max(Self.stuckDistance, 2 * max(t.mmPerUnit.x, t.mmPerUnit.y))
-        for track in t.tracks {
+        var found = Set<Int>()
+        for (k, track) in t.tracks.enumerated() {
             guard var rest = track.samples.first else { continue }
             var longest: Int64 = 0, since = track.landed, place = rest
             for s in track.samples {
@@ -196,14 +215,19 @@ public struct PanelDiagnosis: Sendable {
             guard Double(longest) / Self.ns >= Self.stuckSilence else { continue }
             let mm = t.millimeters(place.x, place.y)
             stuck.append(Stuck(silentSeconds: Double(longest) / Self.ns, xMM: mm.x, yMM: mm.y))
+            found.insert(k)
         }
+        return found
     }
 
-    /// Short touches (under half a second) whose landings fall within 5 mm of each other at least
-    /// three times, at a device's timer: every interval within 5 % of their median (and one and
-    /// a half report intervals, `reportInterval` s: a landing is seen at the next report), which
-    /// is 2 s or more. A person tapping one spot in a steady rhythm, as the doctor asks, taps
-    /// faster, and less evenly (a dead zone suggested under their finger is the worst advice).
+    /// Short, still touches (under half a second, never 5 mm from where they landed) whose
+    /// landings fall within 5 mm of each other at least three times, at a device's timer: each
+    /// landing one period after the last, within 5 % of it (and one and a half report intervals,
+    /// `reportInterval` s: a landing is seen at the next report), the period 2 s or more. Other
+    /// touches at that place (a user's tap beside the phantom) are passed over, in half the
+    /// periods at most. A person tapping
+    /// one spot in a steady rhythm, as the doctor asks, taps faster, and less evenly (a dead zone
+    /// suggested under their finger is the worst advice); a swipe moves.
     static func phantoms(_ t: PanelTracks, reportInterval: Double) -> [Phantom] {
         // Clusters found through a grid of 5 mm cells (a landing looks in its cell and the eight
         // around it), so a long recording is not compared touch by touch.
@@ -213,6 +237,11 @@ public struct PanelDiagnosis: Sendable {
         for track in t.tracks.sorted(by: { $0.landed < $1.landed }) where !track.stillDown && track.duration < 500_000_000 {
             guard let s = track.samples.first else { continue }
             let p = t.millimeters(s.x, s.y)
+            let still = track.samples.allSatisfy {
+                let q = t.millimeters($0.x, $0.y)
+                return (q.x - p.x) * (q.x - p.x) + (q.y - p.y) * (q.y - p.y) <= 25
+            }
+            guard still else { continue }
             let (cx, cy) = cell(p.x, p.y)
             var found: Int?
             search: for gx in (cx - 1)...(cx + 1) {
@@ -231,12 +260,56 @@ public struct PanelDiagnosis: Sendable {
             }
         }
         return clusters.compactMap { c in
-            guard c.times.count >= 3 else { return nil }
-            let gaps = zip(c.times.dropFirst(), c.times).map { Double($0 - $1) / ns }.sorted()
-            let median = gaps[gaps.count / 2]
-            guard median + 1.5 * reportInterval >= 2, gaps.allSatisfy({ abs($0 - median) <= 0.05 * median + 1.5 * reportInterval }) else { return nil }
-            return Phantom(xMM: c.x, yMM: c.y, periodSeconds: median, count: c.times.count)
+            guard let chain = periodicChain(c.times, reportInterval: reportInterval) else { return nil }
+            let gaps = zip(chain.dropFirst(), chain).map { Double($0 - $1) / ns }.sorted()
+            return Phantom(xMM: c.x, yMM: c.y, periodSeconds: gaps[gaps.count / 2], count: chain.count)
         }
+    }
+
+    /// The longest run of `times` (ascending, ns) one period apart each (`phantoms`), three at
+    /// least; nil if there is none. Each pair of landings 2 s or more apart is tried as a run's
+    /// first period, the run carried on from each landing to the one nearest a period later.
+    /// (The landings at one place in a doctor's session: a few hundred at most, tried at most 1,000.)
+    static func periodicChain(_ all: [Int64], reportInterval: Double) -> [Int64]? {
+        let times = Array(all.prefix(1_000))
+        guard times.count >= 3 else { return nil }
+        let slack = 1.5 * reportInterval
+        var best: [Int64] = []
+        for i in times.indices {
+            for j in (i + 1)..<times.count {
+                let period = Double(times[j] - times[i]) / ns
+                guard period + slack >= 2 else { continue }
+                // A run as long as the best one cannot start later than this.
+                guard times.count - i > best.count else { return best.count >= 3 ? best : nil }
+                var chain = [times[i], times[j]]
+                let tolerance = 0.05 * period + slack
+                while let next = nearest(times, to: Double(chain[chain.count - 1]) / ns + period, within: tolerance) {
+                    chain.append(next)
+                }
+                // Passed over: a stray tap in half the periods at most. More is a faster rhythm
+                // (a person tapping every second is a run every other tap).
+                let between = times.filter { $0 > chain[0] && $0 < chain[chain.count - 1] }.count - (chain.count - 2)
+                if chain.count > best.count && 2 * between <= chain.count - 1 { best = chain }
+            }
+        }
+        return best.count >= 3 ? best : nil
+    }
+
+    /// The time in `times` (ascending, ns) nearest `t` (s), if one lies within `tolerance` s of it.
+    static func nearest(_ times: [Int64], to t: Double, within tolerance: Double) -> Int64? {
+        var (low, high) = (0, times.count)
+        let from = Int64((t - tolerance) * ns)
+        while low < high {
+            let mid = (low + high) / 2
+            if times[mid] < from { low = mid + 1 } else { high = mid }
+        }
+        var found: Int64?
+        var k = low
+        while k < times.count && Double(times[k]) / ns <= t + tolerance {
+            if found.map({ abs(Double(times[k]) / ns - t) < abs(Double($0) / ns - t) }) ?? true { found = times[k] }
+            k += 1
+        }
+        return found
     }
 
     mutating func measureRange(_ t: PanelTracks) {

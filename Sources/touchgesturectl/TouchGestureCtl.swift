@@ -126,7 +126,7 @@ struct Replay: ParsableCommand {
     func run() throws {
         let log = makeLogger(verbose: verbose)
         let configuration = try loadConfiguration(config)
-        if let mirror { return try replayMirror(configuration, to: mirror) }
+        if let mirror { return try replayMirror(configuration, to: mirror, log: log) }
         for path in recordings {
             let (recording, description) = try loadRecording(path, device: device)
             var pipeline: DevicePipeline
@@ -136,6 +136,8 @@ struct Replay: ParsableCommand {
             } catch {
                 throw fail("\(path): \(error)")
             }
+            // As the daemon logs it when such a panel opens: its size is known only now.
+            if let problem = pipeline.decoder.deadZoneProblem { log.notice("\(path): \(problem)") }
             var out = PipelineOutput(wants: .init(gestureLines: !pretty || actions, transitions: verbose, pointerLines: !pretty && !actions))
             var cooldowns = ActionCooldowns()
             var actionLines = JSONLineWriter()
@@ -174,7 +176,7 @@ struct Replay: ParsableCommand {
 
 extension Replay {
     /// `--mirror`: the daemon's own route on the recording, the virtual touchscreen's writes kept.
-    func replayMirror(_ configuration: Configuration, to file: String) throws {
+    func replayMirror(_ configuration: Configuration, to file: String, log: Logger) throws {
         let path = recordings[0]
         // Never onto an input: the recording, the device description, the configuration.
         if file != "-", case .success(let out) = Posix.status(file) {
@@ -191,6 +193,7 @@ extension Replay {
         } catch {
             throw fail("\(path): \(error)")
         }
+        if let problem = replay.deadZoneProblem { log.notice("\(path): \(problem)") }
         replay.play(recording.eventsLiftedAtEnd)
         let text = Evemu.format(Recording(description: replay.described, events: replay.events), absoluteTimes: true)
         if file == "-" {

@@ -40,5 +40,11 @@ import TouchFrames
         #expect(!mirror.events.contains { $0.code == Evdev.ABS_MT_TRACKING_ID && $0.value >= 0 })
         let d = try #require(mirror.description)
         #expect(d.axes[Evdev.ABS_MT_POSITION_X]?.fuzz == 0, "a filtered panel's mirror is unfuzzed")
+        // Said, as the daemon logs it when such a panel opens (`replay` prints it).
+        let rec = try Self.recording("pinch-out-and-turn")
+        let replay = try MirrorReplay(
+            description: try #require(rec.description), configuration: try ConfigLoader.parse("[device.filters]\ndead_zones = [[0, 0, 4000, 4000]]\n", file: "m.toml"),
+            path: "p")
+        #expect(replay.deadZoneProblem?.contains("covers the whole panel") == true)
     }
 }

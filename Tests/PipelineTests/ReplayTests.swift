@@ -229,6 +229,19 @@ struct RealPanelTests {
         #expect(refused.status != 0 && refused.err.contains("--mirror writes a recording"))
     }
 
+    /// Dead zones over the whole panel, which only the panel's size shows: `replay` says so, as
+    /// the daemon logs it when such a panel opens, with and without `--mirror`.
+    @Test func deadZonesOverTheWholePanel_areSaid() throws {
+        let dir = Scratch.directory("dead-zones")
+        let config = dir + "/c.toml", out = dir + "/mirror.events"
+        try "[device.filters]\ndead_zones = [[0, 0, 4000, 4000]]\n".write(toFile: config, atomically: false, encoding: .utf8)
+        let recording = "\(Paths.fixtures)/tap.events"
+        for args in [["--mirror", out, recording], [recording]] {
+            let r = try run(["replay", "--config", config] + args)
+            #expect(r.status == 0 && r.err.contains("covers the whole panel"), "\(args): \(r.err)")
+        }
+    }
+
     /// `--mirror` never writes over an input of the replay (the recording, `--config`,
     /// `--device`), through a hard link either; each file is left as it was.
     @Test func replay_mirrorOntoAnInput_isRefused_andTheInputKept() throws {

@@ -3,7 +3,10 @@
 // device with the panel's axes, keys and properties, prints that device's node on stdout, then
 // reads the panel (blocking reads, no event loop) and writes each frame, up to its SYN_REPORT, to
 // the uinput device in one write. Events after a SYN_DROPPED are skipped to the next SYN_REPORT.
-//   reference-hop PANEL [--policy fifo|other] [--priority N]
+//   reference-hop PANEL [--policy fifo|other] [--priority N] [--touch-pages N]
+// --touch-pages N (a diagnostic, E2E_REF_PAGES): before each write, one byte of each of N pages of
+// its own is read and written, so the hop's working set is N pages larger (what a bigger program
+// touches between its wake-up and its write).
 // It runs until the panel goes away or a signal ends it.
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -97,11 +100,16 @@ int main(int argc, char **argv) {
         return 2;
     }
     const char *policy = "other";
-    int priority = 10;
+    int priority = 10, pages = 0;
     for (int i = 2; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "--policy") == 0) policy = argv[i + 1];
         else if (strcmp(argv[i], "--priority") == 0) priority = atoi(argv[i + 1]);
+        else if (strcmp(argv[i], "--touch-pages") == 0) pages = atoi(argv[i + 1]);
     }
+    if (pages < 0 || pages > 65536) pages = 0;
+    volatile unsigned char *working = pages ? calloc((size_t)pages, 4096) : NULL;
+    if (pages && !working) return fail("calloc");
+    for (int p = 0; p < pages; p++) working[(size_t)p * 4096] = 1;
     if (set_policy(policy, priority)) return 1;
     int in = open(argv[1], O_RDONLY | O_CLOEXEC);
     if (in < 0) return fail(argv[1]);
@@ -135,6 +143,7 @@ int main(int argc, char **argv) {
             }
             frame[pending++] = *e;
             if (ends || pending == 256) {
+                for (int p = 0; p < pages; p++) working[(size_t)p * 4096] += 1;
                 if (write(out, frame, pending * sizeof frame[0]) < 0) return fail("write");
                 pending = 0;
             }

@@ -71,6 +71,23 @@ hop_parts() {
     done
 }
 
+# One run of the reference hop, named $1, with the options after it.
+ref_hop() {
+    name=$1
+    shift
+    hop_panel
+    rm -f /tmp/ref-node.txt
+    reference-hop "$node" --priority 10 "$@" > /tmp/ref-node.txt 2> /tmp/ref-hop.log &
+    H=$!
+    if until_true 10 test -s /tmp/ref-node.txt; then
+        hop_run "$name" "$(cat /tmp/ref-node.txt)"
+    else
+        lost="$lost $name: did not start ($(tail -1 /tmp/ref-hop.log))"
+        kill $P; wait $P 2> /dev/null
+    fi
+    kill $H; wait $H 2>/dev/null
+}
+
 hog_start() { hogs=""; for _ in $(seq "$(nproc)"); do sh -c 'while :; do :; done' & hogs="$hogs $!"; done; }
 hog_stop() { kill $hogs 2>/dev/null; for h in $hogs; do wait $h 2>/dev/null; done; }
 
@@ -79,19 +96,9 @@ hop_load() {
     hop_panel; hop_run direct-$1 panel
     normal_hops=""
     [ "$NORMAL_POLICY" = 1 ] && normal_hops=normal
-    for policy in $normal_hops fifo; do
-        hop_panel
-        rm -f /tmp/ref-node.txt
-        reference-hop "$node" --policy $policy --priority 10 > /tmp/ref-node.txt 2> /tmp/ref-hop.log &
-        H=$!
-        if until_true 10 test -s /tmp/ref-node.txt; then
-            hop_run reference-$policy-$1 "$(cat /tmp/ref-node.txt)"
-        else
-            lost="$lost reference-$policy-$1: did not start ($(tail -1 /tmp/ref-hop.log))"
-            kill $P; wait $P 2> /dev/null
-        fi
-        kill $H; wait $H 2>/dev/null
-    done
+    for policy in $normal_hops fifo; do ref_hop reference-$policy-$1 --policy $policy; done
+    # E2E_REF_PAGES="N ...": the reference again, its working set N pages larger each (a diagnostic).
+    for pages in $REF_PAGES; do ref_hop reference-pages$pages-$1 --policy fifo --touch-pages "$pages"; done
     for policy in $normal_hops fifo traced; do
         hop_panel
         trace=""
@@ -112,6 +119,9 @@ hop_load() {
         eval "${hop%%-*}_$(echo ${hop#*-} | tr -d -)_$1=\"p50 \$((\$(pct /tmp/load-$hop-$1.txt 50) - d50)) p99 \$((\$(pct /tmp/load-$hop-$1.txt 99) - d99))\""
     done
     eval "direct_$1=\"p50 $d50 p99 $d99\""
+    for pages in $REF_PAGES; do
+        pages_diag="$pages_diag $1 $pages pages: p50 $(($(pct /tmp/load-reference-pages$pages-$1.txt 50) - d50)) p99 $(($(pct /tmp/load-reference-pages$pages-$1.txt 99) - d99));"
+    done
 }
 
 passthrough_load() {
@@ -124,6 +134,7 @@ passthrough_load() {
     fi
     lost=""
     late=""
+    pages_diag=""
     hop_load quiet
     calls="(no strace)"
     command -v strace > /dev/null && hop_syscalls
@@ -140,6 +151,7 @@ passthrough_load() {
     # shellcheck disable=SC2154
     echo "E2E BENCH pass-through hop by part (us, p50/p99; SCHED_FIFO 10 with --trace-hops, whose clock reads add to it: quiet $daemon_traced_quiet, hog $daemon_traced_hog): panel -> read, read -> mirror write, the write: quiet$parts_quiet; hog$parts_hog"
     echo "E2E DIAG pass-through frames over 1 ms, each hop's count and its first twelve (frame:us):$late"
+    [ -n "$REF_PAGES" ] && echo "E2E DIAG the reference hop with a larger working set (us added, SCHED_FIFO 10):$pages_diag"
     echo "E2E BENCH pass-through system calls a frame (strace -c, quiet, the calls made at least once every ten frames): $calls"
     if [ -z "$lost" ]; then
         pass "passthrough-load" "(all $frames frames through each hop, quiet and with the hog)"
