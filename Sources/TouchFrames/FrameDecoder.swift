@@ -8,7 +8,8 @@ import GestureEngine
 /// a slot without a position yet is left out until it has one; values outside the axis range
 /// are clamped; unknown codes are ignored; events for a slot beyond the device's slot count are
 /// dropped; after SYN_DROPPED everything up to the next SYN_REPORT is discarded and the next
-/// frame is marked as a discontinuity (the engine cancels rather than guess); a tracking id that
+/// frame is marked as a discontinuity (the engine cancels rather than guess; when nothing came
+/// between the two, the frame after them); a tracking id that
 /// replaces another in a slot without a lift is a lift plus a new contact.
 public struct FrameDecoder {
     public let description: DeviceDescription
@@ -56,6 +57,8 @@ public struct FrameDecoder {
     var single = DecoderSlot()
 
     private var dropping = false
+    /// No event came between the SYN_DROPPED and now (`dropping`): its SYN_REPORT makes no frame.
+    private var droppedNothing = false
     private var discontinuity = false
     /// The panel's filters (`GeometryConfiguration.filters`), nil when it has none.
     /// (Always there, empty without settings: an optional's unwrap copied it out and back,
@@ -192,6 +195,10 @@ public struct FrameDecoder {
                     dropping = false
                     discontinuity = true
                     if multitouch && !slotted { protocolA.discard() }
+                    // Nothing dropped after the SYN_DROPPED (a frame's end, or the mark
+                    // `touchgesturectl record` writes before the kernel's state): the next frame
+                    // is whole, and it is the discontinuity (not a frame of the state before).
+                    if droppedNothing { return false }
                 } else if multitouch && !slotted {
                     protocolA.endFrame(into: &slots, next: &nextContact, used: &slotsUsed)
                 }
@@ -199,9 +206,11 @@ public struct FrameDecoder {
                 return true
             case Evdev.SYN_MT_REPORT:
                 if multitouch && !slotted && !dropping { protocolA.endContact() }
+                if dropping { droppedNothing = false }
                 return false
             case Evdev.SYN_DROPPED:
                 dropping = true
+                droppedNothing = true
                 droppedCount += 1
                 lostEvents = true
                 return false
@@ -209,7 +218,10 @@ public struct FrameDecoder {
                 return false
             }
         }
-        if dropping { return false }
+        if dropping {
+            droppedNothing = false
+            return false
+        }
         if e.type == Evdev.EV_ABS {
             if slotted {
                 mt(e.code, e.value)

@@ -116,6 +116,26 @@ struct Feeder {
         #expect(f.decoder.droppedCount == 1)
     }
 
+    /// Nothing between the SYN_DROPPED and its SYN_REPORT (a frame's end, or the mark
+    /// `touchgesturectl record` writes before the kernel's state): no frame of the state before
+    /// the loss; the next frame, whole, is the discontinuity, where the kernel says the finger is.
+    @Test func synDroppedAtAFramesEnd_theNextFrameIsTheDiscontinuity() {
+        var f = Feeder()
+        f.touch(slot: 0, id: 1, x: 5, y: 6)
+        f.syn()
+        let made = f.frames.count
+        f.syn(Evdev.SYN_DROPPED)
+        f.syn()
+        #expect(f.frames.count == made, "no frame of the stale state")
+        f.abs(Evdev.ABS_MT_POSITION_X, 900)
+        f.syn()
+        #expect(f.frames.last?.discontinuity == true)
+        #expect(f.positions == [PixelPoint(x: 900, y: 6)])
+        f.abs(Evdev.ABS_MT_POSITION_X, 901)
+        f.syn()
+        #expect(f.frames.last?.discontinuity == false)
+    }
+
     @Test func trackingIDReplacedWithoutALift_isANewContact() {
         var f = Feeder()
         f.touch(slot: 0, id: 1, x: 5, y: 6)
