@@ -214,8 +214,8 @@ extension ContactFilter {
     /// first shown as a rest at 40 ms that drops out a frame later), the raw path's speed
     /// (`rawSpeed`) at least `snapSpeed` and its last position `restingSpreadMM` or more from
     /// there, or `chatter_distance` where that is more (the doctor sets it from the panel's noise
-    /// at 3.5 standard deviations), the report before it 2 mm or more that way too: a resting
-    /// finger's noise almost never does both. Never without the filter.
+    /// at 3.5 standard deviations), the report before it 2 mm or more that way too, or its
+    /// landing: a resting finger's noise almost never does both. Never without the filter.
     static func isMoving(_ f: FilterSlot, _ r: borrowing Rules) -> Bool {
         guard r.settings.dejitter != nil else { return false }
         let sx = f.dx * r.mmPerUnit.x, sy = f.dy * r.mmPerUnit.y
@@ -227,9 +227,11 @@ extension ContactFilter {
         let ux = (f.rawX - f.anchorX) * r.mmPerUnit.x, uy = (f.rawY - f.anchorY) * r.mmPerUnit.y
         let far = max(restingSpreadMM, r.settings.chatterDistanceMM), squared = ux * ux + uy * uy
         guard squared >= far * far else { return false }
-        // Not one outlying report: the one before lay 2 mm or more that way too.
+        // Not one outlying report: the one before lay 2 mm or more that way too, or was its
+        // landing (a flick of one report between landing and lift, as at 30 Hz, shown where it
+        // landed: not snapped, it was a tap where the user flicked).
         let px = (f.priorX - f.anchorX) * r.mmPerUnit.x, py = (f.priorY - f.anchorY) * r.mmPerUnit.y
-        guard f.priorAt != 0 && px * ux + py * uy >= 2 * squared.squareRoot() else { return false }
+        guard f.priorAt != 0 && (f.priorAt == f.landedAt || px * ux + py * uy >= 2 * squared.squareRoot()) else { return false }
         let v = rawSpeed(f), vx = v.x * r.mmPerUnit.x, vy = v.y * r.mmPerUnit.y
         return vx * vx + vy * vy >= snapSpeed * snapSpeed
     }

@@ -25,12 +25,12 @@ typealias Contacts = [(slot: Int32, id: Int32, x: Int32, y: Int32)]
 
     /// Frames of slot contacts (slot, tracking id, x, y): the events the kernel sends for them,
     /// each value only when it changed.
-    static func recording(_ frames: [[(slot: Int32, id: Int32, x: Int32, y: Int32)]], start: Int64 = 0) -> Recording {
+    static func recording(_ frames: [[(slot: Int32, id: Int32, x: Int32, y: Int32)]], start: Int64 = 0, period: Int64 = frame) -> Recording {
         var events: [InputEvent] = []
         var last: [Int32: (id: Int32, x: Int32, y: Int32)] = [:]
         var slot: Int32 = 0
         for (k, contacts) in frames.enumerated() {
-            let t = Timestamp(nanoseconds: start + Int64(k) * frame)
+            let t = Timestamp(nanoseconds: start + Int64(k) * period)
             func e(_ type: UInt16, _ code: UInt16, _ value: Int32) { events.append(InputEvent(time: t, type: type, code: code, value: value)) }
             func select(_ s: Int32) {
                 if s != slot { e(3, Evdev.ABS_MT_SLOT, s) }
@@ -100,6 +100,19 @@ typealias Contacts = [(slot: Int32, id: Int32, x: Int32, y: Int32)]
         let shown = try Self.mirror(Self.recording(frames + [[]]))
         let last = try #require(shown.xs.last)
         #expect(Double(400 + 92 * 19 - last) / 11 <= 6, "\(Double(400 + 92 * 19 - last) / 11) mm short")
+    }
+
+    /// A flick on a 30 Hz panel: its landing, one report 17 mm on (500 mm/s), its lift. Shown
+    /// where it landed (it was young, and moving), its held lift is shown where the finger
+    /// lifted, to the gestures too: a pan and a swipe, as without the filters (a tap before,
+    /// where it landed: the report before its last was its landing, no second report that way).
+    @Test func aFlickOfOneReport_isASwipe_notATap() throws {
+        let flick = [[(slot: Int32(0), id: Int32(1), x: Int32(3000), y: Int32(1080))], [(0, 1, 2817, 1080)], []]
+        let rec = Self.recording(flick + Array(repeating: [], count: 10), start: 100_000_000, period: 33_333_333)
+        let lines = try Self.gestures(rec).filter { !$0.hasSuffix(" changed") }
+        #expect(lines.contains { $0.hasPrefix("swipe") } && !lines.contains { $0.hasPrefix("tap") }, "\(lines)")
+        let last = try #require(try Self.mirror(rec).xs.last)
+        #expect(abs(Double(last - 2817)) / 11 <= 6, "ends \(Double(last - 2817) / 11) mm from the lift")
     }
 
     /// A quick short drag (8 mm in 83 ms after a rest): the smoothing holds its path under the
