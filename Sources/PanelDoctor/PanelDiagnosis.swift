@@ -298,10 +298,10 @@ public struct PanelDiagnosis: Sendable {
     /// The time in `times` (ascending, ns) nearest `t` (s), if one lies within `tolerance` s of it.
     static func nearest(_ times: [Int64], to t: Double, within tolerance: Double) -> Int64? {
         var (low, high) = (0, times.count)
-        let from = Int64((t - tolerance) * ns)
+        let from = (t - tolerance) * ns  // compared as a Double: a hostile recording's times may be near Int64's end
         while low < high {
             let mid = (low + high) / 2
-            if times[mid] < from { low = mid + 1 } else { high = mid }
+            if Double(times[mid]) < from { low = mid + 1 } else { high = mid }
         }
         var found: Int64?
         var k = low
