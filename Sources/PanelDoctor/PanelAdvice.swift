@@ -37,7 +37,7 @@ public struct PanelAdvice: Sendable {
                 notes.append("with this much noise a resting finger's first position may be a millimetre off: widen the gestures' slops in [thresholds] (tap_slop, pan_slop, long_press_tolerance = 4, as examples/noisy-panel.toml does)")
             }
         } else {
-            notes.append("no resting noise measured: no finger rested still for eight reports in a row (rest one on the glass for 3 s)")
+            notes.append("no resting noise measured: no finger rested still for 300 ms, or nine reports on a slower panel (rest one on the glass for 3 s)")
         }
         if let longest = d.chatters.map(\.gapSeconds).max() {
             // The longest gap seen plus a report interval, in 5 ms steps, within the key's range.

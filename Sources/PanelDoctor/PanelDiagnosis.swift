@@ -140,7 +140,8 @@ public struct PanelDiagnosis: Sendable {
             // Nine of its reports at the track's typical spacing (a resting finger's noise above
             // the fuzz sends every report), at least 300 ms, at most 1.5 s.
             let gaps = zip(inner.dropFirst(), inner).map { $0.time - $1.time }.sorted()
-            let window = gaps.isEmpty ? restWindow : min(1_500_000_000, max(restWindow, 9 * gaps[gaps.count / 2]))
+            let median = gaps.isEmpty ? 0 : gaps[gaps.count / 2]
+            let window = median >= 1_500_000_000 / 9 ? 1_500_000_000 : max(restWindow, 9 * median)
             var i = 0
             while i < inner.count {
                 var j = i
@@ -222,10 +223,10 @@ public struct PanelDiagnosis: Sendable {
 
     /// Short, still touches (under half a second, never 5 mm from where they landed) whose
     /// landings fall within 5 mm of each other at least three times, at a device's timer: each
-    /// landing one period after the last, within 5 % of it (and one and a half report intervals,
-    /// `reportInterval` s: a landing is seen at the next report), the period 2 s or more. Other
-    /// touches at that place (a user's tap beside the phantom) are passed over, in half the
-    /// periods at most. A person tapping
+    /// landing a whole number of periods after the first, within 5 % of one (and one and a half
+    /// report intervals, `reportInterval` s, 0.1 s at most: a landing is seen at the next
+    /// report), the period 2 s or more. Other touches at that place (a user's tap beside the
+    /// phantom) are passed over, fewer than the run's own (`periodicChain`). A person tapping
     /// one spot in a steady rhythm, as the doctor asks, taps faster, and less evenly (a dead zone
     /// suggested under their finger is the worst advice); a swipe moves.
     static func phantoms(_ t: PanelTracks, reportInterval: Double) -> [Phantom] {
@@ -260,39 +261,41 @@ public struct PanelDiagnosis: Sendable {
             }
         }
         return clusters.compactMap { c in
-            guard let chain = periodicChain(c.times, reportInterval: reportInterval) else { return nil }
+            guard let chain = periodicChain(Array(c.times.prefix(1_000)), reportInterval: reportInterval) else { return nil }
             let gaps = zip(chain.dropFirst(), chain).map { Double($0 - $1) / ns }.sorted()
             return Phantom(xMM: c.x, yMM: c.y, periodSeconds: gaps[gaps.count / 2], count: chain.count)
         }
     }
 
-    /// The longest run of `times` (ascending, ns) one period apart each (`phantoms`), three at
-    /// least; nil if there is none. Each pair of landings 2 s or more apart is tried as a run's
-    /// first period, the run carried on from each landing to the one nearest a period later.
-    /// (The landings at one place in a doctor's session: a few hundred at most, tried at most 1,000.)
-    static func periodicChain(_ all: [Int64], reportInterval: Double) -> [Int64]? {
-        let times = Array(all.prefix(1_000))
+    /// The longest run of `times` (ascending, ns) one period apart (`phantoms`): landings
+    /// `first + k * period` each within the tolerance, three at least; with other landings at
+    /// that place (a user's taps beside it, a ghost), four at least and more than those; nil if
+    /// there is none. Each pair of landings 2 s or more apart is tried as a run's first period. (A user
+    /// tapping one spot whenever: a few landings line up by chance, most do not.)
+    static func periodicChain(_ times: [Int64], reportInterval: Double) -> [Int64]? {
         guard times.count >= 3 else { return nil }
-        let slack = 1.5 * reportInterval
+        // The run holds half the landings or more: it starts in the first half.
+        let starts = min(times.count, times.count / 2 + 1, 400)
+        let slack = 1.5 * min(max(reportInterval, 0), 0.1)
         var best: [Int64] = []
-        for i in times.indices {
+        for i in 0..<starts {
             for j in (i + 1)..<times.count {
                 let period = Double(times[j] - times[i]) / ns
                 guard period + slack >= 2 else { continue }
-                // A run as long as the best one cannot start later than this.
-                guard times.count - i > best.count else { return best.count >= 3 ? best : nil }
-                var chain = [times[i], times[j]]
                 let tolerance = 0.05 * period + slack
-                while let next = nearest(times, to: Double(chain[chain.count - 1]) / ns + period, within: tolerance) {
+                var chain = [times[i], times[j]], k = 2.0
+                // Each next landing a whole period after the first (no drift), after the last found.
+                while let next = nearest(times, to: Double(times[i]) / ns + k * period, within: tolerance), next > chain[chain.count - 1] {
                     chain.append(next)
+                    k += 1
                 }
-                // Passed over: a stray tap in half the periods at most. More is a faster rhythm
-                // (a person tapping every second is a run every other tap).
-                let between = times.filter { $0 > chain[0] && $0 < chain[chain.count - 1] }.count - (chain.count - 2)
-                if chain.count > best.count && 2 * between <= chain.count - 1 { best = chain }
+                let strays = times.count - chain.count
+                let run = strays == 0 ? chain.count >= 3 : chain.count >= 4 && strays < chain.count
+                if run && chain.count > best.count { best = chain }
+                if best.count == times.count { return best }
             }
         }
-        return best.count >= 3 ? best : nil
+        return best.isEmpty ? nil : best
     }
 
     /// The time in `times` (ascending, ns) nearest `t` (s), if one lies within `tolerance` s of it.

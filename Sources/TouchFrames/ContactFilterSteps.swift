@@ -194,6 +194,7 @@ extension ContactFilter {
         (f.firstX, f.firstY, f.firstAt) = (f.priorX, f.priorY, f.priorAt)
         (f.priorX, f.priorY, f.priorAt) = (f.rawX, f.rawY, f.rawAt)
         (f.rawX, f.rawY, f.rawAt) = (x, y, time)
+        if f.reports < 3 { f.reports += 1 }
     }
 
     /// The raw path's speed (units/s) over its last three frames (two, or none, when the panel
@@ -231,7 +232,7 @@ extension ContactFilter {
         // landing (a flick of one report between landing and lift, as at 30 Hz, shown where it
         // landed: not snapped, it was a tap where the user flicked).
         let px = (f.priorX - f.anchorX) * r.mmPerUnit.x, py = (f.priorY - f.anchorY) * r.mmPerUnit.y
-        guard f.priorAt != 0 && (f.priorAt == f.landedAt || px * ux + py * uy >= 2 * squared.squareRoot()) else { return false }
+        guard f.priorAt != 0 && (f.reports == 2 || px * ux + py * uy >= 2 * squared.squareRoot()) else { return false }
         let v = rawSpeed(f), vx = v.x * r.mmPerUnit.x, vy = v.y * r.mmPerUnit.y
         return vx * vx + vy * vy >= snapSpeed * snapSpeed
     }

@@ -9,7 +9,8 @@ import GestureEngine
 /// are clamped; unknown codes are ignored; events for a slot beyond the device's slot count are
 /// dropped; after SYN_DROPPED everything up to the next SYN_REPORT is discarded and the next
 /// frame is marked as a discontinuity (the engine cancels rather than guess; when nothing came
-/// between the two, the frame after them); a tracking id that
+/// between the two, the frame after them: the kernel kept its newest event, a SYN_REPORT, or
+/// `touchgesturectl record` marked the kernel's state that follows); a tracking id that
 /// replaces another in a slot without a lift is a lift plus a new contact.
 public struct FrameDecoder {
     public let description: DeviceDescription
@@ -211,6 +212,7 @@ public struct FrameDecoder {
             case Evdev.SYN_DROPPED:
                 dropping = true
                 droppedNothing = true
+                if keepsPanel { pendingOthers.removeAll() }  // the frame being read is lost
                 droppedCount += 1
                 lostEvents = true
                 return false

@@ -85,7 +85,6 @@ extension FrameDecoder {
         let shown = filter.shown, ghostsOnMirror = ghostsOnMirror
         let one = multitouch ? nil : single
         let (slots, count, touching) = (slots, multitouch ? slotsUsed : 1, touching)
-        let (xAxis, yAxis) = (geometry.xAxis, geometry.yAxis)  // (a filter starts from the raw landing)
         panel.refill(capacity: max(1, slots.count), filler: PanelContact(id: 0, slot: 0, x: 0, y: 0)) { out in
             var n = 0
             for k in 0..<count {
@@ -93,7 +92,7 @@ extension FrameDecoder {
                 guard !v.hidden && !(v.young && ghostsOnMirror) else { continue }
                 let down = one.map { _ in touching } ?? (slots[k].trackingID >= 0)
                 guard (down || v.lingering) && (one?.hasX ?? slots[k].hasX) && (one?.hasY ?? slots[k].hasY) else { continue }
-                out[n] = PanelContact(id: one?.contact ?? slots[k].contact, slot: Int32(k), x: xAxis.clamp(v.x), y: yAxis.clamp(v.y), axes: one?.axes ?? slots[k].axes)
+                out[n] = PanelContact(id: one?.contact ?? slots[k].contact, slot: Int32(k), x: v.x, y: v.y, axes: one?.axes ?? slots[k].axes)
                 n &+= 1  // below the slot count
             }
             return n

@@ -1,20 +1,17 @@
 import GestureEngine
 
 /// The decoder's side of the mirror: `panel`, the frame's contacts in the panel's own terms
-/// (slot, tracking id, units, every axis), which the virtual touchscreen writes. Positions are
-/// clamped to the panel's axis ranges, which the virtual touchscreen declares too: a driver's
-/// value outside them (a bezel, a glitch) is shown at the edge, as the gestures see it.
+/// (slot, tracking id, units, every axis), which the virtual touchscreen writes.
 extension FrameDecoder {
     /// `panel`, from the slots, in the order of `frame.contacts` (the same slots, the same test).
     mutating func collectPanel() {
         let filler = PanelContact(id: 0, slot: 0, x: 0, y: 0)
-        let (xAxis, yAxis) = (geometry.xAxis, geometry.yAxis)
         if !multitouch {
             let down = !frame.contacts.isEmpty
             let s = single
             panel.refill(capacity: 1, filler: filler) { list in
                 guard down else { return 0 }
-                list[0] = PanelContact(id: s.contact, slot: 0, x: xAxis.clamp(s.x), y: yAxis.clamp(s.y), axes: s.axes)
+                list[0] = PanelContact(id: s.contact, slot: 0, x: s.x, y: s.y, axes: s.axes)
                 return 1
             }
             return
@@ -25,7 +22,7 @@ extension FrameDecoder {
             for k in 0..<used {
                 let s = slots[k]
                 guard s.trackingID >= 0 && s.hasX && s.hasY else { continue }
-                out[n] = PanelContact(id: s.contact, slot: Int32(k), x: xAxis.clamp(s.x), y: yAxis.clamp(s.y), axes: s.axes)
+                out[n] = PanelContact(id: s.contact, slot: Int32(k), x: s.x, y: s.y, axes: s.axes)
                 n &+= 1  // below the slot count
             }
             return n

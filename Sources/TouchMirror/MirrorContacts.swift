@@ -194,7 +194,8 @@ public struct MirrorContacts {
     /// Slot `s`'s values that differ from `c`'s (multitouch mirrors; a single-touch mirror's
     /// come from `endFrame`).
     private mutating func write(_ c: PanelContact, in s: Int) {
-        let p: (x: Int32, y: Int32) = mapping.map { $0.map(x: c.x, y: c.y) } ?? (c.x, c.y)
+        let m: (x: Int32, y: Int32) = mapping.map { $0.map(x: c.x, y: c.y) } ?? (c.x, c.y)
+        let p = (x: min(max(m.x, device.xRange.lowerBound), device.xRange.upperBound), y: min(max(m.y, device.yRange.lowerBound), device.yRange.upperBound))
         guard device.multitouch else {
             positions[s] = p
             axes[s] = c.axes

@@ -16,6 +16,10 @@ public struct MirrorDevice: Sendable {
     public let pressure: Bool
     /// The largest tracking id it takes.
     public let trackingMaximum: Int32
+    /// Its position axes' ranges (the panel's, or as calibration and rotation map them): a
+    /// driver's value outside them (a bezel, a glitch) is written at their edge, as the
+    /// gestures see it.
+    public let xRange: ClosedRange<Int32>, yRange: ClosedRange<Int32>
     /// The panel's other keys, switches and misc events it has (passed on as they come).
     public let otherKeys: [UInt16]
     public let switches: [UInt16]
@@ -33,6 +37,9 @@ public struct MirrorDevice: Sendable {
         pressure = abs.contains(Evdev.ABS_PRESSURE)
         let most = d.axes[Evdev.ABS_MT_TRACKING_ID]?.maximum ?? 65535
         trackingMaximum = max(1, most)
+        let axes = d.positionAxes
+        xRange = axes.map { min($0.x.minimum, $0.x.maximum)...max($0.x.minimum, $0.x.maximum) } ?? Int32.min...Int32.max
+        yRange = axes.map { min($0.y.minimum, $0.y.maximum)...max($0.y.minimum, $0.y.maximum) } ?? Int32.min...Int32.max
         otherKeys = keys.filter { PanelEvent.passes(Evdev.EV_KEY, $0) }.sorted()
         switches = (d.codes[Evdev.EV_SW] ?? []).sorted()
         misc = (d.codes[Evdev.EV_MSC] ?? []).sorted()

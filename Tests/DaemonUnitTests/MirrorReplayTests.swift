@@ -35,6 +35,28 @@ import TouchFrames
         #expect(!fromPanel.isEmpty)
     }
 
+    /// A driver's position outside the axes (a bezel, a glitch, INT32_MAX) is written at their
+    /// edge, as the gestures see it; filtered or not (with the ghost filter a moving contact is
+    /// first shown where it landed, its raw landing). The doctor still reads the raw values.
+    @Test(arguments: ["", "[device.filters]\nghost_under = 0.04\n"])
+    func aPositionOutsideTheAxes_isWrittenAtTheirEdge(config: String) throws {
+        let d = DeviceDescription.multitouchPanel(name: "p", maxX: 999, maxY: 499, slots: 4)
+        func e(_ ms: Int64, _ type: UInt16, _ code: UInt16, _ value: Int32) -> InputEvent {
+            InputEvent(time: Timestamp(nanoseconds: 100_000_000 + ms * 1_000_000), type: type, code: code, value: value)
+        }
+        let events = [
+            e(0, 3, Evdev.ABS_MT_TRACKING_ID, 9), e(0, 3, Evdev.ABS_MT_POSITION_X, .max), e(0, 3, Evdev.ABS_MT_POSITION_Y, -300), e(0, 0, 0, 0),
+            e(50, 3, Evdev.ABS_MT_POSITION_X, 500), e(50, 3, Evdev.ABS_MT_POSITION_Y, 600), e(50, 0, 0, 0),
+            e(100, 3, Evdev.ABS_MT_TRACKING_ID, -1), e(100, 0, 0, 0),
+        ]
+        var replay = try MirrorReplay(description: d, configuration: try ConfigLoader.parse(config, file: "m.toml"), path: "p")
+        replay.play(Recording(description: d, events: events).eventsLiftedAtEnd)
+        let xs = replay.events.filter { $0.type == 3 && $0.code == Evdev.ABS_MT_POSITION_X }.map(\.value)
+        let ys = replay.events.filter { $0.type == 3 && $0.code == Evdev.ABS_MT_POSITION_Y }.map(\.value)
+        #expect(!xs.isEmpty && xs.allSatisfy { (0...999).contains($0) } && ys.allSatisfy { (0...499).contains($0) }, "\(xs) \(ys)")
+        #expect(xs.first == 999 && ys.last == 499, "\(xs) \(ys)")
+    }
+
     @Test func aDeadZoneOverTheWholePanel_showsNoTouch() throws {
         let mirror = try Self.mirrored("pinch-out-and-turn", config: "[device.filters]\ndead_zones = [[0, 0, 4000, 4000]]\n")
         #expect(!mirror.events.contains { $0.code == Evdev.ABS_MT_TRACKING_ID && $0.value >= 0 })

@@ -111,4 +111,91 @@ import TouchFrames
         #expect(r.advice.notes.contains { $0.contains("would cover this whole panel") }, "\(r.text)")
         _ = try ConfigLoader.parse(r.advice.settings(r.tracks), file: "doctor.toml")
     }
+
+    /// On a 30 Hz panel a one-frame ghost lasts 33 ms: `ghost_under` is suggested past it (40
+    /// ms). With bounces too (`chatter_window`), it would go above two reports (80 ms) so that
+    /// a blinking ghost is no bounce, but stays at a quick tap (50 ms: a 67 ms tap of two
+    /// reports is kept), and a note says what that leaves.
+    @Test(arguments: [false, true])
+    func aSlowPanelsGhosts_getAGhostUnderUnderAQuickTap(bounces: Bool) throws {
+        var sim = PanelSimulator(rate: 30, noise: 0.8)
+        sim.script()
+        for k in 0..<3 {
+            sim.wait(0.7)
+            sim.frame([1: (30 + 60 * Double(k), 130)])
+            sim.frame([1: nil])
+        }
+        if bounces {
+            sim.wait(0.7)
+            for _ in 0..<4 { sim.frame([1: (150, 60)]) }
+            sim.frame([1: nil])
+            for _ in 0..<4 { sim.frame([1: (150.5, 60)]) }
+            sim.frame([1: nil])
+        }
+        let r = try sim.report()
+        let under = try #require(r.advice.filters.first { $0.key == "ghost_under" }.flatMap { Double($0.value) })
+        #expect(under == (bounces ? 0.05 : 0.04), "\(r.text)")
+        #expect(r.advice.filters.contains { $0.key == "chatter_window" } == bounces)
+        #expect(r.advice.notes.contains { $0.contains("loses every tap shorter than 80 ms") } == bounces, "\(r.text)")
+    }
+
+    /// A user tapping one spot whenever (30 taps, 2.5-6 s apart): a few landings line up by
+    /// chance, most do not; no phantom, no dead zone under their button.
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func aUserTappingOneSpotWhenever_isNoPhantom(seed: UInt64) throws {
+        var sim = PanelSimulator(rate: 60, noise: 0.3, seed: seed)
+        sim.script()
+        for _ in 0..<30 {
+            sim.wait(2.5 + 3.5 * Double(sim.random.next() >> 11) / Double(1 << 53))
+            for _ in 0..<5 { sim.frame([2: (150, 90)]) }
+            sim.frame([2: nil])
+        }
+        let r = try sim.report()
+        #expect(r.diagnosis.phantoms.isEmpty, "\(r.text)")
+    }
+
+    /// Hostile timing: a contact moving a unit every 2 s (a rate of 0.5 Hz measured, whose
+    /// tolerance would span a period) beside three taps, and reports 48 years apart: the doctor
+    /// ends, and says what it can.
+    @Test func hostileTiming_endsTheDoctor() throws {
+        var slow = PanelSimulator(rate: 60, noise: 0)
+        slow.ev(3, Evdev.ABS_MT_SLOT, 0)
+        slow.ev(3, Evdev.ABS_MT_TRACKING_ID, 5)
+        slow.ev(3, Evdev.ABS_MT_POSITION_Y, 900)
+        for k in 0..<30 {
+            slow.ev(3, Evdev.ABS_MT_SLOT, 0)
+            slow.ev(3, Evdev.ABS_MT_POSITION_X, 1000 + Int32(k))
+            slow.ev(0, Evdev.SYN_REPORT, 0)
+            slow.wait(2)
+            if [15, 16, 20].contains(k) {
+                for _ in 0..<4 { slow.frame([1: (100, 100)]) }
+                slow.frame([1: nil])
+            }
+        }
+        _ = try slow.report()
+        var far = PanelSimulator(rate: 60, noise: 1)
+        for _ in 0..<5 {
+            far.frame([0: (100, 100)])
+            far.wait(1.5e9)
+        }
+        far.frame([0: nil])
+        _ = try far.report()
+    }
+
+    /// The doctor reads the panel's own values: one past its axes is said (the virtual
+    /// touchscreen writes it at the edge).
+    @Test func aPositionPastTheAxes_isSaid() throws {
+        var sim = PanelSimulator(rate: 60, noise: 0.3)
+        sim.script()
+        sim.ev(3, Evdev.ABS_MT_SLOT, 0)
+        sim.ev(3, Evdev.ABS_MT_TRACKING_ID, 700)
+        sim.ev(3, Evdev.ABS_MT_POSITION_X, 4200)
+        sim.ev(3, Evdev.ABS_MT_POSITION_Y, 100)
+        sim.ev(0, Evdev.SYN_REPORT, 0)
+        sim.wait(0.1)
+        sim.ev(3, Evdev.ABS_MT_TRACKING_ID, -1)
+        sim.ev(0, Evdev.SYN_REPORT, 0)
+        let r = try sim.report()
+        #expect(r.diagnosis.outOfRange && r.advice.notes.contains { $0.contains("outside its axes' range") }, "\(r.text)")
+    }
 }

@@ -297,33 +297,6 @@ struct PanelSimulator {
         #expect(PanelAdvice.restSpeed(noise: 1.5, rate: 60) == 50 && PanelAdvice.restSpeed(noise: 0.87, rate: 100) == 40)
     }
 
-    /// On a 30 Hz panel a one-frame ghost lasts 33 ms: `ghost_under` is suggested past it (40
-    /// ms). With bounces too (`chatter_window`), it would go above two reports (80 ms) so that
-    /// a blinking ghost is no bounce, but stays at a quick tap (50 ms: a 67 ms tap of two
-    /// reports is kept), and a note says what that leaves.
-    @Test(arguments: [false, true])
-    func aSlowPanelsGhosts_getAGhostUnderUnderAQuickTap(bounces: Bool) throws {
-        var sim = PanelSimulator(rate: 30, noise: 0.8)
-        sim.script()
-        for k in 0..<3 {
-            sim.wait(0.7)
-            sim.frame([1: (30 + 60 * Double(k), 130)])
-            sim.frame([1: nil])
-        }
-        if bounces {
-            sim.wait(0.7)
-            for _ in 0..<4 { sim.frame([1: (150, 60)]) }
-            sim.frame([1: nil])
-            for _ in 0..<4 { sim.frame([1: (150.5, 60)]) }
-            sim.frame([1: nil])
-        }
-        let r = try sim.report()
-        let under = try #require(r.advice.filters.first { $0.key == "ghost_under" }.flatMap { Double($0.value) })
-        #expect(under == (bounces ? 0.05 : 0.04), "\(r.text)")
-        #expect(r.advice.filters.contains { $0.key == "chatter_window" } == bounces)
-        #expect(r.advice.notes.contains { $0.contains("loses every tap shorter than 80 ms") } == bounces, "\(r.text)")
-    }
-
     @Test func aPanelWithoutResolution_saysItsSizeIsAGuess_andTakesTheOneGiven() throws {
         var d = PanelSimulator.panel
         for code in [Evdev.ABS_X, Evdev.ABS_Y, Evdev.ABS_MT_POSITION_X, Evdev.ABS_MT_POSITION_Y] { d.axes[code]!.resolution = 0 }

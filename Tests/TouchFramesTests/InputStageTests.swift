@@ -26,26 +26,6 @@ import TouchFrames
         #expect(d.hadContacts)
     }
 
-    /// A driver's position outside the axes (a bezel, a glitch, INT32_MAX) is shown at their
-    /// edge, as the gestures see it; filtered or not (with the ghost filter a moving contact is
-    /// first shown where it landed, its raw landing).
-    @Test(arguments: [false, true])
-    func aPositionOutsideTheAxes_isShownAtTheirEdge(filtered: Bool) throws {
-        var g = GeometryConfiguration()
-        if filtered { g.filters.ghostNs = 40_000_000 }
-        var d = try #require(FrameDecoder(description: Self.panel, geometry: g))
-        d.keepsPanel = true
-        func feed(ms: Int32, _ events: [(UInt16, UInt16, Int32)]) {
-            let batch = (events + [(Evdev.EV_SYN, Evdev.SYN_REPORT, 0)]).map { KernelInputEvent(seconds: 0, microseconds: Int(ms) * 1000, type: $0.0, code: $0.1, value: $0.2) }
-            var i = 0
-            while i < batch.count { _ = d.feed(batch.span, from: &i) }
-        }
-        feed(ms: 0, [(3, Evdev.ABS_MT_SLOT, 0), (3, Evdev.ABS_MT_TRACKING_ID, 9), (3, Evdev.ABS_MT_POSITION_X, .max), (3, Evdev.ABS_MT_POSITION_Y, -300)])
-        if !filtered { #expect(d.panel.map { "\($0.x) \($0.y)" } == ["999 0"]) }
-        feed(ms: 50, [(3, Evdev.ABS_MT_POSITION_X, 500), (3, Evdev.ABS_MT_POSITION_Y, 600)])
-        #expect(d.panel.map { "\($0.x) \($0.y)" } == [filtered ? "999 0" : "500 499"])
-    }
-
     @Test func aFrameThatNeverEnds_keepsAtMostItsCapOfOtherEvents() throws {
         var d = try #require(FrameDecoder(description: Self.panel, geometry: GeometryConfiguration()))
         d.keepsPanel = true
