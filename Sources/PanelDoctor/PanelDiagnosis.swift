@@ -270,8 +270,8 @@ public struct PanelDiagnosis: Sendable {
     /// The longest run of `times` (ascending, ns) one period apart (`phantoms`): landings
     /// `first + k * period` each within the tolerance, three at least; with other landings at
     /// that place (a user's taps beside it, a ghost), four at least and more than those; nil if
-    /// there is none. Each pair of landings 2 s or more apart is tried as a run's first period. (A user
-    /// tapping one spot whenever: a few landings line up by chance, most do not.)
+    /// there is none. Each pair of landings 2 s or more apart is tried as a run's first period.
+    /// (A user tapping one spot whenever: a few landings line up by chance, most do not.)
     static func periodicChain(_ times: [Int64], reportInterval: Double) -> [Int64]? {
         guard times.count >= 3 else { return nil }
         // The run holds half the landings or more: it starts in the first half.

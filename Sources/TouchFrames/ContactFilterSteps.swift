@@ -229,8 +229,8 @@ extension ContactFilter {
         let far = max(restingSpreadMM, r.settings.chatterDistanceMM), squared = ux * ux + uy * uy
         guard squared >= far * far else { return false }
         // Not one outlying report: the one before lay 2 mm or more that way too, or was its
-        // landing (a flick of one report between landing and lift, as at 30 Hz, shown where it
-        // landed: not snapped, it was a tap where the user flicked).
+        // landing (its second report: a flick of one report between landing and lift, as at 30
+        // Hz, shown where it landed; not snapped, it was a tap where the user flicked).
         let px = (f.priorX - f.anchorX) * r.mmPerUnit.x, py = (f.priorY - f.anchorY) * r.mmPerUnit.y
         guard f.priorAt != 0 && (f.reports == 2 || px * ux + py * uy >= 2 * squared.squareRoot()) else { return false }
         let v = rawSpeed(f), vx = v.x * r.mmPerUnit.x, vy = v.y * r.mmPerUnit.y

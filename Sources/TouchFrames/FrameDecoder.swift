@@ -196,9 +196,9 @@ public struct FrameDecoder {
                     dropping = false
                     discontinuity = true
                     if multitouch && !slotted { protocolA.discard() }
-                    // Nothing dropped after the SYN_DROPPED (a frame's end, or the mark
-                    // `touchgesturectl record` writes before the kernel's state): the next frame
-                    // is whole, and it is the discontinuity (not a frame of the state before).
+                    // Nothing came after the SYN_DROPPED (the kernel kept its newest event, a
+                    // frame's end, or `touchgesturectl record` marked the kernel's state next):
+                    // the next frame is the discontinuity, not a frame of the stale state.
                     if droppedNothing { return false }
                 } else if multitouch && !slotted {
                     protocolA.endFrame(into: &slots, next: &nextContact, used: &slotsUsed)
