@@ -127,10 +127,7 @@ import TouchFrames
         }
         if bounces {
             sim.wait(0.7)
-            for _ in 0..<4 { sim.frame([1: (150, 60)]) }
-            sim.frame([1: nil])
-            for _ in 0..<4 { sim.frame([1: (150.5, 60)]) }
-            sim.frame([1: nil])
+            sim.bouncingTap(slot: 1, 150, 60)
         }
         let r = try sim.report()
         let under = try #require(r.advice.filters.first { $0.key == "ghost_under" }.flatMap { Double($0.value) })

@@ -75,6 +75,14 @@ struct PanelSimulator {
 
     mutating func wait(_ seconds: Double) { time += seconds }
 
+    /// A tap that bounces: four reports at (x, y), a lift for a report, four more 0.5 mm on.
+    mutating func bouncingTap(slot: Int32, _ x: Double, _ y: Double) {
+        for _ in 0..<4 { frame([slot: (x, y)]) }
+        frame([slot: nil])
+        for _ in 0..<4 { frame([slot: (x + 0.5, y)]) }
+        frame([slot: nil])
+    }
+
     func defuzz(_ v: Int32, _ old: Int32) -> Int32 {
         let d = abs(v - old)
         return d < fuzz / 2 ? old : d < fuzz ? (old * 3 + v) / 4 : d < fuzz * 2 ? (old + v) / 2 : v
@@ -235,10 +243,7 @@ struct PanelSimulator {
         sim.script()
         for _ in 0..<2 {
             sim.wait(0.5)
-            for _ in 0..<4 { sim.frame([0: (200, 100)]) }
-            sim.frame([0: nil])
-            for _ in 0..<4 { sim.frame([0: (200.5, 100)]) }
-            sim.frame([0: nil])
+            sim.bouncingTap(slot: 0, 200, 100)
         }
         let r = try sim.report()
         #expect(r.diagnosis.chatters.count == 2, "\(r.text)")
