@@ -3,10 +3,14 @@
 // device with the panel's axes, keys and properties, prints that device's node on stdout, then
 // reads the panel (blocking reads, no event loop) and writes each frame, up to its SYN_REPORT, to
 // the uinput device in one write. Events after a SYN_DROPPED are skipped to the next SYN_REPORT.
-//   reference-hop PANEL [--policy fifo|other] [--priority N] [--touch-pages N]
+//   reference-hop PANEL [--policy fifo|other] [--priority N] [--touch-pages N] [--epoll 1] [--busy-us N]
 // --touch-pages N (a diagnostic, E2E_REF_PAGES): before each write, one byte of each of N pages of
 // its own is read and written, so the hop's working set is N pages larger (what a bigger program
 // touches between its wake-up and its write).
+// --epoll 1 (a diagnostic, E2E_REF_EPOLL): the panel read as an event loop reads it, non-blocking,
+// after epoll_wait says it is ready: two system calls a wake-up instead of one blocking read.
+// --busy-us N (a diagnostic, E2E_REF_BUSY): after each write, N µs of work on the CPU (as a
+// loop that runs its gestures after the frame's write), before the next read.
 // It runs until the panel goes away or a signal ends it.
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -18,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
@@ -94,25 +99,42 @@ static int print_node(const char *sysname) {
     return fail(dir);
 }
 
+// Work on the CPU for `us` microseconds (the clock read in a loop).
+static void busy(int us) {
+    struct timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    do {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+    } while ((now.tv_sec - start.tv_sec) * 1000000L + (now.tv_nsec - start.tv_nsec) / 1000 < us);
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         fprintf(stderr, "usage: reference-hop PANEL [--policy fifo|other] [--priority N]\n");
         return 2;
     }
     const char *policy = "other";
-    int priority = 10, pages = 0;
+    int priority = 10, pages = 0, use_epoll = 0, busy_us = 0;
     for (int i = 2; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "--policy") == 0) policy = argv[i + 1];
         else if (strcmp(argv[i], "--priority") == 0) priority = atoi(argv[i + 1]);
         else if (strcmp(argv[i], "--touch-pages") == 0) pages = atoi(argv[i + 1]);
+        else if (strcmp(argv[i], "--epoll") == 0) use_epoll = atoi(argv[i + 1]);
+        else if (strcmp(argv[i], "--busy-us") == 0) busy_us = atoi(argv[i + 1]);
     }
     if (pages < 0 || pages > 65536) pages = 0;
     volatile unsigned char *working = pages ? calloc((size_t)pages, 4096) : NULL;
     if (pages && !working) return fail("calloc");
     for (int p = 0; p < pages; p++) working[(size_t)p * 4096] = 1;
     if (set_policy(policy, priority)) return 1;
-    int in = open(argv[1], O_RDONLY | O_CLOEXEC);
+    int in = open(argv[1], O_RDONLY | O_CLOEXEC | (use_epoll ? O_NONBLOCK : 0));
     if (in < 0) return fail(argv[1]);
+    int ep = -1;
+    if (use_epoll) {
+        struct epoll_event want = {.events = EPOLLIN};
+        ep = epoll_create1(EPOLL_CLOEXEC);
+        if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, in, &want) < 0) return fail("epoll");
+    }
     int clock = CLOCK_MONOTONIC;
     ioctl(in, EVIOCSCLOCKID, &clock);
     if (ioctl(in, EVIOCGRAB, 1) < 0) return fail("EVIOCGRAB");
@@ -126,8 +148,10 @@ int main(int argc, char **argv) {
     struct input_event batch[64], frame[256];
     int pending = 0, dropping = 0;
     for (;;) {
+        struct epoll_event ready;
+        if (ep >= 0 && epoll_wait(ep, &ready, 1, -1) < 0 && errno != EINTR) return fail("epoll_wait");
         ssize_t n = read(in, batch, sizeof batch);
-        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
         if (n <= 0) break;
         for (size_t i = 0; i < (size_t)n / sizeof batch[0]; i++) {
             const struct input_event *e = &batch[i];
@@ -145,6 +169,7 @@ int main(int argc, char **argv) {
             if (ends || pending == 256) {
                 for (int p = 0; p < pages; p++) working[(size_t)p * 4096] += 1;
                 if (write(out, frame, pending * sizeof frame[0]) < 0) return fail("write");
+                if (busy_us > 0) busy(busy_us);
                 pending = 0;
             }
         }

@@ -99,6 +99,10 @@ hop_load() {
     for policy in $normal_hops fifo; do ref_hop reference-$policy-$1 --policy $policy; done
     # E2E_REF_PAGES="N ...": the reference again, its working set N pages larger each (a diagnostic).
     for pages in $REF_PAGES; do ref_hop reference-pages$pages-$1 --policy fifo --touch-pages "$pages"; done
+    # E2E_REF_EPOLL=1: the reference again, reading as an event loop does (epoll_wait, then read).
+    [ "$REF_EPOLL" = 1 ] && ref_hop reference-epoll-$1 --policy fifo --epoll 1
+    # E2E_REF_BUSY="N ...": the reference again, busy N µs after each write (a loop's work after it).
+    for us in $REF_BUSY; do ref_hop reference-busy$us-$1 --policy fifo --busy-us "$us"; done
     for policy in $normal_hops fifo traced; do
         hop_panel
         trace=""
@@ -119,6 +123,10 @@ hop_load() {
         eval "${hop%%-*}_$(echo ${hop#*-} | tr -d -)_$1=\"p50 \$((\$(pct /tmp/load-$hop-$1.txt 50) - d50)) p99 \$((\$(pct /tmp/load-$hop-$1.txt 99) - d99))\""
     done
     eval "direct_$1=\"p50 $d50 p99 $d99\""
+    [ "$REF_EPOLL" = 1 ] && epoll_diag="$epoll_diag $1: p50 $(($(pct /tmp/load-reference-epoll-$1.txt 50) - d50)) p99 $(($(pct /tmp/load-reference-epoll-$1.txt 99) - d99));"
+    for us in $REF_BUSY; do
+        busy_diag="$busy_diag $1 $us us: p50 $(($(pct /tmp/load-reference-busy$us-$1.txt 50) - d50)) p99 $(($(pct /tmp/load-reference-busy$us-$1.txt 99) - d99)) late $(cut -d' ' -f1 /tmp/late-reference-busy$us-$1.txt);"
+    done
     for pages in $REF_PAGES; do
         pages_diag="$pages_diag $1 $pages pages: p50 $(($(pct /tmp/load-reference-pages$pages-$1.txt 50) - d50)) p99 $(($(pct /tmp/load-reference-pages$pages-$1.txt 99) - d99));"
     done
@@ -135,6 +143,8 @@ passthrough_load() {
     lost=""
     late=""
     pages_diag=""
+    epoll_diag=""
+    busy_diag=""
     hop_load quiet
     calls="(no strace)"
     command -v strace > /dev/null && hop_syscalls
@@ -151,6 +161,8 @@ passthrough_load() {
     # shellcheck disable=SC2154
     echo "E2E BENCH pass-through hop by part (us, p50/p99; SCHED_FIFO 10 with --trace-hops, whose clock reads add to it: quiet $daemon_traced_quiet, hog $daemon_traced_hog): panel -> read, read -> mirror write, the write: quiet$parts_quiet; hog$parts_hog"
     echo "E2E DIAG pass-through frames over 1 ms, each hop's count and its first twelve (frame:us):$late"
+    [ "$REF_EPOLL" = 1 ] && echo "E2E DIAG the reference hop reading through epoll_wait (us added, SCHED_FIFO 10):$epoll_diag"
+    [ -n "$REF_BUSY" ] && echo "E2E DIAG the reference hop busy after each write (us added, SCHED_FIFO 10; late: frames over 1 ms):$busy_diag"
     [ -n "$REF_PAGES" ] && echo "E2E DIAG the reference hop with a larger working set (us added, SCHED_FIFO 10):$pages_diag"
     echo "E2E BENCH pass-through system calls a frame (strace -c, quiet, the calls made at least once every ten frames): $calls"
     if [ -z "$lost" ]; then
