@@ -93,7 +93,11 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
     /// the owner hears `added`.
     /// `past`: the panel's slots as the kernel has them (`EvdevDevice.slotState`), which its
     /// decoder starts from (`FrameDecoder.seed`).
-    func add(_ source: InputSource, mirror: Mirror? = nil, past: (positions: [Int32], slot: Int)? = nil, _ state: inout FrameState) throws {
+    /// A live panel with a mirror (`mirror`: what it is made of) gets its own thread
+    /// (`MirrorThread`), which shows the mirror's frames ahead of the loop.
+    func add(
+        _ source: InputSource, mirror: MirrorParts? = nil, past: (positions: [Int32], slot: Int)? = nil, _ state: inout FrameState
+    ) throws {
         let d = source.description
         let key = PanelHealth.Key(name: d.name, vendor: d.vendor, product: d.product, node: source.node)
         let id = nextID
@@ -101,7 +105,9 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
         let fresh = pipeline
         if let past { pipeline.decoder.seed(positions: past.positions, slot: past.slot) }
         noteSize(source, pipeline.decoder)
-        let device = RouteDevice(id: id, source: source, pipeline: pipeline, health: gone.take(key) ?? PanelHealth(key), mirror: mirror)
+        let thread = try mirror.map { try startThread(source, mirror: $0, decoder: pipeline.decoder, wake: state.devices.wake.flags) }
+        let device = RouteDevice(
+            id: id, source: source, pipeline: pipeline, health: gone.take(key) ?? PanelHealth(key), thread: thread)
         nextID += 1
         state.devices.add(device)
         // The hand-off (a replay's every batch; a live device's only after lost events or before
@@ -118,6 +124,25 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
         // Its first touch is not the first run of its frame path's code (its fd is read at a
         // later turn; once for each kind of route: a storm of like panels rehearses one).
         rehearseIfNew(device, fresh: fresh)
+    }
+
+    /// A live panel's own thread (`MirrorThread`), with its mirror and a copy of its decoder;
+    /// the source reads the thread's relay from now on. A thread that cannot start is an error:
+    /// the panel is not taken.
+    private func startThread(_ source: InputSource, mirror: MirrorParts, decoder: FrameDecoder, wake: WakeFlags) throws -> MirrorThread {
+        guard let source = source as? LiveSource else { throw Daemon.StartError("\(source.node): only a live panel has a mirror") }
+        var decoder = decoder
+        decoder.keepsPanel = true
+        let device = source.device
+        switch MirrorThread.start(
+            panel: device.fd, node: device.path, slots: device.stateSlots, decoder: decoder, mirror: mirror, wake: wake, log: log, trace: trace)
+        {
+        case .success(let thread):
+            source.relay = thread
+            return thread
+        case .failure(let e):
+            throw Daemon.StartError("cannot start its thread: \(e)")
+        }
     }
 
     /// Live device `id`'s fd is ready: its events, read into the devices' one buffer, go through
@@ -213,6 +238,7 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
                 let pipeline = try makePipeline(state.devices.all[k].source, id: state.devices.all[k].id)
                 noteSize(state.devices.all[k].source, pipeline.decoder)
                 state.devices.replacePipeline(k, with: pipeline)
+                state.devices.all[k].thread?.replaceDecoder(with: pipeline.decoder)
                 fresh = pipeline
             } catch {
                 log.error("device \(state.devices.all[k].id): \(error)")

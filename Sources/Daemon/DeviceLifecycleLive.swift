@@ -46,7 +46,7 @@ extension DeviceLifecycle {
     /// In pass-through, a panel with a calibration or rotation (`geometry`) gets a mirror that
     /// carries its touches calibrated and rotated (`MirrorGeometry`): the compositor needs no
     /// setting of its own.
-    private func takeExclusively(_ evdev: EvdevDevice, node: InputNode, geometry g: GeometryConfiguration) -> Mirror? {
+    private func takeExclusively(_ evdev: EvdevDevice, node: InputNode, geometry g: GeometryConfiguration) -> MirrorParts? {
         guard base.daemon.mode != .observe else { return nil }
         do {
             try evdev.grab(true)
@@ -64,7 +64,8 @@ extension DeviceLifecycle {
                 mirroring: mapped?.mirroring(evdev.description) ?? evdev.description, unfuzzed: !g.filters.isEmpty)
             let (screen, adopted) = try mirrors.mirror(described, place: place, cancel: base.daemon.cancel)
             log.info("\(evdev.path): passed through to \(screen.devnode ?? "a virtual touchscreen")\(adopted ? " (kept across the restart)" : "") (\(VirtualTouchscreen.name(mirroring: evdev.description.name)); /dev/input/touchgestured/\(place) with the udev rule)\(mapped.map { ", calibrated and rotated: X \($0.xAxis.minimum)-\($0.xAxis.maximum), Y \($0.yAxis.minimum)-\($0.yAxis.maximum)" } ?? "")")
-            return Mirror(screen: trace.map { TracedTouchSink(screen, trace: $0) } ?? screen, described: described, cancel: base.daemon.cancel, geometry: mapped, adopted: adopted)
+            let sink: any TouchSink & Sendable = trace.map { TracedTouchSink(screen, trace: $0) } ?? screen
+            return MirrorParts(screen: sink, described: described, cancel: base.daemon.cancel, geometry: mapped, adopted: adopted)
         } catch {
             // Grabbed without a mirror, the compositor would have no touchscreen at all.
             try? evdev.grab(false)

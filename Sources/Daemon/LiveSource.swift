@@ -28,6 +28,11 @@ final class LiveSource: InputSource {
     private var eventsAtLastFailure = -1
     private(set) var errorCount = 0
     private let log: Logger
+    /// The panel's own thread (pass-through), set before `start`: the loop reads its relay's
+    /// end (`MirrorThread.loopEnd`) in the panel's place.
+    var relay: MirrorThread?
+    /// Where the relay is read outside the devices' own reads (`deliverDue`).
+    private lazy var relayBuffer = EventReadBuffer(capacity: Relay.readCapacity)
 
     init(device: EvdevDevice, node: InputNode, log: Logger) {
         self.device = device
@@ -48,17 +53,19 @@ final class LiveSource: InputSource {
         self.id = id
         self.deliver = deliver
         self.ended = ended
-        try loop.addDevice(device.fd, id: id)
+        try loop.addDevice(relay?.loopEnd ?? device.fd, id: id)
     }
 
     func stop() {
-        if let e = loop?.remove(device.fd) { log.debug("\(node): \(e)") }
+        if let e = loop?.remove(relay?.loopEnd ?? device.fd) { log.debug("\(node): \(e)") }
+        relay?.stop(revoking: device.fd)
         deliver = nil
     }
 
     /// Reads what is due with the device's own buffer (before deadlines fire: a rare turn).
     func deliverDue(_ state: inout FrameState) {
         guard let deliver else { return }
+        if let relay { return deliverRelayed(relay.loopEnd, deliver, &state) }
         do {
             if try device.read(deliver: { deliver($0, &state) }) == .removed { finish(&state) }
         } catch {
@@ -76,11 +83,40 @@ final class LiveSource: InputSource {
             finish(&state)
         case .dropped:
             guard let deliver else { return }
+            if relay != nil { return resynchronizeRelayed(deliver, &state) }
             do {
                 if try device.resynchronize(deliver: { deliver($0, &state) }) == .removed { finish(&state) }
             } catch {
                 readFailed(error, &state)
             }
+        }
+    }
+
+    /// What the panel's thread relayed and the loop has not read yet, each read a batch.
+    private func deliverRelayed(_ fd: Int32, _ deliver: Delivery, _ state: inout FrameState) {
+        while self.deliver != nil {
+            do {
+                switch try EvdevDevice.readBatch(fd, into: relayBuffer, "read(relay)", deliver: { deliver($0, &state) }) {
+                case .full: continue
+                case .drained: return
+                case .removed: return finish(&state)
+                case .dropped: resynchronizeRelayed(deliver, &state)
+                }
+            } catch {
+                return readFailed(error, &state)
+            }
+        }
+    }
+
+    /// Lost events, relayed: the thread sends the kernel's state next (it read and dropped the
+    /// stale rest). Waited for a tenth of a second at most; then the loop asks the kernel itself.
+    private func resynchronizeRelayed(_ deliver: Delivery, _ state: inout FrameState) {
+        guard let relay, !Relay.receiveState(from: relay.loopEnd, timeoutMs: 100, deliver: { deliver($0, &state) }) else { return }
+        do {
+            guard let events = try EvdevDevice.kernelState(device.fd, slots: device.stateSlots, node) else { return finish(&state) }
+            InputBatch.lending(events, resynced: true) { deliver($0, &state) }
+        } catch {
+            readFailed(error, &state)
         }
     }
 

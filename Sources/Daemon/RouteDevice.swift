@@ -27,6 +27,14 @@ struct RouteDevice {
     /// whether that moved since the table last looked.
     private(set) var mirror: Mirror?
     let mirrored: Bool
+    /// Its panel's own thread (pass-through, a live panel: `MirrorThread`), which reads the panel
+    /// and shows the mirror's frames while the engine decides nothing of them. The mirror is then
+    /// the thread's, reached through its lock (`mirror` is nil).
+    let thread: MirrorThread?
+    /// `thread != nil`, kept as a flag (asked every frame).
+    let threaded: Bool
+    /// The engine's say last told the thread (`MirrorThread.ahead`).
+    private var toldAhead = false
     private(set) var mirrorDue: Int64?
     var mirrorDueMoved = false
     /// The last frame went to the mirror ahead of the engine (`MirrorAhead`).
@@ -40,19 +48,47 @@ struct RouteDevice {
     /// ends them as it ends taken ones); kept, so no frame allocates.
     private var stuckAhead: [UInt32] = []
 
-    init(id: UInt32, source: InputSource, pipeline: DevicePipeline, health: PanelHealth, mirror: Mirror? = nil) {
+    init(id: UInt32, source: InputSource, pipeline: DevicePipeline, health: PanelHealth, mirror: Mirror? = nil, thread: MirrorThread? = nil) {
         self.id = id
         self.source = source
         self.pipeline = pipeline
-        self.mirror = mirror
-        mirrored = mirror != nil
+        self.mirror = thread == nil ? mirror : nil
+        self.thread = thread
+        threaded = thread != nil
+        mirrored = mirror != nil || thread != nil
         self.health = health
         self.health.up = true
         if mirrored { self.pipeline.decoder.keepsPanel = true }
     }
 
-    /// Its mirror as it is, writing to `sink` (`Rehearsal`'s copy); nil when it has none.
+    /// Its mirror as it is, writing to `sink` (`Rehearsal`'s copy); nil when it has none, or when
+    /// its thread has it (the thread's path is its own code, not the route's).
     func mirrorCopy(writingTo sink: any TouchSink) -> Mirror? { mirror?.writing(to: sink) }
+
+    /// `body` on the mirror, wherever it is (this device's, or its thread's, under the lock).
+    @inline(__always)
+    private mutating func withMirror<R: Sendable>(_ body: (inout Mirror) -> R) -> R {
+        guard let thread else { return body(&mirror!) }
+        return thread.shared.withLock { body(&$0.mirror) }
+    }
+
+    /// The route's say to the thread: whether it shows this frame ahead (the engine decides
+    /// nothing of it, `ahead`), told when it changes. True when the thread showed it (the loop
+    /// shows it while a landing that may wake the kiosk is its own: `loopShows`).
+    mutating func threadShows(ahead: Bool) -> Bool {
+        if ahead != toldAhead {
+            toldAhead = ahead
+            thread!.ahead.store(ahead, ordering: .relaxed)
+        }
+        return ahead && !thread!.loopShows.load(ordering: .acquiring)
+    }
+
+    /// The loop showed the frames of a landing that may have woken the kiosk: once no contact
+    /// is down, the thread shows frames again.
+    mutating func handBackToThread() {
+        guard let thread, thread.loopShows.load(ordering: .relaxed), pipeline.decoder.activeContacts == 0 else { return }
+        thread.loopShows.store(false, ordering: .releasing)
+    }
 
     var summary: DeviceSummary {
         let d = source.description
@@ -71,7 +107,7 @@ struct RouteDevice {
     /// Touch to wake: the sequence that woke the kiosk goes to no one.
     mutating func swallowSequence() {
         pipeline.swallowSequence()
-        if mirrored { mirror!.swallowNewTouches() }
+        if mirrored { withMirror { $0.swallowNewTouches() } }
     }
 
     /// The metrics stage's counts: events and frames, the frames' times in monotonic ns (into the
@@ -122,32 +158,35 @@ struct RouteDevice {
     /// them (`out`). Its time is the frame's (a held touch's bound runs from it).
     mutating func mirrorFrame(_ out: borrowing PipelineOutput) {
         let now = source.monotonic(of: pipeline.decoder.frame.time)
-        mirror!.frame(
-            pipeline.decoder.panel, others: pipeline.decoder.others, discontinuity: pipeline.decoder.frame.discontinuity,
-            taken: out.takenContacts, hold: out.heldContacts, bound: out.holdBound, now: now)
+        guard let thread else {
+            return mirror!.frame(
+                pipeline.decoder.panel, others: pipeline.decoder.others, discontinuity: pipeline.decoder.frame.discontinuity,
+                taken: out.takenContacts, hold: out.heldContacts, bound: out.holdBound, now: now)
+        }
+        thread.shared.withLock {
+            $0.mirror.frame(
+                pipeline.decoder.panel, others: pipeline.decoder.others, discontinuity: pipeline.decoder.frame.discontinuity,
+                taken: out.takenContacts, hold: out.heldContacts, bound: out.holdBound, now: now)
+        }
     }
 
     /// The mirror's frame ahead of the engine, which decides nothing of it (`MirrorAhead`): the
     /// decoder's last frame's contacts, less those the filters ended as stuck.
     mutating func mirrorFrameAhead() {
-        stuckAhead.removeAll(keepingCapacity: true)
-        pipeline.decoder.contactsEndedAsStuck(into: &stuckAhead)
         let now = source.monotonic(of: pipeline.decoder.frame.time)
-        mirror!.frame(
-            pipeline.decoder.panel, others: pipeline.decoder.others, discontinuity: pipeline.decoder.frame.discontinuity,
-            taken: stuckAhead, hold: [], bound: 0, now: now)
+        guard let thread else { return mirror!.frame(aheadOf: pipeline.decoder, stuck: &stuckAhead, now: now) }
+        thread.shared.withLock { $0.mirror.frame(aheadOf: pipeline.decoder, stuck: &stuckAhead, now: now) }
     }
 
     /// The clock reached `now` with no frame: the engine's decisions then (`out`).
     mutating func mirrorAdvance(_ out: borrowing PipelineOutput, now: Int64) {
-        mirror!.advance(taken: out.takenContacts, hold: out.heldContacts, now: now)
+        withMirror { $0.advance(taken: out.takenContacts, hold: out.heldContacts, now: now) }
     }
 
     /// The mirror's frames since the last flush, in one write; whether it failed. When a held
     /// touch is due is taken here.
     mutating func flushMirror() -> Bool {
-        let failed = mirror!.flush()
-        let due = mirror!.releaseDue
+        let (failed, due) = withMirror { ($0.flush(), $0.releaseDue) }
         if due != mirrorDue {
             mirrorDue = due
             mirrorDueMoved = true
@@ -158,16 +197,16 @@ struct RouteDevice {
     /// A reload's calibration and rotation for the mirror (`Mirror.remap`); false: its axes
     /// would change, and it keeps the old.
     mutating func remapMirror(to geometry: MirrorGeometry?, panel: DeviceDescription) -> Bool {
-        mirrored ? mirror!.remap(to: geometry, panel: panel) : true
+        mirrored ? withMirror { $0.remap(to: geometry, panel: panel) } : true
     }
 
     /// The mirror's write failure to log now, if any (throttled), with the count.
     mutating func takeMirrorFailure() -> (error: SystemCallError, count: Int)? {
-        mirrored ? mirror!.failures.take() : nil
+        mirrored ? withMirror { $0.failures.take() } : nil
     }
 
     /// The panel goes (or the daemon stops): the mirror lifts what it shows.
     mutating func liftMirror() {
-        if mirrored { mirror!.liftAll() }
+        if mirrored { withMirror { $0.liftAll() } }
     }
 }

@@ -52,6 +52,11 @@ public struct DescriptorPair: ~Copyable {
         return first
     }
 
+    /// Both fds, given up: whoever takes the numbers owns them now.
+    public consuming func release() -> (first: Int32, second: Int32) {
+        (first.release(), second.release())
+    }
+
     /// Takes ownership of the two fds `body` filled in (nil: it failed, and owned none).
     static func made(_ body: (inout [Int32]) -> Int32) -> DescriptorPair? {
         var fds: [Int32] = [-1, -1]
@@ -66,6 +71,11 @@ extension Posix {
     public static func close(_ fd: Int32) {
         guard fd >= 0 else { return }
         _ = Glibc.close(fd)
+    }
+
+    /// A second descriptor for `fd`'s open file (close-on-exec), owned: another thread's own.
+    public static func duplicate(_ fd: Int32) -> Result<Descriptor, SystemCallError> {
+        retry("fcntl(F_DUPFD_CLOEXEC)") { fcntl(fd, F_DUPFD_CLOEXEC, 0) }.map { Descriptor(adopting: $0)! }
     }
 
     /// Sets close-on-exec on `fd` (one passed across exec, which has it off); false if it failed.

@@ -12,7 +12,7 @@ import GestureEngine
 /// between the two, the frame after them: the kernel kept its newest event, a SYN_REPORT, or
 /// `touchgesturectl record` marked the kernel's state that follows); a tracking id that
 /// replaces another in a slot without a lift is a lift plus a new contact.
-public struct FrameDecoder {
+public struct FrameDecoder: Sendable {
     public let description: DeviceDescription
     public internal(set) var geometry: ScreenGeometry
     public let device: UInt32

@@ -102,6 +102,8 @@ public final class EvdevDevice {
     ) throws(EvdevError) -> (count: Int, end: BatchEnd?) {
         // Safe: the buffer's own bytes, at most its count.
         switch Posix.read(fd, into: UnsafeMutableRawBufferPointer(buffer), call()) {
+        // 0: the end of the stream (a relay's socket whose writer went); a device never says it.
+        case .done(0): return (0, .removed)
         case .done(let n): return (n / MemoryLayout<KernelInputEvent>.stride, nil)
         case .wouldBlock: return (0, .drained)
         case .removed: return (0, .removed)
@@ -132,6 +134,13 @@ public final class EvdevDevice {
         // A short read emptied the queue: no second call just to hear EAGAIN (epoll is
         // level-triggered and wakes the loop again for anything newer).
         return count < buffer.count ? .drained : .full
+    }
+
+    /// The same, into a buffer its owner keeps.
+    public static func readBatch(
+        _ fd: Int32, into buffer: EventReadBuffer, _ call: @autoclosure () -> String, deliver: (InputBatch) -> Void
+    ) throws(EvdevError) -> BatchEnd {
+        try readBatch(fd, into: buffer.events, call(), deliver: deliver)
     }
 
     /// The same, into a buffer its owner keeps (one buffer for all devices, one read at a time),
@@ -180,17 +189,34 @@ public final class EvdevDevice {
             case .failed(let e): throw e
             }
         }
+        guard let events = try Self.kernelState(fd, slots: slots, path) else { return .removed }
+        // Safe: the array is lent for the call; the batch does not outlive it.
+        events.withUnsafeBufferPointer { deliver(InputBatch($0, resynced: true)) }
+        return .drained
+    }
+
+    /// The slots the kernel keeps for this panel (none for a protocol A or single-touch one): what
+    /// `kernelState` queries.
+    public var stateSlots: Int { slots }
+
+    /// The kernel's current state of the panel on `fd` as events that bring a decoder to it,
+    /// stamped now (`stateEvents`); nil: the panel went away. The queue is not drained here.
+    public static func kernelState(_ fd: Int32, slots: Int, _ path: String) throws(EvdevError) -> [InputEvent]? {
         var mt = [Int32](repeating: 0, count: 4 * max(slots, 1))
         var st = [Int32](repeating: 0, count: 4)
         switch Posix.retry("EVIOCG* state query (\(path))", errno: .negated, { cev_query_state(fd, Int32(slots), &mt, &st) }) {
         case .success: break
-        case .failure(let e) where e.isRemoval: return .removed
+        case .failure(let e) where e.isRemoval: return nil
         case .failure(let e): throw e
         }
-        let events = Self.stateEvents(slots: slots, mt: mt, st: st, time: Timestamp(nanoseconds: Posix.monotonicNanoseconds()))
-        // Safe: the array is lent for the call; the batch does not outlive it.
-        events.withUnsafeBufferPointer { deliver(InputBatch($0, resynced: true)) }
-        return .drained
+        return stateEvents(slots: slots, mt: mt, st: st, time: Timestamp(nanoseconds: Posix.monotonicNanoseconds()))
+    }
+
+    /// Ends this open file's access to the panel (EVIOCREVOKE): a reader waiting on it wakes, and
+    /// its reads fail with ENODEV from now on. For a reader on another thread, stopped for good.
+    public static func revoke(_ fd: Int32) -> EvdevError? {
+        if case .failure(let e) = Posix.retry("EVIOCREVOKE", errno: .negated, { cev_revoke(fd) }) { return e }
+        return nil
     }
 
     /// Where the kernel has each slot (x at 2s, y at 2s + 1: the last position it reported there,

@@ -9,7 +9,9 @@ import TouchFrames
 /// pointer and a count, valid during the `deliver` call only), which a Swift 6.3 value cannot
 /// hold as a `Span` without lifetime annotations. Those who decode it take `events.span` and
 /// `kernelEvents.span` (the decoder, the mirror: `Span`s only).
-public struct InputBatch {
+// Safe: (Sendable) a view lent for one call, never stored nor passed to another thread; a
+// reader's lock may take it (`MirrorThread`), in the same call, on the same thread.
+public struct InputBatch: @unchecked Sendable {
     // Safe: a batch is made only around a `deliver` call and never stored (see the type's comment).
     public let events: UnsafeBufferPointer<InputEvent>
     public let kernelEvents: UnsafeBufferPointer<KernelInputEvent>
@@ -25,10 +27,10 @@ public struct InputBatch {
     }
 
     // Safe: as `init(_:resynced:)`.
-    public init(kernel events: UnsafeBufferPointer<KernelInputEvent>) {
+    public init(kernel events: UnsafeBufferPointer<KernelInputEvent>, resynced: Bool = false) {
         self.events = UnsafeBufferPointer(start: nil, count: 0)
         kernelEvents = events
-        resynced = false
+        self.resynced = resynced
     }
 
     /// `events` lent to `body` as a batch (a replay's due events, a resync's state).
@@ -38,9 +40,9 @@ public struct InputBatch {
     }
 
     /// `events`, in the kernel's layout, lent to `body` as a live read's batch (a rehearsal's).
-    public static func lending<R>(kernel events: [KernelInputEvent], _ body: (InputBatch) -> R) -> R {
+    public static func lending<R>(kernel events: [KernelInputEvent], resynced: Bool = false, _ body: (InputBatch) -> R) -> R {
         // Safe: the array is lent for `body`, which the batch does not outlive.
-        events.withUnsafeBufferPointer { body(InputBatch(kernel: $0)) }
+        events.withUnsafeBufferPointer { body(InputBatch(kernel: $0, resynced: resynced)) }
     }
 
     /// How many events the batch holds.

@@ -1,5 +1,6 @@
 import CEvdev
 import GestureEngine
+import Synchronization
 import SystemCalls
 import TouchFrames
 
@@ -9,12 +10,14 @@ import TouchFrames
 
 /// A virtual input device made through /dev/uinput from a `DeviceDescription` (an evemu
 /// recording's), so a recording can be played into the kernel: `touchgesturectl play --uinput`.
-public final class UInputDevice {
+public final class UInputDevice: Sendable {
     /// What stands behind the device: one this object made (libevdev's handles, and the
     /// /dev/uinput descriptor it opened itself to give the device a `phys`, closed after the
     /// device; nil when libevdev opened and closes its own), or one a process before made and
     /// systemd's file descriptor store handed back (only its descriptor).
-    private enum Backing {
+    // Safe: (Sendable) libevdev's handles are used at init, in deinit and by `write` (`play`'s
+    // own devices, one thread); a mirror's thread only writes to `fd`, which never changes.
+    private enum Backing: @unchecked Sendable {
         case made(dev: OpaquePointer, uidev: OpaquePointer, ownFD: Int32?)
         case adopted(fd: Int32)
     }
@@ -26,7 +29,11 @@ public final class UInputDevice {
     /// The kernel device outlives this object (set when its descriptor is in systemd's store and
     /// the daemon stops: systemd's copy keeps it for the next start, and destroys it when it
     /// closes that copy on a stop).
-    public var keepsDevice = false
+    public var keepsDevice: Bool {
+        get { keeps.load(ordering: .relaxed) }
+        set { keeps.store(newValue, ordering: .relaxed) }
+    }
+    private let keeps = Atomic<Bool>(false)
 
     /// `name` replaces the description's; `phys`, the device's physical place (its `phys` in
     /// sysfs, which udev rules can match and name a link after).

@@ -40,6 +40,16 @@ public struct Mirror {
         contacts.frame(panel, others: others, discontinuity: discontinuity, taken: taken, hold: hold, bound: bound, now: now)
     }
 
+    /// A frame ahead of the engine, which decides nothing of it: `decoder`'s last frame's
+    /// contacts, less those its filters ended as stuck (the mirror ends them as it ends taken
+    /// ones). `stuck` is the caller's room, kept so that no frame allocates.
+    public mutating func frame(aheadOf decoder: borrowing FrameDecoder, stuck: inout [UInt32], now: Int64) {
+        stuck.removeAll(keepingCapacity: true)
+        decoder.contactsEndedAsStuck(into: &stuck)
+        contacts.frame(
+            decoder.panel, others: decoder.others, discontinuity: decoder.frame.discontinuity, taken: stuck, hold: [], bound: 0, now: now)
+    }
+
     /// The clock reached `now` with no frame (`MirrorContacts.advance`); written at `flush`.
     public mutating func advance(taken: borrowing [UInt32], hold: borrowing [UInt32], now: Int64) {
         contacts.advance(taken: taken, hold: hold, now: now)

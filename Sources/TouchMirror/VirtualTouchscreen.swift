@@ -12,7 +12,7 @@ import TouchInput
 /// after it with " (touchgestured)". The compositor reads this one while the daemon holds the
 /// panel (EVIOCGRAB). It goes when this object goes, or with the daemon's process: the kernel
 /// then destroys the device and releases the grab, and the compositor has the panel again.
-public final class VirtualTouchscreen: TouchSink {
+public final class VirtualTouchscreen: TouchSink, Sendable {
     /// Ends every mirror's name (`Discovery.mirrorNameSuffix`).
     public static var nameSuffix: String { Discovery.mirrorNameSuffix }
 

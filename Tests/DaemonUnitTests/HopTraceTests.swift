@@ -1,5 +1,6 @@
 import Foundation
 import SystemCalls
+import Synchronization
 import Testing
 import TouchFrames
 import TouchMirror
@@ -9,10 +10,11 @@ import TouchMirror
 /// `--trace-hops`: a row per frame a mirror writes (its read, the write's start and end), kept
 /// within the room made at start, written at exit.
 @Suite struct HopTraceTests {
-    final class Screen: TouchSink {
-        var writes = 0
+    final class Screen: TouchSink, Sendable {
+        private let count = Mutex(0)
+        var writes: Int { count.withLock { $0 } }
         func send(_ events: [KernelInputEvent]) -> SystemCallError? {
-            writes += 1
+            count.withLock { $0 += 1 }
             return nil
         }
     }

@@ -32,7 +32,9 @@ enum WakeStage: FrameStage {
 /// The mirror ahead (`Mirror`, pass-through, when the engine takes and holds nothing of the
 /// panel's contacts: `DevicePipeline.leavesTheMirror`): the frame written before the engine runs
 /// on it, so the app's touch waits for no gesture's work. A read's frames in one write, at its
-/// last frame (`RouteDevice.endsRead`): a daemon that fell behind makes no more system calls.
+/// last frame (`RouteDevice.endsRead`): a daemon that fell behind makes no more system calls. A
+/// live panel's own thread (`MirrorThread`) has shown the frame before the loop read it: here
+/// the loop only tells the thread whether to go on.
 enum MirrorAhead: FrameStage {
     static var stage: RouteStage { .mirrorAhead }
 
@@ -42,9 +44,13 @@ enum MirrorAhead: FrameStage {
     ) {
         // Decided a frame at a time: the engine may switch configurations on this frame.
         device.shownAhead = device.mirrored && device.pipeline.leavesTheMirror
+        // A panel's own thread showed it already, unless the loop shows a landing that may
+        // wake the kiosk (then the loop does, below, and hands the thread back its frames).
+        if device.threaded && device.threadShows(ahead: device.shownAhead) { return }
         guard device.shownAhead else { return }
         device.mirrorFrameAhead()
         if device.endsRead && device.flushMirror() { report.mirrorFailed = true }
+        if device.threaded { device.handBackToThread() }
     }
 }
 
@@ -73,6 +79,7 @@ enum MirrorStage: FrameStage {
     ) {
         guard device.mirrored && !device.shownAhead else { return }
         device.mirrorFrame(output)
+        if device.threaded { device.handBackToThread() }
     }
 }
 
