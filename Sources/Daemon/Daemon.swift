@@ -102,6 +102,8 @@ public final class Daemon: EventLoopOwner {
         devices = DeviceLifecycle(loop: loop, log: log, actions: actions, base: base)
         devices.mirrors = kept
         devices.trace = options.traceHops.map { HopTrace(path: $0) }
+        // Made now, before the unit makes every thread real-time (`chrt --all-tasks`, once ready).
+        devices.input = InputThread.start(log: log)
         devices.owner = self
     }
 

@@ -47,6 +47,8 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
     var trace: HopTrace?
     /// Where every live device is read (`ready`): one at a time, so one buffer serves them all.
     private let readBuffer = EventReadBuffer(capacity: 256)
+    /// The thread that reads the pass-through panels (made at start; nil: the loop reads them).
+    var input: InputThread?
     /// Whether a rehearsal runs, and the kinds of route rehearsed so far (`Rehearsal`).
     var rehearsal = Rehearsal.Stage()
 
@@ -93,8 +95,8 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
     /// the owner hears `added`.
     /// `past`: the panel's slots as the kernel has them (`EvdevDevice.slotState`), which its
     /// decoder starts from (`FrameDecoder.seed`).
-    /// A live panel with a mirror (`mirror`: what it is made of) gets its own thread
-    /// (`MirrorThread`), which shows the mirror's frames ahead of the loop.
+    /// A live panel with a mirror (`mirror`: what it is made of) is read by the input thread
+    /// (`ThreadedPanel`), which shows the mirror's frames ahead of the loop.
     func add(
         _ source: InputSource, mirror: MirrorParts? = nil, past: (positions: [Int32], slot: Int)? = nil, _ state: inout FrameState
     ) throws {
@@ -105,9 +107,10 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
         let fresh = pipeline
         if let past { pipeline.decoder.seed(positions: past.positions, slot: past.slot) }
         noteSize(source, pipeline.decoder)
-        let thread = try mirror.map { try startThread(source, mirror: $0, decoder: pipeline.decoder, wake: state.devices.wake.flags) }
+        let thread = try mirror.flatMap { try threaded(source, mirror: $0, decoder: pipeline.decoder, wake: state.devices.wake.flags) }
+        let own = thread == nil ? mirror.map { Mirror($0) } : nil
         let device = RouteDevice(
-            id: id, source: source, pipeline: pipeline, health: gone.take(key) ?? PanelHealth(key), thread: thread)
+            id: id, source: source, pipeline: pipeline, health: gone.take(key) ?? PanelHealth(key), mirror: own, thread: thread)
         nextID += 1
         state.devices.add(device)
         // The hand-off (a replay's every batch; a live device's only after lost events or before
@@ -126,22 +129,21 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
         rehearseIfNew(device, fresh: fresh)
     }
 
-    /// A live panel's own thread (`MirrorThread`), with its mirror and a copy of its decoder;
-    /// the source reads the thread's relay from now on. A thread that cannot start is an error:
-    /// the panel is not taken.
-    private func startThread(_ source: InputSource, mirror: MirrorParts, decoder: FrameDecoder, wake: WakeFlags) throws -> MirrorThread {
-        guard let source = source as? LiveSource else { throw Daemon.StartError("\(source.node): only a live panel has a mirror") }
-        var decoder = decoder
-        decoder.keepsPanel = true
+    /// A live panel read by the input thread (`ThreadedPanel`), with its mirror and a copy of
+    /// its decoder; the source reads the thread's relay from now on. Nil without the thread (the
+    /// panel's mirror is then its device's own).
+    private func threaded(_ source: InputSource, mirror: MirrorParts, decoder: FrameDecoder, wake: WakeFlags) throws -> ThreadedPanel? {
+        guard let input, let source = source as? LiveSource else { return nil }
         let device = source.device
-        switch MirrorThread.start(
-            panel: device.fd, node: device.path, slots: device.stateSlots, decoder: decoder, mirror: mirror, wake: wake, log: log, trace: trace)
-        {
-        case .success(let thread):
-            source.relay = thread
-            return thread
-        case .failure(let e):
-            throw Daemon.StartError("cannot start its thread: \(e)")
+        do throws(SystemCallError) {
+            let panel = try ThreadedPanel(
+                panel: device.fd, node: device.path, slots: device.stateSlots, decoder: decoder, mirror: mirror, wake: wake, log: log, trace: trace)
+            if let e = input.add(panel) { throw e }
+            source.relay = panel
+            source.input = input
+            return panel
+        } catch {
+            throw Daemon.StartError("cannot hand it to the input thread: \(error)")
         }
     }
 

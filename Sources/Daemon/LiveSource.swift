@@ -28,9 +28,10 @@ final class LiveSource: InputSource {
     private var eventsAtLastFailure = -1
     private(set) var errorCount = 0
     private let log: Logger
-    /// The panel's own thread (pass-through), set before `start`: the loop reads its relay's
-    /// end (`MirrorThread.loopEnd`) in the panel's place.
-    var relay: MirrorThread?
+    /// The panel as the input thread reads it (pass-through), set before `start`: the loop reads
+    /// its relay's end (`ThreadedPanel.loopEnd`) in the panel's place.
+    var relay: ThreadedPanel?
+    weak var input: InputThread?
     /// Where the relay is read outside the devices' own reads (`deliverDue`).
     private lazy var relayBuffer = EventReadBuffer(capacity: Relay.readCapacity)
 
@@ -58,7 +59,7 @@ final class LiveSource: InputSource {
 
     func stop() {
         if let e = loop?.remove(relay?.loopEnd ?? device.fd) { log.debug("\(node): \(e)") }
-        relay?.stop(revoking: device.fd)
+        if let relay { input?.remove(relay) }
         deliver = nil
     }
 
@@ -92,7 +93,7 @@ final class LiveSource: InputSource {
         }
     }
 
-    /// What the panel's thread relayed and the loop has not read yet, each read a batch.
+    /// What the input thread relayed and the loop has not read yet, each read a batch.
     private func deliverRelayed(_ fd: Int32, _ deliver: Delivery, _ state: inout FrameState) {
         while self.deliver != nil {
             do {
@@ -108,7 +109,7 @@ final class LiveSource: InputSource {
         }
     }
 
-    /// Lost events, relayed: the thread sends the kernel's state next (it read and dropped the
+    /// Lost events, relayed: the input thread sends the kernel's state next (it read and dropped the
     /// stale rest). Waited for a tenth of a second at most; then the loop asks the kernel itself.
     private func resynchronizeRelayed(_ deliver: Delivery, _ state: inout FrameState) {
         guard let relay, !Relay.receiveState(from: relay.loopEnd, timeoutMs: 100, deliver: { deliver($0, &state) }) else { return }

@@ -27,13 +27,13 @@ struct RouteDevice {
     /// whether that moved since the table last looked.
     private(set) var mirror: Mirror?
     let mirrored: Bool
-    /// Its panel's own thread (pass-through, a live panel: `MirrorThread`), which reads the panel
+    /// Its panel's own thread (pass-through, a live panel: `ThreadedPanel`), which reads the panel
     /// and shows the mirror's frames while the engine decides nothing of them. The mirror is then
     /// the thread's, reached through its lock (`mirror` is nil).
-    let thread: MirrorThread?
+    let thread: ThreadedPanel?
     /// `thread != nil`, kept as a flag (asked every frame).
     let threaded: Bool
-    /// The engine's say last told the thread (`MirrorThread.ahead`).
+    /// The engine's say last told the thread (`ThreadedPanel.ahead`).
     private var toldAhead = false
     private(set) var mirrorDue: Int64?
     var mirrorDueMoved = false
@@ -48,7 +48,7 @@ struct RouteDevice {
     /// ends them as it ends taken ones); kept, so no frame allocates.
     private var stuckAhead: [UInt32] = []
 
-    init(id: UInt32, source: InputSource, pipeline: DevicePipeline, health: PanelHealth, mirror: Mirror? = nil, thread: MirrorThread? = nil) {
+    init(id: UInt32, source: InputSource, pipeline: DevicePipeline, health: PanelHealth, mirror: Mirror? = nil, thread: ThreadedPanel? = nil) {
         self.id = id
         self.source = source
         self.pipeline = pipeline

@@ -68,6 +68,11 @@ extension Posix {
         return nil
     }
 
+    /// No more is sent on socket `fd` (its peer reads the end); the fd stays open.
+    public static func shutdownSending(_ fd: Int32) {
+        _ = Glibc.shutdown(fd, Int32(SHUT_WR))
+    }
+
     /// A connected pair of SOCK_SEQPACKET sockets (each message arrives whole), non-blocking and
     /// close-on-exec, each end owned.
     public static func sequentialPacketPair() -> Result<DescriptorPair, SystemCallError> {

@@ -33,7 +33,7 @@ enum WakeStage: FrameStage {
 /// panel's contacts: `DevicePipeline.leavesTheMirror`): the frame written before the engine runs
 /// on it, so the app's touch waits for no gesture's work. A read's frames in one write, at its
 /// last frame (`RouteDevice.endsRead`): a daemon that fell behind makes no more system calls. A
-/// live panel's own thread (`MirrorThread`) has shown the frame before the loop read it: here
+/// live panel's own thread (`ThreadedPanel`) has shown the frame before the loop read it: here
 /// the loop only tells the thread whether to go on.
 enum MirrorAhead: FrameStage {
     static var stage: RouteStage { .mirrorAhead }

@@ -9,7 +9,7 @@ struct WakeWatch {
             flags.watchesDisplay.store(watchesDisplay, ordering: .relaxed)
         }
     }
-    /// The same, for the panels' threads (`MirrorThread`: a landing that may wake the kiosk is
+    /// The same, for the panels' threads (`ThreadedPanel`: a landing that may wake the kiosk is
     /// left to the loop).
     let flags = WakeFlags()
     /// `display != nil`, kept as a flag: asked on each landing, where asking the optional copied

@@ -1,0 +1,121 @@
+import GestureEngine
+import Logging
+import Synchronization
+import SystemCalls
+import TouchFrames
+import TouchInput
+import TouchMirror
+
+/// What the loop's wake watch shares with the input thread (`WakeWatch` sets them): the kiosk
+/// sleeps (`[idle] after`), and a touch after a pause may find the displays dark (`[idle] display`).
+final class WakeFlags: Sendable {
+    let asleep = Atomic<Bool>(false)
+    let watchesDisplay = Atomic<Bool>(false)
+}
+
+/// What a live panel's mirror is made of (its screen, its description, how it ends a touch, its
+/// geometry, whether the screen was taken back from the store): made into the `Mirror` inside
+/// the panel's lock, so no one else holds it.
+struct MirrorParts: Sendable {
+    let screen: any TouchSink & Sendable
+    let described: DeviceDescription
+    let cancel: MirrorCancel
+    let geometry: MirrorGeometry?
+    let adopted: Bool
+}
+
+extension Mirror {
+    /// The mirror made of `parts`.
+    init(_ parts: MirrorParts) {
+        self.init(screen: parts.screen, described: parts.described, cancel: parts.cancel, geometry: parts.geometry, adopted: parts.adopted)
+    }
+}
+
+/// A pass-through panel read by the input thread (`InputThread`): its descriptor of the panel,
+/// a decoder of its own (a copy of the loop's, given every read the loop gets, so the two stay in
+/// step), its mirror, and the relay (`Relay`, a socket pair) that passes each read on to the loop,
+/// which reads its end (`loopEnd`) in the panel's place. The thread shows each frame on the mirror
+/// while the loop says the engine decides nothing of it (`ahead`); otherwise, and for a landing
+/// that may wake the kiosk (`loopShows`: the loop's wake stage decides, and swallows it), the
+/// loop writes the mirror itself, through the lock.
+final class ThreadedPanel: Sendable {
+    /// What the thread and the loop share, behind the lock.
+    struct Shared {
+        /// The thread's decoder: a copy of the loop's, fed the same reads.
+        var decoder: FrameDecoder
+        var mirror: Mirror
+        /// The loop let the panel go (removed, or the daemon stops): the thread writes no more.
+        var stopped = false
+        /// The thread's last frame (monotonic ns): a landing long after it may wake the kiosk.
+        var lastFrameAt: Int64?
+        /// The last read ended inside a frame: no frame of the filters' own until it is whole.
+        var midFrame = false
+        /// Room for the contacts the filters ended as stuck, kept (no frame allocates).
+        var stuck: [UInt32] = []
+        /// A read the loop could not take (its socket full): the next goes as lost events.
+        var owed = false
+        /// Failed reads in a row (the third drops the panel, as the loop's reads do).
+        var failures = 0
+    }
+
+    let shared: Mutex<Shared>
+    /// The loop's say, kept as it changes: the engine takes and holds nothing of the contacts.
+    let ahead = Atomic<Bool>(false)
+    /// A landing that may wake the kiosk was left to the loop, which shows the frames until that
+    /// sequence ends (set by the thread, cleared by the loop).
+    let loopShows = Atomic<Bool>(false)
+    let wake: WakeFlags
+    /// The thread's own descriptor of the panel, the relay's two ends (closed with this object).
+    let panelFD: Int32
+    let relayFD: Int32
+    let loopEnd: Int32
+    let node: String
+    let slots: Int
+    let log: Logger
+    let trace: HopTrace?
+
+    /// The panel read on `panel` (a descriptor of the thread's own is made), with `decoder` (a
+    /// copy of the loop's) and the mirror made of `parts`.
+    init(
+        panel: Int32, node: String, slots: Int, decoder: FrameDecoder, mirror parts: MirrorParts, wake: WakeFlags, log: Logger, trace: HopTrace?
+    ) throws(SystemCallError) {
+        let pair = try Posix.sequentialPacketPair().get()
+        let own = try Posix.duplicate(panel).get()
+        (loopEnd, relayFD) = pair.release()
+        panelFD = own.release()
+        var decoder = decoder
+        decoder.keepsPanel = true
+        shared = Mutex(Shared(decoder: decoder, mirror: Mirror(parts)))
+        self.wake = wake
+        self.node = node
+        self.slots = slots
+        self.log = log
+        self.trace = trace
+    }
+
+    deinit {
+        Posix.close(panelFD)
+        Posix.close(relayFD)
+        Posix.close(loopEnd)
+    }
+
+    /// The loop lets the panel go: the thread writes nothing more to its mirror.
+    func stop() { shared.withLock { $0.stopped = true } }
+
+    /// A reload gave the panel a new decoder (`fresh`, the loop's, before it went on from the
+    /// old): the thread's goes on from its own old one, as the loop's does.
+    func replaceDecoder(with fresh: FrameDecoder) {
+        shared.withLock {
+            var decoder = fresh
+            decoder.keepsPanel = true
+            decoder.continueFrom($0.decoder)
+            $0.decoder = decoder
+        }
+    }
+
+    /// When the filters want a frame of their own next (none mid-frame, or once stopped).
+    var nextTick: Timestamp? { shared.withLock { $0.stopped || $0.midFrame ? nil : $0.decoder.nextTick } }
+
+    /// The filters' own frames due by `now`, each shown as a read's.
+    func tick(before now: Timestamp) { shared.withLock { $0.ticks(before: now, panel: self) } }
+}
