@@ -29,8 +29,8 @@ final class InputThread: Sendable {
         self.log = log
     }
 
-    /// The thread, running; nil when it could not be made (logged: the loop then writes every
-    /// mirror itself, as it reads every panel).
+    /// The thread, running; nil when it could not be made (logged: the loop then reads every
+    /// panel and writes every mirror itself).
     static func start(log: Logger) -> InputThread? {
         let epoll: Int32
         switch Posix.epollCreate() {
@@ -77,8 +77,10 @@ final class InputThread: Sendable {
             switch Posix.wait(epoll, into: ready, timeoutMs: timeout) {
             case .success(let count): n = count
             case .failure(let e):
-                log.error("input thread: \(e); the loop writes the virtual touchscreens from now on")
-                return
+                // Never seen (EINTR is retried): logged, and tried again a tenth of a second on.
+                log.error("input thread: \(e)")
+                Posix.sleep(untilMonotonic: Posix.monotonicNanoseconds() + 100_000_000)
+                continue
             }
             for i in 0..<n {
                 let fd = ready.fd(at: i)

@@ -55,6 +55,8 @@ struct RouteDevice {
         self.mirror = thread == nil ? mirror : nil
         self.thread = thread
         threaded = thread != nil
+        toldAhead = pipeline.leavesTheMirror
+        thread?.ahead.store(toldAhead, ordering: .relaxed)
         mirrored = mirror != nil || thread != nil
         self.health = health
         self.health.up = true
@@ -72,22 +74,37 @@ struct RouteDevice {
         return thread.shared.withLock { body(&$0.mirror) }
     }
 
-    /// The route's say to the thread: whether it shows this frame ahead (the engine decides
-    /// nothing of it, `ahead`), told when it changes. True when the thread showed it (the loop
-    /// shows it while a landing that may wake the kiosk is its own: `loopShows`).
+    /// The route's say to the input thread: whether it shows this frame ahead (the engine decides
+    /// nothing of it), told when it changes. True when the thread showed it (it does not show a
+    /// landing that may wake the kiosk: `loopShows`, the loop's until that sequence ends).
     mutating func threadShows(ahead: Bool) -> Bool {
         if ahead != toldAhead {
             toldAhead = ahead
-            thread!.ahead.store(ahead, ordering: .relaxed)
+            // (The thread's say changes where no contact is down: the engine's configuration
+            // changes between sequences. Ahead again, the mirror is shown what the thread has.)
+            if ahead { handOver(ahead: true) } else { thread!.ahead.store(false, ordering: .relaxed) }
         }
         return ahead && !thread!.loopShows.load(ordering: .acquiring)
     }
 
     /// The loop showed the frames of a landing that may have woken the kiosk: once no contact
-    /// is down, the thread shows frames again.
+    /// is down, the input thread shows frames again.
     mutating func handBackToThread() {
         guard let thread, thread.loopShows.load(ordering: .relaxed), pipeline.decoder.activeContacts == 0 else { return }
-        thread.loopShows.store(false, ordering: .releasing)
+        handOver(ahead: nil)
+    }
+
+    /// The thread shows frames again (`ahead` told too, when given): under its lock, so it is
+    /// between reads, and the mirror is shown what the thread's decoder has now (the reads it took
+    /// while the loop showed frames, which the loop has not routed yet, are not lost).
+    private func handOver(ahead: Bool?) {
+        thread!.shared.withLock { s in
+            if let ahead { thread!.ahead.store(ahead, ordering: .relaxed) }
+            thread!.loopShows.store(false, ordering: .relaxed)
+            guard let now = s.lastFrameAt else { return }
+            s.mirror.frame(aheadOf: s.decoder, stuck: &s.stuck, now: now)
+            _ = s.mirror.flush()
+        }
     }
 
     var summary: DeviceSummary {

@@ -1,0 +1,169 @@
+import GestureConfig
+import GestureEngine
+import Logging
+import Synchronization
+import TestSupport
+import SystemCalls
+import Testing
+import TouchFrames
+import TouchInput
+import TouchMirror
+
+@testable import Daemon
+@testable import Pipeline
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The input thread (`InputThread`, `ThreadedPanel`): a pass-through panel read on a thread of
+/// its own, each frame shown on the mirror there, each read relayed to the loop.
+@Suite struct InputThreadTests {
+    /// A mirror's writes, kept (the thread writes, the test reads).
+    final class KeptSink: TouchSink, Sendable {
+        let writes = Mutex<[[KernelInputEvent]]>([])
+        func send(_ events: [KernelInputEvent]) -> SystemCallError? {
+            writes.withLock { $0.append(events) }
+            return nil
+        }
+        var events: [[Int32]] { MirrorAheadTests.events(writes.withLock { $0 }) }
+    }
+
+    /// A panel for the thread: one end of a socket pair the test writes frames to (`ours`).
+    struct FakePanel: ~Copyable {
+        let ours: Int32, theirs: Int32
+        init() throws {
+            (ours, theirs) = try Posix.sequentialPacketPair().get().release()
+        }
+        deinit {
+            Posix.close(ours)
+            Posix.close(theirs)
+        }
+    }
+
+    static func panel(_ rig: borrowing RouteRig, fd: Int32, sink: KeptSink, wake: WakeFlags = WakeFlags()) throws -> ThreadedPanel {
+        let d = rig.state.devices.all[0].source.description
+        let parts = MirrorParts(screen: sink, described: VirtualTouchscreen.description(mirroring: d), cancel: .lift, geometry: nil, adopted: false)
+        return try ThreadedPanel(
+            panel: fd, node: "test", slots: 0, decoder: rig.state.devices.all[0].pipeline.decoder, mirror: parts, wake: wake,
+            log: Logger(label: "test"), trace: nil)
+    }
+
+    /// The recording's frames, each as the kernel lays it out.
+    static func frames(_ events: [InputEvent]) -> [[KernelInputEvent]] {
+        var frames: [[KernelInputEvent]] = [], frame: [KernelInputEvent] = []
+        for e in events {
+            frame.append(KernelInputEvent(e))
+            guard e.type == Evdev.EV_SYN && e.code == Evdev.SYN_REPORT else { continue }
+            frames.append(frame)
+            frame.removeAll()
+        }
+        return frames
+    }
+
+    /// The thread's path (its decoder, its mirror) shows what the loop's route shows, event for
+    /// event, with and without the panel's filters.
+    @Test func theThreadsPath_showsWhatTheLoopsMirrorShows() throws {
+        let noisy = try String(contentsOfFile: Repository.root + "/examples/noisy-panel.toml", encoding: .utf8)
+        let recordings = ["pinch-out-and-turn", "double-tap", "long-press-then-move", "two-visitors"]
+        let chatter = ["8", "40ms-1", "45ms-24"].map { "../../DaemonUnitTests/Recordings/chatter-tap-200hz-\($0)" }
+        for (config, names) in [(MirrorAheadTests.passThrough, recordings), (noisy, recordings + chatter)] {
+            for name in names {
+                var rig = try RouteRig(name, config: config, mirrored: true)
+                let fake = try FakePanel()
+                let sink = KeptSink()
+                let panel = try Self.panel(rig, fd: fake.theirs, sink: sink)
+                panel.ahead.store(true, ordering: .relaxed)
+                for frame in Self.frames(rig.events) {
+                    // The filters' own frames due first, as the loop fires deadlines before a read.
+                    panel.tick(before: frame.last!.time)
+                    let lost = InputBatch.lending(kernel: frame) { batch in panel.shared.withLock { $0.take(batch, panel: panel) } }
+                    #expect(!lost)
+                }
+                panel.tick(before: .distantFuture)
+                rig.playAll()
+                #expect(!sink.events.isEmpty, "\(name)")
+                #expect(sink.events == MirrorAheadTests.events(rig.mirror.writes), "\(name), \(config.count) bytes of config: the same events")
+            }
+        }
+    }
+
+    /// Waits (at most five seconds, a tenth of one at a time) until `done`.
+    static func eventually(_ done: () -> Bool) -> Bool {
+        for _ in 0..<50 {
+            if done() { return true }
+            Posix.sleep(untilMonotonic: Posix.monotonicNanoseconds() + 100_000_000)
+        }
+        return done()
+    }
+
+    /// Every message the loop's end has now, as events.
+    static func relayed(_ fd: Int32) -> [[KernelInputEvent]] {
+        var got: [[KernelInputEvent]] = []
+        var buffer = [KernelInputEvent](repeating: KernelInputEvent(seconds: 0, microseconds: 0, type: 0, code: 0, value: 0), count: 512)
+        while case .done(let n) = buffer.withUnsafeMutableBytes({ Posix.receive(fd, into: $0) }), n > 0 {
+            got.append(Array(buffer[0..<(n / MemoryLayout<KernelInputEvent>.stride)]))
+        }
+        return got
+    }
+
+    static func send(_ frame: [KernelInputEvent], to fd: Int32) {
+        #expect(Relay.send(frame.map(\.event), to: fd) != .wouldBlock)
+    }
+
+    /// The real thread: each frame written to the panel is on the mirror, and relayed to the
+    /// loop whole, read for read; the panel going ends the relay (the loop reads its end).
+    @Test func theThread_showsEachFrame_relaysEachRead_andEndsWithThePanel() throws {
+        let input = try #require(InputThread.start(log: Logger(label: "test")))
+        let rig = try RouteRig("double-tap", config: MirrorAheadTests.passThrough, mirrored: true)
+        let fake = try FakePanel()
+        let sink = KeptSink()
+        let panel = try Self.panel(rig, fd: fake.theirs, sink: sink)
+        panel.ahead.store(true, ordering: .relaxed)
+        #expect(input.add(panel) == nil)
+        let frames = Self.frames(rig.events)
+        let expected = MirrorAheadTests.events(Self.mirrored(rig))
+        var relayed: [[KernelInputEvent]] = []
+        for frame in frames {
+            Self.send(frame, to: fake.ours)
+            // One frame a read: each is on the relay before the next is written.
+            let before = relayed.count
+            #expect(Self.eventually {
+                relayed += Self.relayed(panel.loopEnd)
+                return relayed.count > before
+            })
+        }
+        #expect(relayed.map { $0.map(\.event) } == frames.map { $0.map(\.event) }, "every read relayed whole, in order")
+        #expect(Self.eventually { sink.events == expected }, "the mirror shows what the loop's route shows")
+        // The panel goes: the relay ends.
+        Posix.shutdownSending(fake.ours)
+        var bytes = [UInt8](repeating: 0, count: 64)
+        #expect(Self.eventually { bytes.withUnsafeMutableBytes { Posix.receive(panel.loopEnd, into: $0) } == .done(0) }, "the loop reads the relay's end")
+    }
+
+    /// What the loop's own route would show for the rig's recording.
+    static func mirrored(_ rig: consuming RouteRig) -> [[KernelInputEvent]] {
+        rig.playAll()
+        return rig.mirror.writes
+    }
+
+    /// A landing after a pause, with the displays watched (they may be dark: the loop's wake
+    /// stage decides): the thread leaves that sequence to the loop and shows none of it.
+    @Test func aLandingThatMayWakeTheKiosk_isLeftToTheLoop() throws {
+        let input = try #require(InputThread.start(log: Logger(label: "test")))
+        let rig = try RouteRig("double-tap", config: MirrorAheadTests.passThrough, mirrored: true)
+        let fake = try FakePanel()
+        let sink = KeptSink()
+        let wake = WakeFlags()
+        wake.watchesDisplay.store(true, ordering: .relaxed)
+        let panel = try Self.panel(rig, fd: fake.theirs, sink: sink, wake: wake)
+        panel.ahead.store(true, ordering: .relaxed)
+        #expect(input.add(panel) == nil)
+        let first = try #require(Self.frames(rig.events).first)
+        Self.send(first, to: fake.ours)
+        #expect(Self.eventually { !Self.relayed(panel.loopEnd).isEmpty })
+        let loopShows = panel.loopShows.load(ordering: .relaxed)
+        #expect(loopShows, "the loop shows this sequence")
+        #expect(sink.events.isEmpty, "the thread showed none of it")
+    }
+}
