@@ -75,36 +75,26 @@ struct RouteDevice {
     }
 
     /// The route's say to the input thread: whether it shows this frame ahead (the engine decides
-    /// nothing of it), told when it changes. True when the thread showed it (it does not show a
-    /// landing that may wake the kiosk: `loopShows`, the loop's until that sequence ends).
+    /// nothing of it), told when it changes; true when the thread showed it. (The say changes
+    /// between sequences, where the engine's configuration changes. Ahead again, the mirror is
+    /// shown what the thread's decoder has now, under its lock: the thread is between reads.)
     mutating func threadShows(ahead: Bool) -> Bool {
-        if ahead != toldAhead {
-            toldAhead = ahead
-            // (The thread's say changes where no contact is down: the engine's configuration
-            // changes between sequences. Ahead again, the mirror is shown what the thread has.)
-            if ahead { handOver(ahead: true) } else { thread!.ahead.store(false, ordering: .relaxed) }
-        }
-        return ahead && !thread!.loopShows.load(ordering: .acquiring)
-    }
-
-    /// The loop showed the frames of a landing that may have woken the kiosk: once no contact
-    /// is down, the input thread shows frames again.
-    mutating func handBackToThread() {
-        guard let thread, thread.loopShows.load(ordering: .relaxed), pipeline.decoder.activeContacts == 0 else { return }
-        handOver(ahead: nil)
-    }
-
-    /// The thread shows frames again (`ahead` told too, when given): under its lock, so it is
-    /// between reads, and the mirror is shown what the thread's decoder has now (the reads it took
-    /// while the loop showed frames, which the loop has not routed yet, are not lost).
-    private func handOver(ahead: Bool?) {
-        thread!.shared.withLock { s in
-            if let ahead { thread!.ahead.store(ahead, ordering: .relaxed) }
-            thread!.loopShows.store(false, ordering: .relaxed)
-            guard let now = s.lastFrameAt else { return }
+        guard ahead != toldAhead, let thread else { return ahead }
+        toldAhead = ahead
+        thread.shared.withLock { s in
+            thread.ahead.store(ahead, ordering: .relaxed)
+            guard ahead, let now = s.lastFrameAt else { return }
             s.mirror.frame(aheadOf: s.decoder, stuck: &s.stuck, now: now)
             _ = s.mirror.flush()
         }
+        return ahead
+    }
+
+    /// Whether the input thread found that this frame's landing woke the kiosk (it swallowed the
+    /// sequence on the mirror), and on a dark display; nil: it did not.
+    func threadWoke() -> Bool? {
+        let time = pipeline.decoder.frame.time.nanoseconds
+        return thread!.shared.withLock { $0.takeWake(at: time)?.inTheDark }
     }
 
     var summary: DeviceSummary {

@@ -6,11 +6,14 @@ import TouchFrames
 import TouchInput
 import TouchMirror
 
-/// What the loop's wake watch shares with the input thread (`WakeWatch` sets them): the kiosk
-/// sleeps (`[idle] after`), and a touch after a pause may find the displays dark (`[idle] display`).
+/// What the loop's wake watch shares with the input thread (`WakeWatch` keeps them here): the
+/// kiosk sleeps (`[idle] after`), and the displays watched for darkness (`[idle] display`).
 final class WakeFlags: Sendable {
     let asleep = Atomic<Bool>(false)
-    let watchesDisplay = Atomic<Bool>(false)
+    let display = Mutex<DisplayWatch?>(nil)
+
+    /// The displays read dark now (sysfs, read fresh); false when none is watched.
+    func displayIsDark() -> Bool { display.withLock { $0?.isDark() == true } }
 }
 
 /// What a live panel's mirror is made of (its screen, its description, how it ends a touch, its
@@ -35,9 +38,9 @@ extension Mirror {
 /// a decoder of its own (a copy of the loop's, given every read the loop gets, so the two stay in
 /// step), its mirror, and the relay (`Relay`, a socket pair) that passes each read on to the loop,
 /// which reads its end (`loopEnd`) in the panel's place. The thread shows each frame on the mirror
-/// while the loop says the engine decides nothing of it (`ahead`); otherwise, and for a landing
-/// that may wake the kiosk (`loopShows`: the loop's wake stage decides, and swallows it), the
-/// loop writes the mirror itself, through the lock.
+/// while the loop says the engine decides nothing of it (`ahead`); otherwise the loop writes the
+/// mirror itself, through the lock. The thread decides touch to wake for the panel (it reads the
+/// landing first): it swallows the sequence on the mirror and notes it for the loop's wake stage.
 final class ThreadedPanel: Sendable {
     /// What the thread and the loop share, behind the lock.
     struct Shared {
@@ -56,14 +59,14 @@ final class ThreadedPanel: Sendable {
         var owed = false
         /// Failed reads in a row (the third drops the panel, as the loop's reads do).
         var failures = 0
+        /// The landings that woke the kiosk (their frames' times, and whether on a dark display),
+        /// each taken by the loop's wake stage when it routes that frame (at most 16 kept).
+        var wakes: [(at: Int64, inTheDark: Bool)] = []
     }
 
     let shared: Mutex<Shared>
     /// The loop's say, kept as it changes: the engine takes and holds nothing of the contacts.
     let ahead = Atomic<Bool>(false)
-    /// A landing that may wake the kiosk was left to the loop, which shows the frames until that
-    /// sequence ends (set by the thread, cleared by the loop).
-    let loopShows = Atomic<Bool>(false)
     let wake: WakeFlags
     /// The thread's own descriptor of the panel, the relay's two ends (closed with this object).
     let panelFD: Int32

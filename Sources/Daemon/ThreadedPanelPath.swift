@@ -131,21 +131,36 @@ extension ThreadedPanel.Shared {
         if shown { flush(panel) }
     }
 
-    /// The decoder ended a frame: a landing that may wake the kiosk is left to the loop (asleep,
-    /// or after a pause where the displays may be dark: `WakeStage`'s test); else, while the loop
-    /// says so, the frame goes to the mirror. Whether it did.
+    /// The decoder ended a frame: a landing that wakes the kiosk (`WakeStage`'s test: asleep, or
+    /// the displays dark after a pause) swallows its sequence on the mirror, noted for the loop;
+    /// then, while the loop says so, the frame goes to the mirror. Whether it did.
     private mutating func frameMade(_ panel: ThreadedPanel) -> Bool {
         let now = decoder.frame.time.nanoseconds
-        if decoder.landed && !decoder.hadContacts {
-            let quiet = lastFrameAt.map { now - $0 >= DisplayWatch.quietNanoseconds } ?? true
-            if panel.wake.asleep.load(ordering: .relaxed) || (quiet && panel.wake.watchesDisplay.load(ordering: .relaxed)) {
-                panel.loopShows.store(true, ordering: .releasing)
-            }
-        }
+        if decoder.landed { wakeIfAsleep(panel.wake, now: now) }
         lastFrameAt = now
-        guard !stopped, panel.ahead.load(ordering: .relaxed), !panel.loopShows.load(ordering: .relaxed) else { return false }
+        guard !stopped, panel.ahead.load(ordering: .relaxed) else { return false }
         mirror.frame(aheadOf: decoder, stuck: &stuck, now: now)
         return true
+    }
+
+    private mutating func wakeIfAsleep(_ flags: WakeFlags, now: Int64) {
+        let quiet = lastFrameAt.map { now - $0 >= DisplayWatch.quietNanoseconds } ?? true
+        let dark = !decoder.hadContacts && quiet && !flags.asleep.load(ordering: .relaxed) && flags.displayIsDark()
+        guard dark || flags.asleep.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        flags.asleep.store(false, ordering: .relaxed)
+        mirror.swallowNewTouches()
+        if wakes.count >= 16 { wakes.removeFirst() }
+        wakes.append((now, dark))
+    }
+
+    /// The wake the thread noted for the frame at `time` (the loop routes it), taken; older ones
+    /// (frames the loop never routed) go.
+    mutating func takeWake(at time: Int64) -> (at: Int64, inTheDark: Bool)? {
+        while let first = wakes.first, first.at <= time {
+            wakes.removeFirst()
+            if first.at == time { return first }
+        }
+        return nil
     }
 
     /// The frames made, in one write; a failure logged (throttled, as the loop logs its own).

@@ -147,23 +147,53 @@ import TouchMirror
         return rig.mirror.writes
     }
 
-    /// A landing after a pause, with the displays watched (they may be dark: the loop's wake
-    /// stage decides): the thread leaves that sequence to the loop and shows none of it.
-    @Test func aLandingThatMayWakeTheKiosk_isLeftToTheLoop() throws {
+    /// A landing while the kiosk sleeps: the thread wakes it, shows none of the sequence, and
+    /// notes the wake for the loop's wake stage (which routes the frame after it).
+    @Test func aLandingWhileAsleep_wakesTheKiosk_andReachesNoApp() throws {
         let input = try #require(InputThread.start(log: Logger(label: "test")))
         let rig = try RouteRig("double-tap", config: MirrorAheadTests.passThrough, mirrored: true)
         let fake = try FakePanel()
         let sink = KeptSink()
         let wake = WakeFlags()
-        wake.watchesDisplay.store(true, ordering: .relaxed)
+        wake.asleep.store(true, ordering: .relaxed)
         let panel = try Self.panel(rig, fd: fake.theirs, sink: sink, wake: wake)
         panel.ahead.store(true, ordering: .relaxed)
         #expect(input.add(panel) == nil)
         let first = try #require(Self.frames(rig.events).first)
         Self.send(first, to: fake.ours)
         #expect(Self.eventually { !Self.relayed(panel.loopEnd).isEmpty })
-        let loopShows = panel.loopShows.load(ordering: .relaxed)
-        #expect(loopShows, "the loop shows this sequence")
-        #expect(sink.events.isEmpty, "the thread showed none of it")
+        let (asleep, noted) = (wake.asleep.load(ordering: .relaxed), panel.shared.withLock { $0.wakes.count })
+        #expect(!asleep && noted == 1, "woken, and noted for the loop")
+        #expect(sink.events.isEmpty, "the waking touch reached no app")
+    }
+
+    /// The thread and the loop together, as they run (the thread takes each read first, the loop
+    /// routes it after): the mirror shows what the loop alone shows, frame for frame, and the
+    /// lines are the same; asleep, the first touch wakes the kiosk (the thread decides) and
+    /// reaches no app in either.
+    @Test(arguments: [false, true])
+    func theThreadAndTheLoop_showEachFrameOnce(asleep: Bool) throws {
+        for name in ["pinch-out-and-turn", "double-tap", "two-visitors"] {
+            var alone = try RouteRig(name, config: MirrorAheadTests.passThrough, mirrored: true)
+            alone.state.devices.wake.asleep = asleep
+            alone.playAll()
+            var rig = try RouteRig(name, config: MirrorAheadTests.passThrough)
+            let fake = try FakePanel()
+            let sink = KeptSink()
+            rig.state.devices.wake.asleep = asleep
+            let panel = try Self.panel(rig, fd: fake.theirs, sink: sink, wake: rig.state.devices.wake.flags)
+            let d = rig.state.devices.all[0]
+            rig.state.devices.all[0] = RouteDevice(id: d.id, source: d.source, pipeline: d.pipeline, health: d.health, thread: panel)
+            for frame in Self.frames(rig.events) {
+                let at = frame.last!.time.nanoseconds
+                let lost = InputBatch.lending(kernel: frame) { batch in panel.shared.withLock { $0.take(batch, panel: panel) } }
+                rig.fireDeadlines(until: at)
+                #expect(!lost && !rig.readKernel(frame.map(\.event), at: at))
+            }
+            rig.fireDeadlines(until: .max)
+            #expect(sink.events == MirrorAheadTests.events(alone.mirror.writes), "\(name), asleep \(asleep): each frame once")
+            #expect(rig.lines == alone.lines, "\(name), asleep \(asleep): the same lines")
+            #expect(rig.env.reports.contains { $0.woke } == asleep && alone.env.reports.contains { $0.woke } == asleep, "\(name)")
+        }
     }
 }

@@ -16,6 +16,15 @@ enum WakeStage: FrameStage {
         _ device: inout RouteDevice, _ output: inout PipelineOutput, _ wake: inout WakeWatch, _ report: inout RouteReport, _ env: E
     ) {
         guard device.pipeline.decoder.landed else { return }
+        // A threaded panel's landing was first read by the input thread, which decided.
+        if device.threaded {
+            guard let dark = device.threadWoke() else { return }
+            wake.asleep = false
+            report.woke = true
+            report.wokeInTheDark = dark
+            device.pipeline.swallowSequence()
+            return
+        }
         if wake.watchesDisplay && !wake.asleep && !device.pipeline.decoder.hadContacts
             && device.quietBefore(now: env.turnStarted) && wake.displayIsDark()
         {
@@ -44,13 +53,11 @@ enum MirrorAhead: FrameStage {
     ) {
         // Decided a frame at a time: the engine may switch configurations on this frame.
         device.shownAhead = device.mirrored && device.pipeline.leavesTheMirror
-        // A panel's own thread showed it already, unless the loop shows a landing that may
-        // wake the kiosk (then the loop does, below, and hands the thread back its frames).
+        // A threaded panel's frame is on the mirror already (the input thread showed it).
         if device.threaded && device.threadShows(ahead: device.shownAhead) { return }
         guard device.shownAhead else { return }
         device.mirrorFrameAhead()
         if device.endsRead && device.flushMirror() { report.mirrorFailed = true }
-        if device.threaded { device.handBackToThread() }
     }
 }
 
@@ -79,7 +86,6 @@ enum MirrorStage: FrameStage {
     ) {
         guard device.mirrored && !device.shownAhead else { return }
         device.mirrorFrame(output)
-        if device.threaded { device.handBackToThread() }
     }
 }
 

@@ -3,19 +3,20 @@
 /// (`[idle] display`; nil: not watched).
 struct WakeWatch {
     var asleep = false { didSet { flags.asleep.store(asleep, ordering: .relaxed) } }
+    /// The displays watched, kept in `flags` (the input thread decides a threaded panel's wake).
     var display: DisplayWatch? {
-        didSet {
-            watchesDisplay = display != nil
-            flags.watchesDisplay.store(watchesDisplay, ordering: .relaxed)
+        get { flags.display.withLock { $0 } }
+        set {
+            flags.display.withLock { $0 = newValue }
+            watchesDisplay = newValue != nil
         }
     }
-    /// The same, for the panels' threads (`ThreadedPanel`: a landing that may wake the kiosk is
-    /// left to the loop).
-    let flags = WakeFlags()
     /// `display != nil`, kept as a flag: asked on each landing, where asking the optional copied
     /// the watch (its arrays retained).
     private(set) var watchesDisplay = false
+    /// The same, shared with the input thread (`ThreadedPanel`).
+    let flags = WakeFlags()
 
     /// The displays read dark now (sysfs, read fresh).
-    mutating func displayIsDark() -> Bool { display?.isDark() == true }
+    mutating func displayIsDark() -> Bool { flags.displayIsDark() }
 }
