@@ -107,7 +107,9 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
         let fresh = pipeline
         if let past { pipeline.decoder.seed(positions: past.positions, slot: past.slot) }
         noteSize(source, pipeline.decoder)
-        let thread = try mirror.flatMap { try threaded(source, mirror: $0, decoder: pipeline.decoder, wake: state.devices.wake.flags) }
+        let thread = try mirror.flatMap {
+            try threaded(source, mirror: $0, decoder: pipeline.decoder, ahead: pipeline.leavesTheMirror, wake: state.devices.wake.flags)
+        }
         let own = thread == nil ? mirror.map { Mirror($0) } : nil
         let device = RouteDevice(
             id: id, source: source, pipeline: pipeline, health: gone.take(key) ?? PanelHealth(key), mirror: own, thread: thread)
@@ -132,12 +134,13 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
     /// A live panel read by the input thread (`ThreadedPanel`), with its mirror and a copy of
     /// its decoder; the source reads the thread's relay from now on. Nil without the thread (the
     /// panel's mirror is then its device's own).
-    private func threaded(_ source: InputSource, mirror: MirrorParts, decoder: FrameDecoder, wake: WakeFlags) throws -> ThreadedPanel? {
+    private func threaded(_ source: InputSource, mirror: MirrorParts, decoder: FrameDecoder, ahead: Bool, wake: WakeFlags) throws -> ThreadedPanel? {
         guard let input, let source = source as? LiveSource else { return nil }
         let device = source.device
         do throws(SystemCallError) {
             let panel = try ThreadedPanel(
-                panel: device.fd, node: device.path, slots: device.stateSlots, decoder: decoder, mirror: mirror, wake: wake, log: log, trace: trace)
+                panel: device.fd, node: device.path, slots: device.stateSlots, decoder: decoder, mirror: mirror, ahead: ahead, wake: wake, log: log,
+                trace: trace)
             if let e = input.add(panel) { throw e }
             source.relay = panel
             source.input = input

@@ -78,9 +78,11 @@ final class ThreadedPanel: Sendable {
     let trace: HopTrace?
 
     /// The panel read on `panel` (a descriptor of the thread's own is made), with `decoder` (a
-    /// copy of the loop's) and the mirror made of `parts`.
+    /// copy of the loop's), the mirror made of `parts`, and the loop's say at the start (`ahead`:
+    /// set before the thread reads, which may be at once).
     init(
-        panel: Int32, node: String, slots: Int, decoder: FrameDecoder, mirror parts: MirrorParts, wake: WakeFlags, log: Logger, trace: HopTrace?
+        panel: Int32, node: String, slots: Int, decoder: FrameDecoder, mirror parts: MirrorParts, ahead: Bool, wake: WakeFlags, log: Logger,
+        trace: HopTrace?
     ) throws(SystemCallError) {
         let pair = try Posix.sequentialPacketPair().get()
         let own = try Posix.duplicate(panel).get()
@@ -89,6 +91,7 @@ final class ThreadedPanel: Sendable {
         var decoder = decoder
         decoder.keepsPanel = true
         shared = Mutex(Shared(decoder: decoder, mirror: Mirror(parts)))
+        self.ahead.store(ahead, ordering: .relaxed)
         self.wake = wake
         self.node = node
         self.slots = slots

@@ -45,7 +45,7 @@ import TouchMirror
         let d = rig.state.devices.all[0].source.description
         let parts = MirrorParts(screen: sink, described: VirtualTouchscreen.description(mirroring: d), cancel: .lift, geometry: nil, adopted: false)
         return try ThreadedPanel(
-            panel: fd, node: "test", slots: 0, decoder: rig.state.devices.all[0].pipeline.decoder, mirror: parts, wake: wake,
+            panel: fd, node: "test", slots: 0, decoder: rig.state.devices.all[0].pipeline.decoder, mirror: parts, ahead: true, wake: wake,
             log: Logger(label: "test"), trace: nil)
     }
 
