@@ -183,9 +183,10 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
     /// panel's read does.
     @discardableResult @inline(never)
     func delivered(_ batch: InputBatch, from id: UInt32, _ state: inout FrameState) -> Bool {
-        if let trace { trace.noteRead() }
         if batch.resynced { logResync(id, in: state) }
         guard let k = state.devices.index(of: id) else { return false }
+        // (A threaded panel's reads are the input thread's, which notes them.)
+        if let trace, !state.devices.all[k].threaded { trace.noteRead() }
         return route(.read(batch), k, &state)
     }
 

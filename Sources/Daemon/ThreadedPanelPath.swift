@@ -93,7 +93,7 @@ extension ThreadedPanel {
         InputBatch.lending(kernel: state.map(KernelInputEvent.init(_:)), resynced: true) { batch in
             _ = shared.withLock { $0.take(batch, panel: self) }
         }
-        log.notice("\(node): events dropped (SYN_DROPPED); resynchronized with the kernel's state")
+        // (The loop logs it, as it routes the state.)
         return sendState(dropped: false)
     }
 }
