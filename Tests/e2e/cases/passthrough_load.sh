@@ -29,12 +29,12 @@ hop_run() {
     [ "$got" = "$frames" ] || lost="$lost $1:${got:-0}/$frames ($(tail -1 /tmp/load-$1.events.log); $(tail -1 /tmp/play-load.log))"
 }
 
-# The daemon's system calls a frame (SCHED_FIFO 10, quiet: strace -c, whose tracing slows each
-# call; counted, not timed), those made at least once every ten frames, in `calls`.
+# The daemon's system calls a frame, all its threads' (SCHED_FIFO 10, quiet: strace -f -c, whose
+# tracing slows each call; counted, not timed), those made at least once every ten frames, in `calls`.
 hop_syscalls() {
     hop_panel
     rm -f /tmp/g.sock
-    strace -c -o /tmp/strace-load.txt touchgestured --socket /tmp/g.sock --config /tmp/passthrough.toml > /tmp/daemon-load-strace.log 2>&1 &
+    strace -f -c -o /tmp/strace-load.txt touchgestured --socket /tmp/g.sock --config /tmp/passthrough.toml > /tmp/daemon-load-strace.log 2>&1 &
     S=$!
     wait_for /tmp/g.sock
     DAEMON=$(pidof touchgestured)
@@ -164,7 +164,7 @@ passthrough_load() {
     [ "$REF_EPOLL" = 1 ] && echo "E2E DIAG the reference hop reading through epoll_wait (us added, SCHED_FIFO 10):$epoll_diag"
     [ -n "$REF_BUSY" ] && echo "E2E DIAG the reference hop busy after each write (us added, SCHED_FIFO 10; late: frames over 1 ms):$busy_diag"
     [ -n "$REF_PAGES" ] && echo "E2E DIAG the reference hop with a larger working set (us added, SCHED_FIFO 10):$pages_diag"
-    echo "E2E BENCH pass-through system calls a frame (strace -c, quiet, the calls made at least once every ten frames): $calls"
+    echo "E2E BENCH pass-through system calls a frame (strace -f -c: every thread's; quiet, the calls made at least once every ten frames): $calls"
     if [ -z "$lost" ]; then
         pass "passthrough-load" "(all $frames frames through each hop, quiet and with the hog)"
     else
