@@ -51,12 +51,6 @@ static inline int cev_uinput_destroy(int fd) {
     return ioctl(fd, UI_DEV_DESTROY) < 0 ? -errno : 0;
 }
 
-// Revokes this open file's access to its input device (EVIOCREVOKE): a read blocked or waiting
-// on it wakes, and every later read fails with ENODEV. Returns 0, or -errno.
-static inline int cev_revoke(int fd) {
-    return ioctl(fd, EVIOCREVOKE, NULL) < 0 ? -errno : 0;
-}
-
 // The kernel's current state of a touch device, read with EVIOCG* ioctls after SYN_DROPPED (the
 // kernel's documented recovery: the queue is drained, then the state is queried).
 // `mt` receives `slots` values for each of ABS_MT_TRACKING_ID, ABS_MT_POSITION_X,

@@ -46,7 +46,7 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
     /// `--trace-hops`: each read's return and each mirror write's times (nil: not traced).
     var trace: HopTrace?
     /// Where every live device is read (`ready`): one at a time, so one buffer serves them all.
-    private let readBuffer = EventReadBuffer(capacity: 256)
+    private let readBuffer = EventReadBuffer(capacity: Relay.stateCapacity)
     /// The thread that reads the pass-through panels (made at start; nil: the loop reads them).
     var input: InputThread?
     /// Whether a rehearsal runs, and the kinds of route rehearsed so far (`Rehearsal`).
@@ -107,8 +107,8 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
         let fresh = pipeline
         if let past { pipeline.decoder.seed(positions: past.positions, slot: past.slot) }
         noteSize(source, pipeline.decoder)
-        let thread = try mirror.flatMap {
-            try threaded(source, mirror: $0, decoder: pipeline.decoder, ahead: pipeline.leavesTheMirror, wake: state.devices.wake.flags)
+        let thread = mirror.flatMap {
+            threaded(source, mirror: $0, decoder: pipeline.decoder, ahead: pipeline.leavesTheMirror, wake: state.devices.wake.flags)
         }
         let own = thread == nil ? mirror.map { Mirror($0) } : nil
         let device = RouteDevice(
@@ -132,9 +132,9 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
     }
 
     /// A live panel read by the input thread (`ThreadedPanel`), with its mirror and a copy of
-    /// its decoder; the source reads the thread's relay from now on. Nil without the thread (the
-    /// panel's mirror is then its device's own).
-    private func threaded(_ source: InputSource, mirror: MirrorParts, decoder: FrameDecoder, ahead: Bool, wake: WakeFlags) throws -> ThreadedPanel? {
+    /// its decoder; the source reads the thread's relay from now on. Nil without the thread, or
+    /// when the panel cannot be handed to it (logged): the loop reads it and writes its mirror.
+    private func threaded(_ source: InputSource, mirror: MirrorParts, decoder: FrameDecoder, ahead: Bool, wake: WakeFlags) -> ThreadedPanel? {
         guard let input, let source = source as? LiveSource else { return nil }
         let device = source.device
         do throws(SystemCallError) {
@@ -146,7 +146,8 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
             source.input = input
             return panel
         } catch {
-            throw Daemon.StartError("cannot hand it to the input thread: \(error)")
+            log.warning("\(device.path): not read by the input thread (\(error)): the loop reads it and writes its mirror")
+            return nil
         }
     }
 
@@ -155,14 +156,19 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
     /// unplug, lost events, an error): no object is retained or called per frame.
     func ready(_ id: UInt32, fd: Int32, _ state: inout FrameState) {
         var end = EvdevDevice.BatchEnd.drained
+        // A relay's read is one message, short or not: read on while messages come.
+        let relay = state.devices.index(of: id).map { state.devices.all[$0].threaded } ?? false
+        var got = false
         do {
             repeat {
+                got = false
                 // One read at a time uses the buffer (one thread; each batch is handed on before the next).
                 end = try EvdevDevice.readBatch(fd, into: readBuffer, "read(fd \(fd))", decode: { batch in
-                    delivered(batch, from: id, &state)
+                    got = true
+                    return delivered(batch, from: id, &state)
                 })
                 // A full buffer: read on, while the device is still there.
-            } while end == .full && state.devices.index(of: id) != nil
+            } while (end == .full || (relay && got && end == .drained)) && state.devices.index(of: id) != nil
         } catch {
             let source = liveSource(id, state)
             source?.readFailed(error, &state)
@@ -185,9 +191,21 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
     func delivered(_ batch: InputBatch, from id: UInt32, _ state: inout FrameState) -> Bool {
         if batch.resynced { logResync(id, in: state) }
         guard let k = state.devices.index(of: id) else { return false }
-        // (A threaded panel's reads are the input thread's, which notes them.)
-        if let trace, !state.devices.all[k].threaded { trace.noteRead() }
+        if state.devices.all[k].threaded { return relayed(batch, k, &state) }
+        if let trace { trace.noteRead() }
         return route(.read(batch), k, &state)
+    }
+
+    /// A message of the input thread's relay (`Relay`): a read, the filters' frame at the place
+    /// the thread made it, or lost events with the kernel's state after them.
+    private func relayed(_ batch: InputBatch, _ k: Int, _ state: inout FrameState) -> Bool {
+        switch Relay.kind(of: batch) {
+        case .read: return route(.read(batch), k, &state)
+        case .tick(let t): return route(.filterTick(t), k, &state)
+        case .resync:
+            logResync(state.devices.all[k].id, in: state)
+            return Relay.state(of: batch) { route(.read($0), k, &state) }
+        }
     }
 
     private func logResync(_ id: UInt32, in state: borrowing FrameState) {

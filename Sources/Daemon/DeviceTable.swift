@@ -58,6 +58,7 @@ struct DeviceTable {
     /// old one's contacts (`FrameDecoder.continueFrom`).
     mutating func replacePipeline(_ k: Int, with pipeline: DevicePipeline) {
         var pipeline = pipeline
+        pipeline.ticksRelayed = all[k].threaded
         pipeline.decoder.continueFrom(all[k].pipeline.decoder)
         pipeline.continued(from: all[k].pipeline)
         all[k].pipeline = pipeline
@@ -128,6 +129,8 @@ extension DeviceTable {
                     state.devices.all[k].pipeline.advance(to: t, into: &state.devices.output, writingLines: false)
                 }
             }
+        case .filterTick(let t):
+            while let tick = state.devices.all[k].pipeline.decoder.nextTick, tick <= t, state.devices.tick(k, at: tick, &report, env) {}
         case .removal(let now):
             let at = state.devices.all[k].source.engineTime(atMonotonic: now)
             state.devices.all[k].pipeline.deviceRemoved(at: at, into: &state.devices.output, writingLines: false)

@@ -14,7 +14,7 @@ import TouchMirror
 /// (panel → read), the loop's work (read → write) or the write. Rows are kept in memory made at
 /// start (no allocation a frame; the first `capacity` frames) and written to FILE at exit.
 ///
-/// A panel's thread (`MirrorThread`) notes its reads and writes here too, so the rows are behind
+/// The input thread (`InputThread`) notes its reads and writes here too, so the rows are behind
 /// a lock (a benchmark mode: the lock's cost is the trace's).
 final class HopTrace: Sendable {
     let path: String

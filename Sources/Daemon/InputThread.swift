@@ -18,7 +18,8 @@ import TouchInput
 /// daemon SCHED_FIFO once it is ready (`chrt --all-tasks`), and a thread made later would not be
 /// (the policy resets on fork, for the daemon's children). Its work is bounded: a read, its
 /// decode, one write to the mirror and one message to the loop a wake-up; the filters' own frames
-/// on their deadlines (epoll_wait's timeout).
+/// on their deadlines (epoll_wait's timeout, to the millisecond; the loop takes them from the
+/// relay, in the thread's order); after lost events at most 64 reads drained and one state sent.
 final class InputThread: Sendable {
     private let epoll: Int32
     private let panels = Mutex<[ThreadedPanel]>([])
@@ -40,7 +41,7 @@ final class InputThread: Sendable {
             return nil
         }
         let thread = InputThread(epoll: epoll, log: log)
-        if let e = Threads.start(named: "touchgestured-in", { thread.run() }) {
+        if let e = Threads.start(named: "tg-input", { thread.run() }) {
             log.warning("no input thread (\(e)): the loop writes the virtual touchscreens itself")
             Posix.close(epoll)
             return nil

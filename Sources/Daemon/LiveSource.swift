@@ -84,7 +84,6 @@ final class LiveSource: InputSource {
             finish(&state)
         case .dropped:
             guard let deliver else { return }
-            if relay != nil { return resynchronizeRelayed(deliver, &state) }
             do {
                 if try device.resynchronize(deliver: { deliver($0, &state) }) == .removed { finish(&state) }
             } catch {
@@ -93,31 +92,22 @@ final class LiveSource: InputSource {
         }
     }
 
-    /// What the input thread relayed and the loop has not read yet, each read a batch.
+    /// What the input thread relayed and the loop has not read yet, every message (each a read,
+    /// a filters' frame or a resync: `DeviceLifecycle.delivered` tells them apart).
     private func deliverRelayed(_ fd: Int32, _ deliver: Delivery, _ state: inout FrameState) {
-        while self.deliver != nil {
+        var got = true
+        while got && self.deliver != nil {
+            got = false
             do {
-                switch try EvdevDevice.readBatch(fd, into: relayBuffer, "read(relay)", deliver: { deliver($0, &state) }) {
-                case .full: continue
-                case .drained: return
-                case .removed: return finish(&state)
-                case .dropped: resynchronizeRelayed(deliver, &state)
-                }
+                let end = try EvdevDevice.readBatch(fd, into: relayBuffer, "read(relay)", decode: { batch in
+                    got = true
+                    deliver(batch, &state)
+                    return false
+                })
+                if end == .removed { return finish(&state) }
             } catch {
                 return readFailed(error, &state)
             }
-        }
-    }
-
-    /// Lost events, relayed: the input thread sends the kernel's state next (it read and dropped the
-    /// stale rest). Waited for a tenth of a second at most; then the loop asks the kernel itself.
-    private func resynchronizeRelayed(_ deliver: Delivery, _ state: inout FrameState) {
-        guard let relay, !Relay.receiveState(from: relay.loopEnd, timeoutMs: 100, deliver: { deliver($0, &state) }) else { return }
-        do {
-            guard let events = try EvdevDevice.kernelState(device.fd, slots: device.stateSlots, node) else { return finish(&state) }
-            InputBatch.lending(events, resynced: true) { deliver($0, &state) }
-        } catch {
-            readFailed(error, &state)
         }
     }
 

@@ -61,6 +61,8 @@ struct RouteDevice {
         self.health = health
         self.health.up = true
         if mirrored { self.pipeline.decoder.keepsPanel = true }
+        // The filters' own frames come in the relay, where the input thread made them.
+        if threaded { self.pipeline.ticksRelayed = true }
     }
 
     /// Its mirror as it is, writing to `sink` (`Rehearsal`'s copy); nil when it has none, or when
@@ -165,6 +167,8 @@ struct RouteDevice {
     /// them (`out`). Its time is the frame's (a held touch's bound runs from it).
     mutating func mirrorFrame(_ out: borrowing PipelineOutput) {
         let now = source.monotonic(of: pipeline.decoder.frame.time)
+        // The input thread showed this frame before the engine's say changed: not again.
+        if let thread, now <= thread.shownThrough.load(ordering: .relaxed) { return }
         guard let thread else {
             return mirror!.frame(
                 pipeline.decoder.panel, others: pipeline.decoder.others, discontinuity: pipeline.decoder.frame.discontinuity,

@@ -55,8 +55,10 @@ final class ThreadedPanel: Sendable {
         var midFrame = false
         /// Room for the contacts the filters ended as stuck, kept (no frame allocates).
         var stuck: [UInt32] = []
-        /// A read the loop could not take (its socket full): the next goes as lost events.
+        /// A message the loop could not take (its socket full): lost events are owed to it (the
+        /// kernel's state, sent once there is room), since when (monotonic ns).
         var owed = false
+        var owedSince: Int64?
         /// Failed reads in a row (the third drops the panel, as the loop's reads do).
         var failures = 0
         /// The landings that woke the kiosk (their frames' times, and whether on a dark display),
@@ -67,6 +69,9 @@ final class ThreadedPanel: Sendable {
     let shared: Mutex<Shared>
     /// The loop's say, kept as it changes: the engine takes and holds nothing of the contacts.
     let ahead = Atomic<Bool>(false)
+    /// The time of the last frame the thread showed (monotonic ns): the loop, writing the mirror
+    /// once the engine may take contacts, does not show those again.
+    let shownThrough = Atomic<Int64>(.min)
     let wake: WakeFlags
     /// The thread's own descriptor of the panel, the relay's two ends (closed with this object).
     let panelFD: Int32
@@ -119,8 +124,20 @@ final class ThreadedPanel: Sendable {
         }
     }
 
-    /// When the filters want a frame of their own next (none mid-frame, or once stopped).
-    var nextTick: Timestamp? { shared.withLock { $0.stopped || $0.midFrame ? nil : $0.decoder.nextTick } }
+    /// How often a resync owed to the loop is tried again.
+    static let retryNanoseconds: Int64 = 10_000_000
+
+    /// When the thread must act for this panel without a read: the filters' next frame of their
+    /// own (none mid-frame), or the next try of a resync owed to the loop; nil once stopped.
+    var nextTick: Timestamp? {
+        shared.withLock { s in
+            guard !s.stopped else { return nil }
+            let tick = s.midFrame ? nil : s.decoder.nextTick
+            guard let since = s.owedSince else { return tick }
+            let retry = Timestamp(nanoseconds: since + Self.retryNanoseconds)
+            return tick.map { min($0, retry) } ?? retry
+        }
+    }
 
     /// The filters' own frames due by `now`, each shown as a read's.
     func tick(before now: Timestamp) { shared.withLock { $0.ticks(before: now, panel: self) } }

@@ -5,20 +5,29 @@ import TouchFrames
 import TouchInput
 import TouchMirror
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The input thread's path for one panel (`ThreadedPanel`): a read decoded, each frame shown on
-/// the mirror in one write, the read relayed to the loop; the resynchronization after lost events.
+/// the mirror in one write, the read relayed to the loop, all in one hold of the panel's lock (so
+/// the loop sees the reads, the filters' frames and the lost events in the thread's order); the
+/// resynchronization after lost events, the kernel's or the relay's.
 extension ThreadedPanel {
     /// One read of the panel (epoll said it is ready) down the path; false when the panel or the
-    /// loop's end went (then the loop's end reads the end of the relay, and the loop lets the panel go).
+    /// loop's end went (then the loop reads the end of the relay, and lets the panel go).
     func read(into buffer: EventReadBuffer) -> Bool {
-        var relayed = true
+        var going = true
         let end: EvdevDevice.BatchEnd
         do throws(EvdevError) {
             end = try EvdevDevice.readBatch(panelFD, into: buffer, "read(\(node))") { batch in
                 trace?.noteRead()
-                let (lost, owed) = shared.withLock { s in (s.take(batch, panel: self), s.owed) }
-                relayed = relay(batch, owed: owed)
-                return lost
+                return shared.withLock { s in
+                    let lost = s.take(batch, panel: self)
+                    going = s.relay(batch, upToTheDrop: lost, panel: self)
+                    if lost && going { going = s.resynchronize(self) }
+                    return lost
+                }
             }
         } catch {
             // As the loop drops a panel: gone, or the third failure in a row.
@@ -30,71 +39,13 @@ extension ThreadedPanel {
             return error.isRemoval || failures >= 3 ? ended() : true
         }
         shared.withLock { $0.failures = 0 }
-        if end == .removed || !relayed { return ended() }
-        if end == .dropped && !resynchronize(buffer) { return ended() }
-        return true
+        return end == .removed || !going ? ended() : true
     }
 
     /// The panel's reads end here: the loop reads the end of the relay.
     private func ended() -> Bool {
         Posix.shutdownSending(relayFD)
         return false
-    }
-
-    /// Passes a read on to the loop; false when the loop's end is gone. A read the loop could
-    /// not take (its socket full: the loop far behind) is owed: the next goes as lost events and
-    /// the kernel's state instead, as the kernel itself would tell it.
-    private func relay(_ batch: InputBatch, owed: Bool) -> Bool {
-        if owed { return sendState(dropped: true) }
-        switch Relay.send(batch, to: relayFD) {
-        case .done: return true
-        case .wouldBlock:
-            shared.withLock { $0.owed = true }
-            return true
-        case .removed, .failed: return false
-        }
-    }
-
-    /// The kernel's state to the loop (after a lone SYN_DROPPED when `dropped`); false when the
-    /// loop's end is gone.
-    private func sendState(dropped: Bool) -> Bool {
-        guard let state = try? EvdevDevice.kernelState(panelFD, slots: slots, node) else { return true }
-        if dropped {
-            let marker = InputEvent(time: Timestamp(nanoseconds: Posix.monotonicNanoseconds()), type: Evdev.EV_SYN, code: Evdev.SYN_DROPPED, value: 0)
-            switch Relay.send([marker], to: relayFD) {
-            case .done: break
-            case .wouldBlock: return true
-            case .removed, .failed: return false
-            }
-        }
-        switch Relay.send(state, to: relayFD) {
-        case .done:
-            shared.withLock { $0.owed = false }
-            return true
-        case .wouldBlock:
-            shared.withLock { $0.owed = true }
-            return true
-        case .removed, .failed: return false
-        }
-    }
-
-    /// After a SYN_DROPPED (the read that carried it relayed, so the loop waits for the state):
-    /// the panel's queue drained, the kernel's state taken into the thread's decoder and the
-    /// mirror, then relayed to the loop. False when the panel or the loop's end went.
-    private func resynchronize(_ buffer: EventReadBuffer) -> Bool {
-        drain: while true {
-            switch try? EvdevDevice.readBatch(panelFD, into: buffer, "read(\(node))", decode: { _ in false }) {
-            case .full?: continue
-            case .drained?, .dropped?: break drain
-            case .removed?, nil: return false
-            }
-        }
-        guard let state = try? EvdevDevice.kernelState(panelFD, slots: slots, node) else { return false }
-        InputBatch.lending(kernel: state.map(KernelInputEvent.init(_:)), resynced: true) { batch in
-            _ = shared.withLock { $0.take(batch, panel: self) }
-        }
-        // (The loop logs it, as it routes the state.)
-        return sendState(dropped: false)
     }
 }
 
@@ -122,13 +73,72 @@ extension ThreadedPanel.Shared {
         return lost
     }
 
-    /// The filters' own frames due by `now` (a held lift, a young contact), shown as a read's.
+    /// The filters' own frames due by `now` (a held lift, a young contact), shown as a read's and
+    /// each told to the loop at its place among the reads; a resync owed to the loop, sent.
     mutating func ticks(before now: Timestamp, panel: ThreadedPanel) {
         var shown = false
         while !stopped, !midFrame, let due = decoder.nextTick, due <= now, decoder.tick(at: due) {
             if frameMade(panel) { shown = true }
+            if !owed { note(Relay.sendTick(at: due, to: panel.relayFD), panel) }
         }
         if shown { flush(panel) }
+        if owed && !stopped, let at = owedSince, Posix.monotonicNanoseconds() - at >= ThreadedPanel.retryNanoseconds {
+            _ = resynchronize(panel)
+        }
+    }
+
+    /// A read to the loop (up to its SYN_DROPPED when `upToTheDrop`: the rest is stale), unless
+    /// a resync is owed (it goes instead, at the next chance). False when the loop's end is gone.
+    mutating func relay(_ batch: InputBatch, upToTheDrop: Bool, panel: ThreadedPanel) -> Bool {
+        guard !owed else { return true }
+        var events = batch.kernelEvents
+        if upToTheDrop, let drop = events.firstIndex(where: { $0.type == Evdev.EV_SYN && $0.code == Evdev.SYN_DROPPED }) {
+            events = UnsafeBufferPointer(rebasing: events[..<drop])
+            if events.isEmpty { return true }
+        }
+        return note(Relay.send(InputBatch(kernel: events), to: panel.relayFD), panel)
+    }
+
+    /// A send's outcome: the loop's end gone (false), or full (a resync is owed: it goes once
+    /// there is room, or the relay tried again, and the loop takes the kernel's state then).
+    @discardableResult
+    mutating func note(_ io: Posix.IO, _ panel: ThreadedPanel) -> Bool {
+        switch io {
+        case .done: return true
+        case .failed(let e) where e.errno == .brokenPipe || e.errno == .connectionReset: return false
+        case .wouldBlock, .removed, .failed:
+            if !owed { (owed, owedSince) = (true, Posix.monotonicNanoseconds()) }
+            return true
+        }
+    }
+
+    /// Lost events (the kernel's SYN_DROPPED, or messages the loop could not take): the panel's
+    /// queue drained and dropped (at most 64 reads: a flood is cut there), the kernel's state
+    /// taken into the thread's decoder and the mirror, and sent to the loop as one message
+    /// (SYN_DROPPED, then the state). False when the panel or the loop's end went.
+    mutating func resynchronize(_ panel: ThreadedPanel) -> Bool {
+        let room = EventReadBuffer(capacity: Relay.readCapacity)
+        for _ in 0..<64 {
+            switch try? EvdevDevice.readBatch(panel.panelFD, into: room, "read(\(panel.node))", decode: { _ in false }) {
+            case .full?: continue
+            case .drained?, .dropped?: break
+            case .removed?, nil: return false
+            }
+            break
+        }
+        guard let state = try? EvdevDevice.kernelState(panel.panelFD, slots: panel.slots, panel.node) else { return false }
+        let message = [KernelInputEvent(InputEvent(time: state.last?.time ?? Timestamp(nanoseconds: 0), type: Evdev.EV_SYN, code: Evdev.SYN_DROPPED, value: 0))]
+            + state.map(KernelInputEvent.init(_:))
+        _ = InputBatch.lending(kernel: Array(message.dropFirst()), resynced: true) { take($0, panel: panel) }
+        switch Relay.send(message, to: panel.relayFD) {
+        case .done:
+            (owed, owedSince) = (false, nil)
+            return true
+        case .failed(let e) where e.errno == .brokenPipe || e.errno == .connectionReset: return false
+        default:
+            if !owed { (owed, owedSince) = (true, Posix.monotonicNanoseconds()) }
+            return true
+        }
     }
 
     /// The decoder ended a frame: a landing that wakes the kiosk (`WakeStage`'s test: asleep, or
@@ -140,6 +150,7 @@ extension ThreadedPanel.Shared {
         lastFrameAt = now
         guard !stopped, panel.ahead.load(ordering: .relaxed) else { return false }
         mirror.frame(aheadOf: decoder, stuck: &stuck, now: now)
+        panel.shownThrough.store(now, ordering: .relaxed)
         return true
     }
 

@@ -204,8 +204,15 @@ public struct DevicePipeline {
         limits.continueFrom(old.limits, decoder.frame.contacts, engine.configuration)
     }
 
+    /// The filters' own frames come from elsewhere, in order with the reads (the input thread's
+    /// relay: `ThreadedPanel`), never from this pipeline's deadline.
+    public var ticksRelayed = false {
+        didSet { if ticksRelayed { nextDeadline = engine.nextDeadline } }
+    }
+
     /// The filters' next frame of their own in `nextDeadline`.
     private mutating func includeTick() {
+        guard !ticksRelayed else { return }
         // Read first: the getter called while `nextDeadline` is written copied the decoder.
         let tick = decoder.nextTick
         nextDeadline = Self.sooner(nextDeadline, tick)

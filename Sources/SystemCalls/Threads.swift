@@ -3,9 +3,9 @@
 #endif
 
 /// A thread of the daemon's own (`pthread_create`, detached): it ends when its body returns.
-/// It takes the scheduling policy of the thread that starts it (the loop's, SCHED_FIFO under
-/// touchgestured.service), and blocks the daemon's signals as every thread does (the loop reads
-/// them from its signalfd; the mask is inherited).
+/// It inherits the signal mask of the thread that starts it (the daemon blocks its signals first
+/// thing and reads them from a signalfd), and its scheduling policy unless that one resets on
+/// fork (then the normal policy: touchgestured.service makes its threads real-time once ready).
 public enum Threads {
     /// The body a thread runs, kept alive for it by the start below.
     private final class Body: Sendable {

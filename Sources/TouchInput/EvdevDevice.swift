@@ -212,13 +212,6 @@ public final class EvdevDevice {
         return stateEvents(slots: slots, mt: mt, st: st, time: Timestamp(nanoseconds: Posix.monotonicNanoseconds()))
     }
 
-    /// Ends this open file's access to the panel (EVIOCREVOKE): a reader waiting on it wakes, and
-    /// its reads fail with ENODEV from now on. For a reader on another thread, stopped for good.
-    public static func revoke(_ fd: Int32) -> EvdevError? {
-        if case .failure(let e) = Posix.retry("EVIOCREVOKE", errno: .negated, { cev_revoke(fd) }) { return e }
-        return nil
-    }
-
     /// Where the kernel has each slot (x at 2s, y at 2s + 1: the last position it reported there,
     /// 0 for none yet) and the slot it has selected: what a mirror made now must be given first,
     /// since the panel's next events may rely on them (the kernel drops a value equal to the

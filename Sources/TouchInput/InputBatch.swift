@@ -10,7 +10,7 @@ import TouchFrames
 /// hold as a `Span` without lifetime annotations. Those who decode it take `events.span` and
 /// `kernelEvents.span` (the decoder, the mirror: `Span`s only).
 // Safe: (Sendable) a view lent for one call, never stored nor passed to another thread; a
-// reader's lock may take it (`MirrorThread`), in the same call, on the same thread.
+// reader's lock may take it (`ThreadedPanel`), in the same call, on the same thread.
 public struct InputBatch: @unchecked Sendable {
     // Safe: a batch is made only around a `deliver` call and never stored (see the type's comment).
     public let events: UnsafeBufferPointer<InputEvent>

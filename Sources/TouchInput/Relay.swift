@@ -6,15 +6,15 @@ import TouchFrames
     import Glibc
 #endif
 
-/// A panel's reads passed from the thread that reads it to the loop (`MirrorThread`): each read
-/// one message on a SOCK_SEQPACKET pair, in the kernel's layout, so the loop reads the relay's
-/// end as it would the panel (`EvdevDevice.readBatch`). After lost events, the message that
-/// ends in SYN_DROPPED is followed by one that carries the kernel's state (`resynced` on the
-/// loop's side).
+/// A panel's reads passed from the input thread to the loop (`ThreadedPanel`): each read one
+/// message on a SOCK_SEQPACKET pair, in the kernel's layout, so the loop reads the relay's end as
+/// it would the panel (`EvdevDevice.readBatch`). Two other messages keep the loop's decoder in
+/// step with the thread's: the filters' own frame at a time (`sendTick`), and lost events, a
+/// message of SYN_DROPPED then the kernel's state (`kind`, `state`).
 public enum Relay {
     /// A thread's read is at most this many events, so a message fits the loop's read buffer.
     public static let readCapacity = 256
-    /// A state message's most events: every slot's five and the five after them.
+    /// A resync message's most events: SYN_DROPPED, every slot's five, and the five after them.
     public static let stateCapacity = 5 * 64 + 8
 
     /// `batch`'s events (the kernel's layout: a live read's) as one message, not waiting.
@@ -23,26 +23,44 @@ public enum Relay {
         Posix.send(fd, UnsafeRawBufferPointer(batch.kernelEvents), "send(relay)")
     }
 
-    /// `events` as one message in the kernel's layout (a state, a lone SYN_DROPPED).
-    public static func send(_ events: [InputEvent], to fd: Int32) -> Posix.IO {
-        let kernel = events.map(KernelInputEvent.init(_:))
+    /// `events` as one message in the kernel's layout (a resync: SYN_DROPPED, then the state).
+    public static func send(_ events: [KernelInputEvent], to fd: Int32) -> Posix.IO {
         // Safe: the array's bytes, lent for the call.
-        return kernel.withUnsafeBytes { Posix.send(fd, $0, "send(relay)") }
+        events.withUnsafeBytes { Posix.send(fd, $0, "send(relay)") }
     }
 
-    /// The state message after a SYN_DROPPED, waited for up to `timeoutMs`, lent to `deliver` as
-    /// a `resynced` batch; false when none came (the thread is late or gone).
-    public static func receiveState(from fd: Int32, timeoutMs: Int32, deliver: (InputBatch) -> Void) -> Bool {
-        guard case .success(let events) = Posix.poll(fd, events: Int16(POLLIN), timeoutMs: timeoutMs), events != 0 else { return false }
-        var buffer = [KernelInputEvent](repeating: KernelInputEvent(seconds: 0, microseconds: 0, type: 0, code: 0, value: 0), count: stateCapacity)
-        // Safe: the array's storage, lent for the read, which writes at most its bytes.
-        let io = buffer.withUnsafeMutableBytes { Posix.read(fd, into: $0, "read(relay)") }
-        guard case .done(let n) = io, n > 0 else { return false }
-        let count = n / MemoryLayout<KernelInputEvent>.stride
-        // Safe: the events the read wrote, lent for the call.
-        buffer.withUnsafeBufferPointer { deliver(InputBatch(kernel: UnsafeBufferPointer(rebasing: $0[0..<count]), resynced: true)) }
-        return true
+    /// The filters' own frame at `time`, made by the thread between two reads: a message of one
+    /// event (EV_SYN, SYN_CONFIG, value `tickMark`) that the loop turns into the same frame at
+    /// the same place among the reads.
+    public static func sendTick(at time: Timestamp, to fd: Int32) -> Posix.IO {
+        send([KernelInputEvent(InputEvent(time: time, type: Evdev.EV_SYN, code: 1, value: tickMark))], to: fd)
     }
+
+    /// SYN_CONFIG's value that marks a tick (no panel sends SYN_CONFIG).
+    public static let tickMark: Int32 = 0x7469_636B
+
+    /// What a relayed message is: a read, the filters' frame at a time, or lost events with the
+    /// kernel's state after them (lent to `body` as a `resynced` batch, within the call).
+    public enum Message {
+        case read
+        case tick(Timestamp)
+        case resync
+    }
+
+    /// `batch`'s kind, as the thread sent it.
+    public static func kind(of batch: InputBatch) -> Message {
+        guard let first = batch.kernelEvents.first, first.type == Evdev.EV_SYN else { return .read }
+        if first.code == Evdev.SYN_DROPPED { return .resync }
+        if first.code == 1 && first.value == tickMark && batch.kernelEvents.count == 1 { return .tick(first.time) }
+        return .read
+    }
+
+    /// A resync message's state (the events after its SYN_DROPPED), lent to `body` as `resynced`.
+    public static func state<R>(of batch: InputBatch, _ body: (InputBatch) -> R) -> R {
+        // Safe: the batch's own events after the first, lent within its call.
+        body(InputBatch(kernel: UnsafeBufferPointer(rebasing: batch.kernelEvents.dropFirst()), resynced: true))
+    }
+
 }
 
 extension KernelInputEvent {

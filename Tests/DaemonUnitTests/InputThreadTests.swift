@@ -108,7 +108,7 @@ import TouchMirror
     }
 
     static func send(_ frame: [KernelInputEvent], to fd: Int32) {
-        #expect(Relay.send(frame.map(\.event), to: fd) != .wouldBlock)
+        #expect(Relay.send(frame, to: fd) != .wouldBlock)
     }
 
     /// The real thread: each frame written to the panel is on the mirror, and relayed to the
@@ -167,33 +167,64 @@ import TouchMirror
         #expect(sink.events.isEmpty, "the waking touch reached no app")
     }
 
-    /// The thread and the loop together, as they run (the thread takes each read first, the loop
-    /// routes it after): the mirror shows what the loop alone shows, frame for frame, and the
-    /// lines are the same; asleep, the first touch wakes the kiosk (the thread decides) and
+    /// The thread and the loop together, as they run: each frame written to the panel, the
+    /// thread's read of it (its path, its relay), then the loop's route of every message the
+    /// relay holds (reads, and the filters' own frames where the thread made them). The mirror
+    /// shows what the loop alone shows, frame for frame, the lines are the same, with and without
+    /// the panel's filters; asleep, the first touch wakes the kiosk (the thread decides) and
     /// reaches no app in either.
     @Test(arguments: [false, true])
     func theThreadAndTheLoop_showEachFrameOnce(asleep: Bool) throws {
-        for name in ["pinch-out-and-turn", "double-tap", "two-visitors"] {
-            var alone = try RouteRig(name, config: MirrorAheadTests.passThrough, mirrored: true)
-            alone.state.devices.wake.asleep = asleep
-            alone.playAll()
-            var rig = try RouteRig(name, config: MirrorAheadTests.passThrough)
-            let fake = try FakePanel()
-            let sink = KeptSink()
-            rig.state.devices.wake.asleep = asleep
-            let panel = try Self.panel(rig, fd: fake.theirs, sink: sink, wake: rig.state.devices.wake.flags)
-            let d = rig.state.devices.all[0]
-            rig.state.devices.all[0] = RouteDevice(id: d.id, source: d.source, pipeline: d.pipeline, health: d.health, thread: panel)
-            for frame in Self.frames(rig.events) {
-                let at = frame.last!.time.nanoseconds
-                let lost = InputBatch.lending(kernel: frame) { batch in panel.shared.withLock { $0.take(batch, panel: panel) } }
-                rig.fireDeadlines(until: at)
-                #expect(!lost && !rig.readKernel(frame.map(\.event), at: at))
+        let noisy = try String(contentsOfFile: Repository.root + "/examples/noisy-panel.toml", encoding: .utf8)
+        let chatter = ["8", "40ms-1", "45ms-24"].map { "../../DaemonUnitTests/Recordings/chatter-tap-200hz-\($0)" }
+        for (config, names) in [(MirrorAheadTests.passThrough, ["pinch-out-and-turn", "double-tap", "two-visitors"]), (noisy, ["double-tap"] + chatter)] {
+            for name in names {
+                var alone = try RouteRig(name, config: config, mirrored: true)
+                alone.state.devices.wake.asleep = asleep
+                alone.playAll()
+                var rig = try RouteRig(name, config: config)
+                let fake = try FakePanel()
+                let sink = KeptSink()
+                rig.state.devices.wake.asleep = asleep
+                let panel = try Self.panel(rig, fd: fake.theirs, sink: sink, wake: rig.state.devices.wake.flags)
+                let d = rig.state.devices.all[0]
+                rig.state.devices.all[0] = RouteDevice(id: d.id, source: d.source, pipeline: d.pipeline, health: d.health, thread: panel)
+                let buffer = EventReadBuffer(capacity: Relay.readCapacity)
+                for frame in Self.frames(rig.events) {
+                    let at = frame.last!.time
+                    panel.tick(before: at)
+                    Self.send(frame, to: fake.ours)
+                    #expect(panel.read(into: buffer))
+                    Self.route(Self.relayed(panel.loopEnd), &rig, at: at.nanoseconds)
+                }
+                panel.tick(before: .distantFuture)
+                Self.route(Self.relayed(panel.loopEnd), &rig, at: .max)
+                rig.fireDeadlines(until: .max)
+                #expect(sink.events == MirrorAheadTests.events(alone.mirror.writes), "\(name), asleep \(asleep): each frame once")
+                #expect(rig.lines == alone.lines, "\(name), asleep \(asleep): the same lines")
+                #expect(rig.env.reports.contains { $0.woke } == asleep && alone.env.reports.contains { $0.woke } == asleep, "\(name)")
             }
-            rig.fireDeadlines(until: .max)
-            #expect(sink.events == MirrorAheadTests.events(alone.mirror.writes), "\(name), asleep \(asleep): each frame once")
-            #expect(rig.lines == alone.lines, "\(name), asleep \(asleep): the same lines")
-            #expect(rig.env.reports.contains { $0.woke } == asleep && alone.env.reports.contains { $0.woke } == asleep, "\(name)")
+        }
+    }
+
+    /// The relay's messages down the rig's route as the daemon routes them (`delivered`).
+    static func route(_ messages: [[KernelInputEvent]], _ rig: inout RouteRig, at: Int64) {
+        for m in messages {
+            InputBatch.lending(kernel: m) { batch in
+                switch Relay.kind(of: batch) {
+                case .read:
+                    rig.fireDeadlines(until: min(at, m.last!.time.nanoseconds))
+                    let lost = rig.readKernel(m.map(\.event), at: m.last!.time.nanoseconds)
+                    #expect(!lost)
+                case .tick(let t):
+                    rig.fireDeadlines(until: t.nanoseconds)
+                    rig.env.now = t.nanoseconds
+                    DeviceTable.run(.filterTick(t), 0, &rig.state, rig.env)
+                    rig.endTurn()
+                case .resync:
+                    Issue.record("no lost events here")
+                }
+            }
         }
     }
 }

@@ -1,3 +1,4 @@
+import GestureEngine
 import Pipeline
 import TouchInput
 
@@ -7,11 +8,14 @@ enum RouteInput {
     case read(InputBatch)
     case deadlines(monotonic: Int64)
     case removal(monotonic: Int64)
+    /// The filters' own frames due by a time, in order with the reads (a threaded panel's: the
+    /// input thread made them there).
+    case filterTick(Timestamp)
 
     /// Its time, for a deadline or a removal (a read's is the turn's, read only if asked).
     var monotonic: Int64? {
         switch self {
-        case .read: return nil
+        case .read, .filterTick: return nil
         case .deadlines(let now), .removal(let now): return now
         }
     }
