@@ -120,10 +120,16 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
         // capture was checked, retained and released on every call); the source lets go of it
         // when it is stopped, which the devices do before they let a source go and when the
         // daemon stops (`stopAll`). The end's call-back, rare, stays unowned.
-        try source.start(
-            loop: loop, id: id,
-            deliver: { batch, state in self.delivered(batch, from: id, &state) },
-            ended: { [unowned self] state in self.sourceEnded(id, &state) })
+        do {
+            try source.start(
+                loop: loop, id: id,
+                deliver: { batch, state in self.delivered(batch, from: id, &state) },
+                ended: { [unowned self] state in self.sourceEnded(id, &state) })
+        } catch {
+            // Not read by the loop: not by the input thread either.
+            if let thread { input?.remove(thread) }
+            throw error
+        }
         owner?.added(device, &state)
         log.info("device \(id) added: \(source.description.name) (\(source.node))")
         // Its first touch is not the first run of its frame path's code (its fd is read at a

@@ -92,6 +92,13 @@ struct RouteDevice {
         return ahead
     }
 
+    /// Touch to wake, decided by the input thread: the sequence goes to no gesture, and to the
+    /// mirror only where the loop shows it (the thread swallowed it on the mirror it shows).
+    mutating func swallowThreadedSequence() {
+        pipeline.swallowSequence()
+        if !toldAhead { withMirror { $0.swallowNewTouches() } }
+    }
+
     /// Whether the input thread found that this frame's landing woke the kiosk (it swallowed the
     /// sequence on the mirror), and on a dark display; nil: it did not.
     func threadWoke() -> Bool? {

@@ -146,7 +146,7 @@ extension ThreadedPanel.Shared {
     /// then, while the loop says so, the frame goes to the mirror. Whether it did.
     private mutating func frameMade(_ panel: ThreadedPanel) -> Bool {
         let now = decoder.frame.time.nanoseconds
-        if decoder.landed { wakeIfAsleep(panel.wake, now: now) }
+        if decoder.landed { wakeIfAsleep(panel, now: now) }
         lastFrameAt = now
         guard !stopped, panel.ahead.load(ordering: .relaxed) else { return false }
         mirror.frame(aheadOf: decoder, stuck: &stuck, now: now)
@@ -154,12 +154,15 @@ extension ThreadedPanel.Shared {
         return true
     }
 
-    private mutating func wakeIfAsleep(_ flags: WakeFlags, now: Int64) {
+    private mutating func wakeIfAsleep(_ panel: ThreadedPanel, now: Int64) {
+        let flags = panel.wake
         let quiet = lastFrameAt.map { now - $0 >= DisplayWatch.quietNanoseconds } ?? true
         let dark = !decoder.hadContacts && quiet && !flags.asleep.load(ordering: .relaxed) && flags.displayIsDark()
         guard dark || flags.asleep.exchange(false, ordering: .acquiringAndReleasing) else { return }
         flags.asleep.store(false, ordering: .relaxed)
-        mirror.swallowNewTouches()
+        // Shown by the thread: swallowed here. Else the loop shows the frames, behind these, and
+        // swallows it as it routes this one (`RouteDevice.swallowThreadedSequence`).
+        if panel.ahead.load(ordering: .relaxed) { mirror.swallowNewTouches() }
         if wakes.count >= 16 { wakes.removeFirst() }
         wakes.append((now, dark))
     }

@@ -172,21 +172,24 @@ import TouchMirror
     /// relay holds (reads, and the filters' own frames where the thread made them). The mirror
     /// shows what the loop alone shows, frame for frame, the lines are the same, with and without
     /// the panel's filters; asleep, the first touch wakes the kiosk (the thread decides) and
-    /// reaches no app in either.
-    @Test(arguments: [false, true])
-    func theThreadAndTheLoop_showEachFrameOnce(asleep: Bool) throws {
+    /// reaches no app in either. With the engine's say "not ahead" (it may take touches), the loop
+    /// writes the mirror, and swallows the waking touch there itself.
+    @Test(arguments: [false, true], [true, false])
+    func theThreadAndTheLoop_showEachFrameOnce(asleep: Bool, ahead: Bool) throws {
         let noisy = try String(contentsOfFile: Repository.root + "/examples/noisy-panel.toml", encoding: .utf8)
         let chatter = ["8", "40ms-1", "45ms-24"].map { "../../DaemonUnitTests/Recordings/chatter-tap-200hz-\($0)" }
         for (config, names) in [(MirrorAheadTests.passThrough, ["pinch-out-and-turn", "double-tap", "two-visitors"]), (noisy, ["double-tap"] + chatter)] {
             for name in names {
                 var alone = try RouteRig(name, config: config, mirrored: true)
                 alone.state.devices.wake.asleep = asleep
+                alone.state.devices.all[0].pipeline.leavesTheMirror = ahead
                 alone.playAll()
                 var rig = try RouteRig(name, config: config)
                 let fake = try FakePanel()
                 let sink = KeptSink()
                 rig.state.devices.wake.asleep = asleep
                 let panel = try Self.panel(rig, fd: fake.theirs, sink: sink, wake: rig.state.devices.wake.flags)
+                rig.state.devices.all[0].pipeline.leavesTheMirror = ahead
                 let d = rig.state.devices.all[0]
                 rig.state.devices.all[0] = RouteDevice(id: d.id, source: d.source, pipeline: d.pipeline, health: d.health, thread: panel)
                 let buffer = EventReadBuffer(capacity: Relay.readCapacity)
@@ -200,8 +203,8 @@ import TouchMirror
                 panel.tick(before: .distantFuture)
                 Self.route(Self.relayed(panel.loopEnd), &rig, at: .max)
                 rig.fireDeadlines(until: .max)
-                #expect(sink.events == MirrorAheadTests.events(alone.mirror.writes), "\(name), asleep \(asleep): each frame once")
-                #expect(rig.lines == alone.lines, "\(name), asleep \(asleep): the same lines")
+                #expect(sink.events == MirrorAheadTests.events(alone.mirror.writes), "\(name), asleep \(asleep), ahead \(ahead): each frame once")
+                #expect(rig.lines == alone.lines, "\(name), asleep \(asleep), ahead \(ahead): the same lines")
                 #expect(rig.env.reports.contains { $0.woke } == asleep && alone.env.reports.contains { $0.woke } == asleep, "\(name)")
             }
         }

@@ -22,7 +22,7 @@ enum WakeStage: FrameStage {
             wake.asleep = false
             report.woke = true
             report.wokeInTheDark = dark
-            device.pipeline.swallowSequence()
+            device.swallowThreadedSequence()
             return
         }
         if wake.watchesDisplay && !wake.asleep && !device.pipeline.decoder.hadContacts
