@@ -208,8 +208,12 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
         switch Relay.kind(of: batch) {
         case .read: return route(.read(batch), k, &state)
         case .tick(let t): return route(.filterTick(t), k, &state)
-        case .resync:
+        case .resync(let number):
             logResync(state.devices.all[k].id, in: state)
+            // From where the thread's decoder stood: this one may be behind (messages it lost).
+            if let snapshot = state.devices.all[k].thread?.shared.withLock({ $0.takeSnapshot(number) }) {
+                state.devices.all[k].pipeline.decoder = snapshot
+            }
             return Relay.state(of: batch) { route(.read($0), k, &state) }
         }
     }

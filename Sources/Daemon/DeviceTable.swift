@@ -119,24 +119,34 @@ extension DeviceTable {
             state.devices.read(batch, k, &report, env)
         case .deadlines(let now):
             let engineNow = state.devices.all[k].source.engineTime(atMonotonic: now)
-            while let t = state.devices.all[k].pipeline.nextDeadline, t <= engineNow {
-                // The panel's filters' own frame (a held lift, a young contact shown), through
-                // every frame stage as a read's; else the engine's and the pointer's deadlines.
-                if let tick = state.devices.all[k].pipeline.decoder.nextTick, tick <= t {
-                    // Refused mid-frame (a read ended inside one): the frame's own end runs it.
-                    guard state.devices.tick(k, at: tick, &report, env) else { break }
-                } else {
-                    state.devices.all[k].pipeline.advance(to: t, into: &state.devices.output, writingLines: false)
-                }
-            }
+            state.devices.deadlines(k, until: engineNow, ticks: !state.devices.all[k].pipeline.ticksRelayed, &report, env)
         case .filterTick(let t):
-            while let tick = state.devices.all[k].pipeline.decoder.nextTick, tick <= t, state.devices.tick(k, at: tick, &report, env) {}
+            state.devices.deadlines(k, until: t, ticks: true, &report, env)
         case .removal(let now):
             let at = state.devices.all[k].source.engineTime(atMonotonic: now)
             state.devices.all[k].pipeline.deviceRemoved(at: at, into: &state.devices.output, writingLines: false)
         }
         Route.PerInput.end(&state, k, input, &report, env)
         return report.lostEvents
+    }
+
+    /// Device `k`'s deadlines due by `end`, each at its own time: the panel's filters' own frames
+    /// (a held lift, a young contact shown), through every frame stage as a read's, and the
+    /// engine's and the pointer's. Where the filters' frames are relayed (`ticks` false: a
+    /// threaded panel's, outside the relay's mark), they stop the clock at the first one: it
+    /// comes in the relay, where the input thread made it, and what is due after it waits.
+    private mutating func deadlines<E: RouteEnvironment>(_ k: Int, until end: Timestamp, ticks: Bool, _ report: inout RouteReport, _ env: E) {
+        while true {
+            let engine = all[k].pipeline.nextDeadline
+            if let due = all[k].pipeline.decoder.nextTick, due <= end, engine.map({ due <= $0 }) ?? true {
+                // Refused mid-frame (a read ended inside one): the frame's own end runs it.
+                guard ticks, tick(k, at: due, &report, env) else { return }
+            } else if let t = engine, t <= end {
+                all[k].pipeline.advance(to: t, into: &output, writingLines: false)
+            } else {
+                return
+            }
+        }
     }
 
     /// A frame the panel's filters make on their own at `time`, through the frame stages.

@@ -33,7 +33,7 @@ final class LiveSource: InputSource {
     var relay: ThreadedPanel?
     weak var input: InputThread?
     /// Where the relay is read outside the devices' own reads (`deliverDue`).
-    private lazy var relayBuffer = EventReadBuffer(capacity: Relay.readCapacity)
+    private lazy var relayBuffer = EventReadBuffer(capacity: Relay.stateCapacity)
 
     init(device: EvdevDevice, node: InputNode, log: Logger) {
         self.device = device
@@ -83,7 +83,8 @@ final class LiveSource: InputSource {
         case .removed:
             finish(&state)
         case .dropped:
-            guard let deliver else { return }
+            // (A relay's lost events come as a message of their own: `DeviceLifecycle.relayed`.)
+            guard let deliver, relay == nil else { return }
             do {
                 if try device.resynchronize(deliver: { deliver($0, &state) }) == .removed { finish(&state) }
             } catch {

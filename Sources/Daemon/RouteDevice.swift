@@ -144,7 +144,10 @@ struct RouteDevice {
     /// Takes the pipeline's deadline and anomalies after the route ran; whether they (or when a
     /// touch the mirror holds back is due) changed, for the table's totals.
     mutating func refreshDeadline() -> Bool {
-        let t = pipeline.nextDeadline
+        var t = pipeline.nextDeadline
+        // A threaded panel's deadlines from its filters' next frame on wait for it (it comes in
+        // the relay: `DeviceTable.deadlines`).
+        if pipeline.ticksRelayed, let d = t, let tick = pipeline.decoder.nextTick, tick <= d { t = nil }
         let a = pipeline.anomalies
         let force = mirrorDueMoved
         mirrorDueMoved = false
@@ -175,7 +178,7 @@ struct RouteDevice {
     mutating func mirrorFrame(_ out: borrowing PipelineOutput) {
         let now = source.monotonic(of: pipeline.decoder.frame.time)
         // The input thread showed this frame before the engine's say changed: not again.
-        if let thread, now <= thread.shownThrough.load(ordering: .relaxed) { return }
+        if let thread, pipeline.decoder.frameCount <= thread.shownThrough.load(ordering: .relaxed) { return }
         guard let thread else {
             return mirror!.frame(
                 pipeline.decoder.panel, others: pipeline.decoder.others, discontinuity: pipeline.decoder.frame.discontinuity,

@@ -59,6 +59,10 @@ final class ThreadedPanel: Sendable {
         /// kernel's state, sent once there is room), since when (monotonic ns).
         var owed = false
         var owedSince: Int64?
+        /// Resyncs sent so far, and copies of the decoder from before the newest (at most 8),
+        /// each taken by the loop as it routes that resync (`takeSnapshot`).
+        var resyncs: Int32 = 0
+        var snapshots: [(number: Int32, decoder: FrameDecoder)] = []
         /// Failed reads in a row (the third drops the panel, as the loop's reads do).
         var failures = 0
         /// The landings that woke the kiosk (their frames' times, and whether on a dark display),
@@ -69,9 +73,10 @@ final class ThreadedPanel: Sendable {
     let shared: Mutex<Shared>
     /// The loop's say, kept as it changes: the engine takes and holds nothing of the contacts.
     let ahead = Atomic<Bool>(false)
-    /// The time of the last frame the thread showed (monotonic ns): the loop, writing the mirror
-    /// once the engine may take contacts, does not show those again.
-    let shownThrough = Atomic<Int64>(.min)
+    /// The last frame the thread showed (its decoder's `frameCount`, the loop's the same frame
+    /// for frame): the loop, writing the mirror once the engine may take contacts, shows none of
+    /// those again.
+    let shownThrough = Atomic<Int>(-1)
     let wake: WakeFlags
     /// The thread's own descriptor of the panel, the relay's two ends (closed with this object).
     let panelFD: Int32

@@ -25,7 +25,7 @@ extension ThreadedPanel {
                 return shared.withLock { s in
                     let lost = s.take(batch, panel: self)
                     going = s.relay(batch, upToTheDrop: lost, panel: self)
-                    if lost && going { going = s.resynchronize(self) }
+                    if lost && going { going = s.resynchronize(self, drain: true) }
                     return lost
                 }
             }
@@ -83,7 +83,7 @@ extension ThreadedPanel.Shared {
         }
         if shown { flush(panel) }
         if owed && !stopped, let at = owedSince, Posix.monotonicNanoseconds() - at >= ThreadedPanel.retryNanoseconds {
-            _ = resynchronize(panel)
+            _ = resynchronize(panel, drain: false)
         }
     }
 
@@ -107,38 +107,51 @@ extension ThreadedPanel.Shared {
         case .done: return true
         case .failed(let e) where e.errno == .brokenPipe || e.errno == .connectionReset: return false
         case .wouldBlock, .removed, .failed:
-            if !owed { (owed, owedSince) = (true, Posix.monotonicNanoseconds()) }
+            (owed, owedSince) = (true, Posix.monotonicNanoseconds())
             return true
         }
     }
 
-    /// Lost events (the kernel's SYN_DROPPED, or messages the loop could not take): the panel's
-    /// queue drained and dropped (at most 64 reads: a flood is cut there), the kernel's state
-    /// taken into the thread's decoder and the mirror, and sent to the loop as one message
-    /// (SYN_DROPPED, then the state). False when the panel or the loop's end went.
-    mutating func resynchronize(_ panel: ThreadedPanel) -> Bool {
-        let room = EventReadBuffer(capacity: Relay.readCapacity)
-        for _ in 0..<64 {
-            switch try? EvdevDevice.readBatch(panel.panelFD, into: room, "read(\(panel.node))", decode: { _ in false }) {
-            case .full?: continue
-            case .drained?, .dropped?: break
-            case .removed?, nil: return false
+    /// Lost events, the kernel's (`drain`: the panel's queue is stale, drained and dropped, at
+    /// most 64 reads: a flood is cut there) or the loop's (messages it could not take): the
+    /// kernel's state sent to the loop as one message (SYN_DROPPED, its value this resync's
+    /// number, then the state), and taken into the thread's decoder and the mirror. The loop
+    /// takes the same state from a copy of this decoder as it stands before it (`snapshots`):
+    /// its own may be behind. A message that finds the relay full is tried again 10 ms on.
+    /// False when the panel or the loop's end went.
+    mutating func resynchronize(_ panel: ThreadedPanel, drain: Bool) -> Bool {
+        if drain {
+            let room = EventReadBuffer(capacity: Relay.readCapacity)
+            for _ in 0..<64 {
+                guard case .full? = try? EvdevDevice.readBatch(panel.panelFD, into: room, "read(\(panel.node))", decode: { _ in false }) else { break }
             }
-            break
         }
         guard let state = try? EvdevDevice.kernelState(panel.panelFD, slots: panel.slots, panel.node) else { return false }
-        let message = [KernelInputEvent(InputEvent(time: state.last?.time ?? Timestamp(nanoseconds: 0), type: Evdev.EV_SYN, code: Evdev.SYN_DROPPED, value: 0))]
-            + state.map(KernelInputEvent.init(_:))
-        _ = InputBatch.lending(kernel: Array(message.dropFirst()), resynced: true) { take($0, panel: panel) }
-        switch Relay.send(message, to: panel.relayFD) {
+        let kernel = state.map(KernelInputEvent.init(_:))
+        resyncs &+= 1
+        let mark = InputEvent(time: state.last?.time ?? Timestamp(nanoseconds: 0), type: Evdev.EV_SYN, code: Evdev.SYN_DROPPED, value: resyncs)
+        let sent = Relay.send([KernelInputEvent(mark)] + kernel, to: panel.relayFD)
+        switch sent {
         case .done:
+            if snapshots.count >= 8 { snapshots.removeFirst() }
+            snapshots.append((resyncs, decoder))
             (owed, owedSince) = (false, nil)
-            return true
         case .failed(let e) where e.errno == .brokenPipe || e.errno == .connectionReset: return false
         default:
-            if !owed { (owed, owedSince) = (true, Posix.monotonicNanoseconds()) }
-            return true
+            (owed, owedSince) = (true, Posix.monotonicNanoseconds())
+            // Not sent: only the kernel's drop is the thread's to take now (the loop's goes later).
+            guard drain else { return true }
         }
+        _ = InputBatch.lending(kernel: kernel, resynced: true) { take($0, panel: panel) }
+        return true
+    }
+
+    /// The copy of the thread's decoder from before resync `number`, for the loop (taken once).
+    mutating func takeSnapshot(_ number: Int32) -> FrameDecoder? {
+        guard let i = snapshots.firstIndex(where: { $0.number == number }) else { return nil }
+        let decoder = snapshots[i].decoder
+        snapshots.removeSubrange(...i)
+        return decoder
     }
 
     /// The decoder ended a frame: a landing that wakes the kiosk (`WakeStage`'s test: asleep, or
@@ -150,7 +163,7 @@ extension ThreadedPanel.Shared {
         lastFrameAt = now
         guard !stopped, panel.ahead.load(ordering: .relaxed) else { return false }
         mirror.frame(aheadOf: decoder, stuck: &stuck, now: now)
-        panel.shownThrough.store(now, ordering: .relaxed)
+        panel.shownThrough.store(decoder.frameCount, ordering: .relaxed)
         return true
     }
 

@@ -30,28 +30,32 @@ public enum Relay {
     }
 
     /// The filters' own frame at `time`, made by the thread between two reads: a message of one
-    /// event (EV_SYN, SYN_CONFIG, value `tickMark`) that the loop turns into the same frame at
-    /// the same place among the reads.
+    /// event (EV_SYN, SYN_CONFIG, its value `tickMark` plus the time's nanoseconds past the
+    /// microsecond) that the loop turns into the same frame at the same place among the reads.
     public static func sendTick(at time: Timestamp, to fd: Int32) -> Posix.IO {
-        send([KernelInputEvent(InputEvent(time: time, type: Evdev.EV_SYN, code: 1, value: tickMark))], to: fd)
+        let rest = Int32(time.nanoseconds % 1000)
+        return send([KernelInputEvent(InputEvent(time: time, type: Evdev.EV_SYN, code: 1, value: tickMark + rest))], to: fd)
     }
 
-    /// SYN_CONFIG's value that marks a tick (no panel sends SYN_CONFIG).
-    public static let tickMark: Int32 = 0x7469_636B
+    /// SYN_CONFIG's value that marks a tick (no panel sends SYN_CONFIG); the low 16 bits carry the
+    /// nanoseconds a kernel event's time has no room for.
+    public static let tickMark: Int32 = 0x7469_0000
 
-    /// What a relayed message is: a read, the filters' frame at a time, or lost events with the
-    /// kernel's state after them (lent to `body` as a `resynced` batch, within the call).
+    /// What a relayed message is: a read, the filters' frame at a time, or lost events (the
+    /// resync's number) with the kernel's state after them (`state`).
     public enum Message {
         case read
         case tick(Timestamp)
-        case resync
+        case resync(Int32)
     }
 
     /// `batch`'s kind, as the thread sent it.
     public static func kind(of batch: InputBatch) -> Message {
         guard let first = batch.kernelEvents.first, first.type == Evdev.EV_SYN else { return .read }
-        if first.code == Evdev.SYN_DROPPED { return .resync }
-        if first.code == 1 && first.value == tickMark && batch.kernelEvents.count == 1 { return .tick(first.time) }
+        if first.code == Evdev.SYN_DROPPED { return .resync(first.value) }
+        if first.code == 1 && first.value & ~0xFFFF == tickMark && batch.kernelEvents.count == 1 {
+            return .tick(Timestamp(nanoseconds: first.time.nanoseconds + Int64(first.value & 0xFFFF)))
+        }
         return .read
     }
 

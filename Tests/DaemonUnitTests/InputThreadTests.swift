@@ -230,4 +230,32 @@ import TouchMirror
             }
         }
     }
+
+    /// A filters' frame relayed keeps its time to the nanosecond (a held lift's due time is rarely
+    /// a whole microsecond, and the loop fires only what is due by it); a resync keeps its number.
+    @Test func aTickAndAResync_keepTheirTimeAndNumber() throws {
+        let fake = try FakePanel()
+        let at = Timestamp(nanoseconds: 1_234_567_891_234)
+        #expect(Relay.sendTick(at: at, to: fake.ours) == .done(MemoryLayout<KernelInputEvent>.stride))
+        let mark = KernelInputEvent(InputEvent(time: at, type: Evdev.EV_SYN, code: Evdev.SYN_DROPPED, value: 7))
+        #expect(Relay.send([mark, KernelInputEvent(InputEvent(time: at, type: Evdev.EV_SYN, code: Evdev.SYN_REPORT, value: 0))], to: fake.ours) != .wouldBlock)
+        let got = Self.relayed(fake.theirs)
+        #expect(got.count == 2)
+        guard got.count == 2 else { return }
+        InputBatch.lending(kernel: got[0]) { batch in
+            guard case .tick(let t) = Relay.kind(of: batch) else {
+                Issue.record("not a tick")
+                return
+            }
+            #expect(t == at)
+        }
+        InputBatch.lending(kernel: got[1]) { batch in
+            guard case .resync(let n) = Relay.kind(of: batch) else {
+                Issue.record("not a resync")
+                return
+            }
+            #expect(n == 7)
+            Relay.state(of: batch) { #expect($0.resynced && $0.kernelEvents.count == 1) }
+        }
+    }
 }
