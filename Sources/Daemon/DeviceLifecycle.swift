@@ -134,7 +134,7 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
         log.info("device \(id) added: \(source.description.name) (\(source.node))")
         // Its first touch is not the first run of its frame path's code (its fd is read at a
         // later turn; once for each kind of route: a storm of like panels rehearses one).
-        rehearseIfNew(device, fresh: fresh)
+        rehearseIfNew(device, fresh: fresh, threadPath: thread != nil ? mirror : nil)
     }
 
     /// A live panel read by the input thread (`ThreadedPanel`), with its mirror and a copy of
@@ -208,9 +208,17 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
         switch Relay.kind(of: batch) {
         case .read: return route(.read(batch), k, &state)
         case .tick(let t): return route(.filterTick(t), k, &state)
+        case .swap:
+            if !state.devices.all[k].pendingPipelines.isEmpty {
+                state.devices.replacePipeline(k, with: state.devices.all[k].pendingPipelines.removeFirst())
+            }
+            return false
         case .resync(let number):
             logResync(state.devices.all[k].id, in: state)
-            // From where the thread's decoder stood: this one may be behind (messages it lost).
+            // From where the thread's decoder stood: this one may be behind (messages it lost,
+            // a reload's mark among them).
+            for pipeline in state.devices.all[k].pendingPipelines { state.devices.replacePipeline(k, with: pipeline) }
+            state.devices.all[k].pendingPipelines.removeAll()
             if let snapshot = state.devices.all[k].thread?.shared.withLock({ $0.takeSnapshot(number) }) {
                 state.devices.all[k].pipeline.decoder = snapshot
             }
@@ -271,8 +279,12 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
             do {
                 let pipeline = try makePipeline(state.devices.all[k].source, id: state.devices.all[k].id)
                 noteSize(state.devices.all[k].source, pipeline.decoder)
-                state.devices.replacePipeline(k, with: pipeline)
-                state.devices.all[k].thread?.replaceDecoder(with: pipeline.decoder)
+                // A threaded panel's, where the input thread marked it among the reads (else now).
+                if state.devices.all[k].thread?.replaceDecoder(with: pipeline.decoder) == true {
+                    state.devices.all[k].pendingPipelines.append(pipeline)
+                } else {
+                    state.devices.replacePipeline(k, with: pipeline)
+                }
                 fresh = pipeline
             } catch {
                 log.error("device \(state.devices.all[k].id): \(error)")

@@ -1,4 +1,5 @@
 import GestureEngine
+import Logging
 import Pipeline
 import TouchFrames
 import TouchInput
@@ -10,11 +11,35 @@ extension DeviceLifecycle {
     /// pipeline as made, before it was seeded with the panel's contacts or continued from an
     /// earlier one (the copy starts from an empty panel). Not inlined: the instruction counts
     /// leave it out by name (`scripts/count-daemon`, the guest's `bench_instructions`).
+    /// `threadPath`: a threaded panel's mirror (what it is made of), whose input thread's path is
+    /// rehearsed too.
     @inline(never)
-    func rehearseIfNew(_ device: borrowing RouteDevice, fresh: DevicePipeline? = nil) {
+    func rehearseIfNew(_ device: borrowing RouteDevice, fresh: DevicePipeline? = nil, threadPath: MirrorParts? = nil) {
         guard rehearsal.isNew(Rehearsal.Key(device, geometry(of: device.source))) else { return }
         rehearsal.runs += 1
         rehearse(device, pipeline: fresh)
+        if let threadPath, let source = device.source as? LiveSource {
+            rehearseThreadPath(source, threadPath, decoder: (fresh ?? device.pipeline).decoder)
+        }
+    }
+
+    /// The input thread's path (`ThreadedPanel`) run on the same stroke, on a panel of its own (its
+    /// mirror writes nowhere, its wake flags are its own, its relay is read by no one), on this
+    /// thread before the panel is touched: the first touch is not its code's first run either.
+    @inline(never)
+    func rehearseThreadPath(_ source: LiveSource, _ parts: MirrorParts, decoder: FrameDecoder) {
+        let start = Timestamp(nanoseconds: monotonicNanoseconds() / 1000 * 1000)
+        let nowhere = MirrorParts(screen: DroppedWrites(), described: parts.described, cancel: parts.cancel, geometry: parts.geometry, adopted: false)
+        guard
+            let panel = try? ThreadedPanel(
+                panel: source.device.fd, node: source.node, slots: source.device.stateSlots, decoder: decoder, mirror: nowhere, ahead: true,
+                wake: WakeFlags(), log: log, trace: nil)
+        else { return }
+        for frame in Rehearsal.frames(for: source.description, from: start) {
+            panel.tick(before: frame[frame.count - 1].time)
+            InputBatch.lending(kernel: frame.map(KernelInputEvent.init(_:))) { batch in _ = panel.shared.withLock { $0.take(batch, panel: panel) } }
+        }
+        panel.tick(before: .distantFuture)
     }
 
     /// Runs a copy of `device`'s route on the stroke, its reads in the panel's own layout, each

@@ -1,3 +1,4 @@
+import Synchronization
 import GestureEngine
 import Pipeline
 import SystemCalls
@@ -87,10 +88,11 @@ enum Rehearsal {
 }
 
 /// A rehearsal's mirror: every write taken and dropped (counted).
-final class DroppedWrites: TouchSink {
-    private(set) var writes = 0
+final class DroppedWrites: TouchSink, Sendable {
+    private let count = Atomic<Int>(0)
+    var writes: Int { count.load(ordering: .relaxed) }
     func send(_ events: [KernelInputEvent]) -> SystemCallError? {
-        writes += 1
+        count.add(1, ordering: .relaxed)
         return nil
     }
 }

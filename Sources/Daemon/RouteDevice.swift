@@ -35,6 +35,8 @@ struct RouteDevice {
     let threaded: Bool
     /// The engine's say last told the thread (`ThreadedPanel.ahead`).
     private var toldAhead = false
+    /// A reload's pipelines, each taken where the input thread marked it among the reads.
+    var pendingPipelines: [DevicePipeline] = []
     private(set) var mirrorDue: Int64?
     var mirrorDueMoved = false
     /// The last frame went to the mirror ahead of the engine (`MirrorAhead`).

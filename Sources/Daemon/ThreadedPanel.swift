@@ -119,13 +119,20 @@ final class ThreadedPanel: Sendable {
     func stop() { shared.withLock { $0.stopped = true } }
 
     /// A reload gave the panel a new decoder (`fresh`, the loop's, before it went on from the
-    /// old): the thread's goes on from its own old one, as the loop's does.
-    func replaceDecoder(with fresh: FrameDecoder) {
+    /// old): the thread's goes on from its own old one here, between two reads, and a mark in the
+    /// relay tells the loop where, so its own goes on from the same place. False when the mark
+    /// could not go (the relay full: the loop then takes the thread's decoder at the resync).
+    func replaceDecoder(with fresh: FrameDecoder) -> Bool {
         shared.withLock {
             var decoder = fresh
             decoder.keepsPanel = true
             decoder.continueFrom($0.decoder)
             $0.decoder = decoder
+            guard !$0.owed else { return false }
+            let sent = Relay.sendSwap(to: relayFD)
+            if case .done = sent { return true }
+            $0.note(sent, self)
+            return false
         }
     }
 

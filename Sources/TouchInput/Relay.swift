@@ -37,22 +37,33 @@ public enum Relay {
         return send([KernelInputEvent(InputEvent(time: time, type: Evdev.EV_SYN, code: 1, value: tickMark + rest))], to: fd)
     }
 
+    /// The thread's decoder took a reload's settings here (`sendSwap`): the loop's takes them at
+    /// the same place among the reads.
+    public static func sendSwap(to fd: Int32) -> Posix.IO {
+        send([KernelInputEvent(InputEvent(time: Timestamp(nanoseconds: Posix.monotonicNanoseconds()), type: Evdev.EV_SYN, code: 1, value: swapMark))], to: fd)
+    }
+
+    /// SYN_CONFIG's value that marks a decoder's swap.
+    public static let swapMark: Int32 = 0x7377_0000
+
     /// SYN_CONFIG's value that marks a tick (no panel sends SYN_CONFIG); the low 16 bits carry the
     /// nanoseconds a kernel event's time has no room for.
     public static let tickMark: Int32 = 0x7469_0000
 
-    /// What a relayed message is: a read, the filters' frame at a time, or lost events (the
-    /// resync's number) with the kernel's state after them (`state`).
+    /// What a relayed message is: a read, the filters' frame at a time, lost events (the resync's
+    /// number) with the kernel's state after them (`state`), or a reload's decoder taken.
     public enum Message {
         case read
         case tick(Timestamp)
         case resync(Int32)
+        case swap
     }
 
     /// `batch`'s kind, as the thread sent it.
     public static func kind(of batch: InputBatch) -> Message {
         guard let first = batch.kernelEvents.first, first.type == Evdev.EV_SYN else { return .read }
         if first.code == Evdev.SYN_DROPPED { return .resync(first.value) }
+        if first.code == 1 && first.value == swapMark && batch.kernelEvents.count == 1 { return .swap }
         if first.code == 1 && first.value & ~0xFFFF == tickMark && batch.kernelEvents.count == 1 {
             return .tick(Timestamp(nanoseconds: first.time.nanoseconds + Int64(first.value & 0xFFFF)))
         }

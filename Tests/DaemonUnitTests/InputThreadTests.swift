@@ -224,24 +224,32 @@ import TouchMirror
                     rig.env.now = t.nanoseconds
                     DeviceTable.run(.filterTick(t), 0, &rig.state, rig.env)
                     rig.endTurn()
-                case .resync:
-                    Issue.record("no lost events here")
+                case .resync, .swap:
+                    Issue.record("no lost events nor reload here")
                 }
             }
         }
     }
 
     /// A filters' frame relayed keeps its time to the nanosecond (a held lift's due time is rarely
-    /// a whole microsecond, and the loop fires only what is due by it); a resync keeps its number.
+    /// a whole microsecond, and the loop fires only what is due by it); a resync keeps its number;
+    /// a reload's mark is told apart.
     @Test func aTickAndAResync_keepTheirTimeAndNumber() throws {
         let fake = try FakePanel()
         let at = Timestamp(nanoseconds: 1_234_567_891_234)
         #expect(Relay.sendTick(at: at, to: fake.ours) == .done(MemoryLayout<KernelInputEvent>.stride))
         let mark = KernelInputEvent(InputEvent(time: at, type: Evdev.EV_SYN, code: Evdev.SYN_DROPPED, value: 7))
         #expect(Relay.send([mark, KernelInputEvent(InputEvent(time: at, type: Evdev.EV_SYN, code: Evdev.SYN_REPORT, value: 0))], to: fake.ours) != .wouldBlock)
+        #expect(Relay.sendSwap(to: fake.ours) != .wouldBlock)
         let got = Self.relayed(fake.theirs)
-        #expect(got.count == 2)
-        guard got.count == 2 else { return }
+        #expect(got.count == 3)
+        guard got.count == 3 else { return }
+        InputBatch.lending(kernel: got[2]) { batch in
+            guard case .swap = Relay.kind(of: batch) else {
+                Issue.record("not a swap")
+                return
+            }
+        }
         InputBatch.lending(kernel: got[0]) { batch in
             guard case .tick(let t) = Relay.kind(of: batch) else {
                 Issue.record("not a tick")
