@@ -209,16 +209,15 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
         case .read: return route(.read(batch), k, &state)
         case .tick(let t): return route(.filterTick(t), k, &state)
         case .swap:
-            if !state.devices.all[k].pendingPipelines.isEmpty {
-                state.devices.replacePipeline(k, with: state.devices.all[k].pendingPipelines.removeFirst())
-            }
+            guard !state.devices.all[k].pendingPipelines.isEmpty else { return false }
+            // What the outgoing engine began since the reload ends as the reload ended the rest.
+            route(.removal(monotonic: monotonicNanoseconds()), k, &state)
+            state.devices.replacePipeline(k, with: state.devices.all[k].pendingPipelines.removeFirst())
             return false
         case .resync(let number):
             logResync(state.devices.all[k].id, in: state)
-            // From where the thread's decoder stood: this one may be behind (messages it lost,
-            // a reload's mark among them).
-            for pipeline in state.devices.all[k].pendingPipelines { state.devices.replacePipeline(k, with: pipeline) }
-            state.devices.all[k].pendingPipelines.removeAll()
+            // From where the thread's decoder stood: this one may be behind (messages it lost;
+            // a reload's mark comes after, in order, and its pipeline waits for it).
             if let snapshot = state.devices.all[k].thread?.shared.withLock({ $0.takeSnapshot(number) }) {
                 state.devices.all[k].pipeline.decoder = snapshot
             }
@@ -283,6 +282,9 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
                 if state.devices.all[k].thread?.replaceDecoder(with: pipeline.decoder) == true {
                     state.devices.all[k].pendingPipelines.append(pipeline)
                 } else {
+                    // Unmarked (the relay full: the thread resyncs, the loop takes its decoder then).
+                    if state.devices.all[k].threaded { input?.nudge() }
+                    state.devices.all[k].pendingPipelines.removeAll()
                     state.devices.replacePipeline(k, with: pipeline)
                 }
                 fresh = pipeline

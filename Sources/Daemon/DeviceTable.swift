@@ -80,6 +80,8 @@ struct DeviceTable {
     mutating func reconfigure(_ next: CompiledConfiguration, file: Configuration) {
         for k in all.indices {
             all[k].pipeline.reconfigure(next, file: file)
+            // (A reload's pipelines still waiting for their mark too: `RouteDevice.pendingPipelines`.)
+            for i in all[k].pendingPipelines.indices { all[k].pendingPipelines[i].reconfigure(next, file: file) }
             refresh(k)
         }
     }

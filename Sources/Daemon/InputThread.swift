@@ -22,13 +22,20 @@ import TouchInput
 /// relay, in the thread's order); after lost events at most 64 reads drained and one state sent.
 final class InputThread: Sendable {
     private let epoll: Int32
+    /// A socket pair the loop writes a byte to when the thread must look again without a read
+    /// (`nudge`), and the end the thread's epoll watches.
+    private let nudgeIn: Int32, nudgeOut: Int32
     private let panels = Mutex<[ThreadedPanel]>([])
     private let log: Logger
 
-    private init(epoll: Int32, log: Logger) {
+    private init(epoll: Int32, nudge: (Int32, Int32), log: Logger) {
         self.epoll = epoll
+        (nudgeIn, nudgeOut) = nudge
         self.log = log
     }
+
+    /// The thread looks at its panels again now (a relay the loop found full: its resync's try).
+    func nudge() { Posix.sendByte(nudgeOut) }
 
     /// The thread, running; nil when it could not be made (logged: the loop then reads every
     /// panel and writes every mirror itself).
@@ -40,10 +47,16 @@ final class InputThread: Sendable {
             log.warning("no input thread (\(e)): the loop writes the virtual touchscreens itself")
             return nil
         }
-        let thread = InputThread(epoll: epoll, log: log)
+        guard case .success(let pair) = Posix.sequentialPacketPair(), case let (a, b) = pair.release(),
+            Posix.epollControl(epoll, .add, a, events: Posix.readable) == nil
+        else {
+            log.warning("no input thread (its nudge could not be made): the loop writes the virtual touchscreens itself")
+            Posix.close(epoll)
+            return nil
+        }
+        let thread = InputThread(epoll: epoll, nudge: (a, b), log: log)
         if let e = Threads.start(named: "tg-input", { thread.run() }) {
             log.warning("no input thread (\(e)): the loop writes the virtual touchscreens itself")
-            Posix.close(epoll)
             return nil
         }
         return thread
@@ -85,6 +98,10 @@ final class InputThread: Sendable {
             }
             for i in 0..<n {
                 let fd = ready.fd(at: i)
+                if fd == nudgeIn {
+                    Posix.drainBytes(nudgeIn)
+                    continue
+                }
                 guard let panel = panels.withLock({ list in list.first { $0.panelFD == fd } }) else { continue }
                 if !panel.read(into: buffer) {
                     // The panel went (or the loop's end of its relay): its reads end here; the loop

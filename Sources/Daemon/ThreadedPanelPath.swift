@@ -82,8 +82,11 @@ extension ThreadedPanel.Shared {
             if !owed { note(Relay.sendTick(at: due, to: panel.relayFD), panel) }
         }
         if shown { flush(panel) }
-        if owed && !stopped, let at = owedSince, Posix.monotonicNanoseconds() - at >= ThreadedPanel.retryNanoseconds {
-            _ = resynchronize(panel, drain: false)
+        if owed && !stopped, let at = owedSince, Posix.monotonicNanoseconds() - at >= ThreadedPanel.retryNanoseconds,
+            !resynchronize(panel, drain: false)
+        {
+            // The panel went: no more tries (its read ends it).
+            (owed, owedSince) = (false, nil)
         }
     }
 
@@ -91,12 +94,7 @@ extension ThreadedPanel.Shared {
     /// a resync is owed (it goes instead, at the next chance). False when the loop's end is gone.
     mutating func relay(_ batch: InputBatch, upToTheDrop: Bool, panel: ThreadedPanel) -> Bool {
         guard !owed else { return true }
-        var events = batch.kernelEvents
-        if upToTheDrop, let drop = events.firstIndex(where: { $0.type == Evdev.EV_SYN && $0.code == Evdev.SYN_DROPPED }) {
-            events = UnsafeBufferPointer(rebasing: events[..<drop])
-            if events.isEmpty { return true }
-        }
-        return note(Relay.send(InputBatch(kernel: events), to: panel.relayFD), panel)
+        return note(Relay.send(batch, upToTheDrop: upToTheDrop, to: panel.relayFD), panel)
     }
 
     /// A send's outcome: the loop's end gone (false), or full (a resync is owed: it goes once
@@ -126,7 +124,15 @@ extension ThreadedPanel.Shared {
                 guard case .full? = try? EvdevDevice.readBatch(panel.panelFD, into: room, "read(\(panel.node))", decode: { _ in false }) else { break }
             }
         }
-        guard let state = try? EvdevDevice.kernelState(panel.panelFD, slots: panel.slots, panel.node) else { return false }
+        let state: [InputEvent]
+        do throws(EvdevError) {
+            guard let s = try EvdevDevice.kernelState(panel.panelFD, slots: panel.slots, panel.node) else { return false }
+            state = s
+        } catch {
+            // Not gone, not read now: tried again 10 ms on, as a full relay is.
+            (owed, owedSince) = (true, Posix.monotonicNanoseconds())
+            return true
+        }
         let kernel = state.map(KernelInputEvent.init(_:))
         resyncs &+= 1
         let mark = InputEvent(time: state.last?.time ?? Timestamp(nanoseconds: 0), type: Evdev.EV_SYN, code: Evdev.SYN_DROPPED, value: resyncs)

@@ -68,6 +68,20 @@ extension Posix {
         return nil
     }
 
+    /// One byte on socket `fd`, not waiting (a nudge: what it says is that it came).
+    public static func sendByte(_ fd: Int32) {
+        var byte: UInt8 = 1
+        // Safe: one byte of a local, lent for the call.
+        _ = withUnsafeBytes(of: &byte) { send(fd, $0, "send(nudge)") }
+    }
+
+    /// Every byte waiting on socket `fd`, read and dropped.
+    public static func drainBytes(_ fd: Int32) {
+        var bytes = [UInt8](repeating: 0, count: 64)
+        // Safe: the array's storage, lent for each read.
+        while case .done(let n) = bytes.withUnsafeMutableBytes({ receive(fd, into: $0, "recv(nudge)") }), n > 0 {}
+    }
+
     /// No more is sent on socket `fd` (its peer reads the end); the fd stays open.
     public static func shutdownSending(_ fd: Int32) {
         _ = Glibc.shutdown(fd, Int32(SHUT_WR))

@@ -17,10 +17,18 @@ public enum Relay {
     /// A resync message's most events: SYN_DROPPED, every slot's five, and the five after them.
     public static let stateCapacity = 5 * 64 + 8
 
-    /// `batch`'s events (the kernel's layout: a live read's) as one message, not waiting.
-    public static func send(_ batch: InputBatch, to fd: Int32) -> Posix.IO {
+    /// `batch`'s events (the kernel's layout: a live read's) as one message, not waiting; only
+    /// those before its SYN_DROPPED when `upToTheDrop` (the rest is stale; nothing is sent when
+    /// that leaves none: `.done(0)`).
+    public static func send(_ batch: InputBatch, upToTheDrop: Bool = false, to fd: Int32) -> Posix.IO {
+        var events = batch.kernelEvents
+        if upToTheDrop, let drop = events.firstIndex(where: { $0.type == Evdev.EV_SYN && $0.code == Evdev.SYN_DROPPED }) {
+            // Safe: the batch's own events before the drop, within its call.
+            events = UnsafeBufferPointer(rebasing: events[..<drop])
+            if events.isEmpty { return .done(0) }
+        }
         // Safe: the batch's events, valid for the call (a batch lives in its reader's call).
-        Posix.send(fd, UnsafeRawBufferPointer(batch.kernelEvents), "send(relay)")
+        return Posix.send(fd, UnsafeRawBufferPointer(events), "send(relay)")
     }
 
     /// `events` as one message in the kernel's layout (a resync: SYN_DROPPED, then the state).

@@ -98,6 +98,7 @@ enum MirrorWrite: EndStage {
     static func end<E: RouteEnvironment>(_ state: inout FrameState, _ k: Int, _ input: RouteInput, _ report: inout RouteReport, _ env: E) {
         guard state.devices.all[k].mirrored else { return }
         if case .deadlines(let now) = input { state.devices.mirrorDeadline(k, now: now) }
+        if case .filterTick(let t) = input { state.devices.mirrorDeadline(k, now: state.devices.all[k].source.monotonic(of: t)) }
         if state.devices.all[k].flushMirror() { report.mirrorFailed = true }
     }
 }
