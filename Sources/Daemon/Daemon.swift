@@ -102,8 +102,9 @@ public final class Daemon: EventLoopOwner {
         devices = DeviceLifecycle(loop: loop, log: log, actions: actions, base: base)
         devices.mirrors = kept
         devices.trace = options.traceHops.map { HopTrace(path: $0) }
-        // Made now, before the unit makes every thread real-time (`chrt --all-tasks`, once ready).
-        devices.input = InputThread.start(log: log)
+        // Before the unit makes every thread real-time (`chrt --all-tasks`); only in pass-through: a
+        // second thread puts the loop's system calls on glibc's slower multi-threaded path.
+        if base.daemon.mode == .passthrough { devices.input = InputThread.start(log: log) }
         devices.owner = self
     }
 

@@ -49,6 +49,8 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
     private let readBuffer = EventReadBuffer(capacity: Relay.stateCapacity)
     /// The thread that reads the pass-through panels (made at start; nil: the loop reads them).
     var input: InputThread?
+    /// The read `ready` made was a relay's message (`relayed`): there may be another behind it.
+    private var relayedRead = false
     /// Whether a rehearsal runs, and the kinds of route rehearsed so far (`Rehearsal`).
     var rehearsal = Rehearsal.Stage()
 
@@ -162,19 +164,16 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
     /// unplug, lost events, an error): no object is retained or called per frame.
     func ready(_ id: UInt32, fd: Int32, _ state: inout FrameState) {
         var end = EvdevDevice.BatchEnd.drained
-        // A relay's read is one message, short or not: read on while messages come.
-        let relay = state.devices.index(of: id).map { state.devices.all[$0].threaded } ?? false
-        var got = false
         do {
             repeat {
-                got = false
+                relayedRead = false
                 // One read at a time uses the buffer (one thread; each batch is handed on before the next).
                 end = try EvdevDevice.readBatch(fd, into: readBuffer, "read(fd \(fd))", decode: { batch in
-                    got = true
-                    return delivered(batch, from: id, &state)
+                    delivered(batch, from: id, &state)
                 })
-                // A full buffer: read on, while the device is still there.
-            } while (end == .full || (relay && got && end == .drained)) && state.devices.index(of: id) != nil
+                // A full buffer: read on, while the device is still there; a relay's read is one
+                // message, short or not: read on while messages come.
+            } while (end == .full || (relayedRead && end == .drained)) && state.devices.index(of: id) != nil
         } catch {
             let source = liveSource(id, state)
             source?.readFailed(error, &state)
@@ -205,6 +204,7 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
     /// A message of the input thread's relay (`Relay`): a read, the filters' frame at the place
     /// the thread made it, or lost events with the kernel's state after them.
     private func relayed(_ batch: InputBatch, _ k: Int, _ state: inout FrameState) -> Bool {
+        relayedRead = true
         switch Relay.kind(of: batch) {
         case .read: return route(.read(batch), k, &state)
         case .tick(let t): return route(.filterTick(t), k, &state)
