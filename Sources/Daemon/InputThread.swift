@@ -14,7 +14,8 @@ import TouchInput
 /// read to the loop, which runs the engine and everything else on it. So the app's touch waits
 /// neither for the engine's work on the frame before nor for anything else the loop does.
 ///
-/// One thread for all panels, made at start: touchgestured.service makes every thread of the
+/// One thread for all panels, made at start in pass-through mode (`Daemon.init`; in the other
+/// modes it would only slow the loop's system calls): touchgestured.service makes every thread of the
 /// daemon SCHED_FIFO once it is ready (`chrt --all-tasks`), and a thread made later would not be
 /// (the policy resets on fork, for the daemon's children). Its work is bounded: a read, its
 /// decode, one write to the mirror and one message to the loop a wake-up; the filters' own frames
