@@ -157,6 +157,29 @@ typealias Contacts = [(slot: Int32, id: Int32, x: Int32, y: Int32)]
         try Self.expectOneSwipe([(1, 1000), (1, 1022), (1, 1094), nil, (2, 1314), (2, 1446), (2, 1578), (2, 1710), (2, 1842)])
     }
 
+    /// A 500 mm/s swipe along an arc (a thumb's: radius 60 or 100 mm, either way round) that
+    /// drops out for one report mid-way, on a 30 and a 60 Hz panel: one contact on the mirror and
+    /// one pan for the gestures, no tap (two contacts before: the landing lay up to 11 mm off the
+    /// straight line its speed predicted).
+    @Test(arguments: [60.0, 100.0], [30.0, 60.0])
+    func aCurvedSwipeDroppingOut_isOneContact(radius: Double, hertz: Double) throws {
+        for turn in [1.0, -1.0] {
+            let period = 1 / hertz, n = Int(0.4 / period), drop = n / 2
+            let frames: [Contacts] = (0..<n).map { k in
+                guard k != drop else { return [] }
+                // 11 units a mm; centred on the panel, so the arc stays on it.
+                let angle = turn * 500 * Double(k) * period / radius
+                let x = 174.5 + radius * cos(angle), y = 98 + radius * sin(angle)
+                return [(slot: 0, id: k < drop ? 1 : 2, x: Int32(x * 11), y: Int32(y * 11))]
+            }
+            let rec = Self.recording(frames + Array(repeating: [], count: 30), period: Int64(period * 1e9))
+            let what = "radius \(radius) mm, \(hertz) Hz, turning \(turn)"
+            #expect(try Self.mirror(rec).ids.count == 1, "\(what)")
+            let gestures = try Self.gestures(rec)
+            #expect(gestures.filter { $0 == "pan began" }.count == 1 && !gestures.contains { $0.contains("tap") }, "\(what): \(gestures)")
+        }
+    }
+
     @Test func aChatteringTap_isOneTouch_andOneTap() throws {
         let down = [(slot: Int32(0), id: Int32(1), x: Int32(1920), y: Int32(1080))]
         let again = [(slot: Int32(0), id: Int32(2), x: Int32(1924), y: Int32(1082))]

@@ -38,7 +38,7 @@ hop_syscalls() {
     S=$!
     wait_for /tmp/g.sock
     DAEMON=$(pidof touchgestured)
-    chrt --all-tasks --fifo --reset-on-fork -p 10 $DAEMON > /dev/null
+    daemon_fifo $DAEMON
     mirror_of /tmp/daemon-load-strace.log 0
     hop_run strace "$mirror"
     kill $DAEMON; wait $S
@@ -109,7 +109,7 @@ hop_load() {
         [ $policy = traced ] && trace="--trace-hops /tmp/hops-$1.txt"
         # shellcheck disable=SC2086
         start_daemon load-$policy --config /tmp/passthrough.toml $trace
-        [ $policy != normal ] && chrt --all-tasks --fifo --reset-on-fork -p 10 $DAEMON > /dev/null
+        [ $policy != normal ] && daemon_fifo $DAEMON
         threads=$(ls /proc/$DAEMON/task | wc -l)
         mirror_of /tmp/daemon-load-$policy.log 0
         hop_run daemon-$policy-$1 "$mirror"

@@ -131,7 +131,7 @@ play_under() {
     if [ -n "$config" ]; then
         start_daemon comp-$comp --config $config
         # DAEMON_FIFO=1: the policy touchgestured.service gives it.
-        [ "${DAEMON_FIFO:-0}" = 1 ] && chrt --all-tasks --fifo --reset-on-fork -p 10 $DAEMON > /dev/null
+        [ "${DAEMON_FIFO:-0}" = 1 ] && daemon_fifo $DAEMON
     fi
     rm -f /tmp/go-comp
     touchgesturectl play --uinput --settle 0.2 --wait-for /tmp/go-comp --hold 1 --write-times /tmp/writes-$comp.txt \

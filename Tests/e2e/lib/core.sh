@@ -74,6 +74,18 @@ serve() { # name client-file
 
 stop_daemon() { kill $DAEMON 2>/dev/null; wait $DAEMON 2>/dev/null; }
 
+# The daemon $1 at SCHED_FIFO 10, as touchgestured.service runs it: every thread, or with
+# RT_INPUT_ONLY=1 (E2E_RT_INPUT_ONLY, a diagnostic) only its input thread (tg-input) where it
+# has one, the loop left at the normal policy.
+daemon_fifo() {
+    tid=""
+    if [ "${RT_INPUT_ONLY:-}" = 1 ]; then
+        for t in /proc/$1/task/*; do [ "$(cat $t/comm 2>/dev/null)" = tg-input ] && tid=${t##*/}; done
+    fi
+    if [ -n "$tid" ]; then chrt --fifo --reset-on-fork -p 10 $tid > /dev/null
+    else chrt --all-tasks --fifo --reset-on-fork -p 10 $1 > /dev/null; fi
+}
+
 fd_count() { ls /proc/$DAEMON/fd | wc -l; }
 
 # The daemon has opened a device: its `device added` line reached the client's file $1 ($2 of them).

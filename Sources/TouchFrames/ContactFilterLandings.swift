@@ -1,0 +1,118 @@
+/// A landing while a lift is held (the chatter filter): whether it is that contact's bounce, how
+/// far it lies from where the finger left or would be by now, and where the contact goes on from.
+extension ContactFilter {
+    /// A contact landing while the last one's lift is held, close to where it was (or, moving,
+    /// would be): chatter, the same contact (its id back), going on from where it was held: its
+    /// jump becomes an offset to its raw positions (at most `chatter_distance`), so neither the
+    /// gestures (a tap's slop) nor the app see the bounce move it, and the smoothing starts
+    /// again from there (at rest, or at its speed).
+    /// A young contact's age is its time on the glass: the time it was lifted does not count
+    /// (a panel's blinking ghost never comes of age by blinking).
+    static func landsAgain(
+        _ f: inout FilterSlot, _ s: inout DecoderSlot, young: Bool, _ r: borrowing Rules, _ tally: inout Tally, at time: Int64
+    ) -> Bool {
+        guard let until = f.lingerUntil, time < until else { return false }
+        let (distance, px, py, moving) = landingDistance(f, s, young: young, r, tally, lift: f.liftAt, at: time)
+        guard distance <= r.settings.chatterDistanceMM else { return false }
+        s.contact = f.contact
+        if young { f.landedAt += time - f.liftAt }
+        f.segmentAt = time
+        f.lingerUntil = nil
+        // The raw path goes on from where `landingDistance` says (each jump at most
+        // `chatter_distance`): the bounce moves nothing. (A resting finger's from its smoothed
+        // position: the jump between two noisy samples, kept as the offset, shifted the contact
+        // for the rest of its touch by their noise, up to 4 mm at ±1.5 mm, a long press lost.)
+        (f.offsetX, f.offsetY) = (px - Double(s.x), py - Double(s.y))
+        if !moving { (f.dx, f.dy) = (0, 0) }
+        // At rest, held where it was smoothed: the offset is then worked out over the reports to come.
+        f.settling = !moving && r.settings.dejitter != nil ? Settling(held: (px, py), landing: s, at: time) : Settling()
+        f.at = time
+        tally.counts.chatter += 1
+        return true
+    }
+
+    /// How far (mm) landing `s` is from held contact `f`, and from where its path goes on (both
+    /// with the offsets of the bounces before): from where the finger left (not the smoothed
+    /// position, which lags a moving finger); moving, also from where it would be by now
+    /// (`predictedLift`), going on from the nearer; at rest with the 1€ filter, also from the
+    /// smoothed position, going on from there (two noisy samples lie further apart than a sample
+    /// and the smoothed rest: at ±1.5 mm of noise one bounce in eight came past 5 mm and a tap
+    /// became two; and the path goes on with the landing's noise alone). Also whether it moves.
+    static func landingDistance(
+        _ f: FilterSlot, _ s: DecoderSlot, young: Bool, _ r: borrowing Rules, _ tally: Tally, lift: Int64, at time: Int64
+    ) -> (mm: Double, x: Double, y: Double, moving: Bool) {
+        let (px, py, moving) = predictedLift(f, r, tally, lift: lift, at: time)
+        let (lx, ly) = (Double(s.x) + f.offsetX, Double(s.y) + f.offsetY)
+        func mm(_ x: Double, _ y: Double) -> Double {
+            let dx = (lx - x) * r.mmPerUnit.x, dy = (ly - y) * r.mmPerUnit.y
+            return (dx * dx + dy * dy).squareRoot()
+        }
+        let left = mm(f.liftX, f.liftY)
+        var best: (mm: Double, x: Double, y: Double, moving: Bool)
+        if moving {
+            let ahead = mm(px, py)
+            best = ahead <= left ? (ahead, px, py, true) : (left, f.liftX, f.liftY, true)
+            if best.mm > r.settings.chatterDistanceMM, let bent = curving(f, r, lx: lx, ly: ly, carried: (px, py)) {
+                // Its path curved: it goes on from the landing (no offset to close).
+                best = (bent, lx, ly, true)
+            }
+        } else if r.settings.dejitter != nil {
+            // A contact young at its lift (never shown) rests where its reports lay, as it is first
+            // shown (`firstShown`): its smoothed path starts at its landing's one report, and held
+            // there a bounce went on from that report's noise (4.5 mm off: a tap past its slop).
+            let n = Double(max(f.samples, 1))
+            let (hx, hy) = young && r.settings.ghostOnMirror && f.samples > 0 ? (f.sumX / n, f.sumY / n) : (f.x, f.y)
+            best = (min(left, mm(hx, hy)), hx, hy, false)
+        } else {
+            best = (left, f.liftX, f.liftY, false)
+        }
+        guard best.mm > r.settings.chatterDistanceMM, let along = alongPath(f, r, tally, lx: lx, ly: ly, at: time) else { return best }
+        return (along.mm, along.x, along.y, true)
+    }
+
+    /// A landing at (`lx`, `ly`) off the straight line that `predictedLift` carried the finger
+    /// along, to `carried`, s mm from where it left: as far along as that (within
+    /// `chatter_distance`), and to the side of it by at most `chatter_distance` plus what a path
+    /// curving on a radius of `curveRadiusMM` strays (about s²/R: the arc's s²/2R, and as much
+    /// again because the speed's direction from the last reports lags the turn), at most s/2.
+    /// Its distance then (the larger of the two misses, the bend taken off the side's); nil when
+    /// it lies elsewhere. Only along and beside the path: a finger tapping elsewhere just after
+    /// the lift stays a touch of its own. (A 500 mm/s thumb on a 60 mm arc dropping out for a
+    /// report at 30 Hz lands 18 mm off the line: two contacts, a lift and a tap for the app, before.)
+    static func curving(_ f: FilterSlot, _ r: borrowing Rules, lx: Double, ly: Double, carried: (x: Double, y: Double)) -> Double? {
+        let (mx, my) = r.mmPerUnit
+        let (cx, cy) = ((carried.x - f.liftX) * mx, (carried.y - f.liftY) * my)
+        let s = (cx * cx + cy * cy).squareRoot()
+        guard s > 0 else { return nil }
+        let (dx, dy) = ((lx - f.liftX) * mx, (ly - f.liftY) * my)
+        let along = (dx * cx + dy * cy) / s, side = abs(dx * cy - dy * cx) / s
+        let bend = min(s * s / curveRadiusMM, s / 2), limit = r.settings.chatterDistanceMM
+        guard abs(along - s) <= limit && side <= limit + bend else { return nil }
+        return max(abs(along - s), side - bend)
+    }
+
+    /// mm: the tightest curve a swipe's path is followed on through a dropout (a thumb sweeping
+    /// from its joint).
+    static let curveRadiusMM = 60.0
+
+    /// How far (mm) a landing `s` is from held contact `f` (`landingDistance`); nil when `f`'s
+    /// lift is not held.
+    static func heldDistance(_ f: FilterSlot, _ s: DecoderSlot, young: Bool, _ r: borrowing Rules, _ tally: Tally, at time: Int64) -> Double? {
+        guard let until = f.lingerUntil, time < until else { return nil }
+        return landingDistance(f, s, young: young, r, tally, lift: f.liftAt, at: time).mm
+    }
+
+    /// Where a held contact that lifted at `lift` would be at `time`: where the finger left, or,
+    /// moving when it lifted (`isMoving`, the panel's last frame of it within two report
+    /// intervals of the lift, a jittered one being up to 1.5 long; 50 ms before the interval is
+    /// known: a finger that stopped on a quiet panel sends nothing, and its speeds are still
+    /// the swipe's), that place carried on at its raw path's speed (`rawSpeed`): a finger that
+    /// drops out for a frame mid-swipe lands on along its path, 5-17 mm on at 500 mm/s.
+    static func predictedLift(_ f: FilterSlot, _ r: borrowing Rules, _ tally: Tally, lift: Int64, at time: Int64) -> (x: Double, y: Double, moving: Bool) {
+        let gap = Double(min(time - f.rawAt, 100_000_000)) / 1e9
+        let recent = tally.interval > 0 ? Int64(tally.interval * 2e9) : 50_000_000
+        let moving = isMoving(f, r) && lift - f.rawAt <= recent
+        let v = moving ? rawSpeed(f) : (x: 0, y: 0)
+        return (f.liftX + v.x * gap, f.liftY + v.y * gap, moving)
+    }
+}
