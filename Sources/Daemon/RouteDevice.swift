@@ -35,6 +35,10 @@ struct RouteDevice {
     let threaded: Bool
     /// The engine's say last told the thread (`ThreadedPanel.ahead`).
     private var toldAhead = false
+    /// The loop reached the thread's mirror since its last flush: while the thread shows every
+    /// frame, the loop's input ends without taking the panel's lock (which the thread, at real
+    /// time, would otherwise wait on behind a loop a busy CPU delays).
+    private var loopTouchedMirror = false
     /// A reload's pipelines, each taken where the input thread marked it among the reads.
     var pendingPipelines: [DevicePipeline] = []
     private(set) var mirrorDue: Int64?
@@ -75,6 +79,7 @@ struct RouteDevice {
     @inline(__always)
     private mutating func withMirror<R: Sendable>(_ body: (inout Mirror) -> R) -> R {
         guard let thread else { return body(&mirror!) }
+        loopTouchedMirror = true
         return thread.shared.withLock { body(&$0.mirror) }
     }
 
@@ -85,6 +90,7 @@ struct RouteDevice {
     mutating func threadShows(ahead: Bool) -> Bool {
         guard ahead != toldAhead, let thread else { return ahead }
         toldAhead = ahead
+        loopTouchedMirror = true
         thread.shared.withLock { s in
             thread.ahead.store(ahead, ordering: .relaxed)
             guard ahead, let now = s.lastFrameAt else { return }
@@ -186,6 +192,7 @@ struct RouteDevice {
                 pipeline.decoder.panel, others: pipeline.decoder.others, discontinuity: pipeline.decoder.frame.discontinuity,
                 taken: out.takenContacts, hold: out.heldContacts, bound: out.holdBound, now: now)
         }
+        loopTouchedMirror = true
         thread.shared.withLock {
             $0.mirror.frame(
                 pipeline.decoder.panel, others: pipeline.decoder.others, discontinuity: pipeline.decoder.frame.discontinuity,
@@ -198,6 +205,7 @@ struct RouteDevice {
     mutating func mirrorFrameAhead() {
         let now = source.monotonic(of: pipeline.decoder.frame.time)
         guard let thread else { return mirror!.frame(aheadOf: pipeline.decoder, stuck: &stuckAhead, now: now) }
+        loopTouchedMirror = true
         thread.shared.withLock { $0.mirror.frame(aheadOf: pipeline.decoder, stuck: &stuckAhead, now: now) }
     }
 
@@ -209,7 +217,11 @@ struct RouteDevice {
     /// The mirror's frames since the last flush, in one write; whether it failed. When a held
     /// touch is due is taken here.
     mutating func flushMirror() -> Bool {
+        // The thread's own frames it writes itself (and logs its failures); a held touch's due
+        // time moves only with the loop's (the engine's holds).
+        if threaded && !loopTouchedMirror { return false }
         let (failed, due) = withMirror { ($0.flush(), $0.releaseDue) }
+        loopTouchedMirror = false
         if due != mirrorDue {
             mirrorDue = due
             mirrorDueMoved = true
