@@ -52,7 +52,7 @@ extension ContactFilter {
         if moving {
             let ahead = mm(px, py)
             best = ahead <= left ? (ahead, px, py, true) : (left, f.liftX, f.liftY, true)
-            if best.mm > r.settings.chatterDistanceMM, let bent = curving(f, r, lx: lx, ly: ly, carried: (px, py)) {
+            if best.mm > r.settings.chatterDistanceMM, let bent = curving(f, r, tally, lx: lx, ly: ly, carried: (px, py)) {
                 // Its path curved: it goes on from the landing (no offset to close).
                 best = (bent, lx, ly, true)
             }
@@ -74,22 +74,30 @@ extension ContactFilter {
     /// along, to `carried`, s mm from where it left: as far along as that (within
     /// `chatter_distance`), and to the side of it by at most `chatter_distance` plus what a path
     /// curving on a radius of `curveRadiusMM` strays (about s²/R: the arc's s²/2R, and as much
-    /// again because the speed's direction from the last reports lags the turn), at most s/2.
-    /// Its distance then (the larger of the two misses, the bend taken off the side's); nil when
-    /// it lies elsewhere. Only along and beside the path: a finger tapping elsewhere just after
-    /// the lift stays a touch of its own. (A 500 mm/s thumb on a 60 mm arc dropping out for a
-    /// report at 30 Hz lands 18 mm off the line: two contacts, a lift and a tap for the app, before.)
-    static func curving(_ f: FilterSlot, _ r: borrowing Rules, lx: Double, ly: Double, carried: (x: Double, y: Double)) -> Double? {
+    /// again because the speed's direction from the last reports lags the turn), at most s/2 and
+    /// `maximumBendMM`. Its distance then (the larger of the two misses, the bend taken off the
+    /// side's); nil when it lies elsewhere. Only along and beside the path, outside the dead
+    /// zones, and alone on the panel in this frame (`Tally.lone`, as `alongPath`): beside another
+    /// finger the landing may be that one's (the fingers of a two-finger swipe that drop out
+    /// together land on each other's curves), and the rules that pair them measure straight.
+    /// (A 500 mm/s thumb on a 60 mm arc dropping out for a report at 30 Hz lands 18 mm off the
+    /// line: two contacts, a lift and a tap for the app, before.)
+    static func curving(_ f: FilterSlot, _ r: borrowing Rules, _ tally: Tally, lx: Double, ly: Double, carried: (x: Double, y: Double)) -> Double? {
+        guard tally.lone, !r.zones.contains(where: { $0.x.contains(lx) && $0.y.contains(ly) }) else { return nil }
         let (mx, my) = r.mmPerUnit
         let (cx, cy) = ((carried.x - f.liftX) * mx, (carried.y - f.liftY) * my)
         let s = (cx * cx + cy * cy).squareRoot()
         guard s > 0 else { return nil }
         let (dx, dy) = ((lx - f.liftX) * mx, (ly - f.liftY) * my)
         let along = (dx * cx + dy * cy) / s, side = abs(dx * cy - dy * cx) / s
-        let bend = min(s * s / curveRadiusMM, s / 2), limit = r.settings.chatterDistanceMM
+        let bend = min(s * s / curveRadiusMM, s / 2, maximumBendMM), limit = r.settings.chatterDistanceMM
         guard abs(along - s) <= limit && side <= limit + bend else { return nil }
         return max(abs(along - s), side - bend)
     }
+
+    /// mm: the most a curving path is followed off its line (`curving`): a 60 mm arc's at 30 Hz,
+    /// not a fast flick's whole fan (1 m/s carried 100 mm would reach 50 mm to each side).
+    static let maximumBendMM = 20.0
 
     /// mm: the tightest curve a swipe's path is followed on through a dropout (a thumb sweeping
     /// from its joint).

@@ -180,6 +180,30 @@ typealias Contacts = [(slot: Int32, id: Int32, x: Int32, y: Int32)]
         }
     }
 
+    /// A two-finger swipe (20 mm apart, 550 mm/s, 30 Hz) whose fingers drop out together for a
+    /// report and land again in each other's slots: each goes on as itself on the mirror (its
+    /// tracking id never jumps to the other's line), as a straight swipe's do.
+    @Test func twoFingersDroppingOutTogether_landingSwapped_keepTheirIds() throws {
+        let period = 1.0 / 30, drop = 6
+        let frames: [Contacts] = (0..<12).map { k in
+            guard k != drop else { return [] }
+            let x = Int32((40 + 550 * Double(k) * period) * 11)
+            let (a, b): (Int32, Int32) = k < drop ? (0, 1) : (1, 0)
+            return [(slot: a, id: k < drop ? 1 : 3, x: x, y: 1080), (slot: b, id: k < drop ? 2 : 4, x: x, y: 1300)].sorted { $0.slot < $1.slot }
+        }
+        let events = try Self.mirrorEvents(Self.recording(frames + Array(repeating: [], count: 30), period: Int64(period * 1e9)), configuration: try Self.config)
+        var slot: Int32 = 0, ids: [Int32: Int32] = [:], ys: [Int32: [Int32]] = [:]
+        for e in events where e.type == 3 {
+            switch e.code {
+            case Evdev.ABS_MT_SLOT: slot = e.value
+            case Evdev.ABS_MT_TRACKING_ID: ids[slot] = e.value
+            case Evdev.ABS_MT_POSITION_Y: if let id = ids[slot], id >= 0 { ys[id, default: []].append(e.value) }
+            default: break
+            }
+        }
+        for (id, line) in ys { #expect(line.max()! - line.min()! < 110, "tracking id \(id) moved between \(line.min()!) and \(line.max()!)") }
+    }
+
     @Test func aChatteringTap_isOneTouch_andOneTap() throws {
         let down = [(slot: Int32(0), id: Int32(1), x: Int32(1920), y: Int32(1080))]
         let again = [(slot: Int32(0), id: Int32(2), x: Int32(1924), y: Int32(1082))]
