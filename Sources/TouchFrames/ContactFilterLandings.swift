@@ -53,7 +53,7 @@ extension ContactFilter {
             let ahead = mm(px, py)
             best = ahead <= left ? (ahead, px, py, true) : (left, f.liftX, f.liftY, true)
             if best.mm > r.settings.chatterDistanceMM, let bent = curving(f, r, tally, lx: lx, ly: ly, carried: (px, py)) {
-                // Its path curved: it goes on from the landing (no offset to close).
+                // Its path curved: it goes on from the landing (its bounces' offset as it was, none added).
                 best = (bent, lx, ly, true)
             }
         } else if r.settings.dejitter != nil {
