@@ -1,14 +1,13 @@
 # touchgestured: build and install.
-#   make                      release build (static Swift runtime)
+#   make                      release build (scripts/release-build: static Swift runtime, LTO)
 #   make install              binaries, man pages, systemd units, udev rules, default config, docs
 #                             (the README and docs/ with the pictures and examples they link), the web files
 #   make install-files        the same without building (a packager's step: debian/rules)
 #   make uninstall            removes what install placed (the config in /etc stays if edited)
 # Variables: PREFIX (/usr/local), DESTDIR (staging root), SYSCONFDIR (/etc),
 #            UNITDIR (/etc/systemd/system), UDEVDIR (/etc/udev/rules.d), SYSUSERSDIR (/etc/sysusers.d),
-#            TMPFILESDIR (/etc/tmpfiles.d), CONFIGURATION (release),
-#            STATIC_STDLIB (--static-swift-stdlib; empty links the toolchain's shared runtime,
-#            which CI uses to stage a debug build quickly).
+#            TMPFILESDIR (/etc/tmpfiles.d), CONFIGURATION (release: scripts/release-build, the
+#            static Swift runtime and link-time optimization; debug: a plain swift build).
 
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -18,7 +17,9 @@ UDEVDIR ?= /etc/udev/rules.d
 SYSUSERSDIR ?= /etc/sysusers.d
 TMPFILESDIR ?= /etc/tmpfiles.d
 CONFIGURATION ?= release
-STATIC_STDLIB ?= --static-swift-stdlib
+# The release build's flags live in scripts/release-build (the benchmarks and the qemu guest build
+# with it too, so they measure what is installed).
+SWIFT_BUILD = $(if $(filter release,$(CONFIGURATION)),scripts/release-build,swift build -c $(CONFIGURATION))
 BINDIR = $(PREFIX)/bin
 DOCDIR = $(PREFIX)/share/doc/touchgestured
 MANDIR = $(PREFIX)/share/man
@@ -37,9 +38,9 @@ MANDATE ?= $(shell date -u -d @$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 
 all: build
 
 build:
-	swift build -c $(CONFIGURATION) $(STATIC_STDLIB) --product touchgestured
-	swift build -c $(CONFIGURATION) $(STATIC_STDLIB) --product touchgesturectl
-	swift build -c $(CONFIGURATION) $(STATIC_STDLIB) --product touchgestured-web
+	$(SWIFT_BUILD) --product touchgestured
+	$(SWIFT_BUILD) --product touchgesturectl
+	$(SWIFT_BUILD) --product touchgestured-web
 	swift build --product generate-manual
 	mkdir -p $(MANBUILD)
 	$$(swift build --show-bin-path)/generate-manual $(BUILD)/touchgestured --section 8 --date $(MANDATE) -o $(MANBUILD)

@@ -14,12 +14,12 @@ work=${E2E_WORK:-$root/.build/e2e}
 mkdir -p "$work"
 echo "== e2e work dir: $work"
 
-# 1. Binaries: release, static Swift runtime (the guest has no toolchain). E2E_PREBUILT=1 takes
+# 1. Binaries: release as installed (scripts/release-build: static Swift runtime, the guest has no toolchain). E2E_PREBUILT=1 takes
 # .build/release's as they are, calling no SwiftPM (CI's second boot, beside builds holding its lock).
 bin=$root/.build/release
 if [ -z "${E2E_PREBUILT:-}" ]; then
-    swift build -c release --static-swift-stdlib --product touchgestured >&2
-    swift build -c release --static-swift-stdlib --product touchgesturectl >&2
+    scripts/release-build --product touchgestured >&2
+    scripts/release-build --product touchgesturectl >&2
     bin=$(swift build -c release --show-bin-path)
 fi
 
