@@ -14,8 +14,9 @@ work=${E2E_WORK:-$root/.build/e2e}
 mkdir -p "$work"
 echo "== e2e work dir: $work"
 
-# 1. Binaries: release as installed (scripts/release-build: static Swift runtime, the guest has no toolchain). E2E_PREBUILT=1 takes
-# .build/release's as they are, calling no SwiftPM (CI's second boot, beside builds holding its lock).
+# 1. Binaries: the release build as installed (scripts/release-build: the static Swift runtime, as
+# the guest has no toolchain, and LTO). E2E_PREBUILT=1 takes .build/release's as they are, calling
+# no SwiftPM (CI's second boot, beside builds holding its lock).
 bin=$root/.build/release
 if [ -z "${E2E_PREBUILT:-}" ]; then
     scripts/release-build --product touchgestured >&2
