@@ -227,10 +227,12 @@ extension DeviceTable {
     }
 
     /// The counts: events and frames, the panel's and the table's, the frames' times (monotonic,
-    /// into the report) and when the panel's last frame was.
+    /// into the report) and when the panel's last frame was; then its deadline taken
+    /// (`refresh`), in the same access to the device.
     @inline(__always)
-    mutating func count(_ k: Int, _ report: inout RouteReport) {
-        all[k].count(events: output.eventCount, frames: output.frameCount, first: output.firstFrameTime, last: output.lastFrameTime, &report)
-        frames += output.frameCount
+    mutating func countAndRefresh(_ k: Int, _ report: inout RouteReport) {
+        let (events, frameCount, first, last) = (output.eventCount, output.frameCount, output.firstFrameTime, output.lastFrameTime)
+        frames += frameCount
+        if all[k].count(events: events, frames: frameCount, first: first, last: last, &report) { recount() }
     }
 }

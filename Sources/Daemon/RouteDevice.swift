@@ -138,15 +138,18 @@ struct RouteDevice {
     /// report: once an input) and when the last frame was. (One access to the device for all.)
     /// (The output's numbers are passed, not the output: borrowed from the table beside this
     /// device, it was copied whole, 216 bytes, every input.)
-    mutating func count(events: Int, frames: Int, first: Timestamp?, last: Timestamp?, _ report: inout RouteReport) {
+    /// Returns `refreshDeadline()`'s answer, taken after the counts.
+    mutating func count(events: Int, frames: Int, first: Timestamp?, last: Timestamp?, _ report: inout RouteReport) -> Bool {
         health.events += events
-        guard frames > 0, let first else { return }
-        let since = source.monotonic(of: first)
-        let lastAt = frames > 1 ? last.map { source.monotonic(of: $0) } ?? since : since
-        report.firstFrame = since
-        report.lastFrame = lastAt
-        health.frames += frames
-        health.lastFrameAt = lastAt
+        if frames > 0, let first {
+            let since = source.monotonic(of: first)
+            let lastAt = frames > 1 ? last.map { source.monotonic(of: $0) } ?? since : since
+            report.firstFrame = since
+            report.lastFrame = lastAt
+            health.frames += frames
+            health.lastFrameAt = lastAt
+        }
+        return refreshDeadline()
     }
 
     /// Takes the pipeline's deadline and anomalies after the route ran; whether they (or when a

@@ -7,9 +7,11 @@ struct RegionFrame {
     /// Its summary's place in the buffer `read` filled.
     var slot = 0
 
-    /// Both of a read's results in one write.
-    mutating func read(present p: Int, slot i: Int) {
+    /// A read's results in one write (the frame's stamp again: a frame of the same contacts as
+    /// the last, in the same path, is stamped here alone).
+    mutating func read(present p: Int, slot i: Int, stamp s: UInt32) {
         present = p
         slot = i
+        stamp = s
     }
 }

@@ -143,26 +143,34 @@ struct SequenceTable {
         emptiedRegion = false
         let oneLeaf = classify(frame)
         if !landings.isEmpty && !claims.claimed.isEmpty { claims.split(by: landings, tree: tree, regions: trackers) }
-        var k = 0, i = 0
-        while k < active.count {
-            let r = active[k]
-            k += 1
-            if i == summaries.count { summaries.append(FrameSummary(time: time)) }
-            // Most frames have all their contacts in one region (one hand, or no regions at
-            // all): each region on its path then follows every contact, and asks no one.
-            if let leaf = oneLeaf, tree.isAncestor(r, of: leaf) {
-                trackers[r].update(frame, at: time, view: EveryContact(), shape: shapeRegions[r], into: &summaries[i])
-            } else {
-                let view = RegionView(leaves: leaves, tree: tree, region: r)
-                trackers[r].update(frame, at: time, view: view, shape: shapeRegions[r], into: &summaries[i])
+        let n = active.count
+        if summaries.count < n { summaries += repeatElement(FrameSummary(time: time), count: n - summaries.count) }
+        // The trackers and the regions' frames moved out (no copy), then they and the summaries
+        // written through spans: one uniqueness check each a frame, not one each a region.
+        var (tracking, marks) = ([ContactTracker](), [RegionFrame]())
+        swap(&tracking, &trackers)
+        swap(&marks, &frames)
+        do {
+            var trs = tracking.mutableSpan, sums = summaries.mutableSpan, fr = marks.mutableSpan
+            for i in 0..<n {
+                let r = active[i]
+                // Most frames have all their contacts in one region (one hand, or no regions at
+                // all): each region on its path then follows every contact, and asks no one.
+                if let leaf = oneLeaf, tree.isAncestor(r, of: leaf) {
+                    trs[r].update(frame, at: time, view: EveryContact(), shape: shapeRegions[r], into: &sums[i])
+                } else {
+                    let view = RegionView(leaves: leaves, tree: tree, region: r)
+                    trs[r].update(frame, at: time, view: view, shape: shapeRegions[r], into: &sums[i])
+                }
+                let now = sums[i].present
+                if now == 0 && fr[r].present > 0 { emptiedRegion = true }
+                fr[r].read(present: now, slot: i, stamp: frameStamp)
             }
-            let now = summaries[i].present
-            if now == 0 && frames[r].present > 0 { emptiedRegion = true }
-            frames[r].read(present: now, slot: i)
-            i += 1
         }
+        swap(&tracking, &trackers)
+        swap(&marks, &frames)
         if !claims.claimed.isEmpty {
-            claims.read(frame, at: time, frames: frames, shape: shapeGestures, into: &summaries, from: i)
+            claims.read(frame, at: time, frames: frames, shape: shapeGestures, into: &summaries, from: n)
         }
     }
 
@@ -265,11 +273,9 @@ struct SequenceTable {
             if l.leaf != leaf { leaf = -1 }
         }
         guard leaf >= 0 else { return nil }
-        if leaf == activePath {
-            // The last frame concerned this path alone, as this one does: its regions are
-            // stamped with this frame, in the order they are listed.
-            for r in active { frames[r].stamp = frameStamp }
-        } else {
+        if leaf != activePath {
+            // (Else the last frame concerned this path alone, as this one does: `read` stamps
+            // its regions with this frame, in the order they are listed.)
             active.removeAll()
             mark(leaf)
             activePath = leaf

@@ -121,8 +121,7 @@ enum Metrics: EndStage {
 
     @inline(__always)
     static func end<E: RouteEnvironment>(_ state: inout FrameState, _ k: Int, _ input: RouteInput, _ report: inout RouteReport, _ env: E) {
-        state.devices.count(k, &report)
-        state.devices.refresh(k)
+        state.devices.countAndRefresh(k, &report)
     }
 }
 
