@@ -4,8 +4,9 @@
 /// decoder (filters, mirror, gestures) reads a protocol A panel as a protocol B one.
 ///
 /// A frame's contacts are matched to the slots down before it: by the driver's tracking id when
-/// every contact carries one and no two the same (only to slots whose id was the driver's),
-/// otherwise nearest first (the closest pair of a slot and a contact, then the next closest,
+/// every contact carries one and no two the same (only to slots whose id was the driver's), unless
+/// those ids pair them far worse than their places do (a driver whose ids swap as its contacts
+/// move: `preferNearestToSwappedIDs`), otherwise nearest first (the closest pair of a slot and a contact, then the next closest,
 /// ...), no pair farther apart than `jumpMillimeters` (a lift and a landing, not a move). A slot
 /// left unmatched lifts; a contact left unmatched lands in the first free slot. A frame with no
 /// contact lifts them all (the protocol sends every contact every frame).
@@ -90,6 +91,7 @@ struct ProtocolA {
                 slotOf[j] = Int8(k)
                 taken |= 1 << k
             }
+            if n > 1 { preferNearestToSwappedIDs(n, slots, &slotOf, &taken) }
         } else {
             matchNearest(n, slots, &slotOf, &taken)
         }
@@ -127,6 +129,38 @@ struct ProtocolA {
             taken |= 1 << k
             used = max(used, k + 1)
         }
+    }
+
+    /// The driver's ids, where they pair its contacts far worse than their places do, give way
+    /// to the places for this frame: a driver that numbers its contacts in the order it lists
+    /// them (which swaps as they move: a panel listing them by row) would make two fingers trade
+    /// places every frame. Worse: the pairs' squared distances add up to more than four times the
+    /// nearest pairing's and `swapMillimeters`² more (two fingers crossing each other, closer
+    /// than a fingertip, keep the driver's word).
+    private func preferNearestToSwappedIDs(_ n: Int, _ slots: [DecoderSlot], _ slotOf: inout InlineArray<64, Int8>, _ taken: inout UInt64) {
+        var near = InlineArray<64, Int8>(repeating: -1)
+        var nearTaken: UInt64 = 0
+        matchNearest(n, slots, &near, &nearTaken)
+        guard nearTaken.nonzeroBitCount == taken.nonzeroBitCount else { return }
+        let margin = Self.swapMillimeters * Self.swapMillimeters
+        guard cost(n, slots, near) * 4 + margin < cost(n, slots, slotOf) else { return }
+        (slotOf, taken) = (near, nearTaken)
+    }
+
+    /// How far (mm) the driver's ids must move its contacts beyond their nearest pairing before
+    /// they are taken for swapped (`preferNearestToSwappedIDs`): about a fingertip's width.
+    static let swapMillimeters = 10.0
+
+    /// The squared distances (mm²) of the pairs `slotOf` makes, added up.
+    private func cost(_ n: Int, _ slots: [DecoderSlot], _ slotOf: InlineArray<64, Int8>) -> Double {
+        var sum = 0.0
+        for j in 0..<n where slotOf[j] >= 0 {
+            let k = Int(slotOf[j])
+            let dx = (Double(slots[k].x) - Double(contacts[j].x)) * mmPerUnit.x
+            let dy = (Double(slots[k].y) - Double(contacts[j].y)) * mmPerUnit.y
+            sum += dx * dx + dy * dy
+        }
+        return sum
     }
 
     /// Pairs the frame's `n` contacts with the slots down, closest pair first, none farther

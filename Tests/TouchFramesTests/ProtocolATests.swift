@@ -76,6 +76,22 @@ import Testing
         #expect(f.last.map(\.id) == [ids[1]], "7 lifted")
     }
 
+    @Test func idsGivenInListOrder_thatSwapAsTheOrderDoes_followTheContactsByPlace() {
+        // A driver numbering its contacts 0, 1, ... as it lists them, listing them in another
+        // order each frame: trusting its ids, two fingers 30 mm apart traded places every frame.
+        var f = Feeder(Self.panelA(trackingIDs: true))
+        Self.frame(&f, [(100, 100, 0), (400, 100, 1)])
+        let ids = f.last.map(\.id)
+        for step in 1...6 {
+            let a = (x: Int32(100 + 20 * step), y: Int32(100)), b = (x: Int32(400 + 20 * step), y: Int32(100))
+            // Listed b first in odd frames: each gets the id of its place in the list.
+            let (first, second) = step % 2 == 1 ? (b, a) : (a, b)
+            Self.frame(&f, [(first.x, first.y, Int32(0)), (second.x, second.y, Int32(1))])
+            let byID = Dictionary(uniqueKeysWithValues: f.last.map { ($0.id, Int($0.position.x)) })
+            #expect(byID == [ids[0]: Int(a.x), ids[1]: Int(b.x)], "frame \(step)")
+        }
+    }
+
     @Test func moreContactsThanSlots_keepTheFirstTen() {
         var f = Feeder(Self.panelA())
         Self.frame(&f, (0..<12).map { (Int32($0) * 80, 250, nil) })
