@@ -130,6 +130,11 @@ struct ContactFilter {
         let zones: [(x: ClosedRange<Double>, y: ClosedRange<Double>)]
         /// The axes' ranges: a position carried by a bounce's offset stays on the panel.
         let xRange: ClosedRange<Double>, yRange: ClosedRange<Double>
+        /// How far (mm) a stuck contact may flicker and still be still (`checkStuck`): the
+        /// configured distance, and at least two units (a coarse panel's unit may be half a
+        /// millimetre; two units on each axis: a stuck contact flickering ±1 about its place on
+        /// both, 2.8 units across, is still).
+        let stuckLimit: Double
     }
     let rules: Rules
     var settings: ContactFilterSettings { rules.settings }
@@ -244,7 +249,7 @@ struct ContactFilter {
         }
         rules = Rules(
             settings: settings, mmPerUnit: (ux, uy), zones: zones, xRange: Double(x.minimum)...Double(x.maximum),
-            yRange: Double(y.minimum)...Double(y.maximum))
+            yRange: Double(y.minimum)...Double(y.maximum), stuckLimit: max(settings.stuckDistanceMM, 2 * max(ux, uy)))
         state = ContiguousArray(repeating: FilterSlot(), count: max(1, slots))
         shown = ContiguousArray(repeating: ShownSlot(), count: max(1, slots))
     }

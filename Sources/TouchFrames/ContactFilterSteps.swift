@@ -4,6 +4,7 @@
 extension ContactFilter {
     /// Slot `s` at `time` (ns), its contact `down` (and placed) or not: its state `f`, what it
     /// shows `v`; `fresh`: a position the panel sent (not a filter's own frame).
+    @inline(__always)
     static func step(
         _ f: inout FilterSlot, _ v: inout ShownSlot, _ s: inout DecoderSlot, down: Bool, at time: Int64, fresh: Bool, _ r: borrowing Rules,
         _ tally: inout Tally, _ nextContact: inout UInt32
@@ -101,9 +102,7 @@ extension ContactFilter {
     ) {
         let ux = Double(s.x) - Double(f.restX), uy = Double(s.y) - Double(f.restY)
         let dx = ux * r.mmPerUnit.x, dy = uy * r.mmPerUnit.y
-        // At least two units: a coarse panel's unit may be half a millimetre. Two units on each
-        // axis: a stuck contact flickering ±1 about its place on both (2.8 units across) is still.
-        let limit = max(r.settings.stuckDistanceMM, 2 * max(r.mmPerUnit.x, r.mmPerUnit.y))
+        let limit = r.stuckLimit
         let squared = dx * dx + dy * dy
         if squared > limit * limit && (abs(ux) > 2 || abs(uy) > 2) {
             // A filter's own frame repeats the panel's last, and one under 1 ms after the last is
@@ -280,11 +279,14 @@ extension ContactFilter {
         }
     }
 
-    /// `v` rounded half up, without a libm call: `v` lies between raw Int32 values (each filter
-    /// step moves toward one), so the conversions cannot overflow.
+    /// `v` rounded half up (⌊v + ½⌋), without a libm call or a conversion's range checks: `v`
+    /// lies between raw Int32 values (each filter step moves toward one), far inside ±2⁵¹, where
+    /// the sum with 1.5 · 2⁵² holds 2⁵¹ plus the nearest integer (a half to even) in its 52 low
+    /// bits; taken one down where that rounded up.
     @inline(__always) static func nearest(_ v: Double) -> Int32 {
-        let up = v + 0.5, t = Int32(up)
-        return Double(t) > up ? t - 1 : t  // truncation went up for a negative value
+        let up = v + 0.5
+        let r = Int64(bitPattern: (up + 0x1.8p52).bitPattern & 0xF_FFFF_FFFF_FFFF) &- 0x8_0000_0000_0000
+        return Int32(truncatingIfNeeded: Double(r) > up ? r &- 1 : r)
     }
 
     /// A time `dt` (s) between a contact's reports teaches the panel's report interval when it
@@ -303,8 +305,9 @@ extension ContactFilter {
     }
 
     /// The smoothing factor of a first-order low-pass at `cutoff` Hz over `dt` s.
+    /// (1 / (1 + τ/dt) with τ = 1 / (2π · cutoff), written with one division.)
     static func alpha(_ cutoff: Double, _ dt: Double) -> Double {
-        let tau = 1 / (2 * Double.pi * cutoff)
-        return 1 / (1 + tau / dt)
+        let k = 2 * Double.pi * cutoff * dt
+        return k / (k + 1)
     }
 }
