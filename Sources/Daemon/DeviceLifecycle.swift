@@ -66,6 +66,9 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
     /// `--replay`: the recording as a virtual device, now or once `waitForClients` connected.
     func openReplay(_ path: String, options: Daemon.Options, _ state: inout FrameState) throws {
         let recording = try Evemu.parse(try readTextFile(path), file: path)
+        if let line = recording.unterminatedLine {
+            log.notice("\(path):\(line): the file ends without a newline after this event: if it was cut short, the event's value may be cut too")
+        }
         var description = recording.description
         if let desc = options.deviceDescription {
             description = try Evemu.parse(try readTextFile(desc), file: desc).description

@@ -6,6 +6,10 @@ import GestureEngine
 public struct Recording: Sendable {
     public var description: DeviceDescription?
     public var events: [InputEvent]
+    /// The line of a last event with no newline after it (every line a recorder writes ends
+    /// with one): the file may have been cut inside it, its value with it ("1" of "1079"); read
+    /// as it is, and said by the tools. Nil when the file ends with a newline.
+    public var unterminatedLine: Int?
 
     public init(description: DeviceDescription?, events: [InputEvent]) {
         (self.description, self.events) = (description, events)
@@ -112,10 +116,14 @@ public enum Evemu {
         // The latest event time so far: a recording's events are in time order (a clock set
         // back mid-recording would replay two taps as a double tap, or time running backwards).
         var latest = Int64.min
+        var unterminated: Int?
         while start <= bytes.count {
             let end = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count
             defer { start = end + 1 }
             reader.lineNumber += 1
+            if end == bytes.count && end - start >= 2 && bytes[start] == UInt8(ascii: "E") && bytes[start + 1] == UInt8(ascii: ":") {
+                unterminated = reader.lineNumber
+            }
             // Almost every line is an event in the exact form evemu writes: read it from the
             // bytes. Anything else (comments, description lines, odd spacing, errors) takes the
             // general path.
@@ -131,7 +139,9 @@ public enum Evemu {
             }
             latest = t
         }
-        return reader.recording()
+        var recording = reader.recording()
+        recording.unterminatedLine = unterminated
+        return recording
     }
 
     /// The general path: one line at a time into the description and the events.

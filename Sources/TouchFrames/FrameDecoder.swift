@@ -201,7 +201,7 @@ public struct FrameDecoder: Sendable {
                     // the next frame is the discontinuity, not a frame of the stale state.
                     if droppedNothing { return false }
                 } else if multitouch && !slotted {
-                    protocolA.endFrame(into: &slots, next: &nextContact, used: &slotsUsed)
+                    protocolA.endFrame(at: e.time.nanoseconds, into: &slots, next: &nextContact, used: &slotsUsed)
                 }
                 makeFrame(at: e.time)
                 return true

@@ -6,13 +6,24 @@
 /// A frame's contacts are matched to the slots down before it: by the driver's tracking id when
 /// every contact carries one and no two the same (only to slots whose id was the driver's), unless
 /// those ids pair them far worse than their places do (a driver whose ids swap as its contacts
-/// move: `preferNearestToSwappedIDs`), otherwise nearest first (the closest pair of a slot and a contact, then the next closest,
-/// ...), no pair farther apart than `jumpMillimeters` (a lift and a landing, not a move). A slot
+/// move: `preferNearestToSwappedIDs`), otherwise nearest first (the closest pair of a slot and a
+/// contact, then the next closest, ...); whichever way, no pair farther apart than a finger moves
+/// between the two frames (`jumpLimit`: a lift and a landing, not a move). A slot
 /// left unmatched lifts; a contact left unmatched lands in the first free slot. A frame with no
 /// contact lifts them all (the protocol sends every contact every frame).
 struct ProtocolA {
-    /// Farther than this between two frames, a contact is a lift and a landing (3 m/s at 30 Hz).
+    /// Farther than this between two frames, a contact is a lift and a landing (3 m/s at 30 Hz):
+    /// the limit for frames 33 ms or more apart.
     static let jumpMillimeters = 100.0
+    /// A finger's fastest flick (mm/s): frames closer together than 33 ms allow that far (on a
+    /// 100 Hz panel 30 mm: a finger lifting as another lands 60 mm away, two keys typed with two
+    /// hands, is two contacts), and at least `minimumJumpMillimeters`.
+    static let jumpSpeed = 3_000.0
+    static let minimumJumpMillimeters = 20.0
+    /// The limit for this frame (mm), from the time since the last one.
+    private var jumpLimit = ProtocolA.jumpMillimeters
+    /// When the last frame ended (ns; nil: none yet).
+    private var lastFrameAt: Int64?
     /// The contact being reported (its values since the last SYN_MT_REPORT).
     private var current = DecoderSlot()
     /// The frame's contacts so far (`count` of them; room for one a slot, made once).
@@ -25,9 +36,11 @@ struct ProtocolA {
     /// Millimetres a unit along X and Y (the panel's size), set again by a reload.
     var mmPerUnit: (x: Double, y: Double)
 
-    /// `slots`: the decoder's slots (the most contacts a frame keeps, at most 64).
+    /// `slots`: the decoder's slots (the most contacts a frame keeps). A frame may list up to 64
+    /// contacts: those that move on keep their slots, and landings past the slots' number are
+    /// left out (not the contacts listed last, whichever they are: the slots would trade fingers).
     init(slots: Int, mmPerUnit: (x: Double, y: Double)) {
-        contacts = [DecoderSlot](repeating: DecoderSlot(), count: min(slots, 64))
+        contacts = [DecoderSlot](repeating: DecoderSlot(), count: slots > 0 ? 64 : 0)
         self.mmPerUnit = mmPerUnit
     }
 
@@ -71,10 +84,13 @@ struct ProtocolA {
 
     /// SYN_REPORT: the frame's contacts into `slots` (a moved contact keeps its slot and id; a
     /// new one takes id `next`; `used` is one past the highest slot a contact was down in).
-    mutating func endFrame(into slots: inout [DecoderSlot], next: inout UInt32, used: inout Int) {
+    mutating func endFrame(at time: Int64, into slots: inout [DecoderSlot], next: inout UInt32, used: inout Int) {
         endContact()  // a driver that ends its last contact with the frame alone
         let n = count
         count = 0
+        let dt = lastFrameAt.map { Double(time &- $0) / 1e9 } ?? .infinity
+        lastFrameAt = time
+        jumpLimit = min(Self.jumpMillimeters, max(Self.minimumJumpMillimeters, Self.jumpSpeed * dt))
         // Each frame contact's slot (-1: none yet), and the slots it took (a slot a bit).
         var slotOf = InlineArray<64, Int8>(repeating: -1)
         var taken: UInt64 = 0
@@ -85,13 +101,20 @@ struct ProtocolA {
         let ids = n > 0 && (0..<n).allSatisfy { j in contacts[j].trackingID >= 0 && !(0..<j).contains { contacts[$0].trackingID == contacts[j].trackingID } }
         let down = slots.indices.reduce(UInt64(0)) { slots[$1].trackingID >= 0 ? $0 | 1 << $1 : $0 }
         if ids && down & ~driverIDs == 0 {
+            // An id whose slot lies past the jump limit pairs nothing (`jumped`).
+            var jumped = false
             for j in 0..<n {
                 let id = contacts[j].trackingID
                 guard let k = slots.indices.first(where: { slots[$0].trackingID == id && down & (1 << $0) != 0 && taken & (1 << $0) == 0 }) else { continue }
+                guard distanceSquared(slots[k], contacts[j]) <= jumpLimit * jumpLimit else {
+                    jumped = true
+                    continue
+                }
                 slotOf[j] = Int8(k)
                 taken |= 1 << k
             }
-            if n > 1 { preferNearestToSwappedIDs(n, slots, &slotOf, &taken) }
+            // (One contact left of two or more: ids in list order gave it the first one's id.)
+            if jumped || n > 1 || down.nonzeroBitCount > 1 { preferNearestToSwappedIDs(n, slots, &slotOf, &taken, jumped: jumped) }
         } else {
             matchNearest(n, slots, &slotOf, &taken)
         }
@@ -134,13 +157,17 @@ struct ProtocolA {
     /// The driver's ids, where they pair its contacts far worse than their places do, give way
     /// to the places for this frame: a driver that numbers its contacts in the order it lists
     /// them (which swaps as they move: a panel listing them by row) would make two fingers trade
-    /// places every frame. Worse: the pairs' squared distances add up to more than four times the
-    /// nearest pairing's and `swapMillimeters`² more (two fingers crossing each other, closer
-    /// than a fingertip, keep the driver's word).
-    private func preferNearestToSwappedIDs(_ n: Int, _ slots: [DecoderSlot], _ slotOf: inout InlineArray<64, Int8>, _ taken: inout UInt64) {
+    /// places every frame, and the finger left when the first one lifts take its place. Worse: an
+    /// id's slot past the jump limit (`jumped`), or the pairs' squared distances adding up to
+    /// more than four times the nearest pairing's and `swapMillimeters`² more (two fingers
+    /// crossing each other, closer than a fingertip, keep the driver's word).
+    private func preferNearestToSwappedIDs(
+        _ n: Int, _ slots: [DecoderSlot], _ slotOf: inout InlineArray<64, Int8>, _ taken: inout UInt64, jumped: Bool
+    ) {
         var near = InlineArray<64, Int8>(repeating: -1)
         var nearTaken: UInt64 = 0
         matchNearest(n, slots, &near, &nearTaken)
+        if jumped { return (slotOf, taken) = (near, nearTaken) }
         guard nearTaken.nonzeroBitCount == taken.nonzeroBitCount else { return }
         let margin = Self.swapMillimeters * Self.swapMillimeters
         guard cost(n, slots, near) * 4 + margin < cost(n, slots, slotOf) else { return }
@@ -154,28 +181,28 @@ struct ProtocolA {
     /// The squared distances (mm²) of the pairs `slotOf` makes, added up.
     private func cost(_ n: Int, _ slots: [DecoderSlot], _ slotOf: InlineArray<64, Int8>) -> Double {
         var sum = 0.0
-        for j in 0..<n where slotOf[j] >= 0 {
-            let k = Int(slotOf[j])
-            let dx = (Double(slots[k].x) - Double(contacts[j].x)) * mmPerUnit.x
-            let dy = (Double(slots[k].y) - Double(contacts[j].y)) * mmPerUnit.y
-            sum += dx * dx + dy * dy
-        }
+        for j in 0..<n where slotOf[j] >= 0 { sum += distanceSquared(slots[Int(slotOf[j])], contacts[j]) }
         return sum
+    }
+
+    /// How far apart a slot's contact and a listed one are, squared (mm², in doubles: any two
+    /// Int32 positions are a finite distance apart).
+    private func distanceSquared(_ a: DecoderSlot, _ b: DecoderSlot) -> Double {
+        let dx = (Double(a.x) - Double(b.x)) * mmPerUnit.x
+        let dy = (Double(a.y) - Double(b.y)) * mmPerUnit.y
+        return dx * dx + dy * dy
     }
 
     /// Pairs the frame's `n` contacts with the slots down, closest pair first, none farther
     /// apart than the jump.
     private func matchNearest(_ n: Int, _ slots: [DecoderSlot], _ slotOf: inout InlineArray<64, Int8>, _ taken: inout UInt64) {
-        // In mm, in doubles: any two Int32 positions are a finite distance apart.
-        let limit = Self.jumpMillimeters * Self.jumpMillimeters
+        let limit = jumpLimit * jumpLimit
         var matched = 0
         while matched < n {
             var best: (d: Double, k: Int, j: Int)?
             for k in slots.indices where slots[k].trackingID >= 0 && taken & (1 << k) == 0 {
                 for j in 0..<n where slotOf[j] < 0 {
-                    let dx = (Double(slots[k].x) - Double(contacts[j].x)) * mmPerUnit.x
-                    let dy = (Double(slots[k].y) - Double(contacts[j].y)) * mmPerUnit.y
-                    let d = dx * dx + dy * dy
+                    let d = distanceSquared(slots[k], contacts[j])
                     if d <= limit && d < (best?.d ?? .infinity) { best = (d, k, j) }
                 }
             }

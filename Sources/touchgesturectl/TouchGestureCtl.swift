@@ -64,6 +64,9 @@ func loadConfiguration(_ path: String?) throws -> Configuration {
 func loadRecording(_ path: String, device: String?) throws -> (Recording, DeviceDescription) {
     do {
         let recording = try Evemu.parse(try readTextFile(path), file: path)
+        if let line = recording.unterminatedLine {
+            writeAll(2, Array("warning: \(SafeText.escaped(path)):\(line): the file ends without a newline after this event: if it was cut short, the event's value may be cut too\n".utf8))
+        }
         if let device {
             let desc = try Evemu.parse(try readTextFile(device), file: device)
             guard let d = desc.description else { throw fail("\(device): no device description (N:, A: lines)") }

@@ -196,6 +196,16 @@ extension GeometryTests {
         }
     }
 
+    /// A file that ends inside its last event's line (no newline after it: cut short, the value
+    /// perhaps cut with it, "1" of "1079") is read as it is, and the line is named for the tools'
+    /// warning; a file ending with a newline names none.
+    @Test func aLastEventWithoutItsNewline_isNamed() throws {
+        let cut = try Evemu.parse("N: x\nA: 35 0 100 0 0 0\nE: 0.000000 0003 0035 1\nE: 0.010000 0003 0036 1", file: "cut.events")
+        #expect(cut.unterminatedLine == 4 && cut.events.count == 2)
+        #expect(try Evemu.parse("N: x\nE: 0.000000 0003 0035 1\n", file: "whole.events").unterminatedLine == nil)
+        #expect(try Evemu.parse("N: x\nE: 0.000000 0003 0035 1\n# a comment", file: "comment.events").unterminatedLine == nil)
+    }
+
     /// Events made out of order (a resync's frame stamped after a packet the kernel stamped
     /// during it) are written in time order, so `record`'s own files always read back.
     @Test func format_eventsOutOfOrder_writesThemInTimeOrder() throws {

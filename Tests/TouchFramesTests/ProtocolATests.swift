@@ -59,10 +59,58 @@ import Testing
         Self.frame(&f, [(950, 450, nil)])
         #expect(f.last.count == 1 && f.last.map(\.id) != first)
         let landed = f.last.map(\.id)
-        // 50 mm, then 75 mm in a frame: a fast swipe, the same contact.
+        // 50 mm, then 75 mm in a frame 40 ms apart (30 Hz and its jitter): a fast swipe, the same contact.
+        f.ms += 30
         Self.frame(&f, [(750, 450, nil)])
+        f.ms += 30
         Self.frame(&f, [(450, 450, nil)])
         #expect(f.last.map(\.id) == landed)
+    }
+
+    @Test func theJumpLimit_followsTheFramesSpacing() {
+        // 10 units/mm; frames of one contact 20 ms apart (the feeder's clock moves 10 ms a SYN
+        // event): a finger moves 60 mm at most (3 m/s).
+        var f = Feeder(Self.panelA())
+        Self.frame(&f, [(100, 100, nil)])
+        let first = f.last.map(\.id)
+        // One finger lifts as another lands 80 mm away in the same frame (two hands typing): two contacts.
+        Self.frame(&f, [(900, 100, nil)])
+        #expect(f.last.count == 1 && f.last.map(\.id) != first)
+        let second = f.last.map(\.id)
+        // 50 mm in 20 ms (2.5 m/s): the same finger.
+        Self.frame(&f, [(400, 100, nil)])
+        #expect(f.last.map(\.id) == second)
+    }
+
+    @Test func theDriversIds_keepNoContactPastTheJumpLimit() {
+        var f = Feeder(Self.panelA(trackingIDs: true))
+        Self.frame(&f, [(50, 50, 0)])
+        let first = f.last.map(\.id)
+        // Id 0 again 90 mm away 10 ms later: the driver reused the id for a new landing.
+        Self.frame(&f, [(950, 50, 0)])
+        #expect(f.last.count == 1 && f.last.map(\.id) != first)
+    }
+
+    @Test func theLastFingerLeft_ofIdsInListOrder_keepsItsOwnContact() {
+        // Two fingers 40 mm apart numbered 0 and 1 in list order; the first one lifts, and the
+        // one left is listed first, so numbered 0: it goes on as itself, not as the lifted one.
+        var f = Feeder(Self.panelA(trackingIDs: true))
+        Self.frame(&f, [(100, 100, 0), (500, 100, 1)])
+        let ids = f.last.map(\.id)
+        Self.frame(&f, [(502, 100, 0)])
+        #expect(f.last.map { "\($0.id) \(Int($0.position.x))" } == ["\(ids[1]) 502"])
+    }
+
+    @Test func moreContactsThanSlots_theFingersDownKeepTheirSlots() {
+        // Eleven listed on a panel of ten slots, the one listed last changing: the ten down keep
+        // their contacts, and the eleventh is left out whichever place it is listed in.
+        var f = Feeder(Self.panelA())
+        let fingers = (0..<10).map { (x: Int32(50 + 90 * $0), y: Int32(100), id: Int32?.none) }
+        Self.frame(&f, fingers)
+        let ids = f.last.map(\.id)
+        Self.frame(&f, [(x: 500, y: 450, id: nil)] + fingers.map { ($0.x + 1, $0.y, nil) })
+        #expect(f.last.map(\.id) == ids)
+        #expect(f.last.map { Int($0.position.x) } == fingers.map { Int($0.x) + 1 })
     }
 
     @Test func theDriversTrackingIds_areFollowed_whereEveryContactHasOne() {
