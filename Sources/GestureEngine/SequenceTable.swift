@@ -135,11 +135,7 @@ struct SequenceTable {
     /// for every gesture that claimed its contacts, into `summaries` (regions first, in `active`
     /// order; the buffer only grows, and what lies past this frame's summaries is stale).
     mutating func read(_ frame: TouchFrame, at time: Timestamp, into summaries: inout [FrameSummary]) {
-        frameStamp &+= 1
-        if frameStamp == 0 {
-            for r in frames.indices { frames[r].stamp = 0; roundStamp[r] = 0 }
-            frameStamp = 1
-        }
+        nextFrameStamp()
         emptiedRegion = false
         let oneLeaf = classify(frame)
         if !landings.isEmpty && !claims.claimed.isEmpty { claims.split(by: landings, tree: tree, regions: trackers) }
@@ -358,6 +354,15 @@ struct SequenceTable {
         contactCount = 0
         active.removeAll()
         activePath = -1
+        nextFrameStamp()
+    }
+
+    /// A new frame stamp; at the wrap (every 2³² frames) every region's stamps cleared, so none
+    /// left from 2³² frames before reads as this frame's.
+    private mutating func nextFrameStamp() {
         frameStamp &+= 1
+        guard frameStamp == 0 else { return }
+        for r in frames.indices { frames[r].stamp = 0; roundStamp[r] = 0 }
+        frameStamp = 1
     }
 }

@@ -22,11 +22,14 @@ struct ProtocolA {
     static let minimumJumpMillimeters = 20.0
     /// The limit for this frame (mm), from the time since the last one.
     private var jumpLimit = ProtocolA.jumpMillimeters
-    /// When the last frame ended (ns; nil: none yet).
+    /// When the last frame ended (ns; nil: none yet), and the panel's report interval as its
+    /// frames have come (s; 0 before one is seen): two reports read together (microseconds
+    /// apart, or stamped alike) are that far apart for the limit, not closer.
     private var lastFrameAt: Int64?
+    private var interval = 0.0
     /// The contact being reported (its values since the last SYN_MT_REPORT).
     private var current = DecoderSlot()
-    /// The frame's contacts so far (`count` of them; room for one a slot, made once).
+    /// The frame's contacts so far (`count` of them; room for 64, made once).
     private var contacts: [DecoderSlot]
     private var count = 0
     /// The tracking id the next contact without one of its own gets in its slot.
@@ -67,7 +70,7 @@ struct ProtocolA {
     }
 
     /// SYN_MT_REPORT: the contact being reported is complete (one without a position, or past
-    /// the slots' number, is dropped).
+    /// the 64th of its frame, is dropped).
     mutating func endContact() {
         if current.hasX && current.hasY && count < contacts.count {
             contacts[count] = current
@@ -90,7 +93,8 @@ struct ProtocolA {
         count = 0
         let dt = lastFrameAt.map { Double(time &- $0) / 1e9 } ?? .infinity
         lastFrameAt = time
-        jumpLimit = min(Self.jumpMillimeters, max(Self.minimumJumpMillimeters, Self.jumpSpeed * dt))
+        if dt >= 0.002 && dt <= 0.05 { interval = interval == 0 ? dt : interval + 0.1 * (dt - interval) }
+        jumpLimit = min(Self.jumpMillimeters, max(Self.minimumJumpMillimeters, Self.jumpSpeed * max(dt, interval)))
         // Each frame contact's slot (-1: none yet), and the slots it took (a slot a bit).
         var slotOf = InlineArray<64, Int8>(repeating: -1)
         var taken: UInt64 = 0

@@ -206,6 +206,7 @@ struct StrokeInput: ParsableArguments {
         let description: DeviceDescription
         do {
             var r = try Evemu.parse(try readTextFile(path), file: path)
+            warnIfUnterminated(r, path)
             if let device {
                 guard let d = try Evemu.parse(try readTextFile(device), file: device).description else {
                     throw Unreadable(reason: "\(device): no device description (N:, A: lines)")

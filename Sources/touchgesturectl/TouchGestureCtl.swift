@@ -60,13 +60,18 @@ func loadConfiguration(_ path: String?) throws -> Configuration {
     }
 }
 
+/// Says so on stderr when `recording` ends without a newline after its last event (`path` may
+/// have been cut inside it).
+func warnIfUnterminated(_ recording: Recording, _ path: String) {
+    guard let line = recording.unterminatedLine else { return }
+    writeAll(2, Array("warning: \(SafeText.escaped(path)):\(line): the file ends without a newline after this event: if it was cut short, the event's value may be cut too\n".utf8))
+}
+
 /// Reads a recording, taking its description from `--device` when it has none of its own.
 func loadRecording(_ path: String, device: String?) throws -> (Recording, DeviceDescription) {
     do {
         let recording = try Evemu.parse(try readTextFile(path), file: path)
-        if let line = recording.unterminatedLine {
-            writeAll(2, Array("warning: \(SafeText.escaped(path)):\(line): the file ends without a newline after this event: if it was cut short, the event's value may be cut too\n".utf8))
-        }
+        warnIfUnterminated(recording, path)
         if let device {
             let desc = try Evemu.parse(try readTextFile(device), file: device)
             guard let d = desc.description else { throw fail("\(device): no device description (N:, A: lines)") }

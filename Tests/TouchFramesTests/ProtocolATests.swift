@@ -82,11 +82,54 @@ import Testing
         #expect(f.last.map(\.id) == second)
     }
 
+    /// One finger's frames `ms` apart, `steps` steps of `mm` along X: the same contact throughout?
+    static func sameContact(stepsMM mm: Int32, everyMs ms: Int64, steps: Int = 3, unitsPerMM: Int32 = 10) -> Bool {
+        var d = Self.panelA()
+        for code in [Evdev.ABS_MT_POSITION_X, Evdev.ABS_MT_POSITION_Y] { d.axes[code]!.resolution = unitsPerMM }
+        var f = Feeder(d)
+        var x: Int32 = 0
+        Self.frame(&f, [(x, 100, nil)])
+        let first = f.last.map(\.id)
+        for _ in 0..<steps {
+            f.ms += ms - 20  // a one-contact frame moves the feeder's clock 20 ms itself
+            x += mm * unitsPerMM
+            Self.frame(&f, [(x, 100, nil)])
+        }
+        return f.last.map(\.id) == first
+    }
+
+    @Test func theJumpLimit_isAtLeast20mm_andAtMost100mm() {
+        // 1 kHz: 3 mm at 3 m/s, but a finger is allowed 20 mm.
+        #expect(Self.sameContact(stepsMM: 19, everyMs: 1))
+        #expect(!Self.sameContact(stepsMM: 21, everyMs: 1))
+        // 100 Hz: 30 mm.
+        #expect(Self.sameContact(stepsMM: 29, everyMs: 10))
+        #expect(!Self.sameContact(stepsMM: 31, everyMs: 10))
+        // 10 Hz: 300 mm at 3 m/s, but 100 mm at most (4 units/mm: a 250 mm panel).
+        #expect(Self.sameContact(stepsMM: 99, everyMs: 100, steps: 2, unitsPerMM: 4))
+        #expect(!Self.sameContact(stepsMM: 101, everyMs: 100, steps: 2, unitsPerMM: 4))
+    }
+
+    @Test func reportsReadTogether_areAsFarApartAsThePanelsInterval() {
+        // A 30 Hz panel (33 ms), then two reports stamped 1 µs apart: 40 mm between them is a
+        // 33 ms move, not a 1 µs one (the 20 mm floor would split the finger).
+        var f = Feeder(Self.panelA())
+        Self.frame(&f, [(0, 100, nil)])
+        let first = f.last.map(\.id)
+        for x: Int32 in [100, 200, 300] {
+            f.ms += 13
+            Self.frame(&f, [(x, 100, nil)])
+        }
+        f.ms -= 20  // the next frame stamped where the last one was
+        Self.frame(&f, [(700, 100, nil)])
+        #expect(f.last.map(\.id) == first)
+    }
+
     @Test func theDriversIds_keepNoContactPastTheJumpLimit() {
         var f = Feeder(Self.panelA(trackingIDs: true))
         Self.frame(&f, [(50, 50, 0)])
         let first = f.last.map(\.id)
-        // Id 0 again 90 mm away 10 ms later: the driver reused the id for a new landing.
+        // Id 0 again 90 mm away 20 ms later (limit 60 mm): the driver reused the id for a new landing.
         Self.frame(&f, [(950, 50, 0)])
         #expect(f.last.count == 1 && f.last.map(\.id) != first)
     }
