@@ -67,7 +67,7 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
     func openReplay(_ path: String, options: Daemon.Options, _ state: inout FrameState) throws {
         let recording = try Evemu.parse(try readTextFile(path), file: path)
         if let line = recording.unterminatedLine {
-            log.notice("\(path):\(line): the file ends without a newline after this event: if it was cut short, the event's value may be cut too")
+            log.notice("\(SafeText.escaped(path)):\(line): the file ends without a newline after this event: if it was cut short, the event's value may be cut too")
         }
         var description = recording.description
         if let desc = options.deviceDescription {

@@ -24,7 +24,7 @@ extension ContactFilter {
         if let g = r.settings.ghostNs {
             if time - f.landedAt < g {
                 shown.young = true
-                tally.due(f.landedAt + g)
+                tally.due(f.landedAt + g + comingOfAgeSlackNs)
             } else {
                 comesOfAge = v.young
             }
@@ -84,6 +84,13 @@ extension ContactFilter {
         (f.x, f.y, f.at) = (f.landX, f.landY, time)
         return true
     }
+
+    /// How long (ns) a young contact's own frame waits past its age: a panel's report due about
+    /// then (`ghost_under` a whole number of report intervals) shows it instead, with its new
+    /// position, where a frame of the filter's own a fraction of a millisecond ahead of it was a
+    /// second frame for everyone (at 50 Hz, four moving touches in five). A still finger, which the
+    /// kernel sends nothing of, is shown this much later.
+    static let comingOfAgeSlackNs: Int64 = 2_000_000
 
     /// How far (mm) a young contact may be from where it landed and still be a finger at rest
     /// (`firstShown`): two samples of a resting finger's noise on a cheap panel (±1.5 mm) are
