@@ -264,12 +264,23 @@ struct VelocityTracker {
         count = min(count &+ 1, Self.capacity)
     }
 
-    /// Velocity (px/s) at `now` from the samples no older than the horizon; zero with fewer than
+    /// How far back a fit reads (ns): the horizon, or on a panel slower than 25 Hz two and a half
+    /// of its report intervals (the spacing of the two samples before the newest, the newest
+    /// being perhaps a lift's), up to twice the horizon: a 100 ms fit at 20 Hz held one report
+    /// and the lift's, and a swipe whose lift came late (jitter) read as still.
+    private var reach: Int64 {
+        guard count > 2 else { return horizon }
+        let older = head == 0 ? Self.capacity &- 1 : head &- 1
+        let spacing = times[older] &- times[older == 0 ? Self.capacity &- 1 : older &- 1]
+        return min(2 &* horizon, max(horizon, spacing &* 5 / 2))
+    }
+
+    /// Velocity (px/s) at `now` from the samples no older than `reach`; zero with fewer than
     /// two. Least squares in one pass over the samples, with times relative to `now` and positions
     /// relative to the newest sample: the sums stay small, and fingers at rest give exactly 0.
     /// `mutating` only so that callers read it in place (it changes nothing).
     mutating func velocity(at now: Timestamp) -> PixelPoint {
-        let oldest = now.nanoseconds - horizon
+        let oldest = now.nanoseconds - reach
         let x0 = xs[head], y0 = ys[head]
         var n = 0, st = 0.0, sx = 0.0, sy = 0.0, stt = 0.0, stx = 0.0, sty = 0.0
         var i = head

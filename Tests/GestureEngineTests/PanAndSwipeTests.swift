@@ -89,6 +89,26 @@ import Testing
         #expect(abs((t.event("pan", .ended)?.velocity.x ?? 0) - 600) < 1)
     }
 
+    /// A 20 Hz panel (a report every 50 ms) whose lift came 56 ms after its last report (a late
+    /// report, ±30 % jitter): the fit reads back two and a half report intervals, not the 100 ms
+    /// that held only that report and the lift's (a swipe at 400 mm/s read as still). A drag that
+    /// stopped on such a panel ends still.
+    @Test(arguments: [(20.0, true), (0.0, false)])
+    func aSlowPanelsSwipe_whoseLiftCameLate_hasItsVelocity(step: Double, swipes: Bool) {
+        var t = Timeline()
+        t.down(1, at: (100, 500))
+        for k in 1...6 {
+            t.wait(.milliseconds(50))
+            t.move(1, to: (100 + 20 * Double(min(k, 4)) + step * Double(max(0, k - 4)), 500))
+        }
+        t.wait(.milliseconds(56))
+        t.up(1)
+        t.finish()
+        #expect((t.event("swipe", .recognized) != nil) == swipes, "\(t.log)")
+        let v = t.event("pan", .ended)?.velocity.x ?? 0
+        #expect(swipes ? v > 150 : v == 0, "released at \(v) mm/s")
+    }
+
     @Test(arguments: [
         ((0.0, -60.0), SwipeDirection.up), ((0.0, 60.0), .down), ((-60.0, 0.0), .left), ((60.0, 10.0), .right),
     ])
