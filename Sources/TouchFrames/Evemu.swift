@@ -133,7 +133,14 @@ public enum Evemu {
             } else {
                 try reader.read(Substring(String(decoding: bytes[start..<end], as: UTF8.self)))
             }
-            guard reader.events.count > before, let t = reader.events.last?.time.nanoseconds else { continue }
+            guard reader.events.count > before, let e = reader.events.last else { continue }
+            if e.type == Evdev.EV_ABS && e.code == Evdev.ABS_MT_SLOT, let slots = reader.desc?.axes[Evdev.ABS_MT_SLOT],
+                e.value < slots.minimum || e.value > slots.maximum
+            {
+                // The kernel passes on no such slot: the file was written by hand or damaged.
+                throw reader.fail("slot \(e.value) is not one of the device's (\(slots.minimum)-\(slots.maximum))")
+            }
+            let t = e.time.nanoseconds
             guard t >= latest else {
                 throw reader.fail("time goes back to \(Timestamp(nanoseconds: t).seconds) s after \(Timestamp(nanoseconds: latest).seconds) s (events must be in time order)")
             }

@@ -196,6 +196,18 @@ extension GeometryTests {
         }
     }
 
+    /// A slot the device does not have (the kernel passes on none: a file written by hand or
+    /// damaged) is refused with its line, not dropped without a word with its touch; without
+    /// a slot axis in the file (events alone, or protocol A) nothing is checked.
+    @Test(arguments: [99, -1, 10])
+    func aSlotPastTheDevicesSlots_isRefused(slot: Int) throws {
+        let text = "N: x\nA: 2f 0 9 0 0 0\nE: 0.000000 0003 002f 1\nE: 0.000000 0003 002f \(slot)\n"
+        #expect(throws: RecordingError(file: "slot.events", line: 4, reason: "slot \(slot) is not one of the device's (0-9)")) {
+            try Evemu.parse(text, file: "slot.events")
+        }
+        #expect(try Evemu.parse("E: 0.000000 0003 002f \(slot)\n", file: "alone.events").events.count == 1)
+    }
+
     /// A file that ends inside its last event's line (no newline after it: cut short, the value
     /// perhaps cut with it, "1" of "1079") is read as it is, and the line is named for the tools'
     /// warning; a file ending with a newline names none.
