@@ -32,6 +32,9 @@ public struct PanelAdvice: Sendable {
                 let upTo = speed >= 200 ? "over" : "up to"
                 filters.append(("dejitter_min_cutoff", "0.5", "resting noise \(Self.fmt(noise, 2)) mm"))
                 filters.append(("dejitter_rest_speed", Self.fmt(speed, 0), "that noise reads as \(upTo) \(Self.fmt(speed, 0)) mm/s to the filter\(rate)"))
+                // With a rest speed holding the rest, the cutoff may rise faster past it: half the
+                // lag on a swipe, and less of it read as speed where a drag stops (docs/CONFIG.md).
+                filters.append(("dejitter_speed_coefficient", "0.1", "past the rest speed the filter follows the finger closely"))
             }
             if noise >= 1 {
                 notes.append("with this much noise a resting finger's first position may be a millimetre off: widen the gestures' slops in [thresholds] (tap_slop, pan_slop, long_press_tolerance = 4, as examples/noisy-panel.toml does)")

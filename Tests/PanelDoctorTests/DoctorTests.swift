@@ -290,7 +290,7 @@ struct PanelSimulator {
         let d = r.diagnosis
         #expect(d.chatters.count == 2 && d.ghosts.count == 3 && d.stuck.count == 2 && d.phantoms.count == 1, "\(r.text)")
         #expect(abs((d.phantoms.first?.periodSeconds ?? 0) - 12.864) < 0.05)
-        #expect(r.advice.filters.map(\.key) == ["dejitter_min_cutoff", "dejitter_rest_speed", "chatter_window", "ghost_under", "stuck_after", "dead_zones"])
+        #expect(r.advice.filters.map(\.key) == ["dejitter_min_cutoff", "dejitter_rest_speed", "dejitter_speed_coefficient", "chatter_window", "ghost_under", "stuck_after", "dead_zones"])
         let text = r.advice.settings(r.tracks)
         let c = try ConfigLoader.parse(text, file: "doctor.toml")
         let panel = try #require(c.panels.first)
