@@ -264,23 +264,49 @@ struct VelocityTracker {
         count = min(count &+ 1, Self.capacity)
     }
 
-    /// How far back a fit reads (ns): the horizon, or on a panel slower than 25 Hz two and a half
-    /// of its report intervals (the spacing of the two samples before the newest, the newest
-    /// being perhaps a lift's), up to twice the horizon: a 100 ms fit at 20 Hz held one report
-    /// and the lift's, and a swipe whose lift came late (jitter) read as still.
-    private var reach: Int64 {
-        guard count > 2 else { return horizon }
-        let older = head == 0 ? Self.capacity &- 1 : head &- 1
-        let spacing = times[older] &- times[older == 0 ? Self.capacity &- 1 : older &- 1]
-        return min(2 &* horizon, max(horizon, spacing &* 5 / 2))
+    /// How far back a fit reads (ns): the horizon, or on a panel slower than 25 Hz (its report
+    /// interval, the median of the three spacings before the newest sample, at least 40 ms) two
+    /// and a half report intervals, up to twice the horizon, so a fit at a lift that came a late
+    /// report after the last one still holds two reports. The median, so one pause among short
+    /// spacings (a finger that stopped, then twitched) is no interval; the newest sample left
+    /// out, as it may be the lift's.
+    /// (`mutating` so that `times` is read where it lies: from a getter, the ring was copied. The
+    /// common case, a spacing under `slowInterval`, inlined into `velocity`; the median out of line.)
+    @inline(__always)
+    private mutating func reach() -> Int64 {
+        guard count > 4 else { return horizon }
+        let i = head == 0 ? Self.capacity &- 1 : head &- 1
+        guard times[i] &- times[i == 0 ? Self.capacity &- 1 : i &- 1] >= Self.slowInterval else { return horizon }
+        return slowReach(from: i)
     }
 
-    /// Velocity (px/s) at `now` from the samples no older than `reach`; zero with fewer than
+    /// `reach` where the spacing before the newest sample (at `i`) is a slow panel's.
+    @inline(never)
+    private mutating func slowReach(from newest: Int) -> Int64 {
+        var i = newest
+        var gaps = (Int64(0), Int64(0), Int64(0))
+        for k in 0..<3 {
+            let before = i == 0 ? Self.capacity &- 1 : i &- 1
+            let gap = times[i] &- times[before]
+            if k == 0 { gaps.0 = gap } else if k == 1 { gaps.1 = gap } else { gaps.2 = gap }
+            i = before
+        }
+        let median = max(min(gaps.0, gaps.1), min(max(gaps.0, gaps.1), gaps.2))
+        guard median >= Self.slowInterval else { return horizon }
+        return min(2 &* horizon, max(horizon, median &* 5 / 2))
+    }
+
+    /// A report interval this long or longer (ns) is a slow panel's (25 Hz and slower).
+    static let slowInterval: Int64 = 40_000_000
+
+    /// Velocity (px/s) at `now` from the samples no older than `reach()`; zero with fewer than
     /// two. Least squares in one pass over the samples, with times relative to `now` and positions
     /// relative to the newest sample: the sums stay small, and fingers at rest give exactly 0.
-    /// `mutating` only so that callers read it in place (it changes nothing).
+    /// `mutating` only so that callers read it in place (it changes nothing); inlined into the
+    /// pan's frame, as it was before `reach` made it larger (a call of its own, +40 a frame).
+    @inline(__always)
     mutating func velocity(at now: Timestamp) -> PixelPoint {
-        let oldest = now.nanoseconds - reach
+        let oldest = now.nanoseconds - reach()
         let x0 = xs[head], y0 = ys[head]
         var n = 0, st = 0.0, sx = 0.0, sy = 0.0, stt = 0.0, stx = 0.0, sty = 0.0
         var i = head

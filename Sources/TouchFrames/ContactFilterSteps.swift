@@ -24,7 +24,7 @@ extension ContactFilter {
         if let g = r.settings.ghostNs {
             if time - f.landedAt < g {
                 shown.young = true
-                tally.due(f.landedAt + g + comingOfAgeSlackNs)
+                tally.due(comingOfAge(f.landedAt + g, report: tally.interval, at: time))
             } else {
                 comesOfAge = v.young
             }
@@ -85,11 +85,20 @@ extension ContactFilter {
         return true
     }
 
-    /// How long (ns) a young contact's own frame waits past its age: a panel's report due about
-    /// then (`ghost_under` a whole number of report intervals) shows it instead, with its new
-    /// position, where a frame of the filter's own a fraction of a millisecond ahead of it was a
-    /// second frame for everyone (at 50 Hz, four moving touches in five). A still finger, which the
-    /// kernel sends nothing of, is shown this much later.
+    /// When a young contact, `age` (ns) its coming of age, wants a frame of the filter's own,
+    /// stepped at `time` on a panel reporting every `report` s (0: not learnt): at its age, or,
+    /// where the panel's next report is due within `comingOfAgeSlackNs` of then (`ghost_under` a
+    /// whole number of its intervals), that much later, so the report shows it with its new
+    /// position and no frame of the filter's own comes a fraction of a millisecond ahead of it. A
+    /// still finger (no report due then) is shown at its age, so a still touch lifting just past
+    /// it is a touch.
+    @inline(__always)
+    static func comingOfAge(_ age: Int64, report: Double, at time: Int64) -> Int64 {
+        guard report > 0 else { return age }
+        let next = time + Int64(report * 1e9)
+        return abs(next - age) <= comingOfAgeSlackNs ? age + comingOfAgeSlackNs : age
+    }
+
     static let comingOfAgeSlackNs: Int64 = 2_000_000
 
     /// How far (mm) a young contact may be from where it landed and still be a finger at rest

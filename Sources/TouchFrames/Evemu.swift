@@ -117,6 +117,8 @@ public enum Evemu {
         // back mid-recording would replay two taps as a double tap, or time running backwards).
         var latest = Int64.min
         var unterminated: Int?
+        // Each slot event's line and value, checked against the description once it is whole.
+        var slotLines: [(line: Int, slot: Int32)] = []
         while start <= bytes.count {
             let end = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count
             defer { start = end + 1 }
@@ -134,12 +136,7 @@ public enum Evemu {
                 try reader.read(Substring(String(decoding: bytes[start..<end], as: UTF8.self)))
             }
             guard reader.events.count > before, let e = reader.events.last else { continue }
-            if e.type == Evdev.EV_ABS && e.code == Evdev.ABS_MT_SLOT, let slots = reader.desc?.axes[Evdev.ABS_MT_SLOT],
-                e.value < slots.minimum || e.value > slots.maximum
-            {
-                // The kernel passes on no such slot: the file was written by hand or damaged.
-                throw reader.fail("slot \(e.value) is not one of the device's (\(slots.minimum)-\(slots.maximum))")
-            }
+            if e.type == Evdev.EV_ABS && e.code == Evdev.ABS_MT_SLOT { slotLines.append((reader.lineNumber, e.value)) }
             let t = e.time.nanoseconds
             guard t >= latest else {
                 throw reader.fail("time goes back to \(Timestamp(nanoseconds: t).seconds) s after \(Timestamp(nanoseconds: latest).seconds) s (events must be in time order)")
@@ -148,6 +145,12 @@ public enum Evemu {
         }
         var recording = reader.recording()
         recording.unterminatedLine = unterminated
+        if let slots = recording.description?.axes[Evdev.ABS_MT_SLOT],
+            let bad = slotLines.first(where: { $0.slot < slots.minimum || $0.slot > slots.maximum })
+        {
+            // The kernel passes on no such slot: the file was written by hand or damaged.
+            throw RecordingError(file: file, line: bad.line, reason: "slot \(bad.slot) is not one of the device's (\(slots.minimum)-\(slots.maximum))")
+        }
         return recording
     }
 

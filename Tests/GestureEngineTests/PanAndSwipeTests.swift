@@ -109,6 +109,27 @@ import Testing
         #expect(swipes ? v > 150 : v == 0, "released at \(v) mm/s")
     }
 
+    /// A 60 Hz drag that stops, silent for a while (the kernel sends nothing of a still finger),
+    /// twitches a unit, then lifts: the pause is no report interval, and the fit reads the
+    /// default horizon (no swipe, the release still, as without the twitch).
+    @Test(arguments: [60, 90, 120, 150])
+    func aPauseThenATwitch_isNoSlowPanel(pause: Int) {
+        var t = Timeline()
+        t.down(1, at: (100, 500))
+        for k in 1...12 {
+            t.wait(.milliseconds(17))
+            t.move(1, to: (100 + 10 * Double(k), 500))
+        }
+        t.wait(.milliseconds(Int64(pause)))
+        t.move(1, to: (221, 500))
+        t.wait(.milliseconds(17))
+        t.up(1)
+        t.finish()
+        #expect(t.event("swipe", .recognized) == nil, "\(t.log)")
+        let v = t.event("pan", .ended)?.velocity.x ?? 0
+        #expect(v < 100, "released at \(v) mm/s")
+    }
+
     @Test(arguments: [
         ((0.0, -60.0), SwipeDirection.up), ((0.0, 60.0), .down), ((-60.0, 0.0), .left), ((60.0, 10.0), .right),
     ])

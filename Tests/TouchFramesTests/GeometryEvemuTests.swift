@@ -206,6 +206,10 @@ extension GeometryTests {
             try Evemu.parse(text, file: "slot.events")
         }
         #expect(try Evemu.parse("E: 0.000000 0003 002f \(slot)\n", file: "alone.events").events.count == 1)
+        // The description after the events (as a hand-made file may put it): the same refusal.
+        #expect(throws: RecordingError(file: "after.events", line: 2, reason: "slot \(slot) is not one of the device's (0-9)")) {
+            try Evemu.parse("E: 0.000000 0003 002f 1\nE: 0.000000 0003 002f \(slot)\nN: x\nA: 2f 0 9 0 0 0\n", file: "after.events")
+        }
     }
 
     /// A file that ends inside its last event's line (no newline after it: cut short, the value
