@@ -270,8 +270,8 @@ struct VelocityTracker {
     /// report after the last one still holds two reports. The median, so one pause among short
     /// spacings (a finger that stopped, then twitched) is no interval; the newest sample left
     /// out, as it may be the lift's.
-    /// (`mutating` so that `times` is read where it lies: from a getter, the ring was copied. The
-    /// common case, a spacing under `slowInterval`, inlined into `velocity`; the median out of line.)
+    /// (`mutating` so that `times` is read where it lies, not copied as a getter would; the
+    /// common case, a spacing under `slowInterval`, inlined into `velocity`, the median out of line.)
     @inline(__always)
     private mutating func reach() -> Int64 {
         guard count > 4 else { return horizon }
@@ -303,7 +303,7 @@ struct VelocityTracker {
     /// two. Least squares in one pass over the samples, with times relative to `now` and positions
     /// relative to the newest sample: the sums stay small, and fingers at rest give exactly 0.
     /// `mutating` only so that callers read it in place (it changes nothing); inlined into the
-    /// pan's frame, as it was before `reach` made it larger (a call of its own, +40 a frame).
+    /// pan's frame (a call of its own costs about 40 instructions a frame).
     @inline(__always)
     mutating func velocity(at now: Timestamp) -> PixelPoint {
         let oldest = now.nanoseconds - reach()
