@@ -65,14 +65,16 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
 
     /// `--replay`: the recording as a virtual device, now or once `waitForClients` connected.
     func openReplay(_ path: String, options: Daemon.Options, _ state: inout FrameState) throws {
-        let recording = try Evemu.parse(try readTextFile(path), file: path)
+        var described: DeviceDescription?
+        if let desc = options.deviceDescription {
+            described = try Evemu.parse(try readTextFile(desc), file: desc).description
+            guard described != nil else { throw Daemon.StartError("\(desc): no device description (N:, A: lines)") }
+        }
+        let recording = try Evemu.parse(try readTextFile(path), file: path, describedAs: described)
         if let line = recording.unterminatedLine {
             log.notice("\(SafeText.escaped(path)):\(line): the file ends without a newline after this event: if it was cut short, the event's value may be cut too")
         }
-        var description = recording.description
-        if let desc = options.deviceDescription {
-            description = try Evemu.parse(try readTextFile(desc), file: desc).description
-        }
+        let description = recording.description
         guard let description else {
             throw Daemon.StartError("\(path): the recording has no device description; pass --device DESC")
         }

@@ -89,8 +89,12 @@ public struct DeviceDescription: Hashable, Sendable {
     public var slotCount: Int {
         guard touchKind == .multitouch else { return 1 }
         guard let s = axes[Evdev.ABS_MT_SLOT] else { return Self.protocolASlots }
-        return Int(max(0, min(s.maximum, 63))) + 1
+        return Int(max(0, min(s.maximum, Int32(Self.maxSlots) - 1))) + 1
     }
+
+    /// The slots read of a multitouch panel at most (a contact a bit in the decoder's masks):
+    /// past any panel made; a panel that says it has more is read in its first 64.
+    public static let maxSlots = 64
 
     /// Multitouch protocol A: positions without slots (contacts framed by SYN_MT_REPORT).
     public var isProtocolA: Bool { touchKind == .multitouch && axes[Evdev.ABS_MT_SLOT] == nil }

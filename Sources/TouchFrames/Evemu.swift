@@ -106,8 +106,10 @@ public struct FileLineError: Error, CustomStringConvertible, Equatable {
 public typealias RecordingError = FileLineError
 
 public enum Evemu {
-    /// Parses an evemu recording. `file` names it in errors.
-    public static func parse(_ text: String, file: String) throws(RecordingError) -> Recording {
+    /// Parses an evemu recording. `file` names it in errors. `described`: the device the events
+    /// are read as, in place of the file's own description (`--device DESC`), which its slot
+    /// events are checked against.
+    public static func parse(_ text: String, file: String, describedAs described: DeviceDescription? = nil) throws(RecordingError) -> Recording {
         var reader = Reader(file: file)
         var text = text
         let bytes = text.withUTF8 { Array($0) }
@@ -145,13 +147,22 @@ public enum Evemu {
         }
         var recording = reader.recording()
         recording.unterminatedLine = unterminated
-        if let slots = recording.description?.axes[Evdev.ABS_MT_SLOT],
-            let bad = slotLines.first(where: { $0.slot < slots.minimum || $0.slot > slots.maximum })
-        {
-            // The kernel passes on no such slot: the file was written by hand or damaged.
+        if let described { recording.description = described }
+        if let description = recording.description { try checkSlots(slotLines, description, file: file) }
+        return recording
+    }
+
+    /// Each slot event (`lines`) one of the device's slots, and one the decoder reads (the first
+    /// `DeviceDescription.maxSlots`): the kernel passes on no other, so such a file was written by
+    /// hand or damaged, and its touches would be lost without a word.
+    static func checkSlots(_ lines: [(line: Int, slot: Int32)], _ description: DeviceDescription, file: String) throws(RecordingError) {
+        guard let slots = description.axes[Evdev.ABS_MT_SLOT] else { return }
+        if let bad = lines.first(where: { $0.slot < slots.minimum || $0.slot > slots.maximum }) {
             throw RecordingError(file: file, line: bad.line, reason: "slot \(bad.slot) is not one of the device's (\(slots.minimum)-\(slots.maximum))")
         }
-        return recording
+        if let bad = lines.first(where: { $0.slot >= DeviceDescription.maxSlots }) {
+            throw RecordingError(file: file, line: bad.line, reason: "slot \(bad.slot) is past the \(DeviceDescription.maxSlots) slots touchgestured reads (0-\(DeviceDescription.maxSlots - 1))")
+        }
     }
 
     /// The general path: one line at a time into the description and the events.

@@ -205,14 +205,15 @@ struct StrokeInput: ParsableArguments {
         let recording: Recording
         let description: DeviceDescription
         do {
-            var r = try Evemu.parse(try readTextFile(path), file: path)
-            warnIfUnterminated(r, path)
+            var described: DeviceDescription?
             if let device {
                 guard let d = try Evemu.parse(try readTextFile(device), file: device).description else {
                     throw Unreadable(reason: "\(device): no device description (N:, A: lines)")
                 }
-                r.description = d
+                described = d
             }
+            let r = try Evemu.parse(try readTextFile(path), file: path, describedAs: described)
+            warnIfUnterminated(r, path)
             guard let d = r.description else { throw Unreadable(reason: "no device description; pass --device DESC (an evemu .desc file)") }
             (recording, description) = (r, d)
         } catch let e as Unreadable {

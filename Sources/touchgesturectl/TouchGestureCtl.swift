@@ -70,16 +70,16 @@ func warnIfUnterminated(_ recording: Recording, _ path: String) {
 /// Reads a recording, taking its description from `--device` when it has none of its own.
 func loadRecording(_ path: String, device: String?) throws -> (Recording, DeviceDescription) {
     do {
-        let recording = try Evemu.parse(try readTextFile(path), file: path)
-        warnIfUnterminated(recording, path)
         if let device {
             let desc = try Evemu.parse(try readTextFile(device), file: device)
             guard let d = desc.description else { throw fail("\(device): no device description (N:, A: lines)") }
-            // The recording read as that panel (what it is: its lift at the end, for one).
-            var described = recording
-            described.description = d
+            // The recording read as that panel (what it is: its lift at the end, its slots).
+            let described = try Evemu.parse(try readTextFile(path), file: path, describedAs: d)
+            warnIfUnterminated(described, path)
             return (described, d)
         }
+        let recording = try Evemu.parse(try readTextFile(path), file: path)
+        warnIfUnterminated(recording, path)
         guard let d = recording.description else {
             throw fail("\(path): the recording has no device description; pass --device DESC (an evemu .desc file)")
         }

@@ -212,6 +212,21 @@ extension GeometryTests {
         }
     }
 
+    /// Events read as another device (`--device DESC`) are checked against that one's slots; a
+    /// slot past the 64 the decoder reads (of a device that says it has 100) is refused too,
+    /// where its touch was dropped without a word.
+    @Test func slotsAreChecked_againstTheDeviceTheEventsAreReadAs_andTheDecodersLimit() throws {
+        let ten = try #require(try Evemu.parse("N: x\nA: 2f 0 9 0 0 0\n", file: "ten.desc").description)
+        #expect(throws: RecordingError(file: "events.events", line: 2, reason: "slot 12 is not one of the device's (0-9)")) {
+            try Evemu.parse("E: 0.000000 0003 002f 1\nE: 0.000000 0003 002f 12\n", file: "events.events", describedAs: ten)
+        }
+        #expect(try Evemu.parse("E: 0.000000 0003 002f 9\n", file: "ok.events", describedAs: ten).description?.name == "x")
+        let text = "N: x\nA: 2f 0 99 0 0 0\nE: 0.000000 0003 002f 63\nE: 0.000000 0003 002f 64\n"
+        #expect(throws: RecordingError(file: "wide.events", line: 4, reason: "slot 64 is past the 64 slots touchgestured reads (0-63)")) {
+            try Evemu.parse(text, file: "wide.events")
+        }
+    }
+
     /// A file that ends inside its last event's line (no newline after it: cut short, the value
     /// perhaps cut with it, "1" of "1079") is read as it is, and the line is named for the tools'
     /// warning; a file ending with a newline names none.
