@@ -96,7 +96,14 @@ extension ConfigLoader {
             if case .success(let st) = Posix.status(path), let why = replaceableByOthers(path, st) {
                 throw scope.fail("include", "\(path) \(why): anyone could redefine a shape that fires an action")
             }
-            let tree = try read.tree(path)
+            // A file that cannot be read is named at the line that includes it.
+            let text: [UInt8]
+            do {
+                text = try read.text(path)
+            } catch {
+                throw scope.fail("include", "\(path) cannot be read: \(error.reason)")
+            }
+            let tree = try read.tree(text, path)
             _ = try StrokeFile.templates(of: tree, path: path)
             root.merge(tree, from: path)
             files.append(path)
@@ -126,15 +133,22 @@ extension ConfigLoader {
         /// with its name.
         mutating func tree(_ path: String, followingLinks: Bool = true) throws(ConfigError) -> TOMLTable {
             let text: [UInt8]
-            if let r = replacing, r.path == path {
-                text = r.bytes
-            } else {
-                do {
-                    text = try readRegularFile(path, limit: ConfigLimits.fileBytes, followingLinks: followingLinks)
-                } catch {
-                    throw ConfigError(file: path, line: 1, reason: "cannot read it: \(error.reason) (a config holds \(ConfigLimits.fileBytes) bytes at most)")
-                }
+            do {
+                text = try self.text(path, followingLinks: followingLinks)
+            } catch {
+                throw ConfigError(file: path, line: 1, reason: "cannot read it: \(error.reason)")
             }
+            return try tree(text, path)
+        }
+
+        /// The bytes of `path` (the replacement's, for the file being replaced).
+        func text(_ path: String, followingLinks: Bool = true) throws(SystemCallError) -> [UInt8] {
+            if let r = replacing, r.path == path { return r.bytes }
+            return try readRegularFile(path, limit: ConfigLimits.fileBytes, followingLinks: followingLinks)
+        }
+
+        /// `text`, read from `path`, as a TOML tree, counted against `bytesInAll`.
+        mutating func tree(_ text: [UInt8], _ path: String) throws(ConfigError) -> TOMLTable {
             bytes += text.count
             guard bytes <= ConfigLimits.bytesInAll else {
                 throw ConfigError(file: path, line: 1, reason: "the files read up to this one hold \(bytes) bytes; the file and its drop-ins hold \(ConfigLimits.bytesInAll) at most")

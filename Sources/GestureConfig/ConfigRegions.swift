@@ -192,6 +192,11 @@ extension Loader {
             guard c.snapPoints.count <= Self.snapPointLimit, c.snapPoints.allSatisfy({ abs($0) <= Self.pixelLimit }) else {
                 throw a.fail("snap", "'snap' holds at most \(Self.snapPointLimit) points, each within ±\(Int(Self.pixelLimit)) px")
             }
+            // A rest outside the bounds could never be reached by a drag, and once there the
+            // region would never move again (every offset clamped back past it).
+            if let p = c.snapPoints.first(where: { $0 < c.min || $0 > c.max }) {
+                throw a.fail("snap", "the snap point \(format(p)) lies outside the bounds (min \(format(c.min)), max \(format(c.max)))")
+            }
             if axis == "x" { drag.x = c } else { drag.y = c }
         }
         if let p = try d.number("projection", in: 0...10_000, unit: "ms") {

@@ -61,6 +61,7 @@ import Testing
         ("[device]\npalm_size = 1e-9\n", 2, "'palm_size' must be 0 (off) or from 5 to 1000 mm"),
         ("[[region]]\nname = \"r\"\nrect = [0, 0, 1e300, 10]\n", 3, "within ±1048576 px"),
         ("[[region]]\nname = \"r\"\n[region.drag.x]\nsnap = [1e300]\n", 4, "'snap' holds at most"),
+        ("[[region]]\nname = \"r\"\n[region.drag.y]\nmin = 0\nmax = 300\nsnap = [-1000, 300]\n", 6, "the snap point -1000 lies outside the bounds (min 0, max 300)"),
         ("[[region]]\nname = \"r\"\n[region.drag.x]\nlimit = 5e-324\n", 4, "'limit' must be from 1 to"),
         ("[[region]]\nname = \"r\"\n[region.drag.x]\nmin = -1e300\n", 4, "'min' must be -inf, inf or within"),
         ("[[region]]\nname = \"r\"\n[region.drag]\ninitial = [0, 1e300]\n", 4, "'initial' numbers must lie within"),

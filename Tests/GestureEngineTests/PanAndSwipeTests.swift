@@ -225,4 +225,16 @@ import Testing
         t.up(1)
         #expect(t.log == (recognized ? ["swipe recognized"] : []))
     }
+
+    /// With both swipe thresholds at 0 (in range), a touch that never moved has no direction: a
+    /// tap, never a swipe "right" at 0 px/s that takes it.
+    @Test func zeroThresholds_aStillTouch_isNoSwipe() {
+        var th = Thresholds.standard
+        (th.swipeMinDistance, th.swipeMinVelocity) = (0, 0)
+        var t = Timeline(regions: [RegionSpec(name: "screen", gestures: [GestureSpec(.swipe, thresholds: th), GestureSpec(.tap)])])
+        t.down(1, at: (500, 500))
+        t.wait(.milliseconds(60))
+        t.up(1)
+        #expect(t.log == ["tap recognized"])
+    }
 }

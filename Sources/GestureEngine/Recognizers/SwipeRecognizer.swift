@@ -101,7 +101,8 @@ struct SwipeRecognizer: DiscreteRecognizer {
     @inline(__always)  // (as `track`)
     private mutating func release(_ t: PixelPoint, mostFingers: Int, at s: borrowing FrameSummary) -> DiscreteLifecycle<Track, Flick> {
         guard mostFingers >= minFingers else { return .failed(.tooFewFingers) }
-        guard s.scale.length(t) >= thresholds.swipeMinDistance else { return .failed(.tooShort) }
+        // No travel has no direction: never a swipe, even with `swipe_min_distance = 0`.
+        guard t != .zero, s.scale.length(t) >= thresholds.swipeMinDistance else { return .failed(.tooShort) }
         let v = tracker.velocity(at: tracker.releaseTime(s.time))
         guard s.scale.length(v).value >= thresholds.swipeMinVelocity else { return .failed(.tooSlow) }
         let d = Self.direction(of: t, sectors: directionCount)
