@@ -33,8 +33,14 @@ struct Arena {
         var round = 0
         var region = 0
         var firstSerial: UInt64 = 0
+        /// Undecided: the member whose acceptance spared it (`ArenaPolicy.takesOver`; -1: none).
+        var sparedBy = -1
+        /// Accepted: when (ns).
+        var acceptedAt: Int64 = 0
     }
     private var seats: [Seat]
+    /// Undecided members spared by an accepted one they may take over (`ArenaPolicy.takesOver`).
+    private(set) var spares = 0
     /// Members or decisions changed since the engine last cleared this (see `Engine.settle`).
     var moved = true {
         didSet { if moved { openIsStale = true } }
@@ -71,6 +77,7 @@ struct Arena {
     /// Enters `g` (of region `r`) for a new round, seeing the contacts from serial `first` on.
     mutating func arm(_ g: Int, round k: Int, region r: Int, firstSerial first: UInt64) {
         if !seats[g].isMember { members.append(g) }
+        if seats[g].sparedBy >= 0 { spares -= 1 }
         seats[g] = Seat(isMember: true, decision: .undecided, round: k, region: r, firstSerial: first)
         moved = true
     }
@@ -97,7 +104,24 @@ struct Arena {
             return
         }
         seats[g].decision = d
+        unspare(g)
         moved = true
+    }
+
+    private mutating func unspare(_ g: Int) {
+        guard seats[g].sparedBy >= 0 else { return }
+        seats[g].sparedBy = -1
+        spares -= 1
+    }
+
+    /// Spared members whose time to take over has passed (`ArenaPolicy.takeoverWindow`), each
+    /// with the member that spared it (it loses to that one, as it would have when that one fired).
+    func expiredSpares(at now: Timestamp, _ policy: ArenaPolicy) -> [(spared: Int, by: Int)] {
+        members.compactMap { g in
+            let x = seats[g].sparedBy
+            guard x >= 0, seats[g].decision == .undecided, now.nanoseconds - seats[x].acceptedAt > policy.takeoverWindow[g] else { return nil }
+            return (g, x)
+        }
     }
 
     /// May `g` fire now? Not while an undecided member of its round or an earlier one that
@@ -120,13 +144,19 @@ struct Arena {
 
     /// The rule, applied once from position `start` of `members`: the first undecided member
     /// there or after that is ready and not blocked is accepted, and every member its firing
-    /// rejects is decided rejected and appended to `losers`. The engine then tells the winner and
-    /// the losers (their recognizers' `accepted` and `rejected`) and asks again from `next`.
-    /// nil: nothing from `start` on can fire now.
+    /// rejects is decided rejected and appended to `losers`. A member it may take over later
+    /// (`ArenaPolicy.takesOver`: it needs more fingers than were down in its region before this
+    /// frame's landings, `regions` and `landings`)
+    /// is spared instead; a spared member that fires takes over the one that spared it, if that
+    /// one is still active: it is decided rejected too and put first in `losers` (`taken` 1).
+    /// The engine then tells the taken, the winner and the losers (their recognizers'
+    /// `rejected`, `accepted`, `rejected`) and asks again from `next`. nil: nothing from `start`
+    /// on can fire now.
     mutating func fireNext(
-        from start: Int, bank: borrowing RecognizerBank, policy: ArenaPolicy, tree: borrowing RegionTree, lastLanded: borrowing [UInt64],
+        from start: Int, at now: Timestamp, bank: borrowing RecognizerBank, policy: ArenaPolicy, tree: borrowing RegionTree,
+        lastLanded: borrowing [UInt64], regions: borrowing [RegionFrame], landings: borrowing FrameList<(contact: UInt32, leaf: Int)>,
         losers: inout FrameList<Int>
-    ) -> (winner: Int, next: Int)? {
+    ) -> (winner: Int, next: Int, taken: Int)? {
         var i = start
         while i < members.count {
             let g = members[i]
@@ -134,15 +164,38 @@ struct Arena {
             guard seats[g].decision == .undecided, bank.status(g).isReady, !isBlocked(g, by: policy, tree, lastLanded) else {
                 continue
             }
-            seats[g].decision = .accepted
+            var taken = 0
+            if case let x = seats[g].sparedBy, x >= 0, seats[x].decision == .accepted, bank.status(x) == .active {
+                seats[x].decision = .rejected
+                losers.append(x)
+                taken = 1
+            }
+            unspare(g)
+            (seats[g].decision, seats[g].acceptedAt) = (.accepted, now.nanoseconds)
             moved = true
             for o in members where loses(o, to: g, by: policy, tree, lastLanded) {
+                if policy.takesOver(o, g) && seats[o].sparedBy < 0 && fingersBefore(seats[o].region, regions, landings, tree) < policy.minFingers[o] {
+                    seats[o].sparedBy = g
+                    spares += 1
+                    continue
+                }
                 seats[o].decision = .rejected
+                unspare(o)
                 losers.append(o)
             }
-            return (g, i)
+            return (g, i, taken)
         }
         return nil
+    }
+
+    /// The contacts down in region `r` (or one nested in it) before the last frame's landings: a
+    /// gesture made ready by a frame in which a finger landed was made ready by the others.
+    private func fingersBefore(
+        _ r: Int, _ regions: borrowing [RegionFrame], _ landings: borrowing FrameList<(contact: UInt32, leaf: Int)>, _ tree: borrowing RegionTree
+    ) -> Int {
+        var landed = 0
+        for k in 0..<landings.count where landings[k].leaf == r || tree.isAncestor(r, of: landings[k].leaf) { landed += 1 }
+        return regions[r].present - landed
     }
 
     /// Lets go of the members in `gone` (decided, and their region's sequence over): the next

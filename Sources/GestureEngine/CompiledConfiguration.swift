@@ -38,38 +38,6 @@ public struct CompiledGesture: Sendable {
     public let qualifiedName: String
 }
 
-/// The declarative arbitration policy, built once from the configuration: for every pair of
-/// gestures that can meet in one arena (one's region contains the other's, or they share one),
-/// whether one outranks the other (must fail before the other may fire) or both may run at once.
-public struct ArenaPolicy: Sendable {
-    public let count: Int
-    private let outranking: [Bool]
-    private let together: [Bool]
-
-    /// Why `a` outranks `b`, for logs and docs.
-    public enum Rank: String, Sendable {
-        case requiresFailure = "requires_failure_of"
-        case innerRegion = "inner region"
-        case highPriority = "priority high"
-        case moreFingers = "more fingers"
-        case systemGesture = "system gesture over a client's"
-    }
-    private let reasons: [Rank?]
-
-    init(count: Int, outranking: [Bool], together: [Bool], reasons: [Rank?]) {
-        self.count = count
-        self.outranking = outranking
-        self.together = together
-        self.reasons = reasons
-    }
-
-    /// `a` must fail before `b` may fire.
-    public func outranks(_ a: Int, _ b: Int) -> Bool { outranking[a * count + b] }
-    /// `a` and `b` may both be recognized; neither's success rejects the other.
-    public func simultaneous(_ a: Int, _ b: Int) -> Bool { together[a * count + b] }
-    public func rank(_ a: Int, over b: Int) -> Rank? { reasons[a * count + b] }
-}
-
 /// The configuration ready for the engine: regions nested, names resolved, policy built.
 /// Compilation is total: a name that resolves to nothing is ignored here (the config loader
 /// refuses it with its file and line before it gets this far).
@@ -282,7 +250,10 @@ public struct CompiledConfiguration: Sendable {
             }
         }
         rankSystemGestures(regions, gestures, nesting, &outranking, &together, &reasons)
-        return ArenaPolicy(count: n, outranking: outranking, together: together, reasons: reasons)
+        return ArenaPolicy(
+            count: n, outranking: outranking, together: together, reasons: reasons,
+            takeover: ArenaPolicy.takeovers(regions, gestures, outranking: outranking, together: together),
+            minFingers: gestures.map(\.spec.minFingers), takeoverWindow: gestures.map { 2 * $0.spec.thresholds.ns.fingerSettle })
     }
 
     /// A cycle in the outranking relation (each must fail before the next may fire), as gesture

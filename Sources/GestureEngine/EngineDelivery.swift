@@ -40,17 +40,23 @@ extension Engine {
     mutating func resolve(at time: Timestamp, into out: inout [GestureEvent]) {
         // Nothing changed since the last pass, which fired everything it could.
         guard bank.moved || arena.moved else { return }
+        // A gesture spared for a takeover that did not come in time loses, as it would have.
+        if arena.spares > 0 {
+            for (g, x) in arena.expiredSpares(at: time, configuration.policy) { reject(g, at: time, because: .lostTo(x), into: &out) }
+        }
         var changed = true
         while changed {
             changed = false
             var from = 0
-            // Only the nesting and the landings are lent (not the ~400-byte table).
-            while let (g, next) = arena.fireNext(
-                from: from, bank: bank, policy: configuration.policy, tree: sequences.tree, lastLanded: sequences.lastLanded,
-                losers: &losers)
+            // Only the nesting, the landings and the regions' frames are lent (not the ~400-byte table).
+            while let (g, next, taken) = arena.fireNext(
+                from: from, at: time, bank: bank, policy: configuration.policy, tree: sequences.tree, lastLanded: sequences.lastLanded,
+                regions: sequences.frames, landings: sequences.landings, losers: &losers)
             {
                 from = next
                 changed = true
+                // The gesture taken over ends (cancelled) before the one taking over begins.
+                for k in 0..<taken { reject(losers[k], at: time, because: .lostTo(g), into: &out) }
                 let before = transitionLog == nil ? nil : bank.look(g).stateName
                 instance[g] = nextID
                 nextID += 1
@@ -58,7 +64,7 @@ extension Engine {
                 _ = bank.handle(g, .accepted(time), &noFrame, into: &out)
                 if let before { log(g, before, .accepted, bank.look(g).stateName, nil, at: time) }
                 if out.count > first { stamp(from: first, g, &out) }
-                for o in losers { reject(o, at: time, because: .lostTo(g), into: &out) }
+                for k in taken..<losers.count { reject(losers[k], at: time, because: .lostTo(g), into: &out) }
                 losers.removeAll()
             }
         }

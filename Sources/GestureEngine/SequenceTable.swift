@@ -23,7 +23,7 @@ struct SequenceTable {
     // Per region.
     private var trackers: [ContactTracker]
     /// What the last frame did to each region, in one entry (one access a region a frame).
-    private var frames: [RegionFrame]
+    private(set) var frames: [RegionFrame]
     /// The serial of the last contact that landed in the region or a region nested in it.
     private(set) var lastLanded: [UInt64]
     /// The arena round and the sequence number of the region's current (or last) sequence.

@@ -1,0 +1,63 @@
+/// The declarative arbitration policy, built once from the configuration: for every pair of
+/// gestures that can meet in one arena (one's region contains the other's, or they share one),
+/// whether one outranks the other (must fail before the other may fire), both may run at once,
+/// or one may take over the other.
+public struct ArenaPolicy: Sendable {
+    public let count: Int
+    private let outranking: [Bool]
+    private let together: [Bool]
+    private let takeover: [Bool]
+    /// Each gesture's least finger count.
+    let minFingers: [Int]
+    /// How long (ns) after the gesture it takes over was accepted a gesture may still take it
+    /// over: twice its `finger_settle`.
+    let takeoverWindow: [Int64]
+
+    /// Why `a` outranks `b`, for logs and docs.
+    public enum Rank: String, Sendable {
+        case requiresFailure = "requires_failure_of"
+        case innerRegion = "inner region"
+        case highPriority = "priority high"
+        case moreFingers = "more fingers"
+        case systemGesture = "system gesture over a client's"
+    }
+    private let reasons: [Rank?]
+
+    init(count: Int, outranking: [Bool], together: [Bool], reasons: [Rank?], takeover: [Bool], minFingers: [Int], takeoverWindow: [Int64]) {
+        self.count = count
+        self.outranking = outranking
+        self.together = together
+        self.reasons = reasons
+        self.takeover = takeover
+        self.minFingers = minFingers
+        self.takeoverWindow = takeoverWindow
+    }
+
+    /// `a` must fail before `b` may fire.
+    public func outranks(_ a: Int, _ b: Int) -> Bool { outranking[a * count + b] }
+    /// `a` and `b` may both be recognized; neither's success rejects the other.
+    public func simultaneous(_ a: Int, _ b: Int) -> Bool { together[a * count + b] }
+    public func rank(_ a: Int, over b: Int) -> Rank? { reasons[a * count + b] }
+    /// `a` needs more fingers than `b` needs, in one region, with no rule between them (a pinch
+    /// and the standard pan of 1-5 fingers): `b`, accepted while `a` still waited for its fingers
+    /// (the first finger moved a pan's slop before the second landed), does not reject `a`, and
+    /// `a` ready soon after (`takeoverWindow`) cancels `b` and fires (`Arena.fireNext`).
+    public func takesOver(_ a: Int, _ b: Int) -> Bool { takeover[a * count + b] }
+
+    /// The pairs of one region where one needs more fingers than the other and nothing else
+    /// orders them (`takesOver`).
+    static func takeovers(_ regions: [CompiledRegion], _ gestures: [CompiledGesture], outranking: [Bool], together: [Bool]) -> [Bool] {
+        let n = gestures.count
+        var takeover = [Bool](repeating: false, count: n * n)
+        for region in regions {
+            for a in region.gestures {
+                for b in region.gestures where a != b && gestures[a].spec.minFingers > gestures[b].spec.minFingers {
+                    let (ab, ba) = (a * n + b, b * n + a)
+                    if !outranking[ab] && !outranking[ba] && !together[ab] { takeover[ab] = true }
+                }
+            }
+        }
+        return takeover
+    }
+}
+

@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+
+@testable import GestureEngine
+
+/// A gesture that needs more fingers than another began with takes it over (`ArenaPolicy
+/// .takesOver`): in the built-in set, a pinch whose first finger moved a pan's slop before the
+/// second landed. 1 px = 1 mm, screen 1000 × 1000, 120 Hz frames.
+@Suite struct TakeoverTests {
+    /// The first finger drifts 6 mm (a one-finger pan begins), the second lands `lag` ms after the
+    /// first, then the two spread: the pan is cancelled and the pinch begins, as when the two
+    /// land together.
+    @Test(arguments: [50, 80, 120])
+    func aPinchWhoseFirstFingerMovedFirst_takesOverThePan(lag: Int64) throws {
+        var t = Timeline()
+        t.down(1, at: (400, 500))
+        t.drag(1, by: (-6, 0), over: .milliseconds(lag), steps: Int(lag / 8))
+        t.down(2, at: (500, 500))
+        for _ in 0..<20 {
+            t.wait(.milliseconds(8))
+            t.contacts[0].position.x -= 2
+            t.contacts[1].position.x += 2
+            t.send()
+        }
+        t.upAll()
+        let lines = t.log.filter { !$0.hasSuffix("changed") }
+        #expect(lines == ["pan began", "pan cancelled", "pinch began", "pinch ended"], "\(t.log)")
+        // The pan's end comes before the pinch's beginning, in the same frame.
+        let cancelled = try #require(t.event("pan", .cancelled)), began = try #require(t.event("pinch", .began))
+        #expect(cancelled.time == began.time)
+    }
+
+    /// The same landing, the two fingers then moving together: a two-finger pan, never cancelled.
+    @Test func aPanJoinedByASecondFinger_movingTogether_staysAPan() {
+        var t = Timeline()
+        t.down(1, at: (400, 500))
+        t.drag(1, by: (-6, 0), over: .milliseconds(80), steps: 10)
+        t.down(2, at: (500, 500))
+        t.dragAll(by: (-60, 0), over: .milliseconds(300), steps: 36)
+        t.upAll()
+        let lines = t.log.filter { !$0.hasSuffix("changed") }
+        #expect(lines.first == "pan began" && lines.contains("pan ended") && !lines.contains { $0.hasPrefix("pinch") || $0.hasSuffix("cancelled") }, "\(t.log)")
+    }
+
+    /// A spread that starts past the window (twice `finger_settle` after the pan began) takes
+    /// nothing over: the pan goes on, the pinch loses.
+    @Test func aSpreadPastTheWindow_leavesThePan() {
+        var t = Timeline()
+        t.down(1, at: (400, 500))
+        t.drag(1, by: (-6, 0), over: .milliseconds(80), steps: 10)
+        t.down(2, at: (500, 500))
+        t.wait(.milliseconds(400))
+        for _ in 0..<20 {
+            t.wait(.milliseconds(8))
+            t.contacts[0].position.x -= 2
+            t.contacts[1].position.x += 2
+            t.send()
+        }
+        t.upAll()
+        let lines = t.log.filter { !$0.hasSuffix("changed") }
+        #expect(lines == ["pan began", "pan ended"], "\(t.log)")
+    }
+
+    /// Two fingers landing together and spreading: the pinch alone, as before.
+    @Test func twoFingersLandingTogether_pinchWithoutAPan() {
+        var t = Timeline()
+        t.down([(1, (400, 500)), (2, (500, 500))])
+        for _ in 0..<20 {
+            t.wait(.milliseconds(8))
+            t.contacts[0].position.x -= 2
+            t.contacts[1].position.x += 2
+            t.send()
+        }
+        t.upAll()
+        #expect(t.log.filter { !$0.hasSuffix("changed") } == ["pinch began", "pinch ended"], "\(t.log)")
+    }
+
+    /// Gestures a rule orders (here the pinch made simultaneous with the pan) take nothing over.
+    @Test func aRuleBetweenThem_meansNoTakeover() {
+        var pan = GestureSpec(.pan, fingers: 1, maxFingers: 5)
+        pan.simultaneousWith = ["pinch"]
+        let pinch = GestureSpec(.pinch, fingers: 2, maxFingers: 5)
+        let config = CompiledConfiguration(EngineConfiguration(screen: rect(0, 0, 1000, 1000), regions: [RegionSpec(name: "screen", gestures: [pan, pinch])]))
+        #expect(!config.policy.takesOver(1, 0) && !config.policy.takesOver(0, 1))
+        let standard = CompiledConfiguration(EngineConfiguration.standard())
+        let names = standard.gestures.map(\.spec.name)
+        let (p, q) = (try! #require(names.firstIndex(of: "pinch")), try! #require(names.firstIndex(of: "pan")))
+        #expect(standard.policy.takesOver(p, q) && !standard.policy.takesOver(q, p))
+    }
+}
