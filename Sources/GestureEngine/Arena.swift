@@ -33,14 +33,14 @@ struct Arena {
         var round = 0
         var region = 0
         var firstSerial: UInt64 = 0
-        /// Undecided: the member whose acceptance spared it (`ArenaPolicy.takesOver`; -1: none).
-        var sparedBy = -1
-        /// Accepted: when (ns).
-        var acceptedAt: Int64 = 0
     }
     private var seats: [Seat]
-    /// Undecided members spared by an accepted one they may take over (`ArenaPolicy.takesOver`).
+    /// Undecided members spared by an accepted one they may take over (`ArenaPolicy.takesOver`),
+    /// how many, and when each member was last accepted (ns): apart from the seats, which every
+    /// frame reads, and looked at only while `spares` is above 0 or a member fires.
+    private var sparedBy: [Int]
     private(set) var spares = 0
+    private var acceptedAt: [Int64]
     /// Members or decisions changed since the engine last cleared this (see `Engine.settle`).
     var moved = true {
         didSet { if moved { openIsStale = true } }
@@ -54,6 +54,8 @@ struct Arena {
         members.reserveCapacity(n)
         open = FrameList(capacity: n)
         seats = [Seat](repeating: Seat(), count: n)
+        sparedBy = [Int](repeating: -1, count: n)
+        acceptedAt = [Int64](repeating: 0, count: n)
     }
 
     var isEmpty: Bool { members.isEmpty }
@@ -77,7 +79,7 @@ struct Arena {
     /// Enters `g` (of region `r`) for a new round, seeing the contacts from serial `first` on.
     mutating func arm(_ g: Int, round k: Int, region r: Int, firstSerial first: UInt64) {
         if !seats[g].isMember { members.append(g) }
-        if seats[g].sparedBy >= 0 { spares -= 1 }
+        if spares > 0 { unspare(g) }
         seats[g] = Seat(isMember: true, decision: .undecided, round: k, region: r, firstSerial: first)
         moved = true
     }
@@ -98,35 +100,37 @@ struct Arena {
     /// a warning and counts it in `stats` rather than deciding twice.
     private(set) var violations = 0
 
+    @inline(__always)
     mutating func decide(_ g: Int, _ d: Decision) {
         guard seats[g].isMember, seats[g].decision == .undecided else {
             violations += 1
             return
         }
         seats[g].decision = d
-        unspare(g)
+        if spares > 0 { unspare(g) }
         moved = true
     }
 
+    @inline(never)
     private mutating func unspare(_ g: Int) {
-        guard seats[g].sparedBy >= 0 else { return }
-        seats[g].sparedBy = -1
+        guard sparedBy[g] >= 0 else { return }
+        sparedBy[g] = -1
         spares -= 1
     }
 
-    /// Spared members whose time to take over has passed (`ArenaPolicy.takeoverWindow`), each
+    /// Spared members whose time to take over has passed (`ArenaPolicy.Taker.window`), each
     /// with the member that spared it (it loses to that one, as it would have when that one fired).
-    func expiredSpares(at now: Timestamp, _ policy: ArenaPolicy) -> [(spared: Int, by: Int)] {
+    func expiredSpares(at now: Timestamp, _ policy: borrowing ArenaPolicy) -> [(spared: Int, by: Int)] {
         members.compactMap { g in
-            let x = seats[g].sparedBy
-            guard x >= 0, seats[g].decision == .undecided, now.nanoseconds - seats[x].acceptedAt > policy.takeoverWindow[g] else { return nil }
+            let x = sparedBy[g]
+            guard x >= 0, seats[g].decision == .undecided, now.nanoseconds - acceptedAt[x] > policy.takers[g].window else { return nil }
             return (g, x)
         }
     }
 
     /// May `g` fire now? Not while an undecided member of its round or an earlier one that
     /// shares a contact with it outranks it.
-    func isBlocked(_ g: Int, by policy: ArenaPolicy, _ tree: borrowing RegionTree, _ lastLanded: borrowing [UInt64]) -> Bool {
+    func isBlocked(_ g: Int, by policy: borrowing ArenaPolicy, _ tree: borrowing RegionTree, _ lastLanded: borrowing [UInt64]) -> Bool {
         for o in members where o != g && seats[o].decision == .undecided && seats[o].round <= seats[g].round {
             if policy.outranks(o, g), meet(o, g, tree, lastLanded) { return true }
         }
@@ -135,7 +139,7 @@ struct Arena {
 
     /// Does `winner`'s firing reject `o`? Yes if `o` is undecided, of its round, shares a
     /// contact with it, and may not run with it.
-    func loses(_ o: Int, to winner: Int, by policy: ArenaPolicy, _ tree: borrowing RegionTree, _ lastLanded: borrowing [UInt64]) -> Bool {
+    func loses(_ o: Int, to winner: Int, by policy: borrowing ArenaPolicy, _ tree: borrowing RegionTree, _ lastLanded: borrowing [UInt64]) -> Bool {
         guard o != winner && seats[o].isMember && seats[o].decision == .undecided && seats[o].round == seats[winner].round
             && !policy.simultaneous(winner, o)
         else { return false }
@@ -148,12 +152,11 @@ struct Arena {
     /// (`ArenaPolicy.takesOver`: it needs more fingers than were down in its region before this
     /// frame's landings, `regions` and `landings`)
     /// is spared instead; a spared member that fires takes over the one that spared it, if that
-    /// one is still active: it is decided rejected too and put first in `losers` (`taken` 1).
-    /// The engine then tells the taken, the winner and the losers (their recognizers'
-    /// `rejected`, `accepted`, `rejected`) and asks again from `next`. nil: nothing from `start`
-    /// on can fire now.
+    /// one is still active: it is decided rejected too (`taken`; -1: none). The engine then tells
+    /// the taken, the winner and the losers (their recognizers' `rejected`, `accepted`,
+    /// `rejected`) and asks again from `next`. nil: nothing from `start` on can fire now.
     mutating func fireNext(
-        from start: Int, at now: Timestamp, bank: borrowing RecognizerBank, policy: ArenaPolicy, tree: borrowing RegionTree,
+        from start: Int, at now: Timestamp, bank: borrowing RecognizerBank, policy: borrowing ArenaPolicy, tree: borrowing RegionTree,
         lastLanded: borrowing [UInt64], regions: borrowing [RegionFrame], landings: borrowing FrameList<(contact: UInt32, leaf: Int)>,
         losers: inout FrameList<Int>
     ) -> (winner: Int, next: Int, taken: Int)? {
@@ -164,23 +167,25 @@ struct Arena {
             guard seats[g].decision == .undecided, bank.status(g).isReady, !isBlocked(g, by: policy, tree, lastLanded) else {
                 continue
             }
-            var taken = 0
-            if case let x = seats[g].sparedBy, x >= 0, seats[x].decision == .accepted, bank.status(x) == .active {
-                seats[x].decision = .rejected
-                losers.append(x)
-                taken = 1
+            var taken = -1
+            if spares > 0, case let x = sparedBy[g], x >= 0 {
+                if seats[x].decision == .accepted && bank.status(x) == .active {
+                    seats[x].decision = .rejected
+                    taken = x
+                }
+                unspare(g)
             }
-            unspare(g)
-            (seats[g].decision, seats[g].acceptedAt) = (.accepted, now.nanoseconds)
+            seats[g].decision = .accepted
+            acceptedAt[g] = now.nanoseconds
             moved = true
             for o in members where loses(o, to: g, by: policy, tree, lastLanded) {
-                if policy.takesOver(o, g) && seats[o].sparedBy < 0 && fingersBefore(seats[o].region, regions, landings, tree) < policy.minFingers[o] {
-                    seats[o].sparedBy = g
+                if policy.takesOver(o, g) && sparedBy[o] < 0 && fingersBefore(seats[o].region, regions, landings, tree) < policy.takers[o].minFingers {
+                    sparedBy[o] = g
                     spares += 1
                     continue
                 }
                 seats[o].decision = .rejected
-                unspare(o)
+                if spares > 0 { unspare(o) }
                 losers.append(o)
             }
             return (g, i, taken)

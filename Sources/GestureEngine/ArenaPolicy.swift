@@ -4,14 +4,19 @@
 /// or one may take over the other.
 public struct ArenaPolicy: Sendable {
     public let count: Int
-    private let outranking: [Bool]
-    private let together: [Bool]
-    private let takeover: [Bool]
-    /// Each gesture's least finger count.
-    let minFingers: [Int]
-    /// How long (ns) after the gesture it takes over was accepted a gesture may still take it
-    /// over: twice its `finger_settle`.
-    let takeoverWindow: [Int64]
+    /// A pair's relations, a bit each (`outranksBit`, `togetherBit`, `takeoverBit`): one array,
+    /// so a copy of the policy retains as few as it did before the takeovers.
+    private let links: [UInt8]
+    private static let outranksBit: UInt8 = 1, togetherBit: UInt8 = 2, takeoverBit: UInt8 = 4
+    /// What a gesture that may take another over needs.
+    struct Taker: Sendable {
+        /// Its least finger count.
+        var minFingers = 0
+        /// How long (ns) after the gesture it takes over was accepted it still may: twice its
+        /// `finger_settle`.
+        var window: Int64 = 0
+    }
+    let takers: [Taker]
 
     /// Why `a` outranks `b`, for logs and docs.
     public enum Rank: String, Sendable {
@@ -23,26 +28,25 @@ public struct ArenaPolicy: Sendable {
     }
     private let reasons: [Rank?]
 
-    init(count: Int, outranking: [Bool], together: [Bool], reasons: [Rank?], takeover: [Bool], minFingers: [Int], takeoverWindow: [Int64]) {
+    init(count: Int, outranking: [Bool], together: [Bool], reasons: [Rank?], takeover: [Bool], takers: [Taker]) {
         self.count = count
-        self.outranking = outranking
-        self.together = together
+        links = outranking.indices.map { i in
+            (outranking[i] ? Self.outranksBit : 0) | (together[i] ? Self.togetherBit : 0) | (takeover[i] ? Self.takeoverBit : 0)
+        }
         self.reasons = reasons
-        self.takeover = takeover
-        self.minFingers = minFingers
-        self.takeoverWindow = takeoverWindow
+        self.takers = takers
     }
 
     /// `a` must fail before `b` may fire.
-    public func outranks(_ a: Int, _ b: Int) -> Bool { outranking[a * count + b] }
+    public func outranks(_ a: Int, _ b: Int) -> Bool { links[a * count + b] & Self.outranksBit != 0 }
     /// `a` and `b` may both be recognized; neither's success rejects the other.
-    public func simultaneous(_ a: Int, _ b: Int) -> Bool { together[a * count + b] }
+    public func simultaneous(_ a: Int, _ b: Int) -> Bool { links[a * count + b] & Self.togetherBit != 0 }
     public func rank(_ a: Int, over b: Int) -> Rank? { reasons[a * count + b] }
     /// `a` needs more fingers than `b` needs, in one region, with no rule between them (a pinch
     /// and the standard pan of 1-5 fingers): `b`, accepted while `a` still waited for its fingers
     /// (the first finger moved a pan's slop before the second landed), does not reject `a`, and
-    /// `a` ready soon after (`takeoverWindow`) cancels `b` and fires (`Arena.fireNext`).
-    public func takesOver(_ a: Int, _ b: Int) -> Bool { takeover[a * count + b] }
+    /// `a` ready soon after (`Taker.window`) cancels `b` and fires (`Arena.fireNext`).
+    public func takesOver(_ a: Int, _ b: Int) -> Bool { links[a * count + b] & Self.takeoverBit != 0 }
 
     /// The pairs of one region where one needs more fingers than the other and nothing else
     /// orders them (`takesOver`).

@@ -253,7 +253,7 @@ public struct CompiledConfiguration: Sendable {
         return ArenaPolicy(
             count: n, outranking: outranking, together: together, reasons: reasons,
             takeover: ArenaPolicy.takeovers(regions, gestures, outranking: outranking, together: together),
-            minFingers: gestures.map(\.spec.minFingers), takeoverWindow: gestures.map { 2 * $0.spec.thresholds.ns.fingerSettle })
+            takers: gestures.map { ArenaPolicy.Taker(minFingers: $0.spec.minFingers, window: 2 * $0.spec.thresholds.ns.fingerSettle) })
     }
 
     /// A cycle in the outranking relation (each must fail before the next may fire), as gesture

@@ -56,7 +56,7 @@ extension Engine {
                 from = next
                 changed = true
                 // The gesture taken over ends (cancelled) before the one taking over begins.
-                for k in 0..<taken { reject(losers[k], at: time, because: .lostTo(g), into: &out) }
+                if taken >= 0 { reject(taken, at: time, because: .lostTo(g), into: &out) }
                 let before = transitionLog == nil ? nil : bank.look(g).stateName
                 instance[g] = nextID
                 nextID += 1
@@ -64,7 +64,7 @@ extension Engine {
                 _ = bank.handle(g, .accepted(time), &noFrame, into: &out)
                 if let before { log(g, before, .accepted, bank.look(g).stateName, nil, at: time) }
                 if out.count > first { stamp(from: first, g, &out) }
-                for k in taken..<losers.count { reject(losers[k], at: time, because: .lostTo(g), into: &out) }
+                for o in losers { reject(o, at: time, because: .lostTo(g), into: &out) }
                 losers.removeAll()
             }
         }
