@@ -74,6 +74,9 @@ struct Arena {
 
     func contains(_ g: Int) -> Bool { seats[g].isMember }
 
+    /// The region gesture `g` is armed in.
+    func region(of g: Int) -> Int { seats[g].region }
+
     func isUndecided(_ g: Int) -> Bool { seats[g].isMember && seats[g].decision == .undecided }
 
     /// Enters `g` (of region `r`) for a new round, seeing the contacts from serial `first` on.
@@ -100,7 +103,6 @@ struct Arena {
     /// a warning and counts it in `stats` rather than deciding twice.
     private(set) var violations = 0
 
-    @inline(__always)
     mutating func decide(_ g: Int, _ d: Decision) {
         guard seats[g].isMember, seats[g].decision == .undecided else {
             violations += 1
@@ -130,7 +132,7 @@ struct Arena {
 
     /// May `g` fire now? Not while an undecided member of its round or an earlier one that
     /// shares a contact with it outranks it.
-    func isBlocked(_ g: Int, by policy: borrowing ArenaPolicy, _ tree: borrowing RegionTree, _ lastLanded: borrowing [UInt64]) -> Bool {
+    func isBlocked(_ g: Int, by policy: ArenaPolicy, _ tree: borrowing RegionTree, _ lastLanded: borrowing [UInt64]) -> Bool {
         for o in members where o != g && seats[o].decision == .undecided && seats[o].round <= seats[g].round {
             if policy.outranks(o, g), meet(o, g, tree, lastLanded) { return true }
         }
@@ -139,7 +141,7 @@ struct Arena {
 
     /// Does `winner`'s firing reject `o`? Yes if `o` is undecided, of its round, shares a
     /// contact with it, and may not run with it.
-    func loses(_ o: Int, to winner: Int, by policy: borrowing ArenaPolicy, _ tree: borrowing RegionTree, _ lastLanded: borrowing [UInt64]) -> Bool {
+    func loses(_ o: Int, to winner: Int, by policy: ArenaPolicy, _ tree: borrowing RegionTree, _ lastLanded: borrowing [UInt64]) -> Bool {
         guard o != winner && seats[o].isMember && seats[o].decision == .undecided && seats[o].round == seats[winner].round
             && !policy.simultaneous(winner, o)
         else { return false }
@@ -148,18 +150,14 @@ struct Arena {
 
     /// The rule, applied once from position `start` of `members`: the first undecided member
     /// there or after that is ready and not blocked is accepted, and every member its firing
-    /// rejects is decided rejected and appended to `losers`. A member it may take over later
-    /// (`ArenaPolicy.takesOver`: it needs more fingers than were down in its region before this
-    /// frame's landings, `regions` and `landings`)
-    /// is spared instead; a spared member that fires takes over the one that spared it, if that
-    /// one is still active: it is decided rejected too (`taken`; -1: none). The engine then tells
-    /// the taken, the winner and the losers (their recognizers' `rejected`, `accepted`,
-    /// `rejected`) and asks again from `next`. nil: nothing from `start` on can fire now.
+    /// rejects is decided rejected and appended to `losers`. The engine then tells the winner and
+    /// the losers (their recognizers' `accepted` and `rejected`; a loser that may take the winner
+    /// over later is spared instead, `spare`) and asks again from `next`. nil: nothing from
+    /// `start` on can fire now.
     mutating func fireNext(
-        from start: Int, at now: Timestamp, bank: borrowing RecognizerBank, policy: borrowing ArenaPolicy, tree: borrowing RegionTree,
-        lastLanded: borrowing [UInt64], regions: borrowing [RegionFrame], landings: borrowing FrameList<(contact: UInt32, leaf: Int)>,
-        losers: inout FrameList<Int>
-    ) -> (winner: Int, next: Int, taken: Int)? {
+        from start: Int, at now: Timestamp, bank: borrowing RecognizerBank, policy: ArenaPolicy, tree: borrowing RegionTree,
+        lastLanded: borrowing [UInt64], losers: inout FrameList<Int>
+    ) -> (winner: Int, next: Int)? {
         var i = start
         while i < members.count {
             let g = members[i]
@@ -167,40 +165,40 @@ struct Arena {
             guard seats[g].decision == .undecided, bank.status(g).isReady, !isBlocked(g, by: policy, tree, lastLanded) else {
                 continue
             }
-            var taken = -1
-            if spares > 0, case let x = sparedBy[g], x >= 0 {
-                if seats[x].decision == .accepted && bank.status(x) == .active {
-                    seats[x].decision = .rejected
-                    taken = x
-                }
-                unspare(g)
-            }
             seats[g].decision = .accepted
             acceptedAt[g] = now.nanoseconds
             moved = true
             for o in members where loses(o, to: g, by: policy, tree, lastLanded) {
-                if policy.takesOver(o, g) && sparedBy[o] < 0 && fingersBefore(seats[o].region, regions, landings, tree) < policy.takers[o].minFingers {
-                    sparedBy[o] = g
-                    spares += 1
-                    continue
-                }
                 seats[o].decision = .rejected
-                if spares > 0 { unspare(o) }
                 losers.append(o)
             }
-            return (g, i, taken)
+            return (g, i)
         }
         return nil
     }
 
-    /// The contacts down in region `r` (or one nested in it) before the last frame's landings: a
-    /// gesture made ready by a frame in which a finger landed was made ready by the others.
-    private func fingersBefore(
-        _ r: Int, _ regions: borrowing [RegionFrame], _ landings: borrowing FrameList<(contact: UInt32, leaf: Int)>, _ tree: borrowing RegionTree
-    ) -> Int {
-        var landed = 0
-        for k in 0..<landings.count where landings[k].leaf == r || tree.isAncestor(r, of: landings[k].leaf) { landed += 1 }
-        return regions[r].present - landed
+    /// Loser `o` of `winner`'s firing, which may take it over (`ArenaPolicy.takesOver`) and
+    /// lacks its fingers yet (`fingers` were down before the frame's landings), is undecided
+    /// again, spared by it. Whether it was.
+    mutating func spare(_ o: Int, by winner: Int, fingers: Int, _ policy: borrowing ArenaPolicy) -> Bool {
+        guard policy.takesOver(o, winner), sparedBy[o] < 0, fingers < policy.takers[o].minFingers else { return false }
+        seats[o].decision = .undecided
+        sparedBy[o] = winner
+        spares += 1
+        moved = true
+        return true
+    }
+
+    /// The member `winner` takes over as it fires: the one that spared it, if still active
+    /// (decided rejected now); -1: none.
+    mutating func takenOver(by winner: Int, _ bank: borrowing RecognizerBank) -> Int {
+        let x = sparedBy[winner]
+        guard x >= 0 else { return -1 }
+        unspare(winner)
+        guard seats[x].decision == .accepted && bank.status(x) == .active else { return -1 }
+        seats[x].decision = .rejected
+        moved = true
+        return x
     }
 
     /// Lets go of the members in `gone` (decided, and their region's sequence over): the next

@@ -48,15 +48,15 @@ extension Engine {
         while changed {
             changed = false
             var from = 0
-            // Only the nesting, the landings and the regions' frames are lent (not the ~400-byte table).
-            while let (g, next, taken) = arena.fireNext(
+            // Only the nesting and the landings are lent (not the ~400-byte table).
+            while let (g, next) = arena.fireNext(
                 from: from, at: time, bank: bank, policy: configuration.policy, tree: sequences.tree, lastLanded: sequences.lastLanded,
-                regions: sequences.frames, landings: sequences.landings, losers: &losers)
+                losers: &losers)
             {
                 from = next
                 changed = true
                 // The gesture taken over ends (cancelled) before the one taking over begins.
-                if taken >= 0 { reject(taken, at: time, because: .lostTo(g), into: &out) }
+                if arena.spares > 0, case let x = arena.takenOver(by: g, bank), x >= 0 { reject(x, at: time, because: .lostTo(g), into: &out) }
                 let before = transitionLog == nil ? nil : bank.look(g).stateName
                 instance[g] = nextID
                 nextID += 1
@@ -64,7 +64,15 @@ extension Engine {
                 _ = bank.handle(g, .accepted(time), &noFrame, into: &out)
                 if let before { log(g, before, .accepted, bank.look(g).stateName, nil, at: time) }
                 if out.count > first { stamp(from: first, g, &out) }
-                for o in losers { reject(o, at: time, because: .lostTo(g), into: &out) }
+                for o in losers {
+                    // A loser that may take the winner over once its fingers land waits for them.
+                    if configuration.policy.takesOver(o, g),
+                        arena.spare(o, by: g, fingers: sequences.presentBeforeLandings(arena.region(of: o)), configuration.policy)
+                    {
+                        continue
+                    }
+                    reject(o, at: time, because: .lostTo(g), into: &out)
+                }
                 losers.removeAll()
             }
         }

@@ -23,7 +23,7 @@ struct SequenceTable {
     // Per region.
     private var trackers: [ContactTracker]
     /// What the last frame did to each region, in one entry (one access a region a frame).
-    private(set) var frames: [RegionFrame]
+    private var frames: [RegionFrame]
     /// The serial of the last contact that landed in the region or a region nested in it.
     private(set) var lastLanded: [UInt64]
     /// The arena round and the sequence number of the region's current (or last) sequence.
@@ -111,6 +111,14 @@ struct SequenceTable {
 
     /// Contacts (palms included) down in region `r` or a region nested in it, after the last frame.
     func present(_ r: Int) -> Int { frames[r].present }
+
+    /// The contacts down in region `r` (or one nested in it) before the last frame's landings: a
+    /// gesture made ready by a frame in which a finger landed was made ready by the others.
+    func presentBeforeLandings(_ r: Int) -> Int {
+        var landed = 0
+        for k in 0..<landings.count where landings[k].leaf == r || tree.isAncestor(r, of: landings[k].leaf) { landed += 1 }
+        return frames[r].present - landed
+    }
 
     /// Where region `r`'s summary is in the buffer `read` filled (valid when `isActive(r)`).
     func summarySlot(ofRegion r: Int) -> Int { frames[r].slot }
