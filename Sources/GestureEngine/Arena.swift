@@ -103,6 +103,7 @@ struct Arena {
     /// a warning and counts it in `stats` rather than deciding twice.
     private(set) var violations = 0
 
+    @inline(__always)
     mutating func decide(_ g: Int, _ d: Decision) {
         guard seats[g].isMember, seats[g].decision == .undecided else {
             violations += 1
