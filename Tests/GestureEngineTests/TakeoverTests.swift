@@ -16,12 +16,7 @@ import Testing
         t.down(1, at: (400, 500))
         t.drag(1, by: (-6, 0), over: .milliseconds(lag), steps: Int(lag / 8))
         t.down(2, at: (500, 500))
-        for _ in 0..<20 {
-            t.wait(.milliseconds(8))
-            t.contacts[0].position.x -= 2
-            t.contacts[1].position.x += 2
-            t.send()
-        }
+        Self.spread(&t)
         t.upAll()
         let lines = t.log.filter { !$0.hasSuffix("changed") }
         #expect(lines == ["pan began", "pan cancelled", "pinch began", "pinch ended"], "\(t.log)")
@@ -50,12 +45,7 @@ import Testing
         t.drag(1, by: (-6, 0), over: .milliseconds(80), steps: 10)
         t.down(2, at: (500, 500))
         t.wait(.milliseconds(400))
-        for _ in 0..<20 {
-            t.wait(.milliseconds(8))
-            t.contacts[0].position.x -= 2
-            t.contacts[1].position.x += 2
-            t.send()
-        }
+        Self.spread(&t)
         t.upAll()
         let lines = t.log.filter { !$0.hasSuffix("changed") }
         #expect(lines == ["pan began", "pan ended"], "\(t.log)")
@@ -65,12 +55,7 @@ import Testing
     @Test func twoFingersLandingTogether_pinchWithoutAPan() {
         var t = Timeline()
         t.down([(1, (400, 500)), (2, (500, 500))])
-        for _ in 0..<20 {
-            t.wait(.milliseconds(8))
-            t.contacts[0].position.x -= 2
-            t.contacts[1].position.x += 2
-            t.send()
-        }
+        Self.spread(&t)
         t.upAll()
         #expect(t.log.filter { !$0.hasSuffix("changed") } == ["pinch began", "pinch ended"], "\(t.log)")
     }
@@ -86,5 +71,15 @@ import Testing
         let names = standard.gestures.map(\.spec.name)
         let (p, q) = (try! #require(names.firstIndex(of: "pinch")), try! #require(names.firstIndex(of: "pan")))
         #expect(standard.policy.takesOver(p, q) && !standard.policy.takesOver(q, p))
+    }
+
+    /// The two fingers down spread apart, 2 mm each a frame at 120 Hz for 20 frames.
+    static func spread(_ t: inout Timeline) {
+        for _ in 0..<20 {
+            t.wait(.milliseconds(8))
+            t.contacts[0].position.x -= 2
+            t.contacts[1].position.x += 2
+            t.send()
+        }
     }
 }
