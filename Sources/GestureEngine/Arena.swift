@@ -121,14 +121,14 @@ struct Arena {
         spares -= 1
     }
 
-    /// Spared members whose time to take over has passed (`ArenaPolicy.Taker.window`), each
-    /// with the member that spared it (it loses to that one, as it would have when that one fired).
-    func expiredSpares(at now: Timestamp, _ policy: borrowing ArenaPolicy) -> [(spared: Int, by: Int)] {
-        members.compactMap { g in
-            let x = sparedBy[g]
-            guard x >= 0, seats[g].decision == .undecided, now.nanoseconds - acceptedAt[x] > policy.takers[g].window else { return nil }
-            return (g, x)
-        }
+    /// The spared member at `members[k]` and the one that spared it, when its time to take over
+    /// has passed (`ArenaPolicy.Taker.window`) or that one is no longer running (ended, or
+    /// cancelled): it loses to that one, as it would have when that one fired. nil otherwise.
+    func lapsedSpare(at k: Int, _ now: Timestamp, _ policy: borrowing ArenaPolicy, _ bank: borrowing RecognizerBank) -> (spared: Int, by: Int)? {
+        let g = members[k], x = sparedBy[g]
+        guard x >= 0, seats[g].decision == .undecided else { return nil }
+        let running = seats[x].decision == .accepted && bank.status(x) == .active
+        return !running || now.nanoseconds - acceptedAt[x] > policy.takers[g].window ? (g, x) : nil
     }
 
     /// May `g` fire now? Not while an undecided member of its round or an earlier one that
@@ -171,6 +171,7 @@ struct Arena {
             moved = true
             for o in members where loses(o, to: g, by: policy, tree, lastLanded) {
                 seats[o].decision = .rejected
+                if spares > 0 { unspare(o) }
                 losers.append(o)
             }
             return (g, i)
@@ -206,7 +207,10 @@ struct Arena {
     /// sequence in their region arms them afresh.
     mutating func release(_ gone: FrameList<Int>) {
         guard !gone.isEmpty else { return }
-        for g in gone { seats[g].isMember = false }
+        for g in gone {
+            seats[g].isMember = false
+            if spares > 0 { unspare(g) }
+        }
         var kept = 0
         var i = 0
         while i < members.count {

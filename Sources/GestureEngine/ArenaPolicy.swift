@@ -48,14 +48,21 @@ public struct ArenaPolicy: Sendable {
     /// `a` ready soon after (`Taker.window`) cancels `b` and fires (`Arena.fireNext`).
     public func takesOver(_ a: Int, _ b: Int) -> Bool { links[a * count + b] & Self.takeoverBit != 0 }
 
+    /// The gestures that may take another over: those a motion makes ready while the fingers are
+    /// down (a tap or a swipe, ready only as the fingers lift, would find the other ended).
+    static let takerKinds: Set<GestureKind> = [.pan, .pinch]
+    /// The gestures that may be taken over: those that run while the fingers are down.
+    static let takenKinds: Set<GestureKind> = [.pan, .pinch, .longPress, .edgeSwipe]
+
     /// The pairs of one region where one needs more fingers than the other and nothing else
-    /// orders them (`takesOver`).
+    /// orders them (`takesOver`), the one taking over a pan or a pinch.
     static func takeovers(_ regions: [CompiledRegion], _ gestures: [CompiledGesture], outranking: [Bool], together: [Bool]) -> [Bool] {
         let n = gestures.count
         var takeover = [Bool](repeating: false, count: n * n)
         for region in regions {
             for a in region.gestures {
-                for b in region.gestures where a != b && gestures[a].spec.minFingers > gestures[b].spec.minFingers {
+                guard takerKinds.contains(gestures[a].spec.kind) else { continue }
+                for b in region.gestures where a != b && gestures[a].spec.minFingers > gestures[b].spec.minFingers && takenKinds.contains(gestures[b].spec.kind) {
                     let (ab, ba) = (a * n + b, b * n + a)
                     if !outranking[ab] && !outranking[ba] && !together[ab] { takeover[ab] = true }
                 }

@@ -40,9 +40,12 @@ extension Engine {
     mutating func resolve(at time: Timestamp, into out: inout [GestureEvent]) {
         // Nothing changed since the last pass, which fired everything it could.
         guard bank.moved || arena.moved else { return }
-        // A gesture spared for a takeover that did not come in time loses, as it would have.
-        if arena.spares > 0 {
-            for (g, x) in arena.expiredSpares(at: time, configuration.policy) { reject(g, at: time, because: .lostTo(x), into: &out) }
+        // A gesture spared for a takeover that did not come in time, or whose winner is over,
+        // loses, as it would have.
+        var k = 0
+        while arena.spares > 0 && k < arena.members.count {
+            if let (g, x) = arena.lapsedSpare(at: k, time, configuration.policy, bank) { reject(g, at: time, because: .lostTo(x), into: &out) }
+            k += 1
         }
         var changed = true
         while changed {
@@ -67,7 +70,7 @@ extension Engine {
                 for o in losers {
                     // A loser that may take the winner over once its fingers land waits for them.
                     if configuration.policy.takesOver(o, g),
-                        arena.spare(o, by: g, fingers: sequences.presentBeforeLandings(arena.region(of: o)), configuration.policy)
+                        arena.spare(o, by: g, fingers: sequences.presentBeforeLandings(arena.region(of: o), at: time), configuration.policy)
                     {
                         continue
                     }

@@ -66,6 +66,8 @@ struct SequenceTable {
     private var activePath: Int32 = -1
     /// The contacts that landed in the last frame, with the region each was hit-tested to.
     private(set) var landings = FrameList<(contact: UInt32, leaf: Int)>()
+    /// The time of the frame `landings` are from.
+    private var landingsAt = Timestamp(nanoseconds: 0)
     /// The last frame emptied a region's sequence (its last contact lifted).
     private(set) var emptiedRegion = false
 
@@ -112,9 +114,11 @@ struct SequenceTable {
     /// Contacts (palms included) down in region `r` or a region nested in it, after the last frame.
     func present(_ r: Int) -> Int { frames[r].present }
 
-    /// The contacts down in region `r` (or one nested in it) before the last frame's landings: a
-    /// gesture made ready by a frame in which a finger landed was made ready by the others.
-    func presentBeforeLandings(_ r: Int) -> Int {
+    /// The contacts down in region `r` (or one nested in it) at `time`, before the landings of
+    /// a frame at that time: a gesture made ready by a frame in which a finger landed was made
+    /// ready by the others. (At a deadline after the frame its landings were down already.)
+    func presentBeforeLandings(_ r: Int, at time: Timestamp) -> Int {
+        guard time == landingsAt else { return frames[r].present }
         var landed = 0
         for k in 0..<landings.count where landings[k].leaf == r || tree.isAncestor(r, of: landings[k].leaf) { landed += 1 }
         return frames[r].present - landed
@@ -144,6 +148,7 @@ struct SequenceTable {
     /// order; the buffer only grows, and what lies past this frame's summaries is stale).
     mutating func read(_ frame: TouchFrame, at time: Timestamp, into summaries: inout [FrameSummary]) {
         nextFrameStamp()
+        landingsAt = time
         emptiedRegion = false
         let oneLeaf = classify(frame)
         if !landings.isEmpty && !claims.claimed.isEmpty { claims.split(by: landings, tree: tree, regions: trackers) }

@@ -73,6 +73,25 @@ import Testing
         #expect(standard.policy.takesOver(p, q) && !standard.policy.takesOver(q, p))
     }
 
+    /// A two-finger tap after a one-finger pan began (a tap slop past the pan's): a tap is ready
+    /// only at the lift, where the pan has ended, so it takes nothing over and loses to the pan as
+    /// before (the two were both recognized while it could).
+    @Test func aTapTakesNothingOver() {
+        var th = Thresholds.standard
+        th.tapSlop = 5
+        var pan = GestureSpec(.pan, fingers: 1, maxFingers: 5, thresholds: th)
+        pan.simultaneousWith = []
+        let tap2 = GestureSpec(.tap, name: "two_finger_tap", fingers: 2, thresholds: th)
+        var t = Timeline(regions: [RegionSpec(name: "screen", gestures: [pan, tap2])])
+        t.down(1, at: (400, 500))
+        t.drag(1, by: (4, 0), over: .milliseconds(40), steps: 5)
+        t.down(2, at: (450, 500))
+        t.wait(.milliseconds(40))
+        t.upAll()
+        t.finish()
+        #expect(t.log.filter { !$0.hasSuffix("changed") } == ["pan began", "pan ended"], "\(t.log)")
+    }
+
     /// The two fingers down spread apart, 2 mm each a frame at 120 Hz for 20 frames.
     static func spread(_ t: inout Timeline) {
         for _ in 0..<20 {
