@@ -32,8 +32,6 @@ struct FrameSummary {
     /// The farthest any finger down has travelled from where it landed (mm).
     var maxTravel: Millimeters = 0
     var scale: MillimetersPerPixel = .identity
-    /// The frame's device's edges on the screen (`TouchFrame.bounds`; empty: the screen's).
-    var bounds = PixelRect(x: 0, y: 0, width: 0, height: 0)
     /// A palm is on the glass.
     var hasPalm = false
     /// Position of the view's first contact in this frame (px): where an edge swipe starts.
@@ -120,7 +118,6 @@ struct ContactTracker {
     ) {
         s = FrameSummary(time: time)
         s.scale = frame.scale
-        s.bounds = frame.bounds
         s.previousCentroid = lastCentroid
         if next.count < frame.contacts.count {
             next += [Tracked](repeating: .none, count: frame.contacts.count - next.count)

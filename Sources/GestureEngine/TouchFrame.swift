@@ -34,9 +34,6 @@ public struct TouchFrame: Sendable {
     public var contacts: FrameList<Contact>
     /// Millimetres per pixel for this device, so thresholds can be physical.
     public var scale: MillimetersPerPixel
-    /// The pixels this device's positions span (its `[[panel]] output` within the screen), whose
-    /// sides are its edges for an edge swipe; empty (the default): the whole screen.
-    public var bounds = PixelRect(x: 0, y: 0, width: 0, height: 0)
     /// Events were lost before this frame (SYN_DROPPED without a resync): the engine cancels the
     /// sequence rather than guess.
     public var discontinuity: Bool

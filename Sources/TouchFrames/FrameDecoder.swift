@@ -386,7 +386,6 @@ public struct FrameDecoder: Sendable {
         frame.time = time
         frame.device = device
         frame.scale = geometry.scale
-        frame.bounds = geometry.output
         frame.discontinuity = discontinuity
         discontinuity = false
     }

@@ -67,8 +67,6 @@ public struct ScreenGeometry: Sendable {
     private let xUnits: Double, yUnits: Double
     /// The pixels a position may take: the output within the screen, first to last pixel.
     private let low: PixelPoint, high: PixelPoint
-    /// The output within the screen: the panel's edges on the screen (`TouchFrame.bounds`).
-    public let output: PixelRect
     public let scale: MillimetersPerPixel
     /// Where the panel's physical size came from, for `devices` and logs.
     public let sizeSource: SizeSource
@@ -129,7 +127,6 @@ public struct ScreenGeometry: Sendable {
         // Compose: output ∘ rotation ∘ calibration.
         let rc = unitMap(calibration: c.calibration, rotation: c.rotation)
         m = compose((out.width, 0, out.x, 0, out.height, out.y), rc)
-        output = out
         low = PixelPoint(x: out.x, y: out.y)
         high = PixelPoint(x: out.x + max(0, out.width - 1), y: out.y + max(0, out.height - 1))
 

@@ -93,26 +93,6 @@ import Testing
         }
     }
 
-    /// A panel on the right half of a two-screen desktop (`[[panel]] output`): a swipe in from
-    /// its own left edge, in the middle of the desktop, is an edge swipe; so is one from its right
-    /// edge; the desktop's left edge is no edge of this panel's.
-    @Test(arguments: [(503.0, 80.0, ScreenEdge.left), (997.0, -80.0, .right)])
-    func edgeSwipe_fromThePanelsOwnEdge_inTheMiddleOfTheDesktop(x: Double, dx: Double, edge: ScreenEdge) {
-        var t = Timeline()
-        t.bounds = PixelRect(x: 500, y: 0, width: 500, height: 1000)
-        t.down(1, at: (x, 500))
-        t.drag(1, by: (dx, 0), over: .milliseconds(300))
-        t.up(1)
-        t.finish()
-        #expect(t.log.first == "edge_swipe began" && t.event("edge_swipe", .began)?.edge == edge, "\(t.log)")
-        var inner = Timeline()
-        inner.down(1, at: (503, 500))
-        inner.drag(1, by: (80, 0), over: .milliseconds(300))
-        inner.up(1)
-        inner.finish()
-        #expect(inner.log.first == "pan began", "without the panel's part, the desktop's edges: \(inner.log)")
-    }
-
     @Test func edgeSwipe_alongTheEdge_failsAndLetsThePanGo() {
         var t = Timeline()
         t.down(1, at: (998, 500))

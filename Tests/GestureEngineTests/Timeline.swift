@@ -10,8 +10,6 @@ struct Timeline {
     var contacts: [Contact] = []
     var events: [GestureEvent] = []
     var scale = MillimetersPerPixel.identity
-    /// The device's part of the screen (`TouchFrame.bounds`; empty: the screen).
-    var bounds = PixelRect(x: 0, y: 0, width: 0, height: 0)
 
     init(_ config: EngineConfiguration = .standard(screen: PixelRect(x: 0, y: 0, width: 1000, height: 1000))) {
         engine = Engine(configuration: config)
@@ -26,7 +24,6 @@ struct Timeline {
 
     mutating func send(palm: Bool = false) {
         var frame = TouchFrame(time: time, contacts: contacts, scale: scale)
-        frame.bounds = bounds
         if palm { frame.contacts.append(Contact(id: 999, position: .zero, isPalm: true)) }
         engine.handle(frame, into: &events)
     }

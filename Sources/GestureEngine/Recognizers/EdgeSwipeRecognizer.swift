@@ -41,10 +41,8 @@ struct EdgeSwipeRecognizer: ContinuousRecognizer {
 
     mutating func reset() { state = .idle }
 
-    /// The enabled edge nearest to `p`, if `p` lies within the edge band of it: the edges of the
-    /// device's part of the screen (`bounds`, its `[[panel]] output`), or of the screen.
-    private func edge(at p: PixelPoint, _ scale: MillimetersPerPixel, _ bounds: PixelRect) -> ScreenEdge? {
-        let screen = bounds.width > 0 && bounds.height > 0 ? bounds : screen
+    /// The enabled edge nearest to `p`, if `p` lies within the edge band of it.
+    private func edge(at p: PixelPoint, _ scale: MillimetersPerPixel) -> ScreenEdge? {
         var best: ScreenEdge?
         var bestDistance = thresholds.edgeBand.value
         for (i, e) in ScreenEdge.allCases.enumerated() where edges & (1 << UInt8(i)) != 0 {
@@ -91,7 +89,7 @@ struct EdgeSwipeRecognizer: ContinuousRecognizer {
     }
 
     func begin(_ s: borrowing FrameSummary) -> ContinuousLifecycle<Drag, Drag> {
-        guard let e = edge(at: s.firstContact, s.scale, s.bounds) else { return .failed(.notAtEdge) }
+        guard let e = edge(at: s.firstContact, s.scale) else { return .failed(.notAtEdge) }
         return .tracking(Drag(edge: e, translation: .zero, position: s.centroid, fingers: s.count))
     }
 
