@@ -40,13 +40,7 @@ extension Engine {
     mutating func resolve(at time: Timestamp, into out: inout [GestureEvent]) {
         // Nothing changed since the last pass, which fired everything it could.
         guard bank.moved || arena.moved else { return }
-        // A gesture spared for a takeover that did not come in time, or whose winner is over,
-        // loses, as it would have.
-        var k = 0
-        while arena.spares > 0 && k < arena.members.count {
-            if let (g, x) = arena.lapsedSpare(at: k, time, configuration.policy, bank) { reject(g, at: time, because: .lostTo(x), into: &out) }
-            k += 1
-        }
+        if arena.spares > 0 { rejectLapsedSpares(at: time, into: &out) }
         var changed = true
         while changed {
             changed = false
@@ -78,6 +72,17 @@ extension Engine {
                 }
                 losers.removeAll()
             }
+        }
+    }
+
+    /// A gesture spared for a takeover that did not come in time, or whose winner is over, loses,
+    /// as it would have. (Out of line: `resolve` runs every frame, this only while one is spared.)
+    @inline(never)
+    mutating func rejectLapsedSpares(at time: Timestamp, into out: inout [GestureEvent]) {
+        var k = 0
+        while arena.spares > 0 && k < arena.members.count {
+            if let (g, x) = arena.lapsedSpare(at: k, time, configuration.policy, bank) { reject(g, at: time, because: .lostTo(x), into: &out) }
+            k += 1
         }
     }
 
