@@ -92,6 +92,29 @@ import Testing
         #expect(t.log.filter { !$0.hasSuffix("changed") } == ["pan began", "pan ended"], "\(t.log)")
     }
 
+    /// A pan that waits for a swipe's deadline wins at it with two fingers down, the second
+    /// landed in an earlier frame and no frame between: that landing is no longer the frame's,
+    /// so the pinch is not spared and the spread after it leaves the pan running.
+    @Test func aWinAtADeadline_countsNoEarlierLanding() {
+        var th = Thresholds.standard
+        th.swipeMaxDuration = .milliseconds(100)
+        var pan = GestureSpec(.pan, fingers: 1, maxFingers: 5, thresholds: th)
+        pan.requiresFailureOf = ["swipe"]
+        let swipe = GestureSpec(.swipe, fingers: 1, maxFingers: 5, thresholds: th)
+        let pinch = GestureSpec(.pinch, fingers: 2, maxFingers: 5, thresholds: th)
+        var t = Timeline(regions: [RegionSpec(name: "screen", gestures: [pan, swipe, pinch])])
+        t.down(1, at: (400, 500))
+        t.drag(1, by: (-6, 0), over: .milliseconds(60), steps: 6)
+        t.wait(.milliseconds(15))
+        t.down(2, at: (500, 500))
+        t.wait(.milliseconds(40))
+        Self.spread(&t)
+        t.upAll()
+        t.finish()
+        let lines = t.log.filter { !$0.hasSuffix("changed") }
+        #expect(lines.first == "pan began" && !lines.contains("pan cancelled") && !lines.contains("pinch began"), "\(t.log)")
+    }
+
     /// The two fingers down spread apart, 2 mm each a frame at 120 Hz for 20 frames.
     static func spread(_ t: inout Timeline) {
         for _ in 0..<20 {
