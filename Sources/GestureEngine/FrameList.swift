@@ -52,6 +52,22 @@ public struct FrameList<Element>: RandomAccessCollection {
         used = n
     }
 
+    /// Refills the list from outside a closure: its storage (at least `capacity`, grown with
+    /// `filler`) is swapped with `outside` (an empty array: no copy), written there through its
+    /// span, and swapped back by `endRefill` with the count written.
+    @inlinable public mutating func beginRefill(capacity: Int, filler: Element, into outside: inout [Element]) {
+        if storage.count < capacity { storage += repeatElement(filler, count: capacity - storage.count) }
+        swap(&storage, &outside)
+        used = 0
+    }
+
+    /// The storage `beginRefill` lent back, its first `count` elements the list.
+    @inlinable public mutating func endRefill(_ outside: inout [Element], count: Int) {
+        swap(&storage, &outside)
+        precondition(count >= 0 && count <= storage.count, "FrameList refilled past its capacity")
+        used = count
+    }
+
     /// The list's elements as a span, read where they lie.
     @inlinable public func withSpan<R>(_ body: (Span<Element>) throws -> R) rethrows -> R {
         try body(storage.span.extracting(0..<used))

@@ -139,9 +139,10 @@ struct ContactFilter {
     let rules: Rules
     var settings: ContactFilterSettings { rules.settings }
     var mmPerUnit: (x: Double, y: Double) { rules.mmPerUnit }
-    private var state: ContiguousArray<FilterSlot>
+    /// What the filters keep of each slot (read and written by a frame's pass, `run`).
+    var state: ContiguousArray<FilterSlot>
     /// What each slot shows this frame (`FrameDecoder` collects the contacts from it).
-    private(set) var shown: ContiguousArray<ShownSlot>
+    var shown: ContiguousArray<ShownSlot>
     /// What the filters did so far, when they next want a frame, the report interval.
     var tally = Tally()
 
@@ -254,38 +255,8 @@ struct ContactFilter {
         shown = ContiguousArray(repeating: ShownSlot(), count: max(1, slots))
     }
 
-    /// The first `count` of a multitouch panel's slots at `time` (ns), each through the filters
-    /// into `shown`, a slot with nothing down before or now passed over (`fresh`: the panel's
-    /// frame, not one the filters made, whose positions are the last frame's again). A stuck contact that
-    /// moves again gets the id `nextContact` (which then counts on); one that lands again as
-    /// chatter gets its old id back.
-    mutating func run(_ slots: inout [DecoderSlot], count: Int, at time: Int64, fresh: Bool, nextContact: inout UInt32) {
-        // The state moved out for the frame (no copy, nothing retained) and read through spans:
-        // one uniqueness check an array a frame, not one a slot.
-        // The rules read once a frame (passed on from `self`, each step's call copied them).
-        let rules = rules
-        var (state, shown) = (ContiguousArray<FilterSlot>(), ContiguousArray<ShownSlot>())
-        swap(&state, &self.state)
-        swap(&shown, &self.shown)
-        do {
-            var st = state.mutableSpan, sh = shown.mutableSpan, ds = slots.mutableSpan
-            let n = min(count, st.count, sh.count, ds.count), chatter = rules.settings.chatterNs != nil
-            for k in 0..<n {
-                let down = ds[k].trackingID >= 0 && ds[k].hasX && ds[k].hasY
-                if down && chatter && st[k].contact != ds[k].contact {
-                    // A landing: maybe a bounce the panel gave another slot (ContactFilterBounces.swift).
-                    Self.landing(k, &st, &sh, &ds, n, fresh: fresh, rules, &tally, &nextContact, at: time)
-                    continue
-                }
-                if !down && !st[k].down { continue }
-                Self.step(&st[k], &sh[k], &ds[k], down: down, at: time, fresh: fresh, rules, &tally, &nextContact)
-            }
-        }
-        swap(&state, &self.state)
-        swap(&shown, &self.shown)
-    }
-
-    /// A single-touch panel's one contact, `down` or not, the same way.
+    /// A single-touch panel's one contact at `time` (ns), `down` or not, through the filters into
+    /// `shown` (a multitouch panel's slots: `run(_:count:...)`, ContactFilterPass.swift).
     mutating func run(one s: inout DecoderSlot, down: Bool, at time: Int64, fresh: Bool, nextContact: inout UInt32) {
         guard down || state[0].down else { return }
         tally.lone = true  // one contact at most

@@ -4,7 +4,7 @@
 extension ContactFilter {
     /// Slot `s` at `time` (ns), its contact `down` (and placed) or not: its state `f`, what it
     /// shows `v`; `fresh`: a position the panel sent (not a filter's own frame).
-    @inline(__always)
+    @inline(always)
     static func step(
         _ f: inout FilterSlot, _ v: inout ShownSlot, _ s: inout DecoderSlot, down: Bool, at time: Int64, fresh: Bool, _ r: borrowing Rules,
         _ tally: inout Tally, _ nextContact: inout UInt32

@@ -344,8 +344,9 @@ public struct FrameDecoder: Sendable {
     mutating func makeFrame(at time: Timestamp, fresh: Bool = true) {
         hadContacts = !frame.contacts.isEmpty
         if isFiltered {
+            // A multitouch panel's contacts are collected by the filters' pass.
             filter.startFrame()
-            runFilter(at: time, fresh: fresh)
+            if multitouch { runFilterCollecting(at: time, fresh: fresh) } else { runFilterSingle(at: time, fresh: fresh) }
             nextTick = filterTick()
         }
         if keepsPanel {
@@ -356,32 +357,29 @@ public struct FrameDecoder: Sendable {
         lastNextContact = nextContact
         landed = nextContact != contactsBefore
         defer { if keepsPanel { if isFiltered { collectFilteredPanel() } else { collectPanel() } } }
-        // The frame's list moved out (no copy) and written through a span of it (one uniqueness
-        // check, not one per contact; nothing retained or released), the geometry read where it
-        // lies (a copy of it was 208 bytes a frame). The list holds a contact a slot.
-        var contacts = FrameList<Contact>()
-        swap(&contacts, &frame.contacts)
-        let filler = Contact(id: 0, position: PixelPoint(x: 0, y: 0))
         if isFiltered {
-            var ids = ContiguousArray<UInt32>()
-            swap(&ids, &gestureIDs)
-            newToGestures = Self.collectFiltered(
-                filter.shown, slots, single: multitouch ? nil : single, count: multitouch ? slotsUsed : 1, touching: touching, geometry,
-                majorScale: majorScale, palmSize: palmSize, filler, into: &contacts, lastIDs: &ids)
-            swap(&ids, &gestureIDs)
+            if !multitouch { collectFilteredSingle() }
             landed = newToGestures != 0
-        } else if multitouch {
-            Self.collect(slots, used: slotsUsed, geometry, majorScale, palmSize, filler, into: &contacts)
         } else {
-            let down = touching && single.hasX && single.hasY
-            let c = down ? Contact(id: single.contact, position: geometry.map(x: single.x, y: single.y)) : filler
-            contacts.refill(capacity: 1, filler: filler) { list in
-                guard down else { return 0 }
-                list[0] = c
-                return 1
+            // The frame's list moved out (no copy) and written through a span of it (one uniqueness
+            // check, not one per contact; nothing retained or released), the geometry read where it
+            // lies (a copy of it was 208 bytes a frame). The list holds a contact a slot.
+            var contacts = FrameList<Contact>()
+            swap(&contacts, &frame.contacts)
+            let filler = Contact(id: 0, position: PixelPoint(x: 0, y: 0))
+            if multitouch {
+                Self.collect(slots, used: slotsUsed, geometry, majorScale, palmSize, filler, into: &contacts)
+            } else {
+                let down = touching && single.hasX && single.hasY
+                let c = down ? Contact(id: single.contact, position: geometry.map(x: single.x, y: single.y)) : filler
+                contacts.refill(capacity: 1, filler: filler) { list in
+                    guard down else { return 0 }
+                    list[0] = c
+                    return 1
+                }
             }
+            swap(&contacts, &frame.contacts)
         }
-        swap(&contacts, &frame.contacts)
         frameCount += 1
         frame.time = time
         frame.device = device

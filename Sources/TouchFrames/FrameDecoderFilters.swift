@@ -3,14 +3,37 @@ import GestureEngine
 /// The decoder's side of the panel's filters (`ContactFilter`): each frame's slots through them,
 /// and the frames they make on their own (a held lift, a young contact coming of age).
 extension FrameDecoder {
-    /// Each slot through the panel's filters, before the frame's ids are counted (a stuck
-    /// contact moving again lands under a new one; chatter lands under its old one).
-    mutating func runFilter(at time: Timestamp, fresh: Bool) {
-        if multitouch {
-            filter.run(&slots, count: slotsUsed, at: time.nanoseconds, fresh: fresh, nextContact: &nextContact)
-        } else {
-            filter.run(one: &single, down: touching && single.hasX && single.hasY, at: time.nanoseconds, fresh: fresh, nextContact: &nextContact)
-        }
+    /// A multitouch panel's slots through its filters and into `frame.contacts` (`ContactFilter.run`),
+    /// the slots new to the gestures into `newToGestures`, before the frame's ids are counted (a
+    /// stuck contact moving again lands under a new one; chatter lands under its old one).
+    mutating func runFilterCollecting(at time: Timestamp, fresh: Bool) {
+        var contacts = FrameList<Contact>()
+        swap(&contacts, &frame.contacts)
+        var ids = ContiguousArray<UInt32>()
+        swap(&ids, &gestureIDs)
+        newToGestures = filter.run(
+            &slots, count: slotsUsed, at: time.nanoseconds, fresh: fresh, nextContact: &nextContact, geometry, majorScale: majorScale,
+            palmSize: palmSize, into: &contacts, lastIDs: &ids)
+        swap(&ids, &gestureIDs)
+        swap(&contacts, &frame.contacts)
+    }
+
+    /// A single-touch panel's contact through its filters.
+    mutating func runFilterSingle(at time: Timestamp, fresh: Bool) {
+        filter.run(one: &single, down: touching && single.hasX && single.hasY, at: time.nanoseconds, fresh: fresh, nextContact: &nextContact)
+    }
+
+    /// A single-touch panel's contact as the filters show it to the gestures, into `frame.contacts`
+    /// and `newToGestures`.
+    mutating func collectFilteredSingle() {
+        var contacts = FrameList<Contact>()
+        swap(&contacts, &frame.contacts)
+        var ids = ContiguousArray<UInt32>()
+        swap(&ids, &gestureIDs)
+        newToGestures = Self.collectFiltered(
+            filter.shown, one: single, touching: touching, geometry, Contact(id: 0, position: .zero), into: &contacts, lastIDs: &ids)
+        swap(&ids, &gestureIDs)
+        swap(&contacts, &frame.contacts)
     }
 
     /// Contact `id` of this frame was not in the last one: it landed, or a filter showed it
@@ -26,42 +49,8 @@ extension FrameDecoder {
         return false
     }
 
-    /// The frame's contacts as the filters show them to the gestures, into `list`: a hidden or
-    /// young contact left out, a lingering one where it was. A contact is new to the gestures
-    /// when its slot showed them another one (or none) in their last frame, `lastIDs` (a young
-    /// one coming of age lands then); returned as a bit a slot. Static, handed what it reads of
-    /// the decoder: a method reading `self` inside the list's closure copied the whole decoder.
-    static func collectFiltered(
-        _ shown: ContiguousArray<ContactFilter.ShownSlot>, _ slots: [DecoderSlot], single: DecoderSlot?, count: Int,
-        touching: Bool, _ geometry: ScreenGeometry, majorScale: Double, palmSize: Double, _ filler: Contact,
-        into list: inout FrameList<Contact>, lastIDs ids: inout ContiguousArray<UInt32>
-    ) -> UInt64 {
-        if let one = single { return collectFiltered(shown, one: one, touching: touching, geometry, filler, into: &list, lastIDs: &ids) }
-        var new: UInt64 = 0
-        list.refill(capacity: max(1, slots.count), filler: filler) { out in
-            // Read through spans: no retain, no uniqueness check a slot.
-            let sh = shown.span, ds = slots.span
-            var last = ids.mutableSpan
-            var n = 0
-            for k in 0..<min(count, sh.count, ds.count, last.count, 64) {
-                let v = sh[k]
-                guard !v.hidden && !v.young && (ds[k].trackingID >= 0 || v.lingering) && ds[k].hasX && ds[k].hasY else {
-                    last[k] = 0
-                    continue
-                }
-                let id = ds[k].contact
-                let palm = ds[k].isPalm || (majorScale > 0 && Double(ds[k].major) * majorScale > palmSize)
-                out[n] = Contact(id: id, position: geometry.map(x: v.x, y: v.y), isPalm: palm, isLifted: v.lingering)
-                n &+= 1  // below the slot count
-                if last[k] != id && !v.moved { new |= 1 << k }
-                last[k] = id
-            }
-            return n
-        }
-        return new
-    }
-
-    /// A single-touch panel's one contact, as `collectFiltered` collects a slot.
+    /// A single-touch panel's one contact as the filters show it to the gestures, into `list`, as
+    /// `ContactFilter.run` collects a slot; 1 when it is new to them (its id not in `lastIDs`).
     static func collectFiltered(
         _ shown: ContiguousArray<ContactFilter.ShownSlot>, one: DecoderSlot, touching: Bool, _ geometry: ScreenGeometry, _ filler: Contact,
         into list: inout FrameList<Contact>, lastIDs ids: inout ContiguousArray<UInt32>
