@@ -136,8 +136,9 @@ extension Daemon {
             var regions = base.engine.regions
             for c in server.allClients where !c.ownedRegions.isEmpty {
                 let names = Set(regions.map(\.name))
-                if c.ownedRegions.contains(where: { names.contains($0.name) }) {
-                    dropRegions(of: c, "your regions clash with the reloaded configuration", &state)
+                if let clash = c.ownedRegions.first(where: { names.contains($0.name) }) {
+                    let message = "your region '\(clash.name)' clashes with a region of that name in the reloaded configuration: your regions were removed (set them again)"
+                    dropRegions(of: c, message, &state)
                     continue
                 }
                 regions += c.ownedRegions
@@ -164,11 +165,13 @@ extension Daemon {
         return dropped
     }
 
+    /// Tells `c` (alone) that its regions are gone: a writer of its own, so the line never rides
+    /// along with the reply of the request that reloaded (that client's `writer`).
     private func dropRegions(of c: Client, _ message: String, _ state: inout FrameState) {
         c.ownedRegions = []
-        writer.reset()
-        Messages.error(&writer, id: nil, code: .regionsDropped, message: message)
-        state.fanout.reply(writer.bytes[...], to: c.slot)
+        var line = JSONLineWriter(capacity: 256)
+        Messages.error(&line, id: nil, code: .regionsDropped, message: message)
+        state.fanout.reply(line.bytes[...], to: c.slot)
         log.notice("\(c.label): regions dropped: \(message)")
     }
 }

@@ -29,7 +29,8 @@ extension Server {
                 deliver(client, line, &state)
                 continue
             }
-            if client.input.count - client.inputStart > settings.maxLineBytes {
+            // No newline yet in `max_line_bytes`: no line can end within it.
+            if client.input.count - client.inputStart >= settings.maxLineBytes {
                 tooLong(client, &state)
                 return
             }
@@ -116,7 +117,7 @@ extension Server {
     }
 
     private func deliver(_ client: Client, _ line: ArraySlice<UInt8>, _ state: inout FrameState) {
-        if line.count > settings.maxLineBytes {
+        if line.count >= settings.maxLineBytes {  // its newline included
             tooLong(client, &state)
             return
         }

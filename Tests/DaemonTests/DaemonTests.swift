@@ -210,6 +210,20 @@ func offlineLines(_ path: String, config: Configuration = .standard) throws -> [
         #expect(next.call(#"{"op":"ping","id":1}"#)?["ok"] == .bool(true))
     }
 
+    /// `max_line_bytes` counts the newline: a line of exactly that many bytes is answered, one
+    /// byte more is refused.
+    @Test func aLineOfMaxLineBytes_newlineIncluded_isTheLongestTaken() throws {
+        let d = try DaemonUnderTest([], config: "[daemon]\nmax_line_bytes = 1024\n")
+        let ping = Array(#"{"op":"ping","id":1}"#.utf8)
+        let c = try TestClient(d.socket)
+        _ = c.json()
+        c.sendBytes(ping + [UInt8](repeating: UInt8(ascii: " "), count: 1023 - ping.count) + [0x0A])
+        #expect(c.json()?["ok"] == .bool(true))
+        c.sendBytes(ping + [UInt8](repeating: UInt8(ascii: " "), count: 1024 - ping.count) + [0x0A])
+        #expect(c.json()?["code"] == .string("line_too_long"))
+        #expect(d.stop() == 0)
+    }
+
     @Test func clientLimit_turnsExtraClientsAway() throws {
         let d = try DaemonUnderTest([], config: "[daemon]\nmax_clients = 2\n")
         let a = try TestClient(d.socket), b = try TestClient(d.socket)

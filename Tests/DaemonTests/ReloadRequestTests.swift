@@ -84,4 +84,26 @@ import Testing
         #expect(seen.last?["type"] == .string("reply"), "the reload itself took")
         #expect(d.stop() == 0)
     }
+
+    /// A reload asked by one client that drops another's regions (a name the file now takes):
+    /// the notice goes to the owner alone, naming the region; the asker gets its reply alone.
+    @Test func aClashAtAReload_isToldToTheOwnerAlone_notInTheAskersReply() throws {
+        let d = try DaemonUnderTest([], config: "")
+        let owner = try TestClient(d.socket), asker = try TestClient(d.socket)
+        _ = owner.json()
+        _ = asker.json()
+        let foo = #"{"name":"foo","rect":[10,10,100,100],"gesture":[{"kind":"tap"}]}"#
+        #expect(owner.call(#"{"op":"set_regions","id":1,"regions":[\#(foo)]}"#)?["type"] == .string("reply"))
+        try "[[region]]\nname = \"foo\"\nrect = [500, 500, 100, 100]\n".write(toFile: d.configPath, atomically: true, encoding: .utf8)
+        asker.send(#"{"op":"reload","id":2}"#)
+        var seen: [JSONValue] = []
+        while let v = asker.json(seconds: 5) {
+            seen.append(v)
+            if v["id"] == .number(2) { break }
+        }
+        #expect(seen.count == 1 && seen.last?["type"] == .string("reply"), "the asker's lines: \(seen)")
+        let told = owner.json(seconds: 5)
+        #expect(Self.code(told) == "regions_dropped" && told?["message"]?.string?.contains("'foo'") == true, "\(String(describing: told))")
+        #expect(d.stop() == 0)
+    }
 }
