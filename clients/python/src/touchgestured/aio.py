@@ -16,7 +16,7 @@ import collections
 import time
 from typing import Any, AsyncIterator, Deque, Dict, List, Optional
 
-from .client import MAX_LINE, RequestError, _Connection, encode
+from .client import MAX_LINE, RequestError, _Connection, answers_unread, encode
 from .messages import Error, Gesture, Hello, Message, ProtocolError, Reply, Touch, parse
 
 #: Lines kept for an iteration that lags (the oldest dropped past it, counted in `dropped`).
@@ -124,10 +124,11 @@ class AsyncClient(_Connection):
                 self.malformed += 1
 
     def _deliver(self, m: Message) -> bool:
-        """A reply or error to the request awaiting it (an error with no id to the oldest)."""
+        """A reply or error to the request awaiting it (an error with no id to the oldest, but
+        for the daemon's notices)."""
         if isinstance(m, (Reply, Error)):
             rid = m.id if isinstance(m.id, int) and m.id in self._waiting else None
-            if rid is None and isinstance(m, Error) and m.id is None and self._waiting:
+            if rid is None and answers_unread(m) and self._waiting:
                 rid = next(iter(self._waiting))
             if rid is not None:
                 f = self._waiting.pop(rid)
@@ -198,7 +199,7 @@ class AsyncClient(_Connection):
         self._writer.write(encode(request))
         while True:
             m = await self._read()
-            if isinstance(m, (Reply, Error)) and (m.id == rid or (isinstance(m, Error) and m.id is None)):
+            if isinstance(m, (Reply, Error)) and (m.id == rid or answers_unread(m)):
                 if isinstance(m, Error):
                     raise RequestError(m.code, m.message)
                 return m
@@ -211,6 +212,7 @@ class AsyncClient(_Connection):
             await self._connect_with_backoff()
         assert self._writer is not None
         rid = next(self._ids)
+        fields.pop("id", None)  # the client numbers its requests (as `Client.request`)
         line = encode(dict(op=op, **fields, id=rid))  # refused (NaN) before anything is sent
         future: "asyncio.Future[Message]" = asyncio.get_running_loop().create_future()
         self._waiting[rid] = future
@@ -234,3 +236,29 @@ class AsyncClient(_Connection):
         reply = await self.request("set_regions", regions=regions)
         self._replay["set_regions"] = dict(op="set_regions", regions=regions)
         return list(reply.get("regions", []))
+
+    async def clear_regions(self) -> None:
+        await self.request("clear_regions")
+        self._replay.pop("set_regions", None)
+
+    async def ping(self) -> float:
+        return float((await self.request("ping")).get("time", 0))
+
+    async def stats(self) -> Dict[str, Any]:
+        return (await self.request("stats")).raw
+
+    async def list_devices(self) -> List[Dict[str, Any]]:
+        return list((await self.request("list_devices")).get("devices", []))
+
+    async def get_config(self) -> Dict[str, Any]:
+        return (await self.request("get_config")).raw
+
+    async def reload(self) -> str:
+        return str((await self.request("reload")).get("source", ""))
+
+    async def calibrate(self, device: int, points: List[Dict[str, float]], *, save: bool = False,
+                        max_error_mm: Optional[float] = None) -> Dict[str, Any]:
+        fields: Dict[str, Any] = {"device": device, "points": points, "save": save}
+        if max_error_mm is not None:
+            fields["max_error_mm"] = max_error_mm
+        return (await self.request("calibrate", **fields)).raw

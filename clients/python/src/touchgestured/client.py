@@ -48,6 +48,15 @@ MAX_LINE = 1 << 20
 STABLE_AFTER = 5.0
 
 
+# Errors the daemon sends unprompted, with no id (docs/PROTOCOL.md, "Errors"): no request's answer.
+NOTICES = frozenset({"regions_dropped", "idle_timeout"})
+
+
+def answers_unread(m: Message) -> bool:
+    """An error with no id that answers a request line the daemon could not read."""
+    return isinstance(m, Error) and m.id is None and m.code not in NOTICES
+
+
 def encode(request: Dict[str, Any]) -> bytes:
     """A request line; ValueError for what JSON cannot carry (NaN, infinity)."""
     return (json.dumps(request, separators=(",", ":"), allow_nan=False) + "\n").encode()
@@ -244,8 +253,9 @@ class Client(_Connection):
                     m = self._read()
                 except ConnectionError as e:
                     raise ConnectionError(f"{e} (while waiting for the reply to {request['op']})") from None
-                # An error with no id answers the line that could not be read: this one.
-                if isinstance(m, (Reply, Error)) and (m.id == rid or (isinstance(m, Error) and m.id is None)):
+                # An error with no id answers the line that could not be read: this one (but for
+                # the daemon's notices, which answer nothing: they stay for the iteration).
+                if isinstance(m, (Reply, Error)) and (m.id == rid or answers_unread(m)):
                     if isinstance(m, Error):
                         raise RequestError(m.code, m.message)
                     return m
