@@ -182,3 +182,26 @@ def test_a_hostile_peer_is_survived() -> None:
         assert got and all(g.gesture == "tap" for g in got)
         assert c.malformed >= 2 * len(got)
         assert len(accepted) <= 12, len(accepted)
+
+
+def test_a_reload_that_drops_a_clients_regions_tells_that_client_alone() -> None:
+    """A reload whose file now names another client's region: the asker's reload returns, the
+    owner's iteration sees `regions_dropped`, and a reconnection would not set them again."""
+    if not os.access(BINARY, os.X_OK):
+        pytest.fail(f"{BINARY} is not built (swift build)")
+    with tempfile.TemporaryDirectory() as d:
+        sock, config = os.path.join(d, "g.sock"), os.path.join(d, "kiosk.toml")
+        Path(config).write_text("")
+        p = start(sock, "--config", config, "--loop")
+        try:
+            with Client(sock, reconnect=False, timeout=10) as owner, Client(sock, reconnect=False, timeout=10) as asker:
+                owner.subscribe(gestures=False)
+                owner.set_regions([{"name": "foo", "rect": [10, 10, 100, 100], "gestures": [{"kind": "tap"}]}])
+                Path(config).write_text('[[region]]\nname = "foo"\nrect = [500, 500, 100, 100]\n')
+                assert asker.reload() == config
+                notice = next(m for m in owner if getattr(m, "code", None))
+                assert getattr(notice, "code", None) == "regions_dropped" and "'foo'" in notice.message, notice
+                assert "set_regions" not in owner._replay
+        finally:
+            p.terminate()
+            p.wait(10)

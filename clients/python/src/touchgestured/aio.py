@@ -119,7 +119,7 @@ class AsyncClient(_Connection):
             except asyncio.LimitOverrunError:
                 raise ConnectionError(f"{self.path}: a line longer than {MAX_LINE} bytes") from None
             try:
-                return parse(line)
+                return self._noted(parse(line))
             except ProtocolError:
                 self.malformed += 1
 

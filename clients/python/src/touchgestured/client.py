@@ -89,6 +89,13 @@ class _Connection:
         self._delay = min(max(self._delay * 2, 0.1), self.max_backoff)
         return wait
 
+    def _noted(self, m: Message) -> Message:
+        """`m`, once what it tells the client is noted: regions the daemon dropped are not set
+        again on a reconnection."""
+        if isinstance(m, Error) and m.id is None and m.code == "regions_dropped":
+            self._replay.pop("set_regions", None)
+        return m
+
     def _hello(self, first: Message) -> Hello:
         """A connection's first line: the daemon's `hello` in protocol 1 (an `error` there, such
         as `too_many_clients`, is raised as a RequestError)."""
@@ -182,7 +189,7 @@ class Client(_Connection):
         """The next line that reads (one that does not is counted in `malformed` and skipped)."""
         while True:
             try:
-                return parse(self._line())
+                return self._noted(parse(self._line()))
             except ProtocolError:
                 self.malformed += 1
 
