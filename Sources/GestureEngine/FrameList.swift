@@ -54,8 +54,10 @@ public struct FrameList<Element>: RandomAccessCollection {
 
     /// Refills the list from outside a closure: its storage (at least `capacity`, grown with
     /// `filler`) is swapped with `outside` (an empty array: no copy), written there through its
-    /// span, and swapped back by `endRefill` with the count written.
+    /// span, and swapped back by `endRefill` with the count written. Between the two the list is
+    /// empty and has no storage: nothing else may touch it.
     @inlinable public mutating func beginRefill(capacity: Int, filler: Element, into outside: inout [Element]) {
+        precondition(outside.isEmpty, "FrameList.beginRefill lends its storage to an empty array")
         if storage.count < capacity { storage += repeatElement(filler, count: capacity - storage.count) }
         swap(&storage, &outside)
         used = 0
@@ -63,6 +65,7 @@ public struct FrameList<Element>: RandomAccessCollection {
 
     /// The storage `beginRefill` lent back, its first `count` elements the list.
     @inlinable public mutating func endRefill(_ outside: inout [Element], count: Int) {
+        precondition(storage.isEmpty, "FrameList.endRefill without its beginRefill")
         swap(&storage, &outside)
         precondition(count >= 0 && count <= storage.count, "FrameList refilled past its capacity")
         used = count

@@ -12,6 +12,16 @@ import Testing
 @Suite(.serialized, .waitsOnProcesses) struct ReloadRequestTests {
     static func code(_ v: JSONValue?) -> String? { if case .string(let s)? = v?["code"] { s } else { nil } }
 
+    /// What `c` reads up to the reply (or error) to request `id`, that line included.
+    static func lines(_ c: TestClient, upTo id: Double) -> [JSONValue] {
+        var seen: [JSONValue] = []
+        while let v = c.json(seconds: 5) {
+            seen.append(v)
+            if v["id"] == .number(id) { break }
+        }
+        return seen
+    }
+
     @Test func aReload_isAnsweredWithTheFile_orWithWhyNot_andTheDaemonLivesOn() throws {
         let d = try DaemonUnderTest([], config: "[screen]\nwidth = 1280\nheight = 800\n")
         let c = try TestClient(d.socket)
@@ -74,11 +84,7 @@ import Testing
         #expect(set?["type"] == .string("reply"), "\(String(describing: set))")
         try "".write(toFile: d.configPath, atomically: true, encoding: .utf8)
         c.send(#"{"op":"reload","id":2}"#)
-        var seen: [JSONValue] = []
-        while let v = c.json(seconds: 5) {
-            seen.append(v)
-            if v["id"] == .number(2) { break }
-        }
+        let seen = Self.lines(c, upTo: 2)
         let dropped = seen.first { Self.code($0) == "regions_dropped" }
         #expect(dropped?["message"]?.string?.contains("chains to 'sheet', which is no region") == true, "\(seen)")
         #expect(seen.last?["type"] == .string("reply"), "the reload itself took")
@@ -96,11 +102,7 @@ import Testing
         #expect(owner.call(#"{"op":"set_regions","id":1,"regions":[\#(foo)]}"#)?["type"] == .string("reply"))
         try "[[region]]\nname = \"foo\"\nrect = [500, 500, 100, 100]\n".write(toFile: d.configPath, atomically: true, encoding: .utf8)
         asker.send(#"{"op":"reload","id":2}"#)
-        var seen: [JSONValue] = []
-        while let v = asker.json(seconds: 5) {
-            seen.append(v)
-            if v["id"] == .number(2) { break }
-        }
+        let seen = Self.lines(asker, upTo: 2)
         #expect(seen.count == 1 && seen.last?["type"] == .string("reply"), "the asker's lines: \(seen)")
         let told = owner.json(seconds: 5)
         #expect(Self.code(told) == "regions_dropped" && told?["message"]?.string?.contains("'foo'") == true, "\(String(describing: told))")
