@@ -120,7 +120,7 @@ public final class Daemon: EventLoopOwner {
             maxClients: n, maxLineBytes: settings.maxLineBytes, outputBufferBytes: settings.outputBufferBytes,
             coalesceNs: settings.coalesceNanoseconds)
         limits.maxClientsPerUser = settings.maxClientsPerUser
-        limits.idleNs = Int64(settings.idleTimeoutMilliseconds) * 1_000_000
+        (limits.idleNs, limits.requestNsPerUser) = (Int64(settings.idleTimeoutMilliseconds) * 1_000_000, Double(settings.requestMsPerUser) * 1e6)
         limits.paceInput = settings.mode != .passthrough && configuration.pointerRegions.isEmpty
         return limits
     }

@@ -48,6 +48,8 @@ final class Server {
     var refusals = RepeatedWarning()
     /// Clients that spent their request budget, and the timer that brings them back.
     private var throttled: [Client] = []
+    /// Each user's share of the daemon's time for its requests.
+    var timeShare: UserTimeShare
     private let throttleTimer: DeadlineTimer
     /// Closes connections that take no lines and send nothing (ServerAdmission.swift).
     let idleTimer: DeadlineTimer
@@ -78,6 +80,7 @@ final class Server {
         self.loop = loop
         self.listeners = listeners
         settings = limits
+        timeShare = UserTimeShare(nsPerSecond: limits.requestNsPerUser)
         self.log = log
         for l in listeners {
             if let e = Posix.setNonBlocking(l.fd) { throw e }
@@ -100,6 +103,7 @@ final class Server {
     /// New limits (a reload), and the fan-out's with them.
     func apply(_ limits: Limits, to state: inout FrameState) {
         settings = limits
+        timeShare.nsPerSecond = limits.requestNsPerUser
         Self.configure(&state.fanout, limits)
     }
 
@@ -222,22 +226,28 @@ final class Server {
         }
     }
 
-    /// A client spent its budget: it is not read until the budget has refilled.
-    func throttle(_ client: Client, now: Int64) {
-        let until = now + client.budget.wait(linesPerSecond: settings.requestsPerSecond, bytesPerSecond: settings.bytesPerSecond)
+    /// A client spent its budget, or its user its time share: it is not read until both have
+    /// refilled. One that had no request served this turn goes first when its user's
+    /// connections are woken together (`unthrottle`), so they take turns.
+    func throttle(_ client: Client, now: Int64, servedThisTurn: Bool) {
+        let lines = client.budget.wait(linesPerSecond: settings.requestsPerSecond, bytesPerSecond: settings.bytesPerSecond)
+        let until = now + max(lines, timeShare.wait(client.uid, now: now))
         client.readSide = .throttled(until: until)
-        throttled.append(client)
+        throttled.insert(client, at: servedThisTurn ? throttled.endIndex : throttled.startIndex)
         if throttleTimer.armedAt == 0 || until < throttleTimer.armedAt { armThrottle(at: until) }
     }
 
-    /// The throttle timer fired: clients whose budget has refilled are served again.
+    /// The throttle timer fired: clients whose budget has refilled are served again, and with
+    /// them every connection of a user that has time again, in the order they were throttled
+    /// (else the connection whose wait ends first would take the user's time each time, and a
+    /// user's other connections would wait behind its flood for good).
     func unthrottle() {
         throttleTimer.acknowledge()
         let now = monotonicNanoseconds()
         var next: Int64?
         throttled.removeAll { c in
             guard !c.closed, case .throttled(let until) = c.readSide else { return true }
-            if until <= now {
+            if until <= now || (c.budget.lines >= 1 && c.budget.bytes > 0 && timeShare.left(c.uid, now: now) > 0) {
                 toBacklog(c)
                 return true
             }

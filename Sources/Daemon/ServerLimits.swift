@@ -37,6 +37,13 @@ extension Server {
         var requestsPerSecond = 2000.0
         /// Request bytes a client may send per second over time (a burst of one second's worth).
         var bytesPerSecond = 1_048_576.0
+        /// Nanoseconds a second the handling of one user's requests may take over time, all its
+        /// connections together (`[daemon] request_ms_per_user`; `UserTimeShare`).
+        var requestNsPerUser = 100_000_000.0
+        /// A client's turn ends once its requests took this long (one `set_regions` of the
+        /// most gestures and a few small requests), so another's request or a gesture line
+        /// never waits for more than a few of them.
+        var nsPerTurn: Int64 = 2_000_000
     }
 
     /// Fds the daemon keeps for itself beyond its clients: input devices, epoll, timers,

@@ -8,17 +8,17 @@ extension Server {
     /// One turn's work for a client: request lines already read first, then reads, within the
     /// turn's budget; whatever is left waits for the next turn.
     func serve(_ client: Client, _ state: inout FrameState) {
-        var requests = 0, bytesRead = 0
+        var requests = 0, bytesRead = 0, spent: Int64 = 0
         guard client.readSide == .ready else { return }
         let now = monotonicNanoseconds()
         client.budget.refill(now: now, linesPerSecond: settings.requestsPerSecond, bytesPerSecond: settings.bytesPerSecond)
         reading: while !client.closed {
             if queued(client, in: state) > settings.outputBufferBytes { break }  // paused until it reads
-            if client.budget.lines < 1 || client.budget.bytes <= 0 {
-                throttle(client, now: now)
+            if client.budget.lines < 1 || client.budget.bytes <= 0 || timeShare.left(client.uid, now: now) <= 0 {
+                throttle(client, now: now, servedThisTurn: requests > 0)
                 break
             }
-            if requests >= settings.requestsPerTurn {
+            if requests >= settings.requestsPerTurn || spent >= settings.nsPerTurn {
                 if hasLine(client) || client.peerClosed { toBacklog(client) }
                 break
             }
@@ -26,7 +26,7 @@ extension Server {
                 requests += 1
                 client.budget.lines -= 1
                 client.budget.bytes -= Double(line.count + 1)
-                deliver(client, line, &state)
+                spent += deliver(client, line, &state)
                 continue
             }
             // No newline yet in `max_line_bytes`: no line can end within it.
@@ -41,7 +41,7 @@ extension Server {
                     client.input.removeAll()
                     client.inputStart = 0
                     client.scanned = 0
-                    deliver(client, rest, &state)
+                    spent += deliver(client, rest, &state)
                     continue
                 }
                 // Everything is served: it closes once its answers are written.
@@ -116,16 +116,21 @@ extension Server {
         return line
     }
 
-    private func deliver(_ client: Client, _ line: ArraySlice<UInt8>, _ state: inout FrameState) {
+    /// Serves one request line; the nanoseconds it took, charged to its user's time share.
+    private func deliver(_ client: Client, _ line: ArraySlice<UInt8>, _ state: inout FrameState) -> Int64 {
         if line.count >= settings.maxLineBytes {  // its newline included
             tooLong(client, &state)
-            return
+            return 0
         }
         var l = line
         if l.last == 0x0D { l = l.dropLast() }
-        if l.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }  // blank lines are harmless
-        client.lastRequestAt = monotonicNanoseconds()
+        if l.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return 0 }  // blank lines are harmless
+        let start = monotonicNanoseconds()
+        client.lastRequestAt = start
         onRequest?(client, l, &state)
+        let end = monotonicNanoseconds()
+        timeShare.charge(client.uid, end - start, now: end)
+        return end - start
     }
 
     private func tooLong(_ client: Client, _ state: inout FrameState) {

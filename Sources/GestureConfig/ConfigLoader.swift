@@ -221,7 +221,7 @@ struct Loader {
 
     func readDaemon(_ d: Scope) throws(ConfigError) -> DaemonSettings {
         try d.checkKeys(["socket", "group", "max_clients", "max_line_bytes", "output_buffer_bytes", "coalesce_ms", "set_regions", "set_regions_uids", "set_regions_gids", "ignore_devices", "grab", "max_action_children",
-            "max_clients_per_user", "idle_timeout_ms", "request_socket", "bridge_user",
+            "max_clients_per_user", "idle_timeout_ms", "request_socket", "bridge_user", "request_ms_per_user",
         ])
         var s = DaemonSettings()
         s.ignoreDevices = try d.strings("ignore_devices") ?? []
@@ -252,6 +252,7 @@ struct Loader {
         s.maxClients = try d.integer("max_clients", in: 1...1024) ?? s.maxClients
         s.maxClientsPerUser = try d.integer("max_clients_per_user", in: 1...1024) ?? s.maxClientsPerUser
         s.idleTimeoutMilliseconds = try d.integer("idle_timeout_ms", in: 0...86_400_000) ?? s.idleTimeoutMilliseconds
+        s.requestMsPerUser = try d.integer("request_ms_per_user", in: 10...1000) ?? s.requestMsPerUser
         s.maxActionChildren = try d.integer("max_action_children", in: 1...64) ?? s.maxActionChildren
         s.maxLineBytes = try d.integer("max_line_bytes", in: 1024...(1 << 20)) ?? s.maxLineBytes
         s.outputBufferBytes = try d.integer("output_buffer_bytes", in: 4096...(16 << 20)) ?? s.outputBufferBytes

@@ -111,6 +111,12 @@ public struct DaemonSettings: Hashable, Sendable {
     /// sends no request for this long is closed with an `idle_timeout` error line; 0 never. A
     /// client that takes lines is never idle (the stream is what it is there for). Default 30000.
     public var idleTimeoutMilliseconds = 30_000
+    /// Milliseconds a second of the daemon's time that one user's requests (all its connections
+    /// together) may take over time, with a burst of a tenth of a second's worth; past it the user's
+    /// connections are not read until the time is paid back. A kiosk app's requests take well
+    /// under 1 ms a second; a `set_regions` of 64 gestures about 1.5 ms. Default 100 (a tenth
+    /// of one core).
+    public var requestMsPerUser = 100
     /// The longest request line (bytes); a longer one gets an error and the connection is closed. Default 65536.
     public var maxLineBytes = 65_536
     /// Bytes of stream lines (gestures, touches, devices) queued for one client, beyond the

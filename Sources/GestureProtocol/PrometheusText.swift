@@ -22,6 +22,10 @@ public enum PrometheusText {
         out.single("touchgestured_clients_accepted_total", "counter", "Connections accepted.", c.clientsAccepted)
         out.single("touchgestured_clients_refused_total", "counter", "Connections turned away (too many clients, or out of fds).", c.clientsRefused)
         out.single("touchgestured_clients_dropped_slow_total", "counter", "Clients disconnected for not reading.", c.clientsDroppedSlow)
+        out.single(
+            "touchgestured_time_share_pauses_total", "counter",
+            "Times a connection was left unread: its user's requests had taken their share of the daemon's time (request_ms_per_user).",
+            c.timeSharePauses)
         out.single("touchgestured_reloads_total", "counter", "Configuration reloads applied (SIGHUP).", c.reloads)
         out.single("touchgestured_reload_failures_total", "counter", "Configuration reloads refused (the old configuration stayed).", c.reloadFailures)
         out.single("touchgestured_engine_anomalies_total", "counter", "Impossible recognizer inputs and double arena decisions (a bug if not 0).", c.engineAnomalies)

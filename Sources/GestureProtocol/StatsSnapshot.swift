@@ -21,6 +21,8 @@ public struct StatsSnapshot: Equatable, Sendable {
         public var clients = 0, devices = 0, frames = 0, gestureLines = 0, touchLines = 0
         public var requests = 0, errors = 0
         public var clientsAccepted = 0, clientsRefused = 0, clientsDroppedSlow = 0, clientWrites = 0
+        /// Times a connection was left unread because its user had spent its share of the daemon's time.
+        public var timeSharePauses = 0
         public var reloads = 0, reloadFailures = 0, engineAnomalies = 0
         public var actionsRun = 0, actionsSkipped = 0, actionsFailed = 0, actionsRunning = 0
         public var wakeups = 0, rssKilobytes = 0
@@ -39,7 +41,8 @@ public struct StatsSnapshot: Equatable, Sendable {
             ("clients", \.clients), ("devices", \.devices), ("frames", \.frames), ("gesture_lines", \.gestureLines),
             ("touch_lines", \.touchLines), ("requests", \.requests), ("errors", \.errors),
             ("clients_accepted", \.clientsAccepted), ("clients_refused", \.clientsRefused),
-            ("clients_dropped_slow", \.clientsDroppedSlow), ("client_writes", \.clientWrites), ("reloads", \.reloads),
+            ("clients_dropped_slow", \.clientsDroppedSlow), ("time_share_pauses", \.timeSharePauses),
+            ("client_writes", \.clientWrites), ("reloads", \.reloads),
             ("reload_failures", \.reloadFailures), ("engine_anomalies", \.engineAnomalies), ("actions_run", \.actionsRun),
             ("actions_skipped", \.actionsSkipped), ("actions_failed", \.actionsFailed), ("actions_running", \.actionsRunning),
             ("wakeups", \.wakeups), ("rss_kb", \.rssKilobytes), ("idles", \.idles), ("wakes", \.wakes), ("asleep", \.asleep),

@@ -78,6 +78,30 @@ import TestSupport
         #expect(theirs.contains(#""type":"reply""#), "\(theirs)")
     }
 
+    /// A user's region changes (each compiles every region again) take at most its share of
+    /// the daemon's time (`request_ms_per_user`, at its least here: 10 ms a second, a burst of
+    /// 1 ms): three of 64 gestures take more than that (each above 2.5 ms in a debug build), so
+    /// the user waits for its time, every request answered in order; another user is answered
+    /// meanwhile.
+    @Test(.enabled(if: getuid() == 0, "needs root to connect as a second user"))
+    func aUsersRegionChanges_waitForItsTimeShare_allAnsweredInOrder_whileAnotherUserIsServed() throws {
+        let d = try DaemonUnderTest([], config: "[daemon]\nrequest_ms_per_user = 10\ngroup = \"nogroup\"\n")
+        let flooder = try TestClient(d.socket)
+        _ = flooder.json()
+        let regions = (0..<32).map { i in #"{"name":"f\#(i)","gesture":[{"kind":"tap","name":"a"},{"kind":"swipe","name":"b"}]}"# }
+        let requests = (1...3).map { #"{"op":"set_regions","id":\#($0),"regions":["# + regions.joined(separator: ",") + "]}" }
+        flooder.send(requests.joined(separator: "\n"))
+        let theirs = try Self.requestAsNobody(d.socket, #"{"op":"ping","id":1}"#)
+        #expect(theirs.contains(#""type":"reply""#), "\(theirs)")
+        for id in 1...3 {
+            let answer = flooder.json(seconds: 60)
+            #expect(answer?["type"] == .string("reply") && answer?["id"] == .number(Double(id)), "\(String(describing: answer))")
+        }
+        let stats = flooder.call(#"{"op":"stats","id":4}"#, seconds: 30)
+        #expect((stats?["time_share_pauses"]?.number ?? 0) >= 1, "\(String(describing: stats))")
+        #expect(d.stop() == 0)
+    }
+
     /// Subscribed to nothing and silent past idle_timeout_ms: told, then closed. A client that
     /// takes lines, or keeps asking, stays.
     @Test func aConnectionThatTakesNothingAndSaysNothing_isClosedWithTheReason() throws {

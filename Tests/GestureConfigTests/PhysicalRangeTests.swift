@@ -34,6 +34,13 @@ import Testing
         #expect(e.line == 2 && e.reason.contains("0 (off) or from 0.5 to 604800 s"), "\(e)")
     }
 
+    @Test(arguments: ["0", "9", "1001"])
+    func requestMsPerUser_outsideTenToAThousand_isRefusedWithItsLine(value: String) throws {
+        let e = try #require(refusal("[daemon]\nrequest_ms_per_user = \(value)\n"))
+        #expect(e.line == 2 && e.reason.contains("'request_ms_per_user' must be from 10 to 1000"), "\(e)")
+        #expect(try ConfigLoader.parse("[daemon]\nrequest_ms_per_user = 10\n", file: "k.toml").daemon.requestMsPerUser == 10)
+    }
+
     @Test func idleAfter_zeroOrASecond_isTaken() throws {
         #expect(try ConfigLoader.parse("[idle]\nafter = 0\n", file: "k.toml").idleAfter == 0)
         #expect(try ConfigLoader.parse("[idle]\nafter = 1\n", file: "k.toml").idleAfter == 1)

@@ -6,7 +6,7 @@ import Testing
 @Suite struct PrometheusTextTests {
     static let stats = try! parseJSON(Array(#"""
         {"type":"reply","id":1,"op":"stats","uptime":12.5,"clients":2,"devices":1,"frames":300,"gesture_lines":40,
-         "touch_lines":0,"requests":3,"errors":1,"clients_accepted":2,"clients_refused":0,"clients_dropped_slow":0,
+         "touch_lines":0,"requests":3,"errors":1,"clients_accepted":2,"clients_refused":0,"clients_dropped_slow":0,"time_share_pauses":2,
          "reloads":1,"reload_failures":0,"engine_anomalies":0,"actions_run":2,"actions_skipped":0,"actions_failed":0,
          "actions_running":0,"wakeups":350,"rss_kb":11000,
          "panels":[{"name":"ILITEK \"Multi\"","vendor":"222a","product":"0001","node":"/dev/input/event3","up":true,
@@ -27,6 +27,7 @@ import Testing
         for expected in [
             "touchgestured_up 1",
             "touchgestured_frames_total 300",
+            "touchgestured_time_share_pauses_total 2",
             "touchgestured_resident_memory_bytes 11264000",
             #"touchgestured_device_up{name="ILITEK \"Multi\"",vendor_product="222a:0001",node="/dev/input/event3"} 1"#,
             #"touchgestured_device_up{name="eGalax",vendor_product="0eef:0001",node="/dev/input/event4"} 0"#,
