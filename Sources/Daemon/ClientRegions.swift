@@ -86,8 +86,15 @@ extension Daemon {
         guard taken + asked <= screen.area * Self.excludedShare else {
             throw RequestError(
                 .invalidRegions,
-                "clients' excluded regions may cover \(Int(Self.excludedShare * 100)) % of the screen at most together; these cover \(Int((asked / screen.area * 100).rounded())) %, the others' \(Int((taken / screen.area * 100).rounded())) %")
+                "clients' excluded regions may cover \(Int(Self.excludedShare * 100)) % of the screen at most together; these cover \(Self.percent(asked / screen.area)) %, the others' \(Self.percent(taken / screen.area)) %")
         }
+    }
+
+    /// A share as a percentage to a tenth ("50.1", not a rounded "50" that reads as within a
+    /// bound of 50 %); whole ones without decimals.
+    static func percent(_ share: Double) -> String {
+        let tenths = (share * 1000).rounded()
+        return tenths.truncatingRemainder(dividingBy: 10) == 0 ? "\(Int(tenths / 10))" : "\(tenths / 10)"
     }
 
     /// A region's gesture list under `gestures`, the JavaScript module's and the Python client's

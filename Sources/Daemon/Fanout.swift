@@ -292,7 +292,8 @@ struct Fanout: ~Copyable {
         }
         if !subscribers[s].fits(bytes.count, limit) {
             droppedSlow += 1
-            drop(s, reason: "stopped reading: \(subscribers[s].queued) bytes queued, the limit is \(outputBufferBytes)", level: .warning)
+            let queued = subscribers[s].queued
+            drop(s, reason: "stopped reading: \(queued) bytes queued and a line of \(bytes.count) more, over the limit of \(limit)", level: .warning)
             return
         }
         subscribers[s].queue(bytes, since: since, continuous: continuous)

@@ -80,7 +80,8 @@ public struct CalibrationFile {
     }
 
     public var text: String {
-        var s = "# Written by touchgesturectl calibrate: a panel calibrated again replaces its entry.\n"
+        var s = "# Written by a calibration (touchgesturectl calibrate, or a client's `calibrate` request):\n"
+        s += "# a panel calibrated again replaces its entry.\n"
         s += "# Read after the main file (CONFIG.md, \"Drop-ins\"); remove an entry to undo it.\n"
         for p in panels {
             s += "\n[[panel]]\n"

@@ -182,7 +182,8 @@ extension Request {
     private static func fields(_ v: JSONValue, allowed: [String], op: String) throws(RequestFailure) {
         guard case .object(let members) = v else { return }
         for (k, _) in members where !allowed.contains(k) && k != "op" && k != "id" {
-            throw RequestFailure(.invalidField, "unknown field '\(k)' for \(op) (known: \(allowed.joined(separator: ", ")))")
+            let known = (["op", "id"] + allowed).joined(separator: ", ")
+            throw RequestFailure(.invalidField, "unknown field '\(k)' for \(op) (known: \(known))")
         }
     }
 

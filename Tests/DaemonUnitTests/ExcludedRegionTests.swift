@@ -1,4 +1,3 @@
-import Daemon
 import Foundation
 import GestureConfig
 import GestureEngine
@@ -7,6 +6,7 @@ import Testing
 import TestSupport
 import TouchFrames
 
+@testable import Daemon
 @testable import GestureConfig
 
 /// An excluded region (`exclude = true`, an on-screen keyboard's area while it is shown): a
@@ -41,6 +41,11 @@ import TouchFrames
         }
         let lines = try DevicePipeline.lines(rec, description: description, configuration: configuration)
         return (lines, taken, touches)
+    }
+
+    /// The refusal's shares read true at the bound: 50.09 % is "50.1", not a rounded "50".
+    @Test func aShareInTheRefusal_isToATenthOfAPercent() {
+        #expect(Daemon.percent(0.5009) == "50.1" && Daemon.percent(0.5) == "50" && Daemon.percent(0.0001) == "0")
     }
 
     @Test func touchesInTheExcludedArea_areNoGesturesAndNeverTaken() throws {

@@ -73,6 +73,12 @@ import Testing
 
     static let point = #"{"u":0.1,"v":0.1,"x":0,"y":0}"#
 
+    /// A request that takes no field of its own still names what it takes.
+    @Test func anUnknownField_ofARequestWithNoFieldsOfItsOwn_namesOpAndID() {
+        guard case .failure(let f) = parse(#"{"op":"ping","id":1,"x":1}"#) else { Issue.record("accepted"); return }
+        #expect(f.code == .invalidField && f.message == "unknown field 'x' for ping (known: op, id)", "\(f)")
+    }
+
     @Test func aPointWithAnUnknownField_isRefused() {
         let line = #"{"op":"calibrate","id":1,"device":1,"points":[\#(Self.point),\#(Self.point),{"u":0.9,"v":0.9,"x":9,"X":9,"y":9}]}"#
         guard case .failure(let f) = parse(line) else { Issue.record("accepted"); return }
