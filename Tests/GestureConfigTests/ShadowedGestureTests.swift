@@ -1,0 +1,63 @@
+import GestureEngine
+import Testing
+
+@testable import GestureConfig
+
+/// check-config names a gesture that can never be recognized: one listed earlier in its region
+/// takes every touch it would. Only certain cases: a later gesture that takes any touch of its
+/// own, or shares or waits, is not named.
+@Suite struct ShadowedGestureTests {
+    func warnings(_ gestures: String, standard: Bool = false) throws -> [String] {
+        let text = "[[region]]\nname = \"r\"\n" + (standard ? "standard_gestures = true\n" : "") + gestures
+        return try ConfigLoader.parse(text, file: "k.toml").engine.shadowedGestures
+    }
+
+    static func gesture(_ name: String, _ kind: String, _ more: String = "") -> String {
+        "[[region.gesture]]\nname = \"\(name)\"\nkind = \"\(kind)\"\n\(more)"
+    }
+
+    @Test(arguments: [
+        ("tap", ""), ("long_press", ""), ("pan", "fingers = 2\n"), ("swipe", "directions = [\"left\"]\n"), ("pinch", ""),
+        ("edge_swipe", "edges = [\"left\"]\n"),
+    ])
+    func aSecondGestureLikeTheFirst_isNamed(kind: String, more: String) throws {
+        let w = try warnings(Self.gesture("first", kind, more) + Self.gesture("second", kind, more))
+        #expect(
+            w == [
+                "region 'r': gesture 'second' can never be recognized: 'first', listed before it, takes every touch it would (the same kind and thresholds); make them simultaneous_with each other, narrow 'first', or remove one"
+            ], "\(w)")
+    }
+
+    @Test func aNarrowerLaterGesture_isNamed() throws {
+        let any = Self.gesture("any", "swipe", "min_fingers = 1\nmax_fingers = 3\n")
+        #expect(try warnings(any + Self.gesture("left2", "swipe", "fingers = 2\ndirections = [\"left\"]\n")).count == 1)
+        #expect(try warnings(Self.gesture("free", "pan") + Self.gesture("across", "pan", "axis = \"horizontal\"\n")).count == 1)
+    }
+
+    @Test(arguments: [
+        // The later one takes touches of its own: more fingers, another direction, a looser slop.
+        (gesture("a", "swipe", "directions = [\"left\"]\n"), gesture("b", "swipe")),
+        (gesture("a", "swipe", "fingers = 1\n"), gesture("b", "swipe", "min_fingers = 1\nmax_fingers = 2\n")),
+        (gesture("a", "tap"), gesture("b", "tap", "tap_slop = 10\n")),
+        (gesture("a", "pan", "axis = \"vertical\"\n"), gesture("b", "pan")),
+        (gesture("a", "tap"), gesture("b", "tap", "fingers = 2\n")),
+        // They share the touches, or the later one is waited for, or ranks otherwise.
+        (gesture("a", "tap", "simultaneous_with = [\"b\"]\n"), gesture("b", "tap")),
+        (gesture("a", "tap", "requires_failure_of = [\"b\"]\n"), gesture("b", "tap")),
+        (gesture("a", "tap", "priority = \"high\"\n"), gesture("b", "tap")),
+        // The earlier one waits for a double tap: the later one fires first.
+        (gesture("a", "tap", "requires_failure_of = [\"dbl\"]\n") + gesture("dbl", "tap", "count = 2\n"), gesture("b", "tap")),
+    ])
+    func aLaterGestureThatCanWin_isNotNamed(first: String, second: String) throws {
+        let w = try warnings(first + second)
+        #expect(w.isEmpty, "\(w)")
+    }
+
+    /// The standard set names none of its own, and a custom tap beside it fires first (the
+    /// standard tap waits for the double tap): nothing to name.
+    @Test func theStandardSet_andATapBesideIt_areNotNamed() throws {
+        #expect(try warnings("", standard: true).isEmpty)
+        #expect(try warnings(Self.gesture("mine", "tap"), standard: true).isEmpty)
+        #expect(Configuration.standard.engine.shadowedGestures.isEmpty)
+    }
+}
