@@ -43,6 +43,9 @@ final class Client {
     var interest: UInt32 = Posix.readable | Posix.peerHungUp
     /// Monotonic time of its connect or its last request (the idle limit counts from it).
     var lastRequestAt: Int64 = monotonicNanoseconds()
+    /// Monotonic time its last request was served (0: none yet): a user's connections woken
+    /// together are served the one served longest ago first.
+    var servedAt: Int64 = 0
     /// Regions this client set (removed when it goes).
     var ownedRegions: [RegionSpec] = []
 

@@ -137,7 +137,13 @@ extension Daemon {
 extension Daemon {
     /// The file's regions plus each client's, in connection order; a client's regions that no
     /// longer fit (a name now taken by the file) are dropped with an error line to that client.
-    func recompile(_ state: inout FrameState) throws {
+    /// `chargedTo`: the user whose going made it (its time share pays, as its requests would).
+    func recompile(_ state: inout FrameState, chargedTo uid: UInt32? = nil) throws {
+        let start = monotonicNanoseconds()
+        defer {
+            let end = monotonicNanoseconds()
+            if let uid { server.timeShare.charge(uid, end - start, now: end) }
+        }
         var compiled: CompiledConfiguration
         repeat {
             var regions = base.engine.regions

@@ -365,7 +365,7 @@ public final class Daemon: EventLoopOwner {
         if !c.ownedRegions.isEmpty {
             c.ownedRegions = []
             log.info("\(c.label)'s regions removed")
-            do { try recompile(&state) } catch { log.error("recompiling without a client's regions: \(error)") }
+            do { try recompile(&state, chargedTo: c.uid) } catch { log.error("recompiling without a client's regions: \(error)") }
         }
         subscriptionsChanged(&state)
         systemd.notify("STATUS=\(status(state))")

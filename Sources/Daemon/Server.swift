@@ -226,34 +226,35 @@ final class Server {
         }
     }
 
-    /// A client spent its budget, or its user its time share: it is not read until both have
-    /// refilled. One that had no request served this turn goes first when its user's
-    /// connections are woken together (`unthrottle`), so they take turns.
-    func throttle(_ client: Client, now: Int64, servedThisTurn: Bool) {
+    /// A client spent its budget, or its user its time share (charged up to `now`): it is not
+    /// read until both have refilled.
+    func throttle(_ client: Client, now: Int64) {
         let lines = client.budget.wait(linesPerSecond: settings.requestsPerSecond, bytesPerSecond: settings.bytesPerSecond)
         let until = now + max(lines, timeShare.wait(client.uid, now: now))
         client.readSide = .throttled(until: until)
-        throttled.insert(client, at: servedThisTurn ? throttled.endIndex : throttled.startIndex)
+        throttled.append(client)
         if throttleTimer.armedAt == 0 || until < throttleTimer.armedAt { armThrottle(at: until) }
     }
 
     /// The throttle timer fired: clients whose budget has refilled are served again, and with
-    /// them every connection of a user that has time again, in the order they were throttled
-    /// (else the connection whose wait ends first would take the user's time each time, and a
-    /// user's other connections would wait behind its flood for good).
+    /// them every connection of a user that has time again, the one served longest ago first:
+    /// a user's connections take turns (else the one whose wait ends first would take the
+    /// user's time each time, and its others would wait behind its flood for good).
     func unthrottle() {
         throttleTimer.acknowledge()
         let now = monotonicNanoseconds()
         var next: Int64?
+        var woken: [Client] = []
         throttled.removeAll { c in
             guard !c.closed, case .throttled(let until) = c.readSide else { return true }
             if until <= now || (c.budget.lines >= 1 && c.budget.bytes > 0 && timeShare.left(c.uid, now: now) > 0) {
-                toBacklog(c)
+                woken.append(c)
                 return true
             }
             next = min(next ?? until, until)
             return false
         }
+        for c in woken.sorted(by: { $0.servedAt < $1.servedAt }) { toBacklog(c) }
         armThrottle(at: next)
     }
 

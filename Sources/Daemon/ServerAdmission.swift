@@ -131,7 +131,8 @@ extension Server {
         let now = monotonicNanoseconds()
         var next: Int64?
         for c in allClients where takesNothing(c, in: state) && !c.closed {
-            let due = c.lastRequestAt + settings.idleNs
+            // Requests waiting for their turn or their user's time are no idleness.
+            let due = c.readSide == .ready ? c.lastRequestAt + settings.idleNs : now + settings.idleNs
             guard due <= now else {
                 next = min(next ?? due, due)
                 continue

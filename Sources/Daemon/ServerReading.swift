@@ -6,19 +6,23 @@ import SystemCalls
 /// for the turn and over time (`Limits`), the rest left for later turns.
 extension Server {
     /// One turn's work for a client: request lines already read first, then reads, within the
-    /// turn's budget; whatever is left waits for the next turn.
+    /// turn's budget; whatever is left waits for the next turn. Its time, reads and requests
+    /// alike, is charged to its user's share as it goes.
     func serve(_ client: Client, _ state: inout FrameState) {
-        var requests = 0, bytesRead = 0, spent: Int64 = 0
+        var requests = 0, bytesRead = 0
         guard client.readSide == .ready else { return }
-        let now = monotonicNanoseconds()
-        client.budget.refill(now: now, linesPerSecond: settings.requestsPerSecond, bytesPerSecond: settings.bytesPerSecond)
+        let start = monotonicNanoseconds()
+        var mark = start
+        defer { charge(client, since: &mark) }
+        client.budget.refill(now: start, linesPerSecond: settings.requestsPerSecond, bytesPerSecond: settings.bytesPerSecond)
         reading: while !client.closed {
             if queued(client, in: state) > settings.outputBufferBytes { break }  // paused until it reads
-            if client.budget.lines < 1 || client.budget.bytes <= 0 || timeShare.left(client.uid, now: now) <= 0 {
-                throttle(client, now: now, servedThisTurn: requests > 0)
+            if client.budget.lines < 1 || client.budget.bytes <= 0 || timeShare.left(client.uid, now: mark) <= 0 {
+                charge(client, since: &mark)
+                throttle(client, now: mark)
                 break
             }
-            if requests >= settings.requestsPerTurn || spent >= settings.nsPerTurn {
+            if requests >= settings.requestsPerTurn || mark - start >= settings.nsPerTurn {
                 if hasLine(client) || client.peerClosed { toBacklog(client) }
                 break
             }
@@ -26,7 +30,8 @@ extension Server {
                 requests += 1
                 client.budget.lines -= 1
                 client.budget.bytes -= Double(line.count + 1)
-                spent += deliver(client, line, &state)
+                deliver(client, line, &state)
+                client.servedAt = charge(client, since: &mark)
                 continue
             }
             // No newline yet in `max_line_bytes`: no line can end within it.
@@ -41,7 +46,8 @@ extension Server {
                     client.input.removeAll()
                     client.inputStart = 0
                     client.scanned = 0
-                    spent += deliver(client, rest, &state)
+                    deliver(client, rest, &state)
+                    client.servedAt = charge(client, since: &mark)
                     continue
                 }
                 // Everything is served: it closes once its answers are written.
@@ -116,21 +122,25 @@ extension Server {
         return line
     }
 
-    /// Serves one request line; the nanoseconds it took, charged to its user's time share.
-    private func deliver(_ client: Client, _ line: ArraySlice<UInt8>, _ state: inout FrameState) -> Int64 {
+    /// Charges the time since `mark` to the client's user, and moves `mark` to now (returned).
+    @discardableResult
+    private func charge(_ client: Client, since mark: inout Int64) -> Int64 {
+        let now = monotonicNanoseconds()
+        timeShare.charge(client.uid, now - mark, now: now)
+        mark = now
+        return now
+    }
+
+    private func deliver(_ client: Client, _ line: ArraySlice<UInt8>, _ state: inout FrameState) {
         if line.count >= settings.maxLineBytes {  // its newline included
             tooLong(client, &state)
-            return 0
+            return
         }
         var l = line
         if l.last == 0x0D { l = l.dropLast() }
-        if l.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return 0 }  // blank lines are harmless
-        let start = monotonicNanoseconds()
-        client.lastRequestAt = start
+        if l.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }  // blank lines are harmless
+        client.lastRequestAt = monotonicNanoseconds()
         onRequest?(client, l, &state)
-        let end = monotonicNanoseconds()
-        timeShare.charge(client.uid, end - start, now: end)
-        return end - start
     }
 
     private func tooLong(_ client: Client, _ state: inout FrameState) {

@@ -2,11 +2,11 @@
 /// uid (all its connections together), holding a tenth of a second's worth and refilled as time
 /// passes. The burst bounds how long one user's requests can hold the loop in one go (10 ms at
 /// the default share, plus the request that overdrew it).
-/// A request's handling time (a `set_regions` recompiles every region: about 1.5 ms for 64
-/// gestures) is charged after it ran; a user in debt is not read until the debt is paid back.
-/// So however many connections one user opens and whatever it sends, its requests keep the
-/// loop busy at most `nsPerSecond` of each second over time, and other users' requests and
-/// the gesture lines go on.
+/// The time its connections are read and their requests handled (a `set_regions` recompiles
+/// every region: about 1.5 ms for 64 gestures) is charged as it passes; a user in debt is not
+/// read until the debt is paid back. So however many connections one user opens and whatever it
+/// sends, that work takes at most `nsPerSecond` of each second over time (writing the replies
+/// is not counted), and other users' requests and the gesture lines go on.
 struct UserTimeShare {
     /// Nanoseconds of handling one user's requests may take per second over time.
     var nsPerSecond: Double

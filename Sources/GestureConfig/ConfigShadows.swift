@@ -9,10 +9,18 @@ import GestureEngine
 extension EngineConfiguration {
     /// One warning for each gesture an earlier one of its region shadows.
     public var shadowedGestures: [String] {
+        // Every gesture some rule names (`region/name`): another gesture that shares its touches
+        // or waits for it may beat the earlier one and let it through, so it is never named.
+        var named = Set<String>()
+        for r in regions {
+            for g in r.gestures {
+                for n in g.simultaneousWith + g.requiresFailureOf { named.insert(n.contains("/") ? n : "\(r.name)/\(n)") }
+            }
+        }
         var warnings: [String] = []
         for region in regions {
-            for (j, later) in region.gestures.enumerated() {
-                guard let earlier = region.gestures[..<j].first(where: { Self.shadows($0, later, region: region.name) }) else { continue }
+            for (j, later) in region.gestures.enumerated() where !named.contains("\(region.name)/\(later.name)") {
+                guard let earlier = region.gestures[..<j].first(where: { Self.shadows($0, later) }) else { continue }
                 warnings.append(
                     "region '\(region.name)': gesture '\(later.name)' can never be recognized: '\(earlier.name)', listed before it, takes every touch it would (the same kind and thresholds); make them simultaneous_with each other, narrow '\(earlier.name)', or remove one")
             }
@@ -20,20 +28,27 @@ extension EngineConfiguration {
         return warnings
     }
 
-    /// Does `a` (listed first) take every touch `b` would?
-    static func shadows(_ a: GestureSpec, _ b: GestureSpec, region: String) -> Bool {
-        func names(_ g: GestureSpec) -> Set<String> { [g.name, "\(region)/\(g.name)"] }
-        guard a.kind == b.kind, a.priority == b.priority, a.priority != .simultaneous, a.outranksClients == b.outranksClients,
-            a.thresholds == b.thresholds, a.tapCount == b.tapCount, a.directionCount == b.directionCount
+    /// Does `a` (listed first) take every touch `b` (named by no rule) would?
+    static func shadows(_ a: GestureSpec, _ b: GestureSpec) -> Bool {
+        // The cheap comparisons first: a region of a thousand gestures compares every pair.
+        guard a.kind == b.kind, a.tapCount == b.tapCount, a.minFingers <= b.minFingers, b.maxFingers <= a.maxFingers,
+            a.priority == b.priority, a.priority != .simultaneous, a.outranksClients == b.outranksClients,
+            a.directionCount == b.directionCount, a.axis == .free || a.axis == b.axis
         else { return false }
-        // Neither shares touches with the other, and `b` waits for all `a` waits for (else `b`
-        // may fire while `a` still waits).
-        guard names(b).isDisjoint(with: a.simultaneousWith), names(a).isDisjoint(with: b.simultaneousWith),
-            names(b).isDisjoint(with: a.requiresFailureOf), Set(a.requiresFailureOf).isSubset(of: b.requiresFailureOf)
-        else { return false }
+        // A pan or a pinch needing more fingers takes over one that began with fewer
+        // (`ArenaPolicy.takeovers`); an edge swipe of more edges reads a corner as the nearest
+        // edge, which may fail where one edge alone goes inward.
+        if (a.kind == .pan || a.kind == .pinch) && a.minFingers != b.minFingers { return false }
+        if a.kind == .edgeSwipe && Set(a.edges.isEmpty ? ScreenEdge.allCases : Array(a.edges)) != Set(b.edges.isEmpty ? ScreenEdge.allCases : Array(b.edges)) {
+            return false
+        }
+        // `b` shares touches with no gesture `a` does not, and waits for all `a` waits for (else
+        // a third gesture may beat `a` and let `b` through, or `b` fire while `a` still waits).
+        guard Set(b.simultaneousWith).isSubset(of: a.simultaneousWith), Set(a.requiresFailureOf).isSubset(of: b.requiresFailureOf) else {
+            return false
+        }
         // `b`'s touches are among `a`'s.
         func within<T>(_ mine: Set<T>, _ theirs: Set<T>) -> Bool { theirs.isEmpty || (!mine.isEmpty && mine.isSubset(of: theirs)) }
-        return a.minFingers <= b.minFingers && b.maxFingers <= a.maxFingers && (a.axis == .free || a.axis == b.axis)
-            && within(b.directions, a.directions) && within(b.edges, a.edges) && within(Set(b.shapes), Set(a.shapes))
+        return within(b.directions, a.directions) && within(Set(b.shapes), Set(a.shapes)) && a.thresholds == b.thresholds
     }
 }

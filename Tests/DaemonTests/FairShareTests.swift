@@ -102,6 +102,39 @@ import TestSupport
         #expect(d.stop() == 0)
     }
 
+    /// A user's own connections take turns for its time: a ping on a third connection is
+    /// answered while two others of the same user have region changes waiting (20 each: at
+    /// 10 ms a second, seconds of them), long before those are all answered (before, the flood
+    /// took every turn and the ping waited for its end); and a request waiting for the user's
+    /// time is no idleness, even on a connection that takes nothing (answered, not closed).
+    @Test func aUsersOwnConnections_takeTurns_andOneWaitingForItsTimeIsNotIdle() throws {
+        let d = try DaemonUnderTest([], config: "[daemon]\nrequest_ms_per_user = 10\nidle_timeout_ms = 300\n")
+        let regions = (0..<32).map { i in #"{"name":"f\#(i)","gesture":[{"kind":"tap","name":"a"},{"kind":"swipe","name":"b"}]}"# }
+        var flood: [TestClient] = []
+        for k in 0..<2 {
+            let c = try TestClient(d.socket)
+            _ = c.json()
+            #expect(c.call(#"{"op":"subscribe","id":0}"#)?["type"] == .string("reply"))
+            let names = regions.map { $0.replacingOccurrences(of: #""name":"f"#, with: #""name":"f\#(k)_"#) }
+            let set = #"{"op":"set_regions","id":1,"regions":["# + names.joined(separator: ",") + "]}"
+            c.send(Array(repeating: set, count: 20).joined(separator: "\n"))  // 98 KB: within the socket's buffer
+            flood.append(c)
+        }
+        let asker = try TestClient(SocketPaths.requests(besides: d.socket))
+        _ = asker.json()
+        let answer = asker.call(#"{"op":"ping","id":7}"#, seconds: 30)
+        #expect(answer?["type"] == .string("reply") && answer?["id"] == .number(7), "\(String(describing: answer))")
+        var answered = 0
+        for c in flood {
+            c.pump()
+            answered += c.takeLines().count
+        }
+        #expect(answered < 40, "the region changes were all answered before the ping (\(answered))")
+        #expect(!asker.isClosed(seconds: 0.1))
+        flood.removeAll()
+        #expect(d.stop() == 0)
+    }
+
     /// Subscribed to nothing and silent past idle_timeout_ms: told, then closed. A client that
     /// takes lines, or keeps asking, stays.
     @Test func aConnectionThatTakesNothingAndSaysNothing_isClosedWithTheReason() throws {
