@@ -3,9 +3,9 @@ import GestureEngine
 /// Gestures that can never be recognized: in one region, of two gestures of equal rank that
 /// neither share touches (`simultaneous_with`) nor wait for each other, the one listed first
 /// wins the touches both would take. A later gesture of the same kind and thresholds that takes
-/// no touch the earlier one would not (no more fingers, no other direction, edge, axis or shape,
-/// and waiting for every gesture the earlier one waits for) never wins: check-config and the
-/// daemon's start say so. Only certain cases are named; a gesture that fires rarely is not.
+/// no touch the earlier one would not, and that no rule names (a gesture sharing with it or
+/// waiting for it may beat the earlier one and let it through), never wins: check-config and the
+/// daemon's start say so. Only sure cases are named; a gesture that fires rarely is not.
 extension EngineConfiguration {
     /// One warning for each gesture an earlier one of its region shadows.
     public var shadowedGestures: [String] {

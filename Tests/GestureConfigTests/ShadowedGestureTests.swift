@@ -47,10 +47,26 @@ import Testing
         (gesture("a", "tap", "priority = \"high\"\n"), gesture("b", "tap")),
         // The earlier one waits for a double tap: the later one fires first.
         (gesture("a", "tap", "requires_failure_of = [\"dbl\"]\n") + gesture("dbl", "tap", "count = 2\n"), gesture("b", "tap")),
+        // A third gesture beats the earlier one but shares its touches with the later one.
+        (gesture("hold", "long_press", "simultaneous_with = [\"b\"]\n") + gesture("a", "pan"), gesture("b", "pan")),
+        (gesture("hold", "long_press") + gesture("a", "pan"), gesture("b", "pan", "simultaneous_with = [\"hold\"]\n")),
+        // A pan or pinch needing more fingers takes over one that began with fewer.
+        (gesture("a", "pan", "min_fingers = 1\nmax_fingers = 5\n"), gesture("b", "pan", "fingers = 2\n")),
+        (gesture("a", "pinch"), gesture("b", "pinch", "min_fingers = 3\n")),
+        // Of all edges, a corner reads as the nearest edge; one edge alone reads it as its own.
+        (gesture("a", "edge_swipe"), gesture("b", "edge_swipe", "edges = [\"left\"]\n")),
     ])
     func aLaterGestureThatCanWin_isNotNamed(first: String, second: String) throws {
         let w = try warnings(first + second)
         #expect(w.isEmpty, "\(w)")
+    }
+
+    /// A gesture of a nested region that waits for the later one (and outranks the earlier):
+    /// the later one wins there.
+    @Test func aLaterGestureANestedOneWaitsFor_isNotNamed() throws {
+        let text = "[[region]]\nname = \"r\"\n" + Self.gesture("a", "pan") + Self.gesture("b", "pan")
+            + "[[region]]\nname = \"inner\"\nrect = [0, 0, 1920, 1080]\n" + Self.gesture("inner_pan", "pan", "requires_failure_of = [\"r/b\"]\n")
+        #expect(try ConfigLoader.parse(text, file: "k.toml").engine.shadowedGestures.isEmpty)
     }
 
     /// The standard set names none of its own, and a custom tap beside it fires first (the
