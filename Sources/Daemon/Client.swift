@@ -46,6 +46,8 @@ final class Client {
     /// Monotonic time its last request was served (0: none yet): a user's connections woken
     /// together are served the one served longest ago first.
     var servedAt: Int64 = 0
+    /// It was paused for its user's time since its last request served (a pause is counted once).
+    var pausedForTime = false
     /// Regions this client set (removed when it goes).
     var ownedRegions: [RegionSpec] = []
 

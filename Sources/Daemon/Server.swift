@@ -50,6 +50,8 @@ final class Server {
     private var throttled: [Client] = []
     /// Each user's share of the daemon's time for its requests.
     var timeShare: UserTimeShare
+    /// Connections paused for their user's time, once a pause (`stats`: `time_share_pauses`).
+    private(set) var timeSharePauses = 0
     private let throttleTimer: DeadlineTimer
     /// Closes connections that take no lines and send nothing (ServerAdmission.swift).
     let idleTimer: DeadlineTimer
@@ -230,7 +232,12 @@ final class Server {
     /// read until both have refilled.
     func throttle(_ client: Client, now: Int64) {
         let lines = client.budget.wait(linesPerSecond: settings.requestsPerSecond, bytesPerSecond: settings.bytesPerSecond)
-        let until = now + max(lines, timeShare.wait(client.uid, now: now))
+        let time = timeShare.wait(client.uid, now: now)
+        if time > 0 && !client.pausedForTime {
+            client.pausedForTime = true
+            timeSharePauses += 1
+        }
+        let until = now + max(lines, time)
         client.readSide = .throttled(until: until)
         throttled.append(client)
         if throttleTimer.armedAt == 0 || until < throttleTimer.armedAt { armThrottle(at: until) }
@@ -247,11 +254,16 @@ final class Server {
         var woken: [Client] = []
         throttled.removeAll { c in
             guard !c.closed, case .throttled(let until) = c.readSide else { return true }
-            if until <= now || (c.budget.lines >= 1 && c.budget.bytes > 0 && timeShare.left(c.uid, now: now) > 0) {
+            let userHasTime = timeShare.left(c.uid, now: now) > 0
+            if userHasTime && (until <= now || (c.budget.lines >= 1 && c.budget.bytes > 0)) {
                 woken.append(c)
                 return true
             }
-            next = min(next ?? until, until)
+            // Its user still owes what was charged after its wait was set (the pause itself,
+            // the user's other connections): it waits that out, not woken for nothing.
+            let again = userHasTime ? until : max(until, now + timeShare.wait(c.uid, now: now))
+            c.readSide = .throttled(until: again)
+            next = min(next ?? again, again)
             return false
         }
         for c in woken.sorted(by: { $0.servedAt < $1.servedAt }) { toBacklog(c) }

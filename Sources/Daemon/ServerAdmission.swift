@@ -131,8 +131,10 @@ extension Server {
         let now = monotonicNanoseconds()
         var next: Int64?
         for c in allClients where takesNothing(c, in: state) && !c.closed {
-            // Requests waiting for their turn or their user's time are no idleness.
-            let due = c.readSide == .ready ? c.lastRequestAt + settings.idleNs : now + settings.idleNs
+            // Requests waiting for their turn, their user's time or the client's reading of its
+            // answers are no idleness.
+            let waiting = c.readSide != .ready || queued(c, in: state) > settings.outputBufferBytes
+            let due = waiting ? now + settings.idleNs : c.lastRequestAt + settings.idleNs
             guard due <= now else {
                 next = min(next ?? due, due)
                 continue

@@ -13,7 +13,8 @@ extension Server {
         guard client.readSide == .ready else { return }
         let start = monotonicNanoseconds()
         var mark = start
-        defer { charge(client, since: &mark) }
+        // (A client closed here had its going charged already: the recompile of its regions.)
+        defer { if !client.closed { charge(client, since: &mark) } }
         client.budget.refill(now: start, linesPerSecond: settings.requestsPerSecond, bytesPerSecond: settings.bytesPerSecond)
         reading: while !client.closed {
             if queued(client, in: state) > settings.outputBufferBytes { break }  // paused until it reads
@@ -32,6 +33,7 @@ extension Server {
                 client.budget.bytes -= Double(line.count + 1)
                 deliver(client, line, &state)
                 client.servedAt = charge(client, since: &mark)
+                client.pausedForTime = false
                 continue
             }
             // No newline yet in `max_line_bytes`: no line can end within it.
@@ -48,6 +50,7 @@ extension Server {
                     client.scanned = 0
                     deliver(client, rest, &state)
                     client.servedAt = charge(client, since: &mark)
+                    client.pausedForTime = false
                     continue
                 }
                 // Everything is served: it closes once its answers are written.

@@ -32,7 +32,7 @@ struct Stats {
         (s.counters.gestureLines, s.counters.touchLines, s.counters.clientsDroppedSlow, s.counters.clientWrites) =
             (fanout.gestureLines, fanout.touchLines, fanout.droppedSlow, fanout.writes)
         (s.counters.clientsAccepted, s.counters.clientsRefused) = (server.accepted, server.refused)
-        s.counters.timeSharePauses = server.timeShare.pauses
+        s.counters.timeSharePauses = server.timeSharePauses
         (s.counters.requests, s.counters.errors, s.counters.reloads, s.counters.reloadFailures) =
             (requests, errors, reloads, reloadFailures)
         // Impossible (state, input) pairs and arena decisions asked twice, over all devices.

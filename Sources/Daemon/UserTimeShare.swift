@@ -11,8 +11,6 @@ struct UserTimeShare {
     /// Nanoseconds of handling one user's requests may take per second over time.
     var nsPerSecond: Double
     private var buckets: [UInt32: Bucket] = [:]
-    /// Times a user's connection was left unread for its debt (`stats`: `time_share_pauses`).
-    private(set) var pauses = 0
 
     private struct Bucket {
         var left: Double
@@ -50,7 +48,6 @@ struct UserTimeShare {
     mutating func wait(_ uid: UInt32, now: Int64) -> Int64 {
         let left = left(uid, now: now)
         guard left <= 0 else { return 0 }
-        pauses += 1
         return max(1_000_000, Int64((1 - left) / nsPerSecond * 1e9))
     }
 }

@@ -135,6 +135,20 @@ import TestSupport
         #expect(d.stop() == 0)
     }
 
+    /// A client whose requests wait for it to read their answers (it pipelined more than its
+    /// queue holds) is not idle: read late, every answer is there.
+    @Test func requestsWaitingForTheClientToRead_areNoIdleness() throws {
+        let d = try DaemonUnderTest([], config: "[daemon]\nidle_timeout_ms = 300\n")
+        let c = try TestClient(SocketPaths.requests(besides: d.socket))
+        _ = c.json()
+        c.send((1...600).map { #"{"op":"stats","id":\#($0)}"# }.joined(separator: "\n"))
+        Thread.sleep(forTimeInterval: 1)
+        var ids: [Double] = []
+        while ids.count < 600, let a = c.json(seconds: 10), a["type"] == .string("reply") { ids.append(a["id"]?.number ?? 0) }
+        #expect(ids == (1...600).map(Double.init), "\(ids.count) answers, then \(String(describing: c.json(seconds: 0.1)))")
+        #expect(d.stop() == 0)
+    }
+
     /// Subscribed to nothing and silent past idle_timeout_ms: told, then closed. A client that
     /// takes lines, or keeps asking, stays.
     @Test func aConnectionThatTakesNothingAndSaysNothing_isClosedWithTheReason() throws {
