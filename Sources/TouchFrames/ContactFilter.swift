@@ -230,6 +230,10 @@ struct ContactFilter {
         var lingerUntil: Int64?
         /// When the held lift began (the finger left).
         var liftAt: Int64 = 0
+        /// Down and shown at its last step with nothing but the common rules to apply (no
+        /// bounce's offset or settling, past the ghost filter, not hidden, no held lift): its
+        /// next step is `steadyStep`.
+        var steady = false
         /// It came from another slot in this frame, shown to the gestures before
         /// (ContactFilterBounces.swift): its view says so (`ShownSlot.moved`) once it landed.
         var moved = false
@@ -274,6 +278,9 @@ struct ContactFilter {
             shown[k] = ShownSlot(x: s.x, y: s.y)
         }
     }
+
+    /// Slot `k` holds a contact (down, or its lift held) the next frame must step.
+    func holds(_ k: Int) -> Bool { k < state.count && state[k].down }
 
     /// A frame's filtering begins: what it asks for is due anew.
     mutating func startFrame() { (tally.nextTick, tally.releasedLift, tally.stuckNow) = (nil, nil, false) }

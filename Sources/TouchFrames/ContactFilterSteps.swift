@@ -16,6 +16,7 @@ extension ContactFilter {
             land(&f, s, r, &tally, at: time)
         }
         if let after = r.settings.stuckAfterNs { checkStuck(&f, &s, after: after, fresh: fresh, r, &tally, &nextContact, at: time) }
+        if f.steady && !f.hidden { return steadyStep(&f, &v, s, fresh: fresh, r, &tally, at: time) }
         if fresh && f.settling.until != 0 { settle(&f, s, r, at: time) }
         f.down = true
         var shown = ShownSlot(x: v.x, y: v.y, hidden: f.hidden)
@@ -48,7 +49,26 @@ extension ContactFilter {
             }
             (shown.x, shown.y) = (nearest(f.x), nearest(f.y))
         }
+        f.steady = !shown.hidden && !shown.young && f.settling.until == 0 && f.offsetX == 0 && f.offsetY == 0 && f.lingerUntil == nil
         v = shown
+    }
+
+    /// `step` of a contact down and shown as before (`FilterSlot.steady`: no bounce's offset or
+    /// settling, past the ghost filter, not hidden), most of a frame's contacts: the same rules
+    /// with what cannot apply left out.
+    @inline(__always)
+    static func steadyStep(
+        _ f: inout FilterSlot, _ v: inout ShownSlot, _ s: DecoderSlot, fresh: Bool, _ r: borrowing Rules, _ tally: inout Tally, at time: Int64
+    ) {
+        f.down = true
+        let x = min(max(Double(s.x), r.xRange.lowerBound), r.xRange.upperBound)
+        let y = min(max(Double(s.y), r.yRange.lowerBound), r.yRange.upperBound)
+        if fresh && r.settings.chatterNs != nil {
+            if r.settings.dejitter == nil && f.rawAt != 0 { learnInterval(&tally.interval, Double(time - f.rawAt) / 1e9) }
+            follow(&f, x, y, at: time)
+        }
+        if let d = r.settings.dejitter { smooth(&f, x, y, d, r.mmPerUnit, &tally.interval, at: time) } else { (f.x, f.y) = (x, y) }
+        v = ShownSlot(x: nearest(f.x), y: nearest(f.y))
     }
 
     /// Where a contact coming of age (the ghost filter) is first shown. A resting one (now within
@@ -152,7 +172,7 @@ extension ContactFilter {
     static func lifted(
         _ f: inout FilterSlot, _ v: inout ShownSlot, _ s: DecoderSlot, _ r: borrowing Rules, _ tally: inout Tally, at time: Int64
     ) {
-        v.lingering = false
+        (v.lingering, f.steady) = (false, false)
         guard f.down else { return }
         // A young contact's lift is held only after a stretch on the glass of half `ghost_under`
         // (a bouncing finger's): a one-frame blink is a ghost at once, so a blinking ghost never

@@ -27,8 +27,9 @@ public struct FrameDecoder: Sendable {
     var palmSize: Double
     var slots: [DecoderSlot]
     var slot = 0
-    /// One past the highest slot a contact has been down in: a frame looks no further (a hand
-    /// uses the first few of a panel's ten or more slots).
+    /// One past the highest slot a contact is down (or a filter holds one) in: a frame looks no
+    /// further (a hand uses the first few of a panel's ten or more slots). Lowered at a frame's
+    /// end once its top slots are free (`releaseTopSlots`).
     var slotsUsed = 0
     /// The id the next contact to land gets (ids start at 1 and only grow): a caller that
     /// remembers it knows whether a frame has a new contact without looking at its contacts.
@@ -356,7 +357,10 @@ public struct FrameDecoder: Sendable {
         contactsBefore = lastNextContact
         lastNextContact = nextContact
         landed = nextContact != contactsBefore
-        defer { if keepsPanel { if isFiltered { collectFilteredPanel() } else { collectPanel() } } }
+        defer {
+            if keepsPanel { if isFiltered { collectFilteredPanel() } else { collectPanel() } }
+            releaseTopSlots()
+        }
         if isFiltered {
             if !multitouch { collectFilteredSingle() }
             landed = newToGestures != 0

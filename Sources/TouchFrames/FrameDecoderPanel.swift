@@ -28,4 +28,14 @@ extension FrameDecoder {
             return n
         }
     }
+
+    /// `slotsUsed` lowered past the top slots no contact is down in, the filters hold nothing in,
+    /// at a frame's end (every consumer of the frame read its slots): the next frames look at
+    /// the slots in use, not at every slot a hand ever reached.
+    mutating func releaseTopSlots() {
+        guard multitouch else { return }
+        var used = min(slotsUsed, slots.count)
+        while used > 0 && slots[used - 1].trackingID < 0 && !(isFiltered && filter.holds(used - 1)) { used -= 1 }
+        slotsUsed = used
+    }
 }

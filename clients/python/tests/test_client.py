@@ -205,3 +205,64 @@ def test_a_reload_that_drops_a_clients_regions_tells_that_client_alone() -> None
         finally:
             p.terminate()
             p.wait(10)
+
+
+def slow_answerer(path: str, late: float) -> None:
+    """A peer that answers its first request `late` s late with an error carrying no id (a line
+    it could not read) and every later one at once (in order, as the daemon does)."""
+    import socket
+    import threading
+
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(path)
+    server.listen(1)
+
+    def serve() -> None:
+        conn, _ = server.accept()
+        conn.sendall(b'{"type":"hello","protocol":1,"devices":[],"screen":{}}\n')
+        lines = conn.makefile("rb")
+        for n, line in enumerate(lines):
+            request = json.loads(line)
+            if n == 0:
+                time.sleep(late)
+                conn.sendall(b'{"type":"error","code":"line_too_long","message":"a line too long"}\n')
+            else:
+                conn.sendall(json.dumps({"type": "reply", "op": request["op"], "id": request["id"]}).encode() + b"\n")
+        server.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+
+
+def test_a_late_error_is_not_taken_for_the_next_requests_answer() -> None:
+    """A request's wait times out; its answer, an error with no id, comes after the next request
+    was sent: the next request gets its own reply, and the late error goes to the iteration."""
+    import socket
+
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "p.sock")
+        slow_answerer(path, late=0.6)
+        with Client(path, reconnect=False, timeout=0.3) as c:
+            with pytest.raises(socket.timeout):
+                c.request("ping")
+            time.sleep(0.5)
+            assert c.request("stats").op == "stats"
+            assert c.request("ping").op == "ping"
+            late = next(iter(c))
+            assert late.code == "line_too_long"
+
+    async def run(path: str) -> None:
+        c = AsyncClient(path, reconnect=False, timeout=0.3)
+        await c.connect()
+        with pytest.raises(asyncio.TimeoutError):
+            await c.request("ping")
+        await asyncio.sleep(0.5)
+        assert (await c.request("stats")).op == "stats"
+        assert (await c.request("ping")).op == "ping"
+        late = await c.__aiter__().__anext__()
+        await c.close()
+        assert late.code == "line_too_long"
+
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "p.sock")
+        slow_answerer(path, late=0.6)
+        asyncio.run(run(path))

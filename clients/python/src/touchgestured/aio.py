@@ -16,7 +16,7 @@ import collections
 import time
 from typing import Any, AsyncIterator, Deque, Dict, List, Optional
 
-from .client import MAX_LINE, RequestError, _Connection, answers_unread, encode
+from .client import MAX_LINE, RequestError, _Connection, encode
 from .messages import Error, Gesture, Hello, Message, ProtocolError, Reply, Touch, parse
 
 #: Lines kept for an iteration that lags (the oldest dropped past it, counted in `dropped`).
@@ -89,6 +89,7 @@ class AsyncClient(_Connection):
             except (OSError, ConnectionError):
                 pass
         self._reader = self._writer = None
+        self._unanswered.clear()
         for f in self._waiting.values():
             if not f.done():
                 f.set_exception(ConnectionError(f"{self.path}: the connection went before the reply"))
@@ -124,18 +125,16 @@ class AsyncClient(_Connection):
                 self.malformed += 1
 
     def _deliver(self, m: Message) -> bool:
-        """A reply or error to the request awaiting it (an error with no id to the oldest, but
-        for the daemon's notices)."""
-        if isinstance(m, (Reply, Error)):
-            rid = m.id if isinstance(m.id, int) and m.id in self._waiting else None
-            if rid is None and answers_unread(m) and self._waiting:
-                rid = next(iter(self._waiting))
-            if rid is not None:
-                f = self._waiting.pop(rid)
-                if not f.done():
-                    f.set_result(m)
-                return True
-        return False
+        """A reply or error to the request awaiting it (an error with no id to the oldest request
+        unanswered, but for the daemon's notices); false for any other line, and for the late
+        answer of a request whose wait timed out (it goes to the iteration)."""
+        rid = self._unanswered.answered(m)
+        f = None if rid is None else self._waiting.pop(rid, None)
+        if f is None:
+            return False
+        if not f.done():
+            f.set_result(m)
+        return True
 
     def _queue(self, m: Message) -> None:
         if len(self._lines) >= MAX_QUEUED:
@@ -197,9 +196,10 @@ class AsyncClient(_Connection):
         assert self._writer is not None
         rid = request["id"] = next(self._ids)
         self._writer.write(encode(request))
+        self._unanswered.sent(rid)
         while True:
             m = await self._read()
-            if isinstance(m, (Reply, Error)) and (m.id == rid or answers_unread(m)):
+            if self._unanswered.answered(m) == rid:
                 if isinstance(m, Error):
                     raise RequestError(m.code, m.message)
                 return m
@@ -217,6 +217,7 @@ class AsyncClient(_Connection):
         future: "asyncio.Future[Message]" = asyncio.get_running_loop().create_future()
         self._waiting[rid] = future
         self._writer.write(line)
+        self._unanswered.sent(rid)
         try:
             m = await asyncio.wait_for(future, self.timeout)
         finally:

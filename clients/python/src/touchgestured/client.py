@@ -9,12 +9,13 @@
 
 from __future__ import annotations
 
+import collections
 import itertools
 import json
 import os
 import socket
 import time
-from typing import Any, Dict, Iterator, List, Optional
+from typing import Any, Deque, Dict, Iterator, List, Optional
 
 from .messages import Error, Gesture, Hello, Message, ProtocolError, Reply, Touch, parse
 
@@ -57,6 +58,36 @@ def answers_unread(m: Message) -> bool:
     return isinstance(m, Error) and m.id is None and m.code not in NOTICES
 
 
+class _Unanswered:
+    """The requests sent on a connection and not answered yet, oldest first. The daemon answers
+    a connection's requests in the order they came, so an error with no id (a line it could not
+    read) answers the oldest, and an answer to one means every older one was answered before
+    it. A request whose wait timed out stays until its answer comes: a late answer is then not
+    taken for a newer request's."""
+
+    def __init__(self) -> None:
+        self._ids: Deque[int] = collections.deque()
+
+    def sent(self, rid: int) -> None:
+        self._ids.append(rid)
+
+    def clear(self) -> None:
+        """A new connection: nothing sent on the last one will be answered."""
+        self._ids.clear()
+
+    def answered(self, m: Message) -> Optional[int]:
+        """The id of the request `m` answers (None: no request's answer, or one not sent here)."""
+        if not isinstance(m, (Reply, Error)):
+            return None
+        if isinstance(m.id, int) and m.id in self._ids:
+            while self._ids[0] != m.id:
+                self._ids.popleft()
+            return self._ids.popleft()
+        if answers_unread(m) and self._ids:
+            return self._ids.popleft()
+        return None
+
+
 def encode(request: Dict[str, Any]) -> bytes:
     """A request line; ValueError for what JSON cannot carry (NaN, infinity)."""
     return (json.dumps(request, separators=(",", ":"), allow_nan=False) + "\n").encode()
@@ -75,6 +106,7 @@ class _Connection:
         #: Lines the client could not read (skipped).
         self.malformed = 0
         self._ids = itertools.count(1)
+        self._unanswered = _Unanswered()
         self._replay: Dict[str, Dict[str, Any]] = {}
         self._delay = 0.0
         self._connected_at = 0.0
@@ -142,6 +174,7 @@ class Client(_Connection):
             s.close()
             raise
         self._sock, self._buffer, self._scanned, self._pending = s, bytearray(), 0, []
+        self._unanswered.clear()
         self._connected_at = time.monotonic()
         try:
             first = self._hello(self._read())
@@ -251,6 +284,7 @@ class Client(_Connection):
         line = encode(request)
         deadline = None if self.timeout is None else time.monotonic() + self.timeout
         self._sock.sendall(line)
+        self._unanswered.sent(rid)
         held: List[Message] = []
         try:
             while True:
@@ -260,9 +294,9 @@ class Client(_Connection):
                     m = self._read()
                 except ConnectionError as e:
                     raise ConnectionError(f"{e} (while waiting for the reply to {request['op']})") from None
-                # An error with no id answers the line that could not be read: this one (but for
-                # the daemon's notices, which answer nothing: they stay for the iteration).
-                if isinstance(m, (Reply, Error)) and (m.id == rid or answers_unread(m)):
+                # Its answer (an error with no id answers the oldest request unanswered: this
+                # one, or one whose wait timed out, whose late answer stays for the iteration).
+                if self._unanswered.answered(m) == rid:
                     if isinstance(m, Error):
                         raise RequestError(m.code, m.message)
                     return m
