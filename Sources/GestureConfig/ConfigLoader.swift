@@ -118,6 +118,14 @@ struct Loader {
     var ruleLines: [[(header: Int, requires: Int?, simultaneous: Int?)]] = []
     /// The file each region was read from (a drop-in's or the main file), for those errors.
     var ruleFiles: [String] = []
+
+    /// `warning` about gesture `g` of region `r`, after the file and line of the gesture's table
+    /// (`FILE:LINE: `, as an error names its place).
+    func located(_ r: Int, _ g: Int, _ warning: String) -> String {
+        guard r < ruleFiles.count, r < ruleLines.count, g < ruleLines[r].count else { return warning }
+        return "\(ruleFiles[r]):\(ruleLines[r][g].header): \(warning)"
+    }
+
     /// The line of each region's `[region.drag] chain`, for a chain that does not resolve.
     var chainLines: [Int?] = []
     /// The regions read so far that emulate a pointer.

@@ -8,7 +8,11 @@ import GestureEngine
 /// daemon's start say so. Only sure cases are named; a gesture that fires rarely is not.
 extension EngineConfiguration {
     /// One warning for each gesture an earlier one of its region shadows.
-    public var shadowedGestures: [String] {
+    public var shadowedGestures: [String] { shadows.map(\.warning) }
+
+    /// Each gesture an earlier one of its region shadows: its region's and its own index, and
+    /// the warning (the loader puts the gesture's file and line before it).
+    var shadows: [(region: Int, gesture: Int, warning: String)] {
         // Every gesture some rule names (`region/name`): another gesture that shares its touches
         // or waits for it may beat the earlier one and let it through, so it is never named.
         var named = Set<String>()
@@ -17,12 +21,12 @@ extension EngineConfiguration {
                 for n in g.simultaneousWith + g.requiresFailureOf { named.insert(n.contains("/") ? n : "\(r.name)/\(n)") }
             }
         }
-        var warnings: [String] = []
-        for region in regions {
+        var warnings: [(region: Int, gesture: Int, warning: String)] = []
+        for (i, region) in regions.enumerated() {
             for (j, later) in region.gestures.enumerated() where !named.contains("\(region.name)/\(later.name)") {
                 guard let earlier = region.gestures[..<j].first(where: { Self.shadows($0, later) }) else { continue }
                 warnings.append(
-                    "region '\(region.name)': gesture '\(later.name)' can never be recognized: '\(earlier.name)', listed before it, takes every touch it would (the same kind and thresholds); make them simultaneous_with each other, narrow '\(earlier.name)', or remove one")
+                    (i, j, "region '\(region.name)': gesture '\(later.name)' can never be recognized: '\(earlier.name)', listed before it, takes every touch it would (the same kind and thresholds); make them simultaneous_with each other, narrow '\(earlier.name)', or remove one"))
             }
         }
         return warnings

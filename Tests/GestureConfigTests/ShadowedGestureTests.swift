@@ -1,4 +1,6 @@
+import Foundation
 import GestureEngine
+import TestSupport
 import Testing
 
 @testable import GestureConfig
@@ -67,6 +69,22 @@ import Testing
         let text = "[[region]]\nname = \"r\"\n" + Self.gesture("a", "pan") + Self.gesture("b", "pan")
             + "[[region]]\nname = \"inner\"\nrect = [0, 0, 1920, 1080]\n" + Self.gesture("inner_pan", "pan", "requires_failure_of = [\"r/b\"]\n")
         #expect(try ConfigLoader.parse(text, file: "k.toml").engine.shadowedGestures.isEmpty)
+    }
+
+    /// check-config and the daemon's log name the shadowed gesture's file and the line of its
+    /// table, as an error names its place (a drop-in's gesture, the drop-in's).
+    @Test func theWarning_namesTheGesturesFileAndLine() throws {
+        let dir = Scratch.directory("shadows")
+        try FileManager.default.createDirectory(atPath: dir + "/kiosk.d", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let main = "[[region]]\nname = \"r\"\n" + Self.gesture("first", "tap") + Self.gesture("second", "tap")
+        try main.write(toFile: dir + "/kiosk.toml", atomically: true, encoding: .utf8)
+        let dropIn = "[[region]]\nname = \"s\"\nrect = [0, 0, 10, 10]\n" + Self.gesture("a", "pinch") + Self.gesture("b", "pinch")
+        try dropIn.write(toFile: dir + "/kiosk.d/10-more.toml", atomically: true, encoding: .utf8)
+        let notices = try ConfigLoader.load(path: dir + "/kiosk.toml").notices
+        #expect(notices.count == 2, "\(notices)")
+        #expect(notices.first?.hasPrefix(dir + "/kiosk.toml:6: region 'r': gesture 'second' can never be recognized") == true, "\(notices)")
+        #expect(notices.last?.hasPrefix(dir + "/kiosk.d/10-more.toml:7: region 's': gesture 'b'") == true, "\(notices)")
     }
 
     /// The standard set names none of its own, and a custom tap beside it fires first (the
