@@ -207,9 +207,13 @@ def test_a_reload_that_drops_a_clients_regions_tells_that_client_alone() -> None
             p.wait(10)
 
 
-def slow_answerer(path: str, late: float) -> None:
-    """A peer that answers its first request `late` s late with an error carrying no id (a line
-    it could not read) and every later one at once (in order, as the daemon does)."""
+UNREAD = b'{"type":"error","code":"line_too_long","message":"a line too long"}\n'
+
+
+def slow_answerer(path: str, late: float, first: bytes = UNREAD, second: bytes = b"") -> None:
+    """A peer that answers its first request `late` s late with `first` (an error with no id: a
+    line it could not read), its second with `second` if given, and every other one at once with
+    a reply (in order, as the daemon does)."""
     import socket
     import threading
 
@@ -225,7 +229,9 @@ def slow_answerer(path: str, late: float) -> None:
             request = json.loads(line)
             if n == 0:
                 time.sleep(late)
-                conn.sendall(b'{"type":"error","code":"line_too_long","message":"a line too long"}\n')
+                conn.sendall(first)
+            elif n == 1 and second:
+                conn.sendall(second)
             else:
                 conn.sendall(json.dumps({"type": "reply", "op": request["op"], "id": request["id"]}).encode() + b"\n")
         server.close()
@@ -266,3 +272,20 @@ def test_a_late_error_is_not_taken_for_the_next_requests_answer() -> None:
         path = os.path.join(d, "p.sock")
         slow_answerer(path, late=0.6)
         asyncio.run(run(path))
+
+
+def test_a_late_answer_read_by_the_iteration_is_awaited_no_more() -> None:
+    """A timed-out request's late reply, read by the iteration; the next request's answer, an
+    error with no id, is that request's (RequestError), not the late one's."""
+    import socket
+
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "p.sock")
+        slow_answerer(path, late=0.5, first=b'{"type":"reply","op":"ping","id":1}\n', second=UNREAD)
+        with Client(path, reconnect=False, timeout=0.3) as c:
+            with pytest.raises(socket.timeout):
+                c.request("ping")
+            assert next(iter(c)).id == 1
+            with pytest.raises(RequestError, match="line_too_long"):
+                c.request("stats")
+            assert c.request("ping").op == "ping"

@@ -128,12 +128,15 @@ class AsyncClient(_Connection):
         """A reply or error to the request awaiting it (an error with no id to the oldest request
         unanswered, but for the daemon's notices); false for any other line, and for the late
         answer of a request whose wait timed out (it goes to the iteration)."""
-        rid = self._unanswered.answered(m)
+        return self._settle(self._unanswered.answered(m), m)
+
+    def _settle(self, rid: Optional[int], m: Message) -> bool:
+        """`m`, the answer to request `rid`, to the task awaiting it; false when none does (its
+        wait timed out or was cancelled, even as the answer came)."""
         f = None if rid is None else self._waiting.pop(rid, None)
-        if f is None:
+        if f is None or f.done():
             return False
-        if not f.done():
-            f.set_result(m)
+        f.set_result(m)
         return True
 
     def _queue(self, m: Message) -> None:
@@ -199,11 +202,14 @@ class AsyncClient(_Connection):
         self._unanswered.sent(rid)
         while True:
             m = await self._read()
-            if self._unanswered.answered(m) == rid:
+            answered = self._unanswered.answered(m)
+            if answered == rid:
                 if isinstance(m, Error):
                     raise RequestError(m.code, m.message)
                 return m
-            self._queue(m)
+            # A request another task sent meanwhile is answered to it.
+            if not self._settle(answered, m):
+                self._queue(m)
 
     async def request(self, op: str, **fields: Any) -> Reply:
         """Sends a request and awaits its reply: RequestError for an `error`, asyncio's

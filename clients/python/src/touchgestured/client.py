@@ -61,9 +61,8 @@ def answers_unread(m: Message) -> bool:
 class _Unanswered:
     """The requests sent on a connection and not answered yet, oldest first. The daemon answers
     a connection's requests in the order they came, so an error with no id (a line it could not
-    read) answers the oldest, and an answer to one means every older one was answered before
-    it. A request whose wait timed out stays until its answer comes: a late answer is then not
-    taken for a newer request's."""
+    read) answers the oldest. A request whose wait timed out stays until its answer comes: a late
+    answer is then not taken for a newer request's."""
 
     def __init__(self) -> None:
         self._ids: Deque[int] = collections.deque()
@@ -80,9 +79,8 @@ class _Unanswered:
         if not isinstance(m, (Reply, Error)):
             return None
         if isinstance(m.id, int) and m.id in self._ids:
-            while self._ids[0] != m.id:
-                self._ids.popleft()
-            return self._ids.popleft()
+            self._ids.remove(m.id)
+            return m.id
         if answers_unread(m) and self._ids:
             return self._ids.popleft()
         return None
@@ -252,7 +250,9 @@ class Client(_Connection):
             try:
                 while self._pending:
                     yield self._pending.pop(0)
-                yield self._read()
+                m = self._read()
+                self._unanswered.answered(m)  # a timed-out request's late answer: no longer awaited
+                yield m
             except socket.timeout:
                 raise
             except (ConnectionError, OSError):
