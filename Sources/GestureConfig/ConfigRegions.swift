@@ -40,21 +40,25 @@ extension Loader {
 
         var gestures: [GestureSpec] = []
         var lines: [(header: Int, requires: Int?, simultaneous: Int?)] = []
+        // Which gestures are still the standard set's (a gesture of the file may replace each once).
+        var fromStandard: [Bool] = []
         if try r.bool("standard_gestures") == true {
             for var g in EngineConfiguration.standardGestures(thresholds: thresholds) {
                 g.priority = priority
                 gestures.append(g)
                 lines.append((r.table.line(of: "standard_gestures"), nil, nil))
+                fromStandard.append(true)
             }
         }
         let scopes = try r.subtables("gesture", label: "[[region.gesture]] of region '\(name)'")
         for g in scopes {
             let spec = try readGesture(g, thresholds: thresholds, priority: priority)
             if let i = gestures.firstIndex(where: { $0.name == spec.name }) {
-                if lines[i].requires == nil && lines[i].header == r.table.line(of: "standard_gestures") {
+                if i < fromStandard.count && fromStandard[i] {
                     // A gesture of the standard set is replaced by one of the same name.
                     gestures[i] = spec
                     lines[i] = (g.table.line, g.table.lines["requires_failure_of"], g.table.lines["simultaneous_with"])
+                    fromStandard[i] = false
                     continue
                 }
                 throw g.fail("name", "gesture '\(spec.name)' is defined twice in region '\(name)'")

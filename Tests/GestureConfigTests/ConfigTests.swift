@@ -175,6 +175,9 @@ func readFile(_ path: String) -> String? {
         ("[[region]]\nname = 'a'\nrect = [0, 0, 0, 10]", 3, "width and height more than 0"),
         ("[[region]]\nrect = [0, 0, 10, 10]", 1, "a [[region]] needs a 'name'"),
         ("[[region]]\nname = 'a'\n[[region.gesture]]\nkind = 'tap'\n[[region.gesture]]\nkind = 'tap'", 5, "gesture 'tap' is defined twice"),
+        // On one line with `standard_gestures` (the second 'x' is no replacement of a standard one).
+        ("region = [{ name = 'r', standard_gestures = true, gesture = [{ kind = 'tap', name = 'x', fingers = 3 }, { kind = 'pan', name = 'x' }] }]", 1,
+            "gesture 'x' is defined twice"),
         ("[device]\nrotation = 45", 2, "'rotation' must be 0, 90, 180 or 270"),
         ("[[panel]]\nrotation = 90", 1, "a [[panel]] needs 'match'"),
         ("[[panel]]\nmatch = 'x'\noutput = [0, 0, -1, 5]", 3, "'output' width and height must be more than 0"),
