@@ -214,8 +214,9 @@ extension DeviceTable {
             output.eventCount += i
         }
         // A read that ended inside a frame (a long one split across reads): no frame of the
-        // filters' own until it is whole.
-        device.midFrame = !whole
+        // filters' own until it is whole. (A report that made no frame, closing a SYN_DROPPED's
+        // gap, ends none: the filters' frames go on.)
+        device.midFrame = !whole && !device.pipeline.decoder.betweenFrames
         device.endsRead = true
     }
 

@@ -68,7 +68,7 @@ extension ThreadedPanel.Shared {
                 break
             }
         }
-        midFrame = !whole && !lost
+        midFrame = !whole && !lost && !decoder.betweenFrames
         if shown { flush(panel) }
         return lost
     }

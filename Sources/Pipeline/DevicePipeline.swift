@@ -140,9 +140,9 @@ public struct DevicePipeline {
         // (Not inside a frame: its events are not all in the slots yet.)
         if decoder.isFiltered && !midFrame { ticks(before: e.time, into: &out) }
         out.eventCount += 1
-        midFrame = true
-        guard decoder.feed(e) != nil else { return }
-        midFrame = false
+        let frame = decoder.feed(e) != nil
+        midFrame = !decoder.betweenFrames
+        guard frame else { return }
         frameWithLines(into: &out)
         writeGestureLines(into: &out)
     }

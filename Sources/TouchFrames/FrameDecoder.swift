@@ -27,9 +27,8 @@ public struct FrameDecoder: Sendable {
     var palmSize: Double
     var slots: [DecoderSlot]
     var slot = 0
-    /// One past the highest slot a contact is down (or a filter holds one) in: a frame looks no
-    /// further (a hand uses the first few of a panel's ten or more slots). Lowered at a frame's
-    /// end once its top slots are free (`releaseTopSlots`).
+    /// One past the highest slot a contact is down (or a filter holds one) in, lowered at a
+    /// frame's end (`releaseTopSlots`): a frame looks no further.
     var slotsUsed = 0
     /// The id the next contact to land gets (ids start at 1 and only grow): a caller that
     /// remembers it knows whether a frame has a new contact without looking at its contacts.
@@ -109,8 +108,7 @@ public struct FrameDecoder: Sendable {
         protocolA = ProtocolA(
             slots: description.isProtocolA ? description.slotCount : 0,
             mmPerUnit: (size.width / (Double(axes.x.maximum) - Double(axes.x.minimum) + 1), size.height / (Double(axes.y.maximum) - Double(axes.y.minimum) + 1)))
-        filter = ContactFilter(
-            geometry.filters, slots: geometry.filters.isEmpty ? 0 : description.slotCount, x: axes.x, y: axes.y, sizeMM: self.geometry.sizeMM)
+        filter = ContactFilter(geometry.filters, slots: geometry.filters.isEmpty ? 0 : description.slotCount, x: axes.x, y: axes.y, sizeMM: size)
         // Stored, not asked of the optional filter each frame (its tag check copied it).
         isFiltered = !geometry.filters.isEmpty
         ghostsOnMirror = geometry.filters.ghostOnMirror
@@ -134,6 +132,9 @@ public struct FrameDecoder: Sendable {
     /// and it takes the kernel's state instead (a resync, `markDiscontinuity`). The one scan
     /// of a read finds it: the reader does not look for it first.
     public private(set) var lostEvents = false
+    /// The last event fed was a SYN_REPORT (one closing a SYN_DROPPED's gap makes no frame): no
+    /// frame is half read, the filters' own may come.
+    public private(set) var betweenFrames = true
 
     /// Feeds `events` from `i` up to and including the next SYN_REPORT, moving `i` past the last
     /// event read; true if a frame ended (it is `frame`). It stops after a SYN_DROPPED too
@@ -161,6 +162,7 @@ public struct FrameDecoder: Sendable {
                 // A run of multitouch axis events (most of a frame), against the slots in place:
                 // one access to the slot array for the run (swapped out and back), not one per event.
                 var slot = slot, next = nextContact, used = slotsUsed
+                betweenFrames = false
                 do {
                     var span = slots.mutableSpan
                     while i < events.count && events[i].type == Evdev.EV_ABS {
@@ -190,6 +192,7 @@ public struct FrameDecoder: Sendable {
     /// One event; true at SYN_REPORT (the frame is in `frame`).
     @inline(__always)
     private mutating func feedOne<E: EvdevEvent>(_ e: E) -> Bool {
+        betweenFrames = e.type == Evdev.EV_SYN && e.code == Evdev.SYN_REPORT
         if e.type == Evdev.EV_SYN {
             switch e.code {
             case Evdev.SYN_REPORT:

@@ -57,6 +57,25 @@ import TouchFrames
         #expect(xs.first == 999 && ys.last == 499, "\(xs) \(ys)")
     }
 
+    /// A SYN_DROPPED closed by a report with nothing between (the next frame is the gap's)
+    /// ends no frame half read: a young contact is still shown at its age (the replay stopped
+    /// there, waiting for a frame's end that had come).
+    @Test(.timeLimit(.minutes(1)))
+    func aReportClosingALossGap_letsTheFiltersFramesGoOn() throws {
+        let d = DeviceDescription.multitouchPanel(name: "p", maxX: 999, maxY: 499, slots: 4)
+        func e(_ ms: Int64, _ type: UInt16, _ code: UInt16, _ value: Int32) -> InputEvent {
+            InputEvent(time: Timestamp(nanoseconds: 100_000_000 + ms * 1_000_000), type: type, code: code, value: value)
+        }
+        let events = [
+            e(0, 3, Evdev.ABS_MT_TRACKING_ID, 1), e(0, 3, Evdev.ABS_MT_POSITION_X, 100), e(0, 3, Evdev.ABS_MT_POSITION_Y, 100), e(0, 0, 0, 0),
+            e(10, 0, Evdev.SYN_DROPPED, 0), e(10, 0, 0, 0), e(100, 3, Evdev.ABS_MT_TRACKING_ID, -1), e(100, 0, 0, 0),
+        ]
+        var replay = try MirrorReplay(description: d, configuration: try ConfigLoader.parse("[device.filters]\nghost_under = 0.04\n", file: "m.toml"), path: "p")
+        replay.play(Recording(description: d, events: events).eventsLiftedAtEnd)
+        let landed = replay.events.first { $0.type == 3 && $0.code == Evdev.ABS_MT_TRACKING_ID && $0.value >= 0 }
+        #expect(landed?.time.nanoseconds == 140_000_000, "\(replay.events)")
+    }
+
     @Test func aDeadZoneOverTheWholePanel_showsNoTouch() throws {
         let mirror = try Self.mirrored("pinch-out-and-turn", config: "[device.filters]\ndead_zones = [[0, 0, 4000, 4000]]\n")
         #expect(!mirror.events.contains { $0.code == Evdev.ABS_MT_TRACKING_ID && $0.value >= 0 })
