@@ -53,7 +53,8 @@ final class ReplaySource: InputSource {
         timeline = playback.timeline
         // Unowned: the handler is removed in stop(), before the devices let the source go.
         try loop.add(timer.fd) { [unowned self] _, state in self.fire(&state) }
-        arm(playback.nextDue)
+        // A recording of no event ends at once (its end is told at the first wake-up).
+        arm(playback.nextDue ?? monotonicNanoseconds())
     }
 
     func stop() {
@@ -75,7 +76,10 @@ final class ReplaySource: InputSource {
         guard let deliver else { return }
         let (next, over) = playback.deliverDue(now: monotonicNanoseconds()) { batch in deliver(batch, &state) }
         if over {
-            ended?(&state)
+            // Told once: the route asks again at each of its deadlines (a kinetic tail's).
+            let end = ended
+            ended = nil
+            end?(&state)
             return
         }
         arm(next)

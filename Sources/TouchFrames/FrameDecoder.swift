@@ -139,9 +139,8 @@ public struct FrameDecoder: Sendable {
     /// Feeds `events` from `i` up to and including the next SYN_REPORT, moving `i` past the last
     /// event read; true if a frame ended (it is `frame`). It stops after a SYN_DROPPED too
     /// (false, `lostEvents` set): a caller that resynchronizes stops there, one that does not
-    /// (a recording) feeds on, and what follows is dropped up to the next SYN_REPORT. A reader's batch takes one call per
-    /// frame this way, not one per event (the per-event step is inlined here). The frame is read
-    /// where it lies (a returned optional frame is destroyed through its type's metadata).
+    /// (a recording) feeds on, and what follows is dropped up to the next SYN_REPORT. A read takes
+    /// a call a frame, not an event; the frame is read where it lies (`frame`).
     public mutating func feed(_ events: borrowing Span<InputEvent>, from i: inout Int) -> Bool {
         feedRun(events, from: &i)
     }
@@ -286,8 +285,9 @@ public struct FrameDecoder: Sendable {
                 slots[slot].trackingID = e.value
                 slots[slot].contact = next
                 used = max(used, slot + 1)
-                slots[slot].isPalm = false
-                slots[slot].major = 0
+                // The tool and size the kernel keeps in the slot (a second palm sends no tool type).
+                slots[slot].isPalm = slots[slot].axes[Evdev.ABS_MT_TOOL_TYPE] == Evdev.MT_TOOL_PALM
+                slots[slot].major = slots[slot].axes[Evdev.ABS_MT_TOUCH_MAJOR]
                 next &+= 1
             }
         case Evdev.ABS_MT_POSITION_X:

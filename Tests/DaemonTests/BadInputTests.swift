@@ -191,6 +191,20 @@ import TouchFrames
         #expect(c.isClosed(seconds: 0), "the daemon did not exit after the replay")
     }
 
+    /// A recording of a panel and no event: `--exit-after-replay` exits at once (it waited for
+    /// an end no event would bring).
+    @Test func aRecordingOfNoEvent_endsTheReplayAtOnce() throws {
+        let dir = scratch()
+        let fixture = Root.fixtures + "/tap.events"
+        let r = try Evemu.parse(try String(contentsOfFile: fixture, encoding: .utf8), file: fixture)
+        let path = dir + "/no-event.events"
+        try Evemu.format(Recording(description: r.description, events: [])).write(toFile: path, atomically: true, encoding: .utf8)
+        let d = try DaemonUnderTest(["--replay", path, "--wait-for-clients", "1", "--exit-after-replay"], dir: dir)
+        let c = try TestClient(d.socket)
+        while c.line(seconds: 10) != nil {}
+        #expect(c.isClosed(seconds: 0), "the daemon did not exit after the replay")
+    }
+
     @Test func loopedRecordingEndingWithFingersDown_beginsAgainOnEachPass() throws {
         let dir = scratch()
         let path = try Self.truncatedDrag(in: dir)

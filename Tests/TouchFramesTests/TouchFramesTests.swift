@@ -184,6 +184,27 @@ struct Feeder {
         #expect(f.last.first?.isPalm == true)
     }
 
+    /// The kernel keeps a slot's tool type from one contact to the next (an equal value is not
+    /// sent again): a second palm in the slot is a palm, as the mirror shows it; a finger after
+    /// it says so.
+    @Test func aSecondPalmInTheSlot_sendsNoToolType_andIsAPalm() {
+        var f = Feeder()
+        f.touch(slot: 0, id: 1, x: 5, y: 6)
+        f.abs(Evdev.ABS_MT_TOOL_TYPE, Evdev.MT_TOOL_PALM)
+        f.syn()
+        f.abs(Evdev.ABS_MT_TRACKING_ID, -1)
+        f.syn()
+        f.touch(slot: 0, id: 2, x: 50, y: 6)
+        f.syn()
+        #expect(f.last.first?.isPalm == true)
+        f.abs(Evdev.ABS_MT_TRACKING_ID, -1)
+        f.syn()
+        f.touch(slot: 0, id: 3, x: 5, y: 6)
+        f.abs(Evdev.ABS_MT_TOOL_TYPE, Evdev.MT_TOOL_FINGER)
+        f.syn()
+        #expect(f.last.first?.isPalm == false)
+    }
+
     /// The test panel (100 × 50 mm, 10 units/mm) reporting a touch size: with its own resolution
     /// (`majorResolution` units/mm), or in surface units (0.1 mm each here).
     static func panelWithTouchSize(majorResolution: Int32) -> DeviceDescription {
