@@ -35,16 +35,21 @@ extension FrameDecoder {
     }
 
     /// A panel opened with a past (`EvdevDevice.slotState`): each slot's last position (x at 2s,
-    /// y at 2s + 1; none for a slot at 0, 0) and the selected slot. The kernel sends neither again
-    /// (a value equal to the slot's last is dropped), so a touch landing where its slot's last one
-    /// was comes with no position: the decoder must start where the panel is.
+    /// y at 2s + 1) and the selected slot. The kernel sends neither again (a value equal to the
+    /// slot's last is dropped), so a touch landing where its slot's last one was comes with no
+    /// position: the decoder must start where the panel is. A slot never used is at 0, 0: where 0
+    /// is on an axis, a first touch at that edge sends no position on it and is there, as libinput
+    /// reads it; where it is not, any touch sends one.
     public mutating func seed(positions: [Int32], slot selected: Int) {
         guard multitouch else { return }
-        for s in slots.indices where 2 * s + 1 < positions.count && (positions[2 * s] != 0 || positions[2 * s + 1] != 0) {
-            slots[s].x = positions[2 * s]
-            slots[s].y = positions[2 * s + 1]
-            slots[s].hasX = true
-            slots[s].hasY = true
+        let zero = (x: geometry.xAxis.minimum <= 0 && geometry.xAxis.maximum >= 0, y: geometry.yAxis.minimum <= 0 && geometry.yAxis.maximum >= 0)
+        for s in slots.indices where 2 * s + 1 < positions.count {
+            let (x, y) = (positions[2 * s], positions[2 * s + 1])
+            let used = x != 0 || y != 0
+            guard used || zero.x || zero.y else { continue }
+            (slots[s].x, slots[s].y) = (x, y)
+            slots[s].hasX = used || zero.x
+            slots[s].hasY = used || zero.y
         }
         if selected >= 0 && selected < slots.count { slot = selected }
     }

@@ -42,6 +42,28 @@ import TouchFrames
         #expect(d.frame.contacts.count == 1)
     }
 
+    @Test func aSeededPanel_landsAFirstTouchAtTheEdgeWhereZeroIs() throws {
+        var d = try #require(FrameDecoder(description: Self.panel, geometry: GeometryConfiguration()))
+        d.seed(positions: [0, 0, 0, 0, 0, 0, 0, 0], slot: 0)
+        // A first touch on the left edge: x is the slot's 0, so the kernel sends only y.
+        _ = Self.feed(&d, [(3, Evdev.ABS_MT_TRACKING_ID, 3), (3, Evdev.ABS_MT_POSITION_Y, 250)])
+        let p = try #require(d.frame.contacts.first?.position, "shown as it lands")
+        #expect(p.x == 0)
+        #expect(p.y > 0)
+    }
+
+    @Test func aSeededPanelWithoutZero_waitsForAPosition() throws {
+        var description = Self.panel
+        description.axes[Evdev.ABS_MT_POSITION_X] = AbsAxis(minimum: 100, maximum: 999)
+        var d = try #require(FrameDecoder(description: description, geometry: GeometryConfiguration()))
+        d.seed(positions: [0, 0, 0, 0, 0, 0, 0, 0], slot: 0)
+        // 0 is no x of this panel's: a touch always sends one, so none yet is no place.
+        _ = Self.feed(&d, [(3, Evdev.ABS_MT_TRACKING_ID, 3), (3, Evdev.ABS_MT_POSITION_Y, 250)])
+        #expect(d.frame.contacts.isEmpty)
+        _ = Self.feed(&d, [(3, Evdev.ABS_MT_POSITION_X, 100)])
+        #expect(d.frame.contacts.count == 1)
+    }
+
     @Test func aNewMapping_goesOnFromTheOldDecodersContacts() throws {
         var old = try #require(FrameDecoder(description: Self.panel, geometry: GeometryConfiguration()))
         _ = Self.feed(&old, [(3, Evdev.ABS_MT_TRACKING_ID, 3), (3, Evdev.ABS_MT_POSITION_X, 100), (3, Evdev.ABS_MT_POSITION_Y, 100)])
