@@ -35,22 +35,27 @@ extension FrameDecoder {
     }
 
     /// A panel opened with a past (`EvdevDevice.slotState`): each slot's last position (x at 2s,
-    /// y at 2s + 1) and the selected slot. The kernel sends neither again (a value equal to the
-    /// slot's last is dropped), so a touch landing where its slot's last one was comes with no
-    /// position: the decoder must start where the panel is. A slot never used is at 0, 0: where 0
-    /// is on an axis, a first touch at that edge sends no position on it and is there, as libinput
-    /// reads it; where it is not, any touch sends one.
+    /// y at 2s + 1; a single-touch panel's ABS_X and ABS_Y as slot 0) and the selected slot. The
+    /// kernel sends neither again (a value equal to the last is dropped), so a touch landing
+    /// where the last one was comes with no position: the decoder must start where the panel
+    /// is. A slot never used is at 0, 0: where 0 is on an axis, a first touch at that edge sends
+    /// no position on it and is there, as libinput reads it; where it is not, any touch sends one.
+    /// (A protocol A panel sends every position in every frame.)
     public mutating func seed(positions: [Int32], slot selected: Int) {
-        guard multitouch else { return }
+        guard slotted || !multitouch else { return }
         let zero = (x: geometry.xAxis.minimum <= 0 && geometry.xAxis.maximum >= 0, y: geometry.yAxis.minimum <= 0 && geometry.yAxis.maximum >= 0)
-        for s in slots.indices where 2 * s + 1 < positions.count {
-            let (x, y) = (positions[2 * s], positions[2 * s + 1])
+        func place(_ s: inout DecoderSlot, _ x: Int32, _ y: Int32) {
             let used = x != 0 || y != 0
-            guard used || zero.x || zero.y else { continue }
-            (slots[s].x, slots[s].y) = (x, y)
-            slots[s].hasX = used || zero.x
-            slots[s].hasY = used || zero.y
+            guard used || zero.x || zero.y else { return }
+            (s.x, s.y) = (x, y)
+            s.hasX = used || zero.x
+            s.hasY = used || zero.y
         }
+        guard multitouch else {
+            if positions.count >= 2 { place(&single, positions[0], positions[1]) }
+            return
+        }
+        for s in slots.indices where 2 * s + 1 < positions.count { place(&slots[s], positions[2 * s], positions[2 * s + 1]) }
         if selected >= 0 && selected < slots.count { slot = selected }
     }
 }

@@ -213,7 +213,7 @@ public final class EvdevDevice {
     }
 
     /// Where the kernel has each slot (x at 2s, y at 2s + 1: the last position it reported there,
-    /// 0 for none yet) and the slot it has selected: what a mirror made now must be given first,
+    /// 0 for none yet; a panel without slots: its ABS_X and ABS_Y) and the slot it has selected: what a mirror made now must be given first,
     /// since the panel's next events may rely on them (the kernel drops a value equal to the
     /// last one, and selects no slot it already has).
     public func slotState() throws(EvdevError) -> (positions: [Int32], slot: Int) {
@@ -222,6 +222,7 @@ public final class EvdevDevice {
         if case .failure(let e) = Posix.retry("EVIOCG* state query (\(path))", errno: .negated, { cev_query_state(fd, Int32(slots), &mt, &st) }) {
             throw e
         }
+        guard slots > 0 else { return ([st[0], st[1]], -1) }  // a single-touch panel's ABS_X, ABS_Y
         var positions = [Int32](repeating: 0, count: 2 * slots)
         for s in 0..<slots {
             positions[2 * s] = mt[slots + s]

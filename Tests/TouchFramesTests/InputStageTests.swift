@@ -64,6 +64,14 @@ import TouchFrames
         #expect(d.frame.contacts.count == 1)
     }
 
+    @Test func aSeededSingleTouchPanel_landsATouchWithNoPositionWhereTheLastWas() throws {
+        var d = try #require(FrameDecoder(description: RehearsalStrokeTests.singleTouch(), geometry: GeometryConfiguration()))
+        d.seed(positions: [1000, 2000], slot: -1)
+        // The same place as the touch before the daemon opened the panel: the kernel sends no axis.
+        _ = Self.feed(&d, [(Evdev.EV_KEY, Evdev.BTN_TOUCH, 1)])
+        #expect(d.frame.contacts.count == 1)
+    }
+
     @Test func aNewMapping_goesOnFromTheOldDecodersContacts() throws {
         var old = try #require(FrameDecoder(description: Self.panel, geometry: GeometryConfiguration()))
         _ = Self.feed(&old, [(3, Evdev.ABS_MT_TRACKING_ID, 3), (3, Evdev.ABS_MT_POSITION_X, 100), (3, Evdev.ABS_MT_POSITION_Y, 100)])
