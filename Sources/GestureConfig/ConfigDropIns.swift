@@ -168,6 +168,7 @@ extension ConfigLoader {
         } catch {
             throw ConfigError(file: path, line: error.line, reason: error.reason)
         }
+        table.listArraysOfTables(ConfigLoader.arraysOfTables)
         if case .tables(let panels)? = table["panel"], panels.count > ConfigLimits.panelsPerFile {
             throw ConfigError(file: path, line: panels[ConfigLimits.panelsPerFile].line, reason: "more than \(ConfigLimits.panelsPerFile) [[panel]]s in one file")
         }
@@ -175,7 +176,28 @@ extension ConfigLoader {
     }
 }
 
+extension ConfigLoader {
+    /// The top-level keys whose value is a list of tables, however written: `[[region]]` or
+    /// `region = [{ ... }]` (TOML's two spellings of an array of tables); a drop-in's adds to
+    /// the list before it.
+    static let arraysOfTables = ["panel", "region", "action", "stroke"]
+}
+
 extension TOMLTable {
+    /// Each of `keys` written as an inline array of inline tables held as a list of tables, as
+    /// `[[key]]` makes it, so a drop-in merges it the same way (`merge`).
+    func listArraysOfTables(_ keys: [String]) {
+        for key in keys {
+            guard case .value(let v)? = self[key], case .array(let items) = v.kind else { continue }
+            var tables: [TOMLTable] = []
+            for item in items {
+                guard case .table(let t) = item.kind else { break }
+                tables.append(t)
+            }
+            if tables.count == items.count { set(key, .tables(tables), line: line(of: key)) }
+        }
+    }
+
     /// Merges `other` (read from `file`) into this table, as the drop-in rules say.
     func merge(_ other: TOMLTable, from file: String) {
         for key in other.keys {

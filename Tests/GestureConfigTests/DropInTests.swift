@@ -63,6 +63,40 @@ import TestSupport
         #expect(c.engine.regions.map(\.name) == ["a", "b"])
     }
 
+    /// TOML's other spelling of an array of tables, `key = [{ ... }]`, adds and merges as
+    /// `[[key]]` does, in a drop-in and in the main file.
+    @Test func inlineArraysOfTables_areAddedAndMergedAsTheirDoubleBracketsAre() throws {
+        let region = "\n[[region]]\nname = \"a\"\nrect = [0, 0, 100, 100]\n[[region.gesture]]\nkind = \"tap\"\n"
+        let action = "[[action]]\nname = \"one\"\ngesture = \"tap\"\nkeys = \"KEY_A\"\n"
+        let c = try load(main + region + action, [
+            ("10.toml", "action = [{ name = \"two\", gesture = \"tap\", keys = \"KEY_B\" }]\n"),
+            ("20.toml", "region = [{ name = \"b\", rect = [200, 0, 100, 100], standard_gestures = true }]\n"),
+            ("30.toml", "panel = [{ match = \"222a:0001\", rotation = 90 }]\n"),
+        ])
+        #expect(c.actions.map(\.name) == ["one", "two"])
+        #expect(c.engine.regions.map(\.name) == ["a", "b"])
+        #expect(c.panels.count == 1)
+        #expect(c.panels[0].geometry.rotation == 90)
+        #expect(c.panels[0].geometry.output == PixelRect(x: 0, y: 0, width: 960, height: 1080), "the main file's panel, merged")
+        // And the main file's inline list takes a drop-in's [[action]] after it.
+        let d = try load("action = [{ name = \"one\", gesture = \"tap\", keys = \"KEY_A\" }]\n" + main + region, [("10.toml", action.replacingOccurrences(of: "one", with: "two"))])
+        #expect(d.actions.map(\.name) == ["one", "two"])
+    }
+
+    /// `[action]` is one table, not the list a drop-in adds to: refused with its line, in the
+    /// main file or a drop-in.
+    @Test func aSingleTableWhereAListOfTablesGoes_isRefused() {
+        #expect(throws: ConfigError.self) { try load(main + "\n[action]\nname = \"one\"\ngesture = \"tap\"\nkeys = \"KEY_A\"\n", []) }
+        do {
+            _ = try load(main, [("10.toml", "[region]\nname = \"b\"\nstandard_gestures = true\n")])
+            Issue.record("a [region] drop-in was taken")
+        } catch {
+            #expect(error.file.hasSuffix("kiosk.d/10.toml") && error.line == 1)
+            #expect(error.reason.contains("must be an array of tables ([[region]])"), "\(error.reason)")
+        }
+        #expect(throws: ConfigError.self) { try ConfigLoader.parse("[[region]]\nname = \"r\"\n[region.gesture]\nkind = \"tap\"\n", file: "k.toml") }
+    }
+
     @Test func anErrorInADropIn_namesItsFileAndLine() {
         for (text, line, reason) in [
             ("[device]\n\nrotation = 45\n", 3, "rotation"),
