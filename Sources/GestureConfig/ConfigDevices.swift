@@ -23,7 +23,7 @@ extension Configuration {
         of d: DeviceDescription, path: String, systemSizeMM: (width: Double, height: Double)?, systemCalibration: [Double]?
     ) -> GeometryConfiguration {
         var g = geometry(path: path, name: d.name, vendor: d.vendor, product: d.product)
-        if g.calibration == [1, 0, 0, 0, 1, 0], let m = systemCalibration { g.calibration = m }
+        if !g.calibrationIsSet, let m = systemCalibration { g.calibration = m }
         if g.widthMM == nil, d.positionAxes.map({ $0.x.resolution <= 0 || $0.y.resolution <= 0 }) ?? true, let size = systemSizeMM {
             (g.widthMM, g.heightMM) = (size.width, size.height)
         }

@@ -339,7 +339,7 @@ struct Loader {
                 throw device.fail("calibration", "'calibration' folds the panel onto a line or a point (a·e − b·d is under 0.001): every touch would land in one place")
             default: break
             }
-            geometry.calibration = k
+            (geometry.calibration, geometry.calibrationIsSet) = (k, true)
         }
         // From a watch-sized panel (10 mm) to a 4 m wall.
         let w = try device.number("width_mm", in: 10...4_000, unit: "mm"), h = try device.number("height_mm", in: 10...4_000, unit: "mm")

@@ -11,6 +11,9 @@ public struct GeometryConfiguration: Hashable, Sendable {
     /// A 2×3 matrix in libinput's LIBINPUT_CALIBRATION_MATRIX convention, applied to normalized
     /// device coordinates (0…1): x' = a·x + b·y + c, y' = d·x + e·y + f. Applied before rotation.
     public var calibration: [Double] = [1, 0, 0, 0, 1, 0]
+    /// The configuration sets `calibration` (the identity too: it cancels a wrong udev
+    /// LIBINPUT_CALIBRATION_MATRIX, which applies only where none is set).
+    public var calibrationIsSet = false
     /// The part of the screen the panel covers (px); nil for the whole screen.
     public var output: PixelRect?
     /// Physical width and height (mm) of the panel's active area along its own X and Y axes:

@@ -49,6 +49,12 @@ import TouchFrames
         #expect(plain.calibration == udev)
         let c = try ConfigLoader.parse("[device]\ncalibration = [1.1, 0, 0, 0, 1.1, 0]\n", file: "f.toml")
         #expect(c.geometry(of: panel("P", resolution: 0), path: "/dev/input/event5", systemSizeMM: nil, systemCalibration: udev).calibration == [1.1, 0, 0, 0, 1.1, 0])
+        // The identity, set, cancels a wrong udev matrix (for every panel, or for one).
+        let identity = try ConfigLoader.parse("[device]\ncalibration = [1, 0, 0, 0, 1, 0]\n", file: "f.toml")
+        #expect(identity.geometry(of: panel("P", resolution: 0), path: "/dev/input/event5", systemSizeMM: nil, systemCalibration: udev).calibration == [1, 0, 0, 0, 1, 0])
+        let one = try ConfigLoader.parse("[[panel]]\nmatch = \"P\"\ncalibration = [1, 0, 0, 0, 1, 0]\n", file: "f.toml")
+        #expect(one.geometry(of: panel("P", resolution: 0), path: "/dev/input/event5", systemSizeMM: nil, systemCalibration: udev).calibration == [1, 0, 0, 0, 1, 0])
+        #expect(one.geometry(of: panel("Q", resolution: 0), path: "/dev/input/event5", systemSizeMM: nil, systemCalibration: udev).calibration == udev)
     }
 
     @Test func ignoreDevices_saysThePatternThatExcludes() throws {
