@@ -49,12 +49,22 @@ extension Loader {
             }
             let phase = try readPhase(a, name, discrete: discrete)
             let direction = try a.choice("direction", SwipeDirection.self)
-            if direction != nil, !bound.contains(where: { $0.spec.kind == .swipe }) {
-                throw a.fail("direction", "action '\(name)': 'direction' is for swipes, and '\(gesture)' is no swipe")
+            if let direction {
+                let swipes = bound.filter { $0.spec.kind == .swipe }
+                guard !swipes.isEmpty else { throw a.fail("direction", "action '\(name)': 'direction' is for swipes, and '\(gesture)' is no swipe") }
+                guard swipes.contains(where: { Self.reports(direction, $0.spec) }) else {
+                    let takes = swipes.map { s in "\(s.qualifiedName): \(SwipeDirection.allCases.filter { Self.reports($0, s.spec) }.map(\.rawValue).joined(separator: ", "))" }
+                    throw a.fail("direction", "action '\(name)': no '\(gesture)' swipe reports '\(direction.rawValue)' (\(takes.joined(separator: "; "))); a diagonal needs sectors = 8")
+                }
             }
             let edge = try a.choice("edge", ScreenEdge.self)
-            if edge != nil, !bound.contains(where: { $0.spec.kind == .edgeSwipe }) {
-                throw a.fail("edge", "action '\(name)': 'edge' is for edge swipes, and '\(gesture)' is no edge swipe")
+            if let edge {
+                let swipes = bound.filter { $0.spec.kind == .edgeSwipe }
+                guard !swipes.isEmpty else { throw a.fail("edge", "action '\(name)': 'edge' is for edge swipes, and '\(gesture)' is no edge swipe") }
+                guard swipes.contains(where: { $0.spec.edges.isEmpty || $0.spec.edges.contains(edge) }) else {
+                    let takes = swipes.map { s in "\(s.qualifiedName): \(ScreenEdge.allCases.filter { s.spec.edges.contains($0) }.map(\.rawValue).joined(separator: ", "))" }
+                    throw a.fail("edge", "action '\(name)': no '\(gesture)' edge swipe starts from the \(edge.rawValue) edge (\(takes.joined(separator: "; ")))")
+                }
             }
             let shape = try a.string("shape")
             if let shape {
@@ -81,6 +91,12 @@ extension Loader {
                     timeout: .milliseconds(timeout ?? 10_000), line: a.table.line))
         }
         return actions
+    }
+
+    /// Does a swipe of `spec` ever report `d`? Its sectors (four: no diagonal) and its directions.
+    static func reports(_ d: SwipeDirection, _ spec: GestureSpec) -> Bool {
+        let diagonal = [.upLeft, .upRight, .downLeft, .downRight].contains(d)
+        return (spec.directionCount == 8 || !diagonal) && (spec.directions.isEmpty || spec.directions.contains(d))
     }
 
     /// An action fired `on` idle or wake: no gesture, nothing that selects one.

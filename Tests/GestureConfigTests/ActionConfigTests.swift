@@ -79,6 +79,20 @@ import Testing
                 reason: "'phase' must be \"began\" or \"ended\""))
     }
 
+    /// A direction or edge no bound gesture reports would never fire: refused, as fingers are.
+    @Test func aDirectionOrEdgeNoGestureReports_isRefused() throws {
+        let action = "[[action]]\nname = \"a\"\ngesture = \"swipe\"\ndirection = \"up_left\"\nkeys = \"KEY_A\"\n"
+        #expect(refused(action, line: 4, reason: "no 'swipe' swipe reports 'up_left' (screen/swipe: right, down, left, up); a diagonal needs sectors = 8"))
+        let eight = "[[region]]\nname = \"r\"\n[[region.gesture]]\nkind = \"swipe\"\nsectors = 8\n"
+        #expect(try ConfigLoader.parse(eight + action, file: "k.toml").actions.first?.direction == .upLeft)
+        let only = "[[region]]\nname = \"r\"\n[[region.gesture]]\nkind = \"swipe\"\ndirections = [\"left\"]\n"
+        #expect(refused(only + action.replacingOccurrences(of: "up_left", with: "right"), line: 9, reason: "no 'swipe' swipe reports 'right' (r/swipe: left)"))
+        let edges = "[[region]]\nname = \"r\"\n[[region.gesture]]\nkind = \"edge_swipe\"\nedges = [\"right\"]\n"
+        let edgeAction = "[[action]]\nname = \"a\"\ngesture = \"edge_swipe\"\nedge = \"left\"\nkeys = \"KEY_A\"\n"
+        #expect(refused(edges + edgeAction, line: 9, reason: "no 'edge_swipe' edge swipe starts from the left edge (r/edge_swipe: right)"))
+        #expect(try ConfigLoader.parse(edges + edgeAction.replacingOccurrences(of: "left", with: "right"), file: "k.toml").actions.count == 1)
+    }
+
     @Test func aProgramOthersCouldReplace_isRefused() throws {
         // Writable by anyone, or in a directory anyone may write to without the sticky bit: the
         // daemon would run whatever someone put there.
