@@ -11,8 +11,11 @@ extension Loader {
     ) throws(ConfigError) {
         // A key of a filter that is off does nothing: refused (unless a panel may turn it on).
         func needs(_ on: Bool, _ key: String, _ enabler: String, _ filter: String) throws(ConfigError) {
-            guard on || panelsFollow else { throw f.fail(key, "set '\(enabler)' too: it turns the \(filter) filter on") }
+            guard !on && !panelsFollow else { return }
+            throw f.fail(key, f.table[enabler] == nil ? "set '\(enabler)' too: it turns the \(filter) filter on" : "'\(key)' tunes the \(filter) filter, which '\(enabler)' = 0 turns off (\(place(enabler)))")
         }
+        /// Where `key` of this table was set: `FILE:LINE` (a drop-in's, where one set it last).
+        func place(_ key: String) -> String { "\(f.table.file(of: key) ?? f.file):\(f.table.line(of: key))" }
         try f.checkKeys([
             "dejitter_min_cutoff", "dejitter_speed_coefficient", "dejitter_derivative_cutoff", "dejitter_rest_speed", "dead_zones", "stuck_after",
             "chatter_window",
@@ -37,7 +40,8 @@ extension Loader {
         if k != nil || d != nil || rest != nil {
             guard var j = settings.dejitter else {
                 let key = k != nil ? "dejitter_speed_coefficient" : d != nil ? "dejitter_derivative_cutoff" : "dejitter_rest_speed"
-                throw f.fail(key, "set 'dejitter_min_cutoff' too: it turns the dejitter filter on")
+                guard f.table["dejitter_min_cutoff"] != nil else { throw f.fail(key, "set 'dejitter_min_cutoff' too: it turns the dejitter filter on") }
+                throw f.fail(key, "'\(key)' tunes the dejitter filter, which 'dejitter_min_cutoff' = 0 turns off (\(place("dejitter_min_cutoff")))")
             }
             j.speedCoefficient = k ?? j.speedCoefficient
             j.derivativeCutoff = d ?? j.derivativeCutoff

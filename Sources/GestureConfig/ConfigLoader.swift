@@ -267,10 +267,17 @@ struct Loader {
         s.coalesceMilliseconds = try d.integer("coalesce_ms", in: 0...100) ?? s.coalesceMilliseconds
         let worstCase = s.maxClients * (s.outputBufferBytes + s.maxLineBytes)
         if worstCase > DaemonSettings.maxClientMemory {
-            let key = ["output_buffer_bytes", "max_line_bytes", "max_clients"].first { d.table[$0] != nil } ?? "max_clients"
+            // Named at the key set furthest above its default (of those set: the one that made it).
+            let defaults = DaemonSettings()
+            let raised = [
+                ("output_buffer_bytes", Double(s.outputBufferBytes) / Double(defaults.outputBufferBytes)),
+                ("max_line_bytes", Double(s.maxLineBytes) / Double(defaults.maxLineBytes)),
+                ("max_clients", Double(s.maxClients) / Double(defaults.maxClients)),
+            ]
+            let key = raised.filter { d.table[$0.0] != nil }.max { $0.1 < $1.1 }?.0 ?? "max_clients"
             throw d.fail(
                 key,
-                "max_clients × (output_buffer_bytes + max_line_bytes) is \(worstCase >> 20) MiB: clients that never read could make the daemon hold that much; at most \(DaemonSettings.maxClientMemory >> 20) MiB"
+                "max_clients × (output_buffer_bytes + max_line_bytes) is \(s.maxClients) × (\(s.outputBufferBytes) + \(s.maxLineBytes)) bytes, \(mebibytes(worstCase)) MiB: clients that never read could make the daemon hold that much; at most \(DaemonSettings.maxClientMemory >> 20) MiB"
             )
         }
         let who = try d.string("set_regions") ?? "all"
@@ -377,4 +384,12 @@ struct Loader {
         }
     }
 
+}
+
+/// `bytes` in MiB, with one decimal rounded up where it is no whole number (64.5, or 64.1 for a
+/// byte past 64: never a rounded-down 64 beside "at most 64").
+func mebibytes(_ bytes: Int) -> String {
+    guard bytes % (1 << 20) != 0 else { return "\(bytes >> 20)" }
+    let tenths = Int((Double(bytes) / Double(1 << 20) * 10).rounded(.up))
+    return "\(tenths / 10).\(tenths % 10)"
 }

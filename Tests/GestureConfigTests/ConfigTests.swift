@@ -224,6 +224,8 @@ func readFile(_ path: String) -> String? {
         ("[daemon]\nset_regions_gids = [0.5]", 2, "'set_regions_gids' must hold user or group ids"),
         ("[screen]\nwidth = 1e-320", 2, "'width' must be at least 1"),
         ("[daemon]\nmax_clients = 1024\noutput_buffer_bytes = 16777216", 3, "max_clients × (output_buffer_bytes + max_line_bytes) is"),
+        ("[daemon]\nmax_line_bytes = 1048576", 2, "is 64 × (8192 + 1048576) bytes, 64.5 MiB: clients that never read"),
+        ("[daemon]\nmax_line_bytes = 1044481\noutput_buffer_bytes = 4096", 2, "is 64 × (4096 + 1044481) bytes, 64.1 MiB"),
         ("[daemon]\ncoalesce_ms = 101", 2, "'coalesce_ms'"),
         ("[[action]]\nname = 'dim'\non = 'idle'\nexec = ['/bin/true']", 3, "action 'dim' fires on idle, but the kiosk never goes idle: set [idle] after (seconds)"),
         ("[idle]\nafter = 60\n[[action]]\nname = 'dim'\non = 'idle'\ngesture = 'tap'\nexec = ['/bin/true']", 6, "action 'dim' fires on idle, not on a gesture: 'gesture' does not apply"),

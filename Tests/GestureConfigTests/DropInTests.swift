@@ -115,6 +115,28 @@ import TestSupport
         }
     }
 
+    /// The clients' worst-case memory, past its bound by a drop-in's key: named there.
+    @Test func theClientsMemoryBound_namesTheKeySetLast() {
+        do {
+            _ = try load("[daemon]\noutput_buffer_bytes = 8192\n", [("10.toml", "\n[daemon]\nmax_clients = 1024\n")])
+            Issue.record("1024 clients of 72 KiB each were taken")
+        } catch {
+            #expect(error.file.hasSuffix("kiosk.d/10.toml") && error.line == 3, "\(error)")
+        }
+    }
+
+    /// A drop-in turning a filter off that a key of the main file tunes: both places named.
+    @Test func aFilterADropInTurnsOff_namesTheDropInsLine() {
+        do {
+            _ = try load("[device.filters]\nchatter_window = 0.02\nchatter_distance = 5\n", [("50.toml", "\n[device.filters]\nchatter_window = 0\n")])
+            Issue.record("a chatter_distance with no chatter filter was taken")
+        } catch {
+            #expect(error.file.hasSuffix("kiosk.toml") && error.line == 3)
+            #expect(error.reason.contains("'chatter_distance' tunes the chatter filter, which 'chatter_window' = 0 turns off ("), "\(error.reason)")
+            #expect(error.reason.hasSuffix("kiosk.d/50.toml:3)"), "\(error.reason)")
+        }
+    }
+
     @Test func anErrorInTheMainFile_stillNamesTheMainFile() {
         do {
             _ = try load("[device]\nrotation = 45\n", [("ok.toml", "[device]\npalm_size = 40\n")])
