@@ -70,10 +70,7 @@ extension ConfigLoader {
         var loader = Loader(file: path)
         var c = try loader.load(root)
         c.files = files
-        c.notices = dropIns.skipped + c.engine.shadows.map { loader.located($0.region, $0.gesture, $0.warning) }
-        if c.daemon.mode != .passthrough, let r = c.engine.regions.first(where: { $0.maxContacts != nil }) {
-            c.notices.append("region '\(r.name)': max_contacts limits what the virtual touchscreen shows, which only [device] mode = \"passthrough\" makes")
-        }
+        c.notices = dropIns.skipped + loader.regionNotices + c.engine.shadows.map { loader.located($0.region, $0.gesture, $0.warning) }
         return c
     }
 

@@ -133,6 +133,10 @@ struct Loader {
     /// The names of the configuration's stroke templates (read before the regions).
     var strokeNames: [String] = []
 
+    /// Warnings about the regions, each at its `FILE:LINE` (a region no touch can reach, a key
+    /// that does nothing in this mode): the file is taken, and `check-config` prints them.
+    var regionNotices: [String] = []
+
     init(file: String) { self.file = file }
 
     mutating func load(_ root: TOMLTable) throws(ConfigError) -> Configuration {
@@ -146,8 +150,12 @@ struct Loader {
         var geometry = GeometryConfiguration()
         if let screen = try top.subtable("screen") {
             try screen.checkKeys(["width", "height"])
-            geometry.screenWidth = try screen.number("width", atLeast: 1, atMost: 65536) ?? geometry.screenWidth
-            geometry.screenHeight = try screen.number("height", atLeast: 1, atMost: 65536) ?? geometry.screenHeight
+            for key in ["width", "height"] {
+                guard let v = try screen.number(key, atLeast: 1, atMost: 65536) else { continue }
+                // The screen's pixels, as the daemon reports them (`hello`): whole ones.
+                guard v == v.rounded() else { throw screen.fail(key, "'\(key)' is a whole number of pixels, found \(v)") }
+                if key == "width" { geometry.screenWidth = v } else { geometry.screenHeight = v }
+            }
         }
         if let device = try top.subtable("device") {
             try device.checkKeys(["rotation", "calibration", "width_mm", "height_mm", "output", "palm_size", "mode", "cancel", "filters"])
@@ -182,6 +190,7 @@ struct Loader {
                 throw r.fail(nil, "more than \(ConfigLimits.gestures) gestures in the configuration (the file and its drop-ins together)")
             }
         }
+        for (r, scope) in zip(regions, regionScopes) { noteRegion(r, scope, screen: screen, mode: daemon.mode) }
         if regionScopes.isEmpty {
             regions = [RegionSpec(name: EngineConfiguration.screenRegionName, gestures: EngineConfiguration.standardGestures(thresholds: thresholds))]
             ruleLines = [regions[0].gestures.map { _ in (header: 1, requires: nil, simultaneous: nil) }]
@@ -333,7 +342,7 @@ struct Loader {
 
     /// `[device]` and `[[panel]]` keys onto a geometry.
     func readGeometry(_ device: Scope, into geometry: inout GeometryConfiguration, panelsFollow: Bool = false) throws(ConfigError) {
-        if let r = try device.integer("rotation", in: 0...270) {
+        if let r = try device.integer("rotation", in: Int.min...Int.max) {
             guard [0, 90, 180, 270].contains(r) else { throw device.fail("rotation", "'rotation' must be 0, 90, 180 or 270, found \(r)") }
             geometry.rotation = r
         }
@@ -384,12 +393,4 @@ struct Loader {
         }
     }
 
-}
-
-/// `bytes` in MiB, with one decimal rounded up where it is no whole number (64.5, or 64.1 for a
-/// byte past 64: never a rounded-down 64 beside "at most 64").
-func mebibytes(_ bytes: Int) -> String {
-    guard bytes % (1 << 20) != 0 else { return "\(bytes >> 20)" }
-    let tenths = Int((Double(bytes) / Double(1 << 20) * 10).rounded(.up))
-    return "\(tenths / 10).\(tenths % 10)"
 }

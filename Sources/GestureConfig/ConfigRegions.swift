@@ -11,12 +11,13 @@ extension Loader {
 
     /// What is wrong with a name (nil: nothing).
     static func nameProblem(_ name: String, _ what: String) -> String? {
-        guard !name.isEmpty, !name.contains("/") else { return "a \(what) name must be non-empty and hold no '/'" }
+        let a = what.first == "a" ? "an" : "a"
+        guard !name.isEmpty, !name.contains("/") else { return "\(a) \(what) name must be non-empty and hold no '/'" }
         guard name.utf8.count <= ConfigLimits.nameBytes else {
-            return "a \(what) name may have \(ConfigLimits.nameBytes) bytes at most, found \(name.utf8.count)"
+            return "\(a) \(what) name may have \(ConfigLimits.nameBytes) bytes at most, found \(name.utf8.count)"
         }
         if let bad = name.unicodeScalars.first(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
-            return "a \(what) name may hold no control character (U+\(String(bad.value, radix: 16, uppercase: true)))"
+            return "\(a) \(what) name may hold no control character (U+\(String(bad.value, radix: 16, uppercase: true)))"
         }
         return nil
     }
@@ -116,6 +117,10 @@ extension Loader {
         let name = try g.string("name") ?? kind.rawValue
         try checkName(name, g, "gesture")
         let fingers = try g.integer("fingers", in: 1...10)
+        // `fingers` sets both bounds: one beside it would say two things at once.
+        if fingers != nil, let both = ["min_fingers", "max_fingers"].first(where: { g.table[$0] != nil }) {
+            throw g.fail(both, "'fingers' sets both 'min_fingers' and 'max_fingers': give 'fingers', or the two bounds")
+        }
         let minF = try g.integer("min_fingers", in: 1...10) ?? fingers ?? (kind == .pinch ? 2 : 1)
         let maxF = try g.integer("max_fingers", in: 1...10) ?? fingers ?? (kind == .pinch ? 5 : minF)
         if kind == .pinch && minF < 2 { throw g.fail("min_fingers", "a pinch needs at least 2 fingers") }
@@ -166,6 +171,17 @@ extension Loader {
     /// monitors in a row is under 131,072 px wide; past 2^20 a number is a typo, and its
     /// arithmetic (a drag's offset, a rubber band) would lose its fractions.
     static let pixelLimit = 1_048_576.0
+    /// `regionNotices` for region `r`, read from `scope`.
+    mutating func noteRegion(_ r: RegionSpec, _ scope: Scope, screen: PixelRect, mode: DeviceMode) {
+        func at(_ key: String) -> String { "\(scope.table.file(of: key) ?? scope.file):\(scope.table.line(of: key))" }
+        if let rect = r.rect, rect.x >= screen.width || rect.y >= screen.height || rect.x + rect.width <= 0 || rect.y + rect.height <= 0 {
+            regionNotices.append("\(at("rect")): region '\(r.name)' lies off the screen (\(format(screen.width))×\(format(screen.height)) px): no touch reaches it")
+        }
+        if mode != .passthrough, r.maxContacts != nil {
+            regionNotices.append("\(at("max_contacts")): region '\(r.name)': max_contacts limits what the virtual touchscreen shows, which only [device] mode = \"passthrough\" makes")
+        }
+    }
+
     /// Snap points an axis may hold (a carousel of pages, a sheet's detents).
     static let snapPointLimit = 256
 
@@ -209,6 +225,11 @@ extension Loader {
         if let i = try d.numbers("initial", count: 2) {
             guard i.allSatisfy({ abs($0) <= Self.pixelLimit }) else {
                 throw d.fail("initial", "'initial' numbers must lie within ±\(Int(Self.pixelLimit)) px")
+            }
+            // Where the region rests before any drag: within its bounds, as a snap point is.
+            for (v, c, axis) in [(i[0], drag.x, "x"), (i[1], drag.y, "y")] {
+                guard let c, v < c.min || v > c.max else { continue }
+                throw d.fail("initial", "'initial' \(axis) \(format(v)) lies outside the bounds (min \(format(c.min)), max \(format(c.max)))")
             }
             drag.initial = PixelPoint(x: i[0], y: i[1])
         }

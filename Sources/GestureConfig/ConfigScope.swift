@@ -149,3 +149,11 @@ extension String {
 func format(_ d: Double) -> String {
     d == d.rounded() && abs(d) < 1e15 ? String(Int64(d)) : String(d)
 }
+
+/// `bytes` in MiB, with one decimal rounded up where it is no whole number (64.5, or 64.1 for a
+/// byte past 64: never a rounded-down 64 beside "at most 64").
+func mebibytes(_ bytes: Int) -> String {
+    guard bytes % (1 << 20) != 0 else { return "\(bytes >> 20)" }
+    let tenths = Int((Double(bytes) / Double(1 << 20) * 10).rounded(.up))
+    return "\(tenths / 10).\(tenths % 10)"
+}

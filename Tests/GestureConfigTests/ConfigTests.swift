@@ -206,6 +206,12 @@ func readFile(_ path: String) -> String? {
         ("[[region]]\nname = 'a'\n[[region.gesture]]\nkind = 'pan'\naxis = 'diagonal'", 5, "'axis' must be one of \"free\", \"horizontal\", \"vertical\""),
         ("[[region]]\nname = 'a'\n[[region.gesture]]\nkind = 'pinch'\nmin_fingers = 1", 5, "a pinch needs at least 2 fingers"),
         ("[[region]]\nname = 'a'\n[region.drag.y]\nmin = 5\nmax = 1", 5, "'max' (1) is less than 'min' (5)"),
+        // Found by a probe of the keys against CONFIG.md (2026-12-02).
+        ("[[region]]\nname = 'a'\n[[region.gesture]]\nkind = 'pan'\nfingers = 2\nmin_fingers = 1", 6, "'fingers' sets both 'min_fingers' and 'max_fingers'"),
+        ("[[region]]\nname = 'a'\n[region.drag]\ninitial = [0, 5000]\n[region.drag.y]\nmax = 100", 4, "'initial' y 5000 lies outside the bounds (min -inf, max 100)"),
+        ("[screen]\nwidth = 1920.5", 2, "'width' is a whole number of pixels, found 1920.5"),
+        ("[device]\nrotation = 360", 2, "'rotation' must be 0, 90, 180 or 270, found 360"),
+        ("[[action]]\nname = 'a/b'\ngesture = 'tap'\nkeys = 'KEY_A'", 2, "an action name must be non-empty and hold no '/'"),
         ("[[region]]\nname = 'a'\n[region.drag.y]\nmode = 'bouncy'", 4, "'mode' must be one of"),
         ("[[region]]\nname = 'a'\n[region.drag.y]\nmin = inf\nmax = inf", 4, "'min' may be -inf (no lower bound) but not inf"),
         ("[[region]]\nname = 'a'\n[region.drag.x]\nmax = -inf", 4, "'max' may be inf (no upper bound) but not -inf"),

@@ -137,6 +137,14 @@ import TestSupport
         }
     }
 
+    /// Warnings name their place: a region off the screen, a max_contacts with no mirror.
+    @Test func regionWarnings_nameTheirFileAndLine() throws {
+        let c = try load(main, [("10.toml", "[[region]]\nname = \"far\"\nrect = [5000, 5000, 10, 10]\nmax_contacts = 1\nstandard_gestures = true\n")])
+        #expect(c.notices.count == 2, "\(c.notices)")
+        #expect(c.notices.first?.hasSuffix("kiosk.d/10.toml:3: region 'far' lies off the screen (1920×1080 px): no touch reaches it") == true, "\(c.notices)")
+        #expect(c.notices.last?.hasSuffix("kiosk.d/10.toml:4: region 'far': max_contacts limits what the virtual touchscreen shows, which only [device] mode = \"passthrough\" makes") == true)
+    }
+
     @Test func anErrorInTheMainFile_stillNamesTheMainFile() {
         do {
             _ = try load("[device]\nrotation = 45\n", [("ok.toml", "[device]\npalm_size = 40\n")])
