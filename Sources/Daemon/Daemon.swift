@@ -167,21 +167,22 @@ public final class Daemon: EventLoopOwner {
         server.closeAll(&state)
         devices.stopAll(&state)
         actions.stopAll()
-        writeTrace()
+        let traced = writeTrace()
         for p in sockets.paths { _ = Posix.unlink(p) }
         log.info("stopped")
-        return exitCode
+        return exitCode == 0 && !traced ? 1 : exitCode
     }
 
-    /// `--trace-hops`: the rows, written once the mirrors lifted their last touches.
-    private func writeTrace() {
-        guard let trace = devices.trace else { return }
-        do {
-            try trace.write()
-            log.info("hop trace written to \(trace.path)\(trace.dropped > 0 ? " (\(trace.dropped) frames past its room left out)" : "")")
-        } catch {
+    /// `--trace-hops`: the rows, written once the mirrors lifted their last touches; false when
+    /// they could not be (the exit then says so).
+    private func writeTrace() -> Bool {
+        guard let trace = devices.trace else { return true }
+        do { try trace.write() } catch {
             log.error("hop trace: cannot write \(trace.path): \(error)")
+            return false
         }
+        log.info("hop trace written to \(trace.path)\(trace.dropped > 0 ? " (\(trace.dropped) frames past its room left out)" : "")")
+        return true
     }
 
     private func start(_ state: inout FrameState) throws {

@@ -62,16 +62,6 @@ private func readAll(_ fd: Int32, _ path: String, limit: Int = 256 << 20) throws
     }
 }
 
-/// Writes all of `bytes` to a file descriptor (stdout for the CLI).
-public func writeAll(_ fd: Int32, _ bytes: [UInt8]) { writeAll(fd, bytes[...]) }
-
-/// Writes all of `bytes` to a file descriptor.
-public func writeAll(_ fd: Int32, _ bytes: ArraySlice<UInt8>) {
-    // Best effort (stdout gone: nothing to tell).
-    // Safe: the array's bytes lent for the write.
-    _ = bytes.withUnsafeBytes { Posix.writeAll(fd, $0) }
-}
-
 /// Writes a whole text file (mode 0644), replacing a regular file at once
 /// (`Posix.replaceFile`): never through a link or onto a device, so a CLI run as root and told
 /// to write into a shared folder cannot be led by a planted link to overwrite another file.

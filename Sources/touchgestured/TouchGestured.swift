@@ -74,6 +74,18 @@ struct TouchGestured: ParsableCommand {
 
     func validate() throws {
         guard speed >= 0.001 && speed <= 1000 else { throw ValidationError("--speed must be from 0.001 to 1000") }
+        if exitAfterReplay && replay == nil { throw ValidationError("--exit-after-replay stops after a --replay; give one") }
+        if exitAfterReplay && loopReplay { throw ValidationError("--loop plays the recording forever: it never ends for --exit-after-replay") }
+        // No more clients than the daemon takes (`[daemon] max_clients` is 1024 at most).
+        guard (0...1024).contains(waitForClients) else { throw ValidationError("--wait-for-clients must be from 0 to 1024") }
+        // The trace is written at exit, over what is there: never over an input of this run.
+        if let traceHops, case .success(let out) = Posix.status(traceHops) {
+            for input in [replay, device, config].compactMap({ $0 }) {
+                if case .success(let s) = Posix.status(input), s.identity == out.identity {
+                    throw ValidationError("--trace-hops \(traceHops) is \(input), an input of this run: it would be overwritten; name another file")
+                }
+            }
+        }
     }
 
     func run() throws {
