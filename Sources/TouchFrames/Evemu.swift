@@ -41,6 +41,9 @@ public enum Evemu {
             // Almost every line is an event in the exact form evemu writes: read it from the
             // bytes. Anything else (comments, description lines, odd spacing, errors) takes the
             // general path.
+            // evemu's lines are short (a description's longest, a bitmask, about 300 bytes): a
+            // longer one is no recording's, and would be copied whole into its error.
+            guard end - start <= Self.lineBytes else { throw reader.fail("a line of \(end - start) bytes; a recording's are \(Self.lineBytes) at most") }
             let before = reader.events.count
             if let e = fastEvent(bytes, start, end) {
                 reader.events.append(e)
@@ -62,11 +65,21 @@ public enum Evemu {
         return recording
     }
 
+    /// The longest line a recording may hold.
+    static let lineBytes = 4096
+
     /// Each slot event (`lines`) one of the device's slots, and one the decoder reads (the first
     /// `DeviceDescription.maxSlots`): the kernel passes on no other, so such a file was written by
     /// hand or damaged, and its touches would be lost without a word.
     static func checkSlots(_ lines: [(line: Int, slot: Int32)], _ description: DeviceDescription, file: String) throws(RecordingError) {
-        guard let slots = description.axes[Evdev.ABS_MT_SLOT] else { return }
+        guard let slots = description.axes[Evdev.ABS_MT_SLOT] else {
+            // The kernel sends no slot a device has none of: read as protocol A, every slot
+            // event would be dropped and its contacts run together.
+            if let first = lines.first {
+                throw RecordingError(file: file, line: first.line, reason: "a slot event (ABS_MT_SLOT), and the device has no slot axis (no 'A: 2f' line): its touches would be misread")
+            }
+            return
+        }
         if let bad = lines.first(where: { $0.slot < slots.minimum || $0.slot > slots.maximum }) {
             throw RecordingError(file: file, line: bad.line, reason: "slot \(bad.slot) is not one of the device's (\(slots.minimum)-\(slots.maximum))")
         }
@@ -86,6 +99,8 @@ public enum Evemu {
         /// The longest bitmask a device has (EV_KEY's: KEY_CNT 768 bits): more is no device's,
         /// and its bits' codes would run past 16 bits.
         static let maskBytes = 96
+        /// The longest device name a recording may give.
+        static let nameBytes = 1024
 
         init(file: String) { self.file = file }
 
@@ -93,7 +108,8 @@ public enum Evemu {
 
         mutating func read(_ text: Substring) throws(RecordingError) {
             var line = text
-            if let hash = line.firstIndex(of: "#") { line = line[..<hash] }
+            // A comment runs from '#' to the line's end; a name may hold one ("Panel #2").
+            if !line.hasPrefix("N:"), let hash = line.firstIndex(of: "#") { line = line[..<hash] }
             line = line.drop { $0 == " " || $0 == "\t" || $0 == "\r" }
             while let last = line.last, last == " " || last == "\t" || last == "\r" { line = line.dropLast() }
             if line.isEmpty { return }
@@ -104,6 +120,9 @@ public enum Evemu {
             switch tag {
             case "E": events.append(try event(fields))
             case "N":
+                // No device's name is longer (the kernel's uinput takes 80 bytes, EVIOCGNAME
+                // readers 256); a longer one would be copied into every message that names it.
+                guard line.utf8.count <= Self.nameBytes + 3 else { throw fail("a device name of \(line.utf8.count - 3) bytes; \(Self.nameBytes) at most") }
                 if desc == nil { desc = DeviceDescription(name: "") }
                 desc?.name = String(line.dropFirst(2).drop { $0 == " " })
             case "I":
@@ -263,7 +282,11 @@ public enum Evemu {
     public static func format(_ recording: Recording, absoluteTimes: Bool = false) -> String {
         var out = "# EVEMU 1.3\n"
         if let d = recording.description {
-            out += "N: \(d.name)\n"
+            // A name is the device's word: a control character in it (a hostile USB device's
+            // ESC sequence) would steer the terminal this is printed on; it becomes '?'.
+            out += "N: " + String(String.UnicodeScalarView(d.name.unicodeScalars.map { v in
+                v.value < 0x20 || (0x7F...0x9F).contains(v.value) ? "?" : v
+            })) + "\n"
             out += "I: \(hex(d.bustype, 4)) \(hex(d.vendor, 4)) \(hex(d.product, 4)) \(hex(d.version, 4))\n"
             var propBytes = [UInt8](repeating: 0, count: 8)
             for p in d.properties where p < 64 { propBytes[Int(p / 8)] |= 1 << (p % 8) }

@@ -130,7 +130,8 @@ struct Strokes: ParsableCommand {
                 } else {
                     let score = verdict.score.map { " (score \(format3($0)))" } ?? ""
                     let what = verdict.name.map { "\($0)\(score)" } ?? "no shape: \(verdict.reason ?? "?")\(score)"
-                    writeAll(1, Array("\(SafeText.escaped(path)): \(what)\n".utf8))
+                    // The reason may quote the recording: nothing in it steers the terminal.
+                    writeAll(1, Array("\(SafeText.escaped(path)): \(SafeText.escaped(what))\n".utf8))
                 }
             }
             if unreadable { throw ExitCode.failure }

@@ -127,6 +127,16 @@ extension GeometryTests {
         E: 1.5 0000 0000 0000
         """
 
+    /// A '#' in a name is the name's ("Touch Panel #2"); elsewhere it starts a comment. A
+    /// control character in a name is written as '?' (it would steer the terminal).
+    @Test func aNameKeepsItsHash_andIsWrittenWithoutControlCharacters() throws {
+        let r = try Evemu.parse("N: Touch Panel #2 (USB)\nA: 35 0 100 0 0 0\nA: 36 0 100 0 0 0\n", file: "hash.events")
+        #expect(r.description?.name == "Touch Panel #2 (USB)")
+        var evil = r
+        evil.description?.name = "evil\u{1B}]0;PWNED\u{07}"
+        #expect(Evemu.format(evil).contains("N: evil?]0;PWNED?\n"))
+    }
+
     @Test func parse_readsTheDescriptionAndEvents() throws {
         let r = try Evemu.parse(Self.sample, file: "sample.events")
         let d = try #require(r.description)
@@ -146,6 +156,10 @@ extension GeometryTests {
     }
 
     @Test(arguments: [
+        // A probe of the tools' bad inputs (2026-12-02): slot events misread, unbounded lines.
+        ("N: x\nA: 35 0 100 0 0 0\nA: 36 0 100 0 0 0\nE: 0.1 0003 002f 1", 4, "a slot event (ABS_MT_SLOT), and the device has no slot axis"),
+        ("N: " + String(repeating: "n", count: 1025), 1, "a device name of 1025 bytes; 1024 at most"),
+        ("E: 0.5 0000 0000 " + String(repeating: "1", count: 5000), 1, "a line of 5017 bytes; a recording's are 4096 at most"),
         ("E: 0.1 0003 0035", 1, "an event needs 4 fields"),
         ("# c\nE: x 0003 0035 1", 2, "bad event time"),
         ("E: 0.1 00zz 0035 1", 1, "bad event type"),
@@ -198,7 +212,7 @@ extension GeometryTests {
 
     /// A slot the device does not have (the kernel passes on none: a file written by hand or
     /// damaged) is refused with its line, not dropped without a word with its touch; without
-    /// a slot axis in the file (events alone, or protocol A) nothing is checked.
+    /// a description (events alone) nothing is checked.
     @Test(arguments: [99, -1, 10])
     func aSlotPastTheDevicesSlots_isRefused(slot: Int) throws {
         let text = "N: x\nA: 2f 0 9 0 0 0\nE: 0.000000 0003 002f 1\nE: 0.000000 0003 002f \(slot)\n"
