@@ -278,10 +278,18 @@ public struct PanelDiagnosis: Sendable {
         let starts = min(times.count, times.count / 2 + 1, 400)
         let slack = 1.5 * min(max(reportInterval, 0), 0.1)
         var best: [Int64] = []
+        // Landings a period apart from `i` cannot number more than its span allows: a pair whose
+        // run could not be one (more than half the landings, with strays) or beat the best found
+        // is not tried (the periods only grow along `j`, the spans shrink along `i`), so a long
+        // recording of taps ends in time.
+        func most(from i: Int, period: Double) -> Int { Int((Double(times[times.count - 1] - times[i]) / ns + 0.05 * period + slack) / period) + 1 }
+        let need = max(3, times.count / 2 + 1)
         for i in 0..<starts {
+            if most(from: i, period: max(2 - slack, 0.001)) < max(need, best.count + 1) { break }
             for j in (i + 1)..<times.count {
                 let period = Double(times[j] - times[i]) / ns
                 guard period + slack >= 2 else { continue }
+                if most(from: i, period: period) < max(need, best.count + 1) { break }
                 let tolerance = 0.05 * period + slack
                 var chain = [times[i], times[j]], k = 2.0
                 // Each next landing a whole period after the first (no drift), after the last found.
@@ -307,9 +315,11 @@ public struct PanelDiagnosis: Sendable {
             if Double(times[mid]) < from { low = mid + 1 } else { high = mid }
         }
         var found: Int64?
+        var off = Double.infinity
         var k = low
         while k < times.count && Double(times[k]) / ns <= t + tolerance {
-            if found.map({ abs(Double(times[k]) / ns - t) < abs(Double($0) / ns - t) }) ?? true { found = times[k] }
+            let d = Swift.abs(Double(times[k]) / ns - t)
+            if d < off { (found, off) = (times[k], d) }
             k += 1
         }
         return found

@@ -69,14 +69,17 @@ public struct TraceRecording {
         var end = out.frames.reduce(Timestamp.zero) { max($0, $1.time) }
         for e in events { end = max(end, e.time) }
         for t in transitions where t.time < .distantFuture { end = max(end, t.time) }
+        // Each sequence's end: its last event or transition (one pass over each, not one a sequence).
+        var ends: [Int: Timestamp] = [:]
+        for e in events { ends[e.sequence] = max(ends[e.sequence] ?? e.time, e.time) }
+        for t in transitions where t.time < .distantFuture { ends[t.sequence] = max(ends[t.sequence] ?? t.time, t.time) }
         var trace = TraceRecording(
             screen: compiled.screen,
             regions: compiled.regions.map { Region(name: $0.name, rect: $0.rect, depth: $0.depth) },
             gestures: compiled.gestures.map(\.qualifiedName),
             paths: paths, sequences: sequences.map { s in
                 var s = s
-                for e in events where e.sequence == s.id { s.end = max(s.end, e.time) }
-                for t in transitions where t.sequence == s.id && t.time < .distantFuture { s.end = max(s.end, t.time) }
+                if let e = ends[s.id] { s.end = max(s.end, e) }
                 return s
             }, events: events, transitions: transitions,
             start: out.frames.first?.time ?? .zero, end: end, device: description.name)
