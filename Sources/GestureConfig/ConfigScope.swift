@@ -38,9 +38,12 @@ struct Scope {
         guard let d = v.number else { throw fail(key, "'\(key)' must be a number, found \(v.typeName)") }
         if d.isNaN { throw fail(key, "'\(key)' is NaN") }
         if d.isInfinite && !allowInfinity { throw fail(key, "'\(key)' must be finite") }
-        if let low, d < low { throw fail(key, "'\(key)' must be at least \(format(low)), found \(format(d))") }
-        if let above, d <= above { throw fail(key, "'\(key)' must be more than \(format(above)), found \(format(d))") }
-        if let high, d > high { throw fail(key, "'\(key)' must be at most \(format(high)), found \(format(d))") }
+        // Said as written: an integer as an integer (9223372036854775807, not 9.2e+18).
+        let found: String
+        if case .integer(let i) = v.kind { found = "\(i)" } else { found = format(d) }
+        if let low, d < low { throw fail(key, "'\(key)' must be at least \(format(low)), found \(found)") }
+        if let above, d <= above { throw fail(key, "'\(key)' must be more than \(format(above)), found \(found)") }
+        if let high, d > high { throw fail(key, "'\(key)' must be at most \(format(high)), found \(found)") }
         return d
     }
 
@@ -52,7 +55,9 @@ struct Scope {
         if offAtZero && d == 0 { return 0 }
         guard range.contains(d) else {
             let u = unit.isEmpty ? "" : " \(unit)"
-            throw fail(key, "'\(key)' must be \(offAtZero ? "0 (off) or " : "")from \(format(range.lowerBound)) to \(format(range.upperBound))\(u), found \(format(d))")
+            let found: String
+            if case .integer(let i)? = try value(key)?.kind { found = "\(i)" } else { found = format(d) }
+            throw fail(key, "'\(key)' must be \(offAtZero ? "0 (off) or " : "")from \(format(range.lowerBound)) to \(format(range.upperBound))\(u), found \(found)")
         }
         return d
     }

@@ -44,11 +44,13 @@ extension TOMLParser {
     /// the end of a line swallows the newline and the blanks after it.
     mutating func parseMultiLineString(literal: Bool) throws(TOMLError) -> String {
         let delimiter = literal ? apostrophe : quote
+        let opened = line
         i += 3
         _ = try newline()
         var out: [UInt8] = []
         while true {
-            guard let c = peek else { throw error("unterminated multi-line string") }
+            // Said where it opened: the file's end is no place to look for the missing quotes.
+            guard let c = peek else { throw TOMLError(line: opened, reason: "unterminated multi-line string (opened here, never closed)") }
             if c == delimiter {
                 var run = 0
                 while peek(run) == delimiter { run += 1 }

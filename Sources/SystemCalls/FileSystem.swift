@@ -117,8 +117,11 @@ extension Posix {
     /// boot ago) is removed first, not taken for a reason to fail every save.
     public static func replaceFile(_ path: String, with bytes: [UInt8], mode: UInt32 = 0o644) -> SystemCallError? {
         if case .success(let st) = status(path, followingLinks: false), !st.isRegular {
-            return SystemCallError("replace(\(path): \(st.kindName))", EEXIST)
+            return SystemCallError(call: path, errno: .fileExists, detail: "\(st.kindName), not a regular file: only a regular file is replaced")
         }
+        // A missing folder is said as the path's, not as the temporary file's beside it.
+        let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        if case .failure(let e) = status(folder.isEmpty ? "/" : folder) { return SystemCallError(call: path, errno: e.errno, detail: "its folder \(folder): \(e.reason)") }
         let temporary = path + ".tmp.\(processID)"
         if case .success(let st) = status(temporary, followingLinks: false), st.isRegular { _ = unlink(temporary) }
         var failure: SystemCallError?

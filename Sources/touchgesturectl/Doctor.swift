@@ -69,7 +69,11 @@ struct Doctor: ParsableCommand {
     func readLive() throws -> ([InputEvent], DeviceDescription) {
         let path = try node ?? onlyTouchscreen()
         let panel: EvdevDevice
-        do { panel = try EvdevDevice(path: path) } catch { throw fail("\(error)") }
+        do { panel = try EvdevDevice(path: path) } catch {
+            // A file given where a node goes (ENOTTY: no evdev ioctl on it): a recording, likely.
+            let recording = error.errno == .inappropriateIOCTLForDevice ? "; \(path) is no input device node (a recording is read with --recording FILE)" : ""
+            throw fail("\(error)\(recording)")
+        }
         guard panel.description.touchKind != nil else { throw fail("\(path) (\(SafeText.escaped(panel.description.name))) is no touchscreen") }
         do {
             try panel.grab(true)

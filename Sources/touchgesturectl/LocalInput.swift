@@ -197,7 +197,7 @@ struct Play: ParsableCommand {
         }
         sleepFor(hold)
         if let writeTimes {
-            try writeTextFile(writeTimes, times.map { formatSeconds($0) + "\n" }.joined())
+            do { try writeTextFile(writeTimes, times.map { formatSeconds($0) + "\n" }.joined()) } catch { throw fail(error.description) }
         }
     }
 }

@@ -36,6 +36,6 @@ struct Metrics: ParsableCommand {
         if case .success(let st) = Posix.status(output, followingLinks: false), !st.isRegular {
             throw fail("\(output) is not a regular file: --output writes (and replaces) a regular file only")
         }
-        if let e = Posix.replaceFile(output, with: Array(text.utf8)) { throw fail("\(output): \(e)") }
+        if let e = Posix.replaceFile(output, with: Array(text.utf8)) { throw fail(e.description) }
     }
 }

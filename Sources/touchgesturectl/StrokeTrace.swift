@@ -27,7 +27,7 @@ struct StrokeTrace: ParsableCommand {
         let configuration = try loadConfiguration(input.config)
         let matcher = try input.matcher(templates, configuration)
         let verdict = Verdict(try input.largestStroke(recording, configuration), matcher, input.thresholds(configuration))
-        guard let v = verdict.vector, let m = verdict.match else { throw fail("\(recording): \(verdict.reason ?? "no stroke")") }
+        guard let v = verdict.vector, let m = verdict.match else { throw fail(namingOnce(recording, verdict.reason ?? "no stroke")) }
         // Turned onto the template; drawn in its own order (its dot where the finger landed).
         let (angle, _) = matcher.alignment(of: m.template, with: v)
         let (c, s) = (cosine(angle), sine(angle))

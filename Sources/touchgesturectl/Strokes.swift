@@ -194,7 +194,7 @@ struct StrokeInput: ParsableArguments {
             return try stroke(path, configuration)
         } catch {
             if quiet { throw error }
-            throw fail("\(path): \(error.reason)")
+            throw fail(namingOnce(path, error.reason))
         }
     }
 
@@ -265,4 +265,13 @@ struct StrokeInput: ParsableArguments {
         let compiled = CompiledConfiguration(EngineConfiguration(screen: c.engine.screen, regions: c.engine.regions, strokes: templates))
         return StrokeMatcher(templates: compiled.strokeTemplates, tolerance: thresholds(c).strokeRotationTolerance)
     }
+}
+
+/// `path: reason`, with the path said once where the reason (a reader's error: "x.events:3:
+/// ...", or "cannot be read: x.events: ...") names it already.
+func namingOnce(_ path: String, _ reason: String) -> String {
+    if reason.hasPrefix(path + ":") { return reason }
+    let unread = "cannot be read: \(path):"
+    if reason.hasPrefix(unread) { return "\(path):" + reason.dropFirst(unread.count) }
+    return "\(path): \(reason)"
 }

@@ -129,6 +129,7 @@ struct Replay: ParsableCommand {
     func validate() throws {
         if mirror != nil && recordings.count != 1 { throw ValidationError("--mirror takes one recording") }
         if mirror != nil && (pretty || actions) { throw ValidationError("--mirror writes a recording: --pretty and --actions are for gesture lines") }
+        if pretty && actions { throw ValidationError("--actions prints the actions as JSON lines, --pretty the gestures for people: give one") }
     }
 
     func run() throws {
@@ -207,7 +208,7 @@ extension Replay {
         if file == "-" {
             writeAll(1, Array(text.utf8))
         } else {
-            try writeTextFile(file, text)
+            do { try writeTextFile(file, text) } catch { throw fail(error.description) }
         }
     }
 }

@@ -45,4 +45,29 @@ import TestSupport
             #expect(r.status != 0 && r.err.contains(reason), "\(args): \(r.err)")
         }
     }
+
+    /// Messages that said the wrong thing: a device's errno text, a temporary file's name, a
+    /// file named twice, an integer as a float, a string's end for its start.
+    @Test func messagesSayWhatIsWrong() throws {
+        let dir = Scratch.directory("probe")
+        let tap = Paths.fixtures + "/tap.events"
+        let full = try cli.run(["replay", "--mirror", "/dev/full", tap])
+        #expect(full.status == 1 && full.err.contains("touchgesturectl: /dev/full: a device, not a regular file"), "\(full.err)")
+        let folder = try cli.run(["replay", "--mirror", dir + "/none/x.events", tap])
+        #expect(folder.err.contains("\(dir)/none/x.events: its folder \(dir)/none: No such file or directory"), "\(folder.err)")
+        let learn = try cli.run(["strokes", "learn", "--name", "c", "-o", dir + "/z.toml", dir + "/missing.events"])
+        #expect(learn.err == "touchgesturectl: \(dir)/missing.events: No such file or directory\n", "\(learn.err)")
+        let doctor = try cli.run(["doctor", tap])
+        #expect(doctor.status == 1 && doctor.err.contains("is no input device node (a recording is read with --recording FILE)"), "\(doctor.err)")
+        for (text, said) in [
+            ("[screen]\nwidth = 9223372036854775807\n", ":2: 'width' must be at most 65536, found 9223372036854775807"),
+            ("a = \"\"\"\nxx\nyy\n", ":1: unterminated multi-line string (opened here, never closed)"),
+        ] {
+            try text.write(toFile: dir + "/c.toml", atomically: true, encoding: .utf8)
+            let r = try cli.run(["check-config", dir + "/c.toml"])
+            #expect(r.status == 1 && r.err.contains(dir + "/c.toml" + said), "\(r.err)")
+        }
+        let both = try cli.run(["replay", "--pretty", "--actions", tap])
+        #expect(both.status != 0 && both.err.contains("give one"), "\(both.err)")
+    }
 }
