@@ -25,7 +25,7 @@ struct Strokes: ParsableCommand {
         @Option(help: "The shape's name (what a stroke line's \"shape\" and an [[action]]'s shape say).")
         var name: String
 
-        @Option(name: .shortAndLong, help: "The template file to write.")
+        @Option(name: .shortAndLong, help: "The template file to write (its templates kept, the file written anew: comments in it are not).")
         var output: String
 
         @Flag(help: "Match this shape at any angle (else turned at most stroke_rotation_tolerance).")
