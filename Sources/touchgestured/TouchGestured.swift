@@ -29,8 +29,10 @@ struct TouchGestured: ParsableCommand {
     @Option(name: .long, help: "Socket path (overrides [daemon] socket; default /run/touchgestured/gestures.sock).")
     var socket: String?
 
-    @Option(name: .long, help: "Play an evemu recording as a virtual touch device.")
-    var replay: String?
+    @Option(name: .customLong("replay"), help: "Play an evemu recording as a virtual touch device (one).")
+    var replays: [String] = []
+    /// The recording to play (`validate` refuses more than one: the last would win in silence).
+    var replay: String? { replays.first }
 
     @Option(name: .long, help: "Device description (evemu .desc) for a recording that carries only events.")
     var device: String?
@@ -74,6 +76,7 @@ struct TouchGestured: ParsableCommand {
 
     func validate() throws {
         guard speed >= 0.001 && speed <= 1000 else { throw ValidationError("--speed must be from 0.001 to 1000") }
+        if replays.count > 1 { throw ValidationError("--replay plays one recording; \(replays.count) were given") }
         if exitAfterReplay && replay == nil { throw ValidationError("--exit-after-replay stops after a --replay; give one") }
         if exitAfterReplay && loopReplay { throw ValidationError("--loop plays the recording forever: it never ends for --exit-after-replay") }
         // No more clients than the daemon takes (`[daemon] max_clients` is 1024 at most).

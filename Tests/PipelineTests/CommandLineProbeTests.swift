@@ -33,13 +33,15 @@ import TestSupport
         #expect(try String(contentsOfFile: recording, encoding: .utf8) == before)
     }
 
-    /// Flags that never ended: --exit-after-replay without a replay, or with --loop.
+    /// Flags that never ended (--exit-after-replay without a replay, or with --loop), or lost a
+    /// recording in silence (two --replay).
     @Test func flagsThatCouldNeverEnd_areRefused() throws {
         let dir = Scratch.directory("probe")
         for (args, reason) in [
             (["--exit-after-replay"], "--exit-after-replay stops after a --replay"),
             (["--replay", Paths.fixtures + "/tap.events", "--exit-after-replay", "--loop"], "--loop plays the recording forever"),
             (["--wait-for-clients", "9223372036854775807"], "--wait-for-clients must be from 0 to 1024"),
+            (["--replay", Paths.fixtures + "/tap.events", "--replay", Paths.fixtures + "/double-tap.events"], "--replay plays one recording; 2 were given"),
         ] {
             let r = try Command.run(Self.daemon, args + ["--socket", dir + "/s.sock"])
             #expect(r.status != 0 && r.err.contains(reason), "\(args): \(r.err)")
