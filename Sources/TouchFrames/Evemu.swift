@@ -114,6 +114,10 @@ public enum Evemu {
             while let last = line.last, last == " " || last == "\t" || last == "\r" { line = line.dropLast() }
             if line.isEmpty { return }
             guard line.count >= 2, line.dropFirst().first == ":", let tag = line.first else {
+                // `libinput record` writes YAML ("version: 1", "libinput:", "devices:").
+                if lineNumber <= 3 && (line.hasPrefix("version:") || line.hasPrefix("libinput:") || line.hasPrefix("ndevices:")) {
+                    throw fail("this reads as a 'libinput record' file (YAML); touchgestured reads evemu recordings: record with 'touchgesturectl record' or 'evemu-record'")
+                }
                 throw fail("expected a line like 'E: 0.000000 0003 0035 100', found '\(line.prefix(40))'")
             }
             let fields = line.dropFirst(2).split(whereSeparator: { $0 == " " || $0 == "\t" })

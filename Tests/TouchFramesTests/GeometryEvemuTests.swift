@@ -168,6 +168,7 @@ extension GeometryTests {
         ("A: 00 10 5 0 0", 1, "minimum 10 above maximum 5"),
         ("N: panel\nA: 35 0 0 0 0 0", 2, "minimum equals maximum (0): every position on it would map to one point"),
         ("hello", 1, "expected a line like"),
+        ("# libinput record\nversion: 1\nndevices: 1", 2, "this reads as a 'libinput record' file (YAML)"),
         ("N: x\nB: 01" + String(repeating: " 00", count: 90) + "\nB: 01 00 00 00 00 00 00 00", 3, "runs past 96 bytes"),
         ("P:" + String(repeating: " 00", count: 97), 1, "the properties run past 96 bytes"),
     ])
