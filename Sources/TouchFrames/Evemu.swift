@@ -20,6 +20,12 @@ public enum Evemu {
     /// are read as, in place of the file's own description (`--device DESC`), which its slot
     /// events are checked against.
     public static func parse(_ text: String, file: String, describedAs described: DeviceDescription? = nil) throws(RecordingError) -> Recording {
+        if LibinputRecord.recognizes(text.prefix(256)) {
+            var (recording, slotLines) = try LibinputRecord.parse(text, file: file)
+            if let described { recording.description = described }
+            if let description = recording.description { try checkSlots(slotLines, description, file: file) }
+            return recording
+        }
         var reader = Reader(file: file)
         var text = text
         let bytes = text.withUTF8 { Array($0) }
@@ -67,6 +73,9 @@ public enum Evemu {
 
     /// The longest line a recording may hold.
     static let lineBytes = 4096
+    /// The longest device name a recording may give (no device's is longer: the kernel's uinput
+    /// takes 80 bytes, EVIOCGNAME readers 256).
+    static let nameBytes = 1024
 
     /// Each slot event (`lines`) one of the device's slots, and one the decoder reads (the first
     /// `DeviceDescription.maxSlots`): the kernel passes on no other, so such a file was written by
@@ -99,8 +108,6 @@ public enum Evemu {
         /// The longest bitmask a device has (EV_KEY's: KEY_CNT 768 bits): more is no device's,
         /// and its bits' codes would run past 16 bits.
         static let maskBytes = 96
-        /// The longest device name a recording may give.
-        static let nameBytes = 1024
 
         init(file: String) { self.file = file }
 
@@ -114,19 +121,14 @@ public enum Evemu {
             while let last = line.last, last == " " || last == "\t" || last == "\r" { line = line.dropLast() }
             if line.isEmpty { return }
             guard line.count >= 2, line.dropFirst().first == ":", let tag = line.first else {
-                // `libinput record` writes YAML ("version: 1", "libinput:", "devices:").
-                if lineNumber <= 3 && (line.hasPrefix("version:") || line.hasPrefix("libinput:") || line.hasPrefix("ndevices:")) {
-                    throw fail("this reads as a 'libinput record' file (YAML); touchgestured reads evemu recordings: record with 'touchgesturectl record' or 'evemu-record'")
-                }
                 throw fail("expected a line like 'E: 0.000000 0003 0035 100', found '\(line.prefix(40))'")
             }
             let fields = line.dropFirst(2).split(whereSeparator: { $0 == " " || $0 == "\t" })
             switch tag {
             case "E": events.append(try event(fields))
             case "N":
-                // No device's name is longer (the kernel's uinput takes 80 bytes, EVIOCGNAME
-                // readers 256); a longer one would be copied into every message that names it.
-                guard line.utf8.count <= Self.nameBytes + 3 else { throw fail("a device name of \(line.utf8.count - 3) bytes; \(Self.nameBytes) at most") }
+                // A longer one would be copied into every message that names it.
+                guard line.utf8.count <= Evemu.nameBytes + 3 else { throw fail("a device name of \(line.utf8.count - 3) bytes; \(Evemu.nameBytes) at most") }
                 if desc == nil { desc = DeviceDescription(name: "") }
                 desc?.name = String(line.dropFirst(2).drop { $0 == " " })
             case "I":

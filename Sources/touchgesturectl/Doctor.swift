@@ -22,7 +22,7 @@ struct Doctor: ParsableCommand {
 
     // Where the touches come from: a live panel, or a recording.
     @Argument(help: "The panel's node, e.g. /dev/input/event5 (live; default: the only touchscreen).") var node: String?
-    @Option(help: "Read this evemu recording instead of a live panel.") var recording: String?
+    @Option(help: "Read this evemu recording (or libinput record file) instead of a live panel.") var recording: String?
     @Option(help: "Device description (evemu .desc) for a recording that carries only events.") var device: String?
     @Option(help: "Seconds to read a live panel (10-600).") var duration: Double = 35
     @Option(help: "Write what was read live as an evemu recording (to read again with --recording).") var save: String?

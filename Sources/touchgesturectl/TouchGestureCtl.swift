@@ -93,7 +93,7 @@ func loadRecording(_ path: String, device: String?) throws -> (Recording, Device
 
 struct Replay: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Replay evemu recordings through the frame decoder and gesture engine; print one JSON line per gesture event (and per pointer op of an emulate = \"pointer\" region).",
+        abstract: "Replay evemu recordings (or libinput record files) through the frame decoder and gesture engine; print one JSON line per gesture event (and per pointer op of an emulate = \"pointer\" region).",
         discussion: """
             The recording's own timestamps are the clock: deadlines (long press, double-tap window) fire \
             between events at their exact time. The output is deterministic. Lines follow docs/PROTOCOL.md.

@@ -73,6 +73,16 @@ func lines(_ ndjson: String) throws -> [Line] {
         #expect(!replayed.isEmpty)
     }
 
+    /// `libinput record`'s file of the same touches (YAML: its header, the HID descriptor,
+    /// udev's properties and comments around the events) replays to the same golden lines.
+    @Test func aLibinputRecordFile_replaysAsItsEvemuTwin() throws {
+        let path = "\(Paths.fixtures)/pinch-out-and-turn.libinput.yml"
+        let recording = try Evemu.parse(try read(path), file: path)
+        let replayed = try DevicePipeline.lines(recording, description: recording.description!, configuration: try configuration(nil))
+        #expect(replayed == (try read("\(Paths.fixtures)/pinch-out-and-turn.ndjson")))
+        #expect(recording.description?.name == "touchgestured virtual panel" && recording.description?.slotCount == 10)
+    }
+
     @Test func tourRecording_isTheDemo() throws {
         let path = Paths.examples + "/recordings/tour.events"
         let synth = Scenarios.tour()

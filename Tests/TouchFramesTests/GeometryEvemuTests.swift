@@ -127,6 +127,78 @@ extension GeometryTests {
         E: 1.5 0000 0000 0000
         """
 
+    /// `libinput record`'s YAML: the touchscreen among the devices, its events; the rest passed over.
+    static let libinputRecord = """
+        # libinput record
+        version: 1
+        ndevices: 2
+        libinput:
+          version: "1.22.1"
+        system:
+          dmi: "dmi:a#b:"
+        devices:
+        - node: /dev/input/event3
+          evdev:
+            name: "Keyboard"
+            id: [17, 1, 1, 43841]
+            codes:
+              1: [30, 31]
+            properties: []
+          events:
+          - evdev:
+            - [  0,      0,   1,  30,      1] # EV_KEY / KEY_A
+            - [  0,      0,   0,   0,      0]
+        - node: /dev/input/event5
+          evdev:
+            # Name: Panel #2
+            name: "Panel #2"
+            id: [3, 1267, 8240, 273]
+            codes:
+              0: [0, 1, 3] # EV_SYN
+              1: [330] # EV_KEY
+              3: [0, 1, 47, 53, 54, 57] # EV_ABS
+            absinfo:
+              0: [0, 3200, 0, 0, 10]
+              1: [0, 1800, 0, 0, 10]
+              47: [0, 9, 0, 0, 0]
+              53: [0, 3200, 0, 0, 10]
+              54: [0, 1800, 0, 0, 10]
+              57: [0, 65535, 0, 0, 0]
+            properties: [1]
+          hid: [
+            0x05, 0x0d
+          ]
+          udev:
+            properties:
+            - ID_INPUT_TOUCHSCREEN=1
+          quirks:
+          events:
+          # Current time is 12:31:56
+          - evdev:
+            - [  0,      0,   3,  57,      7] # EV_ABS / ABS_MT_TRACKING_ID 7
+            - [  0,      0,   3,  53,   1600]
+            - [  0,      0,   3,  54,    900]
+            - [  0,      0,   1, 330,      1]
+            - [  0,      0,   0,   0,      0] # ------------ SYN_REPORT (0) ---------- +0ms
+          - libinput:
+            - {time: 0.0, type: TOUCH_DOWN}
+          - evdev:
+            - [  0,  80000,   3,  57,     -1]
+            - [  0,  80000,   1, 330,      0]
+            - [  0,  80000,   0,   0,      0]
+        """
+
+    @Test func aLibinputRecordFile_isReadAsItsTouchscreen() throws {
+        let r = try Evemu.parse(Self.libinputRecord, file: "rec.yml")
+        let d = try #require(r.description)
+        #expect(d.name == "Panel #2" && d.vendor == 1267 && d.product == 8240 && d.bustype == 3)
+        #expect(d.touchKind == .multitouch && d.slotCount == 10 && d.properties == [Evdev.INPUT_PROP_DIRECT])
+        #expect(d.axes[Evdev.ABS_MT_POSITION_X]?.resolution == 10)
+        #expect(r.events.count == 8 && r.events[5].value == -1 && r.events[7].time.nanoseconds == 80_000_000)
+        let bad = Self.libinputRecord.replacingOccurrences(of: "[  0,  80000,   3,  57,     -1]", with: "[  0,  80000,   3,  57]")
+        #expect(throws: RecordingError(file: "rec.yml", line: 55, reason: "expected 5 integers in [...]")) { try Evemu.parse(bad, file: "rec.yml") }
+    }
+
     /// A '#' in a name is the name's ("Touch Panel #2"); elsewhere it starts a comment. A
     /// control character in a name is written as '?' (it would steer the terminal).
     @Test func aNameKeepsItsHash_andIsWrittenWithoutControlCharacters() throws {
@@ -168,7 +240,6 @@ extension GeometryTests {
         ("A: 00 10 5 0 0", 1, "minimum 10 above maximum 5"),
         ("N: panel\nA: 35 0 0 0 0 0", 2, "minimum equals maximum (0): every position on it would map to one point"),
         ("hello", 1, "expected a line like"),
-        ("# libinput record\nversion: 1\nndevices: 1", 2, "this reads as a 'libinput record' file (YAML)"),
         ("N: x\nB: 01" + String(repeating: " 00", count: 90) + "\nB: 01 00 00 00 00 00 00 00", 3, "runs past 96 bytes"),
         ("P:" + String(repeating: " 00", count: 97), 1, "the properties run past 96 bytes"),
     ])
