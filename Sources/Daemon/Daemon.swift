@@ -200,7 +200,7 @@ public final class Daemon: EventLoopOwner {
         try startIdleWatch(&state)
 
         if let path = options.replay {
-            try devices.openReplay(path, options: options, &state)
+            try devices.openReplay(path, options: options, clients: server.settings.maxClients, &state)
         } else {
             devices.scan(&state)
             devices.startHotplug()

@@ -63,8 +63,12 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
         mirrors = MirrorStore(passed: [], systemd: Systemd(notifySocket: nil), log: log)
     }
 
-    /// `--replay`: the recording as a virtual device, now or once `waitForClients` connected.
-    func openReplay(_ path: String, options: Daemon.Options, _ state: inout FrameState) throws {
+    /// `--replay`: the recording as a virtual device, now or once `waitForClients` connected
+    /// (no more than the `clients` the daemon takes: it would wait forever).
+    func openReplay(_ path: String, options: Daemon.Options, clients: Int, _ state: inout FrameState) throws {
+        guard options.waitForClients <= clients else {
+            throw Daemon.StartError("--wait-for-clients \(options.waitForClients): the daemon takes \(clients) clients at most (max_clients)")
+        }
         var described: DeviceDescription?
         if let desc = options.deviceDescription {
             described = try Evemu.parse(try readTextFile(desc), file: desc).description

@@ -181,17 +181,23 @@ extension ConfigLoader {
 }
 
 extension TOMLTable {
-    /// Each of `keys` written as an inline array of inline tables held as a list of tables, as
-    /// `[[key]]` makes it, so a drop-in merges it the same way (`merge`).
+    /// Each of `keys` written as an inline array of inline tables, or as one `[key]` table, held
+    /// as a list of tables, as `[[key]]` makes it, so a drop-in adds to it the same way
+    /// (`merge`). An empty `key = []` stays a value: a drop-in's empties the list before it.
     func listArraysOfTables(_ keys: [String]) {
         for key in keys {
-            guard case .value(let v)? = self[key], case .array(let items) = v.kind else { continue }
-            var tables: [TOMLTable] = []
-            for item in items {
-                guard case .table(let t) = item.kind else { break }
-                tables.append(t)
+            switch self[key] {
+            case .table(let t)?: set(key, .tables([t]), line: line(of: key))
+            case .value(let v)?:
+                guard case .array(let items) = v.kind, !items.isEmpty else { continue }
+                var tables: [TOMLTable] = []
+                for item in items {
+                    guard case .table(let t) = item.kind else { break }
+                    tables.append(t)
+                }
+                if tables.count == items.count { set(key, .tables(tables), line: line(of: key)) }
+            default: continue
             }
-            if tables.count == items.count { set(key, .tables(tables), line: line(of: key)) }
         }
     }
 

@@ -129,9 +129,7 @@ struct Scope {
         switch table[key] {
         case nil: return []
         case .tables(let list): return list.map { Scope(table: $0, file: file, name: label) }
-        case .table(let t):
-            // `[region]` is one table; the list is `[[region]]` (a drop-in's adds to it).
-            throw Scope(table: t, file: file, name: label).fail(nil, "'\(key)' must be an array of tables (\(label)), not one table")
+        case .table(let t): return [Scope(table: t, file: file, name: label)]  // one table: a list of one
         case .value(let v):
             // An array of inline tables: gesture = [{ kind = "tap" }, ...]
             if case .array(let items) = v.kind {

@@ -7,6 +7,9 @@ struct DecoderSlot {
     var y: Int32 = 0
     var hasX = false
     var hasY = false
+    /// Never used since the panel was opened (`FrameDecoder.seed`): the kernel has it at 0, 0
+    /// and sends neither again; a landing with a position on one axis is at 0 on the other.
+    var zeroKnown = false
     var isPalm = false
     /// ABS_MT_TOUCH_MAJOR, in the axis's units.
     var major: Int32 = 0

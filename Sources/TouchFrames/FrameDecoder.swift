@@ -47,9 +47,8 @@ public struct FrameDecoder: Sendable {
     /// The last frame's contacts as the panel reports them, in the order of `frame.contacts`
     /// (filled only while `keepsPanel`).
     public internal(set) var panel = FrameList<PanelContact>()
-    /// The last frame's events that are no contact's: a key other than the touch keys (a
-    /// panel's home button), a switch, a misc event (MSC_TIMESTAMP), in order (while
-    /// `keepsPanel`), for the mirror to pass on; and those of the frame being read.
+    /// The last frame's events that are no contact's (a key other than the touch keys, a switch,
+    /// MSC_TIMESTAMP), in order (while `keepsPanel`), for the mirror; and the frame being read's.
     public private(set) var others = FrameList<PanelEvent>()
     private var pendingOthers = FrameList<PanelEvent>()
 
@@ -61,9 +60,10 @@ public struct FrameDecoder: Sendable {
     /// No event came between the SYN_DROPPED and now (`dropping`): its SYN_REPORT makes no frame.
     private var droppedNothing = false
     private var discontinuity = false
-    /// The panel's filters (`GeometryConfiguration.filters`), nil when it has none.
-    /// (Always there, empty without settings: an optional's unwrap copied it out and back,
-    /// arrays and all, every frame.)
+    /// Slots `seed` found never used, at the kernel's 0, 0 (`DecoderSlot.zeroKnown`).
+    var zeroSeeded = false
+    /// The panel's filters (`GeometryConfiguration.filters`): always there, empty without
+    /// settings (an optional's unwrap copied it out and back, arrays and all, every frame).
     var filter: ContactFilter
     /// The panel's contacts go through filters before anyone sees them.
     public internal(set) var isFiltered = false
@@ -346,6 +346,7 @@ public struct FrameDecoder: Sendable {
     /// The frame at `time`: the panel's (`fresh`), or one the filters make on their own (a tick:
     /// no new position).
     mutating func makeFrame(at time: Timestamp, fresh: Bool = true) {
+        if zeroSeeded && nextContact != lastNextContact { placeSeededLandings() }
         hadContacts = !frame.contacts.isEmpty
         if isFiltered {
             // A multitouch panel's contacts are collected by the filters' pass.
@@ -368,9 +369,8 @@ public struct FrameDecoder: Sendable {
             if !multitouch { collectFilteredSingle() }
             landed = newToGestures != 0
         } else {
-            // The frame's list moved out (no copy) and written through a span of it (one uniqueness
-            // check, not one per contact; nothing retained or released), the geometry read where it
-            // lies (a copy of it was 208 bytes a frame). The list holds a contact a slot.
+            // The frame's list moved out (no copy) and written through a span of it (one uniqueness check,
+            // nothing retained or released), the geometry read where it lies. It holds a contact a slot.
             var contacts = FrameList<Contact>()
             swap(&contacts, &frame.contacts)
             let filler = Contact(id: 0, position: PixelPoint(x: 0, y: 0))

@@ -38,24 +38,49 @@ extension FrameDecoder {
     /// y at 2s + 1; a single-touch panel's ABS_X and ABS_Y as slot 0) and the selected slot. The
     /// kernel sends neither again (a value equal to the last is dropped), so a touch landing
     /// where the last one was comes with no position: the decoder must start where the panel
-    /// is. A slot never used is at 0, 0: where 0 is on an axis, a first touch at that edge sends
-    /// no position on it and is there, as libinput reads it; where it is not, any touch sends one.
+    /// is. A slot never used is at 0, 0 (`DecoderSlot.zeroKnown`): a first touch on an edge where
+    /// 0 is on the axis sends a position on the other axis only, and is placed at 0 on this one
+    /// as libinput places it; one with no position at all waits for one (a driver that sends the
+    /// tracking id a frame before the position would otherwise land it at the corner).
     /// (A protocol A panel sends every position in every frame.)
     public mutating func seed(positions: [Int32], slot selected: Int) {
         guard slotted || !multitouch else { return }
         let zero = (x: geometry.xAxis.minimum <= 0 && geometry.xAxis.maximum >= 0, y: geometry.yAxis.minimum <= 0 && geometry.yAxis.maximum >= 0)
-        func place(_ s: inout DecoderSlot, _ x: Int32, _ y: Int32) {
-            let used = x != 0 || y != 0
-            guard used || zero.x || zero.y else { return }
-            (s.x, s.y) = (x, y)
-            s.hasX = used || zero.x
-            s.hasY = used || zero.y
-        }
         guard multitouch else {
-            if positions.count >= 2 { place(&single, positions[0], positions[1]) }
+            // A single-touch panel's last touch (its axes' 0, 0: none yet, and waited for).
+            if positions.count >= 2 && (positions[0] != 0 || positions[1] != 0) {
+                (single.x, single.y, single.hasX, single.hasY) = (positions[0], positions[1], true, true)
+            }
             return
         }
-        for s in slots.indices where 2 * s + 1 < positions.count { place(&slots[s], positions[2 * s], positions[2 * s + 1]) }
+        for s in slots.indices where 2 * s + 1 < positions.count {
+            let (x, y) = (positions[2 * s], positions[2 * s + 1])
+            if x != 0 || y != 0 {
+                (slots[s].x, slots[s].y, slots[s].hasX, slots[s].hasY) = (x, y, true, true)
+            } else if zero.x || zero.y {
+                slots[s].zeroKnown = true
+                zeroSeeded = true
+            }
+        }
         if selected >= 0 && selected < slots.count { slot = selected }
+    }
+
+    /// A frame in which a contact landed while slots are at the kernel's 0, 0 (`seed`): a
+    /// seeded slot's landing with a position on one axis is at 0 on the other (where 0 is on
+    /// it); with a position on both, or once the slot held a contact, it is an ordinary slot.
+    mutating func placeSeededLandings() {
+        let zero = (x: geometry.xAxis.minimum <= 0 && geometry.xAxis.maximum >= 0, y: geometry.yAxis.minimum <= 0 && geometry.yAxis.maximum >= 0)
+        var left = false
+        for k in slots.indices where slots[k].zeroKnown {
+            guard slots[k].trackingID >= 0 else {
+                left = true
+                continue
+            }
+            if slots[k].hasX && !slots[k].hasY && zero.y { slots[k].hasY = true }
+            if slots[k].hasY && !slots[k].hasX && zero.x { slots[k].hasX = true }
+            // No position at all yet: it waits, as any slot with none does.
+            if slots[k].hasX || slots[k].hasY { slots[k].zeroKnown = false } else { left = true }
+        }
+        zeroSeeded = left
     }
 }

@@ -134,7 +134,7 @@ struct Calibrate: ParsableCommand {
         if dryRun {
             say("")
             say("--dry-run: \(path) would be:")
-            do { writeAll(1, try file.checkedBytes(for: path, entry: (match, identity), within: within)) } catch { throw fail(error.description) }
+            do { writeOutput(1, try file.checkedBytes(for: path, entry: (match, identity), within: within)) } catch { throw fail(error.description) }
             return
         }
         do { try file.write(to: path, entry: (match, identity), within: within) } catch {
@@ -239,4 +239,4 @@ extension Calibrate {
     }
 }
 
-func say(_ s: String) { writeAll(2, Array((s + "\n").utf8)) }
+func say(_ s: String) { writeOutput(2, Array((s + "\n").utf8)) }

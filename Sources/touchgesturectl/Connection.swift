@@ -37,7 +37,9 @@ final class Connection {
     deinit { Posix.close(fd) }
 
     func send(_ line: String) {
-        writeAll(fd, Array((line + "\n").utf8))
+        // A failed send is heard as the reply that never comes (the daemon's refusal, or its
+        // closing), which the caller reports; the command's own output is not involved.
+        _ = Posix.writeAll(fd, Array((line + "\n").utf8))
     }
 
     /// Sends a line; false when it could not be written whole (the peer went, or a send timeout

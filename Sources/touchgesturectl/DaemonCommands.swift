@@ -79,7 +79,7 @@ struct Monitor: ParsableCommand {
         var seen = 0
         // Lines are written in batches: one write(2) for all the lines one read brought.
         var out: [UInt8] = []
-        defer { if !out.isEmpty { writeAll(1, out) } }
+        defer { if !out.isEmpty { writeOutput(1, out) } }
         while let line = c.readLine() {
             // The stream lines, as they are, without parsing them (a 1 kHz pan is a line a
             // millisecond): only replies and errors are read as JSON.
@@ -91,13 +91,13 @@ struct Monitor: ParsableCommand {
                 out += Array(line.utf8)
                 out.append(0x0A)
                 if !c.hasBufferedLine {
-                    writeAll(1, out)
+                    writeOutput(1, out)
                     out.removeAll(keepingCapacity: true)
                 }
                 continue
             }
             if !out.isEmpty {
-                writeAll(1, out)
+                writeOutput(1, out)
                 out.removeAll(keepingCapacity: true)
             }
             guard let v = try? parseJSON(Array(line.utf8)), case .string(let type)? = v["type"] else {
@@ -106,18 +106,18 @@ struct Monitor: ParsableCommand {
             }
             if type == "reply", v["id"] == .number(1) { continue }
             if type == "error" {
-                writeAll(2, Array("touchgesturectl: \(SafeText.escaped(line))\n".utf8))
+                writeOutput(2, Array("touchgesturectl: \(SafeText.escaped(line))\n".utf8))
                 if v["id"] == .number(1) { throw ExitCode.failure }
                 continue
             }
             // `--count` counts what is printed (`--pretty` leaves `changed` lines out).
             var printed = true
             if pretty {
-                if let text = prettyLine(v) { writeAll(1, Array(text.utf8)) } else { printed = false }
+                if let text = prettyLine(v) { writeOutput(1, Array(text.utf8)) } else { printed = false }
             } else if receiptTimes {
-                writeAll(1, Array((formatSeconds(c.lastReadNanoseconds) + " " + line + "\n").utf8))
+                writeOutput(1, Array((formatSeconds(c.lastReadNanoseconds) + " " + line + "\n").utf8))
             } else {
-                writeAll(1, Array((line + "\n").utf8))
+                writeOutput(1, Array((line + "\n").utf8))
             }
             if type == "gesture" && printed {
                 seen += 1

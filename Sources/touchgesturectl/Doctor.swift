@@ -59,9 +59,9 @@ struct Doctor: ParsableCommand {
             var w = JSONLineWriter()
             w.value(report.json)
             w.endLine()
-            writeAll(1, w.bytes)
+            writeOutput(1, w.bytes)
         } else {
-            writeAll(1, Array(report.text.utf8))
+            writeOutput(1, Array(report.text.utf8))
         }
     }
 
@@ -148,5 +148,5 @@ struct Doctor: ParsableCommand {
         return only.path
     }
 
-    func say(_ s: String) { writeAll(2, Array((s + "\n").utf8)) }
+    func say(_ s: String) { writeOutput(2, Array((s + "\n").utf8)) }
 }

@@ -28,8 +28,8 @@ struct Import: ParsableCommand {
             } catch {
                 throw fail("\(error)")
             }
-            for note in imported.notes { writeAll(2, Array("note: \(note)\n".utf8)) }
-            writeAll(1, Array(imported.config.utf8))
+            for note in imported.notes { writeOutput(2, Array("note: \(note)\n".utf8)) }
+            writeOutput(1, Array(imported.config.utf8))
         }
     }
 }

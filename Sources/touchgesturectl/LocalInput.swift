@@ -131,9 +131,9 @@ struct Record: ParsableCommand {
         let text = Evemu.format(Recording(description: device.description, events: events), absoluteTimes: absoluteTimes)
         if let output {
             do { try writeTextFile(output, text) } catch { throw fail("\(error)") }
-            writeAll(2, Array("\(events.count) events from \(node) written to \(output)\n".utf8))
+            writeOutput(2, Array("\(events.count) events from \(node) written to \(output)\n".utf8))
         } else {
-            writeAll(1, Array(text.utf8))
+            writeOutput(1, Array(text.utf8))
         }
     }
 }
@@ -179,7 +179,7 @@ struct Play: ParsableCommand {
         let created = Double(Posix.monotonicNanoseconds()) / 1e9
         // A place of its own (`phys`): a mirror of it is /dev/input/touchgestured/touchgesturectl-play.
         do { dev = try UInputDevice(description, phys: "touchgesturectl/play") } catch { throw fail("\(error) (is the uinput module loaded, and /dev/uinput writable?)") }
-        writeAll(2, Array("playing \(recording) as \(dev.devnode ?? "a virtual device") (created at \(created) s, CLOCK_MONOTONIC)\n".utf8))
+        writeOutput(2, Array("playing \(recording) as \(dev.devnode ?? "a virtual device") (created at \(created) s, CLOCK_MONOTONIC)\n".utf8))
         sleepFor(settle)
         if let waitFor {
             while Posix.access(waitFor, F_OK) != nil { sleepFor(0.01) }

@@ -28,7 +28,7 @@ struct Metrics: ParsableCommand {
         }
         let text = PrometheusText.render(stats)
         guard let output else {
-            writeAll(1, Array(text.utf8))
+            writeOutput(1, Array(text.utf8))
             return
         }
         // The rename replaces whatever is there: only a regular file may be (a device node, a

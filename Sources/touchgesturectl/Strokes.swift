@@ -53,7 +53,7 @@ struct Strokes: ParsableCommand {
                 let t = input.thresholds(configuration)
                 let seconds = Double(max(0, stroke.end.nanoseconds - stroke.start.nanoseconds)) / 1e9
                 if seconds > t.strokeMaxDuration.secondsDouble {
-                    writeAll(2, Array("\(SafeText.escaped(path)): warning: the drawing took \(format3(seconds)) s; a stroke slower than stroke_max_duration (\(format3(t.strokeMaxDuration.secondsDouble)) s) fails: draw it faster, or raise it\n".utf8))
+                    writeOutput(2, Array("\(SafeText.escaped(path)): warning: the drawing took \(format3(seconds)) s; a stroke slower than stroke_max_duration (\(format3(t.strokeMaxDuration.secondsDouble)) s) fails: draw it faster, or raise it\n".utf8))
                 }
                 if stroke.size < t.strokeMinSize.value {
                     throw fail("\(path): the stroke is \(wholeText(stroke.size)) mm across, less than stroke_min_size (\(wholeText(t.strokeMinSize.value)) mm)")
@@ -76,7 +76,7 @@ struct Strokes: ParsableCommand {
             guard all.count <= ConfigLimits.strokes else { throw fail("\(output) would hold \(all.count) templates; \(ConfigLimits.strokes) at most") }
             if let e = Posix.replaceFile(output, with: Array(StrokeFile.text(all).utf8), mode: mode) { throw fail(e.description) }
             let shapes = Set(all.map(\.name)).count
-            writeAll(1, Array("\(output): \(learned.count) template(s) of '\(name)' learned; \(all.count) template(s) of \(shapes) shape(s) in the file\n".utf8))
+            writeOutput(1, Array("\(output): \(learned.count) template(s) of '\(name)' learned; \(all.count) template(s) of \(shapes) shape(s) in the file\n".utf8))
         }
     }
 
@@ -126,12 +126,12 @@ struct Strokes: ParsableCommand {
                     if let r = verdict.reason { w.field("reason", r) }
                     w.endObject()
                     w.endLine()
-                    writeAll(1, w.bytes)
+                    writeOutput(1, w.bytes)
                 } else {
                     let score = verdict.score.map { " (score \(format3($0)))" } ?? ""
                     let what = verdict.name.map { "\($0)\(score)" } ?? "no shape: \(verdict.reason ?? "?")\(score)"
                     // The reason may quote the recording: nothing in it steers the terminal.
-                    writeAll(1, Array("\(SafeText.escaped(path)): \(SafeText.escaped(what))\n".utf8))
+                    writeOutput(1, Array("\(SafeText.escaped(path)): \(SafeText.escaped(what))\n".utf8))
                 }
             }
             if unreadable { throw ExitCode.failure }
@@ -245,7 +245,7 @@ struct StrokeInput: ParsableArguments {
     /// Once a run: a panel of no size draws its shapes on a guessed 16:9 one (squashed, if it is not).
     static func warnOfGuessedSize(_ panel: String) {
         guard !warnedOfGuessedSize.exchange(true, ordering: .relaxed) else { return }
-        writeAll(2, Array("warning: '\(SafeText.escaped(panel))' reports no size (or an implausible one): shapes are measured on a guessed 15.6-inch 16:9 panel; give its size ([device] width_mm, height_mm) in --config if it is not\n".utf8))
+        writeOutput(2, Array("warning: '\(SafeText.escaped(panel))' reports no size (or an implausible one): shapes are measured on a guessed 15.6-inch 16:9 panel; give its size ([device] width_mm, height_mm) in --config if it is not\n".utf8))
     }
 
     /// The thresholds strokes are matched with: the configuration's first stroke gesture's, or

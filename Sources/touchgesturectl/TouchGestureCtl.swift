@@ -46,7 +46,7 @@ func makeLogger(verbose: Bool) -> Logger {
 
 func fail(_ message: String) -> ExitCode {
     // A reason may quote the file or the daemon: one line, nothing that steers the terminal.
-    writeAll(2, Array("touchgesturectl: \(SafeText.escaped(message))\n".utf8))
+    writeOutput(2, Array("touchgesturectl: \(SafeText.escaped(message))\n".utf8))
     return ExitCode.failure
 }
 
@@ -64,7 +64,7 @@ func loadConfiguration(_ path: String?) throws -> Configuration {
 /// have been cut inside it).
 func warnIfUnterminated(_ recording: Recording, _ path: String) {
     guard let line = recording.unterminatedLine else { return }
-    writeAll(2, Array("warning: \(SafeText.escaped(path)):\(line): the file ends without a newline after this event: if it was cut short, the event's value may be cut too\n".utf8))
+    writeOutput(2, Array("warning: \(SafeText.escaped(path)):\(line): the file ends without a newline after this event: if it was cut short, the event's value may be cut too\n".utf8))
 }
 
 /// Reads a recording, taking its description from `--device` when it has none of its own.
@@ -158,13 +158,13 @@ struct Replay: ParsableCommand {
                 if actions {
                     actionLines.reset()
                     ActionLine.encode(out, cooldowns: &cooldowns, into: &actionLines)
-                    if !actionLines.bytes.isEmpty { writeAll(1, actionLines.bytes) }
+                    if !actionLines.bytes.isEmpty { writeOutput(1, actionLines.bytes) }
                 } else if pretty {
                     for e in out.events where e.phase != .changed {
-                        writeAll(1, Array(prettyLine(e, name: pipeline.gestureName(e.gesture), shape: pipeline.engine.configuration.shapeName(of: e)).utf8))
+                        writeOutput(1, Array(prettyLine(e, name: pipeline.gestureName(e.gesture), shape: pipeline.engine.configuration.shapeName(of: e)).utf8))
                     }
                 } else if !out.lines.isEmpty {
-                    writeAll(1, out.lines)
+                    writeOutput(1, out.lines)
                 }
                 out.removeAll()
             }
@@ -206,7 +206,7 @@ extension Replay {
         replay.play(recording.eventsLiftedAtEnd)
         let text = Evemu.format(Recording(description: replay.described, events: replay.events), absoluteTimes: true)
         if file == "-" {
-            writeAll(1, Array(text.utf8))
+            writeOutput(1, Array(text.utf8))
         } else {
             do { try writeTextFile(file, text) } catch { throw fail(error.description) }
         }
@@ -225,16 +225,16 @@ struct CheckConfig: ParsableCommand {
     func run() throws {
         let c = try loadConfiguration(file)
         let compiled = CompiledConfiguration(c.engine)
-        for n in c.notices { writeAll(2, Array("warning: \(SafeText.escaped(n))\n".utf8)) }
+        for n in c.notices { writeOutput(2, Array("warning: \(SafeText.escaped(n))\n".utf8)) }
         // The daemon refuses to start with a socket group this machine lacks. A file checked
         // before install (the group comes with the package's sysusers.d) is not wrong, so this
         // is a warning, on stderr, with the line.
         if let g = c.daemon.group, Posix.groupID(named: g) == nil {
-            writeAll(2, Array("\(file):\(c.daemon.groupLine ?? 1): warning: group '\(g)' does not exist on this machine; the daemon will refuse to start here until it does (systemd-sysusers creates it on install)\n".utf8))
+            writeOutput(2, Array("\(file):\(c.daemon.groupLine ?? 1): warning: group '\(g)' does not exist on this machine; the daemon will refuse to start here until it does (systemd-sysusers creates it on install)\n".utf8))
         }
         // A pointer region's touches reach the app as touches too unless the panel is taken.
         if let p = c.pointerRegions.first, c.daemon.mode == .observe {
-            writeAll(2, Array("\(file):\(p.line): warning: region '\(p.name)' emulates a pointer but [device] mode is \"observe\": the app sees its touches as well as the pointer; set mode = \"passthrough\" (the pointer regions' touches are the pointer's, the rest pass on) or \"grab\"\n".utf8))
+            writeOutput(2, Array("\(file):\(p.line): warning: region '\(p.name)' emulates a pointer but [device] mode is \"observe\": the app sees its touches as well as the pointer; set mode = \"passthrough\" (the pointer regions' touches are the pointer's, the rest pass on) or \"grab\"\n".utf8))
         }
         var out = "\(file): ok: \(compiled.regions.count) region(s), \(compiled.gestures.count) gesture(s)\n"
         for r in compiled.regions {
@@ -257,7 +257,7 @@ struct CheckConfig: ParsableCommand {
         }
         // Exec arguments and names are the file's: nothing in them may steer the terminal.
         let lines = out.split(separator: "\n", omittingEmptySubsequences: false).map { SafeText.escaped(String($0)) }
-        writeAll(1, Array(lines.joined(separator: "\n").utf8))
+        writeOutput(1, Array(lines.joined(separator: "\n").utf8))
     }
 }
 
@@ -269,7 +269,7 @@ struct Diagrams: ParsableCommand {
     )
 
     func run() throws {
-        writeAll(1, Array(StateDiagrams.document().utf8))
+        writeOutput(1, Array(StateDiagrams.document().utf8))
     }
 }
 

@@ -83,18 +83,20 @@ import TestSupport
         #expect(d.actions.map(\.name) == ["one", "two"])
     }
 
-    /// `[action]` is one table, not the list a drop-in adds to: refused with its line, in the
-    /// main file or a drop-in.
-    @Test func aSingleTableWhereAListOfTablesGoes_isRefused() {
-        #expect(throws: ConfigError.self) { try load(main + "\n[action]\nname = \"one\"\ngesture = \"tap\"\nkeys = \"KEY_A\"\n", []) }
-        do {
-            _ = try load(main, [("10.toml", "[region]\nname = \"b\"\nstandard_gestures = true\n")])
-            Issue.record("a [region] drop-in was taken")
-        } catch {
-            #expect(error.file.hasSuffix("kiosk.d/10.toml") && error.line == 1)
-            #expect(error.reason.contains("must be an array of tables ([[region]])"), "\(error.reason)")
-        }
-        #expect(throws: ConfigError.self) { try ConfigLoader.parse("[[region]]\nname = \"r\"\n[region.gesture]\nkind = \"tap\"\n", file: "k.toml") }
+    /// One `[action]` table is a list of one, in the file and in a drop-in (added, as
+    /// `[[action]]` is); an empty `action = []` in a drop-in empties the list before it.
+    @Test func aSingleTable_isAListOfOne_andAnEmptyListEmptiesTheList() throws {
+        let region = "\n[[region]]\nname = \"a\"\nrect = [0, 0, 100, 100]\n[[region.gesture]]\nkind = \"tap\"\n"
+        let one = try load(main + region + "[[action]]\nname = \"one\"\ngesture = \"tap\"\nkeys = \"KEY_A\"\n", [
+            ("10.toml", "[action]\nname = \"two\"\ngesture = \"tap\"\nkeys = \"KEY_B\"\n"),
+            ("20.toml", "[region]\nname = \"b\"\nstandard_gestures = true\n"),
+        ])
+        #expect(one.actions.map(\.name) == ["one", "two"])
+        #expect(one.engine.regions.map(\.name) == ["a", "b"])
+        let none = try load(main + region + "[[action]]\nname = \"one\"\ngesture = \"tap\"\nkeys = \"KEY_A\"\n", [("10.toml", "action = []\n")])
+        #expect(none.actions.isEmpty)
+        let gesture = try ConfigLoader.parse("[[region]]\nname = \"r\"\n[region.gesture]\nkind = \"tap\"\n", file: "k.toml")
+        #expect(gesture.engine.regions.first?.gestures.map(\.kind) == [.tap])
     }
 
     @Test func anErrorInADropIn_namesItsFileAndLine() {

@@ -46,6 +46,11 @@ import TestSupport
             let r = try Command.run(Self.daemon, args + ["--socket", dir + "/s.sock"])
             #expect(r.status != 0 && r.err.contains(reason), "\(args): \(r.err)")
         }
+        // More clients than the configuration takes: it would wait forever.
+        try "[daemon]\nmax_clients = 1\n".write(toFile: dir + "/one.toml", atomically: true, encoding: .utf8)
+        let r = try Command.run(
+            Self.daemon, ["--config", dir + "/one.toml", "--socket", dir + "/s.sock", "--replay", Paths.fixtures + "/tap.events", "--wait-for-clients", "2"])
+        #expect(r.status != 0 && r.err.contains("--wait-for-clients 2: the daemon takes 1 clients at most"), "\(r.err)")
     }
 
     /// Messages that said the wrong thing: a device's errno text, a temporary file's name, a

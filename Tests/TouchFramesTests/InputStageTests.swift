@@ -52,6 +52,18 @@ import TouchFrames
         #expect(p.y > 0)
     }
 
+    /// A landing with no position at all in a never-used slot is not placed at the corner (a
+    /// driver that sends the tracking id a frame before the position): it waits for one.
+    @Test func aSeededPanel_landsNoTouchWithNoPositionAtTheCorner() throws {
+        var d = try #require(FrameDecoder(description: Self.panel, geometry: GeometryConfiguration()))
+        d.seed(positions: [0, 0, 0, 0, 0, 0, 0, 0], slot: 0)
+        _ = Self.feed(&d, [(3, Evdev.ABS_MT_TRACKING_ID, 3)])
+        #expect(d.frame.contacts.isEmpty)
+        _ = Self.feed(&d, [(3, Evdev.ABS_MT_POSITION_X, 400), (3, Evdev.ABS_MT_POSITION_Y, 250)])
+        let p = try #require(d.frame.contacts.first?.position)
+        #expect(p.x > 0 && p.y > 0)
+    }
+
     @Test func aSeededPanelWithoutZero_waitsForAPosition() throws {
         var description = Self.panel
         description.axes[Evdev.ABS_MT_POSITION_X] = AbsAxis(minimum: 100, maximum: 999)
