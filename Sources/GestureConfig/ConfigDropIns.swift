@@ -184,7 +184,7 @@ extension TOMLTable {
     /// Each of `keys` written as an inline array of inline tables, or as one `[key]` table, held
     /// as a list of tables, as `[[key]]` makes it, so a drop-in adds to it the same way
     /// (`merge`). An empty `key = []` stays a value: a drop-in's empties the list before it.
-    func listArraysOfTables(_ keys: [String]) {
+    public func listArraysOfTables(_ keys: [String]) {
         for key in keys {
             switch self[key] {
             case .table(let t)?: set(key, .tables([t]), line: line(of: key))

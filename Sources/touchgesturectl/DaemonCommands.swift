@@ -257,6 +257,8 @@ struct Regions: ParsableCommand {
             } catch {
                 throw fail("\(error)")
             }
+            // Any spelling of the list the configuration takes: [[region]], region = [{...}], [region].
+            root.listArraysOfTables(["region"])
             guard case .tables(let regions)? = root["region"] else { throw fail("\(file): no [[region]] entries") }
             let request = JSONValue.object([
                 ("op", .string("set_regions")), ("id", .number(1)), ("regions", .array(regions.map(tomlToJSON))),
