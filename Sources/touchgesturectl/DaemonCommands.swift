@@ -77,6 +77,8 @@ struct Monitor: ParsableCommand {
         if let ms = coalesceMs { request.append(("coalesce_ms", .number(Double(ms)))) }
         c.send(jsonText(.object(request)))
         var seen = 0
+        // The stream ended right after an error line: the daemon turned this client away.
+        var endedByError = false
         // Lines are written in batches: one write(2) for all the lines one read brought.
         var out: [UInt8] = []
         defer { if !out.isEmpty { writeOutput(1, out) } }
@@ -108,8 +110,10 @@ struct Monitor: ParsableCommand {
             if type == "error" {
                 writeOutput(2, Array("touchgesturectl: \(SafeText.escaped(line))\n".utf8))
                 if v["id"] == .number(1) { throw ExitCode.failure }
+                endedByError = true  // too_many_clients, idle_timeout: the daemon closes next
                 continue
             }
+            endedByError = false
             // `--count` counts what is printed (`--pretty` leaves `changed` lines out).
             var printed = true
             if pretty {
@@ -124,6 +128,7 @@ struct Monitor: ParsableCommand {
                 if let count, seen >= count { return }
             }
         }
+        if endedByError { throw ExitCode.failure }
     }
 }
 
