@@ -1,3 +1,4 @@
+import GestureConfig
 import GestureEngine
 import GestureProtocol
 import SystemCalls
@@ -48,8 +49,10 @@ final class Client {
     var servedAt: Int64 = 0
     /// It was paused for its user's time since its last request served (a pause is counted once).
     var pausedForTime = false
-    /// Regions this client set (removed when it goes).
+    /// Regions this client set (removed when it goes), and as it sent them (read again at a
+    /// reload: `Daemon.readmitClientRegions`).
     var ownedRegions: [RegionSpec] = []
+    var regionTables: [TOMLTable] = []
 
     init(fd: Int32, number: Int, slot: Int, peer: (pid: Int32, uid: UInt32, gid: UInt32)) {
         (self.fd, self.number, self.slot, self.peer) = (fd, number, slot, peer)

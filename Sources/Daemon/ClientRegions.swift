@@ -24,17 +24,31 @@ extension Daemon {
             }
             tables.append(try Self.table(Self.oneSpelling(members)))
         }
-        // Validate against the file's regions and every other client's.
-        var others = base
-        for o in server.allClients where o !== c { others.engine.regions += o.ownedRegions }
+        let others = server.allClients.filter { $0 !== c }
+        let regions = try admitted(tables, for: c, besides: others, sharing: others)
+        (c.ownedRegions, c.regionTables) = (regions, tables)
+        try recompile(&state)
+        log.info("\(c.label) set regions: \(c.ownedRegions.map(\.name).joined(separator: ", "))")
+        return c.ownedRegions.map(\.name)
+    }
+
+    /// `tables` as `c`'s regions, as `set_regions` takes them: the loader's reasons, read
+    /// against the file's regions and those of `others` (their names and rules), within the caps
+    /// per client, per user and for all clients, and the excluded share with `sharing`'s.
+    func admitted(_ tables: [TOMLTable], for c: Client, besides others: [Client], sharing: [Client]) throws -> [RegionSpec] {
+        guard base.daemon.maySetRegions(uid: c.uid, gid: c.gid) else {
+            throw RequestError(.forbidden, "this daemon does not take regions from uid \(c.uid) (see [daemon] set_regions)")
+        }
+        var with = base
+        for o in others { with.engine.regions += o.ownedRegions }
         let regions: [RegionSpec]
         do {
-            regions = try ConfigLoader.clientRegions(tables, base: others, file: "client #\(c.number)")
+            regions = try ConfigLoader.clientRegions(tables, base: with, file: "client #\(c.number)")
         } catch {
             throw RequestError(.invalidRegions, error.reason)
         }
         func gestures(_ clients: [Client]) -> Int { clients.reduce(0) { $0 + $1.ownedRegions.reduce(0) { $0 + $1.gestures.count } } }
-        let otherClients = server.allClients.filter { $0 !== c }
+        let otherClients = others
         let othersGestures = gestures(otherClients)
         let usersGestures = gestures(otherClients.filter { $0.uid == c.uid })
         let mine = regions.reduce(0) { $0 + $1.gestures.count }
@@ -55,11 +69,8 @@ extension Daemon {
                 .invalidRegions,
                 "one user may set \(ConfigLimits.gesturesPerUser) gestures at most together; uid \(c.uid)'s other connections have \(usersGestures)")
         }
-        try checkExcluded(regions, of: c, others: otherClients)
-        c.ownedRegions = regions
-        try recompile(&state)
-        log.info("\(c.label) set regions: \(c.ownedRegions.map(\.name).joined(separator: ", "))")
-        return c.ownedRegions.map(\.name)
+        try checkExcluded(regions, of: c, others: sharing)
+        return regions
     }
 
     /// The most of the screen's area that clients' excluded regions (`exclude`) may cover
@@ -162,6 +173,26 @@ extension Daemon {
         for c in server.allClients { state.fanout.subscribers[c.slot].subscription.reconfigure(devices.compiled) }
     }
 
+    /// A reload reads every client's regions again, as `set_regions` would take them now, in
+    /// connection order: one the new configuration refuses (a name now the file's, a rule naming
+    /// a gesture it no longer has, a region off a smaller screen, an excluded share past half of
+    /// it, `set_regions` no longer this user's) is dropped with its reason, and the client told.
+    func readmitClientRegions(_ state: inout FrameState) {
+        var kept: [Client] = []
+        let holding = server.allClients.filter { !$0.ownedRegions.isEmpty }
+        for (i, c) in holding.enumerated() {
+            do {
+                let others = kept + holding[(i + 1)...]
+                c.ownedRegions = try admitted(c.regionTables, for: c, besides: others, sharing: kept)
+                kept.append(c)
+            } catch let e as RequestError {
+                dropRegions(of: c, "your regions do not fit the reloaded configuration (\(e.message)): they were removed (set them again)", &state)
+            } catch {
+                dropRegions(of: c, "your regions do not fit the reloaded configuration: they were removed (set them again)", &state)
+            }
+        }
+    }
+
     /// A client's region that chains to a region the reloaded configuration no longer has (or
     /// no longer encloses it) would pan on its own without a word: the client's regions are
     /// dropped and it is told why, as for a clash. True when any were (compile again).
@@ -181,7 +212,7 @@ extension Daemon {
     /// Tells `c` (alone) that its regions are gone: a writer of its own, so the line never rides
     /// along with the reply of the request that reloaded (that client's `writer`).
     private func dropRegions(of c: Client, _ message: String, _ state: inout FrameState) {
-        c.ownedRegions = []
+        (c.ownedRegions, c.regionTables) = ([], [])
         var line = JSONLineWriter(capacity: 256)
         Messages.error(&line, id: nil, code: .regionsDropped, message: message)
         state.fanout.reply(line.bytes[...], to: c.slot)

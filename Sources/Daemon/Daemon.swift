@@ -307,9 +307,8 @@ public final class Daemon: EventLoopOwner {
         }
     }
 
-    /// Takes a new configuration (a reload): the one place where every part hears of it. The
-    /// socket's path stays (the socket is open); the rest applies from each device's next
-    /// touch sequence. What the new file asked that applies only at start, said as a sentence.
+    /// Takes a new configuration (a reload): the one place where every part hears of it. The socket's path
+    /// stays; the rest applies from each device's next touch sequence. What applies only at start, said.
     @discardableResult
     func apply(_ configuration: Configuration, _ state: inout FrameState) throws -> String? {
         var next = configuration
@@ -337,6 +336,7 @@ public final class Daemon: EventLoopOwner {
         actions.maxChildren = next.daemon.maxActionChildren
         actions.configure(next.actions)
         devices.configurePointer(&state)
+        readmitClientRegions(&state)
         try recompile(&state)
         if geometryChanged { devices.remap(&state) }
         server.apply(Self.limits(next, log: log), to: &state)

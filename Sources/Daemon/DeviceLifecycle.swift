@@ -277,33 +277,45 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
         state.devices.reconfigure(next, file: base)
     }
 
-    /// A reload changed the geometry ([screen], [device]): each device gets a new decoder. What was
-    /// under way ends `cancelled` (the old mapping's positions cannot continue in the new one).
+    /// A reload changed the geometry ([screen], [device]) or the filters: each device gets a new
+    /// pipeline once its panel is idle (`remapIfIdle`).
     func remap(_ state: inout FrameState) {
-        let now = monotonicNanoseconds()
         for k in state.devices.all.indices {
-            route(.removal(monotonic: now), k, &state)
-            var fresh: DevicePipeline?
-            do {
-                let pipeline = try makePipeline(state.devices.all[k].source, id: state.devices.all[k].id)
-                noteSize(state.devices.all[k].source, pipeline.decoder)
-                // A threaded panel's, where the input thread marked it among the reads (else now).
-                if state.devices.all[k].thread?.replaceDecoder(with: pipeline.decoder) == true {
-                    state.devices.all[k].pendingPipelines.append(pipeline)
-                } else {
-                    // Unmarked (the relay full: the thread resyncs, the loop takes its decoder then).
-                    if state.devices.all[k].threaded { input?.nudge() }
-                    state.devices.all[k].pendingPipelines.removeAll()
-                    state.devices.replacePipeline(k, with: pipeline)
-                }
-                fresh = pipeline
-            } catch {
-                log.error("device \(state.devices.all[k].id): \(error)")
-            }
-            remapMirror(k, &state)
-            // New filters, a calibration or a turn: other code for its frames, rehearsed as at its start.
-            rehearseIfNew(state.devices.all[k], fresh: fresh)
+            state.devices.all[k].remapDue = true
+            remapIfIdle(k, &state)
         }
+    }
+
+    /// Device `k`'s new pipeline, once no contact is down on its panel and no gesture is under
+    /// way there: a reload applies from the next touch sequence (the one under way ends as it
+    /// began, under the mapping it began with), and the gestures are numbered on.
+    func remapIfIdle(_ k: Int, _ state: inout FrameState) {
+        guard !rehearsal.running, !state.devices.all[k].ended, state.devices.all[k].pipeline.isIdle,
+            state.devices.all[k].pipeline.decoder.activeContacts == 0
+        else { return }
+        state.devices.all[k].remapDue = false
+        route(.removal(monotonic: monotonicNanoseconds()), k, &state)
+        var fresh: DevicePipeline?
+        do {
+            var pipeline = try makePipeline(state.devices.all[k].source, id: state.devices.all[k].id)
+            pipeline.continueNumbering(from: state.devices.all[k].pipeline)
+            noteSize(state.devices.all[k].source, pipeline.decoder)
+            // A threaded panel's, where the input thread marked it among the reads (else now).
+            if state.devices.all[k].thread?.replaceDecoder(with: pipeline.decoder) == true {
+                state.devices.all[k].pendingPipelines.append(pipeline)
+            } else {
+                // Unmarked (the relay full: the thread resyncs, the loop takes its decoder then).
+                if state.devices.all[k].threaded { input?.nudge() }
+                state.devices.all[k].pendingPipelines.removeAll()
+                state.devices.replacePipeline(k, with: pipeline)
+            }
+            fresh = pipeline
+        } catch {
+            log.error("device \(state.devices.all[k].id): \(error)")
+        }
+        remapMirror(k, &state)
+        // New filters, a calibration or a turn: other code for its frames, rehearsed as at its start.
+        rehearseIfNew(state.devices.all[k], fresh: fresh)
     }
 
     /// A panel's size that is a guess where it matters (an implausible resolution; a filtered

@@ -9,7 +9,9 @@ extension DeviceLifecycle: RouteEnvironment {
     /// True when a live read stopped at a SYN_DROPPED.
     @discardableResult @inline(__always)  // (a read's way: one call from the reader's closure to the route's stages)
     func route(_ input: RouteInput, _ k: Int, _ state: inout FrameState) -> Bool {
-        DeviceTable.run(input, k, &state, self)
+        let lost = DeviceTable.run(input, k, &state, self)
+        if state.devices.all[k].remapDue { remapIfIdle(k, &state) }
+        return lost
     }
 
     /// The daemon's stage: the transitions traced, the wake told, failed writes logged

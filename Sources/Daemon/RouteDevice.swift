@@ -12,6 +12,9 @@ struct RouteDevice {
     let source: InputSource
     var pipeline: DevicePipeline
     var ended = false
+    /// A reload changed its geometry or filters while a touch was down or a gesture under way:
+    /// its new pipeline waits for the panel to be idle (`DeviceLifecycle.remapIfIdle`).
+    var remapDue = false
     /// Its last read ended inside a frame (the rest comes with the next read).
     var midFrame = false
     /// The pipeline's next deadline and anomalies as last seen (`DeviceTable.refresh`), the

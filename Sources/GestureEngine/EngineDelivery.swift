@@ -2,6 +2,13 @@
 /// taken, what a recognizer emits stamped with its instance, sequence and drag offset, and
 /// which summaries the next frame must give the fingers' shape.
 extension Engine {
+    /// A new engine for the same panel (a reload that changed its geometry or filters) goes on
+    /// numbering gestures and sequences from `old`'s: ids and sequence numbers only grow.
+    public mutating func continueNumbering(from old: borrowing Engine) {
+        nextID = max(nextID, old.nextID)
+        sequences.continueNumbering(from: old.sequences)
+    }
+
     func isLive(_ g: Int) -> Bool {
         guard arena.contains(g) else { return false }
         switch arena.decision(g) {

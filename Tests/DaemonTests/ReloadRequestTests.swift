@@ -108,4 +108,61 @@ import Testing
         #expect(Self.code(told) == "regions_dropped" && told?["message"]?.string?.contains("'foo'") == true, "\(String(describing: told))")
         #expect(d.stop() == 0)
     }
+
+    /// A reload reads the clients' regions again as set_regions would take them now (a probe
+    /// of reloads found each kept): an excluded half of a screen made smaller covered all of
+    /// it, and every gesture stopped; set_regions = "none" left a client's regions in force; a
+    /// rule naming a gesture the file no longer has went quiet.
+    @Test(arguments: [
+        (#"{"name":"kbd","rect":[0,0,1920,540],"exclude":true}"#, "[screen]\nwidth = 800\nheight = 480\n", "excluded regions may cover 50 % of the screen at most"),
+        (#"{"name":"mine","rect":[0,0,100,100],"gesture":[{"kind":"tap"}]}"#, "[daemon]\nset_regions = \"none\"\n", "does not take regions from uid"),
+        (
+            #"{"name":"mine","rect":[0,0,100,100],"gesture":[{"kind":"tap","requires_failure_of":["held/hold"]}]}"#, "",
+            "'held/hold'"
+        ),
+    ])
+    func aReload_readsTheClientsRegionsAgain_andDropsWhatNoLongerFits(region: String, next: String, reason: String) throws {
+        let held = "[[region]]\nname = \"held\"\nrect = [1000, 600, 200, 200]\n[[region.gesture]]\nkind = \"long_press\"\nname = \"hold\"\n"
+        let d = try DaemonUnderTest([], config: held)
+        let c = try TestClient(d.socket)
+        _ = c.json()
+        let set = c.call(#"{"op":"set_regions","id":1,"regions":[\#(region)]}"#)
+        #expect(set?["type"] == .string("reply"), "\(String(describing: set))")
+        try next.write(toFile: d.configPath, atomically: true, encoding: .utf8)
+        c.send(#"{"op":"reload","id":2}"#)
+        let seen = Self.lines(c, upTo: 2)
+        let dropped = seen.first { Self.code($0) == "regions_dropped" }
+        #expect(dropped?["message"]?.string?.contains("do not fit the reloaded configuration") == true, "\(seen)")
+        #expect(dropped?["message"]?.string?.contains(reason) == true, "\(seen)")
+        let config = c.call(#"{"op":"get_config","id":3}"#)
+        #expect(!(config.map { "\($0)" } ?? "").contains("client #"), "no client region left: \(String(describing: config))")
+        #expect(d.stop() == 0)
+    }
+
+    /// A reload that turns the panel applies from its next touch sequence: the pan under way
+    /// ends as it began (not cancelled and begun again under the new mapping), and the next
+    /// gesture's id and sequence go on from its (they restarted at 1).
+    @Test func aReloadOfTheGeometry_waitsForTheSequenceUnderWay_andTheNumberingGoesOn() throws {
+        let d = try DaemonUnderTest(
+            ["--replay", Root.fixtures + "/bottom-sheet-chain.events", "--wait-for-clients", "1", "--speed", "0.5", "--exit-after-replay"],
+            config: "")
+        let c = try TestClient(d.socket)
+        _ = c.json()
+        var seen: [JSONValue] = []
+        while let v = c.json(seconds: 5) {
+            seen.append(v)
+            if v["type"] == .string("gesture") && v["phase"] == .string("began") { break }
+        }
+        try "[device]\nrotation = 180\n".write(toFile: d.configPath, atomically: true, encoding: .utf8)
+        c.send(#"{"op":"reload","id":2}"#)
+        while let v = c.json(seconds: 5) { seen.append(v) }
+        let gestures = seen.filter { $0["type"] == .string("gesture") }
+        #expect(!gestures.contains { $0["phase"] == .string("cancelled") }, "\(gestures)")
+        let ids = gestures.compactMap { v -> Double? in if case .number(let n)? = v["id"] { n } else { nil } }
+        let sequences = gestures.compactMap { v -> Double? in if case .number(let n)? = v["sequence"] { n } else { nil } }
+        #expect(ids == ids.sorted() && sequences == sequences.sorted(), "ids \(ids), sequences \(sequences)")
+        #expect(Set(sequences).count == 2, "two strokes: \(sequences)")
+        #expect(seen.contains { $0["id"] == .number(2) && $0["type"] == .string("reply") })
+        _ = d.stop()
+    }
 }
