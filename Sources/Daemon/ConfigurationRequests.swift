@@ -1,3 +1,4 @@
+import GestureEngine
 import GestureProtocol
 import SystemCalls
 
@@ -45,5 +46,14 @@ extension Daemon {
         guard let user = UserIdentity.lookup(c.uid), user.gid == socket.gid || user.groups.contains(socket.gid) else {
             throw RequestError(.forbidden, "\(what) needs the socket's group (gid \(socket.gid)) or root; uid \(c.uid) is not in it")
         }
+    }
+
+    /// A reload changed the screen the `hello` gave: every client that takes gesture or touch
+    /// lines is told (`screen`), since their positions are in the new one from now on.
+    func tellScreen(_ screen: PixelRect, _ state: inout FrameState) {
+        writer.reset()
+        Messages.screen(&writer, screen, time: Double(monotonicNanoseconds()) / 1e9)
+        state.fanout.broadcast(writer.bytes, orTouches: true)
+        writer.reset()
     }
 }

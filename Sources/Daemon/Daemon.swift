@@ -64,8 +64,7 @@ public final class Daemon: EventLoopOwner {
     private var sockets = ListenSocket.Opened()
     private var exitCode: Int32 = 0
     private(set) var lastReloadError: String?
-    /// When a client last changed the configuration (`reload`, a `calibrate` save): one such
-    /// change a second (ConfigurationRequests.swift).
+    /// When a client last changed the configuration (`reload`, a `calibrate` save): one a second.
     var lastClientChange: Int64?
 
     // Reply scratch and stats.
@@ -173,8 +172,7 @@ public final class Daemon: EventLoopOwner {
         return exitCode == 0 && !traced ? 1 : exitCode
     }
 
-    /// `--trace-hops`: the rows, written once the mirrors lifted their last touches; false when
-    /// they could not be (the exit then says so).
+    /// `--trace-hops`: the rows, written once the mirrors lifted their last touches (false: not).
     private func writeTrace() -> Bool {
         guard let trace = devices.trace else { return true }
         do { try trace.write() } catch {
@@ -331,6 +329,7 @@ public final class Daemon: EventLoopOwner {
             next.daemon.cancel = base.daemon.cancel
         }
         let geometryChanged = next.geometry != base.geometry || next.panels != base.panels
+        let screen = next.engine.screen != base.engine.screen ? next.engine.screen : nil
         base = next
         devices.base = next
         actions.maxChildren = next.daemon.maxActionChildren
@@ -342,6 +341,7 @@ public final class Daemon: EventLoopOwner {
         server.apply(Self.limits(next, log: log), to: &state)
         for c in server.allClients { server.watchIdle(c, in: state) }
         configureIdle(&state)
+        if let screen { tellScreen(screen, &state) }
         return kept.isEmpty ? nil : kept.joined(separator: "; ")
     }
 

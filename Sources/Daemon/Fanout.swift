@@ -249,7 +249,7 @@ struct Fanout: ~Copyable {
     /// many those were.
     // Safe: the array is lent for the call; the bytes are copied into each queue.
     @discardableResult
-    mutating func broadcast(_ bytes: [UInt8]) -> Int { bytes.withUnsafeBufferPointer { broadcast($0) } }
+    mutating func broadcast(_ bytes: [UInt8], orTouches: Bool = false) -> Int { bytes.withUnsafeBufferPointer { broadcast($0, orTouches: orTouches) } }
 
     /// A device's line (added, removed) to every subscriber that takes that device.
     // Safe: the array is lent for the call; the bytes are copied into each queue.
@@ -257,9 +257,11 @@ struct Fanout: ~Copyable {
 
     // Safe: callers lend a buffer valid for the call; `enqueue` copies it.
     @discardableResult
-    mutating func broadcast(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+    /// (`orTouches`: and to every one that takes touch lines: the screen's change.)
+    mutating func broadcast(_ bytes: UnsafeBufferPointer<UInt8>, orTouches: Bool = false) -> Int {
         var sent = 0
-        for s in subscribers.indices where subscribers[s].isLive && subscribers[s].subscription.gestures {
+        for s in subscribers.indices
+        where subscribers[s].isLive && (subscribers[s].subscription.gestures || (orTouches && subscribers[s].subscription.touches)) {
             enqueue(bytes, to: s, since: nil)
             sent += 1
         }

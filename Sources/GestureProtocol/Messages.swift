@@ -70,13 +70,28 @@ public enum Messages {
             d.write(&w)
         }
         w.raw("]")
+        writeScreen(&w, screen)
+        w.endObject()
+        w.endLine()
+    }
+
+    /// `{"type":"screen","time":T,"screen":{"width":W,"height":H}}`: a reload changed the screen
+    /// (`[screen]`) the `hello` gave; positions are in the new one from now on.
+    public static func screen(_ w: inout JSONLineWriter, _ screen: PixelRect, time: Double) {
+        w.beginObject()
+        w.field("type", "screen")
+        w.field("time", time, decimals: 6)
+        writeScreen(&w, screen)
+        w.endObject()
+        w.endLine()
+    }
+
+    private static func writeScreen(_ w: inout JSONLineWriter, _ screen: PixelRect) {
         w.key("screen")
         w.beginObject()
         w.field("width", screen.width, decimals: 0)
         w.field("height", screen.height, decimals: 0)
         w.endObject()
-        w.endObject()
-        w.endLine()
     }
 
     /// `{"type":"idle","time":T}`: nobody touched the screen for `[idle] after` seconds; or

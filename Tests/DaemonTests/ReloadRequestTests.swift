@@ -165,4 +165,17 @@ import Testing
         #expect(seen.contains { $0["id"] == .number(2) && $0["type"] == .string("reply") })
         _ = d.stop()
     }
+
+    /// A reload that changes [screen] tells each client (the hello gave the old one).
+    @Test func aReloadOfTheScreen_isToldToTheClients() throws {
+        let d = try DaemonUnderTest([], config: "")
+        let c = try TestClient(d.socket)
+        _ = c.json()
+        try "[screen]\nwidth = 1280\nheight = 800\n".write(toFile: d.configPath, atomically: true, encoding: .utf8)
+        c.send(#"{"op":"reload","id":2}"#)
+        let seen = Self.lines(c, upTo: 2)
+        let told = seen.first { $0["type"] == .string("screen") }
+        #expect(told?["screen"]?["width"] == .number(1280) && told?["screen"]?["height"] == .number(800), "\(seen)")
+        #expect(d.stop() == 0)
+    }
 }

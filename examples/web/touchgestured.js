@@ -217,6 +217,11 @@ export class TouchGestured extends EventTarget {
         this._emit(this, "hello", line);
         this._restore();
         break;
+      case "screen":
+        // A reload changed the daemon's screen: positions are in the new one from now on.
+        this.screen = line.screen;
+        this._emit(this, "screen", line);
+        break;
       case "reply":
       case "error":
         this._answer(line);

@@ -92,7 +92,7 @@ class Touch(_Line):
 
 @dataclass(frozen=True)
 class Notice(_Line):
-    """`idle`, `wake` and `device` lines (the kind in `type`)."""
+    """`idle`, `wake`, `device` and `screen` lines (the kind in `type`; the rest in `raw`)."""
 
     type: str
     time: float
@@ -180,7 +180,7 @@ def _typed(obj: Dict[str, Any]) -> Message:
             raise TypeError("devices is not a list, or screen not an object")
         return Hello(_int(obj.get("protocol", 0)), str(obj.get("version", "")),
                      [Device.of(d) for d in devices if isinstance(d, dict)], screen, raw=obj)
-    if t in ("idle", "wake", "device"):
+    if t in ("idle", "wake", "device", "screen"):
         return Notice(t, _num(obj.get("time", 0)), raw=obj)
     if t == "reply":
         return Reply(obj.get("id"), str(obj.get("op", "")), raw=obj)
