@@ -177,19 +177,24 @@ extension Daemon {
     /// connection order: one the new configuration refuses (a name now the file's, a rule naming
     /// a gesture it no longer has, a region off a smaller screen, an excluded share past half of
     /// it, `set_regions` no longer this user's) is dropped with its reason, and the client told.
+    /// (Again while one is dropped: another's rule may have named its gestures.)
     func readmitClientRegions(_ state: inout FrameState) {
-        var kept: [Client] = []
-        let holding = server.allClients.filter { !$0.ownedRegions.isEmpty }
-        for (i, c) in holding.enumerated() {
-            do {
-                let others = kept + holding[(i + 1)...]
-                c.ownedRegions = try admitted(c.regionTables, for: c, besides: others, sharing: kept)
-                kept.append(c)
-            } catch let e as RequestError {
-                dropRegions(of: c, "your regions do not fit the reloaded configuration (\(e.message)): they were removed (set them again)", &state)
-            } catch {
-                dropRegions(of: c, "your regions do not fit the reloaded configuration: they were removed (set them again)", &state)
+        var holding = server.allClients.filter { !$0.ownedRegions.isEmpty }
+        var dropped = true
+        while dropped {
+            dropped = false
+            var kept: [Client] = []
+            for (i, c) in holding.enumerated() {
+                do {
+                    c.ownedRegions = try admitted(c.regionTables, for: c, besides: kept + holding[(i + 1)...], sharing: kept)
+                    kept.append(c)
+                } catch {
+                    let why = (error as? RequestError).map { " (\($0.message))" } ?? ""
+                    dropRegions(of: c, "your regions do not fit the reloaded configuration\(why): they were removed (set them again)", &state)
+                    dropped = true
+                }
             }
+            holding = kept
         }
     }
 

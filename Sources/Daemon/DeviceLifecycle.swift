@@ -221,6 +221,7 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
             guard !state.devices.all[k].pendingPipelines.isEmpty else { return false }
             // What the outgoing engine began since the reload ends as the reload ended the rest.
             route(.removal(monotonic: monotonicNanoseconds()), k, &state)
+            guard !state.devices.all[k].pendingPipelines.isEmpty else { return false }
             state.devices.replacePipeline(k, with: state.devices.all[k].pendingPipelines.removeFirst())
             return false
         case .resync(let number):
@@ -283,22 +284,24 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
         for k in state.devices.all.indices {
             state.devices.all[k].remapDue = true
             remapIfIdle(k, &state)
+            if state.devices.all[k].remapDue {
+                log.info("device \(state.devices.all[k].id): the new geometry or filters apply once the gesture under way there ends")
+            }
         }
     }
 
-    /// Device `k`'s new pipeline, once no contact is down on its panel and no gesture is under
-    /// way there: a reload applies from the next touch sequence (the one under way ends as it
-    /// began, under the mapping it began with), and the gestures are numbered on.
+    /// Device `k`'s new pipeline, once its gestures are idle (no contact they see is down, none
+    /// under way or waiting): a reload applies from the next touch sequence (the one under way
+    /// ends as it began, under the mapping it began with). A contact the gestures do not see
+    /// (ended as stuck, in a dead zone) does not hold it back; a new pipeline numbers its
+    /// gestures on (`DeviceTable.replacePipeline`).
     func remapIfIdle(_ k: Int, _ state: inout FrameState) {
-        guard !rehearsal.running, !state.devices.all[k].ended, state.devices.all[k].pipeline.isIdle,
-            state.devices.all[k].pipeline.decoder.activeContacts == 0
-        else { return }
+        guard !rehearsal.running, !state.devices.all[k].ended, state.devices.all[k].pipeline.isIdle else { return }
         state.devices.all[k].remapDue = false
         route(.removal(monotonic: monotonicNanoseconds()), k, &state)
         var fresh: DevicePipeline?
         do {
-            var pipeline = try makePipeline(state.devices.all[k].source, id: state.devices.all[k].id)
-            pipeline.continueNumbering(from: state.devices.all[k].pipeline)
+            let pipeline = try makePipeline(state.devices.all[k].source, id: state.devices.all[k].id)
             noteSize(state.devices.all[k].source, pipeline.decoder)
             // A threaded panel's, where the input thread marked it among the reads (else now).
             if state.devices.all[k].thread?.replaceDecoder(with: pipeline.decoder) == true {

@@ -58,6 +58,9 @@ struct DeviceTable {
     /// old one's contacts (`FrameDecoder.continueFrom`).
     mutating func replacePipeline(_ k: Int, with pipeline: DevicePipeline) {
         var pipeline = pipeline
+        // Numbered on from the outgoing engine as it is now (a threaded panel's swap comes after
+        // the reads the relay held: their gestures took ids too).
+        pipeline.continueNumbering(from: all[k].pipeline)
         pipeline.ticksRelayed = all[k].threaded
         pipeline.decoder.continueFrom(all[k].pipeline.decoder)
         pipeline.continued(from: all[k].pipeline)

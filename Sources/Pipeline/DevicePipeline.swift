@@ -196,13 +196,13 @@ public struct DevicePipeline {
         }
     }
 
-    /// The decoder went on from `old`'s (`FrameDecoder.continueFrom`, a reload): its filters'
-    /// next frame of their own is due as it was, and the contacts the regions' limits showed
-    /// still count.
     /// This pipeline replaces `old` for the same panel (a reload's new geometry or filters):
     /// its gestures and sequences are numbered on from `old`'s.
     public mutating func continueNumbering(from old: borrowing DevicePipeline) { engine.continueNumbering(from: old.engine) }
 
+    /// The decoder went on from `old`'s (`FrameDecoder.continueFrom`, a reload): its filters'
+    /// next frame of their own is due as it was, and the contacts the regions' limits showed
+    /// still count.
     public mutating func continued(from old: borrowing DevicePipeline) {
         if decoder.isFiltered { includeTick() }
         limits.continueFrom(old.limits, decoder.frame.contacts, engine.configuration)

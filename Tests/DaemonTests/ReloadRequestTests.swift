@@ -178,4 +178,24 @@ import Testing
         #expect(told?["screen"]?["width"] == .number(1280) && told?["screen"]?["height"] == .number(800), "\(seen)")
         #expect(d.stop() == 0)
     }
+
+    /// A client's rule naming another client's gesture, that other dropped by the same reload
+    /// (its region off a smaller screen): read again, and dropped too (it went quiet).
+    @Test func aRuleNamingARegionDroppedByTheSameReload_isDroppedToo() throws {
+        let d = try DaemonUnderTest([], config: "")
+        // `a` first in connection order: read before `b`, whose region it names, is dropped.
+        let a = try TestClient(d.socket), b = try TestClient(d.socket)
+        _ = a.json()
+        _ = b.json()
+        let far = #"{"name":"far","rect":[1500,900,100,100],"gesture":[{"kind":"tap","name":"x"}]}"#
+        #expect(b.call(#"{"op":"set_regions","id":1,"regions":[\#(far)]}"#)?["type"] == .string("reply"))
+        let mine = #"{"name":"mine","rect":[0,0,100,100],"gesture":[{"kind":"tap","requires_failure_of":["far/x"]}]}"#
+        #expect(a.call(#"{"op":"set_regions","id":1,"regions":[\#(mine)]}"#)?["type"] == .string("reply"))
+        try "[screen]\nwidth = 800\nheight = 480\n".write(toFile: d.configPath, atomically: true, encoding: .utf8)
+        a.send(#"{"op":"reload","id":2}"#)
+        let seen = Self.lines(a, upTo: 2)
+        #expect(seen.contains { Self.code($0) == "regions_dropped" && $0["message"]?.string?.contains("far/x") == true }, "\(seen)")
+        #expect(Self.code(b.json(seconds: 5)) == "regions_dropped")
+        #expect(d.stop() == 0)
+    }
 }
