@@ -241,7 +241,7 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
     }
 
     /// A device's decoder (with the configured geometry) and engine (with the current regions).
-    private func makePipeline(_ source: InputSource, id: UInt32) throws -> DevicePipeline {
+    func makePipeline(_ source: InputSource, id: UInt32) throws -> DevicePipeline {
         var configuration = base
         configuration.geometry = geometry(of: source)
         return try DevicePipeline(description: source.description, configuration: configuration, compiled: compiled, device: id)
@@ -278,52 +278,9 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
         state.devices.reconfigure(next, file: base)
     }
 
-    /// A reload changed the geometry ([screen], [device]) or the filters: each device gets a new
-    /// pipeline once its panel is idle (`remapIfIdle`).
-    func remap(_ state: inout FrameState) {
-        for k in state.devices.all.indices {
-            state.devices.all[k].remapDue = true
-            remapIfIdle(k, &state)
-            if state.devices.all[k].remapDue {
-                log.info("device \(state.devices.all[k].id): the new geometry or filters apply once the gesture under way there ends")
-            }
-        }
-    }
-
-    /// Device `k`'s new pipeline, once its gestures are idle (no contact they see is down, none
-    /// under way or waiting): a reload applies from the next touch sequence (the one under way
-    /// ends as it began, under the mapping it began with). A contact the gestures do not see
-    /// (ended as stuck, in a dead zone) does not hold it back; a new pipeline numbers its
-    /// gestures on (`DeviceTable.replacePipeline`).
-    func remapIfIdle(_ k: Int, _ state: inout FrameState) {
-        guard !rehearsal.running, !state.devices.all[k].ended, state.devices.all[k].pipeline.isIdle else { return }
-        state.devices.all[k].remapDue = false
-        route(.removal(monotonic: monotonicNanoseconds()), k, &state)
-        var fresh: DevicePipeline?
-        do {
-            let pipeline = try makePipeline(state.devices.all[k].source, id: state.devices.all[k].id)
-            noteSize(state.devices.all[k].source, pipeline.decoder)
-            // A threaded panel's, where the input thread marked it among the reads (else now).
-            if state.devices.all[k].thread?.replaceDecoder(with: pipeline.decoder) == true {
-                state.devices.all[k].pendingPipelines.append(pipeline)
-            } else {
-                // Unmarked (the relay full: the thread resyncs, the loop takes its decoder then).
-                if state.devices.all[k].threaded { input?.nudge() }
-                state.devices.all[k].pendingPipelines.removeAll()
-                state.devices.replacePipeline(k, with: pipeline)
-            }
-            fresh = pipeline
-        } catch {
-            log.error("device \(state.devices.all[k].id): \(error)")
-        }
-        remapMirror(k, &state)
-        // New filters, a calibration or a turn: other code for its frames, rehearsed as at its start.
-        rehearseIfNew(state.devices.all[k], fresh: fresh)
-    }
-
     /// A panel's size that is a guess where it matters (an implausible resolution; a filtered
     /// panel's), and dead zones off it or over all of it, logged when its decoder is made.
-    private func noteSize(_ source: InputSource, _ decoder: borrowing FrameDecoder) {
+    func noteSize(_ source: InputSource, _ decoder: borrowing FrameDecoder) {
         let node = source.node, size = decoder.geometry.sizeSource
         let g = geometry(of: source), mm = decoder.geometry.sizeMM
         if size == .resolution, !g.sizeIsThePanels, let w = g.widthMM, let h = g.heightMM, abs(mm.width - w) > 0.1 * w || abs(mm.height - h) > 0.1 * h {
@@ -335,18 +292,6 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
             log.notice("\(node): its size is a guess (\(Int(guess.width)) × \(Int(guess.height)) mm; \(why)): set width_mm and height_mm in its [[panel]]")
         }
         if let problem = decoder.deadZoneProblem { log.notice("\(node): \(problem)") }
-    }
-
-    /// The mirror's positions follow a reload's calibration and rotation, where its axes allow.
-    private func remapMirror(_ k: Int, _ state: inout FrameState) {
-        guard state.devices.all[k].mirrored else { return }
-        let source = state.devices.all[k].source
-        let g = geometry(of: source)
-        let panel = source.description
-        let mapped = panel.positionAxes.flatMap { MirrorGeometry(x: $0.x, y: $0.y, calibration: g.calibration, rotation: g.rotation) }
-        if !state.devices.remapMirror(k, to: mapped, panel: panel) {
-            log.notice("\(source.node): the rotation turned by a quarter: its virtual touchscreen keeps the old one until the panel is plugged again or the daemon restarts")
-        }
     }
 
     private func sourceEnded(_ id: UInt32, _ state: inout FrameState) {

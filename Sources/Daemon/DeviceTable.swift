@@ -70,6 +70,13 @@ struct DeviceTable {
 
     mutating func markEnded(_ k: Int) { all[k].ended = true }
 
+    /// Device `k`'s reloaded geometry or filters wait for its panel until `by` (monotonic ns;
+    /// nil: nothing waits), a deadline like its engine's.
+    mutating func setRemapDue(_ k: Int, by: Int64?) {
+        all[k].setRemapBy(by)
+        refresh(k)
+    }
+
     /// Device `k`'s mirror follows a reload's calibration and rotation (`Mirror.remap`).
     mutating func remapMirror(_ k: Int, to geometry: MirrorGeometry?, panel: DeviceDescription) -> Bool {
         all[k].remapMirror(to: geometry, panel: panel)

@@ -13,8 +13,11 @@ struct RouteDevice {
     var pipeline: DevicePipeline
     var ended = false
     /// A reload changed its geometry or filters while a touch was down or a gesture under way:
-    /// its new pipeline waits for the panel to be idle (`DeviceLifecycle.remapIfIdle`).
-    var remapDue = false
+    /// its new pipeline waits for the panel to be idle, until `remapBy` (monotonic ns) at the
+    /// latest (`DeviceLifecycle.remapIfIdle`; counted in its deadline).
+    private(set) var remapBy: Int64?
+    var remapDue: Bool { remapBy != nil }
+    mutating func setRemapBy(_ t: Int64?) { (remapBy, mirrorDueMoved) = (t, true) }
     /// Its last read ended inside a frame (the rest comes with the next read).
     var midFrame = false
     /// The pipeline's next deadline and anomalies as last seen (`DeviceTable.refresh`), the
@@ -45,6 +48,7 @@ struct RouteDevice {
     /// A reload's pipelines, each taken where the input thread marked it among the reads.
     var pendingPipelines: [DevicePipeline] = []
     private(set) var mirrorDue: Int64?
+    /// `mirrorDue` or `remapBy` changed since the table last looked.
     var mirrorDueMoved = false
     /// The last frame went to the mirror ahead of the engine (`MirrorAhead`).
     var shownAhead = false
@@ -170,6 +174,7 @@ struct RouteDevice {
         let engine = t.map { source.monotonic(of: $0) }
         // The engine's next deadline, or a mirror's touch held back, whichever comes first.
         if let m = mirrorDue { monotonicDeadline = min(engine ?? m, m) } else { monotonicDeadline = engine }
+        if let r = remapBy { monotonicDeadline = min(monotonicDeadline ?? r, r) }
         anomalies = a
         return true
     }

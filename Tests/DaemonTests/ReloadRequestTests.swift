@@ -1,7 +1,9 @@
 import Foundation
 import GestureProtocol
+import GestureEngine
 import TestSupport
 import Testing
+import TouchFrames
 
 #if canImport(Glibc)
     import Glibc
@@ -163,6 +165,52 @@ import Testing
         #expect(ids == ids.sorted() && sequences == sequences.sorted(), "ids \(ids), sequences \(sequences)")
         #expect(Set(sequences).count == 2, "two strokes: \(sequences)")
         #expect(seen.contains { $0["id"] == .number(2) && $0["type"] == .string("reply") })
+        _ = d.stop()
+    }
+
+    /// A contact that never lifts (a stuck one, no stuck filter set) held a reload's new
+    /// geometry back for good: it applies 10 s (of the panel's clock) after the reload at the
+    /// latest, the long press under way ending cancelled, and the next tap turned.
+    @Test func aReloadOfTheGeometry_waitsTenSecondsAtMost_forATouchThatNeverLifts() throws {
+        let dir = NSTemporaryDirectory() + "reload-stuck-\(getpid())"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var events: [InputEvent] = []
+        func ev(_ ms: Int64, _ type: UInt16, _ code: UInt16, _ value: Int32) {
+            events.append(InputEvent(time: Timestamp(nanoseconds: ms * 1_000_000), type: type, code: code, value: value))
+        }
+        // Held still from 0.1 s to 20 s at (400, 300); then a tap at (100, 100) of the panel.
+        for (id, x, y, down, up) in [(Int32(1), Int32(400), Int32(300), Int64(100), Int64(20_000)), (2, 100, 100, 20_500, 20_560)] {
+            ev(down, Evdev.EV_ABS, Evdev.ABS_MT_SLOT, 0)
+            ev(down, Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, id)
+            ev(down, Evdev.EV_ABS, Evdev.ABS_MT_POSITION_X, x)
+            ev(down, Evdev.EV_ABS, Evdev.ABS_MT_POSITION_Y, y)
+            ev(down, Evdev.EV_KEY, Evdev.BTN_TOUCH, 1)
+            ev(down, Evdev.EV_SYN, Evdev.SYN_REPORT, 0)
+            ev(up, Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, -1)
+            ev(up, Evdev.EV_KEY, Evdev.BTN_TOUCH, 0)
+            ev(up, Evdev.EV_SYN, Evdev.SYN_REPORT, 0)
+        }
+        let panel = DeviceDescription.multitouchPanel(name: "held panel", maxX: 1919, maxY: 1079, slots: 10, resolution: 0)
+        let path = dir + "/held.events"
+        try Evemu.format(Recording(description: panel, events: events)).write(toFile: path, atomically: true, encoding: .utf8)
+        let config = "[[region]]\nname = \"s\"\nrect = [0, 0, 1920, 1080]\n[[region.gesture]]\nkind = \"long_press\"\n[[region.gesture]]\nkind = \"tap\"\n"
+        let d = try DaemonUnderTest(["--replay", path, "--wait-for-clients", "1", "--speed", "10", "--exit-after-replay"], config: config)
+        let c = try TestClient(d.socket)
+        _ = c.json()
+        var seen: [JSONValue] = []
+        while let v = c.json(seconds: 5) {
+            seen.append(v)
+            if v["gesture"] == .string("long_press") && v["phase"] == .string("began") { break }
+        }
+        try (config + "[device]\nrotation = 180\n").write(toFile: d.configPath, atomically: true, encoding: .utf8)
+        c.send(#"{"op":"reload","id":2}"#)
+        while let v = c.json(seconds: 5) { seen.append(v) }
+        let press = seen.filter { $0["gesture"] == .string("long_press") }.compactMap(\.["phase"]?.string)
+        #expect(press == ["began", "cancelled"], "\(seen)")
+        let tap = seen.first { $0["gesture"] == .string("tap") }
+        #expect(tap?["x"] == .number(1820) && tap?["y"] == .number(980), "turned: \(seen)")
+        #expect(d.log.contains("apply now"), "\(d.log)")
         _ = d.stop()
     }
 
