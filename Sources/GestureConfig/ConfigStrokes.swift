@@ -76,7 +76,21 @@ public enum StrokeFile {
 
     /// A file's text holding `templates`.
     public static func text(_ templates: [StrokeTemplate]) -> String {
-        var out = "# Stroke templates (docs/CONFIG.md, \"Strokes\"), written by `touchgesturectl strokes learn`.\n"
+        "# Stroke templates (docs/CONFIG.md, \"Strokes\"), written by `touchgesturectl strokes learn`.\n" + tables(templates)
+    }
+
+    /// A template file's `text` with `templates` added after what it holds (its comments and
+    /// layout kept), or nil where the result would not read back as its templates and these
+    /// (`read` of it took `count`).
+    public static func text(_ text: String, holding count: Int, adding templates: [StrokeTemplate]) -> String? {
+        let joined = text + (text.isEmpty || text.hasSuffix("\n") ? "" : "\n") + tables(templates)
+        guard let tree = try? parseTOML(joined), let all = try? Self.templates(of: tree, path: "-") else { return nil }
+        return all.count == count + templates.count ? joined : nil
+    }
+
+    /// `[[stroke]]` tables holding `templates`, each after an empty line.
+    static func tables(_ templates: [StrokeTemplate]) -> String {
+        var out = ""
         for t in templates {
             out += "\n[[stroke]]\nname = \(quoted(t.name))\n"
             if t.rotationInvariant { out += "rotation_invariant = true\n" }

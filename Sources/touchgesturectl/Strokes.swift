@@ -25,7 +25,7 @@ struct Strokes: ParsableCommand {
         @Option(help: "The shape's name (what a stroke line's \"shape\" and an [[action]]'s shape say).")
         var name: String
 
-        @Option(name: .shortAndLong, help: "The template file to write (its templates kept, the file written anew: comments in it are not).")
+        @Option(name: .shortAndLong, help: "The template file to add to (created if missing; its templates and comments kept, but --replace writes it anew).")
         var output: String
 
         @Flag(help: "Match this shape at any angle (else turned at most stroke_rotation_tolerance).")
@@ -65,16 +65,23 @@ struct Strokes: ParsableCommand {
             }
             var kept: [StrokeTemplate] = []
             var mode: UInt32 = 0o644
+            var text: String?
             if let st = try? Posix.status(output, followingLinks: false).get() {
                 // Replaced, never written through: anything but a regular file is refused before it is read.
                 guard st.isRegular else { throw fail("\(output) is \(st.kindName), not a template file: write to a regular file") }
                 do { kept = try StrokeFile.read(output) } catch { throw fail(error.description) }
+                text = try? readTextFile(output)
                 mode = st.permissions & 0o777  // a file kept private stays so
             }
-            if replace { kept.removeAll { $0.name == name } }
+            // Added after what the file holds, its comments kept; written anew where NAME's go.
+            if replace && kept.contains(where: { $0.name == name }) {
+                kept.removeAll { $0.name == name }
+                text = nil
+            }
             let all = kept + learned
             guard all.count <= ConfigLimits.strokes else { throw fail("\(output) would hold \(all.count) templates; \(ConfigLimits.strokes) at most") }
-            if let e = Posix.replaceFile(output, with: Array(StrokeFile.text(all).utf8), mode: mode) { throw fail(e.description) }
+            let written = text.flatMap { StrokeFile.text($0, holding: kept.count, adding: learned) } ?? StrokeFile.text(all)
+            if let e = Posix.replaceFile(output, with: Array(written.utf8), mode: mode) { throw fail(e.description) }
             let shapes = Set(all.map(\.name)).count
             writeOutput(1, Array("\(output): \(learned.count) template(s) of '\(name)' learned; \(all.count) template(s) of \(shapes) shape(s) in the file\n".utf8))
         }

@@ -124,6 +124,22 @@ import Testing
         #expect(try run(["strokes", "learn", "--name", "a/b", "-o", file, "\(Self.strokes)/z-1.events"]).status != 0)
     }
 
+    /// A drawing added to a template file keeps what an admin wrote in it (comments, its
+    /// layout); they were dropped, the file written anew. `--replace` writes it anew, as said.
+    @Test func learn_addsAfterTheFilesComments() throws {
+        let file = Scratch.directory("strokes-comments") + "/strokes.toml"
+        #expect(try run(["strokes", "learn", "--name", "z", "-o", file, "\(Self.strokes)/z-1.events"]).status == 0)
+        let annotated = "# The museum's shapes: Z opens the staff menu (ask Ana before changing it).\n" + (try String(contentsOfFile: file, encoding: .utf8))
+            + "# end of the Z"
+        try annotated.write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(try run(["strokes", "learn", "--name", "c", "-o", file, "\(Self.strokes)/circle.events"]).status == 0)
+        let after = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(after.hasPrefix(annotated + "\n"), "\(after)")
+        #expect(try StrokeFile.read(file).map(\.name) == ["z", "c"])
+        #expect(try run(["strokes", "learn", "--name", "z", "--replace", "-o", file, "\(Self.strokes)/z-2.events"]).status == 0)
+        #expect(try StrokeFile.read(file).map(\.name) == ["c", "z"])
+    }
+
     /// `strokes test` and the daemon's replay score the same recording alike.
     @Test func strokesTest_andReplay_giveOneScore() throws {
         let dir = Scratch.directory("strokes-agree")
