@@ -138,7 +138,12 @@ struct KeyboardLink {
             case .string("toggle")?: if shown { hide() } else { show() }
             default: break
             }
-        case "reply" where v["id"] == .number(2): takeScreen(v)
+        case "reply" where v["id"] == .number(2):
+            if away { say("touchgesturectl keyboard: connected to \(socket)") }
+            (away, retrySeconds) = (false, 1)  // the connection answers: the back-off starts again from 1 s
+            takeScreen(v)
+        // A reload changed the screen: the keyboard's area follows it.
+        case "screen": takeScreen(v)
         case "error":
             let message = { if case .string(let m)? = v["message"] { String(m.prefix(1024)) } else { "error" } }()
             say("touchgesturectl keyboard: the daemon refused: \(SafeText.escaped(message))")
@@ -152,10 +157,9 @@ struct KeyboardLink {
         }
     }
 
-    /// `get_config`'s screen: the connection answers (the back-off starts again from 1 s).
+    /// The screen of `get_config`'s answer or of a `screen` line; the area excluded again over
+    /// a keyboard shown.
     private mutating func takeScreen(_ v: JSONValue) {
-        if away { say("touchgesturectl keyboard: connected to \(socket)") }
-        (away, retrySeconds) = (false, 1)
         guard case .object(let s)? = v["screen"], case .number(let w)? = s.first(where: { $0.0 == "width" })?.1,
             case .number(let h)? = s.first(where: { $0.0 == "height" })?.1, w >= 1, h >= 1, w <= 1e6, h <= 1e6
         else { return say("touchgesturectl keyboard: the daemon's answer has no screen size; no area is excluded") }

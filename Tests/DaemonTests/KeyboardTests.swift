@@ -103,6 +103,38 @@ import TestSupport
         #expect(d.stop() == 0)
     }
 
+    /// A reload that changes the screen moves the shown keyboard's area with it (it stayed
+    /// where the old screen's bottom edge was: the new one's keys were gestures).
+    @Test func aReloadedScreen_movesTheKeyboardsArea() throws {
+        let dir = scratch()
+        let log = dir + "/keyboard.txt"
+        let example = try String(contentsOfFile: Self.example, encoding: .utf8)
+        let d = try DaemonUnderTest([], config: example, dir: dir)
+        let helper = try Self.helper(d, ["--height", "300", "--", try Self.keyboard(dir, log: log)])
+        let said = { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+        let logged = { (try? String(contentsOfFile: d.logPath, encoding: .utf8)) ?? "" }
+        _ = eventually(within: 10) { said().hasPrefix("start\n") && logged().contains("connected to the request socket") }
+        kill(helper.processIdentifier, SIGUSR2)  // shown as by a `keyboard` action
+        let c = try TestClient(d.socket)
+        _ = c.json()
+        let area = { (id: Int) -> [Double]? in
+            guard case .array(let regions)? = c.call(#"{"op":"get_config","id":\#(id)}"#)?["regions"] else { return nil }
+            for r in regions where r["exclude"] == .bool(true) {
+                if case .array(let rect)? = r["rect"] { return rect.compactMap(\.number) }
+            }
+            return nil
+        }
+        #expect(eventually(within: 10) { area(1) == [0, 780, 1920, 300] }, "\(String(describing: area(1)))")
+        let smaller = example.replacingOccurrences(of: "width = 1920\nheight = 1080", with: "width = 1280\nheight = 800")
+        #expect(smaller != example)
+        try smaller.write(toFile: d.configPath, atomically: true, encoding: .utf8)
+        #expect(c.call(#"{"op":"reload","id":2}"#)?["type"] == .string("reply"))
+        #expect(eventually(within: 10) { area(3) == [0, 500, 1280, 300] }, "\(String(describing: area(3)))")
+        helper.terminate()
+        helper.waitUntilExit()
+        #expect(d.stop() == 0)
+    }
+
     @Test func aKeyboardActionNoClientTakes_isAWarning() throws {
         let recording = Root.path + "/examples/recordings/keyboard.events"
         let d = try DaemonUnderTest(
