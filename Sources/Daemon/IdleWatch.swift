@@ -1,6 +1,7 @@
 import GestureConfig
 import GestureEngine
 import GestureProtocol
+import Logging
 import TouchInput
 
 /// Touch to wake (`[idle] after`): a timer at the last frame plus the idle time. When it fires
@@ -18,6 +19,8 @@ final class IdleWatch {
     private(set) var wakes = 0
     /// The udev monitor of displays (DRM), while `[idle] display` has displays to watch.
     var displays: DisplayHotplug?
+    /// What was last said of the displays (at start or a reload): said again only when it changes.
+    var displayNote: String?
 
     init(now: Int64) throws(EventLoop.Failure) {
         timer = try DeadlineTimer()
@@ -57,19 +60,33 @@ extension Daemon {
     private func watchedDisplay() -> DisplayWatch? {
         guard base.displayWakes else { return nil }
         let watch = DisplayWatch(root: base.sysfsRoot)
+        var notes: [(Logger.Level, String)] = []
         if watch.passedOver > 0 {
-            log.notice("display: \(watch.passedOver) connectors or backlights past the first \(DisplayWatch.most) of each are not read")
+            notes.append((.notice, "display: \(watch.passedOver) connectors or backlights past the first \(DisplayWatch.most) of each are not read"))
         }
+        defer { sayOnce(notes) }
         guard watch.sees else {
-            log.info("display: no display state under \(base.sysfsRoot)/class (drm, backlight): a touch on a dark display is not told apart")
+            notes.append((.info, "display: no display state under \(base.sysfsRoot)/class (drm, backlight): a touch on a dark display is not told apart"))
             return nil
         }
         if base.daemon.mode == .passthrough && !base.actions.contains(where: { $0.on == .wake }) {
-            log.notice("display: a touch on a dark display goes on to the compositor (whose idle tool lights the display on it): add an [[action]] on = \"wake\" that lights the display, and touchgestured swallows that touch")
+            notes.append((
+                .notice,
+                "display: a touch on a dark display goes on to the compositor (whose idle tool lights the display on it): add an [[action]] on = \"wake\" that lights the display, and touchgestured swallows that touch"
+            ))
             return nil
         }
         watchDisplayHotplug()
         return watch
+    }
+
+    /// The displays' notes, unless they are the ones said last (each reload read them again and
+    /// said them again).
+    private func sayOnce(_ notes: [(Logger.Level, String)]) {
+        let said = notes.map(\.1).joined(separator: "\n")
+        guard said != idle.displayNote else { return }
+        idle.displayNote = said
+        for (level, message) in notes { log.log(level: level, "\(message)") }
     }
 
     /// Lists the displays again when one is plugged or unplugged (once started, the monitor stays).

@@ -168,3 +168,29 @@ import TouchFrames
         #expect(watch.connectors.count == 1 && watch.passedOver == 0)
     }
 }
+
+/// The displays' notes at start are not said again at each reload (every SIGHUP repeated "no
+/// display state"), and are said when what they say changes.
+@Suite(.serialized, .waitsOnProcesses) struct DisplayNoteTests {
+    @Test func aReload_saysTheDisplaysNoteOnlyWhenItChanges() throws {
+        let dir = scratch()
+        let empty = dir + "/no-sysfs"
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        let config = "[idle]\nsysfs = \"\(empty)\"\n"
+        let d = try DaemonUnderTest([], config: config, dir: dir)
+        let c = try TestClient(d.socket)
+        _ = c.json()
+        let note = "display: no display state"
+        let count = { (try? String(contentsOfFile: d.logPath, encoding: .utf8))?.components(separatedBy: note).count ?? 0 }
+        #expect(c.call(#"{"op":"reload","id":1}"#)?["type"] == .string("reply"))
+        #expect(count() == 2, "said once")
+        // Another tree: said again, as it names it.
+        let other = dir + "/other-sysfs"
+        try FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: true)
+        try "[idle]\nsysfs = \"\(other)\"\n".write(toFile: d.configPath, atomically: true, encoding: .utf8)
+        usleep(1_050_000)  // a reload a second at most
+        #expect(c.call(#"{"op":"reload","id":2}"#)?["type"] == .string("reply"))
+        #expect(count() == 3)
+        #expect(d.stop() == 0)
+    }
+}
