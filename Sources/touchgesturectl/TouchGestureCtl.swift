@@ -96,7 +96,9 @@ struct Replay: ParsableCommand {
         abstract: "Replay evemu recordings (or libinput record files) through the frame decoder and gesture engine; print one JSON line per gesture event (and per pointer op of an emulate = \"pointer\" region).",
         discussion: """
             The recording's own timestamps are the clock: deadlines (long press, double-tap window) fire \
-            between events at their exact time. The output is deterministic. Lines follow docs/PROTOCOL.md.
+            between events at their exact time. The output is deterministic. Lines follow docs/PROTOCOL.md. \
+            Touch to wake ([idle]) is the daemon's: a touch after a pause is not swallowed here (run \
+            `touchgestured --replay FILE` and `touchgesturectl monitor` to see it).
             """
     )
 
