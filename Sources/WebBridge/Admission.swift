@@ -81,6 +81,14 @@ struct Admission: Sendable {
 
     static func isKey(_ key: String) -> Bool { HandshakeRules.isKey(key) }
 
+    /// The request's `Origin` when it is one the endpoint lets in (the page may then read the
+    /// site's files across origins), or nil (none, several, or not allowed).
+    func allowedOrigin(_ head: HTTPRequestHead) -> String? {
+        let given = head.headers["Origin"]
+        guard given.count == 1, let origin = given.first, HandshakeRules.originRefusal(Self.plain(head), origins) == nil else { return nil }
+        return origin
+    }
+
     private func originRefusal(_ head: HTTPRequestHead) -> (HTTPResponseStatus, String)? {
         HandshakeRules.originRefusal(Self.plain(head), origins).map { (HTTPResponseStatus(statusCode: $0.status), $0.why) }
     }

@@ -36,7 +36,7 @@ public struct Bridge: Sendable {
         }
         log.info("serving http://\(settings.host):\(settings.port)/ (WebSocket \(BridgeSettings.endpoint)) for \(settings.socketPath)")
         await probeDaemon()
-        let responder = HTTPResponder(files: StaticFiles(root: settings.siteRoot), admission: admission)
+        let responder = HTTPResponder(files: StaticFiles(root: settings.siteRoot), admission: admission, log: log)
         let session = PageSession(
             socketPath: settings.socketPath, gate: RequestGate(readOnly: settings.readOnly), log: log)
         try await withThrowingDiscardingTaskGroup { group in
@@ -69,6 +69,8 @@ public struct Bridge: Sendable {
             case .http(let channel, let peer, let first):
                 try await responder.serve(channel, peer: peer, first: first)
             }
+        } catch ChannelError.inappropriateOperationForState {
+            // Turned away before it was served (no room, or a handshake refused: logged there).
         } catch {
             log.debug("a connection ended: \(error)")
         }

@@ -1,3 +1,4 @@
+import Logging
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -10,6 +11,10 @@ struct HTTPResponder: Sendable {
 
     let files: StaticFiles
     let admission: Admission
+    let log: Logger
+    /// Handshakes turned away (an origin not allowed, a full bridge): logged, at most a line
+    /// every 10 s (the page cannot see why: a browser hides an HTTP 403 from its script).
+    let refusals = RefusalLog()
 
     /// A request NIO's upgrader saw (it had `Upgrade: websocket`) and did not pass on: only its
     /// end follows. With the refusal the handshake decided, or nil when it was for a file (its
@@ -24,6 +29,9 @@ struct HTTPResponder: Sendable {
         try await channel.executeThenClose { inbound, outbound in
             var head = first?.head
             var declined = first?.declined
+            if let d = declined, let line = refusals.note("refused a page's WebSocket (HTTP \(d.status.code)): \(d.why)") {
+                log.notice("\(line)")
+            }
             for try await part in inbound {
                 switch part {
                 case .head(let h): head = h
@@ -81,7 +89,11 @@ struct HTTPResponder: Sendable {
             files.read(relative.file)
         }
         guard let bytes = read ?? nil else { return Self.text(.notFound, "not found: \(path)") }
-        return Answer(status: .ok, type: relative.contentType, body: ByteBuffer(bytes: bytes))
+        // A page of an allowed origin may import the module from here (CORS: a module script
+        // of another origin is fetched in that mode).
+        var headers = [("Vary", "Origin")]
+        if let origin = admission.allowedOrigin(request) { headers.append(("Access-Control-Allow-Origin", origin)) }
+        return Answer(status: .ok, type: relative.contentType, body: ByteBuffer(bytes: bytes), headers: headers)
     }
 
     static let plain = "text/plain; charset=utf-8"

@@ -22,6 +22,9 @@ struct PageSession: Sendable {
 
     /// Runs until the page closes or its connection fails; `slot` is held as long.
     func run(_ socket: Socket, slot: ConnectionSlot, peer: PeerGate.Peer) async {
+        let who = (socket.channel.remoteAddress.map { "\($0)" } ?? "a peer") + (peer.uid.map { ", uid \($0)" } ?? "")
+        log.debug("a page connected: \(who)")
+        defer { log.debug("a page left: \(who)") }
         do {
             try await socket.executeThenClose { inbound, outbound in
                 let page = PageOutput(writer: outbound, allocator: socket.channel.allocator)

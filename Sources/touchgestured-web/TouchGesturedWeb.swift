@@ -16,8 +16,9 @@ struct TouchGesturedWeb: AsyncParsableCommand {
         discussion: """
             Each WebSocket connection to ws://HOST:PORT\(BridgeSettings.endpoint) is a client of the daemon \
             (docs/PROTOCOL.md, "The web bridge"). The JavaScript module is served at \
-            \(BridgeSettings.modulePath), the example page at /. Pages from other origins are refused \
-            unless allowed with --allow-origin. Only local users who may open the daemon's socket \
+            \(BridgeSettings.modulePath) (when --www's folder holds it), the example page at /. Pages from other \
+            origins are refused unless allowed with --allow-origin (an allowed page may import the module from \
+            here too); a refused handshake is logged with why. Only local users who may open the daemon's socket \
             themselves are served (others get HTTP 403), and each page counts as its own user at the daemon.
             """,
         version: packageVersion
@@ -50,7 +51,7 @@ struct TouchGesturedWeb: AsyncParsableCommand {
     @Flag(help: "Serve peers on other hosts too (with --listen on a non-loopback address). They have no local user to check, so any host that reaches the port gets what the daemon's socket gives its group.")
     var allowRemote = false
 
-    @Flag(name: .shortAndLong, help: "Log each page's connection.")
+    @Flag(name: .shortAndLong, help: "Log each page's connection and its end.")
     var verbose = false
 
     func run() async throws {

@@ -99,6 +99,18 @@ import Testing
         _ = held
     }
 
+    /// A page of an allowed origin may import the module across origins (the file's answer
+    /// names it in Access-Control-Allow-Origin: the browser blocked the import); another gets none.
+    @Test func theSitesFiles_nameAnAllowedOrigin_only() {
+        let admission = admission(ConnectionSlots(limit: 1), origins: ["http://127.0.0.1:7700", "http://kiosk.local:3000"])
+        #expect(admission.allowedOrigin(head("/touchgestured.js", origin: "http://kiosk.local:3000")) == "http://kiosk.local:3000")
+        #expect(admission.allowedOrigin(head("/touchgestured.js", origin: "http://evil.example")) == nil)
+        #expect(admission.allowedOrigin(head("/touchgestured.js", origin: nil)) == nil)
+        var two = head("/touchgestured.js", origin: "http://kiosk.local:3000")
+        two.headers.add(name: "Origin", value: "http://evil.example")
+        #expect(admission.allowedOrigin(two) == nil)
+    }
+
     /// The handshake takes the slot: a page let in holds it before its session starts, so the
     /// next handshake sees the bridge full, and the refusal is the one decided then even if a
     /// slot is freed before the HTTP answer is written.

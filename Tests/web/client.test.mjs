@@ -14,7 +14,7 @@ class FakeWebSocket {
     this.url = url;
     this.sent = [];
     sockets.push(this);
-    queueMicrotask(() => this.onopen?.());
+    if (!FakeWebSocket.refusing) queueMicrotask(() => this.onopen?.());
   }
   send(text) {
     this.sent.push(JSON.parse(text));
@@ -27,6 +27,10 @@ class FakeWebSocket {
   }
 }
 globalThis.WebSocket = FakeWebSocket;
+// The window's events (pagehide, pageshow), dispatched by hand.
+const pageListeners = {};
+globalThis.addEventListener = (type, fn) => (pageListeners[type] ??= []).push(fn);
+const pageEvent = (type, e) => (pageListeners[type] ?? []).forEach((f) => f(e));
 globalThis.devicePixelRatio = 2;
 globalThis.requestAnimationFrame = (f) => setTimeout(f, 0);
 
@@ -128,4 +132,83 @@ test("the default export: one shared connection to the module's own bridge", asy
   assert.equal(touchgestured.connection.regions.get("d"), box);
   assert.match(sockets.at(-1).url, /^ws:\/\/.*\/gestures$/);
   touchgestured.connection.close();
+});
+
+test("regions a reload dropped: no longer registered, each told, sent again with the screen line", async () => {
+  const { tg, ws } = await helloed("e");
+  const box = tg.regions.get("e");
+  ws.receive({ type: "reply", id: ws.sent.at(-1).id, ok: true, op: "set_regions", regions: ["e"] });
+  await tick();
+  assert.ok(box.registered);
+  const told = [];
+  box.on("error", (l) => told.push(l.code));
+  ws.receive({ type: "error", code: "regions_dropped", message: "they do not fit the reloaded configuration" });
+  assert.equal(box.registered, false);
+  assert.deepEqual(told, ["regions_dropped"]);
+  // Its gestures are no longer its (another client may hold the name now).
+  const heard = [];
+  box.on("tap", () => heard.push("tap"));
+  ws.receive({ type: "gesture", gesture: "tap", phase: "recognized", id: 3, x: 10, y: 10, region: "e" });
+  assert.deepEqual(heard, []);
+  ws.receive({ type: "screen", screen: { width: 1280, height: 800 } });
+  await tick();
+  assert.equal(ws.sent.filter((m) => m.op === "set_regions").length, 2, "the same regions again");
+  // update() sends them again too, changed or not.
+  box.update();
+  await tick();
+  assert.equal(ws.sent.filter((m) => m.op === "set_regions").length, 3);
+  tg.close();
+});
+
+test("a gesture named as one of the module's events is heard under its kind only", async () => {
+  const { tg, ws } = await helloed("f");
+  const heard = [];
+  tg.on("screen", () => heard.push("screen"));
+  tg.on("tap", () => heard.push("tap"));
+  ws.receive({ type: "gesture", gesture: "tap", name: "screen", phase: "recognized", id: 4, x: 1, y: 1 });
+  assert.deepEqual(heard, ["tap"]);
+  tg.close();
+});
+
+test("regions without a name or id get names that never repeat", async () => {
+  const tg = connect({ url: "ws://bridge/gestures" });
+  const a = tg.region(element(0, 0, 5, 5), {});
+  tg.region(element(0, 0, 5, 5), {});
+  a.remove();
+  const c = tg.region(element(0, 0, 5, 5), {});
+  assert.equal(new Set([...tg.regions.keys(), a.name]).size, 3, `${[...tg.regions.keys()]} ${a.name}`);
+  assert.match(c.name, /^region-[a-z0-9]+-3$/);
+  tg.close();
+});
+
+test("a page put in the back/forward cache lets go of its regions, and takes them again when shown", async () => {
+  const { tg, ws } = await helloed("g");
+  const before = sockets.length;
+  pageEvent("pagehide", { persisted: true });
+  assert.equal(tg.connected, false);
+  await tick(10000);
+  assert.equal(sockets.length, before, "no reconnect while hidden");
+  pageEvent("pageshow", { persisted: true });
+  await tick();
+  const again = sockets.at(-1);
+  assert.notEqual(again, ws);
+  again.receive(hello);
+  await tick();
+  assert.deepEqual(again.sent.map((m) => m.op), ["set_regions"]);
+  tg.close();
+});
+
+test("a bridge that cannot be reached (or refuses the page's origin) is said once", async () => {
+  FakeWebSocket.refusing = true;
+  const tg = connect({ url: "ws://bridge/gestures" });
+  const said = [];
+  tg.on("error", (l) => said.push(l.code));
+  sockets.at(-1).onclose();
+  await tick(250);
+  sockets.at(-1).onclose();
+  assert.deepEqual(said, ["unreachable"]);
+  FakeWebSocket.refusing = false;
+  await tick(500);
+  assert.equal(tg.connected, true);
+  tg.close();
 });

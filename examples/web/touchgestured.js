@@ -54,6 +54,8 @@ const PX_FIELDS = ["x", "y", "dx", "dy", "vx", "vy", "velocity"];
 const PX_POINTS = ["offset", "target", "consumed"];
 const FIRST_RETRY_MS = 250;
 const LAST_RETRY_MS = 5000;
+/** The module's own events: a gesture configured with one of these names is heard under its kind only. */
+const EVENTS = new Set(["status", "hello", "screen", "device", "idle", "wake", "touch", "keyboard", "error", "gesture", "registered", "bridge", "reply"]);
 
 /** Connects to the bridge; see TouchGestured for the options. */
 export function connect(options = {}) {
@@ -78,9 +80,14 @@ function defaultURL() {
  * `on(type, fn)` or addEventListener; `detail` is the line):
  *   status  {connected, daemon}: the WebSocket is open / the bridge reaches the daemon
  *   hello, device, idle, wake, touch: the daemon's lines of those types
+ *   screen: a reload changed the daemon's screen (the regions are sent again)
  *   gesture: every gesture line; also under its kind (tap, long_press, pan, swipe, pinch,
- *            edge_swipe, stroke) and, when the configured name differs (double_tap), under the name
- *   error: an error line that answers no request of this client's (regions_dropped, ...)
+ *            edge_swipe, stroke) and, when the configured name differs (double_tap), under the
+ *            name, unless the name is one of these events' (a gesture named "screen" is a tap)
+ *   error: an error line that answers no request of this client's (regions_dropped: the regions
+ *          are no longer registered; they are sent again at the next layout change, `screen`
+ *          line or `update()`), or {code: "unreachable"} when the bridge cannot be reached or
+ *          refuses this page (its origin: touchgestured-web --allow-origin), once until it opens
  */
 export class TouchGestured extends EventTarget {
   /**
@@ -108,7 +115,13 @@ export class TouchGestured extends EventTarget {
     this._sentRegions = null;
     this._scheduled = false;
     this._closed = false;
+    this._suspended = false;
+    this._opened = false;
+    this._unreachableSaid = false;
+    this._token = Math.random().toString(36).slice(2, 8);
+    this._autoNames = 0;
     this._watchLayout();
+    this._watchPage();
     this._open();
   }
 
@@ -145,7 +158,8 @@ export class TouchGestured extends EventTarget {
    *   element's id), `priority`, `drag` (in CSS px), `standard_gestures`
    */
   region(element, options = {}) {
-    const name = options.name ?? (element.id || `region${this.regions.size + 1}`);
+    // Without a name or an id: one no other region of this page or another tab's takes.
+    const name = options.name ?? (element.id || `region-${this._token}-${++this._autoNames}`);
     if (this.regions.has(name)) throw new Error(`touchgestured: a region named ${name} exists`);
     const region = new GestureRegion(this, element, name, options);
     this.regions.set(name, region);
@@ -175,20 +189,49 @@ export class TouchGestured extends EventTarget {
   _open() {
     const ws = new WebSocket(this.url);
     this._ws = ws;
+    let opened = false;
     ws.onopen = () => {
+      opened = true;
+      this._unreachableSaid = false;
       this._retryMs = FIRST_RETRY_MS;
       this._setStatus(true, this.daemon);
     };
     ws.onmessage = (m) => this._receive(m.data);
     ws.onclose = () => {
+      if (this._ws !== ws) return;  // a socket left behind (the page was hidden and shown again)
       for (const p of this._pending.values()) p.reject(new Error("touchgestured: connection closed"));
       this._pending.clear();
       this._sentRegions = null;
       this._setStatus(false, false);
-      if (this._closed || !this.reconnect) return;
+      if (!opened && !this._closed && !this._suspended && !this._unreachableSaid) {
+        // The browser hides why (a refused origin is an HTTP 403): said once until it opens.
+        this._unreachableSaid = true;
+        const message = `cannot open ${this.url}: the bridge is not running there, or refuses this page (its origin must be allowed: touchgestured-web --allow-origin ${globalThis.location?.origin ?? "ORIGIN"})`;
+        this._emit(this, "error", { type: "error", code: "unreachable", message });
+      }
+      if (this._closed || this._suspended || !this.reconnect) return;
       setTimeout(() => this._open(), this._retryMs);
       this._retryMs = Math.min(this._retryMs * 2, LAST_RETRY_MS);
     };
+  }
+
+  /**
+   * A page kept in the browser's back/forward cache keeps its sockets open: its regions would
+   * stay the daemon's (over the next page's, under the same names). Closed when it is hidden
+   * into the cache, opened again when it is shown from it.
+   */
+  _watchPage() {
+    globalThis.addEventListener?.("pagehide", (e) => {
+      if (!e.persisted || this._closed) return;
+      this._suspended = true;
+      this._ws?.close(1000);
+    });
+    globalThis.addEventListener?.("pageshow", (e) => {
+      if (!e.persisted || this._closed || !this._suspended) return;
+      this._suspended = false;
+      this._retryMs = FIRST_RETRY_MS;
+      this._open();
+    });
   }
 
   _setStatus(connected, daemon) {
@@ -218,9 +261,11 @@ export class TouchGestured extends EventTarget {
         this._restore();
         break;
       case "screen":
-        // A reload changed the daemon's screen: positions are in the new one from now on.
+        // A reload changed the daemon's screen: positions are in the new one from now on, and
+        // the regions are sent again (they may fit it now, or the page's layout followed it).
         this.screen = line.screen;
         this._emit(this, "screen", line);
+        this._resend();
         break;
       case "reply":
       case "error":
@@ -248,6 +293,15 @@ export class TouchGestured extends EventTarget {
   _answer(line) {
     const waiting = line.id !== undefined && this._pending.get(line.id);
     if (!waiting) {
+      if (line.code === "regions_dropped") {
+        // A reload removed this page's regions: none is registered, each is told, and they go
+        // again with the next change (a layout change, a screen line, update()).
+        this._sentRegions = null;
+        for (const r of this.regions.values()) {
+          r._setRegistered(false);
+          this._emit(r, "error", line);
+        }
+      }
       this._emit(this, "error", line);
       return;
     }
@@ -258,12 +312,14 @@ export class TouchGestured extends EventTarget {
 
   _gesture(line) {
     const targets = [this];
+    // A region of this page's the daemon took: a line naming a region another client holds
+    // under the same name (this page's refused) is not its.
     const region = this.regions.get(line.region);
-    if (region) targets.push(region);
+    if (region?.registered) targets.push(region);
     for (const t of targets) {
       this._emit(t, "gesture", line);
       this._emit(t, line.gesture, line);
-      if (line.name && line.name !== line.gesture) this._emit(t, line.name, line);
+      if (line.name && line.name !== line.gesture && !EVENTS.has(line.name)) this._emit(t, line.name, line);
     }
   }
 
@@ -280,6 +336,12 @@ export class TouchGestured extends EventTarget {
     if (typeof line.y === "number") line.y -= oy / s;
     for (const f of PX_POINTS) if (line[f]) line[f] = { x: line[f].x / s, y: line[f].y / s };
     return line;
+  }
+
+  /** The regions sent again at the next frame, changed or not. */
+  _resend() {
+    this._sentRegions = null;
+    this.layoutChanged();
   }
 
   /** Sends set_regions (or clear_regions) when the regions' boxes or options changed. */
@@ -336,9 +398,10 @@ export class GestureRegion extends EventTarget {
     return listen(this, type, fn);
   }
 
-  /** Sends the box again (after a change the observers cannot see, such as a CSS transform). */
+  /** Sends the page's regions again, changed or not (after a change the observers cannot see,
+   * such as a CSS transform, or to try again after an `error`). */
   update() {
-    this.client.layoutChanged();
+    this.client._resend();
   }
 
   /** Unregisters the region. */
