@@ -71,6 +71,11 @@ extension ConfigLoader {
         var c = try loader.load(root)
         c.files = files
         c.notices = dropIns.skipped + loader.regionNotices + c.engine.shadows.map { loader.located($0.region, $0.gesture, $0.warning) }
+        // A file emptied by accident (a failed copy, an editor's crash) reloads as the built-in
+        // configuration: said, where no drop-in holds the settings instead.
+        if root.keys.isEmpty {
+            c.notices.insert("\(path):1: no setting in the file or its drop-ins: the built-in configuration applies (a 1920 × 1080 screen, one full-screen region with the standard gestures)", at: 0)
+        }
         return c
     }
 

@@ -29,7 +29,7 @@ struct HTTPResponder: Sendable {
         try await channel.executeThenClose { inbound, outbound in
             var head = first?.head
             var declined = first?.declined
-            if let d = declined, let line = refusals.note("refused a page's WebSocket (HTTP \(d.status.code)): \(d.why)") {
+            if let d = declined, let line = refusals.note("refused a page's WebSocket (HTTP \(d.status.code)): \(d.why)", key: d.why) {
                 log.notice("\(line)")
             }
             for try await part in inbound {

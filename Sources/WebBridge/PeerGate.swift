@@ -73,17 +73,23 @@ public struct PeerGate: Sendable {
 /// Refusals said in the log without flooding it: the first at once, then one line every
 /// `interval` with how many more there were (a peer opening connections in a loop).
 final class RefusalLog: Sendable {
-    private struct State {
+    private struct Slot {
         var lastAt: ContinuousClock.Instant?
         var unsaid = 0
     }
-    private let state = Mutex(State())
+    /// A slot a reason (`note`'s `key`): one origin refused often does not hide another.
+    private let slots = Mutex([String: Slot]())
     static let interval = Duration.seconds(10)
+    /// Reasons kept apart at most; past them, the rest share one slot.
+    static let keys = 16
 
-    /// The line to log for this refusal, or nil while the last one is recent.
-    func note(_ line: String) -> String? {
+    /// The line to log for this refusal, or nil while the last one of its `key` is recent.
+    func note(_ line: String, key: String = "") -> String? {
         let now = ContinuousClock.now
-        return state.withLock { s in
+        return slots.withLock { slots in
+            let k = slots[key] != nil || slots.count < Self.keys ? key : ""
+            var s = slots[k] ?? Slot()
+            defer { slots[k] = s }
             if let last = s.lastAt, now - last < Self.interval {
                 s.unsaid += 1
                 return nil

@@ -111,6 +111,17 @@ import Testing
         #expect(admission.allowedOrigin(two) == nil)
     }
 
+    /// Refused handshakes are logged a line every 10 s a reason: one origin refused in a loop
+    /// (a page retrying) does not hide another (every line named the first).
+    @Test func refusals_areSaidOnceInTenSeconds_eachReasonApart() {
+        let log = RefusalLog()
+        #expect(log.note("a", key: "origin a") == "a")
+        #expect(log.note("a", key: "origin a") == nil)
+        #expect(log.note("b", key: "origin b") == "b")
+        for k in 0..<40 { _ = log.note("x", key: "origin \(k)") }
+        #expect(log.note("a", key: "origin a") == nil, "still within its 10 s")
+    }
+
     /// The handshake takes the slot: a page let in holds it before its session starts, so the
     /// next handshake sees the bridge full, and the refusal is the one decided then even if a
     /// slot is freed before the HTTP answer is written.

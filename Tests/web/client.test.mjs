@@ -212,3 +212,35 @@ test("a bridge that cannot be reached (or refuses the page's origin) is said onc
   assert.equal(tg.connected, true);
   tg.close();
 });
+
+test("hidden into the cache while retrying: one connection when shown, requests failed at once", async () => {
+  const { tg, ws } = await helloed("h");
+  const ping = tg.request("ping");
+  ws.onclose();  // the bridge went away: a retry is due in 250 ms
+  await assert.rejects(ping);
+  const again = tg.request("ping");  // not connected
+  await assert.rejects(again);
+  pageEvent("pagehide", { persisted: true });
+  const before = sockets.length;
+  await tick(10000);
+  assert.equal(sockets.length, before, "the retry was let go with the page");
+  pageEvent("pageshow", { persisted: true });
+  await tick(10000);
+  assert.equal(sockets.length, before + 1, "one connection");
+  tg.close();
+});
+
+test("a request waiting when the page is hidden fails then, and update() sends nothing unchanged", async () => {
+  const { tg, ws } = await helloed("i");
+  ws.receive({ type: "reply", id: ws.sent.at(-1).id, ok: true, op: "set_regions", regions: ["i"] });
+  await tick();
+  tg.regions.get("i").update();
+  await tick();
+  assert.equal(ws.sent.filter((m) => m.op === "set_regions").length, 1, "nothing changed, nothing sent");
+  const ping = tg.request("ping");
+  pageEvent("pagehide", { persisted: true });
+  await assert.rejects(ping);
+  assert.equal(tg.regions.get("i").registered, false);
+  pageEvent("pageshow", { persisted: true });
+  tg.close();
+});

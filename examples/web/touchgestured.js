@@ -55,7 +55,9 @@ const PX_POINTS = ["offset", "target", "consumed"];
 const FIRST_RETRY_MS = 250;
 const LAST_RETRY_MS = 5000;
 /** The module's own events: a gesture configured with one of these names is heard under its kind only. */
-const EVENTS = new Set(["status", "hello", "screen", "device", "idle", "wake", "touch", "keyboard", "error", "gesture", "registered", "bridge", "reply"]);
+const EVENTS = new Set([
+  "status", "hello", "screen", "device", "idle", "wake", "touch", "keyboard", "error", "gesture", "registered", "bridge", "reply", "action", "pointer",
+]);
 
 /** Connects to the bridge; see TouchGestured for the options. */
 export function connect(options = {}) {
@@ -116,7 +118,8 @@ export class TouchGestured extends EventTarget {
     this._scheduled = false;
     this._closed = false;
     this._suspended = false;
-    this._opened = false;
+    this._retryTimer = null;
+    this._refused = false;
     this._unreachableSaid = false;
     this._token = Math.random().toString(36).slice(2, 8);
     this._autoNames = 0;
@@ -183,6 +186,8 @@ export class TouchGestured extends EventTarget {
   close() {
     this._closed = true;
     this._resize?.disconnect();
+    clearTimeout(this._retryTimer);
+    for (const [type, fn] of this._pageListeners ?? []) globalThis.removeEventListener?.(type, fn);
     this._ws?.close(1000);
   }
 
@@ -198,21 +203,31 @@ export class TouchGestured extends EventTarget {
     };
     ws.onmessage = (m) => this._receive(m.data);
     ws.onclose = () => {
-      if (this._ws !== ws) return;  // a socket left behind (the page was hidden and shown again)
-      for (const p of this._pending.values()) p.reject(new Error("touchgestured: connection closed"));
-      this._pending.clear();
-      this._sentRegions = null;
-      this._setStatus(false, false);
-      if (!opened && !this._closed && !this._suspended && !this._unreachableSaid) {
-        // The browser hides why (a refused origin is an HTTP 403): said once until it opens.
+      if (this._ws !== ws) return;  // a socket let go of (the page was hidden into the cache)
+      this._ws = null;
+      this._lost();
+      if (!opened && !this._closed && !this._unreachableSaid) {
+        // The browser hides why (an HTTP 403 or 503): said once until a connection opens.
         this._unreachableSaid = true;
-        const message = `cannot open ${this.url}: the bridge is not running there, or refuses this page (its origin must be allowed: touchgestured-web --allow-origin ${globalThis.location?.origin ?? "ORIGIN"})`;
+        const origin = globalThis.location?.origin ?? "ORIGIN";
+        const message = `cannot open ${this.url}: the bridge is not running there, is full, or refuses this page's origin (allow it with touchgestured-web --allow-origin ${origin}); the bridge's log says which`;
         this._emit(this, "error", { type: "error", code: "unreachable", message });
       }
-      if (this._closed || this._suspended || !this.reconnect) return;
-      setTimeout(() => this._open(), this._retryMs);
+      if (this._closed || !this.reconnect) return;
+      this._retryTimer = setTimeout(() => {
+        this._retryTimer = null;
+        this._open();
+      }, this._retryMs);
       this._retryMs = Math.min(this._retryMs * 2, LAST_RETRY_MS);
     };
+  }
+
+  /** The connection is gone: requests waiting fail, the daemon holds nothing of this page. */
+  _lost() {
+    for (const p of this._pending.values()) p.reject(new Error("touchgestured: connection closed"));
+    this._pending.clear();
+    this._sentRegions = null;
+    this._setStatus(false, false);
   }
 
   /**
@@ -221,17 +236,26 @@ export class TouchGestured extends EventTarget {
    * into the cache, opened again when it is shown from it.
    */
   _watchPage() {
-    globalThis.addEventListener?.("pagehide", (e) => {
+    const hide = (e) => {
       if (!e.persisted || this._closed) return;
+      // Let go at once (the close event may come only once the page is shown again): no retry
+      // pending, no request waiting, nothing registered.
       this._suspended = true;
-      this._ws?.close(1000);
-    });
-    globalThis.addEventListener?.("pageshow", (e) => {
+      clearTimeout(this._retryTimer);
+      this._retryTimer = null;
+      const ws = this._ws;
+      this._ws = null;
+      this._lost();
+      ws?.close(1000);
+    };
+    const show = (e) => {
       if (!e.persisted || this._closed || !this._suspended) return;
       this._suspended = false;
       this._retryMs = FIRST_RETRY_MS;
       this._open();
-    });
+    };
+    this._pageListeners = [["pagehide", hide], ["pageshow", show]];
+    for (const [type, fn] of this._pageListeners) globalThis.addEventListener?.(type, fn);
   }
 
   _setStatus(connected, daemon) {
@@ -297,6 +321,7 @@ export class TouchGestured extends EventTarget {
         // A reload removed this page's regions: none is registered, each is told, and they go
         // again with the next change (a layout change, a screen line, update()).
         this._sentRegions = null;
+        this._refused = true;
         for (const r of this.regions.values()) {
           r._setRegistered(false);
           this._emit(r, "error", line);
@@ -359,9 +384,12 @@ export class TouchGestured extends EventTarget {
     const sent = regions.length ? this.request("set_regions", { regions }) : this.request("clear_regions");
     sent.then(
       () => {
+        this._refused = false;
         for (const r of this.regions.values()) r._setRegistered(regions.some((s) => s.name === r.name));
       },
       (e) => {
+        // Refused (a name another client holds, off the screen, ...): update() tries again.
+        this._refused = true;
         for (const r of this.regions.values()) this._emit(r, "error", e.line ?? e);
         this._emit(this, "error", e.line ?? e);
       },
@@ -398,10 +426,12 @@ export class GestureRegion extends EventTarget {
     return listen(this, type, fn);
   }
 
-  /** Sends the page's regions again, changed or not (after a change the observers cannot see,
-   * such as a CSS transform, or to try again after an `error`). */
+  /** Sends the page's regions again: when they changed (after a change the observers cannot
+   * see, such as a CSS transform), or, changed or not, after the daemon refused or dropped them
+   * (an `error`), to try again. */
   update() {
-    this.client._resend();
+    if (this.client._refused) this.client._sentRegions = null;
+    this.client.layoutChanged();
   }
 
   /** Unregisters the region. */
