@@ -46,6 +46,15 @@ import TestSupport
         #expect(c.geometry.rotation == 180 && c.geometry.palmSize == 40)
     }
 
+    /// A main file emptied by accident reloads as the built-in configuration: said, unless a
+    /// drop-in holds the settings (an admin's way), and not for a file with any setting.
+    @Test func anEmptyFile_withoutDropIns_isAWarning() throws {
+        let empty = try load("# all comments\n\n", [])
+        #expect(empty.notices.first?.hasSuffix("kiosk.toml:1: no setting in the file or its drop-ins: the built-in configuration applies (a 1920 × 1080 screen, one full-screen region with the standard gestures)") == true, "\(empty.notices)")
+        #expect(try load("", [("a.toml", "[screen]\nwidth = 800\n")]).notices.isEmpty)
+        #expect(try load("[screen]\nwidth = 800\n", []).notices.isEmpty)
+    }
+
     @Test func dropIns_areReadInNameOrder_theLastWinning() throws {
         let c = try load(main, [("20-b.toml", "[device]\nrotation = 90\n"), ("10-a.toml", "[device]\nrotation = 270\n")])
         #expect(c.geometry.rotation == 90)
