@@ -148,15 +148,7 @@ struct Loader {
         if let d = try top.subtable("daemon") { daemon = try readDaemon(d) }
 
         var geometry = GeometryConfiguration()
-        if let screen = try top.subtable("screen") {
-            try screen.checkKeys(["width", "height"])
-            for key in ["width", "height"] {
-                guard let v = try screen.number(key, atLeast: 1, atMost: 65536) else { continue }
-                // The screen's pixels, as the daemon reports them (`hello`): whole ones.
-                guard v == v.rounded() else { throw screen.fail(key, "'\(key)' is a whole number of pixels, found \(v)") }
-                if key == "width" { geometry.screenWidth = v } else { geometry.screenHeight = v }
-            }
-        }
+        try readScreen(top, into: &geometry)
         if let device = try top.subtable("device") {
             try device.checkKeys(["rotation", "calibration", "width_mm", "height_mm", "output", "palm_size", "mode", "cancel", "filters"])
             try readGeometry(device, into: &geometry, panelsFollow: try panelsHaveFilters(top))
@@ -201,19 +193,7 @@ struct Loader {
         c.daemon = daemon
         c.panels = panels
         c.pointerRegions = pointerRegions
-        if let idle = try top.subtable("idle") {
-            try idle.checkKeys(["after", "display", "sysfs"])
-            // Half a second at least, longer than a tap: a shorter one would take nearly every
-            // touch for a wake (and one under a nanosecond would round to "never").
-            c.idleAfter = try idle.number("after", in: 0.5...604_800, unit: "s", offAtZero: true) ?? 0
-            c.displayWakes = try idle.bool("display") ?? c.displayWakes
-            if let root = try idle.string("sysfs") {
-                guard root.hasPrefix("/"), root.utf8.count <= 4096, !root.utf8.contains(0) else {
-                    throw idle.fail("sysfs", "'sysfs' must be an absolute path (the folder holding class/drm and class/backlight)")
-                }
-                c.sysfsRoot = root
-            }
-        }
+        try readIdle(top, into: &c)
         let actionScopes = try top.subtables("action", label: "[[action]]")
         if actionScopes.count > ConfigLimits.actions {
             throw actionScopes[ConfigLimits.actions].fail(nil, "more than \(ConfigLimits.actions) actions in the configuration (the file and its drop-ins together)")
