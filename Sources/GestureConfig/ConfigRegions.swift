@@ -86,7 +86,9 @@ extension Loader {
         let standard = try r.bool("standard_gestures") == true
         let given = (standard ? ["standard_gestures"] : []) + ["gesture", "drag", "emulate", "pointer", "max_contacts"].filter { r.table[$0] != nil }
         if spec.exclude, let other = given.first {
-            throw r.fail(other, "region '\(name)' is excluded from gestures (exclude = true): '\(other)' does not apply")
+            // (A client's `gestures` is read as the file's `gesture`: named as either may have written it.)
+            let what = other == "gesture" ? "it takes no gestures" : "'\(other)' does not apply"
+            throw r.fail(other, "region '\(name)' is excluded from gestures (exclude = true): \(what)")
         }
         return spec
     }

@@ -14,7 +14,8 @@ public enum GateDecision: Equatable, Sendable {
 public struct RequestGate: Sendable {
     /// Ops a page may send: what a web app needs. `stats` (the daemon's counters, other clients'
     /// numbers) stays with local tools.
-    public static let pageOps: Set<String> = ["ping", "subscribe", "set_regions", "clear_regions", "list_devices", "get_config", "calibrate"]
+    public static let pageOpList = ["ping", "subscribe", "set_regions", "clear_regions", "list_devices", "get_config", "calibrate"]
+    public static let pageOps = Set(pageOpList)
     static let regionOps: Set<String> = ["set_regions", "clear_regions"]
 
     public var readOnly: Bool
@@ -36,7 +37,12 @@ public struct RequestGate: Sendable {
         }
         switch Request.parse(message[...]) {
         case .failure(let failure):
-            return .answer(Self.errorLine(failure.id, failure.code, failure.message))
+            // An op no one knows: the ops a page may send, not the daemon's whole list.
+            var message = failure.message
+            if failure.code == .unknownOp, let cut = message.firstRange(of: " (") {
+                message = message[..<cut.lowerBound] + " (a web page's: \(Self.pageOpList.joined(separator: ", ")))"
+            }
+            return .answer(Self.errorLine(failure.id, failure.code, message))
         case .success(let (id, request)):
             if !Self.pageOps.contains(request.op) {
                 return .answer(Self.errorLine(id, .forbidden, "op '\(request.op)' is not served to web pages"))

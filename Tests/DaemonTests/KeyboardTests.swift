@@ -151,6 +151,8 @@ import TestSupport
         #expect(big?["code"] == .string("invalid_regions"), "over half the screen: \(String(describing: big))")
         let withGestures = c.call(#"{"op":"set_regions","id":2,"regions":[{"name":"k","rect":[0,780,1920,300],"exclude":true,"gestures":[{"kind":"tap"}]}]}"#)
         #expect(withGestures?["code"] == .string("invalid_regions"))
+        // Said as the client wrote it (`gestures`, not the file's `gesture`).
+        #expect(withGestures?["message"]?.string?.contains("it takes no gestures") == true, "\(String(describing: withGestures))")
         let ok = c.call(#"{"op":"set_regions","id":3,"regions":[{"name":"k","rect":[0,780,1920,300],"exclude":true}]}"#)
         #expect(ok?["type"] == .string("reply"))
         // A second client's area counts with the first's against the bound.
