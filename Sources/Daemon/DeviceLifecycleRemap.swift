@@ -17,7 +17,10 @@ extension DeviceLifecycle {
         let now = monotonicNanoseconds()
         for k in state.devices.all.indices {
             let source = state.devices.all[k].source
-            state.devices.setRemapDue(k, by: source.monotonic(of: Timestamp(nanoseconds: source.engineTime(atMonotonic: now).nanoseconds &+ Self.remapWaitNs)))
+            let by = source.monotonic(of: Timestamp(nanoseconds: source.engineTime(atMonotonic: now).nanoseconds &+ Self.remapWaitNs))
+            // Counted from the first reload still waiting (reloads every few seconds must not
+            // hold it back for good).
+            state.devices.setRemapDue(k, by: min(state.devices.all[k].remapBy ?? by, by))
             remapIfIdle(k, &state)
             if state.devices.all[k].remapDue {
                 log.info("device \(state.devices.all[k].id): the new geometry or filters apply once the gesture under way there ends (in \(Self.remapWaitNs / 1_000_000_000) s at the latest)")

@@ -46,6 +46,7 @@ extension ConfigLoader {
     ) throws(ConfigError) -> Configuration {
         var read = FilesRead(replacing: replacing)
         let root = try read.tree(path)
+        let emptyFile = root.keys.isEmpty
         var files = [path]
         if let calibrations, replacing?.path == calibrations || (try? Posix.status(calibrations, followingLinks: false).get()) != nil {
             // The daemon's own file: a link there is someone's way to have another file read.
@@ -73,7 +74,8 @@ extension ConfigLoader {
         c.notices = dropIns.skipped + loader.regionNotices + c.engine.shadows.map { loader.located($0.region, $0.gesture, $0.warning) }
         // A file emptied by accident (a failed copy, an editor's crash) reloads as the built-in
         // configuration: said, where no drop-in holds the settings instead.
-        if root.keys.isEmpty {
+        // (A saved calibration is the daemon's, not a setting: it does not count.)
+        if emptyFile && dropIns.files.isEmpty {
             c.notices.insert("\(path):1: no setting in the file or its drop-ins: the built-in configuration applies (a 1920 × 1080 screen, one full-screen region with the standard gestures)", at: 0)
         }
         return c

@@ -9,6 +9,11 @@ extension Engine {
         sequences.continueNumbering(from: old.sequences)
     }
 
+    /// A new engine taking over while fingers are down (a reload that could wait no longer for
+    /// them): it passes over them until every one has lifted, as after lost events, rather than
+    /// take a finger long down for a new landing (a second long press, a tap at its lift).
+    public mutating func passOverContactsDown() { lost = true }
+
     func isLive(_ g: Int) -> Bool {
         guard arena.contains(g) else { return false }
         switch arena.decision(g) {

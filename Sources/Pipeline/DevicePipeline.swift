@@ -205,6 +205,8 @@ public struct DevicePipeline {
     /// still count.
     public mutating func continued(from old: borrowing DevicePipeline) {
         if decoder.isFiltered { includeTick() }
+        // Fingers still down (its gestures could not wait for them): passed over until they lift.
+        if !decoder.frame.contacts.isEmpty { engine.passOverContactsDown() }
         limits.continueFrom(old.limits, decoder.frame.contacts, engine.configuration)
     }
 

@@ -29,7 +29,8 @@ struct HTTPResponder: Sendable {
         try await channel.executeThenClose { inbound, outbound in
             var head = first?.head
             var declined = first?.declined
-            if let d = declined, let line = refusals.note("refused a page's WebSocket (HTTP \(d.status.code)): \(d.why)", key: d.why) {
+            // (A peer the gate refused is logged where it was: `Bridge.bind`.)
+            if let d = declined, !peer.isRefused, let line = refusals.note("refused a page's WebSocket (HTTP \(d.status.code)): \(d.why)", key: d.why) {
                 log.notice("\(line)")
             }
             for try await part in inbound {

@@ -34,6 +34,8 @@ public struct PeerGate: Sendable {
         /// The uid of a page the bridge serves (a remote peer: none).
         var uid: UInt32? { if case .user(let u, _, _) = self { u.uid } else { nil } }
 
+        var isRefused: Bool { if case .refused = self { true } else { false } }
+
         /// The uid its connections count under, served or not (a remote peer, or one the kernel
         /// did not name: none, counted in the totals only).
         var countedAs: UInt32? {
@@ -87,6 +89,10 @@ final class RefusalLog: Sendable {
     func note(_ line: String, key: String = "") -> String? {
         let now = ContinuousClock.now
         return slots.withLock { slots in
+            // Full: the reasons quiet for an interval make room (a looping one stays apart).
+            if slots[key] == nil && slots.count >= Self.keys {
+                slots = slots.filter { $0.value.unsaid > 0 || $0.value.lastAt.map { now - $0 < Self.interval } ?? false }
+            }
             let k = slots[key] != nil || slots.count < Self.keys ? key : ""
             var s = slots[k] ?? Slot()
             defer { slots[k] = s }

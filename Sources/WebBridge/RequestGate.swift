@@ -39,7 +39,7 @@ public struct RequestGate: Sendable {
         case .failure(let failure):
             // An op no one knows: the ops a page may send, not the daemon's whole list.
             var message = failure.message
-            if failure.code == .unknownOp, let cut = message.firstRange(of: " (") {
+            if failure.code == .unknownOp, let cut = message.ranges(of: " (").last {
                 message = message[..<cut.lowerBound] + " (a web page's: \(Self.pageOpList.joined(separator: ", ")))"
             }
             return .answer(Self.errorLine(failure.id, failure.code, message))

@@ -16,6 +16,9 @@ struct KeyboardLink {
     private var connection: Connection?
     private var screen: (width: Double, height: Double)?
     private var shown = false
+    /// Hidden because a reload dropped its area: shown again if the reload's `screen` line
+    /// follows (the area moved with the screen; the old one lay off the new screen).
+    private var hiddenByReload = false
     private var retryAt: Int64 = 0
     private var retrySeconds = 1
     /// The daemon is out of reach (said once until it is back).
@@ -58,6 +61,7 @@ struct KeyboardLink {
     // MARK: - The keyboard
 
     private mutating func show() {
+        hiddenByReload = false
         guard !shown else { return }
         shown = true
         keyboard.show()
@@ -65,6 +69,7 @@ struct KeyboardLink {
     }
 
     private mutating func hide() {
+        hiddenByReload = false
         guard shown else { return }
         shown = false
         keyboard.hide()
@@ -142,8 +147,11 @@ struct KeyboardLink {
             if away { say("touchgesturectl keyboard: connected to \(socket)") }
             (away, retrySeconds) = (false, 1)  // the connection answers: the back-off starts again from 1 s
             takeScreen(v)
-        // A reload changed the screen: the keyboard's area follows it.
-        case "screen": takeScreen(v)
+        // A reload changed the screen: the keyboard's area follows it (shown again where the
+        // reload dropped it off the new screen; refused again, hidden again).
+        case "screen":
+            takeScreen(v)
+            if hiddenByReload { show() }
         case "error":
             let message = { if case .string(let m)? = v["message"] { String(m.prefix(1024)) } else { "error" } }()
             say("touchgesturectl keyboard: the daemon refused: \(SafeText.escaped(message))")
@@ -152,6 +160,7 @@ struct KeyboardLink {
             if refused && shown {
                 say("touchgesturectl keyboard: the keyboard is hidden (its area could not be excluded)")
                 hide()
+                hiddenByReload = v["code"] == .string("regions_dropped")
             }
         default: break
         }

@@ -104,8 +104,13 @@ import TestSupport
     }
 
     /// A reload that changes the screen moves the shown keyboard's area with it (it stayed
-    /// where the old screen's bottom edge was: the new one's keys were gestures).
-    @Test func aReloadedScreen_movesTheKeyboardsArea() throws {
+    /// where the old screen's bottom edge was: the new one's keys were gestures), also where the
+    /// old area lies off the new screen (the reload dropped it, and the keyboard was hidden).
+    @Test(arguments: [
+        ("width = 1280\nheight = 800", [0.0, 500, 1280, 300], "start\nshow\n"),
+        ("width = 1920\nheight = 720", [0.0, 420, 1920, 300], "start\nshow\nhide\nshow\n"),
+    ])
+    func aReloadedScreen_movesTheKeyboardsArea(screen: String, moved: [Double], signals: String) throws {
         let dir = scratch()
         let log = dir + "/keyboard.txt"
         let example = try String(contentsOfFile: Self.example, encoding: .utf8)
@@ -125,11 +130,13 @@ import TestSupport
             return nil
         }
         #expect(eventually(within: 10) { area(1) == [0, 780, 1920, 300] }, "\(String(describing: area(1)))")
-        let smaller = example.replacingOccurrences(of: "width = 1920\nheight = 1080", with: "width = 1280\nheight = 800")
+        let smaller = example.replacingOccurrences(of: "width = 1920\nheight = 1080", with: screen)
         #expect(smaller != example)
         try smaller.write(toFile: d.configPath, atomically: true, encoding: .utf8)
         #expect(c.call(#"{"op":"reload","id":2}"#)?["type"] == .string("reply"))
-        #expect(eventually(within: 10) { area(3) == [0, 500, 1280, 300] }, "\(String(describing: area(3)))")
+        #expect(eventually(within: 10) { area(3) == moved }, "\(String(describing: area(3)))")
+        // (The stand-in keyboard takes a signal between its sleeps: up to 50 ms later.)
+        #expect(eventually(within: 5) { said() == signals }, "\(said())")
         helper.terminate()
         helper.waitUntilExit()
         #expect(d.stop() == 0)

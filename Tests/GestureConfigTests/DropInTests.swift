@@ -53,6 +53,12 @@ import TestSupport
         #expect(empty.notices.first?.hasSuffix("kiosk.toml:1: no setting in the file or its drop-ins: the built-in configuration applies (a 1920 × 1080 screen, one full-screen region with the standard gestures)") == true, "\(empty.notices)")
         #expect(try load("", [("a.toml", "[screen]\nwidth = 800\n")]).notices.isEmpty)
         #expect(try load("[screen]\nwidth = 800\n", []).notices.isEmpty)
+        // A saved calibration is the daemon's, not the admin's setting: still said.
+        let dir = Scratch.directory("empty-calibrated")
+        try "".write(toFile: dir + "/kiosk.toml", atomically: true, encoding: .utf8)
+        try "[[panel]]\nmatch = \"222a:0001\"\ncalibration = [1, 0, 0, 0, 1, 0]\n".write(toFile: dir + "/calibration.toml", atomically: true, encoding: .utf8)
+        let calibrated = try ConfigLoader.load(path: dir + "/kiosk.toml", calibrations: dir + "/calibration.toml")
+        #expect(calibrated.notices.first?.contains("no setting in the file or its drop-ins") == true, "\(calibrated.notices)")
     }
 
     @Test func dropIns_areReadInNameOrder_theLastWinning() throws {

@@ -120,6 +120,7 @@ import Testing
         #expect(log.note("b", key: "origin b") == "b")
         for k in 0..<40 { _ = log.note("x", key: "origin \(k)") }
         #expect(log.note("a", key: "origin a") == nil, "still within its 10 s")
+        #expect(log.note("y", key: "origin 39") == nil, "past 16 reasons within 10 s, the rest share a line")
     }
 
     /// The handshake takes the slot: a page let in holds it before its session starts, so the

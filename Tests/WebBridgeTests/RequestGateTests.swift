@@ -36,6 +36,7 @@ import Testing
         #expect(
             answer(#"{"op":"reboot","id":"x"}"#)
                 == #"{"type":"error","id":"x","ok":false,"code":"unknown_op","message":"unknown op 'reboot' (a web page's: ping, subscribe, set_regions, clear_regions, list_devices, get_config, calibrate)"}"# + "\n")
+        #expect(answer(#"{"op":"re (boot"}"#)?.contains("unknown op 're (boot' (a web page's: ping,") == true, "\(answer(#"{"op":"re (boot"}"#) ?? "")")
     }
 
     @Test func malformedMessages_getTheDaemonsErrorCodes() {

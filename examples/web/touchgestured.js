@@ -118,6 +118,7 @@ export class TouchGestured extends EventTarget {
     this._scheduled = false;
     this._closed = false;
     this._suspended = false;
+    this._windowListeners = [];
     this._retryTimer = null;
     this._refused = false;
     this._unreachableSaid = false;
@@ -187,7 +188,7 @@ export class TouchGestured extends EventTarget {
     this._closed = true;
     this._resize?.disconnect();
     clearTimeout(this._retryTimer);
-    for (const [type, fn] of this._pageListeners ?? []) globalThis.removeEventListener?.(type, fn);
+    for (const [type, fn, options] of this._windowListeners) globalThis.removeEventListener?.(type, fn, options);
     this._ws?.close(1000);
   }
 
@@ -196,12 +197,15 @@ export class TouchGestured extends EventTarget {
     this._ws = ws;
     let opened = false;
     ws.onopen = () => {
+      if (this._ws !== ws) return;  // (the same for its lines: a socket let go of says nothing more)
       opened = true;
       this._unreachableSaid = false;
       this._retryMs = FIRST_RETRY_MS;
       this._setStatus(true, this.daemon);
     };
-    ws.onmessage = (m) => this._receive(m.data);
+    ws.onmessage = (m) => {
+      if (this._ws === ws) this._receive(m.data);
+    };
     ws.onclose = () => {
       if (this._ws !== ws) return;  // a socket let go of (the page was hidden into the cache)
       this._ws = null;
@@ -245,6 +249,8 @@ export class TouchGestured extends EventTarget {
       this._retryTimer = null;
       const ws = this._ws;
       this._ws = null;
+      // Connected again when shown: as it was (with `reconnect` off, only if it was open).
+      this._resume = ws !== null || this.reconnect;
       this._lost();
       ws?.close(1000);
     };
@@ -252,10 +258,16 @@ export class TouchGestured extends EventTarget {
       if (!e.persisted || this._closed || !this._suspended) return;
       this._suspended = false;
       this._retryMs = FIRST_RETRY_MS;
-      this._open();
+      if (this._resume) this._open();
     };
-    this._pageListeners = [["pagehide", hide], ["pageshow", show]];
-    for (const [type, fn] of this._pageListeners) globalThis.addEventListener?.(type, fn);
+    this._listen("pagehide", hide);
+    this._listen("pageshow", show);
+  }
+
+  /** A window event listener, removed by close(). */
+  _listen(type, fn, options) {
+    this._windowListeners.push([type, fn, options]);
+    globalThis.addEventListener?.(type, fn, options);
   }
 
   _setStatus(connected, daemon) {
@@ -402,8 +414,8 @@ export class TouchGestured extends EventTarget {
       this._resize = new ResizeObserver(changed);
       if (globalThis.document) this._resize.observe(document.documentElement);
     }
-    globalThis.addEventListener?.("resize", changed);
-    globalThis.addEventListener?.("scroll", changed, { capture: true, passive: true });
+    this._listen("resize", changed);
+    this._listen("scroll", changed, { capture: true, passive: true });
   }
 }
 
