@@ -125,7 +125,7 @@ public final class Daemon: EventLoopOwner {
     }
 
     static func loadConfiguration(_ path: String?, calibrations: String?) throws -> Configuration {
-        guard let path else { return .standard }
+        guard let path else { return try calibrations.map { try ConfigLoader.builtIn(calibrations: $0) } ?? .standard }
         return try ConfigLoader.load(path: path, calibrations: calibrations)
     }
 
@@ -139,8 +139,8 @@ public final class Daemon: EventLoopOwner {
             for n in c.notices { log.warning("\(n)") }
             return c
         } catch {
-            guard let path = options.configPath, let saved = options.calibrationFile, case .success = Posix.status(saved, followingLinks: false),
-                let without = try? ConfigLoader.load(path: path)
+            guard let saved = options.calibrationFile, case .success = Posix.status(saved, followingLinks: false),
+                let without = options.configPath.map({ try? ConfigLoader.load(path: $0) }) ?? .standard
             else { throw error }
             log.error("the saved calibrations are not applied: \(error); started without them (fix or remove \(saved): a save or a reload reads it again)")
             return without
@@ -284,14 +284,14 @@ public final class Daemon: EventLoopOwner {
     }
 
     func reload(_ state: inout FrameState) {
-        guard let path = options.configPath else {
+        guard let path = options.configPath ?? options.calibrationFile else {  // (the built-in and the saved calibrations)
             log.notice("SIGHUP: no --config file to reload; the built-in configuration stays")
             return
         }
         systemd.notify("RELOADING=1")
         defer { systemd.notify("READY=1\nSTATUS=\(status(state))") }
         do {
-            let next = try Self.loadConfiguration(path, calibrations: options.calibrationFile)
+            let next = try Self.loadConfiguration(options.configPath, calibrations: options.calibrationFile)
             for n in next.notices { log.warning("\(n)") }
             let kept = try apply(next, &state)
             lastReloadError = nil

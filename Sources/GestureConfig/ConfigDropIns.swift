@@ -81,6 +81,19 @@ extension ConfigLoader {
         return c
     }
 
+    /// The built-in configuration with the daemon's saved calibrations (`calibrations`, when it
+    /// exists): a daemon run without a file of the admin's.
+    public static func builtIn(calibrations: String) throws(ConfigError) -> Configuration {
+        guard (try? Posix.status(calibrations, followingLinks: false).get()) != nil else { return .standard }
+        var read = FilesRead(replacing: nil)
+        let root = try read.tree(calibrations, followingLinks: false)
+        if let why = CalibrationFile.notOnlyCalibrations(root) { throw ConfigError(file: calibrations, line: 1, reason: why) }
+        var loader = Loader(file: calibrations)
+        var c = try loader.load(root)
+        (c.files, c.source) = ([calibrations], "built-in")
+        return c
+    }
+
     /// `[strokes] include`: template files (`[[stroke]]` tables only, checked on their own first),
     /// merged in as drop-ins are; a relative path is from the folder of the file that names it.
     static func includeStrokes(_ root: TOMLTable, _ read: inout FilesRead, files: inout [String]) throws(ConfigError) {

@@ -103,7 +103,7 @@ struct Monitor: ParsableCommand {
                 out.removeAll(keepingCapacity: true)
             }
             guard let v = try? parseJSON(Array(line.utf8)), case .string(let type)? = v["type"] else {
-                print(SafeText.escaped(line))
+                printLine(SafeText.escaped(line))
                 continue
             }
             if type == "reply", v["id"] == .number(1) { continue }
@@ -187,7 +187,7 @@ struct Ping: ParsableCommand {
         let start = Posix.monotonicNanoseconds()
         _ = try c.call(#"{"op":"ping","id":1}"#, id: 1)
         let us = Double(Posix.monotonicNanoseconds() - start) / 1000
-        print("pong from \(connection.path) in \(Int(us.rounded())) µs")
+        printLine("pong from \(connection.path) in \(Int(us.rounded())) µs")
     }
 }
 
@@ -197,7 +197,7 @@ struct Stats: ParsableCommand {
 
     func run() throws {
         let c = try connection.oneShot()
-        print(SafeText.jsonEscaped(jsonText(try c.call(#"{"op":"stats","id":1}"#, id: 1))))
+        printLine(SafeText.jsonEscaped(jsonText(try c.call(#"{"op":"stats","id":1}"#, id: 1))))
     }
 }
 
@@ -222,7 +222,7 @@ struct Devices: ParsableCommand {
         let c = try connection.oneShot()
         let reply = try c.call(#"{"op":"list_devices","id":1}"#, id: 1)
         guard case .array(let devices)? = reply["devices"] else { return }
-        if devices.isEmpty { print("no touch devices") }
+        if devices.isEmpty { printLine("no touch devices") }
         for d in devices {
             func s(_ k: String) -> String {
                 switch d[k] {
@@ -231,7 +231,7 @@ struct Devices: ParsableCommand {
                 default: return "?"
                 }
             }
-            print("\(s("id"))  \(s("node"))  \(s("name"))  \(s("vendor")):\(s("product"))  \(s("kind")), \(s("slots")) slot(s)")
+            printLine("\(s("id"))  \(s("node"))  \(s("name"))  \(s("vendor")):\(s("product"))  \(s("kind")), \(s("slots")) slot(s)")
         }
     }
 }
@@ -273,7 +273,7 @@ struct Regions: ParsableCommand {
             let reply = try c.call(jsonText(request), id: 1)
             var names: [String] = []
             if case .array(let r)? = reply["regions"] { names = r.compactMap { if case .string(let s) = $0 { s } else { nil } } }
-            print("regions set: \(SafeText.escaped(names.joined(separator: ", "), limit: 4096)); they stay while this runs (Ctrl-C removes them)")
+            printLine("regions set: \(SafeText.escaped(names.joined(separator: ", "), limit: 4096)); they stay while this runs (Ctrl-C removes them)")
             if let seconds {
                 Posix.sleep(seconds: seconds)
                 return
@@ -291,7 +291,7 @@ struct Regions: ParsableCommand {
         func run() throws {
             let c = try connection.oneShot()
             _ = try c.call(#"{"op":"clear_regions","id":1}"#, id: 1)
-            print("ok")
+            printLine("ok")
         }
     }
 }

@@ -40,15 +40,15 @@ func daemonConfiguration(_ path: String, state: String? = nil) throws -> (config
 /// `devices --local`: what touchgestured would take on this machine, and why, and each taken
 /// panel's size as the daemon would use it under `config` (`Configuration.geometry(of:)`).
 func listLocalDevices(config: Configuration, read: String) throws {
-    print("configuration: \(read)")
+    printLine("configuration: \(read)")
     let nodes = Discovery.nodes()
-    if nodes.isEmpty { print("no input devices in /dev/input") }
+    if nodes.isEmpty { printLine("no input devices in /dev/input") }
     for node in nodes {
         let device: EvdevDevice
         do {
             device = try EvdevDevice(path: node.path)
         } catch {
-            print("\(node.path)  cannot open: \(error)")
+            printLine("\(node.path)  cannot open: \(error)")
             continue
         }
         let d = device.description
@@ -56,12 +56,12 @@ func listLocalDevices(config: Configuration, read: String) throws {
         let ids = d.vendorProduct
         switch verdict {
         case .skipped(let why):
-            print("\(node.path)  \(d.name)  \(ids)  skipped: \(why)")
+            printLine("\(node.path)  \(d.name)  \(ids)  skipped: \(why)")
         case .taken(let why):
-            print("\(node.path)  \(d.name)  \(ids)  taken: \(why)")
+            printLine("\(node.path)  \(d.name)  \(ids)  taken: \(why)")
             if let axes = d.positionAxes {
-                print("    \(d.touchKind?.rawValue ?? "?"), \(d.slotCount) slot(s); x \(axes.x.minimum)...\(axes.x.maximum) res \(axes.x.resolution), y \(axes.y.minimum)...\(axes.y.maximum) res \(axes.y.resolution)")
-                print("    " + panelGeometryLine(node, d, axes, config))
+                printLine("    \(d.touchKind?.rawValue ?? "?"), \(d.slotCount) slot(s); x \(axes.x.minimum)...\(axes.x.maximum) res \(axes.x.resolution), y \(axes.y.minimum)...\(axes.y.maximum) res \(axes.y.resolution)")
+                printLine("    " + panelGeometryLine(node, d, axes, config))
             }
         }
     }

@@ -18,3 +18,7 @@ func writeOutput(_ fd: Int32, _ bytes: [UInt8]) {
 }
 
 func writeOutput(_ fd: Int32, _ bytes: ArraySlice<UInt8>) { writeOutput(fd, Array(bytes)) }
+
+/// A line to standard output, as `writeOutput` writes it (a failed write ends the command: 1,
+/// or 141 for a reader gone; `print` would have lost it and exited 0).
+func printLine(_ line: String) { writeOutput(1, Array((line + "\n").utf8)) }

@@ -241,3 +241,27 @@ extension CalibrateRequestTests {
         _ = d.stop()
     }
 }
+
+extension CalibrateRequestTests {
+    /// A daemon run without a file of the admin's read no saved calibration (a `calibrate`
+    /// request's save then applied nowhere); a damaged one did not stop it either.
+    @Test func withoutAConfigFile_theSavedCalibrationsStillApply() throws {
+        let tap = Root.fixtures + "/tap.events"
+        func tapX(_ calibration: String?) throws -> Double? {
+            let dir = scratch()  // (a daemon under test takes its folder with it)
+            try FileManager.default.createDirectory(atPath: dir + "/state", withIntermediateDirectories: true)
+            if let calibration { try calibration.write(toFile: dir + "/state/calibration.toml", atomically: true, encoding: .utf8) }
+            let d = try DaemonUnderTest(["--replay", tap, "--wait-for-clients", "1", "--exit-after-replay", "--state-dir", dir + "/state"], dir: dir)
+            let c = try TestClient(d.socket)
+            var x: Double?
+            while x == nil, let v = c.json(seconds: 5) { if v["gesture"] == .string("tap") { x = v["x"]?.number } }
+            _ = d.stop()
+            return x
+        }
+        let plain = try #require(try tapX(nil))
+        let shifted = try #require(try tapX("[[panel]]\nmatch = \"*\"\ncalibration = [1, 0, 0.1, 0, 1, 0]\n"))
+        #expect(abs(shifted - plain - 192) < 1, "\(plain) → \(shifted)")
+        #expect(try tapX("[[action]]\nname = 'x'\n") == plain, "a damaged state file is left out; the daemon starts")
+    }
+}
+

@@ -19,6 +19,9 @@ import TestSupport
         #expect(full.status == 1 && full.err.contains("cannot write the output"), "\(full.status) \(full.err)")
         let closed = try Command.run("/bin/sh", ["-c", "\(replay) 1>&- ; echo $?"])
         #expect(closed.out.trimmingCharacters(in: .whitespacesAndNewlines) == "1", "stdout closed: \(closed.out) \(closed.err)")
+        // The commands that printed (devices, ping, stats, regions) did not look either.
+        let local = try Command.run("/bin/sh", ["-c", "\(Paths.binary) devices --local > /dev/full"])
+        #expect(local.status == 1 && local.err.contains("cannot write the output"), "\(local.status) \(local.err)")
     }
 
     /// `--trace-hops` onto the replay's own recording or config replaced it with the trace.
