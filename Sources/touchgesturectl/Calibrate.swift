@@ -87,7 +87,8 @@ struct Calibrate: ParsableCommand {
             say("  \(i + 1)/\(targets.count): the \(name) \(inset == 0 ? "corner" : "target") (\(Int(t.x.rounded())), \(Int(t.y.rounded())))")
             let deadline = Posix.monotonicNanoseconds() + Int64(timeout * 1e9)
             guard let p = try panel.touches.next(deadline: deadline, onSkip: { say("    \($0)") }) else {
-                throw fail("no touch within \(Int(timeout)) s (is the panel grabbed by a running daemon? then calibrate without --node)")
+                let hint = node != nil ? " (is the panel grabbed by a running daemon? then calibrate without --node)" : ""
+                throw fail("no touch within \(Int(timeout)) s\(hint)")
             }
             points.append(CalibrationFit.Point(u: p.u, v: p.v, target: t))
         }

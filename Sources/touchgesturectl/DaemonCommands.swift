@@ -66,6 +66,14 @@ struct Monitor: ParsableCommand {
     @Option(help: "Hold continuous updates (changed, touch lines) at most this many ms (0-100; default: the daemon's coalesce_ms, 8); 0 gets every frame as it happens.")
     var coalesceMs: Int?
 
+    func validate() throws {
+        if let n = count, n < 1 { throw ValidationError("--count is 1 or more (without it, lines are printed until it is stopped)") }
+        if let ms = coalesceMs, !(0...100).contains(ms) { throw ValidationError("--coalesce-ms is 0 to 100 ms") }
+        for id in (devices ?? "").split(separator: ",") where UInt32(String(id).trimmingCharacters(in: " ")) == nil {
+            throw ValidationError("--devices takes device ids (touchgesturectl devices lists them), found '\(SafeText.escaped(String(id)))'")
+        }
+    }
+
     func run() throws {
         let c = try Connection(connection.path)
         var request: [(String, JSONValue)] = [("op", .string("subscribe")), ("id", .number(1))]
@@ -248,8 +256,12 @@ struct Regions: ParsableCommand {
         @OptionGroup var connection: SocketOption
         @Argument(help: "A TOML file with [[region]] entries, as in the config file.")
         var file: String
-        @Option(help: "Exit (and so remove the regions) after this many seconds.")
+        @Option(help: "Exit (and so remove the regions) after this many seconds (0.1-86400).")
         var seconds: Double?
+
+        func validate() throws {
+            if let s = seconds, !(0.1...86_400).contains(s) { throw ValidationError("--seconds is 0.1 to 86400") }
+        }
 
         func run() throws {
             let text: String

@@ -33,7 +33,7 @@ struct Doctor: ParsableCommand {
     @Flag(help: "Print the findings as one JSON object (report_rate_hz, noise_mm, ... and the settings).") var json = false
 
     func validate() throws {
-        guard (10...600).contains(duration) else { throw ValidationError("--duration must be 10-600 s") }
+        guard recording != nil || (10...600).contains(duration) else { throw ValidationError("--duration must be 10-600 s") }
         for (name, v) in [("--width-mm", widthMM), ("--height-mm", heightMM)] {
             if let v, !(10...4000).contains(v) { throw ValidationError("\(name) must be 10-4000 mm (as [device] width_mm and height_mm)") }
         }

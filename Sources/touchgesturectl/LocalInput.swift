@@ -93,11 +93,15 @@ struct Record: ParsableCommand {
     @Option(name: .shortAndLong, help: "Output file (default: standard output).")
     var output: String?
 
-    @Option(help: "Stop after this many seconds (default: at Ctrl-C).")
+    @Option(help: "Stop after this many seconds, 0.1 to 86400 (default: at Ctrl-C).")
     var duration: Double?
 
     @Flag(help: "Write the kernel's timestamps as they are (CLOCK_MONOTONIC) instead of from 0 (latency measurements).")
     var absoluteTimes = false
+
+    func validate() throws {
+        if let d = duration, !(0.1...86_400).contains(d) { throw ValidationError("--duration is 0.1 to 86400 s") }
+    }
 
     func run() throws {
         let device: EvdevDevice
@@ -148,10 +152,10 @@ struct Play: ParsableCommand {
     @Option(help: "Device description (evemu .desc) for a recording that carries only events.")
     var device: String?
 
-    @Option(help: "Speed factor (2 = twice as fast).")
+    @Option(help: "Speed factor, 0.001 to 1000 (2 = twice as fast).")
     var speed: Double = 1
 
-    @Option(help: "Seconds to wait after creating the device before playing (readers open it).")
+    @Option(help: "Seconds to wait after creating the device before playing (readers open it; 0-3600).")
     var settle: Double = 0.5
 
     @Option(help: "Write the CLOCK_MONOTONIC time (s) taken just before each frame's SYN_REPORT write to this file, one a line.")
@@ -160,7 +164,7 @@ struct Play: ParsableCommand {
     @Option(help: "After --settle, wait until this file exists before playing (a script creates it once its readers are ready).")
     var waitFor: String?
 
-    @Option(help: "Seconds to keep the device after the last event, before it is removed.")
+    @Option(help: "Seconds to keep the device after the last event, before it is removed (0-86400).")
     var hold: Double = 0.1
 
     @Argument(help: "The evemu recording.")
@@ -169,6 +173,7 @@ struct Play: ParsableCommand {
     func validate() throws {
         guard uinput else { throw ValidationError("play needs --uinput") }
         guard speed >= 0.001 && speed <= 1000 else { throw ValidationError("--speed must be from 0.001 to 1000") }
+        guard (0...3600).contains(settle), (0...86_400).contains(hold) else { throw ValidationError("--settle is 0 to 3600 s, --hold 0 to 86400 s") }
     }
 
     func run() throws {

@@ -322,7 +322,7 @@ struct TraceCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "Output file (.svg or .png).")
     var output: String
 
-    @Flag(help: "Write a PNG (also chosen by an output name ending in .png).")
+    @Flag(help: "Write a PNG, whatever the output's name but OUT.svg (a name ending in .png chooses it too).")
     var png = false
 
     @Argument(help: "The evemu recording.")
@@ -332,8 +332,8 @@ struct TraceCommand: ParsableCommand {
         // The format is the name's: an SVG written to x.gif would be read as a broken GIF.
         let lower = output.lowercased()
         let wantsPNG = png || lower.hasSuffix(".png")
-        guard lower.hasSuffix(".svg") || lower.hasSuffix(".png") else {
-            throw fail("\(output): trace writes an SVG (OUT.svg) or a PNG (OUT.png); other formats are not made")
+        guard lower.hasSuffix(".svg") || lower.hasSuffix(".png") || png else {
+            throw fail("\(output): trace writes an SVG (OUT.svg) or a PNG (OUT.png, or any name with --png); other formats are not made")
         }
         if png && lower.hasSuffix(".svg") { throw fail("\(output): --png writes a PNG; name it OUT.png") }
         let configuration = try loadConfiguration(config)

@@ -81,6 +81,10 @@ struct TouchGestured: ParsableCommand {
         if exitAfterReplay && loopReplay { throw ValidationError("--loop plays the recording forever: it never ends for --exit-after-replay") }
         // No more clients than the daemon takes (`[daemon] max_clients` is 1024 at most).
         guard (0...1024).contains(waitForClients) else { throw ValidationError("--wait-for-clients must be from 0 to 1024") }
+        // A replay's options without a replay: a daemon on the real panels, not what was asked.
+        if replay == nil, let flag = [(loopReplay, "--loop"), (speed != 1, "--speed"), (waitForClients != 0, "--wait-for-clients")].first(where: \.0)?.1 {
+            throw ValidationError("\(flag) is for a --replay; give one")
+        }
         // The trace is written at exit, over what is there: never over an input of this run.
         if let traceHops, case .success(let out) = Posix.status(traceHops) {
             for input in [replay, device, config].compactMap({ $0 }) {

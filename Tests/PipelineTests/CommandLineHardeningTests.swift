@@ -72,11 +72,15 @@ import TestSupport
     @Test func traceToAnotherFormat_isRefused() throws {
         let dir = Self.scratch()
         let r = try cli.run(["trace", "-o", dir + "/x.gif", Paths.fixtures + "/tap.events"])
-        #expect(r.status == 1 && r.err.contains("trace writes an SVG (OUT.svg) or a PNG (OUT.png)"), "\(r.err)")
+        #expect(r.status == 1 && r.err.contains("trace writes an SVG (OUT.svg) or a PNG (OUT.png"), "\(r.err)")
         #expect(!FileManager.default.fileExists(atPath: dir + "/x.gif"))
         let png = try cli.run(["trace", "--png", "-o", dir + "/x.svg", Paths.fixtures + "/tap.events"])
         #expect(png.status == 1)
         #expect(try cli.run(["trace", "-o", dir + "/x.svg", Paths.fixtures + "/tap.events"]).status == 0)
+        // --png chooses the PNG whatever the name (it was refused unless the name said so too).
+        #expect(try cli.run(["trace", "--png", "-o", dir + "/picture", Paths.fixtures + "/tap.events"]).status == 0)
+        let bytes = try #require(FileManager.default.contents(atPath: dir + "/picture"))
+        #expect(bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]), "a PNG's signature")
     }
 
     /// check-config printed exec arguments raw: an ESC sequence or U+202E (which shows the rest

@@ -24,6 +24,26 @@ import TestSupport
         #expect(local.status == 1 && local.err.contains("cannot write the output"), "\(local.status) \(local.err)")
     }
 
+    /// Values no one could mean, taken until the command met the hardware (or ran as a live
+    /// daemon): refused as usage errors, naming the flag.
+    @Test(arguments: [
+        (["monitor", "--count", "0"], "--count"), (["monitor", "--count=-1"], "--count"), (["monitor", "--coalesce-ms", "101"], "--coalesce-ms"),
+        (["monitor", "--devices", "abc"], "--devices"), (["play", "--uinput", "--hold=-1", "x.events"], "--hold"),
+        (["play", "--uinput", "--settle", "nan", "x.events"], "--settle"), (["record", "--duration", "0", "/dev/input/event0"], "--duration"),
+        (["regions", "set", "--seconds", "0", "x.toml"], "--seconds"),
+    ])
+    func valuesNoOneCouldMean_areUsageErrors(args: [String], flag: String) throws {
+        let r = try cli.run(args)
+        #expect(r.status == 64 && r.err.contains(flag), "\(r.status) \(r.err)")
+    }
+
+    @Test func aReplaysFlagsWithoutAReplay_areRefused() throws {
+        for flag in [["--loop"], ["--speed", "2"], ["--wait-for-clients", "1"]] {
+            let r = try Command.run(Self.daemon, flag)
+            #expect(r.status == 64 && r.err.contains("is for a --replay"), "\(flag): \(r.err)")
+        }
+    }
+
     /// `--trace-hops` onto the replay's own recording or config replaced it with the trace.
     @Test func aHopTraceOntoAnInputOfTheRun_isRefused_andLeavesItWhole() throws {
         let dir = Scratch.directory("probe")
