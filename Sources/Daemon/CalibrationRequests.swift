@@ -28,8 +28,8 @@ extension Daemon {
         guard r.save else { return (fit, nil) }
         try checkMayChangeConfiguration(c, "saving a calibration")
         try takeChangeTurn(.notSaved)
-        guard let file = options.calibrationFile, options.configPath != nil else {
-            throw RequestError(.notSaved, "the daemon keeps no state (no state folder: StateDirectory= under systemd, or --state-dir; and a --config file to apply it with)")
+        guard let file = options.calibrationFile else {
+            throw RequestError(.notSaved, "the daemon keeps no state (no state folder: StateDirectory= under systemd, or --state-dir)")
         }
         let d = device.source.description
         let match = CalibrationFile.match(for: base, node: device.source.node, name: d.name, vendor: d.vendor, product: d.product)

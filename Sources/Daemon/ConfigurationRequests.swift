@@ -10,8 +10,8 @@ extension Daemon {
     /// for). The file reloaded, or why not.
     func reload(asking c: Client, _ state: inout FrameState) throws -> String {
         try checkMayChangeConfiguration(c, "reloading the configuration")
-        guard let path = options.configPath else {
-            throw RequestError(.reloadRefused, "the daemon runs its built-in configuration (no --config file): there is nothing to reload")
+        guard let path = options.configPath ?? options.calibrationFile else {
+            throw RequestError(.reloadRefused, "the daemon runs its built-in configuration (no --config file, no state folder): there is nothing to reload")
         }
         try takeChangeTurn(.reloadRefused)
         log.notice("\(c.label): asks for a reload")

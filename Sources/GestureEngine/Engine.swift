@@ -58,7 +58,7 @@ public struct Engine {
     var now = Timestamp.zero
     private var device: UInt32?
     /// Events were lost: frames are ignored until every contact lifts.
-    var lost = false
+    private var lost = false
     var nextID: UInt64 = 1
     /// Per gesture: the id of its current instance, its region, and its sequence's number.
     var instance: [UInt64]

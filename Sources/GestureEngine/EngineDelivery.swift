@@ -9,10 +9,12 @@ extension Engine {
         sequences.continueNumbering(from: old.sequences)
     }
 
-    /// A new engine taking over while fingers are down (a reload that could wait no longer for
-    /// them): it passes over them until every one has lifted, as after lost events, rather than
-    /// take a finger long down for a new landing (a second long press, a tap at its lift).
-    public mutating func passOverContactsDown() { lost = true }
+    /// A new engine taking over a panel (a reload's new geometry or filters): the contacts it
+    /// meets numbered below `id` (the decoder's next, then) were down before it, and are passed
+    /// over until they lift (in no region: no gesture sees them), rather than taken for new
+    /// landings (a finger held across a reload that could wait no longer: a second long press,
+    /// a tap at its lift). Other fingers' gestures go on beside them.
+    public mutating func passOver(below id: UInt32) { sequences.passOverBelow = id }
 
     func isLive(_ g: Int) -> Bool {
         guard arena.contains(g) else { return false }

@@ -205,8 +205,9 @@ public struct DevicePipeline {
     /// still count.
     public mutating func continued(from old: borrowing DevicePipeline) {
         if decoder.isFiltered { includeTick() }
-        // Fingers still down (its gestures could not wait for them): passed over until they lift.
-        if !decoder.frame.contacts.isEmpty { engine.passOverContactsDown() }
+        // Fingers still down (its gestures could not wait for them), or a lift still held: passed
+        // over until they lift.
+        engine.passOver(below: decoder.nextContact)
         limits.continueFrom(old.limits, decoder.frame.contacts, engine.configuration)
     }
 

@@ -89,9 +89,10 @@ final class RefusalLog: Sendable {
     func note(_ line: String, key: String = "") -> String? {
         let now = ContinuousClock.now
         return slots.withLock { slots in
-            // Full: the reasons quiet for an interval make room (a looping one stays apart).
+            // Full: the reasons not said within an interval make room (a looping one stays apart;
+            // what a freed one left unsaid is dropped with it).
             if slots[key] == nil && slots.count >= Self.keys {
-                slots = slots.filter { $0.value.unsaid > 0 || $0.value.lastAt.map { now - $0 < Self.interval } ?? false }
+                slots = slots.filter { $0.value.lastAt.map { now - $0 < Self.interval } ?? false }
             }
             let k = slots[key] != nil || slots.count < Self.keys ? key : ""
             var s = slots[k] ?? Slot()

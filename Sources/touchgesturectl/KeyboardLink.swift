@@ -101,7 +101,7 @@ struct KeyboardLink {
                 ?? (try? Connection(socket, quiet: true, sendTimeoutMs: timeout))
         else { return lost("cannot reach the daemon at \(socket)") }
         connection = c
-        screen = nil
+        (screen, hiddenByReload) = (nil, false)
         // No gesture lines, but the lines every gesture subscriber gets (keyboard, idle, wake).
         send(#"{"op":"subscribe","id":1,"gestures":[]}"#)
         send(#"{"op":"get_config","id":2}"#)
@@ -135,6 +135,10 @@ struct KeyboardLink {
 
     private mutating func take(_ line: String) {
         guard let v = try? parseJSON(Array(line.utf8)), case .string(let type)? = v["type"] else { return }
+        // A drop's `screen` line is the very next line of the same reload; after any other, the
+        // keyboard stays hidden until asked again.
+        let reshow = hiddenByReload
+        hiddenByReload = false
         switch type {
         case "keyboard":
             switch v["keyboard"] {
@@ -151,7 +155,7 @@ struct KeyboardLink {
         // reload dropped it off the new screen; refused again, hidden again).
         case "screen":
             takeScreen(v)
-            if hiddenByReload { show() }
+            if reshow { show() }
         case "error":
             let message = { if case .string(let m)? = v["message"] { String(m.prefix(1024)) } else { "error" } }()
             say("touchgesturectl keyboard: the daemon refused: \(SafeText.escaped(message))")
