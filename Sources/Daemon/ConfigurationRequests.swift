@@ -10,14 +10,14 @@ extension Daemon {
     /// for). The file reloaded, or why not.
     func reload(asking c: Client, _ state: inout FrameState) throws -> String {
         try checkMayChangeConfiguration(c, "reloading the configuration")
-        guard let path = options.configPath ?? options.calibrationFile else {
+        guard options.configPath != nil || options.calibrationFile != nil else {
             throw RequestError(.reloadRefused, "the daemon runs its built-in configuration (no --config file, no state folder): there is nothing to reload")
         }
         try takeChangeTurn(.reloadRefused)
         log.notice("\(c.label): asks for a reload")
         reload(&state)
         if let e = lastReloadError { throw RequestError(.reloadRefused, "the configuration was refused, the old one stays: \(e)") }
-        return path
+        return options.configPath ?? "built-in"
     }
 
     /// How often clients may change the configuration: a reload of the largest configuration

@@ -297,7 +297,7 @@ public final class Daemon: EventLoopOwner {
             lastReloadError = nil
             stats.reloads += 1
             let but = kept.map { "; but \($0)" } ?? ""
-            log.info("reloaded \(path): applies from the next touch sequence\(but)")
+            log.info("reloaded \(options.configPath ?? "the built-in configuration and the saved calibrations"): applies from the next touch sequence\(but)")
         } catch {
             stats.reloadFailures += 1
             lastReloadError = "\(error)"

@@ -9,12 +9,12 @@ extension Engine {
         sequences.continueNumbering(from: old.sequences)
     }
 
-    /// A new engine taking over a panel (a reload's new geometry or filters): the contacts it
-    /// meets numbered below `id` (the decoder's next, then) were down before it, and are passed
-    /// over until they lift (in no region: no gesture sees them), rather than taken for new
-    /// landings (a finger held across a reload that could wait no longer: a second long press,
-    /// a tap at its lift). Other fingers' gestures go on beside them.
-    public mutating func passOver(below id: UInt32) { sequences.passOverBelow = id }
+    /// A new engine taking over a panel (a reload's new geometry or filters): `ids`, the contacts
+    /// the gestures saw down before it, are passed over until they lift (in no region: no
+    /// gesture sees them), rather than taken for new landings (a finger held across a reload that
+    /// could wait no longer: a second long press, a tap at its lift). Other fingers' gestures,
+    /// and contacts the filters had not shown yet, go on as any.
+    public mutating func passOver(_ ids: [UInt32]) { sequences.passedOver = ids }
 
     func isLive(_ g: Int) -> Bool {
         guard arena.contains(g) else { return false }

@@ -186,9 +186,9 @@ struct SequenceTable {
     /// Matches the frame's contacts with those down before (new ones are hit-tested and given a
     /// serial), and marks the regions of the contacts down and of those that lifted. Returns the
     /// region every contact of the frame, down or lifted, was hit-tested to, when it is one.
-    /// Contacts numbered below this were down before this engine took over the panel: in no
-    /// region (`Engine.passOver`).
-    var passOverBelow: UInt32 = 0
+    /// Contacts down before this engine took over the panel: in no region (`Engine.passOver`;
+    /// asked at a landing only).
+    var passedOver: [UInt32] = []
 
     private mutating func classify(_ frame: TouchFrame) -> Int? {
         firstSerialOfFrame = nextSerial
@@ -262,7 +262,7 @@ struct SequenceTable {
         var index = 0
         for c in frame.contacts {
             if next[index].serial == 0 {
-                let leaf = c.id < passOverBelow ? -1 : Int32(configuration.hitTest(c.position) ?? -1)
+                let leaf = passedOver.contains(c.id) ? -1 : Int32(configuration.hitTest(c.position) ?? -1)
                 next[index] = Landed(id: c.id, leaf: leaf, serial: nextSerial, matched: false)
                 leafOf[index] = leaf
                 nextSerial += 1

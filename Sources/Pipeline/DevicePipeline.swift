@@ -206,8 +206,9 @@ public struct DevicePipeline {
     public mutating func continued(from old: borrowing DevicePipeline) {
         if decoder.isFiltered { includeTick() }
         // Fingers still down (its gestures could not wait for them), or a lift still held: passed
-        // over until they lift.
-        engine.passOver(below: decoder.nextContact)
+        // over until they lift, by the gestures and the pointer.
+        if !decoder.frame.contacts.isEmpty { engine.passOver(decoder.frame.contacts.map(\.id)) }
+        pointer.seenNextContact = decoder.nextContact
         limits.continueFrom(old.limits, decoder.frame.contacts, engine.configuration)
     }
 

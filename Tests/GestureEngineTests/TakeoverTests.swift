@@ -125,3 +125,26 @@ import Testing
         }
     }
 }
+
+/// A new engine taking over a panel with a finger down (a reload that could wait no longer for
+/// it, `Engine.passOver`): that finger is in no region until it lifts, and the others' gestures
+/// go on beside it (the whole panel was silenced until it lifted).
+@Suite struct PassOverTests {
+    @Test func aFingerDownBeforeTheTakeover_isPassedOver_andATapBesideItIsATap() {
+        var t = Timeline()
+        t.engine.passOver([1])
+        t.down(1, at: (400, 500))
+        t.wait(.milliseconds(900))  // long enough for a long press: none, it is passed over
+        t.down(2, at: (700, 500))
+        t.wait(.milliseconds(60))
+        t.up(2)
+        t.wait(.milliseconds(400))
+        t.up(1)
+        t.wait(.milliseconds(400))
+        #expect(t.log.filter { $0.hasPrefix("tap") } == ["tap recognized"] && !t.log.contains { $0.hasPrefix("long_press") }, "\(t.log)")
+        // A finger landing after it lifted, its id new, is a gesture's as any.
+        t.down(3, at: (400, 500))
+        t.wait(.milliseconds(900))
+        #expect(t.log.contains("long_press began"), "\(t.log)")
+    }
+}
