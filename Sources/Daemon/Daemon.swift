@@ -284,7 +284,7 @@ public final class Daemon: EventLoopOwner {
     }
 
     func reload(_ state: inout FrameState) {
-        guard let path = options.configPath ?? options.calibrationFile else {  // (the built-in and the saved calibrations)
+        guard options.configPath != nil || options.calibrationFile != nil else {  // (else the built-in and the saved calibrations)
             log.notice("SIGHUP: no --config file to reload; the built-in configuration stays")
             return
         }
