@@ -123,6 +123,11 @@ def test_monitor_prints_count_lines(daemon: str) -> None:
     r = subprocess.run([sys.executable, "-m", "touchgestured", "monitor", "--socket", daemon, "--count", "2", "--pretty"],
                        capture_output=True, text=True, timeout=60, env=env)
     assert r.returncode == 0 and len(r.stdout.splitlines()) == 2 and not r.stdout.startswith("{"), r.stdout
+    # A count under 1 is a usage error naming the flag, as `touchgesturectl monitor` makes it.
+    for bad in ("0", "-3", "x"):
+        r = subprocess.run([sys.executable, "-m", "touchgestured", "monitor", "--socket", daemon, "--count", bad],
+                           capture_output=True, text=True, timeout=60, env=env)
+        assert r.returncode == 2 and "--count" in r.stderr and not r.stdout, (bad, r.stderr)
 
 
 def test_asyncio_requests_from_another_task_while_one_iterates(daemon: str) -> None:

@@ -13,12 +13,23 @@ from .client import Client, RequestError, default_socket
 from .messages import Gesture, Notice
 
 
+def _positive(text: str) -> int:
+    """A count of 1 or more (as `touchgesturectl monitor --count` takes it)."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{n} is not 1 or more")
+    return n
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     p = argparse.ArgumentParser(prog="python3 -m touchgestured", description=__doc__)
     sub = p.add_subparsers(dest="command", required=True)
     m = sub.add_parser("monitor", help="print the gesture lines the daemon sends")
     m.add_argument("--socket", default=default_socket(), help="the stream socket (default: %(default)s)")
-    m.add_argument("--count", type=int, default=0, help="stop after this many gesture lines (default: never)")
+    m.add_argument("--count", type=_positive, default=None, help="stop after this many gesture lines, 1 or more (default: never)")
     m.add_argument("--pretty", action="store_true", help="print each line readable instead of as JSON")
     m.add_argument("--raw", action="store_true", help=argparse.SUPPRESS)  # the default now; kept for scripts (--pretty wins)
     m.add_argument("--all", action="store_true", help="also print device, idle and wake lines (not counted)")
@@ -39,7 +50,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                     print(f"{msg.time:.3f}s {msg.type}{' ' + action if action else ''}", flush=True)
                 if isinstance(msg, Gesture):
                     printed += 1
-                    if args.count and printed >= args.count:
+                    if args.count is not None and printed >= args.count:
                         return 0
     except KeyboardInterrupt:
         return 130
