@@ -69,7 +69,7 @@ final class ActionRunner {
             keyboard = k
             log.info("virtual keyboard for key actions: \(k.devnode ?? "(node unknown)")")
         } catch {
-            log.error("key actions cannot run: \(error) (the daemon needs write access to /dev/uinput; see README, Actions)")
+            log.error("key actions cannot run: \(error) (the daemon needs write access to /dev/uinput; see docs/GUIDE.md, \"Actions\")")
         }
     }
 

@@ -70,7 +70,7 @@ extension DeviceLifecycle {
             // Grabbed without a mirror, the compositor would have no touchscreen at all.
             try? evdev.grab(false)
             places[node.path] = nil
-            log.error("\(evdev.path): cannot make its virtual touchscreen (\(error)): read beside the compositor instead (is /dev/uinput writable? see README, \"Running under a compositor\")")
+            log.error("\(evdev.path): cannot make its virtual touchscreen (\(error)): read beside the compositor instead (is /dev/uinput writable? see docs/GUIDE.md, \"Running under a compositor\")")
             return nil
         }
     }

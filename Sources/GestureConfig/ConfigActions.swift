@@ -202,12 +202,21 @@ private func unsafeProgram(_ program: String) -> String? {
     return replaceableByOthers(program, st).map { "\($0): anyone could change what the action runs" }
 }
 
-/// How anyone could change the file at `path` (status `st`), or nil: it is writable by anyone,
-/// or it lies in a directory anyone may write to without the sticky bit (anyone could put
-/// another file in its place). A file that can fire an action (a program, a shape) must be
+/// How anyone could change the file at `path` (status `st`, its links followed), or nil: it is
+/// writable by anyone, or it lies in a directory anyone may write to without the sticky bit
+/// (anyone could put another file in its place), on its own path or, through a symbolic link,
+/// on the path it resolves to. A file that can fire an action (a program, a shape) must be
 /// neither.
 func replaceableByOthers(_ path: String, _ st: FileStatus) -> String? {
     if st.permissions & 0o002 != 0 { return "is writable by anyone" }
+    if let why = inDirectoryAnyoneWrites(path) { return why }
+    guard case .success(let real) = Posix.realPath(path) else { return "cannot be resolved" }
+    return real == path ? nil : inDirectoryAnyoneWrites(real).map { "leads to '\(real)', which \($0)" }
+}
+
+/// "is in 'DIR', which anyone may write to" for the first directory above `path` that anyone
+/// may write to without the sticky bit, or nil.
+private func inDirectoryAnyoneWrites(_ path: String) -> String? {
     var dir = path
     while let slash = dir.lastIndex(of: "/"), slash != dir.startIndex {
         dir = String(dir[..<slash])

@@ -25,8 +25,12 @@ extension EngineConfiguration {
         for (i, region) in regions.enumerated() {
             for (j, later) in region.gestures.enumerated() where !named.contains("\(region.name)/\(later.name)") {
                 guard let earlier = region.gestures[..<j].first(where: { Self.shadows($0, later) }) else { continue }
+                // An action makes its gesture a system gesture (it outranks clients' gestures):
+                // where a client's region takes the touch from an earlier gesture that is none,
+                // the later one may get it; nowhere else.
+                let unless = later.outranksClients && !earlier.outranksClients ? " where no client's region takes the touch from '\(earlier.name)'" : ""
                 warnings.append(
-                    (i, j, "region '\(region.name)': gesture '\(later.name)' can never be recognized: '\(earlier.name)', listed before it, takes every touch it would (the same kind and thresholds); make them simultaneous_with each other, narrow '\(earlier.name)', or remove one"))
+                    (i, j, "region '\(region.name)': gesture '\(later.name)' can never be recognized\(unless): '\(earlier.name)', listed before it, takes every touch it would (the same kind and thresholds); make them simultaneous_with each other, narrow '\(earlier.name)', or remove one"))
             }
         }
         return warnings
@@ -36,7 +40,7 @@ extension EngineConfiguration {
     static func shadows(_ a: GestureSpec, _ b: GestureSpec) -> Bool {
         // The cheap comparisons first: a region of a thousand gestures compares every pair.
         guard a.kind == b.kind, a.tapCount == b.tapCount, a.minFingers <= b.minFingers, b.maxFingers <= a.maxFingers,
-            a.priority == b.priority, a.priority != .simultaneous, a.outranksClients == b.outranksClients,
+            a.priority == b.priority, a.priority != .simultaneous,
             a.directionCount == b.directionCount, a.axis == .free || a.axis == b.axis
         else { return false }
         // A pan or a pinch needing more fingers takes over one that began with fewer

@@ -9,6 +9,10 @@ extension Engine {
         sequences.continueNumbering(from: old.sequences)
     }
 
+    /// The number of region `r`'s current (or last) sequence, as its gestures' events carry it
+    /// (`GestureEvent.sequence`); 0 before its first.
+    public func sequence(ofRegion r: Int) -> Int { r >= 0 && r < sequences.sequenceID.count ? sequences.sequenceID[r] : 0 }
+
     /// A new engine taking over a panel (a reload's new geometry or filters): `ids`, the contacts
     /// the gestures saw down before it, are passed over until they lift (in no region: no
     /// gesture sees them), rather than taken for new landings (a finger held across a reload that

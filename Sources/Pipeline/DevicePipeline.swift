@@ -253,7 +253,7 @@ public struct DevicePipeline {
                 let c = decoder.frame.contacts[i]
                 i += 1
                 let new = filtered ? decoder.isNewInFrame(c.id) : c.id >= first
-                if new, pointer.landed(c, time: decoder.frame.time, into: &out) { out.takenContacts.append(c.id) }
+                if new, pointer.landed(c, time: decoder.frame.time, engine: engine, into: &out) { out.takenContacts.append(c.id) }
             }
         }
         nextDeadline = Self.sooner(engine.nextDeadline, pointer.nextDeadline)

@@ -21,6 +21,13 @@ struct PointerStage {
     var seenNextContact: UInt32 = 1
     /// The configuration the engine runs, for hit-testing a landing (kept, not passed per frame).
     private var compiled: CompiledConfiguration?
+    /// Per pointer region, the sequence (`GestureEvent.sequence`) a finger joined that landed in
+    /// a region nested in it that is not the pointer's (a strip for an edge swipe): the region's
+    /// gestures do nothing with the pointer in it. And the sequence a finger started that
+    /// stopped the region's kinetic tail: its taps click nothing (UIScrollView's rule: a tap that
+    /// stops a scroll selects nothing). 0: none.
+    private var foreignSequence: [Int] = []
+    private var stoppingSequence: [Int] = []
     /// Some region emulates a pointer (else the stage does nothing, and is never asked to).
     let active: Bool
     /// Pass-through mode: a finger landing in a pointer region is taken from the app.
@@ -29,6 +36,7 @@ struct PointerStage {
     init(_ list: [PointerRegion], compiled: CompiledConfiguration, scale: MillimetersPerPixel, passThrough: Bool) {
         emulator = PointerEmulator(mappings: list.map(\.mapping), scale: scale)
         names = list.map(\.name)
+        (foreignSequence, stoppingSequence) = (Array(repeating: 0, count: list.count), Array(repeating: 0, count: list.count))
         active = !list.isEmpty
         claims = active && passThrough
         if active { reconfigure(compiled) }
@@ -59,20 +67,42 @@ struct PointerStage {
 
     /// Event `i` of `out.events` (of the configuration the tables were built for when `current`).
     mutating func handle(_ i: Int, current: Bool, into out: inout PipelineOutput) {
-        let g = out.events[i].gesture
-        let entry = current && g >= 0 && g < roles.count ? roles[g] : nil
+        let g = out.events[i].gesture, sequence = out.events[i].sequence
+        var entry = current && g >= 0 && g < roles.count ? roles[g] : nil
+        if let p = entry?.region, sequence == foreignSequence[p] { entry = nil }
+        if let e = entry, e.role == .tap || e.role == .twoFingerTap, sequence == stoppingSequence[e.region] { entry = nil }
         let first = out.pointerOps.count
         emulator.handle(out.events[i], role: entry?.role, region: entry?.region ?? -1, into: &out.pointerOps)
         out.pointerOpsAdded(from: first, names: names)
     }
 
-    /// A finger just landed at `time`: in a pointer region it stops that region's tail and
-    /// brings the pointer there, and, when claiming, it is the pointer's (the caller cancels its
-    /// slot before the mirror shows it): the result.
-    mutating func landed(_ contact: Contact, time: Timestamp, into out: inout PipelineOutput) -> Bool {
-        guard let r = compiled?.hitTest(contact.position), r < pointerRegion.count, pointerRegion[r] >= 0 else { return false }
+    /// A finger just landed at `time` (`engine` has read its frame). In a pointer region it
+    /// stops the kinetic tail and brings the pointer there, and, when claiming, it is the
+    /// pointer's (the caller cancels its slot before the mirror shows it): the result. In a
+    /// region nested in a pointer region that is not the pointer's, it is the app's and that
+    /// region's: the pointer regions around it do nothing with the pointer in their sequence.
+    /// Anywhere it stops the kinetic tail. A palm only hides from the app in a pointer region.
+    mutating func landed(_ contact: Contact, time: Timestamp, engine: borrowing Engine, into out: inout PipelineOutput) -> Bool {
+        // (None in an excluded region: its finger is no gesture's and joins no sequence.)
+        guard let compiled, let leaf = compiled.hitTest(contact.position), leaf < pointerRegion.count else {
+            if !contact.isPalm { emulator.stopTail() }
+            return false
+        }
+        let p = pointerRegion[leaf]
+        if contact.isPalm { return p >= 0 && claims }
+        guard p >= 0 else {
+            emulator.stopTail()
+            var r = compiled.regions[leaf].parent
+            while let a = r {
+                if pointerRegion[a] >= 0 { foreignSequence[pointerRegion[a]] = engine.sequence(ofRegion: a) }
+                r = compiled.regions[a].parent
+            }
+            return false
+        }
         let first = out.pointerOps.count
-        emulator.touchDown(inRegion: pointerRegion[r], at: contact.position, time: time, into: &out.pointerOps)
+        if emulator.touchDown(inRegion: p, at: contact.position, time: time, into: &out.pointerOps) {
+            stoppingSequence[p] = engine.sequence(ofRegion: leaf)
+        }
         out.pointerOpsAdded(from: first, names: names)
         return claims
     }

@@ -23,7 +23,8 @@ struct KineticTail: Hashable, Sendable {
     private(set) var next: Timestamp?
 
     /// A tail for a pan lifted at `time` with `velocity` (px/s) after `travel` (px), scrolling
-    /// through `wheel`; nil when even its first tick would carry under one unit.
+    /// through `wheel`; nil when even its first tick would carry under one unit or come after
+    /// `kineticLimit`.
     init?(region: Int, at time: Timestamp, velocity: PixelPoint, travel: PixelPoint, wheel: WheelAccumulator, mapping: PointerMapping) {
         let dt = Double(PointerMapping.kineticInterval.nanosecondsClamped) / 1e9
         var q = 1.0
@@ -35,8 +36,9 @@ struct KineticTail: Hashable, Sendable {
         step = velocity * (dt * q)
         self.travel = travel
         self.wheel = wheel
-        next = time + PointerMapping.kineticInterval
-        guard Self.carries(step, wheel.pixelsPerNotch) else { return nil }
+        let first = time + PointerMapping.kineticInterval
+        next = first
+        guard Self.carries(step, wheel.pixelsPerNotch), first <= limit else { return nil }
     }
 
     /// Does a step of this many pixels turn the wheel at least one unit on some axis?

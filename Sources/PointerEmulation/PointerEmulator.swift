@@ -47,16 +47,24 @@ public struct PointerEmulator: Sendable {
         }
     }
 
-    /// A finger landed at `position` in pointer region `region`: a tail turning the wheel there
-    /// stops at once, and, unless a gesture holds the pointer, the pointer goes to the finger
-    /// (hover, as a mouse brought there would: the app's hover state shows under the finger, and
-    /// the compositor has a pointer event before the click; weston 10 gives its seat a pointer
-    /// only at a pointer's first event, so a click as the first event would reach no client).
-    public mutating func touchDown(inRegion region: Int, at position: PixelPoint, time: Timestamp, into ops: inout [PointerOp]) {
-        if tail?.region == region { tail = nil }
-        guard region >= 0, region < mappings.count, hold == .none else { return }
+    /// A finger landed at `position` in pointer region `region`: the kinetic tail stops at once
+    /// (there is one pointer: turning on, it would scroll what lies under the finger), and,
+    /// unless a gesture holds the pointer, the pointer goes to the finger (hover, as a mouse
+    /// brought there would: the app's hover state shows under the finger, and the compositor has
+    /// a pointer event before the click; weston 10 gives its seat a pointer only at a pointer's
+    /// first event, so a click as the first event would reach no client). True when it stopped
+    /// a tail turning in `region` (a touch that stops a scroll, whose tap clicks nothing).
+    public mutating func touchDown(inRegion region: Int, at position: PixelPoint, time: Timestamp, into ops: inout [PointerOp]) -> Bool {
+        let stopped = tail?.region == region
+        tail = nil
+        guard region >= 0, region < mappings.count, hold == .none else { return stopped }
         ops.append(PointerOp(time: time, kind: .move(position), region: region))
+        return stopped
     }
+
+    /// A finger landed outside every pointer region (or in a region nested in one that is not
+    /// the pointer's): the kinetic tail stops, as a touch on a scrolling list stops it.
+    public mutating func stopTail() { tail = nil }
 
     /// A gesture event of region `region` playing `role` (nil: a gesture of no role, or of an
     /// earlier configuration, which can only carry on what it already holds).
@@ -119,7 +127,9 @@ public struct PointerEmulator: Sendable {
             }
         case .zooming(let id, let region, let steps):
             guard id == e.id else { return false }
-            let to = ends ? steps : Self.zoomSteps(scale: e.scale, from: steps, step: mappings[region].zoomStep)
+            // At the pinch's end the notches an event's cap held back follow at once.
+            let cap = e.phase == .ended ? 2 * Self.maxZoomSteps : Self.maxNotchesPerEvent
+            let to = e.phase == .cancelled ? steps : Self.zoomSteps(scale: e.scale, from: steps, step: mappings[region].zoomStep, cap: cap)
             if to != steps {
                 ops.append(PointerOp(time: e.time, kind: .ctrl(pressed: true), region: region))
                 let notch: Int32 = to > steps ? 1 : -1
@@ -142,9 +152,9 @@ public struct PointerEmulator: Sendable {
 
     /// The zoom steps a pinch at `scale` stands for, from `steps`: one more each time the scale
     /// passes the next power of `step`, one fewer each time it falls back past the one below;
-    /// at most `maxNotchesPerEvent` from `steps` (the rest follow with the next events), and
-    /// within ±`maxZoomSteps`. A scale that is not a finite positive number changes nothing.
-    static func zoomSteps(scale: Double, from steps: Int, step: Double) -> Int {
+    /// at most `cap` from `steps` (the rest follow with the next events), and within
+    /// ±`maxZoomSteps`. A scale that is not a finite positive number changes nothing.
+    static func zoomSteps(scale: Double, from steps: Int, step: Double, cap: Int = maxNotchesPerEvent) -> Int {
         guard scale.isFinite, scale > 0, step.isFinite, step > 1 else { return steps }
         func level(_ n: Int) -> Double {
             var v = 1.0
@@ -152,12 +162,12 @@ public struct PointerEmulator: Sendable {
             return v
         }
         var n = steps
-        for _ in 0..<maxNotchesPerEvent {
+        for _ in 0..<cap {
             guard n < maxZoomSteps, scale >= level(n + 1) else { break }
             n += 1
         }
         guard n == steps else { return n }
-        for _ in 0..<maxNotchesPerEvent {
+        for _ in 0..<cap {
             guard n > -maxZoomSteps, scale <= level(n - 1) else { break }
             n -= 1
         }

@@ -51,6 +51,14 @@ extension Posix {
         return .success(status)
     }
 
+    /// `path` with every symbolic link and `.`/`..` resolved (`realpath`).
+    public static func realPath(_ path: String) -> Result<String, SystemCallError> {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        // Safe: realpath writes at most PATH_MAX bytes and a NUL into the buffer it is given.
+        guard realpath(path, &buffer) != nil else { return .failure(SystemCallError("realpath(\(path))", errno)) }
+        return .success(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+    }
+
     /// Whether `fd` is a socket (stderr under systemd is the journal's stream socket).
     public static func isSocket(_ fd: Int32) -> Bool {
         var st = stat()

@@ -125,7 +125,7 @@ struct Monitor: ParsableCommand {
             // `--count` counts what is printed (`--pretty` leaves `changed` lines out).
             var printed = true
             if pretty {
-                if let text = prettyLine(v) { writeOutput(1, Array(text.utf8)) } else { printed = false }
+                if let text = prettyLine(v, raw: line) { writeOutput(1, Array(text.utf8)) } else { printed = false }
             } else if receiptTimes {
                 writeOutput(1, Array((formatSeconds(c.lastReadNanoseconds) + " " + line + "\n").utf8))
             } else {
@@ -143,46 +143,6 @@ struct Monitor: ParsableCommand {
 extension String {
     func trimmingCharacters(in set: String) -> String {
         String(self.drop { set.contains($0) }.reversed().drop { set.contains($0) }.reversed())
-    }
-}
-
-/// A protocol line for people (gesture lines in the form `replay --pretty` uses).
-/// Numbers out of their range read as 0 (a day of seconds, a screen's pixels), strings escaped.
-func prettyLine(_ v: JSONValue) -> String? {
-    func num(_ k: String) -> Double { v.number(k, in: -1e9...1e9) ?? 0 }
-    func int(_ k: String) -> Int { v.whole(k, in: 0...Int(UInt32.max)) ?? 0 }
-    func str(_ k: String) -> String? { v.text(k) }
-    switch str("type") {
-    case "hello":
-        var devices = 0
-        if case .array(let d)? = v["devices"] { devices = d.count }
-        return "connected to touchgestured \(str("version") ?? "?"), protocol \(int("protocol")), \(devices) device(s)\n"
-    case "device":
-        return "device \(str("action") ?? "?"): \(v["device"]?.text("name") ?? "?")\n"
-    case "gesture":
-        guard str("phase") != "changed", let kind = str("gesture"), let g = GestureKind(rawValue: kind),
-            let phase = str("phase").flatMap(GesturePhase.init)
-        else { return nil }
-        let seconds = v.number("time", in: 0...1e9) ?? 0
-        var e = GestureEvent(kind: g, phase: phase, time: Timestamp(nanoseconds: Int64(seconds * 1e9)), position: PixelPoint(x: num("x"), y: num("y")))
-        e.id = UInt64(int("id"))
-        e.fingers = int("fingers")
-        e.count = int("count")
-        e.translation = PixelPoint(x: num("dx"), y: num("dy"))
-        e.direction = str("direction").flatMap(SwipeDirection.init)
-        e.speed = num("velocity")
-        e.scale = num("scale")
-        e.rotation = num("rotation")
-        e.edge = str("edge").flatMap(ScreenEdge.init)
-        e.score = num("score")
-        e.clockwise = v["clockwise"].map { $0 == .bool(true) } ?? false
-        if let t = v["target"], let x = t.number("x", in: -1e9...1e9), let y = t.number("y", in: -1e9...1e9) {
-            e.target = PixelPoint(x: x, y: y)
-        }
-        let name = [str("region"), str("name") ?? kind].compactMap { $0 }.joined(separator: "/")
-        return prettyLine(e, name: name, shape: str("shape"))
-    default:
-        return nil
     }
 }
 

@@ -149,7 +149,7 @@ struct Replay: ParsableCommand {
             }
             // As the daemon logs it when such a panel opens: its size is known only now.
             if let problem = pipeline.decoder.deadZoneProblem { log.notice("\(path): \(problem)") }
-            var out = PipelineOutput(wants: .init(gestureLines: !pretty || actions, transitions: verbose, pointerLines: !pretty && !actions))
+            var out = PipelineOutput(wants: .init(gestureLines: !pretty || actions, transitions: verbose, pointerLines: !actions))
             var cooldowns = ActionCooldowns()
             var actionLines = JSONLineWriter()
             /// Prints what the pipeline made so far: transitions to the log, lines to stdout.
@@ -164,6 +164,10 @@ struct Replay: ParsableCommand {
                 } else if pretty {
                     for e in out.events where e.phase != .changed {
                         writeOutput(1, Array(prettyLine(e, name: pipeline.gestureName(e.gesture), shape: pipeline.engine.configuration.shapeName(of: e)).utf8))
+                    }
+                    // The pointer's lines (the only lines made here), after the gestures that made them.
+                    for line in out.lines.split(separator: 0x0A) {
+                        if let v = try? parseJSON(line), let text = prettyLine(v) { writeOutput(1, Array(text.utf8)) }
                     }
                 } else if !out.lines.isEmpty {
                     writeOutput(1, out.lines)
@@ -273,34 +277,6 @@ struct Diagrams: ParsableCommand {
     func run() throws {
         writeOutput(1, Array(StateDiagrams.document().utf8))
     }
-}
-
-/// "  2.630s  long_press began        #3  1 finger   at (700, 500)"
-func prettyLine(_ e: GestureEvent, name: String, shape: String? = nil) -> String {
-    func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s + " " : s + String(repeating: " ", count: n - s.count) }
-    func num(_ v: Double) -> String { wholeText(v) }
-    let short = name.hasPrefix("screen/") ? String(name.dropFirst(7)) : name
-    var s = pad(String(format3(e.time.seconds)) + "s", 10) + pad(short + " " + e.phase.rawValue, 32)
-    s += pad("#\(e.id)", 5) + pad("\(e.fingers) finger" + (e.fingers == 1 ? "" : "s"), 10)
-    s += "at (\(num(e.position.x)), \(num(e.position.y)))"
-    switch e.kind {
-    case .tap: s += "  count \(e.count)"
-    case .pan: s += "  moved (\(num(e.translation.x)), \(num(e.translation.y))) px"
-        if let t = e.target { s += "  rests at (\(num(t.x)), \(num(t.y)))" }
-    case .swipe: s += "  \(e.direction?.rawValue ?? "?") at \(num(e.speed)) px/s"
-    case .pinch: s += "  scale \(format3(e.scale))  rotation \(num(e.rotation))°"
-    case .edgeSwipe: s += "  from the \(e.edge?.rawValue ?? "?") edge"
-    case .stroke: s += "  \(shape ?? "?") score \(format3(e.score))\(e.clockwise ? " clockwise" : "")"
-    case .longPress: break
-    }
-    return s + "\n"
-}
-
-func format3(_ v: Double) -> String {
-    guard v.isFinite, abs(v) < 1e12 else { return "\(v)" }
-    let m = Int((v * 1000).rounded())
-    let frac = String(abs(m) % 1000)
-    return (m < 0 ? "-" : "") + String(abs(m) / 1000) + "." + String(repeating: "0", count: 3 - frac.count) + frac
 }
 
 struct TraceCommand: ParsableCommand {

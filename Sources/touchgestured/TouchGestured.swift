@@ -43,7 +43,7 @@ struct TouchGestured: ParsableCommand {
     @Option(name: .long, help: "Replay speed factor, 0.001 to 1000 (2 = twice as fast). Gesture lines keep the recording's timeline.")
     var speed: Double = 1
 
-    @Flag(help: "Stop once the replay is over and every gesture has ended.")
+    @Flag(help: "Stop once the replay is over, every gesture has ended and every exec action it started has ended (or its timeout killed it).")
     var exitAfterReplay = false
 
     @Option(help: "Start the replay once this many clients have connected.")

@@ -109,6 +109,18 @@ import Testing
         #expect(refused(text, line: 4, reason: "which anyone may write to"))
         chmod(dir, 0o755)
         #expect(throws: Never.self) { try ConfigLoader.parse(text, file: "k.toml") }
+        // A link from a safe place to a program in a directory anyone may write to: what it
+        // leads to could be replaced all the same.
+        let open = dir + "/open", link = dir + "/link"
+        mkdir(open, 0o777)
+        chmod(open, 0o777)
+        try "#!/bin/sh\n".write(toFile: open + "/run", atomically: true, encoding: .utf8)
+        chmod(open + "/run", 0o755)
+        symlink(open + "/run", link)
+        let linked = text.replacingOccurrences(of: program, with: link)
+        #expect(refused(linked, line: 4, reason: "leads to '\(open)/run', which is in '\(open)', which anyone may write to"))
+        chmod(open, 0o1777)  // the sticky bit: only the file's owner may replace it
+        #expect(throws: Never.self) { try ConfigLoader.parse(linked, file: "k.toml") }
     }
 
     @Test func twoActionsWithOneName_areRefused() {

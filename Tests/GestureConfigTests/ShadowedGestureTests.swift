@@ -30,6 +30,21 @@ import Testing
             ], "\(w)")
     }
 
+    /// An action on the later one (a system gesture then) does not let it through: the earlier
+    /// one still takes the touch, but where a client's region takes it first. An action on the
+    /// earlier one changes nothing.
+    @Test func aShadowedGestureAnActionIsBoundTo_isNamed() throws {
+        let two = Self.gesture("s1", "tap") + Self.gesture("s2", "tap")
+        let action = { (g: String) in "[[action]]\nname = \"a\"\ngesture = \"\(g)\"\nkeys = \"KEY_A\"\n" }
+        let later = try warnings(two + action("s2"))
+        #expect(
+            later == [
+                "region 'r': gesture 's2' can never be recognized where no client's region takes the touch from 's1': 's1', listed before it, takes every touch it would (the same kind and thresholds); make them simultaneous_with each other, narrow 's1', or remove one"
+            ], "\(later)")
+        let earlier = try warnings(two + action("s1"))
+        #expect(earlier.count == 1 && earlier[0].hasPrefix("region 'r': gesture 's2' can never be recognized: "), "\(earlier)")
+    }
+
     @Test func aNarrowerLaterGesture_isNamed() throws {
         let any = Self.gesture("any", "swipe", "min_fingers = 1\nmax_fingers = 3\n")
         #expect(try warnings(any + Self.gesture("left2", "swipe", "fingers = 2\ndirections = [\"left\"]\n")).count == 1)

@@ -129,6 +129,63 @@ import TouchFrames
         #expect(r.claimed == [1], "the tap in 'page' is the pointer's; the one in 'other' reaches the app")
     }
 
+    static func presses(_ ops: [PointerOp]) -> Int { ops.filter { if case .press = $0.kind { return true } else { return false } }.count }
+
+    /// A strip nested in a pointer region that is not the pointer's (an edge swipe's, as in
+    /// examples/pointer-kiosk.toml): a finger landing there is the app's and the strip's, never
+    /// the pointer's, though the page's gestures see it (a parent sees its children's fingers):
+    /// its tap clicks nothing, its drag turns no wheel, and the app is not taken from.
+    @Test func aStripNestedInAPointerRegion_isNotThePointers() throws {
+        let config = Self.passThrough + Self.page
+            + "[[region]]\nname = \"edge\"\nrect = [0, 0, 16, 1080]\ngesture = [{ kind = \"edge_swipe\", edges = [\"left\"] }]\n"
+        var s = Synth()
+        s.tap((8, 500))
+        s.wait(400)
+        s.down(0, (8, 300))
+        s.sync()
+        s.drag([0], by: (0, 300), over: 300)
+        s.up(0)
+        s.sync()
+        s.wait(400)
+        s.tap((500, 500))
+        let r = try Self.run(config, s)
+        #expect(Self.presses(r.ops) == 1, "only the tap in the page proper clicks: \(r.ops.map(\.kind))")
+        #expect(!r.ops.contains { if case .wheel = $0.kind { return true } else { return false } }, "the strip's drag scrolls nothing")
+        #expect(r.claimed.count == 1, "only the page's finger is taken from the app")
+    }
+
+    /// A tap that stops a kinetic scroll clicks nothing (UIScrollView's rule); the next one does.
+    /// A palm brings no pointer and stops no scroll.
+    @Test func aTapThatStopsAScroll_clicksNothing() throws {
+        var s = Synth()
+        s.down(0, (960, 800))
+        s.sync()
+        s.drag([0], by: (0, -400), over: 100)
+        s.up(0)
+        s.sync()
+        s.wait(100)
+        s.down(1, (300, 300))
+        s.palm(1)
+        s.sync()
+        s.wait(50)
+        s.up(1)
+        s.sync()
+        s.wait(50)
+        let stop = s.microseconds * 1000
+        s.tap((500, 500))
+        s.wait(400)
+        s.tap((520, 500))
+        let r = try Self.run(Self.page, s)
+        func wheels(from a: Int64, to b: Int64) -> Bool {
+            r.ops.contains { $0.time.nanoseconds > stop + a && $0.time.nanoseconds < stop + b && { if case .wheel = $0.kind { return true } else { return false } }($0) }
+        }
+        let moves = r.ops.compactMap { op -> PixelPoint? in if case .move(let p) = op.kind { return p } else { return nil } }
+        #expect(!moves.contains(PixelPoint(x: 300, y: 300)), "the palm brings no pointer")
+        #expect(wheels(from: -40_000_000, to: 0), "the scroll still coasted past the palm")
+        #expect(Self.presses(r.ops) == 1, "the tap that stopped the scroll clicks nothing; the next one does")
+        #expect(!wheels(from: 10_000_000, to: 300_000_000), "and it stopped")
+    }
+
     @Test func passThrough_pointerRegion_makesThePipelineDecideBeforeTheMirror() throws {
         let c = try ConfigLoader.parse(Self.passThrough + Self.page, file: "p.toml")
         #expect(try DevicePipeline(description: Synth.panel, configuration: c).holdsTouches)

@@ -101,14 +101,36 @@ import Testing
         var (emulator, ops) = Self.flung(velocity: 3000)
         emulator.advance(to: Self.at(1050), into: &ops)
         let landing = PixelPoint(x: 70, y: 80)
-        emulator.touchDown(inRegion: 1, at: landing, time: Self.at(1060), into: &ops)  // another region: it goes on
-        #expect(!emulator.isIdle)
-        emulator.touchDown(inRegion: 0, at: landing, time: Self.at(1070), into: &ops)
+        #expect(emulator.touchDown(inRegion: 0, at: landing, time: Self.at(1070), into: &ops))
         #expect(emulator.isIdle && emulator.nextDeadline == nil)
         #expect(ops.last?.kind == .move(landing))
         let before = ops.count
         emulator.advance(to: .distantFuture, into: &ops)
         #expect(ops.count == before)
+    }
+
+    /// There is one pointer: a finger landing in another pointer region brings it there, and a
+    /// tail turning on would scroll what lies under it. It stops, but it was not this region's.
+    @Test func touchDown_inAnotherRegion_stopsTheTailToo() {
+        var m = PointerMapping()
+        m.deceleration = 1
+        var (emulator, ops) = Self.flung(velocity: 3000, mapping: m)
+        emulator.advance(to: Self.at(1050), into: &ops)
+        #expect(!emulator.touchDown(inRegion: 1, at: PixelPoint(x: 900, y: 80), time: Self.at(1060), into: &ops))
+        #expect(emulator.isIdle)
+        var again = Self.flung(velocity: 3000, mapping: m)
+        again.0.stopTail()  // a finger outside every pointer region
+        #expect(again.0.isIdle)
+    }
+
+    /// A limit shorter than a tick's interval: no tick at all.
+    @Test(arguments: [0, 5, 9]) func aLimitUnderOneTick_sendsNoTick(ms: Int) {
+        var m = PointerMapping()
+        m.kineticLimit = .milliseconds(ms)
+        var (emulator, ops) = Self.flung(velocity: 3000, mapping: m)
+        let before = ops.count
+        emulator.advance(to: .distantFuture, into: &ops)
+        #expect(emulator.isIdle && ops.count == before)
     }
 
     @Test func kineticOff_noTail() {

@@ -30,7 +30,7 @@ import Testing
     }
 
     @Test mutating func landing_bringsThePointerThere_unlessAGestureHoldsIt() {
-        emulator.touchDown(inRegion: 0, at: PixelPoint(x: 30, y: 40), time: Self.at(50), into: &ops)
+        #expect(!emulator.touchDown(inRegion: 0, at: PixelPoint(x: 30, y: 40), time: Self.at(50), into: &ops))
         #expect(kinds == [.move(PixelPoint(x: 30, y: 40))])
         #expect(ops[0].time == Self.at(50) && ops[0].region == 0)
         var m = PointerMapping()
@@ -38,7 +38,7 @@ import Testing
         emulator = PointerEmulator(mappings: [m], scale: .identity)
         ops = []
         send(Self.event(.longPress, .began, at: 600, 10, 20), .longPress)
-        emulator.touchDown(inRegion: 0, at: PixelPoint(x: 500, y: 500), time: Self.at(650), into: &ops)  // a drag holds it
+        _ = emulator.touchDown(inRegion: 0, at: PixelPoint(x: 500, y: 500), time: Self.at(650), into: &ops)  // a drag holds it
         #expect(kinds == [.move(PixelPoint(x: 10, y: 20)), .press(.left)])
     }
 
@@ -146,6 +146,27 @@ import Testing
         #expect(wheels == [120, 120, -120])
         #expect(kinds.filter { $0 == .ctrl(pressed: true) }.count == 2)
         #expect(kinds.last == .ctrl(pressed: false))
+    }
+
+    /// A jump past the 16 notches an event sends: the rest follow at the pinch's end (a
+    /// cancelled pinch sends none).
+    @Test mutating func pinch_endsWithTheNotchesAnEventHeldBack() {
+        send(Self.event(.pinch, .began, at: 100, 500, 500), .pinch)
+        var e = Self.event(.pinch, .changed, at: 120, 500, 500)
+        e.scale = 95  // 1.25^20 = 86.7: 20 steps
+        send(e, .pinch)
+        e.phase = .ended
+        send(e, .pinch)
+        var notches: Int { ops.filter { if case .wheel = $0.kind { return true } else { return false } }.count }
+        #expect(notches == 20)
+        ops = []
+        send(Self.event(.pinch, .began, id: 2, at: 200, 500, 500), .pinch)
+        var c = Self.event(.pinch, .changed, id: 2, at: 220, 500, 500)
+        c.scale = 95
+        send(c, .pinch)
+        c.phase = .cancelled
+        send(c, .pinch)
+        #expect(notches == 16)
     }
 
     @Test func zoomSteps_followPowersOfTheStep() {
