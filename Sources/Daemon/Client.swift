@@ -38,6 +38,9 @@ final class Client {
     var peerClosed = false
     /// The server closed it (its fd is closed; it is no longer in the server's lists).
     var closed = false
+    /// Came in on the request socket (a one-shot: `stats`, `metrics`, a scrape every 15 s): its
+    /// coming and going is logged at debug level, not info.
+    var oneShot = false
     /// Its request budget over time (token buckets of lines and bytes, refilled as time passes).
     var budget = RequestBudget()
     /// The epoll events asked for now.

@@ -87,7 +87,7 @@ extension Daemon {
         case .stats:
             Messages.beginReply(&writer, id: id, op: op)
             stats.snapshot(
-                clients: server.clientCount, devices: state.devices.all.count, panels: devices.panels(in: state),
+                clients: server.streamClientCount, devices: state.devices.all.count, panels: devices.panels(in: state),
                 frames: state.devices.frames, anomalies: state.devices.anomalies, server: server, fanout: state.fanout,
                 actions: actions, wakeups: loop.wakeups, idle: (idle.idles, idle.wakes, state.devices.wake.asleep),
                 pointer: (state.devices.pointer.ops, state.devices.pointer.failures.count)

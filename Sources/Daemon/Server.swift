@@ -116,6 +116,9 @@ final class Server {
     }
 
     var clientCount: Int { clients.count }
+    /// Connections on the stream socket: `stats`' and the metrics' `clients` (a scrape's own
+    /// connection, on the request socket, is none of them).
+    var streamClientCount: Int { allClients.reduce(0) { $0 + ($1.oneShot ? 0 : 1) } }
 
     private func armThrottle(at ns: Int64?) {
         if let e = throttleTimer.arm(at: ns) { log.error("throttle timer: \(e); throttled clients wait for their next input") }
@@ -128,10 +131,13 @@ final class Server {
         hasBacklog = true
     }
 
+    /// When a one-shot client's connection was last logged at info level.
+    private var lastOneShotLogged = Int64.min / 2
+
     /// Takes a connected socket as a client (the accept path, and tests with a socketpair);
     /// nil when the loop cannot watch it (then it is closed).
-    @discardableResult
     /// A `quiet` connection (the request socket's) starts subscribed to nothing.
+    @discardableResult
     func admit(_ fd: Int32, pid: Int32, uid: UInt32, gid: UInt32, quiet: Bool = false, _ state: inout FrameState) -> Client? {
         let slot = state.fanout.open(.socket(fd: fd))
         if quiet { state.fanout.subscribers[slot].subscription = .nothing }
@@ -151,7 +157,13 @@ final class Server {
         allClients.append(client)
         if bySlot.count <= slot { bySlot += [Client?](repeating: nil, count: slot + 1 - bySlot.count) }
         bySlot[slot] = client
-        log.info("\(client.label) connected\(quiet ? " to the request socket" : "")")
+        client.oneShot = quiet
+        // A one-shot client (a metrics scrape every 15 s) is logged once every 10 minutes at
+        // most at info level; the rest, and their going, at debug.
+        let now = monotonicNanoseconds()
+        let says = !quiet || now - lastOneShotLogged >= 600_000_000_000
+        if quiet && says { lastOneShotLogged = now }
+        log.log(level: says ? .info : .debug, "\(client.label) connected\(quiet ? " to the request socket" : "")")
         onConnect?(client, &state)
         watchIdle(client, in: state)
         return client
@@ -314,7 +326,7 @@ final class Server {
         allClients.removeAll { $0 === client }
         bySlot[client.slot] = nil
         state.fanout.release(client.slot)
-        log.log(level: level, "\(client.label) disconnected: \(reason)")
+        log.log(level: client.oneShot && level == .info ? .debug : level, "\(client.label) disconnected: \(reason)")
         if reserve == nil {
             reserve = Self.openReserve()
             pauseAccepting(false)

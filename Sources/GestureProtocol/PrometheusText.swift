@@ -12,7 +12,7 @@ public enum PrometheusText {
         guard let s = stats else { return out.text }
         let c = s.counters
         out.single("touchgestured_uptime_seconds", "gauge", "Seconds since the daemon started.", s.uptime)
-        out.single("touchgestured_clients", "gauge", "Clients connected now.", c.clients)
+        out.single("touchgestured_clients", "gauge", "Clients connected to the stream socket now (not the request socket's one-shot ones: not this scrape).", c.clients)
         out.single("touchgestured_devices", "gauge", "Touch devices read now.", c.devices)
         out.single("touchgestured_resident_memory_bytes", "gauge", "The daemon's resident memory.", c.rssKilobytes * 1024)
         out.single("touchgestured_frames_total", "counter", "Touch frames read, all devices.", c.frames)
