@@ -52,7 +52,11 @@ struct DeviceTable {
     }
 
     /// The newest frame of any device (monotonic ns), for the idle watch.
-    var lastFrameAt: Int64? { all.compactMap(\.health.lastFrameAt).max() }
+    /// When a panel last had a touch the filters show (or its lift): touch to wake's clock.
+    var lastTouchAt: Int64? { all.compactMap(\.health.lastTouchAt).max() }
+    /// A panel has a contact down that the gestures see: the kiosk is in use (a finger held
+    /// still sends nothing for as long as it rests).
+    var touched: Bool { all.contains { !$0.pipeline.decoder.frame.contacts.isEmpty } }
 
     /// A reload's new pipeline for device `k` (a new geometry): its decoder goes on from the
     /// old one's contacts (`FrameDecoder.continueFrom`).

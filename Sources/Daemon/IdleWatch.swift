@@ -4,9 +4,9 @@ import GestureProtocol
 import Logging
 import TouchInput
 
-/// Touch to wake (`[idle] after`): a timer at the last frame plus the idle time. When it fires
-/// and no frame came since, the kiosk is idle: `on = "idle"` actions run once and clients get an
-/// `idle` line. The next read wakes it (`DeviceTable.asleep`): its touch sequence is swallowed
+/// Touch to wake (`[idle] after`): a timer at the last touch (a frame with a contact the filters
+/// show, or its lift) plus the idle time. When it fires, no touch came since and no finger rests
+/// on a panel, the kiosk is idle: `on = "idle"` actions run once and clients get an `idle` line. The next read wakes it (`DeviceTable.asleep`): its touch sequence is swallowed
 /// (no gesture, no line, nothing passed through), `on = "wake"` actions run, clients get a `wake`
 /// line, and the timer starts again. No polling: one timer expiry per idle time at most.
 final class IdleWatch {
@@ -44,11 +44,18 @@ extension Daemon {
         configureIdle(&state)
     }
 
-    /// `[idle] after` from the configuration (at start and on reload): counted from now.
+    /// `[idle] after` from the configuration (at start and on reload): counted from now. Idle
+    /// turned off while the kiosk is idle wakes it (its `on = "wake"` actions and clients' `wake`
+    /// line, with no device): a dimmed screen or a screensaver would stay so.
     func configureIdle(_ state: inout FrameState) {
         idle.afterNs = Int64(base.idleAfter * 1e9)
         idle.since = monotonicNanoseconds()
-        if idle.afterNs == 0 { state.devices.wake.asleep = false }
+        if idle.afterNs == 0 && state.devices.wake.asleep {
+            state.devices.wake.asleep = false
+            idle.countWake()
+            log.info("wake: [idle] after is off now (a reload)")
+            moment(.wake, device: nil, at: idle.since, &state)
+        }
         state.devices.wake.display = watchedDisplay()
         armIdle(state)
     }
@@ -105,15 +112,21 @@ extension Daemon {
     }
 
     private func armIdle(_ state: borrowing FrameState) {
-        let due = state.devices.wake.asleep ? nil : idle.due(lastFrame: state.devices.lastFrameAt)
+        let due = state.devices.wake.asleep ? nil : idle.due(lastFrame: state.devices.lastTouchAt)
         if let e = idle.timer.arm(at: due) { log.error("idle timer: \(e)") }
     }
 
     private func idleTimerFired(_ state: inout FrameState) {
         idle.timer.acknowledge()
-        guard let due = idle.due(lastFrame: state.devices.lastFrameAt), !state.devices.wake.asleep else { return }
+        guard let due = idle.due(lastFrame: state.devices.lastTouchAt), !state.devices.wake.asleep else { return }
         let now = monotonicNanoseconds()
         guard now >= due else { return armIdle(state) }
+        // A finger resting on the glass (the kernel sends nothing while it holds still): in use.
+        // Its lift is a touch that starts the idle time again; until then a look every idle time.
+        if state.devices.touched {
+            if let e = idle.timer.arm(at: now + idle.afterNs) { log.error("idle timer: \(e)") }
+            return
+        }
         state.devices.wake.asleep = true
         idle.countIdle()
         log.info("idle: no touch for \(base.idleAfter) s")

@@ -19,6 +19,10 @@ struct PanelHealth {
     var up = true
     /// CLOCK_MONOTONIC of the loop turn that read its last frame.
     var lastFrameAt: Int64?
+    /// The same for its last frame with a touch in it as the filters show it (or the lift of
+    /// one): frames of contacts the filters hide (stuck, in a dead zone, a ghost) touch no one,
+    /// keep no kiosk awake and are no sign of a working panel (`last_frame_age`, touch to wake).
+    var lastTouchAt: Int64?
     var frames = 0
     var events = 0
     var resyncs = 0
@@ -37,7 +41,7 @@ struct PanelHealth {
         p.product = DeviceDescription.hex4(key.product)
         p.node = key.node
         p.up = up
-        p.lastFrameAge = lastFrameAt.map { Double(now - $0) / 1e9 }
+        p.lastFrameAge = lastTouchAt.map { Double(now - $0) / 1e9 }
         p.counters.frames = frames
         p.counters.events = events
         p.counters.resyncs = resyncs

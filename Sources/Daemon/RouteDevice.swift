@@ -155,6 +155,7 @@ struct RouteDevice {
             report.lastFrame = lastAt
             health.frames += frames
             health.lastFrameAt = lastAt
+            if !pipeline.decoder.frame.contacts.isEmpty || pipeline.decoder.hadContacts { health.lastTouchAt = lastAt }
         }
         return refreshDeadline()
     }

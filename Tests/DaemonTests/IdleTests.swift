@@ -2,6 +2,7 @@ import Foundation
 import GestureEngine
 import GestureProtocol
 import Testing
+import TestSupport
 import TouchFrames
 
 @testable import Daemon
@@ -26,6 +27,83 @@ import TouchFrames
         let path = dir + "/taps.events"
         try Evemu.format(Recording(description: r.description, events: events)).write(toFile: path, atomically: true, encoding: .utf8)
         return path
+    }
+
+    /// The tap fixture's panel with `events` ((s, type, code, value); the frames' SYN_REPORTs
+    /// written in), then a tap at each of `taps` (s).
+    static func recording(_ events: [(Double, UInt16, UInt16, Int32)], taps: [Double], in dir: String) throws -> String {
+        let fixture = Root.fixtures + "/tap.events"
+        let r = try Evemu.parse(try String(contentsOfFile: fixture, encoding: .utf8), file: fixture)
+        let start = r.events.first?.time.nanoseconds ?? 0
+        var list = [InputEvent(time: .zero, type: Evdev.EV_SYN, code: Evdev.SYN_REPORT, value: 0)]
+        list += events.map { InputEvent(time: Timestamp(nanoseconds: Int64($0.0 * 1e9)), type: $0.1, code: $0.2, value: $0.3) }
+        for t in taps {
+            let shift = Int64(t * 1e9) - start
+            list += r.events.map { InputEvent(time: Timestamp(nanoseconds: $0.time.nanoseconds + shift), type: $0.type, code: $0.code, value: $0.value) }
+        }
+        let path = dir + "/made.events"
+        try Evemu.format(Recording(description: r.description, events: list)).write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// A contact landing at `t` at (x, y).
+    static func land(_ t: Double, _ x: Int32, _ y: Int32) -> [(Double, UInt16, UInt16, Int32)] {
+        [(t, Evdev.EV_ABS, Evdev.ABS_MT_SLOT, 0), (t, Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, 100), (t, Evdev.EV_ABS, Evdev.ABS_MT_POSITION_X, x),
+         (t, Evdev.EV_ABS, Evdev.ABS_MT_POSITION_Y, y), (t, Evdev.EV_KEY, Evdev.BTN_TOUCH, 1), (t, Evdev.EV_ABS, Evdev.ABS_X, x),
+         (t, Evdev.EV_ABS, Evdev.ABS_Y, y), (t, Evdev.EV_SYN, Evdev.SYN_REPORT, 0)]
+    }
+    static func moveX(_ t: Double, _ x: Int32) -> [(Double, UInt16, UInt16, Int32)] {
+        [(t, Evdev.EV_ABS, Evdev.ABS_MT_POSITION_X, x), (t, Evdev.EV_ABS, Evdev.ABS_X, x), (t, Evdev.EV_SYN, Evdev.SYN_REPORT, 0)]
+    }
+    static func lift(_ t: Double) -> [(Double, UInt16, UInt16, Int32)] {
+        [(t, Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, -1), (t, Evdev.EV_KEY, Evdev.BTN_TOUCH, 0), (t, Evdev.EV_SYN, Evdev.SYN_REPORT, 0)]
+    }
+
+    /// A finger held still sends nothing while it rests: the kiosk is in use all the same, and
+    /// the tap after its lift is a tap, not a wake.
+    @Test func aFingerHeldStill_keepsTheKioskAwake() throws {
+        let dir = scratch()
+        let held = Self.land(0.2, 1000, 800) + Self.moveX(1.9, 1010) + Self.lift(2.0)
+        let d = try DaemonUnderTest(["--replay", try Self.recording(held, taps: [2.3], in: dir), "--wait-for-clients", "1"], config: "[idle]\nafter = 0.6\n", dir: dir)
+        let c = try TestClient(d.socket)
+        _ = c.json()  // hello
+        let seen = DisplayWakeTests.heard(c)
+        #expect(!seen.contains("idle") && seen.last == "tap recognized", "\(seen)")
+        #expect(d.stop() == 0)
+    }
+
+    /// A contact the stuck filter ended, flickering on, touches no one: the kiosk goes idle, and
+    /// the panel's last touch is the stuck one's end.
+    @Test func aStuckContactTheFiltersEnded_letsTheKioskGoIdle() throws {
+        let dir = scratch()
+        var stuck = Self.land(0.1, 1000, 800)
+        for k in 1...60 { stuck += Self.moveX(0.1 + Double(k) * 0.05, 1000 + Int32(k % 2)) }
+        let d = try DaemonUnderTest(
+            ["--replay", try Self.recording(stuck, taps: [3.4, 3.8], in: dir), "--wait-for-clients", "1"],
+            config: "[idle]\nafter = 0.6\n[device.filters]\nstuck_after = 1\n", dir: dir)
+        let c = try TestClient(d.socket)
+        _ = c.json()  // hello
+        let seen = DisplayWakeTests.heard(c)
+        #expect(seen.contains("idle") && seen.contains("wake") && seen.last == "tap recognized", "\(seen)")
+        #expect(d.stop() == 0)
+    }
+
+    /// `[idle] after` turned off by a reload while the kiosk is idle wakes it: the new file's
+    /// wake actions run and clients hear `wake`, with no device.
+    @Test func idleTurnedOffWhileIdle_wakesTheKiosk() throws {
+        let dir = scratch()
+        let record = try DaemonActionTests.script(dir, "moment.sh", "echo \"$TOUCHGESTURED_EVENT\" >> \(dir)/moments.txt")
+        let d = try DaemonUnderTest([], config: "[idle]\nafter = 0.5\n", dir: dir)
+        let c = try TestClient(d.socket)
+        _ = c.json()  // hello
+        #expect(c.next("idle") != nil)
+        try "[[action]]\nname = \"undim\"\non = \"wake\"\nexec = [\"\(record)\"]\n".write(toFile: d.configPath, atomically: true, encoding: .utf8)
+        d.signal(SIGHUP)
+        let wake = c.next("wake")
+        #expect(wake != nil && wake?["device"] == nil, "\(String(describing: wake))")
+        _ = eventually(within: 10) { ((try? String(contentsOfFile: dir + "/moments.txt", encoding: .utf8)) ?? "").contains("wake") }
+        #expect(((try? String(contentsOfFile: dir + "/moments.txt", encoding: .utf8)) ?? "").contains("wake"))
+        #expect(d.stop() == 0)
     }
 
     @Test func idleThenWake_theWakingTapIsSwallowed_theNextIsATap() throws {
