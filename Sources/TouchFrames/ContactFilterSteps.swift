@@ -136,21 +136,40 @@ extension ContactFilter {
         _ f: inout FilterSlot, _ s: inout DecoderSlot, after: Int64, fresh: Bool, _ r: borrowing Rules, _ tally: inout Tally,
         _ nextContact: inout UInt32, at time: Int64
     ) {
+        // A contact that sends nothing more (the kernel drops values equal to the last: a stuck
+        // one may be silent) is ended at its time all the same, by a frame of the filters' own,
+        // due at the next `stuckTickNs` past it: a moving contact's due moves that often only,
+        // not at each of its frames (each move would re-arm the daemon's timer).
+        defer {
+            // (A hidden one is never ended as stuck; a due already past is one tick on.)
+            if !f.stuck && !f.hidden {
+                let due = (f.restSince + after) / stuckTickNs * stuckTickNs + stuckTickNs
+                tally.due(due > time ? due : time + stuckTickNs)
+            }
+        }
         let ux = Double(s.x) - Double(f.restX), uy = Double(s.y) - Double(f.restY)
         let dx = ux * r.mmPerUnit.x, dy = uy * r.mmPerUnit.y
         let limit = r.stuckLimit
         let squared = dx * dx + dy * dy
         if squared > limit * limit && (abs(ux) > 2 || abs(uy) > 2) {
-            // A filter's own frame repeats the panel's last, and one under 1 ms after the last is
-            // the same report (a driver that sends a frame a contact): no second report away.
-            guard fresh else { return }
-            if let since = f.awayAt, time - since < 1_000_000 { return }
-            if f.awayAt == nil && squared <= 16 * limit * limit {
-                f.awayAt = time
-                return
+            var since = time
+            if fresh {
+                // One under 1 ms after the last is the same report (a driver that sends a frame
+                // a contact): no second report away.
+                if let away = f.awayAt, time - away < 1_000_000 { return }
+                if f.awayAt == nil && squared <= 16 * limit * limit {
+                    f.awayAt = time
+                    return
+                }
+            } else {
+                // A filter's own frame repeats the panel's last: no second report away. But one
+                // report away and nothing since (a finger that stopped there, silent) rests
+                // there since that report (a stuck contact waits for a second report).
+                guard !f.stuck, let away = f.awayAt else { return }
+                since = away
             }
             f.awayAt = nil
-            (f.restX, f.restY, f.restSince) = (s.x, s.y, time)
+            (f.restX, f.restY, f.restSince) = (s.x, s.y, since)
             guard f.stuck else { return }
             s.contact = nextContact
             nextContact &+= 1
@@ -163,6 +182,9 @@ extension ContactFilter {
             tally.counts.stuck += 1
         }
     }
+
+    /// The step of a stuck contact's due time (ns): it is ended up to this late when silent.
+    static let stuckTickNs: Int64 = 250_000_000
 
     /// No contact down: a contact shown until the last frame lifts now, or, within the chatter
     /// window, is still shown where it was (a fast one where it lifted). A young contact's lift

@@ -225,6 +225,30 @@ import TouchFrames
         #expect(d.landed && renewed.id > 2, "moving again, it lands with a fresh id")
     }
 
+    /// A stuck contact alone on the panel, silent (the kernel sends no repeated value): the
+    /// filters ask for a frame of their own at its time (at most a quarter second late), and it
+    /// ends there; a finger that moved and went silent one report away rests there from that
+    /// report on.
+    @Test func stuck_aSilentContactAlone_endsByTheFiltersOwnFrame() throws {
+        var d = try Self.decoder { $0.stuckAfterNs = 2_000_000_000 }
+        Self.feed(&d, at: 0, Self.land(0, id: 1, 100, 100))
+        let due = try #require(d.nextTick)
+        #expect(due.nanoseconds >= 2_000_000_000 && due.nanoseconds <= 2_250_000_000, "\(due)")
+        let early = d.tick(at: Timestamp(nanoseconds: 1_000_000_000))
+        #expect(!early, "nothing due before its time")
+        let ticked = d.tick(at: due)
+        #expect(ticked && d.frame.contacts.isEmpty && d.filterCounts.stuck == 1, "ended at its time")
+        #expect(d.nextTick == nil, "and asks for nothing more")
+
+        var m = try Self.decoder { $0.stuckAfterNs = 2_000_000_000 }
+        Self.feed(&m, at: 0, Self.land(0, id: 1, 100, 100))
+        Self.feed(&m, at: 0.5, Self.at(0, 104, 100))  // one report away (1.4 mm), then silent
+        var ticks = 0
+        while let t = m.nextTick, ticks < 10, m.tick(at: t) { ticks += 1 }
+        #expect(m.frame.contacts.isEmpty && m.filterCounts.stuck == 1 && ticks <= 3, "ended after \(ticks) frames of the filters'")
+        #expect(m.frame.time.nanoseconds >= 2_500_000_000 && m.frame.time.nanoseconds <= 2_750_000_000, "2 s after it came to rest: \(m.frame.time)")
+    }
+
     /// A stuck contact on a cheap panel flickers by a unit about its place: still stuck (within
     /// `stuck_distance`, and two units: 0.69 mm here), also ±1 on both axes (2.8 units across);
     /// one that moves by three units, two frames at a time, moves.
