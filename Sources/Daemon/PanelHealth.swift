@@ -15,7 +15,7 @@ struct PanelHealth {
         var node: String
     }
 
-    let key: Key
+    var key: Key
     var up = true
     /// CLOCK_MONOTONIC of the loop turn that read its last frame.
     var lastFrameAt: Int64?
@@ -60,10 +60,15 @@ struct GonePanels {
     static let capacity = 64
     private(set) var all: [PanelHealth] = []
 
-    /// A panel comes back: its entry, taken out of the gone ones.
+    /// A panel comes back: its entry, taken out of the gone ones, on the same node or, replugged
+    /// onto another (`event5` comes back as `event6`), the newest gone panel of its name, vendor
+    /// and product, now under its new node.
     mutating func take(_ key: PanelHealth.Key) -> PanelHealth? {
-        guard let i = all.firstIndex(where: { $0.key == key }) else { return nil }
-        return all.remove(at: i)
+        let same = { (k: PanelHealth.Key) in k.name == key.name && k.vendor == key.vendor && k.product == key.product }
+        guard let i = all.firstIndex(where: { $0.key == key }) ?? all.lastIndex(where: { same($0.key) }) else { return nil }
+        var h = all.remove(at: i)
+        h.key = key
+        return h
     }
 
     mutating func add(_ h: PanelHealth) {

@@ -45,15 +45,19 @@ public enum PrometheusText {
         out.single("touchgestured_pointer_write_failures_total", "counter", "Writes to the virtual pointer that failed.", c.pointerWriteFailures)
         out.single("touchgestured_log_lines_dropped_total", "counter", "Log lines dropped: the journal did not read them in time.", c.logLinesDropped)
 
-        if !s.errorsByCode.isEmpty {
-            out.metric("touchgestured_request_errors_total", "counter", "Error replies and refusals, by code.")
-            for e in s.errorsByCode { out.sample("touchgestured_request_errors_total", [("code", e.code)], Double(e.count)) }
+        // Every code from 0 on (a series that appears with its first error hides it from
+        // `increase()`); then any code the daemon sent that this build does not know.
+        out.metric("touchgestured_request_errors_total", "counter", "Error replies and refusals, by code.")
+        for code in ErrorCode.allCases {
+            let n = s.errorsByCode.first { $0.code == code.rawValue }?.count ?? 0
+            out.sample("touchgestured_request_errors_total", [("code", code.rawValue)], Double(n))
         }
-        if !s.gestures.isEmpty {
-            out.metric("touchgestured_gestures_total", "counter", "Gesture events by kind and phase.")
-            for g in s.gestures {
-                out.sample("touchgestured_gestures_total", [("gesture", g.kind), ("phase", g.phase)], Double(g.count))
-            }
+        for e in s.errorsByCode where ErrorCode(rawValue: e.code) == nil {
+            out.sample("touchgestured_request_errors_total", [("code", e.code)], Double(e.count))
+        }
+        out.metric("touchgestured_gestures_total", "counter", "Gesture events by kind and phase.")
+        for g in s.gestures {
+            out.sample("touchgestured_gestures_total", [("gesture", g.kind), ("phase", g.phase)], Double(g.count))
         }
         if !s.panels.isEmpty { out.panels(s.panels) }
         out.histogram(s.latency, "touchgestured_client_latency_seconds", "From reading a touch frame to writing the line it made to a client.")

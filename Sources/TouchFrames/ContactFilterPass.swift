@@ -31,7 +31,10 @@ extension ContactFilter {
         var (m, new) = (0, UInt64(0))
         do {
             var st = state.mutableSpan, sh = shown.mutableSpan, ds = slots.mutableSpan, last = ids.mutableSpan, out = storage.mutableSpan
-            let n = min(count, st.count, sh.count, ds.count, last.count, out.count, 64), chatter = rules.settings.chatterNs != nil
+            // (Two at a time: `min`'s variadic form builds an array of the rest, which the
+            // optimizer may leave on the heap: an allocation a frame.)
+            let n = min(min(min(count, st.count), min(sh.count, ds.count)), min(min(last.count, out.count), 64))
+            let chatter = rules.settings.chatterNs != nil
             for k in 0..<n {
                 let down = ds[k].trackingID >= 0 && ds[k].hasX && ds[k].hasY
                 if down && chatter && st[k].contact != ds[k].contact {

@@ -39,6 +39,9 @@ import Testing
             #"touchgestured_device_filtered_total{name="eGalax",vendor_product="0eef:0001",node="/dev/input/event4",reason="dead_zone"} 0"#,
             #"touchgestured_gestures_total{gesture="pan",phase="changed"} 30"#,
             #"touchgestured_request_errors_total{code="invalid_json"} 1"#,
+            // Every code from 0 on: a first error shows in `increase()`.
+            #"touchgestured_request_errors_total{code="parse_error"} 0"#,
+            #"touchgestured_request_errors_total{code="forbidden"} 0"#,
             #"touchgestured_client_latency_seconds_bucket{le="1.6e-05"} 1"#,
             #"touchgestured_client_latency_seconds_bucket{le="3.2e-05"} 4"#,
             #"touchgestured_client_latency_seconds_bucket{le="6.4e-05"} 5"#,
