@@ -64,7 +64,7 @@ let package = Package(
         .executableTarget(
             name: "touchgesturectl",
             dependencies: [
-                "Pipeline", "GestureConfig", "TouchFrames", "GestureProtocol", "GestureEngine", "Trace", "SystemCalls", "TouchInput", "Daemon", "PanelDoctor",
+                "Pipeline", "GestureConfig", "TouchFrames", "GestureProtocol", "GestureEngine", "Trace", "SystemCalls", "TouchInput", "Daemon", "PanelDoctor", "PointerEmulation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -138,7 +138,8 @@ extension Daemon {
         let now = monotonicNanoseconds()
         idle.countWake()
         idle.since = now
-        log.info("wake: a touch on device \(id)\(inTheDark ? " on a dark display" : "") (its sequence is swallowed)")
+        let name = state.devices.index(of: id).map { " (\(state.devices.all[$0].source.description.name))" } ?? ""
+        log.info("wake: a touch on device \(id)\(name)\(inTheDark ? " on a dark display" : "") (its sequence is swallowed)")
         moment(.wake, device: id, at: now, &state)
         armIdle(state)
     }

@@ -15,22 +15,26 @@ public struct PointerRegion: Hashable, Sendable {
     }
 
     /// What each gesture does, for check-config: `tap: left click, long press: right click, …`.
-    public var summary: String {
+    /// Only the roles some gesture of the region plays (`roles`: its gestures' `PointerRole`s;
+    /// nil: every role the mapping names).
+    public func summary(roles: Set<PointerRole>? = nil) -> String {
         let m = mapping
+        let has = { (r: PointerRole) in roles?.contains(r) ?? true }
         var parts: [String] = []
-        if let b = m.tap { parts.append("tap: \(b.rawValue) click") }
-        if let b = m.twoFingerTap { parts.append("two-finger tap: \(b.rawValue) click") }
+        if let b = m.tap, has(.tap) { parts.append("tap: \(b.rawValue) click") }
+        if let b = m.twoFingerTap, has(.twoFingerTap) { parts.append("two-finger tap: \(b.rawValue) click") }
         switch m.longPress {
+        case _ where !has(.longPress): break
         case .drag: parts.append("long press: left drag")
         case .none: break
         default: parts.append("long press: \(m.longPress.rawValue) click")
         }
-        if m.pan == .scroll {
+        if m.pan == .scroll && has(.pan) {
             parts.append("pan: wheel, \(format(m.pixelsPerNotch)) px a notch\(m.kinetic ? ", kinetic" : "")")
-        } else if m.pan == .drag {
+        } else if m.pan == .drag && has(.pan) {
             parts.append("pan: left drag")
         }
-        if m.pinch == .zoom { parts.append("pinch: Ctrl+wheel zoom") }
+        if m.pinch == .zoom && has(.pinch) { parts.append("pinch: Ctrl+wheel zoom") }
         return parts.isEmpty ? "nothing" : parts.joined(separator: ", ")
     }
 }

@@ -11,8 +11,8 @@ struct Metrics: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print the daemon's state as Prometheus metrics (text exposition), or write them atomically for node_exporter's textfile collector.",
         discussion: """
-            With --output, the file is written beside its destination and renamed into place, so a
-            scrape never reads half of it (touchgestured-metrics.timer runs this every 15 s). A daemon
+            With --output, the file is written beside its destination and renamed into place, so a \
+            scrape never reads half of it (touchgestured-metrics.timer runs this every 15 s). A daemon \
             that cannot be reached gives touchgestured_up 0 (and exit status 0), so alerts can tell it.
             """
     )

@@ -5,6 +5,7 @@ import GestureEngine
 import GestureProtocol
 import Logging
 import Pipeline
+import PointerEmulation
 import SystemCalls
 import TouchFrames
 import Trace
@@ -247,7 +248,11 @@ struct CheckConfig: ParsableCommand {
             let parent = r.parent.map { " inside '\(compiled.regions[$0].name)'" } ?? ""
             out += "  region '\(r.name)'\(parent): \(r.gestures.map { compiled.gestures[$0].spec.name }.joined(separator: ", "))\n"
         }
-        for p in c.pointerRegions { out += "  pointer in '\(p.name)': \(p.summary)\n" }
+        for p in c.pointerRegions {
+            let region = compiled.regions.first { $0.name == p.name }
+            let roles = Set(region?.gestures.compactMap { PointerRole(compiled.gestures[$0].spec) } ?? [])
+            out += "  pointer in '\(p.name)': \(p.summary(roles: roles))\n"
+        }
         if compiled.gestures.contains(where: { $0.spec.kind == .stroke }) {
             let shapes = compiled.shapeNames.map { name in
                 let n = c.engine.strokes.count { $0.name == name }

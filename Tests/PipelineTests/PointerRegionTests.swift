@@ -52,6 +52,16 @@ import TouchFrames
         #expect(m.pointerRegions[0].mapping.longPress == .drag && m.pointerRegions[0].mapping.pixelsPerNotch == 80)
     }
 
+    /// check-config's line names what the region's gestures do, not every mapping's key.
+    @Test func theSummary_namesOnlyTheRolesTheRegionsGesturesPlay() throws {
+        let c = try ConfigLoader.parse(
+            Self.page.replacingOccurrences(of: "emulate", with: "gesture = [{ kind = \"tap\" }, { kind = \"pan\", fingers = 3 }]\nemulate")
+                + "[region.pointer]\npan = \"drag\"\n", file: "p.toml")
+        let roles = Set(c.engine.regions[0].gestures.compactMap(PointerRole.init))
+        #expect(c.pointerRegions[0].summary(roles: roles) == "tap: left click")
+        #expect(c.pointerRegions[0].summary().contains("pinch: Ctrl+wheel zoom"))
+    }
+
     @Test func config_refusesWhatMakesNoSense() {
         func refused(_ text: String, _ reason: String) -> Bool {
             do {
