@@ -86,10 +86,14 @@ final class ActionRunner {
     /// `action` fired for `context`: run it unless it is cooling down or too many are running;
     /// a keyboard action is a `keyboard` line to every client that takes gesture lines.
     func fire(_ action: Action, _ context: Context, _ state: inout FrameState) {
-        guard cooldowns.admit(action, at: context.event.time) else {
+        guard !cooldowns.isCooling(action, at: context.event.time) else {
             log.debug("action '\(action.name)' skipped: cooling down (\(action.cooldown))")
             return
         }
+        // A command skipped for the limit below starts no cooldown: the next firing may run.
+        var overLimit = false
+        if case .exec = action.effect { overLimit = running >= maxChildren }
+        if !overLimit { cooldowns.note(action, at: context.event.time) }
         switch action.effect {
         case .keys(let codes, _):
             guard let keyboard else {

@@ -80,13 +80,25 @@ public final class Action: Sendable, CustomStringConvertible {
         }
     }
 
-    /// The chord as written (`KEY_LEFTALT+KEY_LEFT`), or the argv joined by spaces.
+    /// The chord as written (`KEY_LEFTALT+KEY_LEFT`), or the argv as a shell would read it back.
     public var description: String {
         switch effect {
         case .keys(_, let names): return names.joined(separator: "+")
-        case .exec(let argv): return argv.joined(separator: " ")
+        case .exec(let argv): return Self.quoted(argv)
         case .keyboard(let command): return command.rawValue
         }
+    }
+
+    /// `argv` joined by spaces, a word that is empty or holds anything but letters, digits and
+    /// `/._-+=:,@%` in single quotes (a quote in it as `'\''`): `"two words"` and an empty
+    /// argument read apart from two arguments and none.
+    public static func quoted(_ argv: [String]) -> String {
+        argv.map { word in
+            let plain = !word.isEmpty && word.unicodeScalars.allSatisfy { c in
+                (c.properties.isAlphabetic && c.isASCII) || ("0"..."9").contains(c) || "/._-+=:,@%".unicodeScalars.contains(c)
+            }
+            return plain ? word : "'" + word.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
+        }.joined(separator: " ")
     }
 
     /// Does this action fire for `event`, a gesture of `spec` in region `region`? (Which
@@ -157,8 +169,18 @@ public struct ActionCooldowns: Sendable {
 
     /// Whether `a` may fire at `time`; if so, the firing is noted.
     public mutating func admit(_ a: Action, at time: Timestamp) -> Bool {
-        if let t = last[a.name], a.cooldown > .zero, time < t + a.cooldown { return false }
-        last[a.name] = time
+        if isCooling(a, at: time) { return false }
+        note(a, at: time)
         return true
     }
+
+    /// `a` fired less than its cooldown before `time`.
+    public func isCooling(_ a: Action, at time: Timestamp) -> Bool {
+        if let t = last[a.name], a.cooldown > .zero, time < t + a.cooldown { return true }
+        return false
+    }
+
+    /// `a` ran at `time` (its cooldown starts): a firing that did not run (too many commands
+    /// running) starts none.
+    public mutating func note(_ a: Action, at time: Timestamp) { last[a.name] = time }
 }

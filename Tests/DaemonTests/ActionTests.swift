@@ -80,6 +80,37 @@ import TouchFrames
         #expect(!log.contains("never"))
     }
 
+    /// A firing skipped because `max_action_children` commands run starts no cooldown: the
+    /// first tap runs a 1.5 s command (cooldown 1 s), the second (at 1.2 s) finds it running and
+    /// is skipped, the third (at 1.9 s, after the first ended) runs: it is 0.7 s after the
+    /// skipped one, within the cooldown had that one started it.
+    @Test func aFiringSkippedForTheLimit_startsNoCooldown() throws {
+        let dir = scratch()
+        let runs = dir + "/runs.txt"
+        let s = try Self.script(dir, "slow.sh", "echo run >> \(runs)\nsleep 1.5")
+        let config = """
+            [daemon]
+            max_action_children = 1
+            [[region]]
+            name = "pad"
+            [[region.gesture]]
+            kind = "tap"
+            [[action]]
+            name = "slow"
+            gesture = "tap"
+            cooldown = 1000
+            exec = ["\(s)"]
+            """
+        let recording = try IdleTests.taps(at: [0.5, 1.7, 2.4], in: dir)
+        let d = try DaemonUnderTest(["--replay", recording, "--wait-for-clients", "1", "--exit-after-replay"], config: config, dir: dir)
+        let c = try TestClient(d.socket)
+        while c.line(seconds: 15) != nil {}
+        #expect(d.exit(within: 15) == 0)
+        let ran = ((try? String(contentsOfFile: runs, encoding: .utf8)) ?? "").split(separator: "\n").count
+        #expect(ran == 2, "\(ran) runs: the third tap was taken for a cooldown the skipped one started\n\(d.log)")
+        #expect(d.log.contains("skipped: 1 actions running"))
+    }
+
     /// 200 taps in one second (a 10 s recording at 10×), each firing a command that runs 150 ms,
     /// with no cooldown and at most 4 at once.
     @Test func twoHundredGesturesInASecond_neverRunMoreThanTheCap_andNoLineIsLost() throws {

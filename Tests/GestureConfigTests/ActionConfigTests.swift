@@ -123,6 +123,12 @@ import Testing
         #expect(throws: Never.self) { try ConfigLoader.parse(linked, file: "k.toml") }
     }
 
+    /// check-config and the log show an argv as a shell would read it back: a word with a space,
+    /// an empty one and a quote are told apart.
+    @Test func anArgv_isShownQuoted() {
+        #expect(Action.quoted(["/usr/bin/notify-send", "two words", "", "it's", "--x=1,2"]) == #"/usr/bin/notify-send 'two words' '' 'it'\''s' --x=1,2"#)
+    }
+
     @Test func twoActionsWithOneName_areRefused() {
         let one = "[[action]]\nname = \"a\"\ngesture = \"tap\"\nkeys = \"KEY_A\"\n"
         #expect(refused(one + one, line: 6, reason: "two actions are named 'a'"))

@@ -1,3 +1,4 @@
+import GestureConfig
 import Logging
 import SystemCalls
 
@@ -75,7 +76,7 @@ final class ActionSupervisor {
         let now = monotonicNanoseconds()
         let timeout = Int64(max(1, timeoutMs)) * 1_000_000
         running.append(Running(id: id, owner: owner, name: name, leader: pid, startedAt: now, termAt: now + timeout))
-        log.info("action '\(name)' started: \(argv.joined(separator: " ")) (pid \(pid))")
+        log.info("action '\(name)' started: \(Action.quoted(argv)) (pid \(pid))")
         log.debug("action '\(name)': posix_spawn took \((now - before) / 1000) µs, started \(Int(now / 1000) - firedAt) µs after its gesture")
         watchOutput(readEnd.release(), name: name, pid: pid)
         armTimer()
@@ -139,8 +140,13 @@ final class ActionSupervisor {
                 ProcessTree.signal(tree, SIGKILL)
                 running[i].killAt = .max
             } else if now >= r.termAt {
-                let what = r.exit == nil ? "timed out" : "left \(tree.count) process(es) running, timed out"
-                log.warning("action '\(r.name)' (pid \(r.leader)) \(what) after \((r.termAt - r.startedAt) / 1_000_000) ms: SIGTERM to \(tree.count) process(es)")
+                let ms = (r.termAt - r.startedAt) / 1_000_000
+                if r.owner < 0 {
+                    log.notice("action '\(r.name)' (pid \(r.leader)): the daemon went away; after \(ms) ms, SIGTERM to \(tree.count) process(es)")
+                } else {
+                    let what = r.exit == nil ? "timed out" : "left \(tree.count) process(es) running, timed out"
+                    log.warning("action '\(r.name)' (pid \(r.leader)) \(what) after \(ms) ms: SIGTERM to \(tree.count) process(es)")
+                }
                 ProcessTree.signal(tree, SIGTERM)
                 running[i].killAt = now + Self.killGrace
             }
