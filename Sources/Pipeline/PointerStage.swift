@@ -25,7 +25,8 @@ struct PointerStage {
     /// a region nested in it that is not the pointer's (a strip for an edge swipe): the region's
     /// gestures do nothing with the pointer in it. And the sequence a finger started that
     /// stopped the region's kinetic tail: its taps click nothing (UIScrollView's rule: a tap that
-    /// stops a scroll selects nothing). 0: none.
+    /// stops a scroll selects nothing). -1: none (sequences are numbered from 1, and an event
+    /// of none carries 0).
     private var foreignSequence: [Int] = []
     private var stoppingSequence: [Int] = []
     /// Some region emulates a pointer (else the stage does nothing, and is never asked to).
@@ -36,7 +37,7 @@ struct PointerStage {
     init(_ list: [PointerRegion], compiled: CompiledConfiguration, scale: MillimetersPerPixel, passThrough: Bool) {
         emulator = PointerEmulator(mappings: list.map(\.mapping), scale: scale)
         names = list.map(\.name)
-        (foreignSequence, stoppingSequence) = (Array(repeating: 0, count: list.count), Array(repeating: 0, count: list.count))
+        (foreignSequence, stoppingSequence) = (Array(repeating: -1, count: list.count), Array(repeating: -1, count: list.count))
         active = !list.isEmpty
         claims = active && passThrough
         if active { reconfigure(compiled) }
@@ -94,14 +95,15 @@ struct PointerStage {
             emulator.stopTail()
             var r = compiled.regions[leaf].parent
             while let a = r {
-                if pointerRegion[a] >= 0 { foreignSequence[pointerRegion[a]] = engine.sequence(ofRegion: a) }
+                let sequence = engine.sequence(ofRegion: a)
+                if pointerRegion[a] >= 0 && sequence > 0 { foreignSequence[pointerRegion[a]] = sequence }
                 r = compiled.regions[a].parent
             }
             return false
         }
         let first = out.pointerOps.count
-        if emulator.touchDown(inRegion: p, at: contact.position, time: time, into: &out.pointerOps) {
-            stoppingSequence[p] = engine.sequence(ofRegion: leaf)
+        if emulator.touchDown(inRegion: p, at: contact.position, time: time, into: &out.pointerOps), case let s = engine.sequence(ofRegion: leaf), s > 0 {
+            stoppingSequence[p] = s
         }
         out.pointerOpsAdded(from: first, names: names)
         return claims
