@@ -15,19 +15,7 @@ import TouchFrames
 /// kiosk and is swallowed, the touch after it is a gesture again; the moments' actions run.
 @Suite(.serialized, .waitsOnProcesses) struct IdleTests {
     /// A tap at each of `times` (s), after an empty first frame at 0.
-    static func taps(at times: [Double], in dir: String) throws -> String {
-        let fixture = Root.fixtures + "/tap.events"
-        let r = try Evemu.parse(try String(contentsOfFile: fixture, encoding: .utf8), file: fixture)
-        let start = r.events.first?.time.nanoseconds ?? 0
-        var events = [InputEvent(time: .zero, type: Evdev.EV_SYN, code: Evdev.SYN_REPORT, value: 0)]
-        for t in times {
-            let shift = Int64(t * 1e9) - start
-            events += r.events.map { InputEvent(time: Timestamp(nanoseconds: $0.time.nanoseconds + shift), type: $0.type, code: $0.code, value: $0.value) }
-        }
-        let path = dir + "/taps.events"
-        try Evemu.format(Recording(description: r.description, events: events)).write(toFile: path, atomically: true, encoding: .utf8)
-        return path
-    }
+    static func taps(at times: [Double], in dir: String) throws -> String { try recording([], taps: times, in: dir) }
 
     /// The tap fixture's panel with `events` ((s, type, code, value); the frames' SYN_REPORTs
     /// written in), then a tap at each of `taps` (s).
