@@ -52,6 +52,8 @@ struct DeviceTable {
     }
 
     /// The newest frame of any device (monotonic ns), for the idle watch.
+    /// When a panel last sent a frame, whatever the filters made of it.
+    var lastFrameAt: Int64? { all.compactMap(\.health.lastFrameAt).max() }
     /// When a panel last had a touch the filters show (or its lift): touch to wake's clock.
     var lastTouchAt: Int64? { all.compactMap(\.health.lastTouchAt).max() }
     /// A panel has a contact down that the gestures see: the kiosk is in use (a finger held
@@ -248,6 +250,6 @@ extension DeviceTable {
     mutating func countAndRefresh(_ k: Int, _ report: inout RouteReport) {
         let (events, frameCount, first, last) = (output.eventCount, output.frameCount, output.firstFrameTime, output.lastFrameTime)
         frames += frameCount
-        if all[k].count(events: events, frames: frameCount, first: first, last: last, &report) { recount() }
+        if all[k].count(events: events, frames: frameCount, first: first, last: last, touch: output.lastTouchTime, &report) { recount() }
     }
 }

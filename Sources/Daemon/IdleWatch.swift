@@ -45,16 +45,18 @@ extension Daemon {
     }
 
     /// `[idle] after` from the configuration (at start and on reload): counted from now. Idle
-    /// turned off while the kiosk is idle wakes it (its `on = "wake"` actions and clients' `wake`
-    /// line, with no device): a dimmed screen or a screensaver would stay so.
-    func configureIdle(_ state: inout FrameState) {
+    /// turned off while the kiosk is idle wakes it (clients' `wake` line, with no device; the new
+    /// file's `on = "wake"` actions, or, where it has none, `previousWake`, the file's before it,
+    /// the counterparts of the idle actions that ran): a dimmed screen would stay so.
+    func configureIdle(_ state: inout FrameState, previousWake: [Action] = []) {
         idle.afterNs = Int64(base.idleAfter * 1e9)
         idle.since = monotonicNanoseconds()
         if idle.afterNs == 0 && state.devices.wake.asleep {
             state.devices.wake.asleep = false
             idle.countWake()
             log.info("wake: [idle] after is off now (a reload)")
-            moment(.wake, device: nil, at: idle.since, &state)
+            let wake = base.actions.contains { $0.on == .wake } ? nil : previousWake
+            moment(.wake, device: nil, at: idle.since, &state, actions: wake)
         }
         state.devices.wake.display = watchedDisplay()
         armIdle(state)
@@ -123,9 +125,15 @@ extension Daemon {
         guard now >= due else { return armIdle(state) }
         // A finger resting on the glass (the kernel sends nothing while it holds still): in use.
         // Its lift is a touch that starts the idle time again; until then a look every idle time.
+        // Not for ever: a contact down with no report for ten idle times is no finger (a phantom
+        // the panel holds, a controller hung with a contact down), and the screen may dim.
         if state.devices.touched {
-            if let e = idle.timer.arm(at: now + idle.afterNs) { log.error("idle timer: \(e)") }
-            return
+            let quiet = now - (state.devices.lastFrameAt ?? idle.since)
+            if quiet < 10 * idle.afterNs {
+                if let e = idle.timer.arm(at: now + idle.afterNs) { log.error("idle timer: \(e)") }
+                return
+            }
+            log.notice("idle: a contact has been down with no report for \(quiet / 1_000_000_000) s, ten idle times: idle all the same (a stuck contact? [device.filters] stuck_after ends it)")
         }
         state.devices.wake.asleep = true
         idle.countIdle()
@@ -144,9 +152,9 @@ extension Daemon {
         armIdle(state)
     }
 
-    /// Runs the actions `on` the moment, and tells the clients.
-    private func moment(_ m: Action.Moment, device: UInt32?, at now: Int64, _ state: inout FrameState) {
-        for a in base.actions where a.on == m {
+    /// Runs the actions `on` the moment (`actions`, or the configuration's), and tells the clients.
+    private func moment(_ m: Action.Moment, device: UInt32?, at now: Int64, _ state: inout FrameState, actions list: [Action]? = nil) {
+        for a in list ?? base.actions where a.on == m {
             var event = GestureEvent(kind: .tap, phase: .recognized, time: Timestamp(nanoseconds: now), position: .zero)
             event.gesture = -1
             actions.fire(a, .init(event: event, gestureName: m.rawValue, region: nil, device: device ?? 0, moment: m), &state)

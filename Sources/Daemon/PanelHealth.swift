@@ -61,11 +61,13 @@ struct GonePanels {
     private(set) var all: [PanelHealth] = []
 
     /// A panel comes back: its entry, taken out of the gone ones, on the same node or, replugged
-    /// onto another (`event5` comes back as `event6`), the newest gone panel of its name, vendor
-    /// and product, now under its new node.
+    /// onto another (`event5` comes back as `event6`), the one gone panel of its name, vendor and
+    /// product, now under its new node (of two such gone, which is which cannot be told: a new
+    /// entry).
     mutating func take(_ key: PanelHealth.Key) -> PanelHealth? {
         let same = { (k: PanelHealth.Key) in k.name == key.name && k.vendor == key.vendor && k.product == key.product }
-        guard let i = all.firstIndex(where: { $0.key == key }) ?? all.lastIndex(where: { same($0.key) }) else { return nil }
+        let alike = all.indices.filter { same(all[$0].key) }
+        guard let i = all.firstIndex(where: { $0.key == key }) ?? (alike.count == 1 ? alike[0] : nil) else { return nil }
         var h = all.remove(at: i)
         h.key = key
         return h

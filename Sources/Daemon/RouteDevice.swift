@@ -146,7 +146,7 @@ struct RouteDevice {
     /// (The output's numbers are passed, not the output: borrowed from the table beside this
     /// device, it was copied whole, 216 bytes, every input.)
     /// Returns `refreshDeadline()`'s answer, taken after the counts.
-    mutating func count(events: Int, frames: Int, first: Timestamp?, last: Timestamp?, _ report: inout RouteReport) -> Bool {
+    mutating func count(events: Int, frames: Int, first: Timestamp?, last: Timestamp?, touch: Timestamp?, _ report: inout RouteReport) -> Bool {
         health.events += events
         if frames > 0, let first {
             let since = source.monotonic(of: first)
@@ -155,7 +155,7 @@ struct RouteDevice {
             report.lastFrame = lastAt
             health.frames += frames
             health.lastFrameAt = lastAt
-            if !pipeline.decoder.frame.contacts.isEmpty || pipeline.decoder.hadContacts { health.lastTouchAt = lastAt }
+            if let touch { health.lastTouchAt = source.monotonic(of: touch) }
         }
         return refreshDeadline()
     }

@@ -90,14 +90,29 @@ public final class Action: Sendable, CustomStringConvertible {
     }
 
     /// `argv` joined by spaces, a word that is empty or holds anything but letters, digits and
-    /// `/._-+=:,@%` in single quotes (a quote in it as `'\''`): `"two words"` and an empty
-    /// argument read apart from two arguments and none.
+    /// `/._-+=:,@%` in single quotes (a quote in it as `'\''`), one with a control character
+    /// (a newline) as `$'…'` with `\n`, `\t`, `\xNN`: `"two words"` and an empty argument read
+    /// apart from two arguments and none, and no argument makes a log line of its own.
     public static func quoted(_ argv: [String]) -> String {
         argv.map { word in
             let plain = !word.isEmpty && word.unicodeScalars.allSatisfy { c in
                 (c.properties.isAlphabetic && c.isASCII) || ("0"..."9").contains(c) || "/._-+=:,@%".unicodeScalars.contains(c)
             }
-            return plain ? word : "'" + word.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
+            if plain { return word }
+            guard word.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+                return "'" + word.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
+            }
+            var s = "$'"
+            for c in word.unicodeScalars {
+                switch c {
+                case "\n": s += "\\n"
+                case "\t": s += "\\t"
+                case "\\", "'": s += "\\" + String(c)
+                case _ where c.value < 0x20 || c.value == 0x7F: s += "\\x" + (c.value < 16 ? "0" : "") + String(c.value, radix: 16)
+                default: s.unicodeScalars.append(c)
+                }
+            }
+            return s + "'"
         }.joined(separator: " ")
     }
 

@@ -210,6 +210,16 @@ private func unsafeProgram(_ program: String) -> String? {
 func replaceableByOthers(_ path: String, _ st: FileStatus) -> String? {
     if st.permissions & 0o002 != 0 { return "is writable by anyone" }
     if let why = inDirectoryAnyoneWrites(path) { return why }
+    // Every link on the way (a link to a link in a folder anyone writes: that one is replaced),
+    // each in its folder; then the file it ends at, with its links in folders resolved.
+    var link = path
+    for _ in 0..<40 {
+        guard case .success(let s) = Posix.status(link, followingLinks: false), s.kind == .symbolicLink,
+            case .success(let target) = Posix.readLink(link)
+        else { break }
+        link = target.hasPrefix("/") ? target : String(link[..<(link.lastIndex(of: "/") ?? link.startIndex)]) + "/" + target
+        if let why = inDirectoryAnyoneWrites(link) { return "leads to '\(link)', which \(why)" }
+    }
     guard case .success(let real) = Posix.realPath(path) else { return "cannot be resolved" }
     return real == path ? nil : inDirectoryAnyoneWrites(real).map { "leads to '\(real)', which \($0)" }
 }

@@ -43,7 +43,7 @@ public struct DevicePipeline {
     /// Pointer emulation (`emulate = "pointer"` regions). A value, never optional: its `active`
     /// is asked every frame, and testing an optional stage copied it whole.
     var pointer: PointerStage
-    private var pointerList: [PointerRegion]
+    var pointerList: [PointerRegion]
 
     public enum SetupError: Error, CustomStringConvertible {
         case notATouchscreen(String)
@@ -93,7 +93,7 @@ public struct DevicePipeline {
     /// or fingers landing in a pointer region are the pointer's (pass-through): a read must go
     /// through the pipeline before it goes on to a mirror. Stored, as `nextDeadline` is: the
     /// daemon reads it every read.
-    public private(set) var holdsTouches = false
+    public internal(set) var holdsTouches = false
 
     /// The engine takes and holds nothing of the panel's contacts (`noteWhatTheEngineTakes`): a
     /// mirror may show each frame before the engine runs (the route's mirror-ahead stage).
@@ -105,7 +105,7 @@ public struct DevicePipeline {
     // (its engine's every array retained and released) each time.
     /// The engine's next deadline, the pointer's kinetic tick, or the panel's filters' next frame
     /// of their own (`FrameDecoder.nextTick`), whichever is soonest.
-    public private(set) var nextDeadline: Timestamp?
+    public internal(set) var nextDeadline: Timestamp?
     /// The engine's bug counters: impossible (state, input) pairs, and decisions the arena was
     /// asked to take twice. Both stay 0 unless there is a bug.
     public private(set) var anomalies = 0
@@ -227,39 +227,21 @@ public struct DevicePipeline {
     }
 
     private mutating func handleDecodedFrame(into out: inout PipelineOutput) {
-        if swallowing { return swallow(decoder.frame, into: &out) }
-        out.frame(decoder.frame)
+        if swallowing {
+            // The waking touch stops a kinetic tail as any touch does.
+            if pointer.active && decoder.landed { pointer.stopTail() }
+            return swallow(decoder.frame, into: &out)
+        }
+        out.frame(decoder.frame, touched: !decoder.frame.contacts.isEmpty || decoder.hadContacts)
         trace(out.wants.transitions)
         if pointer.active { pointer.advance(to: decoder.frame.time, into: &out) }
         let first = out.events.count
         engine.handle(decoder.frame, into: &out.events)
-        flush(from: first, into: &out)
+        flush(from: first, into: &out, landings: pointer.active)
         if pointer.active { pointerLandings(into: &out) }
     }
 
-    /// Fingers that landed in a pointer region (after the engine: the stage's configuration is
-    /// then the one the frame ran under); when the pointer claims one, its slot is cancelled.
-    /// The frame is the decoder's last, read where it lies (an index loop: iterating the slice,
-    /// or passing the frame, retained and copied it every frame), and only when a contact landed.
-    private mutating func pointerLandings(into out: inout PipelineOutput) {
-        let first = pointer.seenNextContact
-        // A filtered panel's contact may land for the gestures frames after its id was given
-        // (the ghost filter shows it once it lasted): what is new is what the last frame lacked.
-        let filtered = decoder.isFiltered
-        if filtered ? decoder.landed : decoder.nextContact != first {
-            pointer.seenNextContact = decoder.nextContact
-            var i = decoder.frame.contacts.startIndex
-            while i < decoder.frame.contacts.endIndex {
-                let c = decoder.frame.contacts[i]
-                i += 1
-                let new = filtered ? decoder.isNewInFrame(c.id) : c.id >= first
-                if new, pointer.landed(c, time: decoder.frame.time, engine: engine, into: &out) { out.takenContacts.append(c.id) }
-            }
-        }
-        nextDeadline = Self.sooner(engine.nextDeadline, pointer.nextDeadline)
-    }
-
-    private static func sooner(_ a: Timestamp?, _ b: Timestamp?) -> Timestamp? {
+    static func sooner(_ a: Timestamp?, _ b: Timestamp?) -> Timestamp? {
         if let a, let b { min(a, b) } else { a ?? b }
     }
 
@@ -269,7 +251,7 @@ public struct DevicePipeline {
     private var swallowing = false
 
     private mutating func swallow(_ frame: TouchFrame, into out: inout PipelineOutput) {
-        out.frame(frame, swallowed: true)
+        out.frame(frame, swallowed: true, touched: true)
         if frame.contacts.isEmpty { swallowing = false }
     }
 
@@ -319,8 +301,10 @@ public struct DevicePipeline {
         }
     }
 
-    /// Encodes the events from `first` on (those the engine just appended).
-    private mutating func flush(from first: Int, into out: inout PipelineOutput) {
+    /// Encodes the events from `first` on (those the engine just appended); `landings`: the
+    /// frame's landings are marked for the pointer first (`pointerMarks`), under the
+    /// configuration the frame ran under.
+    private mutating func flush(from first: Int, into out: inout PipelineOutput, landings: Bool = false) {
         nextDeadline = engine.nextDeadline
         anomalies = engine.invalidInputs + engine.arenaViolations
         if let log = engine.transitionLog, !log.isEmpty {
@@ -343,6 +327,7 @@ public struct DevicePipeline {
             reconfigurePointer()
             noteWhatTheEngineTakes()
         }
+        if landings { pointerMarks() }
         for i in first..<out.events.count {
             if out.events[i].generation == encoderGeneration || encoders.previousSerial < 0 {
                 out.gesture(i, encoder: encoders.current, configuration: serial, actions: actions)
@@ -355,20 +340,6 @@ public struct DevicePipeline {
             }
         }
         if pointer.active { nextDeadline = Self.sooner(engine.nextDeadline, pointer.nextDeadline) }
-    }
-
-    /// The engine runs a new configuration: the pointer regions' roles are resolved for it, or,
-    /// when the file's pointer regions changed, pointer emulation starts afresh.
-    private mutating func reconfigurePointer() {
-        if pointer.names == pointerList.map(\.name) && pointer.emulator.mappings == pointerList.map(\.mapping) {
-            pointer.reconfigure(engine.configuration)
-        } else {
-            // Contacts the old stage saw are not new to the new one.
-            let seen = pointer.seenNextContact
-            pointer = PointerStage(pointerList, compiled: engine.configuration, scale: decoder.geometry.scale, passThrough: passThrough)
-            pointer.seenNextContact = seen
-        }
-        holdsTouches = !holders.isEmpty || pointer.claims
     }
 
     /// Replays a whole recording into `out`: contacts still down at its end are lifted, and

@@ -104,6 +104,10 @@ public struct PipelineOutput {
     public private(set) var firstFrameTime: Timestamp?
     /// The time of the last frame decoded (the daemon's input pacing reads the frame rate off it).
     public private(set) var lastFrameTime: Timestamp?
+    /// The last frame decoded with a touch in it as the filters show it, or the lift of one
+    /// (touch to wake's clock, a panel's `last_frame_age`): frames of contacts the filters hide
+    /// are none.
+    public private(set) var lastTouchTime: Timestamp?
     public var eventCount = 0
     /// The frames themselves, when `wants.frames`.
     public private(set) var frames: [TouchFrame] = []
@@ -164,15 +168,17 @@ public struct PipelineOutput {
         eventCount = 0
         firstFrameTime = nil
         lastFrameTime = nil
+        lastTouchTime = nil
     }
 
     // MARK: - Filled by the pipeline
 
     /// A frame decoded: counted, kept when asked for, and its touch line's place unless it is
     /// `swallowed` (touch to wake: the frame goes to no one).
-    mutating func frame(_ f: TouchFrame, swallowed: Bool = false) {
+    mutating func frame(_ f: TouchFrame, swallowed: Bool = false, touched: Bool) {
         if frameCount == 0 { firstFrameTime = f.time }
         lastFrameTime = f.time
+        if touched { lastTouchTime = f.time }
         frameCount += 1
         if swallowed { return }
         if wants.frames { frames.append(f) }

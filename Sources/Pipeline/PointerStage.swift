@@ -77,34 +77,41 @@ struct PointerStage {
         out.pointerOpsAdded(from: first, names: names)
     }
 
-    /// A finger just landed at `time` (`engine` has read its frame). In a pointer region it
-    /// stops the kinetic tail and brings the pointer there, and, when claiming, it is the
-    /// pointer's (the caller cancels its slot before the mirror shows it): the result. In a
-    /// region nested in a pointer region that is not the pointer's, it is the app's and that
-    /// region's: the pointer regions around it do nothing with the pointer in their sequence.
-    /// Anywhere it stops the kinetic tail. A palm only hides from the app in a pointer region.
-    mutating func landed(_ contact: Contact, time: Timestamp, engine: borrowing Engine, into out: inout PipelineOutput) -> Bool {
+    /// A finger just landed (`engine` has read its frame; its events have not reached the
+    /// pointer yet). Anywhere but as a palm it stops the kinetic tail; in a region nested in a
+    /// pointer region that is not the pointer's, it is the app's and that region's: the pointer
+    /// regions around it do nothing with the pointer in the sequence it joined; in a pointer
+    /// region whose tail it stopped, its sequence's taps click nothing.
+    mutating func mark(_ contact: Contact, engine: borrowing Engine) {
+        guard !contact.isPalm else { return }
+        let stopping = emulator.tailRegion
+        emulator.stopTail()
         // (None in an excluded region: its finger is no gesture's and joins no sequence.)
-        guard let compiled, let leaf = compiled.hitTest(contact.position), leaf < pointerRegion.count else {
-            if !contact.isPalm { emulator.stopTail() }
-            return false
-        }
+        guard let compiled, let leaf = compiled.hitTest(contact.position), leaf < pointerRegion.count else { return }
         let p = pointerRegion[leaf]
-        if contact.isPalm { return p >= 0 && claims }
-        guard p >= 0 else {
-            emulator.stopTail()
-            var r = compiled.regions[leaf].parent
-            while let a = r {
-                let sequence = engine.sequence(ofRegion: a)
-                if pointerRegion[a] >= 0 && sequence > 0 { foreignSequence[pointerRegion[a]] = sequence }
-                r = compiled.regions[a].parent
-            }
-            return false
+        if p >= 0 {
+            if p == stopping, case let s = engine.sequence(ofRegion: leaf), s > 0 { stoppingSequence[p] = s }
+            return
         }
+        var r = compiled.regions[leaf].parent
+        while let a = r {
+            let sequence = engine.sequence(ofRegion: a)
+            if pointerRegion[a] >= 0 && sequence > 0 { foreignSequence[pointerRegion[a]] = sequence }
+            r = compiled.regions[a].parent
+        }
+    }
+
+    /// The kinetic tail stops (a touch the daemon swallows to wake the kiosk).
+    mutating func stopTail() { emulator.stopTail() }
+
+    /// A finger just landed at `time`, marked (`mark`): in a pointer region it brings the pointer
+    /// there and, when claiming, it is the pointer's (the caller cancels its slot before the
+    /// mirror shows it): the result. A palm only hides from the app there.
+    mutating func landed(_ contact: Contact, time: Timestamp, into out: inout PipelineOutput) -> Bool {
+        guard let compiled, let leaf = compiled.hitTest(contact.position), leaf < pointerRegion.count, pointerRegion[leaf] >= 0 else { return false }
+        if contact.isPalm { return claims }
         let first = out.pointerOps.count
-        if emulator.touchDown(inRegion: p, at: contact.position, time: time, into: &out.pointerOps), case let s = engine.sequence(ofRegion: leaf), s > 0 {
-            stoppingSequence[p] = s
-        }
+        _ = emulator.touchDown(inRegion: pointerRegion[leaf], at: contact.position, time: time, into: &out.pointerOps)
         out.pointerOpsAdded(from: first, names: names)
         return claims
     }

@@ -62,6 +62,9 @@ public struct PointerEmulator: Sendable {
         return stopped
     }
 
+    /// The region whose kinetic tail turns the wheel now, or -1.
+    public var tailRegion: Int { tail?.region ?? -1 }
+
     /// A finger landed outside every pointer region (or in a region nested in one that is not
     /// the pointer's): the kinetic tail stops, as a touch on a scrolling list stops it.
     public mutating func stopTail() { tail = nil }

@@ -59,6 +59,15 @@ extension Posix {
         return .success(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
     }
 
+    /// What the symbolic link at `path` names (`readlink`), as written in it.
+    public static func readLink(_ path: String) -> Result<String, SystemCallError> {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        // Safe: readlink writes at most the count it is given (one less than the buffer) and returns how many.
+        let n = readlink(path, &buffer, buffer.count - 1)
+        guard n >= 0 else { return .failure(SystemCallError("readlink(\(path))", errno)) }
+        return .success(String(decoding: buffer.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self))
+    }
+
     /// Whether `fd` is a socket (stderr under systemd is the journal's stream socket).
     public static func isSocket(_ fd: Int32) -> Bool {
         var st = stat()

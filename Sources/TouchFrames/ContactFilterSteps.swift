@@ -163,9 +163,10 @@ extension ContactFilter {
                 }
             } else {
                 // A filter's own frame repeats the panel's last: no second report away. But one
-                // report away and nothing since (a finger that stopped there, silent) rests
-                // there since that report (a stuck contact waits for a second report).
-                guard !f.stuck, let away = f.awayAt else { return }
+                // report away and nothing since for a quarter second (a finger that stopped there,
+                // silent; a glitch is back at the next report) rests there since that report (a
+                // stuck contact waits for a second report).
+                guard !f.stuck, let away = f.awayAt, time - away >= stuckTickNs else { return }
                 since = away
             }
             f.awayAt = nil

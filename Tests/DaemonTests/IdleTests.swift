@@ -60,6 +60,21 @@ import TouchFrames
         #expect(d.stop() == 0)
     }
 
+    /// A contact down with no report for ten idle times is no finger (a phantom, a hung
+    /// controller): the kiosk goes idle all the same, and says why.
+    @Test func aContactSilentForTenIdleTimes_holdsIdleOffNoLonger() throws {
+        let dir = scratch()
+        let phantom = Self.land(0.2, 1000, 800) + Self.moveX(20, 1001)
+        let d = try DaemonUnderTest(["--replay", try Self.recording(phantom, taps: [], in: dir), "--wait-for-clients", "1"], config: "[idle]\nafter = 0.5\n", dir: dir)
+        let c = try TestClient(d.socket)
+        _ = c.json()  // hello
+        let start = Date()
+        #expect(c.next("idle", seconds: 15) != nil)
+        #expect(Date().timeIntervalSince(start) >= 4.5, "not before ten idle times of silence")
+        #expect(d.stop() == 0)
+        #expect(d.log.contains("with no report for 5 s, ten idle times: idle all the same"), "\(d.log)")
+    }
+
     /// A contact the stuck filter ended, flickering on, touches no one: the kiosk goes idle, and
     /// the panel's last touch is the stuck one's end.
     @Test func aStuckContactTheFiltersEnded_letsTheKioskGoIdle() throws {
@@ -76,16 +91,18 @@ import TouchFrames
         #expect(d.stop() == 0)
     }
 
-    /// `[idle] after` turned off by a reload while the kiosk is idle wakes it: the new file's
-    /// wake actions run and clients hear `wake`, with no device.
+    /// `[idle] after` turned off by a reload while the kiosk is idle wakes it: clients hear
+    /// `wake`, with no device, and the wake action of the file before it runs (the new one, with
+    /// no `[idle]`, may not hold one: the undim that goes with the dim that ran).
     @Test func idleTurnedOffWhileIdle_wakesTheKiosk() throws {
         let dir = scratch()
         let record = try DaemonActionTests.script(dir, "moment.sh", "echo \"$TOUCHGESTURED_EVENT\" >> \(dir)/moments.txt")
-        let d = try DaemonUnderTest([], config: "[idle]\nafter = 0.5\n", dir: dir)
+        let undim = "[[action]]\nname = \"undim\"\non = \"wake\"\nexec = [\"\(record)\"]\n"
+        let d = try DaemonUnderTest([], config: "[idle]\nafter = 0.5\n" + undim, dir: dir)
         let c = try TestClient(d.socket)
         _ = c.json()  // hello
         #expect(c.next("idle") != nil)
-        try "[[action]]\nname = \"undim\"\non = \"wake\"\nexec = [\"\(record)\"]\n".write(toFile: d.configPath, atomically: true, encoding: .utf8)
+        try "[[region]]\nname = \"page\"\nstandard_gestures = true\n".write(toFile: d.configPath, atomically: true, encoding: .utf8)
         d.signal(SIGHUP)
         let wake = c.next("wake")
         #expect(wake != nil && wake?["device"] == nil, "\(String(describing: wake))")

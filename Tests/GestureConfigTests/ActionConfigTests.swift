@@ -121,12 +121,21 @@ import Testing
         #expect(refused(linked, line: 4, reason: "leads to '\(open)/run', which is in '\(open)', which anyone may write to"))
         chmod(open, 0o1777)  // the sticky bit: only the file's owner may replace it
         #expect(throws: Never.self) { try ConfigLoader.parse(linked, file: "k.toml") }
+        // A link to a link in such a folder, which leads back to a safe program: the middle one
+        // could be replaced.
+        chmod(open, 0o777)
+        let hop = dir + "/hop"
+        symlink(open + "/link2", hop)
+        symlink(program, open + "/link2")
+        let twice = text.replacingOccurrences(of: program, with: hop)
+        #expect(refused(twice, line: 4, reason: "leads to '\(open)/link2', which is in '\(open)', which anyone may write to"))
     }
 
     /// check-config and the log show an argv as a shell would read it back: a word with a space,
     /// an empty one and a quote are told apart.
     @Test func anArgv_isShownQuoted() {
         #expect(Action.quoted(["/usr/bin/notify-send", "two words", "", "it's", "--x=1,2"]) == #"/usr/bin/notify-send 'two words' '' 'it'\''s' --x=1,2"#)
+        #expect(Action.quoted(["/bin/echo", "a\nforged line", "b\u{1}"]) == #"/bin/echo $'a\nforged line' $'b\x01'"#)
     }
 
     @Test func twoActionsWithOneName_areRefused() {

@@ -164,6 +164,27 @@ import TouchFrames
         #expect(r.claimed.count == 1, "only the page's finger is taken from the app")
     }
 
+    /// A strip's finger landing in the very frame the page's pan begins (another finger moved
+    /// past the slop then): the pan is that sequence's, and scrolls nothing.
+    @Test func aStripLanding_inTheFrameAPanBegins_stillKeepsThePointerOut() throws {
+        let config = Self.passThrough + "[[region]]\nname = \"page\"\nemulate = \"pointer\"\n"
+            + "gesture = [{ kind = \"pan\", min_fingers = 1, max_fingers = 2 }]\n"
+            + "[[region]]\nname = \"edge\"\nrect = [0, 0, 16, 1080]\ngesture = [{ kind = \"edge_swipe\", edges = [\"left\"] }]\n"
+        var s = Synth()
+        s.down(0, (960, 200))
+        s.sync()
+        s.wait(20)
+        s.move(0, (960, 250))
+        s.down(1, (8, 500))
+        s.sync()
+        s.drag([0, 1], by: (0, 100), over: 100)
+        s.up(0)
+        s.up(1)
+        s.sync()
+        let r = try Self.run(config, s)
+        #expect(!r.ops.contains { if case .wheel = $0.kind { return true } else { return false } }, "\(r.ops.map(\.kind))")
+    }
+
     /// A tap that stops a kinetic scroll clicks nothing (UIScrollView's rule); the next one does.
     /// A palm brings no pointer and stops no scroll.
     @Test func aTapThatStopsAScroll_clicksNothing() throws {
