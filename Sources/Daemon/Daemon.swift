@@ -330,7 +330,6 @@ public final class Daemon: EventLoopOwner {
         }
         let geometryChanged = next.geometry != base.geometry || next.panels != base.panels
         let screen = next.engine.screen != base.engine.screen ? next.engine.screen : nil
-        let wakeActions = base.actions.filter { $0.on == .wake }
         base = next
         devices.base = next
         actions.maxChildren = next.daemon.maxActionChildren
@@ -341,7 +340,7 @@ public final class Daemon: EventLoopOwner {
         if geometryChanged { devices.remap(&state) }
         server.apply(Self.limits(next, log: log), to: &state)
         for c in server.allClients { server.watchIdle(c, in: state) }
-        configureIdle(&state, previousWake: wakeActions)
+        configureIdle(&state)
         if let screen { tellScreen(screen, &state) }
         return kept.isEmpty ? nil : kept.joined(separator: "; ")
     }

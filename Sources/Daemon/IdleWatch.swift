@@ -21,6 +21,11 @@ final class IdleWatch {
     var displays: DisplayHotplug?
     /// What was last said of the displays (at start or a reload): said again only when it changes.
     var displayNote: String?
+    /// A contact held idle off for ten idle times with no report, and the log said so.
+    var heldSaid = false
+    /// The wake actions of the configuration under which the kiosk went idle: the counterparts
+    /// of its idle actions, run when a reload turns idle off (the new file may hold none).
+    var wakeActions: [Action] = []
 
     init(now: Int64) throws(EventLoop.Failure) {
         timer = try DeadlineTimer()
@@ -46,16 +51,17 @@ extension Daemon {
 
     /// `[idle] after` from the configuration (at start and on reload): counted from now. Idle
     /// turned off while the kiosk is idle wakes it (clients' `wake` line, with no device; the new
-    /// file's `on = "wake"` actions, or, where it has none, `previousWake`, the file's before it,
-    /// the counterparts of the idle actions that ran): a dimmed screen would stay so.
-    func configureIdle(_ state: inout FrameState, previousWake: [Action] = []) {
+    /// file's `on = "wake"` actions, or, where it has none, those of the file under which the
+    /// kiosk went idle, the counterparts of the idle actions that ran): a dimmed screen would
+    /// stay so.
+    func configureIdle(_ state: inout FrameState) {
         idle.afterNs = Int64(base.idleAfter * 1e9)
         idle.since = monotonicNanoseconds()
         if idle.afterNs == 0 && state.devices.wake.asleep {
             state.devices.wake.asleep = false
             idle.countWake()
             log.info("wake: [idle] after is off now (a reload)")
-            let wake = base.actions.contains { $0.on == .wake } ? nil : previousWake
+            let wake = base.actions.contains { $0.on == .wake } ? nil : idle.wakeActions
             moment(.wake, device: nil, at: idle.since, &state, actions: wake)
         }
         state.devices.wake.display = watchedDisplay()
@@ -125,16 +131,20 @@ extension Daemon {
         guard now >= due else { return armIdle(state) }
         // A finger resting on the glass (the kernel sends nothing while it holds still): in use.
         // Its lift is a touch that starts the idle time again; until then a look every idle time.
-        // Not for ever: a contact down with no report for ten idle times is no finger (a phantom
-        // the panel holds, a controller hung with a contact down), and the screen may dim.
+        // A contact the panel holds down for good (a phantom, a hung controller) holds idle off
+        // too: going idle under it, the touch that woke the kiosk would be swallowed until every
+        // contact lifted, which that one never does. Said once an episode, after ten idle times.
         if state.devices.touched {
             let quiet = now - (state.devices.lastFrameAt ?? idle.since)
-            if quiet < 10 * idle.afterNs {
-                if let e = idle.timer.arm(at: now + idle.afterNs) { log.error("idle timer: \(e)") }
-                return
+            if quiet >= 10 * idle.afterNs && !idle.heldSaid {
+                idle.heldSaid = true
+                log.notice("idle: a contact has been down with no report for \(quiet / 1_000_000_000) s: the kiosk does not go idle under it (a stuck contact? [device.filters] stuck_after ends one)")
             }
-            log.notice("idle: a contact has been down with no report for \(quiet / 1_000_000_000) s, ten idle times: idle all the same (a stuck contact? [device.filters] stuck_after ends it)")
+            if let e = idle.timer.arm(at: now + idle.afterNs) { log.error("idle timer: \(e)") }
+            return
         }
+        idle.heldSaid = false
+        idle.wakeActions = base.actions.filter { $0.on == .wake }
         state.devices.wake.asleep = true
         idle.countIdle()
         log.info("idle: no touch for \(base.idleAfter) s")

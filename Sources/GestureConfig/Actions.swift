@@ -89,17 +89,24 @@ public final class Action: Sendable, CustomStringConvertible {
         }
     }
 
+    /// A character that moves or turns a terminal's or a log's text: C0 and C1 controls, DEL,
+    /// the line and paragraph separators, bidirectional overrides and isolates.
+    static func steersText(_ c: Unicode.Scalar) -> Bool {
+        c.value < 0x20 || (0x7F...0x9F).contains(c.value) || c.value == 0x2028 || c.value == 0x2029
+            || (0x202A...0x202E).contains(c.value) || (0x2066...0x2069).contains(c.value)
+    }
+
     /// `argv` joined by spaces, a word that is empty or holds anything but letters, digits and
-    /// `/._-+=:,@%` in single quotes (a quote in it as `'\''`), one with a control character
-    /// (a newline) as `$'…'` with `\n`, `\t`, `\xNN`: `"two words"` and an empty argument read
-    /// apart from two arguments and none, and no argument makes a log line of its own.
+    /// `/._-+=:,@%` in single quotes (a quote in it as `'\''`), one with a character that steers
+    /// text (a newline) as `$'…'` with `\n`, `\t`, `\xNN`, `\uNNNN`: `"two words"` and an empty
+    /// argument read apart from two arguments and none, and no argument makes a log line of its own.
     public static func quoted(_ argv: [String]) -> String {
         argv.map { word in
             let plain = !word.isEmpty && word.unicodeScalars.allSatisfy { c in
                 (c.properties.isAlphabetic && c.isASCII) || ("0"..."9").contains(c) || "/._-+=:,@%".unicodeScalars.contains(c)
             }
             if plain { return word }
-            guard word.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+            guard word.unicodeScalars.contains(where: Self.steersText) else {
                 return "'" + word.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
             }
             var s = "$'"
@@ -108,7 +115,8 @@ public final class Action: Sendable, CustomStringConvertible {
                 case "\n": s += "\\n"
                 case "\t": s += "\\t"
                 case "\\", "'": s += "\\" + String(c)
-                case _ where c.value < 0x20 || c.value == 0x7F: s += "\\x" + (c.value < 16 ? "0" : "") + String(c.value, radix: 16)
+                case _ where c.value < 0x100 && Self.steersText(c): s += "\\x" + (c.value < 16 ? "0" : "") + String(c.value, radix: 16)
+                case _ where Self.steersText(c): s += "\\u" + String(repeating: "0", count: 4 - String(c.value, radix: 16).count) + String(c.value, radix: 16)
                 default: s.unicodeScalars.append(c)
                 }
             }

@@ -210,18 +210,41 @@ private func unsafeProgram(_ program: String) -> String? {
 func replaceableByOthers(_ path: String, _ st: FileStatus) -> String? {
     if st.permissions & 0o002 != 0 { return "is writable by anyone" }
     if let why = inDirectoryAnyoneWrites(path) { return why }
-    // Every link on the way (a link to a link in a folder anyone writes: that one is replaced),
-    // each in its folder; then the file it ends at, with its links in folders resolved.
-    var link = path
-    for _ in 0..<40 {
-        guard case .success(let s) = Posix.status(link, followingLinks: false), s.kind == .symbolicLink,
-            case .success(let target) = Posix.readLink(link)
-        else { break }
-        link = target.hasPrefix("/") ? target : String(link[..<(link.lastIndex(of: "/") ?? link.startIndex)]) + "/" + target
-        if let why = inDirectoryAnyoneWrites(link) { return "leads to '\(link)', which \(why)" }
-    }
+    if let why = linkAnyoneCouldRepoint(path) { return why }
     guard case .success(let real) = Posix.realPath(path) else { return "cannot be resolved" }
     return real == path ? nil : inDirectoryAnyoneWrites(real).map { "leads to '\(real)', which \($0)" }
+}
+
+/// The first symbolic link on the way to `path` (a folder's or the file's, one leading to
+/// another) that lies in a folder anyone may write to without the sticky bit, as "leads
+/// through 'LINK', which is in 'DIR', …": anyone could point it elsewhere. The path is walked a
+/// name at a time as the kernel does (at most 40 links), from the working folder when relative.
+private func linkAnyoneCouldRepoint(_ path: String) -> String? {
+    var pending = path.split(separator: "/").map(String.init)
+    var resolved = ""
+    if !path.hasPrefix("/"), case .success(let here) = Posix.realPath(".") { resolved = here == "/" ? "" : here }
+    var links = 0
+    while !pending.isEmpty {
+        let name = pending.removeFirst()
+        if name == "." { continue }
+        if name == ".." {
+            resolved = String(resolved[..<(resolved.lastIndex(of: "/") ?? resolved.startIndex)])
+            continue
+        }
+        let next = resolved + "/" + name
+        guard case .success(let s) = Posix.status(next, followingLinks: false), s.kind == .symbolicLink,
+            case .success(let target) = Posix.readLink(next)
+        else {
+            resolved = next
+            continue
+        }
+        links += 1
+        guard links <= 40 else { return nil }
+        if let why = inDirectoryAnyoneWrites(next) { return "leads through '\(next)', which \(why)" }
+        pending = target.split(separator: "/").map(String.init) + pending
+        if target.hasPrefix("/") { resolved = "" }
+    }
+    return nil
 }
 
 /// "is in 'DIR', which anyone may write to" for the first directory above `path` that anyone

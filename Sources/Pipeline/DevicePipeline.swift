@@ -237,7 +237,7 @@ public struct DevicePipeline {
         if pointer.active { pointer.advance(to: decoder.frame.time, into: &out) }
         let first = out.events.count
         engine.handle(decoder.frame, into: &out.events)
-        flush(from: first, into: &out, landings: pointer.active)
+        flush(from: first, into: &out, landings: true)
         if pointer.active { pointerLandings(into: &out) }
     }
 
@@ -301,8 +301,8 @@ public struct DevicePipeline {
         }
     }
 
-    /// Encodes the events from `first` on (those the engine just appended); `landings`: the
-    /// frame's landings are marked for the pointer first (`pointerMarks`), under the
+    /// Encodes the events from `first` on (those the engine just appended); `landings`: a
+    /// frame's, whose landings are marked for the pointer first (`pointerMarks`), under the
     /// configuration the frame ran under.
     private mutating func flush(from first: Int, into out: inout PipelineOutput, landings: Bool = false) {
         nextDeadline = engine.nextDeadline
@@ -327,7 +327,8 @@ public struct DevicePipeline {
             reconfigurePointer()
             noteWhatTheEngineTakes()
         }
-        if landings { pointerMarks() }
+        // (Asked after the switch: a reload's first pointer region starts here.)
+        if landings && pointer.active { pointerMarks() }
         for i in first..<out.events.count {
             if out.events[i].generation == encoderGeneration || encoders.previousSerial < 0 {
                 out.gesture(i, encoder: encoders.current, configuration: serial, actions: actions)

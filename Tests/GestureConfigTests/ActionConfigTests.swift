@@ -128,14 +128,20 @@ import Testing
         symlink(open + "/link2", hop)
         symlink(program, open + "/link2")
         let twice = text.replacingOccurrences(of: program, with: hop)
-        #expect(refused(twice, line: 4, reason: "leads to '\(open)/link2', which is in '\(open)', which anyone may write to"))
+        #expect(refused(twice, line: 4, reason: "leads through '\(open)/link2', which is in '\(open)', which anyone may write to"))
+        // A folder reached through a link in such a folder: the same.
+        let folderLink = dir + "/folder"
+        symlink(open + "/dir2", folderLink)
+        symlink(dir, open + "/dir2")
+        let throughFolder = text.replacingOccurrences(of: program, with: folderLink + "/run")
+        #expect(refused(throughFolder, line: 4, reason: "leads through '\(open)/dir2', which is in '\(open)', which anyone may write to"))
     }
 
     /// check-config and the log show an argv as a shell would read it back: a word with a space,
     /// an empty one and a quote are told apart.
     @Test func anArgv_isShownQuoted() {
         #expect(Action.quoted(["/usr/bin/notify-send", "two words", "", "it's", "--x=1,2"]) == #"/usr/bin/notify-send 'two words' '' 'it'\''s' --x=1,2"#)
-        #expect(Action.quoted(["/bin/echo", "a\nforged line", "b\u{1}"]) == #"/bin/echo $'a\nforged line' $'b\x01'"#)
+        #expect(Action.quoted(["/bin/echo", "a\nforged line", "b\u{1}", "c\u{9B}", "d\u{202E}"]) == #"/bin/echo $'a\nforged line' $'b\x01' $'c\x9b' $'d\u202e'"#)
     }
 
     @Test func twoActionsWithOneName_areRefused() {

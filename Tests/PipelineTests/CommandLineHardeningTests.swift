@@ -93,6 +93,7 @@ import TestSupport
         let r = try cli.run(["check-config", path])
         #expect(r.status == 0, "\(r.err)")
         #expect(!r.out.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x202E }, "\(r.out)")
-        #expect(r.out.contains("\\x1b[2J") && r.out.contains("\\u{202E}"), "\(r.out)")
+        // (Quoted as a shell reads them back: `Action.quoted`.)
+        #expect(r.out.contains(#"$'\x1b[2J'"#) && r.out.contains(#"$'fdp.exe\u202etxt'"#), "\(r.out)")
     }
 }
