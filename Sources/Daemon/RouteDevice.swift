@@ -155,7 +155,8 @@ struct RouteDevice {
             report.lastFrame = lastAt
             health.frames += frames
             health.lastFrameAt = lastAt
-            if let touch { health.lastTouchAt = source.monotonic(of: touch) }
+            // Most reads' last frame is a touch's: its time is `lastAt`, already converted.
+            if let touch { health.lastTouchAt = touch == (last ?? first) ? lastAt : source.monotonic(of: touch) }
         }
         return refreshDeadline()
     }
