@@ -197,26 +197,29 @@ public struct PanelDiagnosis: Sendable {
     }
 
     /// Contacts still (never past `stuckDistance` from where they came to rest: a stuck contact
-    /// flickers by a unit or two, or is silent) for `stuckSilence` or longer, the filter's rule.
-    /// Returns their tracks.
+    /// flickers by a unit or two, or is silent) for `stuckSilence` or longer, the filter's rule:
+    /// each such stretch once (a contact that sticks, moves and sticks again is ended twice by
+    /// the filter, and counted twice here). Returns their tracks.
     mutating func findStuck(_ t: PanelTracks) -> Set<Int> {
         // As the filter: at least two units (a coarse panel's unit may be half a millimetre).
         let limit = max(Self.stuckDistance, 2 * max(t.mmPerUnit.x, t.mmPerUnit.y))
         var found = Set<Int>()
         for (k, track) in t.tracks.enumerated() {
             guard var rest = track.samples.first else { continue }
-            var longest: Int64 = 0, since = track.landed, place = rest
+            var since = track.landed
+            func still(until end: Int64) {
+                guard Double(end - since) / Self.ns >= Self.stuckSilence else { return }
+                let mm = t.millimeters(rest.x, rest.y)
+                stuck.append(Stuck(silentSeconds: Double(end - since) / Self.ns, xMM: mm.x, yMM: mm.y))
+                found.insert(k)
+            }
             for s in track.samples {
                 let a = t.millimeters(s.x, s.y), b = t.millimeters(rest.x, rest.y)
                 guard (a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y) > limit * limit else { continue }
-                if s.time - since > longest { (longest, place) = (s.time - since, rest) }
+                still(until: s.time)
                 (rest, since) = (s, s.time)
             }
-            if track.lifted - since > longest { (longest, place) = (track.lifted - since, rest) }
-            guard Double(longest) / Self.ns >= Self.stuckSilence else { continue }
-            let mm = t.millimeters(place.x, place.y)
-            stuck.append(Stuck(silentSeconds: Double(longest) / Self.ns, xMM: mm.x, yMM: mm.y))
-            found.insert(k)
+            still(until: track.lifted)
         }
         return found
     }

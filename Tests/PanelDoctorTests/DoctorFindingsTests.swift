@@ -45,6 +45,32 @@ import TouchFrames
         #expect(r.diagnosis.noiseMM != nil && r.diagnosis.stuck.count == 1)
     }
 
+    /// A contact stuck for 8 s, moved 20 mm, stuck 7 s more: two stuck contacts, as the filter
+    /// ends it twice (each with its own place and time).
+    @Test func aContactStuckTwice_isFoundTwice() throws {
+        var sim = PanelSimulator(rate: 60, noise: 0)
+        for (seconds, x) in [(8.0, 1500), (7.0, 1700)] {
+            for k in 0..<Int(seconds * 60) {
+                sim.ev(3, Evdev.ABS_MT_SLOT, 5)
+                if k == 0 && x == 1500 {
+                    sim.ev(3, Evdev.ABS_MT_TRACKING_ID, 900)
+                    sim.ev(3, Evdev.ABS_MT_POSITION_Y, 900)
+                }
+                sim.ev(3, Evdev.ABS_MT_POSITION_X, Int32(x + k % 2))
+                sim.ev(0, Evdev.SYN_REPORT, 0)
+                sim.wait(1.0 / 60)
+            }
+        }
+        sim.ev(3, Evdev.ABS_MT_SLOT, 5)
+        sim.ev(3, Evdev.ABS_MT_TRACKING_ID, -1)
+        sim.ev(0, Evdev.SYN_REPORT, 0)
+        let r = try sim.report()
+        let stuck = r.diagnosis.stuck
+        #expect(stuck.count == 2, "\(r.text)")
+        #expect(stuck.map { $0.silentSeconds.rounded() } == [8, 7], "\(stuck)")
+        #expect(stuck.count == 2 && stuck[1].xMM > stuck[0].xMM + 5, "\(stuck)")
+    }
+
     /// A phantom every 12.864 s at one spot, five times; a user's tap 1 mm from it between two.
     @Test(arguments: [false, true])
     func aPhantom_isFound_withATapBesideIt(tapBeside: Bool) throws {
