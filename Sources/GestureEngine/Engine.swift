@@ -42,6 +42,7 @@ public struct Landing: Sendable {
 public struct Engine {
     public private(set) var configuration: CompiledConfiguration
     private var pending: CompiledConfiguration?
+    private let edges: PixelRect?
     var bank: RecognizerBank
     var arena: Arena
     var sequences: SequenceTable
@@ -92,9 +93,12 @@ public struct Engine {
         self.init(compiled: CompiledConfiguration(configuration))
     }
 
-    public init(compiled: CompiledConfiguration) {
+    /// `edges`: the panel's part of the screen (its `output`), where its edge swipes start; nil
+    /// for the whole screen.
+    public init(compiled: CompiledConfiguration, edges: PixelRect? = nil) {
         configuration = compiled
-        bank = RecognizerBank(compiled)
+        self.edges = edges
+        bank = RecognizerBank(compiled, edges: edges ?? compiled.screen)
         arena = Arena(gestureCount: compiled.gestures.count)
         sequences = SequenceTable(compiled)
         drags = DragRests(compiled)
@@ -366,7 +370,7 @@ public struct Engine {
         let previous = configuration
         configuration = next
         configurationGeneration += 1
-        bank = RecognizerBank(next)
+        bank = RecognizerBank(next, edges: edges ?? next.screen)
         arena = Arena(gestureCount: next.gestures.count)
         let old = sequences
         sequences = SequenceTable(next)

@@ -30,7 +30,8 @@ struct RecognizerBank {
     /// A status or a deadline changed since the engine last cleared this (see `Engine.settle`).
     var moved = true
 
-    init(_ config: CompiledConfiguration) {
+    /// `edges`: the panel's part of the screen, whose edges its edge swipes start from.
+    init(_ config: CompiledConfiguration, edges: PixelRect) {
         for g in config.gestures {
             let s = g.spec
             switch s.kind {
@@ -59,7 +60,7 @@ struct RecognizerBank {
                 entries.append(Entry(kind: s.kind, slot: edgeSwipes.count))
                 edgeSwipes.append(
                     EdgeSwipeRecognizer(
-                        fingers: s.minFingers, edges: s.edges, screen: config.screen, thresholds: s.thresholds))
+                        fingers: s.minFingers, edges: s.edges, screen: edges, thresholds: s.thresholds))
             case .stroke:
                 entries.append(Entry(kind: s.kind, slot: strokes.count))
                 strokes.append(Self.strokeRecognizer(s, config))

@@ -66,7 +66,7 @@ public struct DevicePipeline {
         }
         self.decoder = decoder
         let compiled = compiled ?? CompiledConfiguration(configuration.engine)
-        engine = Engine(compiled: compiled)
+        engine = Engine(compiled: compiled, edges: decoder.geometry.output)
         encoders = LineEncoders(GestureLineEncoder(configuration: compiled))
         serial = compiled.serial
         actionList = configuration.actions

@@ -70,6 +70,9 @@ public struct ScreenGeometry: Sendable {
     private let xUnits: Double, yUnits: Double
     /// The pixels a position may take: the output within the screen, first to last pixel.
     private let low: PixelPoint, high: PixelPoint
+    /// The part of the screen the panel covers (its `output` within the screen): its edges are
+    /// where its edge swipes start.
+    public let output: PixelRect
     public let scale: MillimetersPerPixel
     /// Where the panel's physical size came from, for `devices` and logs.
     public let sizeSource: SizeSource
@@ -127,6 +130,7 @@ public struct ScreenGeometry: Sendable {
         }
 
         let out = c.output.flatMap { $0.clipped(to: c.screen) } ?? c.screen
+        output = out
         // Compose: output ∘ rotation ∘ calibration.
         let rc = unitMap(calibration: c.calibration, rotation: c.rotation)
         m = compose((out.width, 0, out.x, 0, out.height, out.y), rc)

@@ -109,4 +109,21 @@ import TouchFrames
         let out = try lines(try DevicePipeline.lines(s.recording, description: Synth.panel, configuration: .standard))
         #expect(out.first?.gesture == "edge_swipe" && out.first?.edge == "right", "\(out)")
     }
+
+    /// Two panels side by side on a 3840 px desktop (GUIDE.md, "Two screens, two panels"): each
+    /// panel's edges are its own output's, so a swipe in from the side where the two screens
+    /// meet is an edge swipe too, and a swipe in from the desktop's own edges still is one.
+    @Test(arguments: [(0.0, "right", 1919.5, -200.0), (0.0, "left", 0, 200), (1920.0, "left", 0, 200), (1920.0, "right", 1919.5, -200)])
+    func anEdgeSwipe_startsAtItsPanelsOwnEdges(outputX: Double, edge: String, panelX: Double, travel: Double) throws {
+        let c = try ConfigLoader.parse(
+            "[screen]\nwidth = 3840\nheight = 1080\n[device]\noutput = [\(Int(outputX)), 0, 1920, 1080]\n", file: "two.toml")
+        var s = Synth()
+        s.down(0, (panelX, 540))
+        s.sync()
+        s.drag([0], by: (travel, 0), over: 300)
+        s.up(0)
+        s.sync()
+        let out = try lines(try DevicePipeline.lines(s.recording, description: Synth.panel, configuration: c))
+        #expect(out.first?.gesture == "edge_swipe" && out.first?.edge == edge, "output at \(outputX), from the \(edge): \(out)")
+    }
 }
