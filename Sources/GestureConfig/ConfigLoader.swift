@@ -182,7 +182,7 @@ struct Loader {
                 throw r.fail(nil, "more than \(ConfigLimits.gestures) gestures in the configuration (the file and its drop-ins together)")
             }
         }
-        for (r, scope) in zip(regions, regionScopes) { noteRegion(r, scope, screen: screen, mode: daemon.mode) }
+        for (r, scope) in zip(regions, regionScopes) { noteRegion(r, scope, among: regions, screen: screen, mode: daemon.mode) }
         if regionScopes.isEmpty {
             regions = [RegionSpec(name: EngineConfiguration.screenRegionName, gestures: EngineConfiguration.standardGestures(thresholds: thresholds))]
             ruleLines = [regions[0].gestures.map { _ in (header: 1, requires: nil, simultaneous: nil) }]

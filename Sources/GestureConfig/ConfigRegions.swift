@@ -173,11 +173,16 @@ extension Loader {
     /// monitors in a row is under 131,072 px wide; past 2^20 a number is a typo, and its
     /// arithmetic (a drag's offset, a rubber band) would lose its fractions.
     static let pixelLimit = 1_048_576.0
-    /// `regionNotices` for region `r`, read from `scope`.
-    mutating func noteRegion(_ r: RegionSpec, _ scope: Scope, screen: PixelRect, mode: DeviceMode) {
+    /// `regionNotices` for region `r`, read from `scope`, one of the file's `regions`.
+    mutating func noteRegion(_ r: RegionSpec, _ scope: Scope, among regions: [RegionSpec], screen: PixelRect, mode: DeviceMode) {
         func at(_ key: String) -> String { "\(scope.table.file(of: key) ?? scope.file):\(scope.table.line(of: key))" }
         if let rect = r.rect, rect.x >= screen.width || rect.y >= screen.height || rect.x + rect.width <= 0 || rect.y + rect.height <= 0 {
             regionNotices.append("\(at("rect")): region '\(r.name)' lies off the screen (\(format(screen.width))×\(format(screen.height)) px): no touch reaches it")
+        }
+        // A touch landing in an excluded region is no gesture's, whatever lies over it.
+        let area = r.rect ?? screen
+        if !r.exclude && !r.gestures.isEmpty, let e = regions.first(where: { $0.exclude && ($0.rect ?? screen).contains(area) }) {
+            regionNotices.append("\(at(r.rect == nil ? "name" : "rect")): region '\(r.name)' lies wholly in excluded region '\(e.name)' (exclude = true): no touch landing there reaches its gestures")
         }
         if mode != .passthrough, r.maxContacts != nil {
             regionNotices.append("\(at("max_contacts")): region '\(r.name)': max_contacts limits what the virtual touchscreen shows, which only [device] mode = \"passthrough\" makes")

@@ -162,6 +162,18 @@ import TestSupport
         #expect(c.notices.last?.hasSuffix("kiosk.d/10.toml:4: region 'far': max_contacts limits what the virtual touchscreen shows, which only [device] mode = \"passthrough\" makes") == true)
     }
 
+    /// A region wholly inside an excluded one: its gestures never see a touch, said at its rect.
+    /// One that reaches out of it, or has no gesture, is not named.
+    @Test func aRegionInsideAnExcludedOne_isNamed() throws {
+        let regions = "[[region]]\nname = \"keys\"\nrect = [0, 600, 1920, 480]\nexclude = true\n"
+            + "[[region]]\nname = \"inside\"\nrect = [100, 700, 200, 100]\nstandard_gestures = true\n"
+            + "[[region]]\nname = \"across\"\nrect = [100, 500, 200, 200]\nstandard_gestures = true\n"
+            + "[[region]]\nname = \"empty\"\nrect = [100, 700, 50, 50]\n"
+        let c = try load(main, [("10.toml", regions)])
+        #expect(c.notices.count == 1, "\(c.notices)")
+        #expect(c.notices.first?.hasSuffix("kiosk.d/10.toml:7: region 'inside' lies wholly in excluded region 'keys' (exclude = true): no touch landing there reaches its gestures") == true, "\(c.notices)")
+    }
+
     @Test func anErrorInTheMainFile_stillNamesTheMainFile() {
         do {
             _ = try load("[device]\nrotation = 45\n", [("ok.toml", "[device]\npalm_size = 40\n")])
