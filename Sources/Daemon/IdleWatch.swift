@@ -157,7 +157,7 @@ extension Daemon {
         idle.countWake()
         idle.since = now
         let name = state.devices.index(of: id).map { " (\(state.devices.all[$0].source.description.name))" } ?? ""
-        log.info("wake: a touch on device \(id)\(name)\(inTheDark ? " on a dark display" : "") (its sequence is swallowed)")
+        log.info("wake: a touch on device \(id)\(name)\(inTheDark ? " on a dark display" : "") (that touch is swallowed)")
         moment(.wake, device: id, at: now, &state)
         armIdle(state)
     }

@@ -227,7 +227,7 @@ public struct DevicePipeline {
     }
 
     private mutating func handleDecodedFrame(into out: inout PipelineOutput) {
-        if swallowing {
+        if swallowing && !wakeTouchIsOver() {
             // The waking touch stops a kinetic tail as any touch does.
             if pointer.active && decoder.landed { pointer.stopTail() }
             return swallow(decoder.frame, into: &out)
@@ -245,14 +245,36 @@ public struct DevicePipeline {
         if let a, let b { min(a, b) } else { a ?? b }
     }
 
-    /// Touch to wake: the frames from now until no contact is down go to no one; the engine
-    /// never sees them (what it had under way sees the next frame after them).
-    public mutating func swallowSequence() { swallowing = true }
+    /// Touch to wake: the frames from now go to no one until no contact is down, or, while the
+    /// waking touch stays down, until a frame past its window (`WakeTouch`); the engine never
+    /// sees them (what it had under way sees the next frame after them).
+    public mutating func swallowSequence() { (swallowing, swallowingSince) = (true, nil) }
     private var swallowing = false
+    private var swallowingSince: Timestamp?
+    /// The contacts down in the last frame swallowed, and the decoder's next contact id then.
+    private var swallowed: [UInt32] = []
+    private var swallowedNext: UInt32 = 0
 
     private mutating func swallow(_ frame: TouchFrame, into out: inout PipelineOutput) {
         out.frame(frame, swallowed: true, touched: true)
+        swallowingSince = swallowingSince ?? frame.time
+        swallowed.removeAll(keepingCapacity: true)
+        for c in frame.contacts { swallowed.append(c.id) }
+        swallowedNext = decoder.nextContact
         if frame.contacts.isEmpty { swallowing = false }
+    }
+
+    /// A frame past the waking touch's window while it is still down: what it swallowed is
+    /// passed over until it lifts, by the gestures and the pointer, and what lands now is an
+    /// ordinary touch (a drop of water that woke the kiosk keeps no one out).
+    private mutating func wakeTouchIsOver() -> Bool {
+        guard let since = swallowingSince, decoder.frame.time.nanoseconds - since.nanoseconds > WakeTouch.windowNanoseconds else {
+            return false
+        }
+        swallowing = false
+        engine.passOver(swallowed)
+        pointer.seenNextContact = swallowedNext
+        return true
     }
 
     /// Fires deadlines up to `time` (the daemon's timer, or the end of a recording).

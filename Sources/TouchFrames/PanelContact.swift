@@ -57,6 +57,13 @@ public struct PanelAxes: Sendable, Equatable {
     }
 }
 
+/// Touch to wake: the touch that wakes the kiosk (every finger landing within this many ns of
+/// its first frame) goes to no one until it lifts. A finger landing later while it is still
+/// down (a drop of water, a stuck contact woke the kiosk) is an ordinary touch.
+public enum WakeTouch {
+    public static let windowNanoseconds: Int64 = 500_000_000
+}
+
 /// An event of a panel's frame that is no contact's (a key other than BTN_TOUCH and BTN_TOOL_*,
 /// a switch, a misc event): the mirror passes it on as it came.
 public struct PanelEvent: Sendable, Equatable {

@@ -47,9 +47,11 @@ public struct MirrorContacts {
     var shownCount = 0
 
     /// Contacts never to be shown until they lift (taken by a system gesture, or landed while
-    /// waking), and whether touches landing now are swallowed (touch to wake).
+    /// waking), and whether touches landing now are swallowed (touch to wake), since the first
+    /// frame of the waking touch (`WakeTouch`).
     var hidden: [UInt32] = []
     var swallowing = false
+    var swallowingSince: Int64?
     /// Contacts held back while a gesture that delays touches may still take them (MirrorHold.swift).
     var held: [HeldContact] = []
     var holdBound: Int64 = 0
@@ -95,7 +97,11 @@ public struct MirrorContacts {
         taken: borrowing [UInt32], hold: borrowing [UInt32], bound: Int64, now: Int64
     ) {
         if discontinuity { restart() }
-        if swallowing { swallowLandings(contacts) }
+        if swallowing {
+            let since = swallowingSince ?? now
+            swallowingSince = since
+            if now - since <= WakeTouch.windowNanoseconds { swallowLandings(contacts) } else { swallowing = false }
+        }
         for i in taken.indices { take(taken[i]) }
         if bound > 0 { holdBound = bound }
         if !hold.isEmpty { startHolding(hold, among: contacts, now: now) }

@@ -41,7 +41,7 @@ extension MirrorContacts {
 
     /// Touch to wake: the contacts that land from now on are never shown, until the panel has
     /// no contact left.
-    public mutating func swallowNewTouches() { swallowing = true }
+    public mutating func swallowNewTouches() { (swallowing, swallowingSince) = (true, nil) }
 
     mutating func swallowLandings(_ contacts: borrowing FrameList<PanelContact>) {
         for i in contacts.indices {

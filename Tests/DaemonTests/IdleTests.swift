@@ -92,6 +92,27 @@ import TouchFrames
         #expect(d.log.components(separatedBy: "the kiosk does not go idle under it").count == 2, "said once: \(d.log)")
     }
 
+    /// A contact landing while the kiosk is idle and staying down, silent (a drop of water), wakes
+    /// it and goes to no one; so does a tap within half a second of it (the waking hand's), but a
+    /// tap after that is a tap: the kiosk is usable while the drop stays.
+    @Test func aWakingContactThatStaysDown_keepsNoOneOut() throws {
+        let dir = scratch()
+        let drop = Self.land(1.0, 100, 800).map {
+            $0.2 == Evdev.ABS_MT_SLOT ? ($0.0, $0.1, $0.2, 1) : $0.2 == Evdev.ABS_MT_TRACKING_ID ? ($0.0, $0.1, $0.2, 200) : $0
+        }
+        let d = try DaemonUnderTest(["--replay", try Self.recording(drop, taps: [1.2, 2.5], in: dir), "--wait-for-clients", "1"], config: "[idle]\nafter = 0.5\n", dir: dir)
+        let c = try TestClient(d.socket)
+        _ = c.json()  // hello
+        var taps: [Double] = []
+        while let v = c.json(seconds: 4) {
+            if v["type"] == .string("gesture"), v["gesture"] == .string("tap"), let t = v["time"]?.number { taps.append(t) }
+            if !taps.isEmpty { break }
+        }
+        #expect(taps.count == 1 && taps[0] > 2.4, "the tap at 1.2 s is the waking hand's, the one at 2.5 s a tap: \(taps)")
+        #expect(d.stop() == 0)
+        #expect(d.log.contains("wake: a touch"), "\(d.log)")
+    }
+
     /// A contact the stuck filter ended, flickering on, touches no one: the kiosk goes idle, and
     /// the panel's last touch is the stuck one's end.
     @Test func aStuckContactTheFiltersEnded_letsTheKioskGoIdle() throws {

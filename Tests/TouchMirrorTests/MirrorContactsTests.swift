@@ -221,6 +221,21 @@ struct MirrorRig {
         #expect(m.mirror.touches == 0)
     }
 
+    /// A waking touch that stays down (a drop of water) stays hidden until it lifts; a touch
+    /// landing within half a second of it is the waking hand's, one landing later is shown.
+    @Test func wakeTouch_thatStaysDown_hidesOnlyTheWakingHand() {
+        var m = R()
+        m.mirror.swallowNewTouches()
+        m.frame(R.down(0, 5, 10, 10), at: 1_000)
+        m.frame(R.down(1, 6, 50, 50), at: 1_400)
+        #expect(m.seen.isEmpty)
+        m.frame(R.down(2, 7, 90, 90), at: 1_600)
+        #expect(m.seen == ["s2@90,90"])
+        m.frame(R.up(1), at: 1_700)
+        m.frame(R.down(1, 8, 30, 30), at: 1_800)
+        #expect(m.seen == ["s1@30,30", "s2@90,90"])
+    }
+
     @Test func wakeTouch_neverReachesTheMirror_butTouchesShownGoOn() {
         var m = R()
         m.frame(R.down(0, 5, 10, 10))
