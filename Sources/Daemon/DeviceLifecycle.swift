@@ -12,7 +12,7 @@ import TouchMirror
 protocol DeviceOwner: AnyObject {
     func added(_ device: RouteDevice, _ state: inout FrameState)
     func removed(_ device: RouteDevice, _ state: inout FrameState)
-    /// A touch on device `id` woke the kiosk from idle (its sequence is swallowed); `inTheDark`:
+    /// A touch on device `id` woke the kiosk from idle (that touch is swallowed); `inTheDark`:
     /// the display was dark.
     func woke(by id: UInt32, inTheDark: Bool, _ state: inout FrameState)
 }

@@ -6,8 +6,8 @@ import TouchInput
 
 /// Touch to wake (`[idle] after`): a timer at the last touch (a frame with a contact the filters
 /// show, or its lift) plus the idle time. When it fires, no touch came since and no finger rests
-/// on a panel, the kiosk is idle: `on = "idle"` actions run once and clients get an `idle` line. The next read wakes it (`DeviceTable.asleep`): its touch sequence is swallowed
-/// (no gesture, no line, nothing passed through), `on = "wake"` actions run, clients get a `wake`
+/// on a panel, the kiosk is idle: `on = "idle"` actions run once and clients get an `idle` line. The next read wakes it (`DeviceTable.asleep`): its touch is swallowed
+/// (`WakeTouch`: no gesture, no line, nothing passed through), `on = "wake"` actions run, clients get a `wake`
 /// line, and the timer starts again. No polling: one timer expiry per idle time at most.
 final class IdleWatch {
     let timer: DeadlineTimer
@@ -132,8 +132,8 @@ extension Daemon {
         // A finger resting on the glass (the kernel sends nothing while it holds still): in use.
         // Its lift is a touch that starts the idle time again; until then a look every idle time.
         // A contact the panel holds down for good (a phantom, a hung controller) holds idle off
-        // too: going idle under it, the touch that woke the kiosk would be swallowed until every
-        // contact lifted, which that one never does. Said once an episode, after ten idle times.
+        // too, as a finger would (the touch that woke the kiosk under it would take it for part
+        // of itself). Said once an episode, after ten idle times.
         if state.devices.touched {
             let quiet = now - (state.devices.lastFrameAt ?? idle.since)
             if quiet >= 10 * idle.afterNs && !idle.heldSaid {

@@ -180,9 +180,10 @@ extension Loader {
             regionNotices.append("\(at("rect")): region '\(r.name)' lies off the screen (\(format(screen.width))×\(format(screen.height)) px): no touch reaches it")
         }
         // A touch landing in an excluded region is no gesture's, whatever lies over it.
-        let area = r.rect ?? screen
-        if !r.exclude && !r.gestures.isEmpty, let e = regions.first(where: { $0.exclude && ($0.rect ?? screen).contains(area) }) {
-            regionNotices.append("\(at(r.rect == nil ? "name" : "rect")): region '\(r.name)' lies wholly in excluded region '\(e.name)' (exclude = true): no touch landing there reaches its gestures")
+        if !r.exclude && (!r.gestures.isEmpty || r.maxContacts != nil), let area = (r.rect ?? screen).clipped(to: screen),
+            let e = regions.first(where: { $0.exclude && ($0.rect ?? screen).contains(area) })
+        {
+            regionNotices.append("\(at(r.rect == nil ? "name" : "rect")): region '\(r.name)' lies wholly in excluded region '\(e.name)' (exclude = true) on the screen: no touch landing there reaches its gestures or counts in its max_contacts")
         }
         if mode != .passthrough, r.maxContacts != nil {
             regionNotices.append("\(at("max_contacts")): region '\(r.name)': max_contacts limits what the virtual touchscreen shows, which only [device] mode = \"passthrough\" makes")

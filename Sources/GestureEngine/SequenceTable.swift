@@ -103,6 +103,8 @@ struct SequenceTable {
 
     /// The numbering of rounds and sequences goes on across configurations.
     mutating func continueNumbering(from other: SequenceTable) {
+        // (And the contacts passed over stay so until they lift: a reload's, a wake's.)
+        passedOver = other.passedOver
         nextSerial = other.nextSerial
         nextRound = other.nextRound
         nextSequence = other.nextSequence

@@ -45,6 +45,12 @@ struct ContactLimits {
         }
     }
 
+    /// `ids` are counted nowhere until they lift (the touch that woke the kiosk).
+    mutating func pass(_ ids: [UInt32]) {
+        for id in ids where !passed.contains(id) { passed.append(id) }
+        counted.removeAll { c in ids.contains(c.id) }
+    }
+
     /// A new pipeline (a reload) goes on from `old`: its count, and the contacts it showed, each
     /// counted where it is in the new configuration.
     mutating func continueFrom(_ old: ContactLimits, _ contacts: borrowing FrameList<Contact>, _ configuration: CompiledConfiguration) {

@@ -9,7 +9,7 @@ import TouchFrames
 /// time) → JSON lines. Like `Engine`, it returns what it makes into a buffer its caller owns
 /// (`PipelineOutput`); nothing is set on it from outside between calls.
 public struct DevicePipeline {
-    public private(set) var engine: Engine
+    public internal(set) var engine: Engine
     /// The input stage: the daemon's route decodes with it itself (`decoder.feed`, then
     /// `handleFrame`), so a frame's other consumers (the mirror) read the same frame.
     public var decoder: FrameDecoder
@@ -29,9 +29,9 @@ public struct DevicePipeline {
     /// by default in pass-through mode when an action is bound to it).
     var takesTouches: [Bool]
     /// Regions' `max_contacts` at work (pass-through only; `limitsContacts` when some region has one).
-    private var limits = ContactLimits()
+    var limits = ContactLimits()
     /// The contacts down that landed in an excluded region, in no touch line (stored: see below).
-    public private(set) var excluded = ExcludedContacts()
+    public internal(set) var excluded = ExcludedContacts()
     var limitsContacts = false
     /// Contacts taken from the app for a region's `max_contacts` so far.
     public var contactsLimited: Int { limits.taken }
@@ -40,6 +40,8 @@ public struct DevicePipeline {
     var holders: [(gesture: Int, bound: Int64)] {
         didSet { holdsTouches = !holders.isEmpty || pointer.claims }
     }
+    /// Touch to wake (DevicePipelineWake.swift).
+    var wake = WakeSwallow()
     /// Pointer emulation (`emulate = "pointer"` regions). A value, never optional: its `active`
     /// is asked every frame, and testing an optional stage copied it whole.
     var pointer: PointerStage
@@ -188,7 +190,7 @@ public struct DevicePipeline {
         // (Only a mirror reads what is held: in pass-through.)
         if passThrough && !holders.isEmpty { collectHeld(into: &out) }
         // (A swallowed sequence, touch to wake, is the app's no more than the engine's.)
-        if limitsContacts && !swallowing { limits.frame(decoder, engine.configuration, into: &out.takenContacts) }
+        if limitsContacts && !wake.swallowing { limits.frame(decoder, engine.configuration, into: &out.takenContacts) }
         if excluded.isActive { excluded.frame(decoder, engine.configuration) }
         if decoder.isFiltered {
             includeTick()
@@ -210,6 +212,9 @@ public struct DevicePipeline {
         if !decoder.frame.contacts.isEmpty { engine.passOver(decoder.frame.contacts.map(\.id)) }
         pointer.seenNextContact = decoder.nextContact
         limits.continueFrom(old.limits, decoder.frame.contacts, engine.configuration)
+        // A touch that woke the kiosk is still the waking touch.
+        wake = old.wake
+        if !wake.passed.isEmpty { engine.passOver(wake.passed) }
     }
 
     /// The filters' own frames come from elsewhere, in order with the reads (the input thread's
@@ -227,11 +232,12 @@ public struct DevicePipeline {
     }
 
     private mutating func handleDecodedFrame(into out: inout PipelineOutput) {
-        if swallowing && !wakeTouchIsOver() {
+        if wake.swallowing && !wakeWindowIsOver() {
             // The waking touch stops a kinetic tail as any touch does.
             if pointer.active && decoder.landed { pointer.stopTail() }
             return swallow(decoder.frame, into: &out)
         }
+        if wake.below != 0 { passWakingContacts() }
         out.frame(decoder.frame, touched: !decoder.frame.contacts.isEmpty || decoder.hadContacts)
         trace(out.wants.transitions)
         if pointer.active { pointer.advance(to: decoder.frame.time, into: &out) }
@@ -243,38 +249,6 @@ public struct DevicePipeline {
 
     static func sooner(_ a: Timestamp?, _ b: Timestamp?) -> Timestamp? {
         if let a, let b { min(a, b) } else { a ?? b }
-    }
-
-    /// Touch to wake: the frames from now go to no one until no contact is down, or, while the
-    /// waking touch stays down, until a frame past its window (`WakeTouch`); the engine never
-    /// sees them (what it had under way sees the next frame after them).
-    public mutating func swallowSequence() { (swallowing, swallowingSince) = (true, nil) }
-    private var swallowing = false
-    private var swallowingSince: Timestamp?
-    /// The contacts down in the last frame swallowed, and the decoder's next contact id then.
-    private var swallowed: [UInt32] = []
-    private var swallowedNext: UInt32 = 0
-
-    private mutating func swallow(_ frame: TouchFrame, into out: inout PipelineOutput) {
-        out.frame(frame, swallowed: true, touched: true)
-        swallowingSince = swallowingSince ?? frame.time
-        swallowed.removeAll(keepingCapacity: true)
-        for c in frame.contacts { swallowed.append(c.id) }
-        swallowedNext = decoder.nextContact
-        if frame.contacts.isEmpty { swallowing = false }
-    }
-
-    /// A frame past the waking touch's window while it is still down: what it swallowed is
-    /// passed over until it lifts, by the gestures and the pointer, and what lands now is an
-    /// ordinary touch (a drop of water that woke the kiosk keeps no one out).
-    private mutating func wakeTouchIsOver() -> Bool {
-        guard let since = swallowingSince, decoder.frame.time.nanoseconds - since.nanoseconds > WakeTouch.windowNanoseconds else {
-            return false
-        }
-        swallowing = false
-        engine.passOver(swallowed)
-        pointer.seenNextContact = swallowedNext
-        return true
     }
 
     /// Fires deadlines up to `time` (the daemon's timer, or the end of a recording).

@@ -16,7 +16,7 @@ extension DevicePipeline {
         while i < decoder.frame.contacts.endIndex {
             let c = decoder.frame.contacts[i]
             i += 1
-            if filtered ? decoder.isNewInFrame(c.id) : c.id >= first { pointer.mark(c, engine: engine) }
+            if filtered ? decoder.isNewInFrame(c.id) && !isWaking(c.id) : c.id >= first { pointer.mark(c, engine: engine) }
         }
     }
 
@@ -35,7 +35,7 @@ extension DevicePipeline {
             while i < decoder.frame.contacts.endIndex {
                 let c = decoder.frame.contacts[i]
                 i += 1
-                let new = filtered ? decoder.isNewInFrame(c.id) : c.id >= first
+                let new = filtered ? decoder.isNewInFrame(c.id) && !isWaking(c.id) : c.id >= first
                 if new, pointer.landed(c, time: decoder.frame.time, into: &out) { out.takenContacts.append(c.id) }
             }
         }

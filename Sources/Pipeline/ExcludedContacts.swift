@@ -14,6 +14,14 @@ public struct ExcludedContacts {
     /// Something to do this frame (asked before the configuration is passed: no copy of it).
     var isActive: Bool { watching || !seen.isEmpty }
 
+    /// `more` left out of touch lines too until they lift (the touch that woke the kiosk).
+    mutating func hide(_ more: [UInt32]) {
+        for id in more where !ids.contains(id) {
+            ids.append(id)
+            if !seen.contains(id) { seen.append(id) }
+        }
+    }
+
     /// The decoder's last frame: lifted contacts forgotten, landed ones placed.
     mutating func frame(_ decoder: borrowing FrameDecoder, _ configuration: CompiledConfiguration) {
         let contacts = decoder.frame.contacts

@@ -147,4 +147,16 @@ import Testing
         t.wait(.milliseconds(900))
         #expect(t.log.contains("long_press began"), "\(t.log)")
     }
+
+    /// A new configuration taken before the engine first sees the passed-over finger (it is
+    /// idle: touch to wake's drop of water, first seen past the waking touch's window, or a
+    /// client's regions then) leaves it passed over: no long press on it.
+    @Test func aPassedOverFinger_staysPassedOver_underANewConfiguration() {
+        var t = Timeline()
+        t.engine.passOver([1])
+        t.engine.reconfigure(t.engine.configuration)
+        t.down(1, at: (400, 500))
+        t.wait(.milliseconds(900))
+        #expect(!t.log.contains { $0.hasPrefix("long_press") }, "\(t.log)")
+    }
 }

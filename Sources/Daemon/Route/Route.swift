@@ -57,7 +57,7 @@ protocol RouteEnvironment: AnyObject {
 enum RouteStage: String, CaseIterable, Sendable {
     /// Each read decoded once into the frame every consumer reads (`FrameDecoder`).
     case input
-    /// A touch landing while the kiosk sleeps (or on a dark display) wakes it; its sequence is swallowed.
+    /// A touch landing while the kiosk sleeps (or on a dark display) wakes it; that touch is swallowed.
     case wake
     /// The frame on the panel's virtual touchscreen before the engine runs, when the engine can
     /// take and hold nothing of it (pass-through with no system gesture, limit or pointer region).

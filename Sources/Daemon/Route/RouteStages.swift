@@ -7,7 +7,7 @@ import Pipeline
 // the virtual pointer, the panel's health, the fan-out, the daemon.
 
 /// Wake (`WakeWatch`): a touch landing while the kiosk sleeps, or on a dark display after a
-/// pause, wakes it; its sequence goes to no one (the pipeline's and the mirror's).
+/// pause, wakes it; that touch goes to no one (`WakeTouch`: the pipeline's and the mirror's).
 enum WakeStage: FrameStage {
     static var stage: RouteStage { .wake }
 
