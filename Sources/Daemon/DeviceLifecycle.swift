@@ -75,9 +75,7 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
             guard described != nil else { throw Daemon.StartError("\(desc): no device description (N:, A: lines)") }
         }
         let recording = try Evemu.parse(try readTextFile(path), file: path, describedAs: described)
-        if let line = recording.unterminatedLine {
-            log.notice("\(SafeText.escaped(path)):\(line): the file ends without a newline after this event: if it was cut short, the event's value may be cut too")
-        }
+        if let warning = recording.unterminatedWarning { log.notice("\(SafeText.escaped(path)):\(warning)") }
         let description = recording.description
         guard let description else {
             throw Daemon.StartError("\(path): the recording has no device description; pass --device DESC")

@@ -35,6 +35,7 @@ public enum Evemu {
         // back mid-recording would replay two taps as a double tap, or time running backwards).
         var latest = Int64.min
         var unterminated: Int?
+        var leftOut = false
         // Each slot event's line and value, checked against the description once it is whole.
         var slotLines: [(line: Int, slot: Int32)] = []
         while start <= bytes.count {
@@ -53,6 +54,10 @@ public enum Evemu {
             let before = reader.events.count
             if let e = fastEvent(bytes, start, end) {
                 reader.events.append(e)
+            } else if unterminated == reader.lineNumber && Self.fieldCount(bytes[(start + 2)..<end]) < 4 {
+                // The last event, cut before its value (a cut leaves a prefix of a line: fewer
+                // fields, never a bad one): left out, said by the tools.
+                leftOut = true
             } else {
                 try reader.read(Substring(String(decoding: bytes[start..<end], as: UTF8.self)))
             }
@@ -66,12 +71,24 @@ public enum Evemu {
         }
         var recording = reader.recording()
         recording.unterminatedLine = unterminated
+        recording.unterminatedLeftOut = leftOut
         if let described { recording.description = described }
         if let description = recording.description { try checkSlots(slotLines, description, file: file) }
         return recording
     }
 
     /// The longest line a recording may hold.
+    /// The whitespace-separated fields in `bytes`.
+    static func fieldCount(_ bytes: ArraySlice<UInt8>) -> Int {
+        var n = 0, inField = false
+        for b in bytes {
+            let space = b == 0x20 || b == 0x09 || b == 0x0D
+            if !space && !inField { n += 1 }
+            inField = !space
+        }
+        return n
+    }
+
     static let lineBytes = 4096
     /// The longest device name a recording may give (no device's is longer: the kernel's uinput
     /// takes 80 bytes, EVIOCGNAME readers 256).

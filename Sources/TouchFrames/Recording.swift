@@ -10,6 +10,17 @@ public struct Recording: Sendable {
     /// with one): the file may have been cut inside it, its value with it ("1" of "1079"); read
     /// as it is, and said by the tools. Nil when the file ends with a newline.
     public var unterminatedLine: Int?
+    /// That line was cut before it held a whole event (a field or more missing, or cut to
+    /// nothing readable), and was left out.
+    public var unterminatedLeftOut = false
+
+    /// What the tools say of an unterminated last line (nil: the file ends with a newline).
+    public var unterminatedWarning: String? {
+        guard let line = unterminatedLine else { return nil }
+        return unterminatedLeftOut
+            ? "\(line): the file ends inside this event (no newline, an incomplete event): left out"
+            : "\(line): the file ends without a newline after this event: if it was cut short, the event's value may be cut too"
+    }
 
     public init(description: DeviceDescription?, events: [InputEvent]) {
         (self.description, self.events) = (description, events)

@@ -64,8 +64,8 @@ func loadConfiguration(_ path: String?) throws -> Configuration {
 /// Says so on stderr when `recording` ends without a newline after its last event (`path` may
 /// have been cut inside it).
 func warnIfUnterminated(_ recording: Recording, _ path: String) {
-    guard let line = recording.unterminatedLine else { return }
-    writeOutput(2, Array("warning: \(SafeText.escaped(path)):\(line): the file ends without a newline after this event: if it was cut short, the event's value may be cut too\n".utf8))
+    guard let warning = recording.unterminatedWarning else { return }
+    writeOutput(2, Array("warning: \(SafeText.escaped(path)):\(warning)\n".utf8))
 }
 
 /// Reads a recording, taking its description from `--device` when it has none of its own.

@@ -232,7 +232,7 @@ extension GeometryTests {
         ("N: x\nA: 35 0 100 0 0 0\nA: 36 0 100 0 0 0\nE: 0.1 0003 002f 1", 4, "a slot event (ABS_MT_SLOT), and the device has no slot axis"),
         ("N: " + String(repeating: "n", count: 1025), 1, "a device name of 1025 bytes; 1024 at most"),
         ("E: 0.5 0000 0000 " + String(repeating: "1", count: 5000), 1, "a line of 5017 bytes; a recording's are 4096 at most"),
-        ("E: 0.1 0003 0035", 1, "an event needs 4 fields"),
+        ("E: 0.1 0003 0035\n", 1, "an event needs 4 fields"),
         ("# c\nE: x 0003 0035 1", 2, "bad event time"),
         ("E: 0.1 00zz 0035 1", 1, "bad event type"),
         ("E: 0.1 0003 0035 1.5", 1, "bad event value"),
@@ -321,6 +321,15 @@ extension GeometryTests {
         #expect(cut.unterminatedLine == 4 && cut.events.count == 2)
         #expect(try Evemu.parse("N: x\nE: 0.000000 0003 0035 1\n", file: "whole.events").unterminatedLine == nil)
         #expect(try Evemu.parse("N: x\nE: 0.000000 0003 0035 1\n# a comment", file: "comment.events").unterminatedLine == nil)
+        // Cut before its value, or inside its code: left out, and said so; the same cut on a
+        // line with a newline after it is an error, as any broken line.
+        for tail in ["E: 0.010000 0003 00", "E: 0.010000 0003 0036", "E: 0.01"] {
+            let short = try Evemu.parse("N: x\nA: 35 0 100 0 0 0\nE: 0.000000 0003 0035 1\n" + tail, file: "short.events")
+            #expect(short.events.count == 1 && short.unterminatedLine == 4 && short.unterminatedLeftOut, "\(tail)")
+            #expect(short.unterminatedWarning?.hasSuffix("left out") == true)
+            #expect(throws: RecordingError.self) { try Evemu.parse("N: x\nA: 35 0 100 0 0 0\n" + tail + "\n", file: "broken.events") }
+        }
+        #expect(!cut.unterminatedLeftOut && cut.unterminatedWarning?.contains("may be cut too") == true)
     }
 
     /// Events made out of order (a resync's frame stamped after a packet the kernel stamped
