@@ -212,6 +212,7 @@ public struct DevicePipeline {
         if !decoder.frame.contacts.isEmpty { engine.passOver(decoder.frame.contacts.map(\.id)) }
         pointer.seenNextContact = decoder.nextContact
         limits.continueFrom(old.limits, decoder.frame.contacts, engine.configuration)
+        excluded.continueFrom(old.excluded)
         // A touch that woke the kiosk is still the waking touch.
         wake = old.wake
         if !wake.passed.isEmpty { engine.passOver(wake.passed) }

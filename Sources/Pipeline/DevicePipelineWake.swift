@@ -45,7 +45,8 @@ extension DevicePipeline {
 
     /// The waking touch's contacts down in this frame (a young one the filters show late, too):
     /// passed over, before the engine reads the frame, by the gestures, the regions' limits and
-    /// the touch lines, until they lift. Nothing once none is down.
+    /// the touch lines, until they lift. Nothing once none is down. (Only after a wake: the scan
+    /// and, with no waking contact shown, the panel's count run then alone.)
     mutating func passWakingContacts() {
         var down = false, new = false
         var i = decoder.frame.contacts.startIndex
@@ -59,7 +60,12 @@ extension DevicePipeline {
                 new = true
             }
         }
-        guard down else { return wake = WakeSwallow() }
+        // None shown: over once none is down on the panel either (a waking contact the ghost
+        // filter still holds back is shown later, and passed over then).
+        guard down else {
+            if decoder.activeContacts == 0 { wake = WakeSwallow() }
+            return
+        }
         guard new else { return }
         engine.passOver(wake.passed)
         limits.pass(wake.passed)

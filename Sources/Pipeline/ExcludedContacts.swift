@@ -14,6 +14,9 @@ public struct ExcludedContacts {
     /// Something to do this frame (asked before the configuration is passed: no copy of it).
     var isActive: Bool { watching || !seen.isEmpty }
 
+    /// A new pipeline (a reload) goes on from `old`: what it left out stays out until it lifts.
+    mutating func continueFrom(_ old: ExcludedContacts) { (ids, seen) = (old.ids, old.seen) }
+
     /// `more` left out of touch lines too until they lift (the touch that woke the kiosk).
     mutating func hide(_ more: [UInt32]) {
         for id in more where !ids.contains(id) {

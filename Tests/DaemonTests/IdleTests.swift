@@ -113,6 +113,34 @@ import TouchFrames
         #expect(d.log.contains("wake: a touch"), "\(d.log)")
     }
 
+    /// With the ghost filter: a second finger landing at the waking touch's last moment, still
+    /// young when the first lifts, is the waking touch's when the filter shows it: no tap.
+    @Test func aYoungWakingFinger_shownAfterTheWindow_isPassedOver() throws {
+        let dir = scratch()
+        typealias E = (Double, UInt16, UInt16, Int32)
+        func slot(_ t: Double, _ s: Int32, _ id: Int32?, _ x: Int32, _ y: Int32) -> [E] {
+            [(t, Evdev.EV_ABS, Evdev.ABS_MT_SLOT, s)] + (id.map { [(t, Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, $0)] } ?? [])
+                + [(t, Evdev.EV_ABS, Evdev.ABS_MT_POSITION_X, x), (t, Evdev.EV_ABS, Evdev.ABS_MT_POSITION_Y, y)]
+        }
+        let sync: (Double) -> [E] = { [($0, Evdev.EV_SYN, Evdev.SYN_REPORT, 0)] }
+        var events = slot(1.0, 0, 100, 100, 800) + [(1.0, Evdev.EV_KEY, Evdev.BTN_TOUCH, 1)] + sync(1.0)
+        events += slot(1.53, 1, 101, 900, 500) + sync(1.53)
+        events += [(1.55, Evdev.EV_ABS, Evdev.ABS_MT_SLOT, 0), (1.55, Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, -1)] + sync(1.55)
+        events += slot(1.6, 1, nil, 901, 500) + sync(1.6)
+        events += [(1.65, Evdev.EV_ABS, Evdev.ABS_MT_SLOT, 1), (1.65, Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, -1), (1.65, Evdev.EV_KEY, Evdev.BTN_TOUCH, 0)] + sync(1.65)
+        let config = "[idle]\nafter = 0.5\n[device.filters]\nghost_under = 0.04\n"
+        let d = try DaemonUnderTest(["--replay", try Self.recording(events, taps: [], in: dir), "--wait-for-clients", "1"], config: config, dir: dir)
+        let c = try TestClient(d.socket)
+        _ = c.json()  // hello
+        var gestures: [String] = []
+        while let v = c.json(seconds: 2.5) {
+            if v["type"] == .string("gesture") { gestures.append(v["gesture"]?.string ?? "") }
+        }
+        #expect(gestures.isEmpty, "\(gestures)")
+        #expect(d.stop() == 0)
+        #expect(d.log.contains("wake: a touch"), "\(d.log)")
+    }
+
     /// A contact the stuck filter ended, flickering on, touches no one: the kiosk goes idle, and
     /// the panel's last touch is the stuck one's end.
     @Test func aStuckContactTheFiltersEnded_letsTheKioskGoIdle() throws {
