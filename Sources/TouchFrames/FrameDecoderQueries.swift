@@ -19,6 +19,12 @@ extension FrameDecoder {
         return geometry.unit(x: slots[k].x, y: slots[k].y)
     }
 
-    /// The contacts of the last frame, by contact id (for tests and `devices`).
-    public var activeContacts: Int { multitouch ? slots.filter { $0.trackingID >= 0 }.count : (touching ? 1 : 0) }
+    /// The contacts down on the panel in the last frame, the filters' young ones too (for tests,
+    /// `devices`, and touch to wake's end: counted in place, nothing allocated).
+    public var activeContacts: Int {
+        guard multitouch else { return touching ? 1 : 0 }
+        var n = 0
+        for i in slots.indices where slots[i].trackingID >= 0 { n += 1 }
+        return n
+    }
 }
