@@ -176,7 +176,7 @@ public enum Evemu {
 
         func event(_ fields: [Substring]) throws(RecordingError) -> InputEvent {
             guard fields.count == 4 else { throw fail("an event needs 4 fields (time type code value), found \(fields.count)") }
-            guard let time = parseTime(fields[0]) else { throw fail("bad event time '\(fields[0])' (seconds, 0 or more: 12.345678)") }
+            guard let time = parseTime(fields[0]) else { throw fail("bad event time '\(fields[0])' (seconds, 0 to \(Evemu.latestSecond): 12.345678)") }
             guard let type = UInt16(fields[1], radix: 16), type <= Evdev.EV_MAX else {
                 throw fail("bad event type '\(fields[1])' (hex, at most 1f)")
             }
@@ -198,6 +198,7 @@ public enum Evemu {
                 throw fail("axis \(fields[0]): minimum equals maximum (\(numbers[0])): every position on it would map to one point")
             }
             if desc == nil { desc = DeviceDescription(name: "") }
+            guard desc?.axes[code] == nil else { throw fail("axis \(fields[0]) is described twice (a recording describes each axis once)") }
             desc?.axes[code] = AbsAxis(
                 minimum: numbers[0], maximum: numbers[1], fuzz: numbers[2], flat: numbers[3],
                 resolution: numbers.count > 4 ? numbers[4] : 0)
@@ -284,6 +285,9 @@ public enum Evemu {
     }
 
     /// "1350644052.895553" → a timestamp; the fraction is decimal (".5" is half a second).
+    /// The latest second a recording's time may name (twice it, in ns, still fits an Int64).
+    static let latestSecond = Int64.max / 2_000_000_000 - 1
+
     static func parseTime(_ s: Substring) -> Timestamp? {
         let parts = s.split(separator: ".", omittingEmptySubsequences: false)
         // Digits only: "-0.3" is no time (Int64 would read its "-0" as 0 and drop the sign).
@@ -295,7 +299,7 @@ public enum Evemu {
             let nine = String((digits + "000000000").prefix(9))
             nanos = Int64(nine) ?? 0
         }
-        guard sec < Int64.max / 2_000_000_000 else { return nil }
+        guard sec <= latestSecond else { return nil }
         return Timestamp(nanoseconds: sec * 1_000_000_000 + nanos)
     }
 

@@ -233,6 +233,8 @@ extension GeometryTests {
         ("N: " + String(repeating: "n", count: 1025), 1, "a device name of 1025 bytes; 1024 at most"),
         ("E: 0.5 0000 0000 " + String(repeating: "1", count: 5000), 1, "a line of 5017 bytes; a recording's are 4096 at most"),
         ("E: 0.1 0003 0035\n", 1, "an event needs 4 fields"),
+        ("N: x\nA: 35 0 100 0 0 0\nA: 35 0 10 0 0 1\n", 3, "axis 35 is described twice"),
+        ("E: 9000000000.000000 0000 0000 0\n", 1, "(seconds, 0 to 4611686017: 12.345678)"),
         ("# c\nE: x 0003 0035 1", 2, "bad event time"),
         ("E: 0.1 00zz 0035 1", 1, "bad event type"),
         ("E: 0.1 0003 0035 1.5", 1, "bad event value"),
