@@ -8,10 +8,11 @@ import TouchFrames
 public func fuzzEvemu(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
     // Event lines in evemu's exact form take a byte-level fast path; a trailing comment sends the
-    // same line down the general path. Both must read it alike (or both refuse it).
+    // same line down the general path. Both must read it alike (or both refuse it). Each with its
+    // newline: a last line without one may be a cut one, left out when it holds no whole event.
     for line in text.split(separator: "\n", maxSplits: 64) where line.hasPrefix("E:") {
-        let fast = try? Evemu.parse(String(line), file: "fast")
-        let general = try? Evemu.parse(String(line) + " # general", file: "general")
+        let fast = try? Evemu.parse(String(line) + "\n", file: "fast")
+        let general = try? Evemu.parse(String(line) + " # general\n", file: "general")
         if fast?.events != general?.events { fatalError("fast and general paths disagree on '\(line)'") }
     }
     guard let r = try? Evemu.parse(text, file: "fuzz") else { return 0 }
