@@ -155,7 +155,7 @@ struct ContactFilter {
         /// 0 before the first): frames that come closer together than it (a burst the kernel
         /// stamped at once, a reader that fell behind) are smoothed as that far apart, not frozen
         /// (the 1€ filter barely moves at dt ≈ 0); a lift is held 1.25 of it at least.
-        var interval = 0.0
+        var interval = ReportInterval()
         /// The latest lift time (ns) among the held lifts this frame ended: a frame the filters
         /// made on their own to end them is stamped then for the gestures (`FrameDecoder.tick`).
         var releasedLift: Int64?

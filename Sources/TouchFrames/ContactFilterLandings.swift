@@ -118,7 +118,7 @@ extension ContactFilter {
     /// drops out for a frame mid-swipe lands on along its path, 5-17 mm on at 500 mm/s.
     static func predictedLift(_ f: FilterSlot, _ r: borrowing Rules, _ tally: Tally, lift: Int64, at time: Int64) -> (x: Double, y: Double, moving: Bool) {
         let gap = Double(min(time - f.rawAt, 100_000_000)) / 1e9
-        let recent = tally.interval > 0 ? Int64(tally.interval * 2e9) : 50_000_000
+        let recent = tally.interval.isLearnt ? Int64(tally.interval.seconds * 2e9) : 50_000_000
         let moving = isMoving(f, r) && lift - f.rawAt <= recent
         let v = moving ? rawSpeed(f) : (x: 0, y: 0)
         return (f.liftX + v.x * gap, f.liftY + v.y * gap, moving)

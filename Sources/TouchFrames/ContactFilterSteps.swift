@@ -25,7 +25,7 @@ extension ContactFilter {
         if let g = r.settings.ghostNs {
             if time - f.landedAt < g {
                 shown.young = true
-                tally.due(comingOfAge(f.landedAt + g, report: tally.interval, at: time))
+                tally.due(comingOfAge(f.landedAt + g, report: tally.interval.seconds, at: time))
             } else {
                 comesOfAge = v.young
             }
@@ -37,7 +37,7 @@ extension ContactFilter {
             let y = min(max(Double(s.y) + f.offsetY, r.yRange.lowerBound), r.yRange.upperBound)
             if fresh && (shown.young || comesOfAge) && f.samples < Int32.max { (f.sumX, f.sumY, f.samples) = (f.sumX + x, f.sumY + y, f.samples + 1) }
             if fresh && r.settings.chatterNs != nil {
-                if r.settings.dejitter == nil && f.rawAt != 0 { learnInterval(&tally.interval, Double(time - f.rawAt) / 1e9) }
+                if r.settings.dejitter == nil && f.rawAt != 0 { tally.interval.learn(Double(time - f.rawAt) / 1e9) }
                 follow(&f, x, y, at: time)
             }
             if comesOfAge && firstShown(&f, x, y, r, at: time) {
@@ -64,7 +64,7 @@ extension ContactFilter {
         let x = min(max(Double(s.x), r.xRange.lowerBound), r.xRange.upperBound)
         let y = min(max(Double(s.y), r.yRange.lowerBound), r.yRange.upperBound)
         if fresh && r.settings.chatterNs != nil {
-            if r.settings.dejitter == nil && f.rawAt != 0 { learnInterval(&tally.interval, Double(time - f.rawAt) / 1e9) }
+            if r.settings.dejitter == nil && f.rawAt != 0 { tally.interval.learn(Double(time - f.rawAt) / 1e9) }
             follow(&f, x, y, at: time)
         }
         if let d = r.settings.dejitter { smooth(&f, x, y, d, r.mmPerUnit, &tally.interval, at: time) } else { (f.x, f.y) = (x, y) }
@@ -197,6 +197,11 @@ extension ContactFilter {
     ) {
         (v.lingering, f.steady) = (false, false)
         guard f.down else { return }
+        // The first touch after a start, lifting after one report: nothing taught the report
+        // interval yet, and a slow panel's bounce (25 Hz: 40 ms) would outlast the configured
+        // window. The lift is the panel's next report: the time since the contact's last one is
+        // an interval (or a few, of a finger that held still: a longer hold this once).
+        if f.lingerUntil == nil && !tally.interval.isLearnt && f.rawAt != 0 { tally.interval.learn(Double(time - f.rawAt) / 1e9) }
         // A young contact's lift is held only after a stretch on the glass of half `ghost_under`
         // (a bouncing finger's): a one-frame blink is a ghost at once, so a blinking ghost never
         // adds up to a touch (on a panel whose report takes half `ghost_under` or more, a blink
@@ -317,12 +322,12 @@ extension ContactFilter {
     /// that rises with that speed (in mm/s) past `restSpeed`.
     static func smooth(
         _ f: inout FilterSlot, _ x: Double, _ y: Double, _ d: ContactFilterSettings.Dejitter, _ mmPerUnit: (x: Double, y: Double),
-        _ interval: inout Double, at time: Int64
+        _ interval: inout ReportInterval, at time: Int64
     ) {
         var dt = Double(time - f.at) / 1e9
         f.at = time
-        learnInterval(&interval, dt)  // a shorter time apart is a burst, taken at the interval
-        dt = max(dt, interval)
+        interval.learn(dt)  // a shorter time apart is a burst, taken at the interval
+        dt = max(dt, interval.seconds)
         guard dt > 0 else { return }
         let rawDX = (x - f.x) / dt, rawDY = (y - f.y) / dt
         let ad = alpha(d.derivativeCutoff, dt)
@@ -348,19 +353,14 @@ extension ContactFilter {
         return Int32(truncatingIfNeeded: Double(r) > up ? r &- 1 : r)
     }
 
-    /// A time `dt` (s) between a contact's reports teaches the panel's report interval when it
-    /// lies in 2-50 ms (slowly: one late frame moves it little); a shorter one is a burst.
-    @inline(__always) static func learnInterval(_ interval: inout Double, _ dt: Double) {
-        if dt >= 0.002 && dt <= 0.05 { interval = interval == 0 ? dt : interval + 0.1 * (dt - interval) }
-    }
-
     /// How long a lift is held (ns; nil: no chatter filter): `chatter_window`, and at least 1.25
     /// of the panel's report intervals as the filters have seen them, up to 50 ms. A bounce lasts
     /// a report at least: on a 30 Hz panel 33 ms and its jitter, past a 35 ms window one time in
     /// six (a rest's bounce two contacts, a tap a double tap).
     static func chatterWindow(_ r: borrowing Rules, _ tally: Tally) -> Int64? {
         guard let window = r.settings.chatterNs else { return nil }
-        return tally.interval > 0 ? max(window, min(50_000_000, Int64(tally.interval * 1.25e9))) : window
+        let interval = tally.interval.seconds
+        return interval > 0 ? max(window, min(50_000_000, Int64(interval * 1.25e9))) : window
     }
 
     /// The smoothing factor of a first-order low-pass at `cutoff` Hz over `dt` s.

@@ -26,7 +26,7 @@ struct ProtocolA {
     /// frames have come (s; 0 before one is seen): two reports read together (microseconds
     /// apart, or stamped alike) are that far apart for the limit, not closer.
     private var lastFrameAt: Int64?
-    private var interval = 0.0
+    private var interval = ReportInterval()
     /// The contact being reported (its values since the last SYN_MT_REPORT).
     private var current = DecoderSlot()
     /// The frame's contacts so far (`count` of them; room for 64, made once).
@@ -93,8 +93,8 @@ struct ProtocolA {
         count = 0
         let dt = lastFrameAt.map { Double(time &- $0) / 1e9 } ?? .infinity
         lastFrameAt = time
-        if dt >= 0.002 && dt <= 0.05 { interval = interval == 0 ? dt : interval + 0.1 * (dt - interval) }
-        jumpLimit = min(Self.jumpMillimeters, max(Self.minimumJumpMillimeters, Self.jumpSpeed * max(dt, interval)))
+        interval.learn(dt)
+        jumpLimit = min(Self.jumpMillimeters, max(Self.minimumJumpMillimeters, Self.jumpSpeed * max(dt, interval.seconds)))
         // Each frame contact's slot (-1: none yet), and the slots it took (a slot a bit).
         var slotOf = InlineArray<64, Int8>(repeating: -1)
         var taken: UInt64 = 0

@@ -47,4 +47,53 @@ import Testing
         F.feed(&d, at: lift + 0.038, F.land(0, id: 2, 501, 250))
         #expect(d.panel.map(\.id) != [id] && d.filterCounts.chatter == 0)
     }
+
+    /// Frames at `times` (s) on a decoder with the example's chatter and dejitter filters, fresh
+    /// from a start, with the filters' own frames between them as the daemon makes them (a held
+    /// lift ends at its time): `events[k]` at `times[k]`.
+    static func fresh(_ frames: [(Double, [(UInt16, UInt16, Int32)])]) throws -> FrameDecoder {
+        var d = try F.decoder { f in
+            (f.chatterNs, f.chatterDistanceMM) = (35_000_000, 8)
+            f.dejitter = .init(minCutoff: 0.5)
+        }
+        for (t, events) in frames {
+            let now = Timestamp(nanoseconds: Int64(t * 1e9))
+            if let due = d.nextTick, due < now { _ = d.tick(at: due) }
+            F.feed(&d, at: t, events)
+        }
+        return d
+    }
+
+    /// The first touch after a start on a 25 Hz panel, lifting after one report and landing again
+    /// at the next (40 ms): nothing taught the interval but the lift's own spacing, one contact.
+    @Test func aFirstTouchsBounceAt25Hz_afterOneReport_isTheSameContact() throws {
+        let d = try Self.fresh([(1, F.land(0, id: 1, 500, 250)), (1.04, TimedFilterTests.lift(0)), (1.08, F.land(0, id: 2, 501, 250))])
+        #expect(d.panel.map(\.id) == [1] && d.filterCounts.chatter == 1, "one contact: \(d.panel.map(\.id))")
+    }
+
+    /// The first spacings of a jittery 25 Hz panel, 30 then 45 and 40 ms: the interval is their
+    /// mean (38 ms), not the first alone (a 40 ms window), and a bounce 46 ms after the lift is
+    /// the same contact.
+    @Test func aFirstTouchsBounce_afterAShortFirstSpacing_isTheSameContact() throws {
+        let d = try Self.fresh([
+            (1, F.land(0, id: 1, 500, 250)), (1.030, F.at(0, 501, 250)), (1.075, F.at(0, 500, 251)), (1.115, F.at(0, 501, 251)),
+            (1.155, TimedFilterTests.lift(0)), (1.201, F.land(0, id: 2, 501, 250)),
+        ])
+        #expect(d.panel.map(\.id) == [1] && d.filterCounts.chatter == 1, "one contact: \(d.panel.map(\.id))")
+    }
+
+    /// A 60 Hz panel whose first touch rested still 45 ms before its lift (the kernel sent
+    /// nothing): that lift is held 50 ms at most, and the next touch's reports bring the window
+    /// back to the configured 35 ms.
+    @Test func aStillFirstTouch_holdsItsLiftOnce() throws {
+        var frames: [(Double, [(UInt16, UInt16, Int32)])] = [(1, F.land(0, id: 1, 500, 250)), (1.045, TimedFilterTests.lift(0))]
+        frames.append((1.5, F.land(0, id: 2, 700, 300)))
+        for k in 1...12 { frames.append((1.5 + Double(k) / 60, F.at(0, 700 + Int32(k % 2), 300))) }
+        frames.append((1.5 + 13.0 / 60, TimedFilterTests.lift(0)))
+        var d = try Self.fresh(frames)
+        let lift = 1.5 + 13.0 / 60
+        #expect(d.nextTick == Timestamp(nanoseconds: Int64(Int(lift * 1e6)) * 1_000 + 35_000_000), "held as configured after a moving touch")
+        _ = d.tick(at: Timestamp(nanoseconds: Int64((lift + 0.036) * 1e9)))
+        #expect(d.panel.isEmpty)
+    }
 }
