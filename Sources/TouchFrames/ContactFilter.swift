@@ -151,11 +151,14 @@ struct ContactFilter {
         var counts = FilterCounts()
         /// When a held lift or a young contact is next due (ns): the decoder makes a frame then.
         var nextTick: Int64?
-        /// The panel's report interval as the dejitter (else the chatter filter) has seen it (s;
-        /// 0 before the first): frames that come closer together than it (a burst the kernel
-        /// stamped at once, a reader that fell behind) are smoothed as that far apart, not frozen
-        /// (the 1€ filter barely moves at dt ≈ 0); a lift is held 1.25 of it at least.
+        /// The panel's report interval, from the spacing of its frames while a contact is down
+        /// (or lifts in the frame; `report`): frames that come closer together than it (a burst
+        /// the kernel stamped at once, a reader that fell behind) are smoothed as that far apart,
+        /// not frozen (the 1€ filter barely moves at dt ≈ 0); a lift is held, and a contact is
+        /// young, 1.25 of it at least. The filters' own frames teach nothing.
         var interval = ReportInterval()
+        /// The panel's last frame with a contact down (ns; 0: none was).
+        var reportAt: Int64 = 0
         /// The latest lift time (ns) among the held lifts this frame ended: a frame the filters
         /// made on their own to end them is stamped then for the gestures (`FrameDecoder.tick`).
         var releasedLift: Int64?
@@ -169,6 +172,14 @@ struct ContactFilter {
 
         /// A frame is wanted at `t` (the earliest asked for since the frame began).
         mutating func due(_ t: Int64) { nextTick = min(nextTick ?? t, t) }
+
+        /// The panel's frame at `time` (ns), before its contacts are stepped: the time since its
+        /// last one with a contact down is a report interval (the lift's frame too: the first
+        /// touch after a start that lifts after one report teaches one, so a slow panel's first
+        /// bounce is held long enough).
+        @inline(__always) mutating func report(at time: Int64) {
+            if reportAt != 0 { interval.learn(Double(time - reportAt) / 1e9) }
+        }
     }
 
     /// A slot as the filters leave it: where its contact is shown, or whether it is hidden (for
@@ -262,6 +273,8 @@ struct ContactFilter {
     /// A single-touch panel's one contact at `time` (ns), `down` or not, through the filters into
     /// `shown` (a multitouch panel's slots: `run(_:count:...)`, ContactFilterPass.swift).
     mutating func run(one s: inout DecoderSlot, down: Bool, at time: Int64, fresh: Bool, nextContact: inout UInt32) {
+        if fresh { tally.report(at: time) }
+        if fresh { tally.reportAt = down ? time : 0 }
         guard down || state[0].down else { return }
         tally.lone = true  // one contact at most
         Self.step(&state[0], &shown[0], &s, down: down, at: time, fresh: fresh, rules, &tally, &nextContact)

@@ -23,9 +23,12 @@ extension ContactFilter {
         // Young (the ghost filter), or shown for the first time now that it is old enough.
         var comesOfAge = false
         if let g = r.settings.ghostNs {
-            if time - f.landedAt < g {
+            // Young under `ghost_under`, and while it was young under the panel's own window (a
+            // window learnt since it landed makes no shown contact young again).
+            let age = time - f.landedAt, window = ghostWindow(g, tally)
+            if age < g || (v.young && age < window) {
                 shown.young = true
-                tally.due(comingOfAge(f.landedAt + g, report: tally.interval.seconds, at: time))
+                tally.due(comingOfAge(f.landedAt + window, report: tally.interval.seconds, at: time))
             } else {
                 comesOfAge = v.young
             }
@@ -36,14 +39,11 @@ extension ContactFilter {
             let x = min(max(Double(s.x) + f.offsetX, r.xRange.lowerBound), r.xRange.upperBound)
             let y = min(max(Double(s.y) + f.offsetY, r.yRange.lowerBound), r.yRange.upperBound)
             if fresh && (shown.young || comesOfAge) && f.samples < Int32.max { (f.sumX, f.sumY, f.samples) = (f.sumX + x, f.sumY + y, f.samples + 1) }
-            if fresh && r.settings.chatterNs != nil {
-                if r.settings.dejitter == nil && f.rawAt != 0 { tally.interval.learn(Double(time - f.rawAt) / 1e9) }
-                follow(&f, x, y, at: time)
-            }
+            if fresh && r.settings.chatterNs != nil { follow(&f, x, y, at: time) }
             if comesOfAge && firstShown(&f, x, y, r, at: time) {
                 // Placed where the gestures and the app first see it.
             } else if let d = r.settings.dejitter {
-                smooth(&f, x, y, d, r.mmPerUnit, &tally.interval, at: time)
+                smooth(&f, x, y, d, r.mmPerUnit, tally.interval.seconds, at: time)
             } else {
                 (f.x, f.y) = (x, y)
             }
@@ -63,11 +63,8 @@ extension ContactFilter {
         f.down = true
         let x = min(max(Double(s.x), r.xRange.lowerBound), r.xRange.upperBound)
         let y = min(max(Double(s.y), r.yRange.lowerBound), r.yRange.upperBound)
-        if fresh && r.settings.chatterNs != nil {
-            if r.settings.dejitter == nil && f.rawAt != 0 { tally.interval.learn(Double(time - f.rawAt) / 1e9) }
-            follow(&f, x, y, at: time)
-        }
-        if let d = r.settings.dejitter { smooth(&f, x, y, d, r.mmPerUnit, &tally.interval, at: time) } else { (f.x, f.y) = (x, y) }
+        if fresh && r.settings.chatterNs != nil { follow(&f, x, y, at: time) }
+        if let d = r.settings.dejitter { smooth(&f, x, y, d, r.mmPerUnit, tally.interval.seconds, at: time) } else { (f.x, f.y) = (x, y) }
         v = ShownSlot(x: nearest(f.x), y: nearest(f.y))
     }
 
@@ -197,17 +194,12 @@ extension ContactFilter {
     ) {
         (v.lingering, f.steady) = (false, false)
         guard f.down else { return }
-        // The first touch after a start, lifting after one report: nothing taught the report
-        // interval yet, and a slow panel's bounce (25 Hz: 40 ms) would outlast the configured
-        // window. The lift is the panel's next report: the time since the contact's last one is
-        // an interval (or a few, of a finger that held still: a longer hold this once).
-        if f.lingerUntil == nil && !tally.interval.isLearnt && f.rawAt != 0 { tally.interval.learn(Double(time - f.rawAt) / 1e9) }
         // A young contact's lift is held only after a stretch on the glass of half `ghost_under`
         // (a bouncing finger's): a one-frame blink is a ghost at once, so a blinking ghost never
         // adds up to a touch (on a panel whose report takes half `ghost_under` or more, a blink
         // cannot be told from a bounce: CONFIG.md says to keep `ghost_under` above two reports).
         // The time, not the frames: the kernel sends none while a finger holds still.
-        if let window = chatterWindow(r, tally), !f.hidden, !v.young || 2 * (time - f.segmentAt) >= (r.settings.ghostNs ?? 0) {
+        if let window = chatterWindow(r, tally), !f.hidden, !v.young || 2 * (time - f.segmentAt) >= r.settings.ghostNs.map({ ghostWindow($0, tally) }) ?? 0 {
             let until = f.lingerUntil ?? time + window
             if time < until {
                 if f.lingerUntil == nil {
@@ -322,12 +314,11 @@ extension ContactFilter {
     /// that rises with that speed (in mm/s) past `restSpeed`.
     static func smooth(
         _ f: inout FilterSlot, _ x: Double, _ y: Double, _ d: ContactFilterSettings.Dejitter, _ mmPerUnit: (x: Double, y: Double),
-        _ interval: inout ReportInterval, at time: Int64
+        _ interval: Double, at time: Int64
     ) {
-        var dt = Double(time - f.at) / 1e9
+        // A shorter time apart than the panel's interval is a burst, taken at the interval.
+        let dt = max(Double(time - f.at) / 1e9, interval)
         f.at = time
-        interval.learn(dt)  // a shorter time apart is a burst, taken at the interval
-        dt = max(dt, interval.seconds)
         guard dt > 0 else { return }
         let rawDX = (x - f.x) / dt, rawDY = (y - f.y) / dt
         let ad = alpha(d.derivativeCutoff, dt)
@@ -361,6 +352,16 @@ extension ContactFilter {
         guard let window = r.settings.chatterNs else { return nil }
         let interval = tally.interval.seconds
         return interval > 0 ? max(window, min(50_000_000, Int64(interval * 1.25e9))) : window
+    }
+
+    /// How long a contact is young (ns) under `ghost_under` `g`: that, and at least 1.25 of the
+    /// panel's report intervals as the filters have seen them, up to 50 ms. A ghost lasts a
+    /// report at least (it lifts at the panel's next one): on a 30 Hz panel 33 ms and its
+    /// jitter, past a 40 ms `ghost_under` one time in ten at ±25 %.
+    @inline(__always)
+    static func ghostWindow(_ g: Int64, _ tally: Tally) -> Int64 {
+        let interval = tally.interval.seconds
+        return interval > 0 ? max(g, min(50_000_000, Int64(interval * 1.25e9))) : g
     }
 
     /// The smoothing factor of a first-order low-pass at `cutoff` Hz over `dt` s.

@@ -51,10 +51,11 @@ import Testing
     /// Frames at `times` (s) on a decoder with the example's chatter and dejitter filters, fresh
     /// from a start, with the filters' own frames between them as the daemon makes them (a held
     /// lift ends at its time): `events[k]` at `times[k]`.
-    static func fresh(_ frames: [(Double, [(UInt16, UInt16, Int32)])]) throws -> FrameDecoder {
+    static func fresh(_ frames: [(Double, [(UInt16, UInt16, Int32)])], ghost: Bool = false) throws -> FrameDecoder {
         var d = try F.decoder { f in
             (f.chatterNs, f.chatterDistanceMM) = (35_000_000, 8)
             f.dejitter = .init(minCutoff: 0.5)
+            if ghost { f.ghostNs = 40_000_000 }
         }
         for (t, events) in frames {
             let now = Timestamp(nanoseconds: Int64(t * 1e9))
@@ -95,5 +96,17 @@ import Testing
         #expect(d.nextTick == Timestamp(nanoseconds: Int64(Int(lift * 1e6)) * 1_000 + 35_000_000), "held as configured after a moving touch")
         _ = d.tick(at: Timestamp(nanoseconds: Int64((lift + 0.036) * 1e9)))
         #expect(d.panel.isEmpty)
+    }
+
+    /// The filters' own frames teach nothing of the panel's interval: at 30 Hz a young contact
+    /// comes of age by a frame of the filters' own 40 ms after it landed, 6.7 ms after the
+    /// report before, and the lift is still held 1.25 reports (41.7 ms), not less.
+    @Test func theFiltersOwnFrames_teachNoInterval() throws {
+        var frames: [(Double, [(UInt16, UInt16, Int32)])] = [(1, F.land(0, id: 1, 500, 250))]
+        for k in 1...6 { frames.append((1 + Double(k) / 30, F.at(0, 500 + Int32(k % 2), 250))) }
+        frames.append((1 + 7.0 / 30, TimedFilterTests.lift(0)))
+        let d = try Self.fresh(frames, ghost: true)
+        let held = try #require(d.nextTick).nanoseconds - Int64(Int((1 + 7.0 / 30) * 1e6)) * 1_000
+        #expect(abs(held - 41_666_666) < 100_000, "held \(held) ns")
     }
 }
