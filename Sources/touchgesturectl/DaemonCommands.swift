@@ -137,6 +137,13 @@ struct Monitor: ParsableCommand {
             }
         }
         if endedByError { throw ExitCode.failure }
+        // The stream ended before `--count` lines: a script waiting for them must not take
+        // the daemon's going (a stop, a restart, a replay's end) for them.
+        if let count {
+            if !out.isEmpty { writeOutput(1, out) }
+            out.removeAll()
+            throw fail("the daemon closed the connection after \(seen) of \(count) gesture lines")
+        }
     }
 }
 

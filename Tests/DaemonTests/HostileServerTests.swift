@@ -112,4 +112,13 @@ import Testing
         #expect(r.out.contains(#""region":"\u001b]0;PWNED\u0007\u009b31m\u202eevil""#), "\(r.out)")
         #expect(!r.out.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x9B || $0.value == 0x202E })
     }
+
+    /// `--count` not reached when the daemon goes (a stop, a restart): a failure a script can
+    /// tell from the lines it waited for, with the lines that came printed.
+    @Test func monitor_withACount_theDaemonGoingFirst_fails() throws {
+        let server = try HostileServer(in: scratch(), ["--raw"])
+        let r = try Self.run(["monitor", "--socket", server.socket, "--count", "2"])
+        #expect(r.signal == nil && r.status == 1, "\(r)")
+        #expect(r.out.contains("the daemon closed the connection after 1 of 2 gesture lines") && r.out.contains(#""gesture":"tap""#), "\(r.out)")
+    }
 }

@@ -130,6 +130,27 @@ def test_monitor_prints_count_lines(daemon: str) -> None:
         assert r.returncode == 2 and "--count" in r.stderr and not r.stdout, (bad, r.stderr)
 
 
+def test_monitor_fails_when_the_daemon_goes_before_its_count() -> None:
+    # A script waiting for --count lines must not take the daemon's going for them.
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "clients/python/src"))
+    with tempfile.TemporaryDirectory() as d:
+        sock = os.path.join(d, "g.sock")
+        p = start(sock, "--wait-for-clients", "1")
+        try:
+            m = subprocess.Popen([sys.executable, "-m", "touchgestured", "monitor", "--socket", sock, "--count", "100000", "--no-reconnect"],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+            out = ""
+            while m.stdout is not None and out.count("\n") < 3:
+                out += m.stdout.readline()
+            p.terminate()
+            p.wait(10)
+            rest, err = m.communicate(timeout=30)
+        finally:
+            p.kill()
+        assert m.returncode == 1, err
+        assert "the daemon closed the connection" in err, err
+
+
 def test_asyncio_requests_from_another_task_while_one_iterates(daemon: str) -> None:
     async def run() -> bool:
         c = AsyncClient(daemon, reconnect=False, timeout=10)
