@@ -154,8 +154,8 @@ struct ContactFilter {
         /// The panel's report interval, from the spacing of its frames while a contact is down
         /// (or lifts in the frame; `report`): frames that come closer together than it (a burst
         /// the kernel stamped at once, a reader that fell behind) are smoothed as that far apart,
-        /// not frozen (the 1€ filter barely moves at dt ≈ 0); a lift is held, and a contact is
-        /// young, 1.25 of it at least. The filters' own frames teach nothing.
+        /// not frozen (the 1€ filter barely moves at dt ≈ 0); a lift is held 1.25 of it at least.
+        /// The filters' own frames teach nothing.
         var interval = ReportInterval()
         /// The panel's last frame with a contact down (ns; 0: none was).
         var reportAt: Int64 = 0

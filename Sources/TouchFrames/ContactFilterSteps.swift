@@ -23,12 +23,9 @@ extension ContactFilter {
         // Young (the ghost filter), or shown for the first time now that it is old enough.
         var comesOfAge = false
         if let g = r.settings.ghostNs {
-            // Young under `ghost_under`, and while it was young under the panel's own window (a
-            // window learnt since it landed makes no shown contact young again).
-            let age = time - f.landedAt, window = ghostWindow(g, tally)
-            if age < g || (v.young && age < window) {
+            if time - f.landedAt < g {
                 shown.young = true
-                tally.due(comingOfAge(f.landedAt + window, report: tally.interval.seconds, at: time))
+                tally.due(comingOfAge(f.landedAt + g, report: tally.interval.seconds, at: time))
             } else {
                 comesOfAge = v.young
             }
@@ -199,7 +196,7 @@ extension ContactFilter {
         // adds up to a touch (on a panel whose report takes half `ghost_under` or more, a blink
         // cannot be told from a bounce: CONFIG.md says to keep `ghost_under` above two reports).
         // The time, not the frames: the kernel sends none while a finger holds still.
-        if let window = chatterWindow(r, tally), !f.hidden, !v.young || 2 * (time - f.segmentAt) >= r.settings.ghostNs.map({ ghostWindow($0, tally) }) ?? 0 {
+        if let window = chatterWindow(r, tally), !f.hidden, !v.young || 2 * (time - f.segmentAt) >= (r.settings.ghostNs ?? 0) {
             let until = f.lingerUntil ?? time + window
             if time < until {
                 if f.lingerUntil == nil {
@@ -352,16 +349,6 @@ extension ContactFilter {
         guard let window = r.settings.chatterNs else { return nil }
         let interval = tally.interval.seconds
         return interval > 0 ? max(window, min(50_000_000, Int64(interval * 1.25e9))) : window
-    }
-
-    /// How long a contact is young (ns) under `ghost_under` `g`: that, and at least 1.25 of the
-    /// panel's report intervals as the filters have seen them, up to 50 ms. A ghost lasts a
-    /// report at least (it lifts at the panel's next one): on a 30 Hz panel 33 ms and its
-    /// jitter, past a 40 ms `ghost_under` one time in ten at ±25 %.
-    @inline(__always)
-    static func ghostWindow(_ g: Int64, _ tally: Tally) -> Int64 {
-        let interval = tally.interval.seconds
-        return interval > 0 ? max(g, min(50_000_000, Int64(interval * 1.25e9))) : g
     }
 
     /// The smoothing factor of a first-order low-pass at `cutoff` Hz over `dt` s.

@@ -109,4 +109,19 @@ import Testing
         let held = try #require(d.nextTick).nanoseconds - Int64(Int((1 + 7.0 / 30) * 1e6)) * 1_000
         #expect(abs(held - 41_666_666) < 100_000, "held \(held) ns")
     }
+
+    /// A 25 Hz panel's late reports (55 and 58 ms apart, its jitter) teach its interval too: left
+    /// out, it came out short (37 ms) and a bounce 48 ms after the lift was a second contact.
+    @Test func aSlowPanelsLateReports_teachItsInterval() throws {
+        var frames: [(Double, [(UInt16, UInt16, Int32)])] = [(1, F.land(0, id: 1, 500, 250))]
+        var t = 1.0
+        for (k, gap) in [0.030, 0.055, 0.035, 0.058, 0.032].enumerated() {
+            t += gap
+            frames.append((t, F.at(0, 500 + Int32(k % 2), 250)))
+        }
+        frames.append((t + 0.050, TimedFilterTests.lift(0)))
+        frames.append((t + 0.098, F.land(0, id: 2, 501, 250)))
+        let d = try Self.fresh(frames)
+        #expect(d.panel.map(\.id) == [1] && d.filterCounts.chatter == 1, "one contact: \(d.panel.map(\.id))")
+    }
 }

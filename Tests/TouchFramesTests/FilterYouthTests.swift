@@ -140,33 +140,6 @@ import Testing
         #expect(d.filterCounts.ghosts == 6 && d.filterCounts.chatter == 0 && d.nextTick == nil)
     }
 
-    /// On a 30 Hz panel (its interval learnt from a touch) a contact is young 1.25 of its report
-    /// intervals (41.7 ms) under a 40 ms `ghost_under`: a one-report ghost whose lift came 41 ms
-    /// on (the panel's jitter) is no touch; a touch of two reports is one, shown 1.25 reports on.
-    @Test(arguments: [false, true])
-    func aOneReportGhostAt30Hz_pastGhostUnder_isNoTouch(chatter: Bool) throws {
-        var f = Self.noisy
-        if !chatter { f.chatterNs = nil }
-        var d = try F.decoder(f)
-        F.feed(&d, at: 0, F.land(0, id: 9, 100, 250))
-        for k in 1...6 { F.feed(&d, at: Double(k) / 30, F.at(0, 100 + Int32(k % 2), 250)) }
-        F.feed(&d, at: 7.0 / 30, TimedFilterTests.lift(0))
-        #expect(d.filterCounts.ghosts == 0)
-        F.feed(&d, at: 1, F.land(0, id: 1, 500, 250))
-        let age = try #require(d.nextTick).nanoseconds - 1_000_000_000
-        #expect(abs(age - 41_666_666) < 100_000, "young 1.25 reports: \(age) ns")
-        let early = d.tick(at: Timestamp(nanoseconds: 1_040_000_000))
-        #expect(!early, "not yet due at 40 ms")
-        F.feed(&d, at: 1.041, TimedFilterTests.lift(0))
-        if let held = d.nextTick { _ = d.tick(at: held) }
-        #expect(d.frame.contacts.isEmpty && d.panel.isEmpty && d.filterCounts.ghosts == 1)
-        F.feed(&d, at: 2, F.land(0, id: 2, 500, 250))
-        F.feed(&d, at: 2.0333, F.at(0, 501, 250))
-        let due = d.tick(at: try #require(d.nextTick))
-        #expect(due && (41_600_000...44_000_000).contains(d.frame.time.nanoseconds - 2_000_000_000), "young 1.25 reports (the ghost's 41 ms among them)")
-        #expect(d.frame.contacts.count == 1 && d.panel.count == 1, "a touch of two reports is shown")
-    }
-
     /// A rest whose landing sample was an outlier (9 mm off) is still a rest: shown at the mean.
     @Test func aRestWhoseLandingWasAnOutlier_isShownAtItsMean() throws {
         var d = try F.decoder(Self.noisy)
