@@ -224,6 +224,11 @@ struct ContactFilter {
         /// contact is first shown (`settles`).
         var landX = 0.0, landY = 0.0, sumX = 0.0, sumY = 0.0
         var samples: Int32 = 0
+        /// The positions the dejitter filter's estimate stands for while it starts (0: started):
+        /// each step takes at least 1/n of the new one, the mean of all so far, until the 1€
+        /// factor is larger (`smooth`). An average started on one noisy sample, or a young rest's
+        /// few, drifts off it for a second: a resting contact's spread on the mirror.
+        var warm: Int32 = 1
         /// When it landed (ghosts), whether it was down at the last frame, and until when its
         /// lift is held (chatter).
         var landedAt: Int64 = 0

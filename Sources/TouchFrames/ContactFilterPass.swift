@@ -35,11 +35,8 @@ extension ContactFilter {
             // optimizer may leave on the heap: an allocation a frame.)
             let n = min(min(min(count, st.count), min(sh.count, ds.count)), min(min(last.count, out.count), 64))
             let chatter = rules.settings.chatterNs != nil
-            if fresh { tally.report(at: time) }
-            var anyDown = false
             for k in 0..<n {
                 let down = ds[k].trackingID >= 0 && ds[k].hasX && ds[k].hasY
-                anyDown = anyDown || down
                 if down && chatter && st[k].contact != ds[k].contact {
                     // A landing: maybe a bounce the panel gave another slot (ContactFilterBounces.swift).
                     Self.landing(k, &st, &sh, &ds, n, fresh: fresh, rules, &tally, &nextContact, at: time)
@@ -48,7 +45,6 @@ extension ContactFilter {
                 if !down && !st[k].down { continue }
                 Self.step(&st[k], &sh[k], &ds[k], down: down, at: time, fresh: fresh, rules, &tally, &nextContact)
             }
-            if fresh { tally.reportAt = anyDown ? time : 0 }
             // Collected once every slot is stepped (a landing may have moved a held lift to a
             // slot before its own).
             for k in 0..<n { Self.collect(k, sh[k], ds[k], geometry, majorScale, palmSize, into: &out, &m, &last, &new) }

@@ -87,7 +87,7 @@ extension ContactFilter {
             guard r.settings.dejitter != nil else { return false }
             // The speed the filter estimated while it was young stays: a slower finger than
             // this test tells from a resting one goes on at it.
-            (f.x, f.y, f.at) = (mx, my, time)
+            (f.x, f.y, f.at, f.warm) = (mx, my, time, max(f.samples, 1))
             // Its travel (`isMoving`) from there too: a path smoothed from a landing report far
             // off the rest reads as a fast one, and its lift was snapped to its last noisy report.
             (f.anchorX, f.anchorY, f.pendX, f.pendY, f.pendAt) = (mx, my, mx, my, time)
@@ -322,7 +322,14 @@ extension ContactFilter {
         f.dx += ad * (rawDX - f.dx)
         f.dy += ad * (rawDY - f.dy)
         let speed = ((f.dx * mmPerUnit.x) * (f.dx * mmPerUnit.x) + (f.dy * mmPerUnit.y) * (f.dy * mmPerUnit.y)).squareRoot()
-        let a = alpha(d.minCutoff + d.speedCoefficient * max(0, speed - d.restSpeed), dt)
+        var a = alpha(d.minCutoff + d.speedCoefficient * max(0, speed - d.restSpeed), dt)
+        if f.warm > 0 {
+            // Starting: the mean of the positions so far while that moves faster than the 1€
+            // step (at most `warmLimit` of them).
+            f.warm &+= 1  // up to warmLimit
+            let mean = 1 / Double(f.warm)
+            if mean > a && f.warm < warmLimit { a = mean } else { f.warm = 0 }
+        }
         f.x += a * (x - f.x)
         f.y += a * (y - f.y)
         if time - f.pendAt >= 100_000_000 {
@@ -330,6 +337,10 @@ extension ContactFilter {
             (f.pendX, f.pendY, f.pendAt) = (f.x, f.y, time)
         }
     }
+
+    /// The most positions a starting estimate averages (`FilterSlot.warm`): the 1€ step takes
+    /// over by then at any cutoff from 0.05 Hz and report rate to 200 Hz.
+    static let warmLimit: Int32 = 1_000
 
     /// `v` rounded half up (⌊v + ½⌋), without a libm call or a conversion's range checks: `v`
     /// lies between raw Int32 values (each filter step moves toward one), far inside ±2⁵¹, where

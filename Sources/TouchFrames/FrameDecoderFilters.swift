@@ -7,6 +7,14 @@ extension FrameDecoder {
     /// the slots new to the gestures into `newToGestures`, before the frame's ids are counted (a
     /// stuck contact moving again lands under a new one; chatter lands under its old one).
     mutating func runFilterCollecting(at time: Timestamp, fresh: Bool) {
+        // The panel's frame teaches its report interval (the filters' own frames do not), before
+        // the slots are stepped: a lift in this frame is held by what it taught.
+        if fresh {
+            filter.tally.report(at: time.nanoseconds)
+            var down = false
+            for k in 0..<min(slotsUsed, slots.count) where slots[k].trackingID >= 0 { down = true }
+            filter.tally.reportAt = down ? time.nanoseconds : 0
+        }
         var contacts = FrameList<Contact>()
         swap(&contacts, &frame.contacts)
         var ids = ContiguousArray<UInt32>()
