@@ -69,9 +69,13 @@ extension ContactFilter {
             return
         }
         let palm = s.isPalm || (majorScale > 0 && Double(s.major) * majorScale > palmSize)
-        out[m] = Contact(id: s.contact, position: geometry.map(x: v.x, y: v.y), isPalm: palm, isLifted: v.lingering)
+        // New to the gestures: down in this frame though its lift is held (a young contact
+        // coming of age at its lift, `comesOfAgeAtLift`): a held lift they never saw down is
+        // a finger already up to them.
+        let isNew = last[k] != s.contact && !v.moved
+        out[m] = Contact(id: s.contact, position: geometry.map(x: v.x, y: v.y), isPalm: palm, isLifted: v.lingering && !isNew)
         m &+= 1  // below the slot count
-        if last[k] != s.contact && !v.moved { new |= 1 << k }
+        if isNew { new |= 1 << k }
         last[k] = s.contact
     }
 }

@@ -191,12 +191,16 @@ extension ContactFilter {
     ) {
         (v.lingering, f.steady) = (false, false)
         guard f.down else { return }
+        let ofAge = v.young && !f.hidden && f.lingerUntil == nil && comesOfAgeAtLift(&f, &v, s, r, at: time)
         // A young contact's lift is held only after a stretch on the glass of half `ghost_under`
         // (a bouncing finger's): a one-frame blink is a ghost at once, so a blinking ghost never
         // adds up to a touch (on a panel whose report takes half `ghost_under` or more, a blink
         // cannot be told from a bounce: CONFIG.md says to keep `ghost_under` above two reports).
-        // The time, not the frames: the kernel sends none while a finger holds still.
-        if let window = chatterWindow(r, tally), !f.hidden, !v.young || 2 * (time - f.segmentAt) >= (r.settings.ghostNs ?? 0) {
+        // The time, not the frames: the kernel sends none while a finger holds still. One coming
+        // of age at its lift is shown this frame and lifts at the next (the filters' own, 1 ns on).
+        if let window = chatterWindow(r, tally) ?? (ofAge || f.lingerUntil != nil ? 1 : nil), !f.hidden,
+            !v.young || 2 * (time - f.segmentAt) >= (r.settings.ghostNs ?? 0)
+        {
             let until = f.lingerUntil ?? time + window
             if time < until {
                 if f.lingerUntil == nil {
@@ -217,6 +221,18 @@ extension ContactFilter {
         if v.young && !f.hidden { tally.counts.ghosts += 1 }
         f.down = false
         f.lingerUntil = nil
+    }
+
+    /// A young contact lifting at `time` after `ghost_under` or more on the glass (its coming of
+    /// age was due in a frame of the panel's, and the panel's frame then was its lift: a 25 Hz
+    /// panel's one-report tap) is a touch, not a ghost: shown where `step` would have shown it.
+    static func comesOfAgeAtLift(_ f: inout FilterSlot, _ v: inout ShownSlot, _ s: DecoderSlot, _ r: borrowing Rules, at time: Int64) -> Bool {
+        guard let g = r.settings.ghostNs, time - f.landedAt >= g else { return false }
+        let x = min(max(Double(s.x) + f.offsetX, r.xRange.lowerBound), r.xRange.upperBound)
+        let y = min(max(Double(s.y) + f.offsetY, r.yRange.lowerBound), r.yRange.upperBound)
+        _ = firstShown(&f, x, y, r, at: time)
+        (v.x, v.y, v.young) = (nearest(f.x), nearest(f.y), false)
+        return true
     }
 
     /// A held lift of a moving contact (the smoothed speed at least `snapSpeed` mm/s) is shown

@@ -70,7 +70,7 @@ extension FrameDecoder {
         if !ids.isEmpty { ids[0] = shows ? one.contact : 0 }
         list.refill(capacity: 1, filler: filler) { out in
             guard shows else { return 0 }
-            out[0] = Contact(id: one.contact, position: geometry.map(x: v.x, y: v.y), isLifted: v.lingering)
+            out[0] = Contact(id: one.contact, position: geometry.map(x: v.x, y: v.y), isLifted: v.lingering && !new)
             return 1
         }
         return new ? 1 : 0

@@ -163,6 +163,16 @@ import TouchFrames
         let tap = [true, true, true, true] + Array(repeating: false, count: 40)
         #expect(try Self.gestures(Self.recording(tap), "[device.filters]\nghost_under = 0.03\n") == ["tap"], "a real tap stays a tap")
     }
+
+    /// A 25 Hz panel's one-report tap (its lift the next report, 40 ms on, `ghost_under` 40 ms)
+    /// is a tap, with the chatter filter or without: its coming of age waited 2 ms for the
+    /// panel's next report, which was its lift (it was counted a ghost).
+    @Test(arguments: ["", "chatter_window = 0.035\n"])
+    func aOneReportTapAt25Hz_isATap(chatter: String) throws {
+        let downs = Array(repeating: true, count: 6) + Array(repeating: false, count: 25) + [true] + Array(repeating: false, count: 40)
+        let config = "[device.filters]\nghost_under = 0.04\n" + chatter
+        #expect(try Self.gestures(Self.recording(downs, period: 40_000_000), config) == ["tap", "tap"])
+    }
 }
 
 /// A held lift (the chatter window) ends for the gestures at the lift's own time, so a fast

@@ -78,8 +78,9 @@ import TouchFrames
         Self.feed(&d, at: 0.0833, [(3, Evdev.ABS_MT_SLOT, 1), (3, Evdev.ABS_MT_TRACKING_ID, -1)])
         Self.feed(&d, at: 0.1, Self.land(2, id: 3, 503, 252))
         #expect(d.frame.contacts.map(\.id) == [c.id] && !d.landed && !d.isNewInFrame(c.id))
-        // A young one that comes of age in the very frame it moves (its own frame at 40 ms never
-        // came: a read's batch runs none between its frames) is new then.
+        // A young one that comes of age in the very frame it lifts (its own frame at 40 ms never
+        // came: a read's batch runs none between its frames) is new then, its lift held; its
+        // bounce into another slot is the same contact.
         var e = try Self.decoder { f in
             f.ghostNs = 40_000_000
             f.chatterNs = 35_000_000
@@ -88,9 +89,10 @@ import TouchFrames
         Self.feed(&e, at: 0.0167, Self.at(0, 501, 250), agree: false)
         Self.feed(&e, at: 0.0333, Self.at(0, 500, 250), agree: false)
         Self.feed(&e, at: 0.05, [(3, Evdev.ABS_MT_TRACKING_ID, -1)], agree: false)
-        Self.feed(&e, at: 0.0667, Self.land(1, id: 2, 502, 251))
         let b = try #require(e.frame.contacts.first)
         #expect(e.frame.contacts.count == 1 && e.landed && e.isNewInFrame(b.id))
+        Self.feed(&e, at: 0.0667, Self.land(1, id: 2, 502, 251))
+        #expect(e.frame.contacts.map(\.id) == [b.id] && !e.landed && !e.isNewInFrame(b.id))
     }
 
     @Test func dejitter_restSpeed_holdsANoisyRestUnder40Percent() throws {

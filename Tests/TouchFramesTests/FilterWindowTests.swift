@@ -125,3 +125,30 @@ import Testing
         #expect(d.panel.map(\.id) == [1] && d.filterCounts.chatter == 1, "one contact: \(d.panel.map(\.id))")
     }
 }
+
+/// The interval on a quiet panel (`ReportInterval`): the kernel sends no report whose values all
+/// repeat, so a finger that rests between reports leaves spacings of 2 and 3 intervals.
+@Suite struct FilterQuietIntervalTests {
+    typealias F = ContactFilterTests
+
+    /// A 45 Hz panel's touch of 60 reports, spaced 1, 2, 1, 3, 2, 1 intervals over and over,
+    /// then a second finger 40 ms after the lift (a quick double tap): the interval is learnt as
+    /// the panel's 22 ms, not the spacings' mean of 37 (a 46 ms hold merged the two taps), and
+    /// the lift is held the configured 35 ms.
+    @Test func aQuietPanelsLongSpacings_teachNoLongerHold() throws {
+        let step = 1.0 / 45
+        var frames: [(Double, [(UInt16, UInt16, Int32)])] = [(1, F.land(0, id: 1, 500, 250))]
+        var t = 1.0
+        for k in 0..<60 {
+            t += step * Double([1, 2, 1, 3, 2, 1][k % 6])
+            frames.append((t, F.at(0, 500 + Int32(k % 2), 250)))
+        }
+        let lift = t + step
+        frames.append((lift, TimedFilterTests.lift(0)))
+        var d = try FilterWindowTests.fresh(frames)
+        let held = try #require(d.nextTick).nanoseconds - Int64(Int(lift * 1e6)) * 1_000
+        #expect(held == 35_000_000, "held \(held) ns")
+        F.feed(&d, at: lift + 0.040, F.land(0, id: 2, 503, 250))
+        #expect(d.panel.map(\.id) != [1] && d.filterCounts.chatter == 0, "a second contact: \(d.panel.map(\.id))")
+    }
+}
