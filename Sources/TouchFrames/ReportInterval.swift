@@ -2,12 +2,12 @@
 /// first). Only 2-70 ms counts: a shorter time apart is a burst the kernel stamped at once, a
 /// longer one a pause. The first eight are averaged, so one jittery spacing right after a start
 /// does not set it (a 25 Hz panel's late reports, up to 60 ms apart, count: left out, its
-/// interval came out short). Then it learns mostly from the short side: a spacing over 1.5 of it
-/// is a finger that held still between reports (the kernel sends no report whose values all
-/// repeat, so a quiet panel's spacings are 2, 3, 4 of its interval) and teaches nothing, and one
-/// above it teaches half as much as one below: a 45 Hz panel whose fingers rest between reports
-/// learnt 35 ms and held every lift 44 ms, merging a quick double tap; a jittery one settles a
-/// little under its mean.
+/// interval came out short). Then a slow average of the spacings up to 1.5 of it: a longer one is
+/// a finger that held still between reports (the kernel sends no report whose values all repeat,
+/// so a quiet panel's spacings are 2, 3, 4 of its interval: a 45 Hz panel whose fingers rest
+/// between reports learnt 35 ms and held every lift 44 ms, merging quick double taps). One under
+/// 0.65 of it moves it halfway there: the panel is faster than the first spacings said (a start
+/// among a resting finger's doubles), which no jitter explains.
 struct ReportInterval {
     private(set) var seconds = 0.0
     private var samples: Int32 = 0
@@ -20,10 +20,10 @@ struct ReportInterval {
         if samples < Self.averaged {
             samples &+= 1  // up to 8
             seconds += (dt - seconds) / Double(samples)
-        } else if dt < seconds {
-            seconds += 0.1 * (dt - seconds)
+        } else if dt < 0.65 * seconds {
+            seconds += 0.5 * (dt - seconds)
         } else if dt <= 1.5 * seconds {
-            seconds += 0.05 * (dt - seconds)
+            seconds += 0.1 * (dt - seconds)
         }
     }
 
