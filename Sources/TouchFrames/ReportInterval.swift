@@ -7,24 +7,39 @@
 /// so a quiet panel's spacings are 2, 3, 4 of its interval: a 45 Hz panel whose fingers rest
 /// between reports learnt 35 ms and held every lift 44 ms, merging quick double taps). One under
 /// 0.65 of it moves it halfway there: the panel is faster than the first spacings said (a start
-/// among a resting finger's doubles), which no jitter explains.
+/// among a resting finger's doubles), which no jitter explains. Eight spacings in a row over 1.5 of
+/// it (no pause past 70 ms between) are a panel that slowed down (a quiet panel's resting fingers
+/// leave a single interval among every few): it is their mean from then, or a 25 Hz bounce after a
+/// 60 Hz start was held 35 ms, and a double tap.
 struct ReportInterval {
     private(set) var seconds = 0.0
     private var samples: Int32 = 0
+    /// The spacings in a row over 1.5 of `seconds`, and their sum.
+    private var longRun: Int32 = 0
+    private var longSum = 0.0
 
     /// Some spacing was seen.
     var isLearnt: Bool { samples > 0 }
 
     @inline(__always) mutating func learn(_ dt: Double) {
-        guard dt >= 0.002 && dt <= 0.07 else { return }
+        guard dt >= 0.002 else { return }
+        guard dt <= 0.07 else {
+            (longRun, longSum) = (0, 0)
+            return
+        }
         if samples < Self.averaged {
             samples &+= 1  // up to 8
             seconds += (dt - seconds) / Double(samples)
+        } else if dt > 1.5 * seconds {
+            (longRun, longSum) = (longRun &+ 1, longSum + dt)  // up to `averaged`, then reset
+            if longRun == Self.averaged { (seconds, longRun, longSum) = (longSum / Double(Self.averaged), 0, 0) }
+            return
         } else if dt < 0.65 * seconds {
             seconds += 0.5 * (dt - seconds)
-        } else if dt <= 1.5 * seconds {
+        } else {
             seconds += 0.1 * (dt - seconds)
         }
+        (longRun, longSum) = (0, 0)
     }
 
     static let averaged: Int32 = 8

@@ -153,4 +153,31 @@ import Testing
         F.feed(&d, at: lift + 0.040, F.land(0, id: 2, 503, 250))
         #expect(d.panel.map(\.id) != [1] && d.filterCounts.chatter == 0, "a second contact: \(d.panel.map(\.id))")
     }
+
+    /// A panel that slows down: a touch of 20 reports at 60 Hz teaches 16.7 ms, then touches at
+    /// 25 Hz (40 ms apart: over 1.5 of it, which a quiet panel's resting finger would be) do, eight
+    /// in a row, so a lift is then held 50 ms and a bounce of one report (landing again 40 ms after
+    /// the lift) is the same contact, not a double tap.
+    @Test func aPanelThatSlowsDown_isLearntAgain() throws {
+        var frames: [(Double, [(UInt16, UInt16, Int32)])] = [(1, F.land(0, id: 1, 500, 250))]
+        var t = 1.0
+        for k in 0..<20 {
+            t += 1.0 / 60
+            frames.append((t, F.at(0, 500 + Int32(k % 2), 250)))
+        }
+        frames.append((t + 1.0 / 60, TimedFilterTests.lift(0)))
+        t += 1
+        frames.append((t, F.land(0, id: 2, 800, 250)))
+        for k in 0..<9 {
+            t += 0.040
+            frames.append((t, F.at(0, 800 + Int32(k % 2), 250)))
+        }
+        let lift = t + 0.040
+        frames.append((lift, TimedFilterTests.lift(0)))
+        var d = try FilterWindowTests.fresh(frames)
+        let held = try #require(d.nextTick).nanoseconds - Int64(Int(lift * 1e6)) * 1_000
+        #expect(held == 50_000_000, "held \(held) ns")
+        F.feed(&d, at: lift + 0.040, F.land(0, id: 3, 803, 250))
+        #expect(d.panel.map(\.id) == [2] && d.filterCounts.chatter == 1, "the same contact: \(d.panel.map(\.id))")
+    }
 }
