@@ -157,8 +157,9 @@ struct ContactFilter {
         /// not frozen (the 1€ filter barely moves at dt ≈ 0); a lift is held 1.25 of it at least.
         /// The filters' own frames teach nothing.
         var interval = ReportInterval()
-        /// The panel's last frame with a contact down (ns; 0: none was).
-        var reportAt: Int64 = 0
+        /// The panel's last frame with a contact down (ns; nil: none was), and its last frame.
+        var reportAt: Int64?
+        var lastFrame: Int64?
         /// The latest lift time (ns) among the held lifts this frame ended: a frame the filters
         /// made on their own to end them is stamped then for the gestures (`FrameDecoder.tick`).
         var releasedLift: Int64?
@@ -173,12 +174,16 @@ struct ContactFilter {
         /// A frame is wanted at `t` (the earliest asked for since the frame began).
         mutating func due(_ t: Int64) { nextTick = min(nextTick ?? t, t) }
 
-        /// The panel's frame at `time` (ns), before its contacts are stepped: the time since its
-        /// last one with a contact down is a report interval (the lift's frame too: the first
-        /// touch after a start that lifts after one report teaches one, so a slow panel's first
-        /// bounce is held long enough).
-        @inline(__always) mutating func report(at time: Int64) {
-            if reportAt != 0 { interval.learn(Double(time - reportAt) / 1e9) }
+        /// The panel's frame at `time` (ns), a contact `down` in it or not, before its contacts
+        /// are stepped: the time since its last one with a contact down is a report interval (the
+        /// lift's frame too: the first touch after a start that lifts after one report teaches
+        /// one, so a slow panel's first bounce is held long enough); one past
+        /// `ReportInterval.longestNs` after its last frame (a pause between touches) ends a run of
+        /// long spacings. (A time of 0 is a time: a recording starts there.)
+        @inline(__always) mutating func report(at time: Int64, down: Bool) {
+            if let last = lastFrame, time - last > ReportInterval.longestNs { interval.pause() }
+            if let r = reportAt { interval.learn(Double(time - r) / 1e9) }
+            (reportAt, lastFrame) = (down ? time : nil, time)
         }
     }
 
@@ -278,8 +283,7 @@ struct ContactFilter {
     /// A single-touch panel's one contact at `time` (ns), `down` or not, through the filters into
     /// `shown` (a multitouch panel's slots: `run(_:count:...)`, ContactFilterPass.swift).
     mutating func run(one s: inout DecoderSlot, down: Bool, at time: Int64, fresh: Bool, nextContact: inout UInt32) {
-        if fresh { tally.report(at: time) }
-        if fresh { tally.reportAt = down ? time : 0 }
+        if fresh { tally.report(at: time, down: down) }
         guard down || state[0].down else { return }
         tally.lone = true  // one contact at most
         Self.step(&state[0], &shown[0], &s, down: down, at: time, fresh: fresh, rules, &tally, &nextContact)

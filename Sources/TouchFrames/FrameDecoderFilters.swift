@@ -10,10 +10,9 @@ extension FrameDecoder {
         // The panel's frame teaches its report interval (the filters' own frames do not), before
         // the slots are stepped: a lift in this frame is held by what it taught.
         if fresh {
-            filter.tally.report(at: time.nanoseconds)
             var down = false
             for k in 0..<min(slotsUsed, slots.count) where slots[k].trackingID >= 0 { down = true }
-            filter.tally.reportAt = down ? time.nanoseconds : 0
+            filter.tally.report(at: time.nanoseconds, down: down)
         }
         var contacts = FrameList<Contact>()
         swap(&contacts, &frame.contacts)

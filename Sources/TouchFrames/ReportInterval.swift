@@ -10,7 +10,9 @@
 /// among a resting finger's doubles), which no jitter explains. Eight spacings in a row over 1.5 of
 /// it (no pause past 70 ms between) are a panel that slowed down (a quiet panel's resting fingers
 /// leave a single interval among every few): it is their mean from then, or a 25 Hz bounce after a
-/// 60 Hz start was held 35 ms, and a double tap.
+/// 60 Hz start was held 35 ms, and a double tap. A pause of the panel's past 70 ms (between touches,
+/// `pause`) ends such a run: still taps on a quiet panel, each a landing and a lift 50 ms later,
+/// seconds apart, are no panel that slowed down.
 struct ReportInterval {
     private(set) var seconds = 0.0
     private var samples: Int32 = 0
@@ -23,10 +25,7 @@ struct ReportInterval {
 
     @inline(__always) mutating func learn(_ dt: Double) {
         guard dt >= 0.002 else { return }
-        guard dt <= 0.07 else {
-            (longRun, longSum) = (0, 0)
-            return
-        }
+        guard dt <= Double(Self.longestNs) / 1e9 else { return pause() }
         if samples < Self.averaged {
             samples &+= 1  // up to 8
             seconds += (dt - seconds) / Double(samples)
@@ -42,5 +41,10 @@ struct ReportInterval {
         (longRun, longSum) = (0, 0)
     }
 
+    /// The panel sent nothing for longer than `longestNs`: a run of long spacings ends.
+    @inline(__always) mutating func pause() { (longRun, longSum) = (0, 0) }
+
     static let averaged: Int32 = 8
+    /// The longest spacing that is a report interval (ns); a longer one is a pause.
+    static let longestNs: Int64 = 70_000_000
 }

@@ -339,7 +339,11 @@ import Testing
         F.feed(&d, at: 0.21, at(502, 250, touch: 1))
         #expect(d.frame.contacts.map(\.id) == [id] && !d.landed, "a bounce: the same contact")
         F.feed(&d, at: 0.3, up)
-        let ended = d.tick(at: Timestamp(nanoseconds: 340_000_000))
+        // Held 1.25 of the panel's interval, up to 50 ms: its one spacing, 50 ms from its start
+        // at time 0 (a time like any other).
+        let early = d.tick(at: Timestamp(nanoseconds: 349_000_000))
+        #expect(!early)
+        let ended = d.tick(at: Timestamp(nanoseconds: 350_000_000))
         #expect(ended)
         #expect(d.frame.contacts.isEmpty && d.filterCounts.chatter == 1)
     }
