@@ -20,13 +20,7 @@ import Testing
     /// each, so they are no panel that slowed down, and a quick tap's lift after them is held the
     /// configured 35 ms (a run across the pauses relearnt 50 ms and merged a double tap's halves).
     @Test func stillTapsSecondsApart_teachNoSlowerPanel() throws {
-        var frames: [(Double, [(UInt16, UInt16, Int32)])] = [(1, F.land(0, id: 1, 500, 250))]
-        var t = 1.0
-        for k in 0..<20 {
-            t += 1.0 / 60
-            frames.append((t, F.at(0, 500 + Int32(k % 2), 250)))
-        }
-        frames.append((t + 1.0 / 60, TimedFilterTests.lift(0)))
+        var (frames, t) = FilterQuietIntervalTests.sixtyHertzTouch()
         for k in 0..<8 {
             t += 1.5
             frames.append((t, F.land(0, id: Int32(2 + k), 800, 250)))

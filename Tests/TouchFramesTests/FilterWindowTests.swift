@@ -131,6 +131,19 @@ import Testing
 @Suite struct FilterQuietIntervalTests {
     typealias F = ContactFilterTests
 
+    /// A touch of 20 reports at 60 Hz from 1 s (flickering a unit), lifted at the next: it
+    /// teaches 16.7 ms. Its frames, and its last report's time.
+    static func sixtyHertzTouch() -> ([(Double, [(UInt16, UInt16, Int32)])], Double) {
+        var frames: [(Double, [(UInt16, UInt16, Int32)])] = [(1, F.land(0, id: 1, 500, 250))]
+        var t = 1.0
+        for k in 0..<20 {
+            t += 1.0 / 60
+            frames.append((t, F.at(0, 500 + Int32(k % 2), 250)))
+        }
+        frames.append((t + 1.0 / 60, TimedFilterTests.lift(0)))
+        return (frames, t)
+    }
+
     /// A 45 Hz panel's touch of 60 reports, spaced 1, 2, 1, 3, 2, 1 intervals over and over
     /// (or mostly 2: a finger resting more often than not), then a second finger 40 ms after the
     /// lift (a quick double tap): the interval is learnt as the panel's 22 ms, not the spacings'
@@ -159,13 +172,7 @@ import Testing
     /// in a row, so a lift is then held 50 ms and a bounce of one report (landing again 40 ms after
     /// the lift) is the same contact, not a double tap.
     @Test func aPanelThatSlowsDown_isLearntAgain() throws {
-        var frames: [(Double, [(UInt16, UInt16, Int32)])] = [(1, F.land(0, id: 1, 500, 250))]
-        var t = 1.0
-        for k in 0..<20 {
-            t += 1.0 / 60
-            frames.append((t, F.at(0, 500 + Int32(k % 2), 250)))
-        }
-        frames.append((t + 1.0 / 60, TimedFilterTests.lift(0)))
+        var (frames, t) = Self.sixtyHertzTouch()
         t += 1
         frames.append((t, F.land(0, id: 2, 800, 250)))
         for k in 0..<9 {
