@@ -39,4 +39,27 @@ import Testing
         #expect(d.frame.contacts.isEmpty && d.nextTick == nil, "lifted")
         #expect(shown == (lift.1 ? 1 : 0) && d.filterCounts.ghosts - before == (lift.1 ? 0 : 1), "shown \(shown)")
     }
+
+    /// A 50 Hz panel's report up to 2 ms before a young contact comes of age (a live panel's
+    /// jitter) shows it: no frame of the filters' own follows a fraction of a millisecond later,
+    /// and its next report, its lift at the earliest, comes past its age. One 2.1 ms before is
+    /// young still, shown by a frame of the filters' own at its age.
+    @Test(arguments: [(0.0395, true), (0.038, true), (0.0379, false)])
+    func aReportJustBeforeItsAge(at: (Double, shows: Bool)) throws {
+        var d = try F.decoder { f in
+            f.ghostNs = 40_000_000
+            f.dejitter = .init(minCutoff: 1)
+        }
+        F.feed(&d, at: 0, F.land(0, id: 9, 100, 250))
+        for k in 1...5 { F.feed(&d, at: 0.02 * Double(k), F.at(0, 100 + 10 * Int32(k), 250)) }
+        F.feed(&d, at: 0.12, TimedFilterTests.lift(0))
+        while let due = d.nextTick { _ = d.tick(at: due) }
+        F.feed(&d, at: 1, F.land(0, id: 1, 500, 250))
+        F.feed(&d, at: 1.02, F.at(0, 510, 250))
+        F.feed(&d, at: 1 + at.0, F.at(0, 520, 250))
+        #expect((d.frame.contacts.count == 1 && d.landed) == at.shows, "shown by the report")
+        #expect(d.nextTick == (at.shows ? nil : Timestamp(nanoseconds: 1_040_000_000)))
+        F.feed(&d, at: 1.06, TimedFilterTests.lift(0))
+        #expect(d.filterCounts.ghosts == 0, "a touch: lifted past its age")
+    }
 }
