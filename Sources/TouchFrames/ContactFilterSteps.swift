@@ -23,8 +23,7 @@ extension ContactFilter {
         // Young (the ghost filter), or shown for the first time now that it is old enough.
         var comesOfAge = false
         if let g = r.settings.ghostNs {
-            let left = g - (time - f.landedAt)  // until it comes of age
-            if left > 0 && !(fresh && comesOfAgeEarly(left, report: tally.interval.seconds)) {
+            if time - f.landedAt < g {
                 shown.young = true
                 tally.due(comingOfAge(f.landedAt + g, report: tally.interval.seconds, at: time))
             } else {
@@ -115,16 +114,6 @@ extension ContactFilter {
     }
 
     static let comingOfAgeSlackNs: Int64 = 2_000_000
-
-    /// Whether a report of the panel's, `left` ns before a young contact comes of age (at most
-    /// `comingOfAgeSlackNs`: a jittery panel's report come early), shows it now rather than a
-    /// frame of the filter's own a fraction of a millisecond later: only where the next report
-    /// (`report` s on; 0: not learnt) comes no sooner than that age, so a lift is still seen
-    /// only at `ghost_under` or later.
-    @inline(__always)
-    static func comesOfAgeEarly(_ left: Int64, report: Double) -> Bool {
-        report > 0 && left <= comingOfAgeSlackNs && report * 1e9 >= Double(left)
-    }
 
     /// How far (mm) a young contact may be from where it landed and still be a finger at rest
     /// (`firstShown`): two samples of a resting finger's noise on a cheap panel (±1.5 mm) are

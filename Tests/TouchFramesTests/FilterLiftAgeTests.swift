@@ -40,12 +40,14 @@ import Testing
         #expect(shown == (lift.1 ? 1 : 0) && d.filterCounts.ghosts - before == (lift.1 ? 0 : 1), "shown \(shown)")
     }
 
-    /// A 50 Hz panel's report up to 2 ms before a young contact comes of age (a live panel's
-    /// jitter) shows it: no frame of the filters' own follows a fraction of a millisecond later,
-    /// and its next report, its lift at the earliest, comes past its age. One 2.1 ms before is
-    /// young still, shown by a frame of the filters' own at its age.
-    @Test(arguments: [(0.0395, true), (0.038, true), (0.0379, false)])
-    func aReportJustBeforeItsAge(at: (Double, shows: Bool)) throws {
+    /// A contact lifting before `ghost_under` is a ghost however its reports fall: one reported
+    /// 1.5 ms before its age by a 50 Hz panel, lifting 0.7 ms later in a frame of its own (a
+    /// burst, or a driver that sends a frame a contact), is never shown, though a report so
+    /// close to the age would spare a frame of the filters' own 1.5 ms on (a review showed a
+    /// 39 ms ghost become a tap when such a report showed it early). Still down at its age, it
+    /// is shown by that frame.
+    @Test(arguments: [true, false])
+    func aReportJustBeforeItsAge_showsNothingYet(lifts: Bool) throws {
         var d = try F.decoder { f in
             f.ghostNs = 40_000_000
             f.dejitter = .init(minCutoff: 1)
@@ -55,11 +57,15 @@ import Testing
         F.feed(&d, at: 0.12, TimedFilterTests.lift(0))
         while let due = d.nextTick { _ = d.tick(at: due) }
         F.feed(&d, at: 1, F.land(0, id: 1, 500, 250))
-        F.feed(&d, at: 1.02, F.at(0, 510, 250))
-        F.feed(&d, at: 1 + at.0, F.at(0, 520, 250))
-        #expect((d.frame.contacts.count == 1 && d.landed) == at.shows, "shown by the report")
-        #expect(d.nextTick == (at.shows ? nil : Timestamp(nanoseconds: 1_040_000_000)))
-        F.feed(&d, at: 1.06, TimedFilterTests.lift(0))
-        #expect(d.filterCounts.ghosts == 0, "a touch: lifted past its age")
+        F.feed(&d, at: 1.02, F.at(0, 501, 250))
+        F.feed(&d, at: 1.0385, F.at(0, 502, 250))
+        #expect(d.frame.contacts.isEmpty && d.nextTick == Timestamp(nanoseconds: 1_040_000_000), "young until 40 ms")
+        var shown = 0
+        if lifts { F.feed(&d, at: 1.0392, TimedFilterTests.lift(0)) }
+        while let due = d.nextTick {
+            _ = d.tick(at: due)
+            shown = max(shown, d.frame.contacts.count)
+        }
+        #expect(shown == (lifts ? 0 : 1) && d.filterCounts.ghosts == (lifts ? 1 : 0))
     }
 }
