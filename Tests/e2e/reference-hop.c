@@ -3,7 +3,7 @@
 // device with the panel's axes, keys and properties, prints that device's node on stdout, then
 // reads the panel (blocking reads, no event loop) and writes each frame, up to its SYN_REPORT, to
 // the uinput device in one write. Events after a SYN_DROPPED are skipped to the next SYN_REPORT.
-//   reference-hop PANEL [--policy fifo|other] [--priority N] [--touch-pages N] [--epoll 1] [--busy-us N]
+//   reference-hop PANEL [--policy fifo|other] [--priority N] [--touch-pages N] [--epoll 1] [--busy-us N] [--relay-us N]
 // --touch-pages N (a diagnostic, E2E_REF_PAGES): before each write, one byte of each of N pages of
 // its own is read and written, so the hop's working set is N pages larger (what a bigger program
 // touches between its wake-up and its write).
@@ -11,6 +11,9 @@
 // after epoll_wait says it is ready: two system calls a wake-up instead of one blocking read.
 // --busy-us N (a diagnostic, E2E_REF_BUSY): after each write, N µs of work on the CPU (as a
 // loop that runs its gestures after the frame's write), before the next read.
+// --relay-us N (a diagnostic, E2E_REF_RELAY): after each write, the frame sent over a socket pair
+// to a second thread (its policy the hop's), which wakes, reads it and works N µs on it: the
+// daemon's shape, an input thread relaying each read to the loop that runs the gestures.
 // It runs until the panel goes away or a signal ends it.
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -18,12 +21,14 @@
 #include <fcntl.h>
 #include <linux/input.h>
 #include <linux/uinput.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -108,6 +113,15 @@ static void busy(int us) {
     } while ((now.tv_sec - start.tv_sec) * 1000000L + (now.tv_nsec - start.tv_nsec) / 1000 < us);
 }
 
+// The relay's other end (--relay-us): each message read, then `relay_us` µs of work on it.
+static int relay_us;
+static void *relay_loop(void *arg) {
+    int fd = *(int *)arg;
+    struct input_event got[256];
+    while (read(fd, got, sizeof got) > 0) busy(relay_us);
+    return NULL;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         fprintf(stderr, "usage: reference-hop PANEL [--policy fifo|other] [--priority N]\n");
@@ -121,6 +135,7 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "--touch-pages") == 0) pages = atoi(argv[i + 1]);
         else if (strcmp(argv[i], "--epoll") == 0) use_epoll = atoi(argv[i + 1]);
         else if (strcmp(argv[i], "--busy-us") == 0) busy_us = atoi(argv[i + 1]);
+        else if (strcmp(argv[i], "--relay-us") == 0) relay_us = atoi(argv[i + 1]);
     }
     if (pages < 0 || pages > 65536) pages = 0;
     volatile unsigned char *working = pages ? calloc((size_t)pages, 4096) : NULL;
@@ -144,6 +159,14 @@ int main(int argc, char **argv) {
     char name[64] = "";
     if (ioctl(out, UI_GET_SYSNAME(sizeof name), name) < 0) return fail("UI_GET_SYSNAME");
     if (print_node(name)) return 1;
+    // The relay's thread is made after the policy is set: it inherits it, as the daemon's loop
+    // shares its input thread's.
+    static int pair[2] = {-1, -1};
+    if (relay_us > 0) {
+        pthread_t relay;
+        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0) return fail("socketpair");
+        if (pthread_create(&relay, NULL, relay_loop, &pair[1]) != 0) return fail("pthread_create");
+    }
     // A frame is at most 256 events here; a longer one is written in parts.
     struct input_event batch[64], frame[256];
     int pending = 0, dropping = 0;
@@ -170,6 +193,8 @@ int main(int argc, char **argv) {
                 for (int p = 0; p < pages; p++) working[(size_t)p * 4096] += 1;
                 if (write(out, frame, pending * sizeof frame[0]) < 0) return fail("write");
                 if (busy_us > 0) busy(busy_us);
+                if (relay_us > 0 && send(pair[0], frame, pending * sizeof frame[0], MSG_DONTWAIT) < 0 && errno != EAGAIN)
+                    return fail("send");
                 pending = 0;
             }
         }

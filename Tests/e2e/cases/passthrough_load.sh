@@ -103,6 +103,8 @@ hop_load() {
     [ "$REF_EPOLL" = 1 ] && ref_hop reference-epoll-$1 --policy fifo --epoll 1
     # E2E_REF_BUSY="N ...": the reference again, busy N µs after each write (a loop's work after it).
     for us in $REF_BUSY; do ref_hop reference-busy$us-$1 --policy fifo --busy-us "$us"; done
+    # E2E_REF_RELAY="N ...": the reference again, each frame relayed to a second thread that works N µs on it.
+    for us in $REF_RELAY; do ref_hop reference-relay$us-$1 --policy fifo --relay-us "$us"; done
     for policy in $normal_hops fifo traced; do
         hop_panel
         trace=""
@@ -127,6 +129,9 @@ hop_load() {
     for us in $REF_BUSY; do
         busy_diag="$busy_diag $1 $us us: p50 $(($(pct /tmp/load-reference-busy$us-$1.txt 50) - d50)) p99 $(($(pct /tmp/load-reference-busy$us-$1.txt 99) - d99)) late $(cut -d' ' -f1 /tmp/late-reference-busy$us-$1.txt);"
     done
+    for us in $REF_RELAY; do
+        relay_diag="$relay_diag $1 $us us: p50 $(($(pct /tmp/load-reference-relay$us-$1.txt 50) - d50)) p99 $(($(pct /tmp/load-reference-relay$us-$1.txt 99) - d99)) late $(cut -d' ' -f1 /tmp/late-reference-relay$us-$1.txt);"
+    done
     for pages in $REF_PAGES; do
         pages_diag="$pages_diag $1 $pages pages: p50 $(($(pct /tmp/load-reference-pages$pages-$1.txt 50) - d50)) p99 $(($(pct /tmp/load-reference-pages$pages-$1.txt 99) - d99));"
     done
@@ -145,6 +150,7 @@ passthrough_load() {
     pages_diag=""
     epoll_diag=""
     busy_diag=""
+    relay_diag=""
     hop_load quiet
     calls="(no strace)"
     command -v strace > /dev/null && hop_syscalls
@@ -163,6 +169,7 @@ passthrough_load() {
     echo "E2E DIAG pass-through frames over 1 ms, each hop's count and its first twelve (frame:us):$late"
     [ "$REF_EPOLL" = 1 ] && echo "E2E DIAG the reference hop reading through epoll_wait (us added, SCHED_FIFO 10):$epoll_diag"
     [ -n "$REF_BUSY" ] && echo "E2E DIAG the reference hop busy after each write (us added, SCHED_FIFO 10; late: frames over 1 ms):$busy_diag"
+    [ -n "$REF_RELAY" ] && echo "E2E DIAG the reference hop relaying each frame to a second thread that works on it (us added, SCHED_FIFO 10; late: frames over 1 ms):$relay_diag"
     [ -n "$REF_PAGES" ] && echo "E2E DIAG the reference hop with a larger working set (us added, SCHED_FIFO 10):$pages_diag"
     echo "E2E BENCH pass-through system calls a frame (strace -f -c: every thread's; quiet, the calls made at least once every ten frames): $calls"
     if [ -z "$lost" ]; then
