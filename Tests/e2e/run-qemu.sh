@@ -11,8 +11,7 @@ root=$PWD
 case ${E2E_PART:-} in ""|benchmarks|checks) ;; *) echo "== E2E_PART is benchmarks, checks or unset (both), not ${E2E_PART}"; exit 2 ;; esac
 # The work dir keeps the kernel, udev and the initramfs between runs (.build/e2e by default).
 work=${E2E_WORK:-$root/.build/e2e}
-mkdir -p "$work"
-echo "== e2e work dir: $work"
+mkdir -p "$work" && echo "== e2e work dir: $work"
 
 # 1. Binaries: the release build as installed (scripts/release-build: the static Swift runtime, as
 # the guest has no toolchain, and LTO). E2E_PREBUILT=1 takes .build/release's as they are, calling
