@@ -80,7 +80,7 @@ install-files:
 		> $(DESTDIR)$(UNITDIR)/touchgestured-web.service
 	install -m 0644 systemd/touchgestured.sysusers $(DESTDIR)$(SYSUSERSDIR)/touchgestured.conf
 	install -m 0644 systemd/touchgestured.tmpfiles $(DESTDIR)$(TMPFILESDIR)/touchgestured.conf
-	install -m 0644 web/touchgestured.js examples/web/index.html examples/web/demo.js examples/web/demo.css examples/web/calibrate.html examples/web/calibrate.js examples/web/sheet.html examples/web/sheet.js $(DESTDIR)$(WWWDIR)/
+	install -m 0644 web/touchgestured.js web/touchgestured-region.js web/touchgestured-lines.js examples/web/index.html examples/web/demo.js examples/web/demo.css examples/web/calibrate.html examples/web/calibrate.js examples/web/sheet.html examples/web/sheet.js $(DESTDIR)$(WWWDIR)/
 	install -m 0644 udev/70-touchgestured.rules udev/71-touchgestured-uinput.rules $(DESTDIR)$(UDEVDIR)/
 	test -e $(DESTDIR)$(SYSCONFDIR)/touchgestured/touchgestured.toml || \
 		install -m 0644 config/touchgestured.toml $(DESTDIR)$(SYSCONFDIR)/touchgestured/touchgestured.toml

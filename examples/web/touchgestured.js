@@ -1,5 +1,5 @@
 // touchgestured.js: touchgestured's gestures in a web page, through touchgestured-web.
-// One ES module, no build step. The bridge serves it at /touchgestured.js.
+// An ES module, no build step, its two parts served beside it. The bridge serves it at /touchgestured.js.
 //
 //   import { connect } from "/touchgestured.js";
 //   const tg = connect();                       // ws://<this page's host>/gestures
@@ -16,42 +16,14 @@
 // and velocities in the events, and drag bounds and snap points in region options, are in CSS px.
 // Lines are as docs/PROTOCOL.md describes them; the module converts their px fields only.
 
+// Its parts, served beside it: a region (touchgestured-region.js), a line and its units (touchgestured-lines.js).
+import { GestureRegion, listen } from "./touchgestured-region.js";
+import { toCSS } from "./touchgestured-lines.js";
+
+export { GestureRegion };
+
 export const PROTOCOL = 1;
 
-/**
- * A gesture line (docs/PROTOCOL.md, "gesture"), its px fields in CSS px.
- * @typedef {object} GestureLine
- * @property {"gesture"} type
- * @property {"tap"|"long_press"|"pan"|"swipe"|"pinch"|"edge_swipe"|"stroke"} gesture the kind
- * @property {string} [name] the configured name, when it differs from the kind (double_tap)
- * @property {"began"|"changed"|"ended"|"cancelled"|"recognized"} phase
- * @property {number} id one gesture's lines share it
- * @property {number} sequence the touch sequence (two hands, two people: two sequences)
- * @property {number} fingers
- * @property {number} time seconds
- * @property {number} x centroid, CSS px from the page's left
- * @property {number} y centroid, CSS px from the page's top
- * @property {string} [region] absent for the screen's own region
- * @property {number} [count] tap: taps in a row
- * @property {number} [dx] pan, edge_swipe: translation since the fingers landed
- * @property {number} [dy]
- * @property {number} [vx] pan: velocity, CSS px/s
- * @property {number} [vy]
- * @property {"horizontal"|"vertical"} [axis] pan: the locked axis
- * @property {{x: number, y: number}} [offset] pan in a region with `drag`: the constrained offset
- * @property {{x: number, y: number}} [target] pan, ended or cancelled: where the content comes to rest
- * @property {string} [direction] swipe
- * @property {number} [velocity] swipe: release speed, CSS px/s
- * @property {number} [scale] pinch
- * @property {number} [rotation] pinch: degrees, clockwise
- * @property {"left"|"right"|"top"|"bottom"} [edge] edge_swipe
- * @property {string} [shape] stroke: the shape drawn
- * @property {number} [score] stroke: 0 to 1
- * @property {boolean} [clockwise] stroke
- */
-
-const PX_FIELDS = ["x", "y", "dx", "dy", "vx", "vy", "velocity"];
-const PX_POINTS = ["offset", "target", "consumed"];
 const FIRST_RETRY_MS = 250;
 const LAST_RETRY_MS = 5000;
 /** The module's own events: a gesture configured with one of these names is heard under its kind only. */
@@ -62,13 +34,6 @@ const EVENTS = new Set([
 /** Connects to the bridge; see TouchGestured for the options. */
 export function connect(options = {}) {
   return new TouchGestured(options);
-}
-
-/** Calls fn(detail, event) for events of `type` on `target`; returns a function that stops it. */
-function listen(target, type, fn) {
-  const handler = (e) => fn(e.detail, e);
-  target.addEventListener(type, handler);
-  return () => target.removeEventListener(type, handler);
 }
 
 /** The default endpoint: the bridge that served this module. */
@@ -308,10 +273,10 @@ export class TouchGestured extends EventTarget {
         this._answer(line);
         break;
       case "gesture":
-        this._gesture(this._toCSS(line));
+        this._gesture(toCSS(line, this.pixelScale, this.origin));
         break;
       case "touch":
-        for (const c of line.contacts) this._toCSS(c);
+        for (const c of line.contacts) toCSS(c, this.pixelScale, this.origin);
         this._emit(this, "touch", line);
         break;
       default:
@@ -364,17 +329,6 @@ export class TouchGestured extends EventTarget {
     target.dispatchEvent(new CustomEvent(type, { detail }));
   }
 
-  /** A line's screen px as CSS px (in place). */
-  _toCSS(line) {
-    const s = this.pixelScale;
-    const [ox, oy] = this.origin;
-    for (const f of PX_FIELDS) if (typeof line[f] === "number") line[f] /= s;
-    if (typeof line.x === "number") line.x -= ox / s;
-    if (typeof line.y === "number") line.y -= oy / s;
-    for (const f of PX_POINTS) if (line[f]) line[f] = { x: line[f].x / s, y: line[f].y / s };
-    return line;
-  }
-
   /** The regions sent again at the next frame, changed or not. */
   _resend() {
     this._sentRegions = null;
@@ -417,80 +371,6 @@ export class TouchGestured extends EventTarget {
     this._listen("resize", changed);
     this._listen("scroll", changed, { capture: true, passive: true });
   }
-}
-
-/**
- * A DOM element registered as a client region. Its events are the gesture lines of its region
- * (under `gesture`, the kind and the name, as on TouchGestured), `registered` when the daemon took
- * it, and `error` when the daemon refused the page's regions.
- */
-export class GestureRegion extends EventTarget {
-  constructor(client, element, name, options) {
-    super();
-    this.client = client;
-    this.element = element;
-    this.name = name;
-    this.options = options;
-    this.registered = false;
-  }
-
-  on(type, fn) {
-    return listen(this, type, fn);
-  }
-
-  /** Sends the page's regions again: when they changed (after a change the observers cannot
-   * see, such as a CSS transform), or, changed or not, after the daemon refused or dropped them
-   * (an `error`), to try again. */
-  update() {
-    if (this.client._refused) this.client._sentRegions = null;
-    this.client.layoutChanged();
-  }
-
-  /** Unregisters the region. */
-  remove() {
-    this.client.regions.delete(this.name);
-    this.client._resize?.unobserve(this.element);
-    this.client.layoutChanged();
-  }
-
-  _setRegistered(yes) {
-    if (yes && !this.registered) this.dispatchEvent(new CustomEvent("registered", { detail: this._spec() }));
-    this.registered = yes;
-  }
-
-  /** The region object for set_regions, or null while the element has no box. */
-  _spec() {
-    const box = this.element.getBoundingClientRect();
-    if (box.width < 1 || box.height < 1) return null;
-    const s = this.client.pixelScale;
-    const [ox, oy] = this.client.origin;
-    const x = Math.round(box.left * s + ox);
-    const y = Math.round(box.top * s + oy);
-    const spec = {
-      name: this.name,
-      rect: [x, y, Math.max(1, Math.round((box.left + box.width) * s + ox) - x), Math.max(1, Math.round((box.top + box.height) * s + oy) - y)],
-    };
-    const o = this.options;
-    if (o.gestures || o.gesture) spec.gestures = o.gestures || o.gesture;
-    if (o.priority) spec.priority = o.priority;
-    if (o.standard_gestures !== undefined) spec.standard_gestures = o.standard_gestures;
-    if (o.drag) spec.drag = scaleDrag(o.drag, s);
-    return spec;
-  }
-}
-
-/** Drag constraints in CSS px as the daemon's screen px (bounds, snap points, initial, limit). */
-function scaleDrag(drag, s) {
-  const out = { ...drag };
-  if (drag.initial) out.initial = drag.initial.map((v) => v * s);
-  for (const axis of ["x", "y"]) {
-    const a = drag[axis];
-    if (!a) continue;
-    out[axis] = { ...a };
-    for (const k of ["min", "max", "limit"]) if (typeof a[k] === "number") out[axis][k] = a[k] * s;
-    if (a.snap) out[axis].snap = a.snap.map((v) => v * s);
-  }
-  return out;
 }
 
 let shared = null;

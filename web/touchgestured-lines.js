@@ -1,0 +1,1 @@
+../examples/web/touchgestured-lines.js
