@@ -59,6 +59,13 @@ bench_instructions() {
     swipes=$(grep -c '^SWIPE' /tmp/lisgd-count.txt)
     li_frames=$(grep -c 'TOUCH_FRAME' /tmp/libinput-count.txt)
     tg=$(cg_total /tmp/cg-touchgestured.out.1); li=$(cg_total /tmp/cg-libinput.out.1); lg=$(cg_total /tmp/cg-lisgd.out.1)
+    count_verdict
+}
+
+# The counts of a run of bench_instructions checked (a missing one, or a reader that did not
+# see the whole stream, refuses them: once more, then the case fails), the dumps sent to the
+# host, and the E2E COUNT lines.
+count_verdict() {
     echo "E2E COUNT stream: $frames frames at 50 Hz, $strokes strokes; seen: touchgestured $tg_frames frames, lisgd $swipes swipes, libinput $li_frames TOUCH_FRAME"
     # The same rule as the CPU figures: a missing count or a reader that did not see the whole
     # stream makes the ratios meaningless.

@@ -60,24 +60,10 @@ bench_once() {
     loop0=$(loop_counts)
     t0=$(cpu_ns $DAEMON); l0=$(cpu_ns $LISGD); i0=$(cpu_ns $LI); c0=$(cpu_ns $MON)
     ts0=$(cpu_split $DAEMON); ls0=$(cpu_split $LISGD)
-    if [ -x /bin/perf ]; then
-        PERFS=""
-        for p in $DAEMON $LISGD $LI; do
-            perf record -e cpu-clock -F 2000 -p $p -o /tmp/perf-$p.data -- sleep 14 2>/tmp/perf-err-$p.txt &
-            PERFS="$PERFS $!"
-        done
-    fi
+    perf_start
     touch /tmp/bench-go
     wait $PLAY
-    if [ -x /bin/perf ]; then
-        wait $PERFS
-        for p in $DAEMON $LISGD $LI; do
-            echo "E2E DIAG perf of $(tr '\0' ' ' < /proc/$p/cmdline | cut -c1-40) ($(grep ctxt /proc/$p/status | tr '\n\t' '  '))"
-            perf report -i /tmp/perf-$p.data --stdio --no-children --sort dso 2>&1 | grep -vE '^#|^$' | head -8 | sed 's/^/E2E DIAG   /'
-            perf report -i /tmp/perf-$p.data --stdio --no-children --sort dso,sym 2>&1 | grep -vE '^#|^$' | head -40 | sed 's/^/E2E DIAG   /'
-            tail -4 /tmp/perf-err-$p.txt | sed 's/^/E2E DIAG   err /'; ls -la /tmp/perf-$p.data | sed 's/^/E2E DIAG   /'
-        done
-    fi
+    perf_report
     usleep 1000000
     t1=$(cpu_ns $DAEMON); l1=$(cpu_ns $LISGD); i1=$(cpu_ns $LI); c1=$(cpu_ns $MON)
     ts1=$(cpu_split $DAEMON); ls1=$(cpu_split $LISGD)
@@ -103,6 +89,12 @@ bench_once() {
     echo "$ts0 $ts1 $ls0 $ls1" | awk -v tag="$tag" 'NF == 8 { printf "E2E BENCH (%s) user/system ticks over the stream: touchgestured %d/%d, lisgd %d/%d\n", tag, $3 - $1, $4 - $2, $7 - $5, $8 - $6 }'
     echo "E2E BENCH ($tag) context switches, voluntary/involuntary: touchgestured, lisgd, libinput, monitor client:$sw"
     echo "E2E BENCH ($tag) stream: $frames frames, $events evdev events; seen: touchgestured $pans pans or swipes, lisgd $swipes swipes, libinput $li_frames TOUCH_FRAME"
+    side_verdict "$1"
+}
+
+# The figures of a run of bench_once checked and printed; 1 when the run is refused at its
+# first attempt (measured again), 0 otherwise.
+side_verdict() {
     # Impossible figures refuse the run: a process that was gone before the last reading (an
     # empty field shifted every column before), a negative CPU time, or readers that did not all
     # see the whole stream.
@@ -141,4 +133,26 @@ bench_once() {
     fi
     stop_daemon
     return 0
+}
+
+# With perf in the guest (a diagnostic): each reader's samples over the stream (PERFS), then
+# where their time went, by object and by symbol.
+perf_start() {
+    [ -x /bin/perf ] || return 0
+    PERFS=""
+    for p in $DAEMON $LISGD $LI; do
+        perf record -e cpu-clock -F 2000 -p $p -o /tmp/perf-$p.data -- sleep 14 2>/tmp/perf-err-$p.txt &
+        PERFS="$PERFS $!"
+    done
+}
+
+perf_report() {
+    [ -x /bin/perf ] || return 0
+    wait $PERFS
+    for p in $DAEMON $LISGD $LI; do
+        echo "E2E DIAG perf of $(tr '\0' ' ' < /proc/$p/cmdline | cut -c1-40) ($(grep ctxt /proc/$p/status | tr '\n\t' '  '))"
+        perf report -i /tmp/perf-$p.data --stdio --no-children --sort dso 2>&1 | grep -vE '^#|^$' | head -8 | sed 's/^/E2E DIAG   /'
+        perf report -i /tmp/perf-$p.data --stdio --no-children --sort dso,sym 2>&1 | grep -vE '^#|^$' | head -40 | sed 's/^/E2E DIAG   /'
+        tail -4 /tmp/perf-err-$p.txt | sed 's/^/E2E DIAG   err /'; ls -la /tmp/perf-$p.data | sed 's/^/E2E DIAG   /'
+    done
 }
