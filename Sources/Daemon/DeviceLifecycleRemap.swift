@@ -53,10 +53,11 @@ extension DeviceLifecycle {
                 state.devices.all[k].pendingPipelines.append(pipeline)
             } else {
                 // Unmarked (the relay full: the thread resyncs, the loop takes its decoder then).
-                if state.devices.all[k].threaded { input?.nudge() }
                 state.devices.all[k].pendingPipelines.removeAll()
                 state.devices.replacePipeline(k, with: pipeline)
             }
+            // The thread looks again: a resync to try, or the new filters' first deadline.
+            if state.devices.all[k].threaded { input?.nudge() }
             fresh = pipeline
         } catch {
             log.error("device \(state.devices.all[k].id): \(error)")

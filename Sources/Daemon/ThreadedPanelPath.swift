@@ -14,13 +14,26 @@ import TouchMirror
 /// the loop sees the reads, the filters' frames and the lost events in the thread's order); the
 /// resynchronization after lost events, the kernel's or the relay's.
 extension ThreadedPanel {
-    /// One read of the panel (epoll said it is ready) down the path; false when the panel or the
-    /// loop's end went (then the loop reads the end of the relay, and lets the panel go).
-    func read(into buffer: EventReadBuffer) -> Bool {
+    /// What a read of the panel came to.
+    enum ReadEnd {
+        /// Events, down the path.
+        case read
+        /// None: the queue was empty (a non-blocking read, or a blocking one the wake signal
+        /// ended: `InputThread`).
+        case empty
+        /// The panel or the loop's end went: the loop reads the end of the relay and lets the
+        /// panel go.
+        case ended
+    }
+
+    /// One read of the panel (epoll said it is ready, or the thread blocks in it) down the path.
+    func read(into buffer: EventReadBuffer) -> ReadEnd {
         var going = true
+        var got = false
         let end: EvdevDevice.BatchEnd
         do throws(EvdevError) {
             end = try EvdevDevice.readBatch(panelFD, into: buffer, "read(\(node))") { batch in
+                got = true
                 trace?.noteRead()
                 return shared.withLock { s in
                     let lost = s.take(batch, panel: self)
@@ -36,16 +49,17 @@ extension ThreadedPanel {
                 return $0.failures
             }
             log.warning("\(node): \(error)")
-            return error.isRemoval || failures >= 3 ? ended() : true
+            return error.isRemoval || failures >= 3 ? ended() : .read
         }
         shared.withLock { $0.failures = 0 }
-        return end == .removed || !going ? ended() : true
+        guard end != .removed && going else { return ended() }
+        return got ? .read : .empty
     }
 
     /// The panel's reads end here: the loop reads the end of the relay.
-    private func ended() -> Bool {
+    private func ended() -> ReadEnd {
         Posix.shutdownSending(relayFD)
-        return false
+        return .ended
     }
 }
 
@@ -119,6 +133,10 @@ extension ThreadedPanel.Shared {
     /// False when the panel or the loop's end went.
     mutating func resynchronize(_ panel: ThreadedPanel, drain: Bool) -> Bool {
         if drain {
+            // A thread blocking in its reads (`InputThread`) made the descriptor blocking: a
+            // drain ending on a full read would wait there, holding the lock. It finds the
+            // descriptor non-blocking at its next read, and makes it blocking again.
+            _ = ReadWake.setBlocking(panel.panelFD, false)
             let room = EventReadBuffer(capacity: Relay.readCapacity)
             for _ in 0..<64 {
                 guard case .full? = try? EvdevDevice.readBatch(panel.panelFD, into: room, "read(\(panel.node))", decode: { _ in false }) else { break }

@@ -197,7 +197,7 @@ import TouchMirror
                     let at = frame.last!.time
                     panel.tick(before: at)
                     Self.send(frame, to: fake.ours)
-                    #expect(panel.read(into: buffer))
+                    #expect(panel.read(into: buffer) == .read)
                     Self.route(Self.relayed(panel.loopEnd), &rig, at: at.nanoseconds)
                 }
                 panel.tick(before: .distantFuture)

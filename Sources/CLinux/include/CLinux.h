@@ -293,4 +293,16 @@ static inline int cl_seqpacket_pair(int fds[2]) {
 // other end is on another host). sockdiag.c.
 int cl_tcp_socket_uid(int family, const uint8_t *src, uint16_t sport, const uint8_t *dst, uint16_t dport, uint32_t *uid);
 
+// The input thread's wake-up (readwake.c): the signal (SIGRTMIN + 7); its handler installed
+// and the signal unblocked on the calling thread (0, or -1 and errno); the descriptor the
+// calling thread blocks on named (-1: none); a descriptor made blocking or not (fcntl F_SETFL,
+// a constant: a panel has no other such flag); the signal sent to a thread (pthread_kill: 0, or
+// -1 and errno); the calling thread's id.
+int cl_read_wake_signal(void);
+int cl_read_wake_install(void);
+void cl_read_wake_watch(int fd);
+int cl_set_blocking(int fd, int blocking);
+int cl_read_wake_send(unsigned long thread);
+unsigned long cl_thread_self(void);
+
 #endif
