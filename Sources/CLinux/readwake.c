@@ -1,6 +1,6 @@
 // The input thread's wake-up (InputThread): with one panel and nothing due, the thread blocks
 // in read(2) on it (one system call a frame, where epoll_wait and then read are two), and a
-// signal of its own, sent to it alone, ends that read. The handler sets O_NONBLOCK on the
+// signal sent to it alone (SIGURG) ends that read. The handler sets O_NONBLOCK on the
 // descriptor the thread named: the read, restarted or retried, then says EAGAIN at once. A flag
 // alone would lose a signal landing between the thread's last look and its call; this cannot,
 // since the thread clears O_NONBLOCK before it looks, and reads after. C because a signal
@@ -24,7 +24,11 @@ static void on_wake(int signo) {
     errno = saved;
 }
 
-int cl_read_wake_signal(void) { return SIGRTMIN + 7; }
+// SIGURG: a standard signal, so a send never fails for want of room (a real-time one is queued
+// and counts against RLIMIT_SIGPENDING; a standard one pending already absorbs the next), and one
+// nothing else of the daemon's raises (no socket of its has an owner for out-of-band data). Every
+// other thread blocks it (cl_daemon_signals).
+int cl_read_wake_signal(void) { return SIGURG; }
 
 int cl_read_wake_install(void) {
     struct sigaction sa;

@@ -45,6 +45,8 @@ final class InputThread: Sendable {
     private let inRead = Atomic<Bool>(false)
     /// The thread's id (0 until it runs), for the signal.
     let thread = Atomic<UInt>(0)
+    /// The signal could not be sent (logged): the thread waits in epoll_wait from its next turn.
+    private let signalFailed = Atomic<Bool>(false)
 
     private init(epoll: Int32, nudge: (Int32, Int32), log: Logger) {
         self.epoll = epoll
@@ -66,7 +68,11 @@ final class InputThread: Sendable {
         wakes.add(1, ordering: .sequentiallyConsistent)
         guard inRead.load(ordering: .sequentiallyConsistent) else { return }
         let id = thread.load(ordering: .sequentiallyConsistent)
-        if id != 0 { ReadWake.send(to: id) }
+        guard id != 0, let e = ReadWake.send(to: id) else { return }
+        // (A seccomp filter that denies it: the read ends with the panel's next frame.)
+        if !signalFailed.exchange(true, ordering: .relaxed) {
+            log.error("input thread: \(e): it waits in epoll_wait for every frame from its next one")
+        }
     }
 
     /// The thread, running; nil when it could not be made (logged: the loop then reads every
@@ -96,11 +102,15 @@ final class InputThread: Sendable {
 
     /// `panel` is read here from now on.
     func add(_ panel: ThreadedPanel) -> SystemCallError? {
-        panels.withLock { $0.append(panel) }
-        if let e = Posix.epollControl(epoll, .add, panel.panelFD, events: Posix.readable) {
-            panels.withLock { $0.removeAll { $0 === panel } }
-            return e
+        // Listed only once epoll has it, in one hold of the lock: a panel the thread never saw
+        // listed is never made blocking (a refused one goes back to the loop, which reads the
+        // same open file), and a thread woken for it finds it listed.
+        let refused = panels.withLock { list -> SystemCallError? in
+            if let e = Posix.epollControl(epoll, .add, panel.panelFD, events: Posix.readable) { return e }
+            list.append(panel)
+            return nil
         }
+        if let refused { return refused }
         // Two panels now, or the first: the thread waits in epoll_wait, or blocks in its read.
         nudge()
         return nil
@@ -129,7 +139,7 @@ final class InputThread: Sendable {
         while true {
             // Read before the panels are looked at: a wake after this ends the read below.
             let seen = wakes.load(ordering: .sequentiallyConsistent)
-            if blocks, let panel = soleIdlePanel() {
+            if blocks && !signalFailed.load(ordering: .relaxed), let panel = soleIdlePanel() {
                 blocks = readBlocking(panel, buffer, seen: seen)
             } else {
                 waitAndRead(ready, buffer)
@@ -189,10 +199,11 @@ final class InputThread: Sendable {
         var timeout: Int32 = -1
         if let due { timeout = Int32(clamping: max(0, (due.nanoseconds - Posix.monotonicNanoseconds() + 999_999) / 1_000_000)) }
         let n: Int
-        switch Posix.wait(epoll, into: ready, timeoutMs: timeout) {
+        // A signal ends the wait (nothing ready), and the timeout is worked out again.
+        switch Posix.waitOnce(epoll, into: ready, timeoutMs: timeout) {
         case .success(let count): n = count
         case .failure(let e):
-            // Never seen (EINTR is retried): logged, and tried again a tenth of a second on.
+            // Never seen: logged, and tried again a tenth of a second on.
             log.error("input thread: \(e)")
             Posix.sleep(untilMonotonic: Posix.monotonicNanoseconds() + 100_000_000)
             return

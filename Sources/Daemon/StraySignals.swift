@@ -26,6 +26,7 @@ struct StraySignals {
         case SIGIO: return "SIGIO"
         case SIGPWR: return "SIGPWR"
         case SIGSTKFLT: return "SIGSTKFLT"
+        case SIGURG: return "SIGURG"
         default: return "real-time"
         }
     }

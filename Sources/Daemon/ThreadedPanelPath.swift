@@ -107,7 +107,8 @@ extension ThreadedPanel.Shared {
     /// A read to the loop (up to its SYN_DROPPED when `upToTheDrop`: the rest is stale), unless
     /// a resync is owed (it goes instead, at the next chance). False when the loop's end is gone.
     mutating func relay(_ batch: InputBatch, upToTheDrop: Bool, panel: ThreadedPanel) -> Bool {
-        guard !owed else { return true }
+        // (Stopped: the loop reads the relay no more; a read the wake came too late for.)
+        guard !owed && !stopped else { return true }
         return note(Relay.send(batch, upToTheDrop: upToTheDrop, to: panel.relayFD), panel)
     }
 

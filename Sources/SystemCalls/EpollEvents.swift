@@ -39,4 +39,13 @@ extension Posix {
     public static func wait(_ ep: Int32, into ready: EpollEvents, timeoutMs: Int32) -> Result<Int, SystemCallError> {
         retry("epoll_wait") { cl_epoll_wait(ep, ready.data, ready.events, Int32(EpollEvents.capacity), timeoutMs) }.map { Int($0) }
     }
+
+    /// The same, but a signal's handler ends it with nothing ready (0) rather than waiting
+    /// again for the whole timeout: a thread that takes signals (`ReadWake`) works its timeout
+    /// out again, so a burst of them cannot put its deadlines off.
+    public static func waitOnce(_ ep: Int32, into ready: EpollEvents, timeoutMs: Int32) -> Result<Int, SystemCallError> {
+        let n = cl_epoll_wait(ep, ready.data, ready.events, Int32(EpollEvents.capacity), timeoutMs)
+        if n >= 0 { return .success(Int(n)) }
+        return errno == EINTR ? .success(0) : .failure(SystemCallError("epoll_wait", errno))
+    }
 }

@@ -9,16 +9,17 @@ import CLinux
 /// it blocking, looks once more at whatever may have changed, and reads. A waker changes that
 /// state first, then sends the thread the wake signal (`send`), whose handler (readwake.c) makes
 /// the named descriptor non-blocking again: the read returns (EAGAIN), whether the signal came
-/// before the call or during it. Only the thread that installed the handler takes the signal
-/// (every other thread of the daemon blocks the real-time signals); one sent from outside is a
-/// read ended early, looked at again.
+/// before the call or during it. The signal is SIGURG (a standard one: a send never fails for
+/// want of queue room). Only the thread that installed the handler takes it (every other thread
+/// of the daemon blocks it with its own signals); one sent from outside is a read ended early,
+/// looked at again.
 public enum ReadWake {
-    /// The signal (SIGRTMIN + 7).
+    /// The signal (SIGURG).
     public static var signal: Int32 { cl_read_wake_signal() }
 
     /// Installs the handler and unblocks the signal on the calling thread.
     public static func install() -> SystemCallError? {
-        cl_read_wake_install() == 0 ? nil : SystemCallError("sigaction(SIGRTMIN+7)", errno)
+        cl_read_wake_install() == 0 ? nil : SystemCallError("sigaction(SIGURG)", errno)
     }
 
     /// The descriptor the calling thread blocks on from now on (-1: none), which the handler
@@ -35,6 +36,7 @@ public enum ReadWake {
     public static var currentThread: UInt { cl_thread_self() }
 
     /// The wake signal sent to `thread` (a thread of this process that installed the handler).
-    @discardableResult
-    public static func send(to thread: UInt) -> Bool { cl_read_wake_send(thread) == 0 }
+    public static func send(to thread: UInt) -> SystemCallError? {
+        cl_read_wake_send(thread) == 0 ? nil : SystemCallError("pthread_kill(SIGURG)", errno)
+    }
 }

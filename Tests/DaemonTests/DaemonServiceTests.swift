@@ -35,7 +35,7 @@ import TouchFrames
         let c = try TestClient(d.socket)
         _ = c.json()
         // USR1, USR2 and ALRM killed the daemon (their default action), leaving its socket behind.
-        for s in [SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGIO, SIGPWR, cl_sigrtmin() + 3, cl_sigrtmax()] {
+        for s in [SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGIO, SIGPWR, SIGURG, cl_sigrtmin() + 3, cl_sigrtmax()] {
             for _ in 0..<20 { d.signal(s) }
         }
         #expect(c.call(#"{"op":"ping","id":1}"#)?["ok"] == .bool(true))

@@ -65,10 +65,11 @@ import TouchInput
         #expect(T.eventually { Self.blocks(first.panelFD) })
         input.remove(first)
         #expect(T.eventually { !Self.blocks(first.panelFD) }, "non-blocking again")
-        let frames = T.frames(rig.events)
-        T.send(frames[1], to: a.ours)
         let second = try Self.added(input, rig, b, T.KeptSink())
-        #expect(T.eventually { Self.blocks(second.panelFD) })
+        #expect(T.eventually { Self.blocks(second.panelFD) }, "blocked in the new panel's read")
+        // The thread blocks in the second's read: the first's frame stays unread.
+        T.send(T.frames(rig.events)[1], to: a.ours)
+        Posix.sleep(untilMonotonic: Posix.monotonicNanoseconds() + 200_000_000)
         #expect(T.relayed(first.loopEnd).isEmpty, "the removed panel's frame was not read")
     }
 
@@ -84,7 +85,7 @@ import TouchInput
         let frames = T.frames(rig.events).dropFirst()
         var relayed: [[KernelInputEvent]] = []
         for (i, frame) in frames.enumerated() {
-            for _ in 0..<(i % 3) { ReadWake.send(to: thread) }
+            for _ in 0..<(i % 3) { #expect(ReadWake.send(to: thread) == nil) }
             T.send(frame, to: fake.ours)
             let before = relayed.count
             #expect(T.eventually {
@@ -98,8 +99,10 @@ import TouchInput
 
     /// A filtered panel: a landing makes a frame of the filters' own due (the young contact at
     /// its age, the stuck rule's steps), so the thread leaves the read for epoll_wait and makes
-    /// that frame on time with no read after the landing.
-    @Test func aLandingOnAFilteredPanel_hasItsOwnFramesMadeOnTime() throws {
+    /// that frame on time with no read after the landing; wake signals sent every 2 ms meanwhile
+    /// (faster than the frame's 40 ms) do not put it off.
+    @Test(arguments: [false, true])
+    func aLandingOnAFilteredPanel_hasItsOwnFramesMadeOnTime(underSignals: Bool) throws {
         let noisy = try String(contentsOfFile: Repository.root + "/examples/noisy-panel.toml", encoding: .utf8)
         let input = try #require(InputThread.start(log: Logger(label: "test")))
         let rig = try RouteRig("double-tap", config: noisy, mirrored: true)
@@ -114,12 +117,16 @@ import TouchInput
         }
         T.send(landing, to: fake.ours)
         var ticks = 0
-        #expect(T.eventually {
+        let thread = input.thread.load(ordering: .relaxed)
+        let end = Posix.monotonicNanoseconds() + 3_000_000_000
+        while ticks == 0 && Posix.monotonicNanoseconds() < end {
+            if underSignals { _ = ReadWake.send(to: thread) }
+            Posix.sleep(untilMonotonic: Posix.monotonicNanoseconds() + 2_000_000)
             for m in T.relayed(panel.loopEnd) {
                 InputBatch.lending(kernel: m) { if case .tick = Relay.kind(of: $0) { ticks += 1 } }
             }
-            return ticks > 0
-        }, "a frame of the filters' own, with no read after the landing")
+        }
+        #expect(ticks > 0, "a frame of the filters' own, with no read after the landing")
         #expect(!Self.blocks(panel.panelFD), "in epoll_wait while the contact is down")
     }
 }

@@ -113,6 +113,9 @@ static inline void cl_daemon_signals(sigset_t *set) {
     // At real-time priority, LimitRTTIME's soft limit (the loop ran that long without sleeping):
     // logged; the hard limit's SIGKILL cannot be blocked.
     sigaddset(set, SIGXCPU);
+    // The input thread's wake (readwake.c), unblocked on that thread alone: blocked here, one from
+    // outside goes to it (a read ended early) or, with no input thread, is logged.
+    sigaddset(set, SIGURG);
     for (int s = SIGRTMIN; s <= SIGRTMAX; s++) sigaddset(set, s);
 }
 
@@ -293,7 +296,7 @@ static inline int cl_seqpacket_pair(int fds[2]) {
 // other end is on another host). sockdiag.c.
 int cl_tcp_socket_uid(int family, const uint8_t *src, uint16_t sport, const uint8_t *dst, uint16_t dport, uint32_t *uid);
 
-// The input thread's wake-up (readwake.c): the signal (SIGRTMIN + 7); its handler installed
+// The input thread's wake-up (readwake.c): the signal (SIGURG); its handler installed
 // and the signal unblocked on the calling thread (0, or -1 and errno); the descriptor the
 // calling thread blocks on named (-1: none); a descriptor made blocking or not (fcntl F_SETFL,
 // a constant: a panel has no other such flag); the signal sent to a thread (pthread_kill: 0, or

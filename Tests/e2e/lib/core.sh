@@ -76,14 +76,18 @@ stop_daemon() { kill $DAEMON 2>/dev/null; wait $DAEMON 2>/dev/null; }
 
 # The daemon $1 at SCHED_FIFO 10, as touchgestured.service runs it: every thread, or with
 # RT_INPUT_ONLY=1 (E2E_RT_INPUT_ONLY, a diagnostic) only its input thread (tg-input) where it
-# has one, the loop left at the normal policy (with RT_INPUT_ONLY=nice, at nice 10 too).
+# has one, the loop left at the normal policy (with RT_INPUT_ONLY=nice, at nice 10 too; with
+# RT_INPUT_ONLY=above, every thread at 10 and then the input thread at 11).
 daemon_fifo() {
     tid=""
     [ "${RT_INPUT_ONLY:-}" = nice ] && renice -n 10 -p $1 > /dev/null
     if [ -n "${RT_INPUT_ONLY:-}" ]; then
         for t in /proc/$1/task/*; do [ "$(cat $t/comm 2>/dev/null)" = tg-input ] && tid=${t##*/}; done
     fi
-    if [ -n "$tid" ]; then chrt --fifo --reset-on-fork -p 10 $tid > /dev/null
+    if [ "${RT_INPUT_ONLY:-}" = above ]; then
+        chrt --all-tasks --fifo --reset-on-fork -p 10 $1 > /dev/null
+        [ -n "$tid" ] && chrt --fifo --reset-on-fork -p 11 $tid > /dev/null
+    elif [ -n "$tid" ]; then chrt --fifo --reset-on-fork -p 10 $tid > /dev/null
     else chrt --all-tasks --fifo --reset-on-fork -p 10 $1 > /dev/null; fi
 }
 
