@@ -74,6 +74,34 @@ import TouchInput
         #expect(recv(first.panelFD, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) > 0, "the removed panel's frame is still unread")
     }
 
+    /// A panel epoll refuses (here a regular file, which epoll cannot watch): `add` says why,
+    /// the panel is never listed, so its descriptor is left as it was (blocking: the loop reads
+    /// the same open file), and the thread goes on blocking in the one panel it has.
+    @Test func aPanelEpollRefuses_isNeverListed_andLeftAsItWas() throws {
+        let input = try #require(InputThread.start(log: Logger(label: "test")))
+        let rig = try RouteRig("pinch-out-and-turn", config: MirrorAheadTests.passThrough, mirrored: true)
+        let a = try T.FakePanel()
+        let first = try Self.added(input, rig, a, T.KeptSink())
+        #expect(T.eventually { Self.blocks(first.panelFD) })
+        let path = "/tmp/touchgestured-refused-\(getpid())"
+        let file = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        try #require(file >= 0)
+        defer {
+            close(file)
+            unlink(path)
+        }
+        let refused = try T.panel(rig, fd: file, sink: T.KeptSink())
+        #expect(input.add(refused) != nil, "epoll_ctl refuses a regular file")
+        Posix.sleep(untilMonotonic: Posix.monotonicNanoseconds() + 200_000_000)
+        #expect(Self.blocks(file), "its descriptor left blocking, as the loop had it")
+        // Listed, it would be a second panel: the thread would wait in epoll_wait, the first non-blocking.
+        #expect(Self.blocks(first.panelFD), "never listed: the thread still blocks in the first panel's read")
+        for frame in T.frames(rig.events).dropFirst().prefix(3) {
+            T.send(frame, to: a.ours)
+            #expect(T.eventually { T.relayed(first.loopEnd).count == 1 }, "and reads it")
+        }
+    }
+
     /// Wake signals sent to the thread with no wake behind them (another process's, or a burst
     /// of them) end its read early, and nothing more: every frame is read once, in order.
     @Test func strayWakeSignals_loseNoFrame() throws {

@@ -12,7 +12,15 @@ passthrough() {
     passthrough_config
     start_daemon passthrough --config /tmp/passthrough.toml
     monitor /tmp/m-pt.txt
+    # SIGURG from outside all through the play, every 20 ms: the input thread's own wake signal
+    # (the only thread that takes it), which ends its blocking read early and nothing more: the
+    # mirror's touches must still be the panel's, one for one.
+    ( n=0; while kill -URG $DAEMON 2>/dev/null; do n=$((n + 1)); echo $n > /tmp/urg-sent.txt; sleep 0.02; done ) &
+    URG=$!
     play_read $E/rec/tour.events mirror /tmp/li-pt.txt /tmp/daemon-passthrough.log
+    kill $URG; wait $URG 2>/dev/null
+    urg=$(cat /tmp/urg-sent.txt 2>/dev/null)
+    kill -0 $DAEMON 2>/dev/null || urg="$urg, and the daemon died"
     first_mirror=$mirror
     mirror_classified=$classified
     named="$by_place $by_first"
@@ -29,9 +37,9 @@ passthrough() {
     if [ "$ref" -gt 20 ] && diff /tmp/li-ref-touches.txt /tmp/li-pt-touches.txt > /tmp/diff-pt.txt \
         && [ "$mirror_classified" = 1 ] && [ -s /tmp/got-observe.txt ] && diff /tmp/got-observe.txt /tmp/got-pt.txt > /tmp/diff-pt-lines.txt \
         && [ "$downs" -ge 1 ] && [ "$downs" = "$ups" ] && [ "$gone" = 1 ] && [ "$taken_mirrors" = 0 ] \
-        && [ "$named" = "$first_mirror $first_mirror $first_mirror" ]; then
-        pass "passthrough" "(libinput read the mirror $first_mirror as the panel: $got touch events equal; ID_INPUT_TOUCHSCREEN=1; named /dev/input/touchgestured/touchgesturectl-play and .../touchscreen, which a udevadm trigger keeps; the daemon's gesture lines as in observe mode ($(wc -l < /tmp/got-pt.txt)); unplug mid-pan: $downs down, $ups up, mirror gone; no mirror taken as a panel)"
+        && [ "$named" = "$first_mirror $first_mirror $first_mirror" ] && [ "${urg:-0}" -gt 10 ] 2>/dev/null; then
+        pass "passthrough" "(libinput read the mirror $first_mirror as the panel: $got touch events equal; ID_INPUT_TOUCHSCREEN=1; named /dev/input/touchgestured/touchgesturectl-play and .../touchscreen, which a udevadm trigger keeps; the daemon's gesture lines as in observe mode ($(wc -l < /tmp/got-pt.txt)); unplug mid-pan: $downs down, $ups up, mirror gone; no mirror taken as a panel; $urg SIGURG sent to the daemon through the play)"
     else
-        fail "passthrough" "(ref $ref, got $got touch events: $(head -c 300 /tmp/diff-pt.txt | tr '\n' '|'); classified $mirror_classified; lines: $(head -c 200 /tmp/diff-pt-lines.txt | tr '\n' '|'); unplug downs $downs ups $ups gone $gone; mirrors taken $taken_mirrors; links '$named' for $first_mirror; $(tail -4 /tmp/daemon-passthrough.log | tr '\n' '|'))"
+        fail "passthrough" "(ref $ref, got $got touch events: $(head -c 300 /tmp/diff-pt.txt | tr '\n' '|'); classified $mirror_classified; lines: $(head -c 200 /tmp/diff-pt-lines.txt | tr '\n' '|'); unplug downs $downs ups $ups gone $gone; mirrors taken $taken_mirrors; links '$named' for $first_mirror; SIGURG sent ${urg:-0}; $(tail -4 /tmp/daemon-passthrough.log | tr '\n' '|'))"
     fi
 }
