@@ -6,7 +6,9 @@
 # (the kernel's own part), at p50 and p99. Both hops run at SCHED_FIFO 10 (reset on fork), as
 # touchgestured.service runs the daemon (its ExecStartPost's chrt), and with NORMAL_POLICY=1
 # (E2E_NORMAL_POLICY on the host; not in CI: 40 s) first at the normal policy too. The
-# daemon's --trace-hops rows split its hop into the wake-up, the loop's work and the write.
+# daemon's --trace-hops rows split its hop into the wake-up, the loop's work and the write. The two
+# at SCHED_FIFO 10 run twice, reference, daemon, then daemon, reference, each pair pooled (4,000
+# frames a quantile): the emulator's drift over a load falls on both alike.
 # Reported, not asserted (TCG times move run to run); the case fails only when frames are lost,
 # and then only when a second measurement loses them too (a stall of the emulator's host, where a
 # hop's reader or the daemon misses 100 ms, loses frames as a slow daemon would: seen once in a
@@ -69,6 +71,22 @@ hop_parts() {
         cut -d' ' -f$col /tmp/parts.txt | sort -n > /tmp/part.txt
         parts="$parts $(pct /tmp/part.txt 50)/$(pct /tmp/part.txt 99)"
     done
+    # The first three frames and the five slowest (frame: wake-up/work/write, us).
+    slowest=$(awk '{ printf "%d %d:%s/%s/%s\n", $1 + $2 + $3, NR, $1, $2, $3 }' /tmp/parts.txt | sort -rn | head -5 | cut -d' ' -f2 | tr '\n' ' ')
+    parts="$parts (first $(head -3 /tmp/parts.txt | awk '{ printf "%d:%s/%s/%s ", NR, $1, $2, $3 }')slowest $slowest)"
+}
+
+# One run of the daemon's hop: its log /tmp/daemon-$1.log, its policy $2 (normal, fifo, or traced:
+# SCHED_FIFO 10 too), its hop's name $3, its options after the config in $4.
+daemon_hop() {
+    hop_panel
+    # shellcheck disable=SC2086
+    start_daemon "$1" --config /tmp/passthrough.toml ${4:-}
+    [ "$2" != normal ] && daemon_fifo $DAEMON
+    threads=$(ls /proc/$DAEMON/task | wc -l)
+    mirror_of /tmp/daemon-$1.log 0
+    hop_run "$3" "$mirror"
+    stop_daemon
 }
 
 # One run of the reference hop, named $1, with the options after it.
@@ -106,19 +124,20 @@ hop_load() {
     # E2E_REF_RELAY="N ...": the reference again, each frame relayed to a second thread that works N µs on it.
     for us in $REF_RELAY; do ref_hop reference-relay$us-$1 --policy fifo --relay-us "$us"; done
     for policy in $normal_hops fifo traced; do
-        hop_panel
         trace=""
         [ $policy = traced ] && trace="--trace-hops /tmp/hops-$1.txt"
-        # shellcheck disable=SC2086
-        start_daemon load-$policy --config /tmp/passthrough.toml $trace
-        [ $policy != normal ] && daemon_fifo $DAEMON
-        threads=$(ls /proc/$DAEMON/task | wc -l)
-        mirror_of /tmp/daemon-load-$policy.log 0
-        hop_run daemon-$policy-$1 "$mirror"
-        stop_daemon
+        daemon_hop load-$policy $policy daemon-$policy-$1 "$trace"
     done
+    # (Its parts read this run's write times, which the next run replaces.)
     hop_parts /tmp/hops-$1.txt /tmp/load-daemon-traced-$1.events
     eval "parts_$1=\"$parts\""
+    # The daemon and the reference once more, in the other order (reference, daemon, ..., daemon,
+    # reference), each second run's frames pooled with its first's: a drift of the emulator over
+    # the load (its host busier later on) falls on both hops alike, and each quantile reads twice
+    # the frames (a p99 of 2,000 is its 20 slowest).
+    daemon_hop load-fifo2 fifo daemon-fifo2-$1
+    ref_hop reference-fifo2-$1 --policy fifo
+    for hop in reference-fifo daemon-fifo; do sort -n -o /tmp/load-$hop-$1.txt /tmp/load-$hop-$1.txt /tmp/load-${hop}2-$1.txt; done
     d50=$(pct /tmp/load-direct-$1.txt 50); d99=$(pct /tmp/load-direct-$1.txt 99)
     for hop in reference-normal reference-fifo daemon-normal daemon-fifo daemon-traced; do
         case $hop in *-normal) [ "$NORMAL_POLICY" = 1 ] || { eval "${hop%%-*}_normal_$1=\"not measured (E2E_NORMAL_POLICY=1)\""; continue; } ;; esac
