@@ -74,31 +74,41 @@ import TouchInput
         #expect(recv(first.panelFD, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) > 0, "the removed panel's frame is still unread")
     }
 
-    /// A panel epoll refuses (here a regular file, which epoll cannot watch): `add` says why,
-    /// the panel is never listed, so its descriptor is left as it was (blocking: the loop reads
-    /// the same open file), and the thread goes on blocking in the one panel it has.
-    @Test func aPanelEpollRefuses_isNeverListed_andLeftAsItWas() throws {
+    /// A panel epoll refuses (here a regular file, which epoll cannot watch): `add` says why and
+    /// the panel is never listed, alone or beside another, so the thread never reads it (listed,
+    /// a panel's descriptor is made blocking for the thread's read, and the loop's reads of the
+    /// same open file would stall). Read, the file would end at once: its relay to the loop would
+    /// close. A panel added after is the one the thread blocks in.
+    @Test func aPanelEpollRefuses_isNeverListed_andNeverRead() throws {
         let input = try #require(InputThread.start(log: Logger(label: "test")))
         let rig = try RouteRig("pinch-out-and-turn", config: MirrorAheadTests.passThrough, mirrored: true)
-        let a = try T.FakePanel()
-        let first = try Self.added(input, rig, a, T.KeptSink())
-        #expect(T.eventually { Self.blocks(first.panelFD) })
         let path = "/tmp/touchgestured-refused-\(getpid())"
-        let file = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        let file = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0o600)
         try #require(file >= 0)
         defer {
             close(file)
             unlink(path)
         }
         let refused = try T.panel(rig, fd: file, sink: T.KeptSink())
+        // Its relay's loop end: nothing sent, not closed (a read of it, or its end, would show).
+        func unread() -> Bool {
+            var byte: UInt8 = 0
+            return recv(refused.loopEnd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) < 0 && errno == EAGAIN
+        }
         #expect(input.add(refused) != nil, "epoll_ctl refuses a regular file")
-        Posix.sleep(untilMonotonic: Posix.monotonicNanoseconds() + 200_000_000)
-        #expect(Self.blocks(file), "its descriptor left blocking, as the loop had it")
-        // Listed, it would be a second panel: the thread would wait in epoll_wait, the first non-blocking.
-        #expect(Self.blocks(first.panelFD), "never listed: the thread still blocks in the first panel's read")
+        input.nudge()  // (the thread looks at its list again, as after any add or remove)
+        Posix.sleep(untilMonotonic: Posix.monotonicNanoseconds() + 300_000_000)
+        #expect(unread(), "never the thread's panel, alone")
+        let a = try T.FakePanel()
+        let first = try Self.added(input, rig, a, T.KeptSink())
+        #expect(input.add(refused) != nil, "refused again")
+        input.nudge()
+        Posix.sleep(untilMonotonic: Posix.monotonicNanoseconds() + 300_000_000)
+        #expect(unread(), "nor beside another")
+        #expect(T.eventually { Self.blocks(first.panelFD) }, "one panel listed: the thread blocks in its read")
         for frame in T.frames(rig.events).dropFirst().prefix(3) {
             T.send(frame, to: a.ours)
-            #expect(T.eventually { T.relayed(first.loopEnd).count == 1 }, "and reads it")
+            #expect(T.eventually { T.relayed(first.loopEnd).count == 1 }, "and the panel is read")
         }
     }
 

@@ -15,11 +15,13 @@ passthrough() {
     # SIGURG from outside all through the play, every 20 ms: the input thread's own wake signal
     # (the only thread that takes it), which ends its blocking read early and nothing more: the
     # mirror's touches must still be the panel's, one for one.
-    ( n=0; while kill -URG $DAEMON 2>/dev/null; do n=$((n + 1)); echo $n > /tmp/urg-sent.txt; sleep 0.02; done ) &
+    # (The count appended a line a signal: a kill between two lines loses none.)
+    rm -f /tmp/urg-sent.txt
+    ( n=0; while kill -URG $DAEMON 2>/dev/null; do n=$((n + 1)); echo $n >> /tmp/urg-sent.txt; sleep 0.02; done ) &
     URG=$!
     play_read $E/rec/tour.events mirror /tmp/li-pt.txt /tmp/daemon-passthrough.log
     kill $URG; wait $URG 2>/dev/null
-    urg=$(cat /tmp/urg-sent.txt 2>/dev/null)
+    urg=$(tail -1 /tmp/urg-sent.txt 2>/dev/null)
     kill -0 $DAEMON 2>/dev/null || urg="$urg, and the daemon died"
     first_mirror=$mirror
     mirror_classified=$classified

@@ -111,6 +111,8 @@ hog_stop() { kill $hogs 2>/dev/null; for h in $hogs; do wait $h 2>/dev/null; don
 
 # The hops of one load ($1: quiet or hog), each p50 and p99 added to the panel's own.
 hop_load() {
+    # (No pooled run's frames from an earlier attempt.)
+    rm -f /tmp/load-*-fifo2-$1.txt
     hop_panel; hop_run direct-$1 panel
     normal_hops=""
     [ "$NORMAL_POLICY" = 1 ] && normal_hops=normal
@@ -137,7 +139,9 @@ hop_load() {
     # the frames (a p99 of 2,000 is its 20 slowest).
     daemon_hop load-fifo2 fifo daemon-fifo2-$1
     ref_hop reference-fifo2-$1 --policy fifo
-    for hop in reference-fifo daemon-fifo; do sort -n -o /tmp/load-$hop-$1.txt /tmp/load-$hop-$1.txt /tmp/load-${hop}2-$1.txt; done
+    for hop in reference-fifo daemon-fifo; do
+        [ -s /tmp/load-${hop}2-$1.txt ] && sort -n -o /tmp/load-$hop-$1.txt /tmp/load-$hop-$1.txt /tmp/load-${hop}2-$1.txt
+    done
     d50=$(pct /tmp/load-direct-$1.txt 50); d99=$(pct /tmp/load-direct-$1.txt 99)
     for hop in reference-normal reference-fifo daemon-normal daemon-fifo daemon-traced; do
         case $hop in *-normal) [ "$NORMAL_POLICY" = 1 ] || { eval "${hop%%-*}_normal_$1=\"not measured (E2E_NORMAL_POLICY=1)\""; continue; } ;; esac
