@@ -6,8 +6,15 @@ calibrate() {
     start_daemon cal --config /tmp/cal.toml
     touchgesturectl calibrate --socket /tmp/g.sock --config /tmp/cal.toml --timeout 60 > /tmp/cal-out.txt 2>&1 &
     CAL=$!
-    # The calibrator subscribes once the panel is added: the play waits a second before touching.
-    touchgesturectl play --uinput --settle 1.0 $E/rec/skewed-corners.events 2>/dev/null
+    # The calibrator asks for the first corner once it has the panel and reads its touches: the
+    # play touches only then (a fixed wait raced it on a busy host: the corners came before it
+    # listened, and it waited its 60 s for them).
+    rm -f /tmp/go-cal-daemon
+    touchgesturectl play --uinput --settle 0.2 --wait-for /tmp/go-cal-daemon $E/rec/skewed-corners.events 2>/dev/null &
+    P=$!
+    until_true 60 grep -q '1/4:' /tmp/cal-out.txt
+    touch /tmp/go-cal-daemon
+    wait $P
     wait $CAL; status=$?
     monitor /tmp/m-cal.txt
     play_read $E/rec/skewed-check.events mirror /tmp/li-cal.txt /tmp/daemon-cal.log
