@@ -3,7 +3,7 @@
 // device with the panel's axes, keys and properties, prints that device's node on stdout, then
 // reads the panel (blocking reads, no event loop) and writes each frame, up to its SYN_REPORT, to
 // the uinput device in one write. Events after a SYN_DROPPED are skipped to the next SYN_REPORT.
-//   reference-hop PANEL [--policy fifo|other] [--priority N] [--touch-pages N] [--epoll 1] [--busy-us N] [--relay-us N]
+//   reference-hop PANEL [--policy fifo|other] [--priority N] [--touch-pages N] [--epoll 1] [--busy-us N] [--relay-us N] [--trace FILE]
 // --touch-pages N (a diagnostic, E2E_REF_PAGES): before each write, one byte of each of N pages of
 // its own is read and written, so the hop's working set is N pages larger (what a bigger program
 // touches between its wake-up and its write).
@@ -14,6 +14,9 @@
 // --relay-us N (a diagnostic, E2E_REF_RELAY): after each write, the frame sent over a socket pair
 // to a second thread (its policy the hop's), which wakes, reads it and works N µs on it: the
 // daemon's shape, an input thread relaying each read to the loop that runs the gestures.
+// --trace FILE (compositor_latency): a line a frame written, the daemon's --trace-hops rows: when
+// the read that brought it returned, when its write started and ended (CLOCK_MONOTONIC ns); each
+// line written after the frame's write, so the hop carries only the clock's three reads.
 // It runs until the panel goes away or a signal ends it.
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -104,6 +107,8 @@ static int print_node(const char *sysname) {
     return fail(dir);
 }
 
+static long long ns(struct timespec t) { return t.tv_sec * 1000000000LL + t.tv_nsec; }
+
 // Work on the CPU for `us` microseconds (the clock read in a loop).
 static void busy(int us) {
     struct timespec start, now;
@@ -128,7 +133,8 @@ int main(int argc, char **argv) {
         return 2;
     }
     const char *policy = "other";
-    int priority = 10, pages = 0, use_epoll = 0, busy_us = 0;
+    int priority = 10, pages = 0, use_epoll = 0, busy_us = 0, trace = -1;
+    struct timespec tr = {0}, ts = {0}, te = {0};
     for (int i = 2; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "--policy") == 0) policy = argv[i + 1];
         else if (strcmp(argv[i], "--priority") == 0) priority = atoi(argv[i + 1]);
@@ -136,6 +142,8 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "--epoll") == 0) use_epoll = atoi(argv[i + 1]);
         else if (strcmp(argv[i], "--busy-us") == 0) busy_us = atoi(argv[i + 1]);
         else if (strcmp(argv[i], "--relay-us") == 0) relay_us = atoi(argv[i + 1]);
+        else if (strcmp(argv[i], "--trace") == 0 && (trace = open(argv[i + 1], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
+            return fail(argv[i + 1]);
     }
     if (pages < 0 || pages > 65536) pages = 0;
     volatile unsigned char *working = pages ? calloc((size_t)pages, 4096) : NULL;
@@ -176,6 +184,7 @@ int main(int argc, char **argv) {
         ssize_t n = read(in, batch, sizeof batch);
         if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
         if (n <= 0) break;
+        if (trace >= 0) clock_gettime(CLOCK_MONOTONIC, &tr);
         for (size_t i = 0; i < (size_t)n / sizeof batch[0]; i++) {
             const struct input_event *e = &batch[i];
             if (e->type == EV_SYN && e->code == SYN_DROPPED) {
@@ -191,7 +200,12 @@ int main(int argc, char **argv) {
             frame[pending++] = *e;
             if (ends || pending == 256) {
                 for (int p = 0; p < pages; p++) working[(size_t)p * 4096] += 1;
+                if (trace >= 0) clock_gettime(CLOCK_MONOTONIC, &ts);
                 if (write(out, frame, pending * sizeof frame[0]) < 0) return fail("write");
+                if (trace >= 0) {
+                    clock_gettime(CLOCK_MONOTONIC, &te);
+                    dprintf(trace, "%lld %lld %lld\n", ns(tr), ns(ts), ns(te));
+                }
                 if (busy_us > 0) busy(busy_us);
                 if (relay_us > 0 && send(pair[0], frame, pending * sizeof frame[0], MSG_DONTWAIT) < 0 && errno != EAGAIN)
                     return fail("send");

@@ -2,22 +2,25 @@
 # The kiosk compositors (cage, sway, weston) with the Wayland test client.
 
 # Latency from the frames landing a judged tap (kiosk-latency.downs: lines of writes file $1) to
-# the client's next `touch down` in log $2 (within 200 ms): prints "p50 p99 max n" in ms.
-down_latency() {
+# the client's next `touch down` in log $2 (within 200 ms): a line a tap, in ms.
+down_latencies() {
     awk 'FILENAME == ARGV[1] { want[$1] = 1; next }
          FILENAME == ARGV[2] { if (FNR in want) w[++n] = $1; next }
          $2 == "touch" && $3 == "down" { d[++m] = $1 }
          END {
-             j = 1; k = 0
+             j = 1
              for (i = 1; i <= n; i++) {
                  while (j <= m && d[j] < w[i]) j++
-                 if (j <= m && d[j] - w[i] < 0.2) { lat[++k] = (d[j] - w[i]) * 1000; j++ }
+                 if (j <= m && d[j] - w[i] < 0.2) { printf "%.2f\n", (d[j] - w[i]) * 1000; j++ }
              }
-             for (a = 2; a <= k; a++) { v = lat[a]; b = a - 1; while (b >= 1 && lat[b] > v) { lat[b + 1] = lat[b]; b-- } lat[b + 1] = v }
-             if (k == 0) { print "0 0 0 0"; exit }
-             p50 = lat[int((k - 1) * 0.50) + 1]; p99 = lat[int((k - 1) * 0.99) + 1]
-             printf "%.2f %.2f %.2f %d\n", p50, p99, lat[k], k
          }' $E/rec/kiosk-latency.downs $1 $2
+}
+
+# Column $2 (default 1) of file $1, a number a line: "p50 p99 max n" ("0 0 0 0" when empty).
+quantiles() {
+    awk -v c=${2:-1} '{ print $c }' $1 | sort -n | awk '{ v[++k] = $1 }
+        END { if (k == 0) { print "0 0 0 0"; exit }
+              printf "%s %s %s %d\n", v[int((k - 1) * 0.50) + 1], v[int((k - 1) * 0.99) + 1], v[k], k }'
 }
 
 # The kiosk user the compositors run as (cage refuses root), its runtime directory, udevd, and
@@ -123,13 +126,14 @@ client_parts() { # client log, writes file, segments file
 # $4 = idle: the recording starts once the daemon says the kiosk is idle. Sets `ready` (s to the
 # client's window) and `opened` (1 when the compositor had the node open). Set (and unset) by the
 # caller, never as a prefix of the call (busybox sh keeps those after a function returns):
-# RECORD_TARGET, DAEMON_FIFO, REFERENCE_HOP (below).
+# RECORD_TARGET, DAEMON_FIFO, REFERENCE_HOP (below), HOP_TRACE (a file: the daemon's
+# --trace-hops, or the reference hop's --trace, rows of read, write start and write end).
 play_under() {
     comp=$1; rec=$2; config=$3; REF=""
     kiosk_session
     log=/tmp/client-$comp.log
     if [ -n "$config" ]; then
-        start_daemon comp-$comp --config $config
+        start_daemon comp-$comp --config $config ${HOP_TRACE:+--trace-hops $HOP_TRACE}
         # DAEMON_FIFO=1: the policy touchgestured.service gives it.
         [ "${DAEMON_FIFO:-0}" = 1 ] && daemon_fifo $DAEMON
     fi
@@ -145,7 +149,7 @@ play_under() {
     elif [ "${REFERENCE_HOP:-0}" = 1 ]; then
         # The floor of any hop in the daemon's place (Tests/e2e/reference-hop.c, at its policy).
         rm -f /tmp/ref-node-comp.txt
-        reference-hop $node --policy fifo --priority 10 > /tmp/ref-node-comp.txt 2> /tmp/ref-hop-comp.log &
+        reference-hop $node --policy fifo --priority 10 ${HOP_TRACE:+--trace $HOP_TRACE} > /tmp/ref-node-comp.txt 2> /tmp/ref-hop-comp.log &
         REF=$!
         if ! until_true 10 test -s /tmp/ref-node-comp.txt; then
             # Not started: cage would read the bare panel, no reference.
