@@ -15,8 +15,9 @@
 // to a second thread (its policy the hop's), which wakes, reads it and works N µs on it: the
 // daemon's shape, an input thread relaying each read to the loop that runs the gestures.
 // --trace FILE (compositor_latency): a line a frame written, the daemon's --trace-hops rows: when
-// the read that brought it returned, when its write started and ended (CLOCK_MONOTONIC ns); each
-// line written after the frame's write, so the hop carries only the clock's three reads.
+// the read that brought it returned, when its write started and ended (CLOCK_MONOTONIC ns). The
+// line is one more write(2) a frame, made after the frame's write: the hop itself carries only
+// the clock's three reads, and the line's write falls before the next read.
 // It runs until the panel goes away or a signal ends it.
 #define _GNU_SOURCE
 #include <dirent.h>

@@ -75,10 +75,16 @@ latency_run() {
     play_under $comp $E/rec/kiosk-latency.events "$config" || started_ok=0
     unset RECORD_TARGET DAEMON_FIFO HOP_TRACE
     REFERENCE_HOP=0
-    if [ $started_ok = 0 ]; then eval "runs_$setting=\"\${runs_$setting:-}(did not start) \""; return; fi
+    if [ $started_ok = 0 ]; then
+        eval "runs_$setting=\"\${runs_$setting:-}(did not start) \""; short_runs="${short_runs}$setting (did not start) "; return
+    fi
     down_latencies /tmp/writes-$comp.txt $log > /tmp/cl-run.txt
     cat /tmp/cl-run.txt >> /tmp/cl-lat-$setting.txt
-    eval "runs_$setting=\"\${runs_$setting:-}$(quantiles /tmp/cl-run.txt | cut -d' ' -f1) \""
+    set -- $(quantiles /tmp/cl-run.txt)
+    # Each run must match 30 of its 40 taps on its own: a pooled 60 of 80 could hide a dead run.
+    [ "$4" -lt 30 ] && short_runs="${short_runs}$setting ($4 taps) "
+    run_p50=$1; [ "$4" = 0 ] && run_p50=none
+    eval "runs_$setting=\"\${runs_$setting:-}$run_p50 ($4) \""
     compositor_hops /tmp/writes-$comp.txt $log /tmp/comp-$comp.log /tmp/lat-$setting.events >> /tmp/cl-hops-$setting.txt
     [ -s /tmp/hop-trace.txt ] && landing_parts /tmp/hop-trace.txt /tmp/writes-$comp.txt >> /tmp/cl-parts-$setting.txt
     return 0
@@ -113,7 +119,7 @@ compositor_latency() {
     export CAGE_ENV="WLR_BACKENDS=headless,libinput WLR_RENDERER=pixman WLR_HEADLESS_OUTPUTS=1 WAYLAND_DEBUG=1"
     printf '[device]\nmode = "passthrough"\n' > /tmp/latency.toml
     rm -f /tmp/cl-lat-*.txt /tmp/cl-hops-*.txt /tmp/cl-parts-*.txt
-    runs_panel=""; runs_reference=""; runs_mirror=""; runs_normal=""
+    runs_panel=""; runs_reference=""; runs_mirror=""; runs_normal=""; short_runs=""
     # With NORMAL_POLICY=1 (E2E_NORMAL_POLICY; not in CI) the daemon at the normal policy too
     # (the figure before touchgestured.service raised it).
     normal=""
@@ -128,12 +134,13 @@ compositor_latency() {
     echo "E2E BENCH compositor hops ($comp, ms p50/p99 over both runs: the write to the node's frame, the frame to $comp's wl_touch.down sent, sent to the client's receipt; taps): reading the panel: $(pooled_hops panel); reading the mirror, the daemon at SCHED_FIFO 10: $(pooled_hops mirror); at the normal policy: $([ -n "$normal" ] && pooled_hops normal || echo "not measured (E2E_NORMAL_POLICY=1)"); reading the reference hop's device (SCHED_FIFO 10): $(pooled_hops reference)"
     echo "E2E BENCH compositor hop parts ($comp, us p50/p99 on the landing frames, both runs, each hop traced: the player's write to the read's return, the read to the write, the write): the daemon (SCHED_FIFO 10, --trace-hops): $(pooled_parts mirror); the reference hop (--trace): $(pooled_parts reference)"
     # The daemon's own share: what its mirror adds over what any program in its place adds.
-    own=$(awk -v a=$p50 -v b=$r50 'BEGIN { printf "%+.2f", a - b }')
-    line="$comp: panel write to wl_touch.down, two runs each in turn, pooled: the compositor reading the panel: p50 $d50 ms, p99 $d99 ms, max $dmax ms ($dn taps); through the daemon's mirror (SCHED_FIFO 10): p50 $p50 ms, p99 $p99 ms, max $pmax ms ($pn taps); added $(added_over_panel mirror) (the daemon at the normal policy: $normal_added, $nn taps; the reference hop in its place: $(added_over_panel reference), $rn taps); the daemon's own share (its mirror's p50 less the reference hop's) $own ms; each run's p50, in turn: panel ${runs_panel}ms, reference ${runs_reference}ms, mirror ${runs_mirror}ms${normal:+, normal policy ${runs_normal}ms}"
+    own="not measured"
+    [ "$rn" -gt 0 ] && [ "$pn" -gt 0 ] && own="$(awk -v a=$p50 -v b=$r50 'BEGIN { printf "%+.2f", a - b }') ms"
+    line="$comp: panel write to wl_touch.down, two runs each in turn, pooled: the compositor reading the panel: p50 $d50 ms, p99 $d99 ms, max $dmax ms ($dn taps); through the daemon's mirror (SCHED_FIFO 10): p50 $p50 ms, p99 $p99 ms, max $pmax ms ($pn taps); added $(added_over_panel mirror) (the daemon at the normal policy: $normal_added, $nn taps; the reference hop in its place: $(added_over_panel reference), $rn taps); the daemon's own share (its mirror's p50 less the reference hop's) $own; each run's p50 (its taps), in turn: panel ${runs_panel}ms, reference ${runs_reference}ms, mirror ${runs_mirror}ms${normal:+, normal policy ${runs_normal}ms}"
     echo "E2E BENCH compositor latency: $line"
-    if [ "$dn" -ge 60 ] && [ "$pn" -ge 60 ] && { [ "$nn" = - ] || [ "$nn" -ge 60 ]; } && [ "$rn" -ge 60 ]; then
+    if [ -z "$short_runs" ]; then
         pass "compositor-latency" "($line)"
     else
-        fail "compositor-latency" "(fewer than 60 of 80 taps matched: $line)"
+        fail "compositor-latency" "(fewer than 30 of 40 taps matched in: $short_runs; $line)"
     fi
 }
