@@ -170,6 +170,9 @@ struct ContactFilter {
         /// The landing being stepped is the panel's only contact in this frame (none other down
         /// or held): a landing far along its held lift's path may be its bounce (`alongPath`).
         var lone = false
+        /// The held lifts of the panel's last report with lifts (`HandLift`): fingers of one
+        /// hand that drop out together move alike (`predictedLift`).
+        var handLift = HandLift()
 
         /// A frame is wanted at `t` (the earliest asked for since the frame began).
         mutating func due(_ t: Int64) { nextTick = min(nextTick ?? t, t) }

@@ -147,8 +147,7 @@ extension ContactFilter {
     /// place on it the contact goes on from (nil: not on its way).
     @inline(never)  // a landing too far for the other rules only
     static func alongPath(_ f: FilterSlot, _ r: borrowing Rules, _ tally: Tally, lx: Double, ly: Double, at time: Int64) -> (mm: Double, x: Double, y: Double)? {
-        let recent = tally.interval.isLearnt ? Int64(tally.interval.seconds * 2e9) : 50_000_000
-        guard tally.lone, f.rawAt != 0, f.priorAt != 0, f.liftAt - f.segmentAt <= 100_000_000, f.liftAt - f.rawAt <= recent else { return nil }
+        guard tally.lone, f.rawAt != 0, f.priorAt != 0, f.liftAt - f.segmentAt <= 100_000_000, f.liftAt - f.rawAt <= recentNs(tally) else { return nil }
         guard !r.zones.contains(where: { $0.x.contains(lx) && $0.y.contains(ly) }) else { return nil }
         let (mx, my) = r.mmPerUnit
         let fromFirst = f.firstAt != 0 && f.rawAt - f.firstAt <= 150_000_000

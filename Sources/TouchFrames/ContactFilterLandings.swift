@@ -110,17 +110,63 @@ extension ContactFilter {
         return landingDistance(f, s, young: young, r, tally, lift: f.liftAt, at: time).mm
     }
 
+    /// Moving when it lifted at `lift` (`isMoving`), the panel's last frame of it within two
+    /// report intervals of the lift (a jittered one being up to 1.5 long; 50 ms before the
+    /// interval is known: a finger that stopped on a quiet panel sends nothing, and its speeds
+    /// are still the swipe's).
+    static func movingAtLift(_ f: FilterSlot, _ r: borrowing Rules, _ tally: Tally, lift: Int64) -> Bool {
+        lift - f.rawAt <= recentNs(tally) && isMoving(f, r)
+    }
+
+    /// Two report intervals (ns), 50 ms before the interval is known.
+    static func recentNs(_ tally: Tally) -> Int64 { tally.interval.isLearnt ? Int64(tally.interval.seconds * 2e9) : 50_000_000 }
+
     /// Where a held contact that lifted at `lift` would be at `time`: where the finger left, or,
-    /// moving when it lifted (`isMoving`, the panel's last frame of it within two report
-    /// intervals of the lift, a jittered one being up to 1.5 long; 50 ms before the interval is
-    /// known: a finger that stopped on a quiet panel sends nothing, and its speeds are still
-    /// the swipe's), that place carried on at its raw path's speed (`rawSpeed`): a finger that
-    /// drops out for a frame mid-swipe lands on along its path, 5-17 mm on at 500 mm/s.
+    /// moving when it lifted (`movingAtLift`), that place carried on at its raw path's speed
+    /// (`rawSpeed`): a finger that drops out for a frame mid-swipe lands on along its path, 5-17
+    /// mm on at 500 mm/s. Fingers of one hand dropping out in one report, one of them moving,
+    /// carried on at their mean speed, each that goes as they do (`HandLift.speed`): two or
+    /// three reports of a finger at ±1.5 mm of noise misread its speed by a third, and a
+    /// two-finger swipe's fingers, each carried its own way, lost a bounce or came back apart
+    /// (a pinch for the gestures).
     static func predictedLift(_ f: FilterSlot, _ r: borrowing Rules, _ tally: Tally, lift: Int64, at time: Int64) -> (x: Double, y: Double, moving: Bool) {
         let gap = Double(min(time - f.rawAt, 100_000_000)) / 1e9
-        let recent = tally.interval.isLearnt ? Int64(tally.interval.seconds * 2e9) : 50_000_000
-        let moving = isMoving(f, r) && lift - f.rawAt <= recent
-        let v = moving ? rawSpeed(f) : (x: 0, y: 0)
-        return (f.liftX + v.x * gap, f.liftY + v.y * gap, moving)
+        if let v = tally.handLift.speed(of: f, r, tally, lift: lift) ?? (movingAtLift(f, r, tally, lift: lift) ? rawSpeed(f) : nil) {
+            return (f.liftX + v.x * gap, f.liftY + v.y * gap, true)
+        }
+        return (f.liftX, f.liftY, false)
+    }
+}
+
+extension ContactFilter {
+    /// The held lifts of one report (the chatter filter): how many, their raw paths' speeds added
+    /// up, and whether one of them was moving (`ContactFilter.movingAtLift`).
+    struct HandLift {
+        var at: Int64 = .min
+        var count = 0
+        var vx = 0.0, vy = 0.0
+        var moving = false
+
+        /// Contact `f` lifted at `time`, its lift now held.
+        mutating func add(_ f: FilterSlot, _ r: borrowing Rules, _ tally: Tally, at time: Int64) {
+            guard r.settings.dejitter != nil, f.rawAt != 0, time - f.rawAt <= ContactFilter.recentNs(tally) else { return }
+            if at != time { self = HandLift(at: time) }
+            let v = ContactFilter.rawSpeed(f)
+            (count, vx, vy) = (count + 1, vx + v.x, vy + v.y)
+            moving = moving || ContactFilter.isMoving(f, r)
+        }
+
+        /// The hand's mean speed (units/s) for contact `f` lifted at `lift`: two or more lifted
+        /// then, one moving, and `f`'s own raw speed within half the mean's of it (a pinch's
+        /// fingers, going apart, and a finger resting beside a swiping one keep their own).
+        func speed(of f: FilterSlot, _ r: borrowing Rules, _ tally: Tally, lift: Int64) -> (x: Double, y: Double)? {
+            guard at == lift, count >= 2, moving, f.rawAt != 0, lift - f.rawAt <= ContactFilter.recentNs(tally) else { return nil }
+            let (mx, my) = r.mmPerUnit, n = Double(count)
+            let mean = (x: vx / n, y: vy / n), own = ContactFilter.rawSpeed(f)
+            let (dx, dy) = ((own.x - mean.x) * mx, (own.y - mean.y) * my)
+            let (sx, sy) = (mean.x * mx, mean.y * my)
+            guard 4 * (dx * dx + dy * dy) <= sx * sx + sy * sy else { return nil }
+            return mean
+        }
     }
 }

@@ -208,6 +208,7 @@ extension ContactFilter {
                     f.liftAt = time
                     f.liftX = min(max(Double(s.x) + f.offsetX, r.xRange.lowerBound), r.xRange.upperBound)
                     f.liftY = min(max(Double(s.y) + f.offsetY, r.yRange.lowerBound), r.yRange.upperBound)
+                    tally.handLift.add(f, r, tally, at: time)
                     if !v.young { snap(&f, &v, s, r) }
                 }
                 f.lingerUntil = until

@@ -204,6 +204,48 @@ typealias Contacts = [(slot: Int32, id: Int32, x: Int32, y: Int32)]
         for (id, line) in ys { #expect(line.max()! - line.min()! < 110, "tracking id \(id) moved between \(line.min()!) and \(line.max()!)") }
     }
 
+    /// Two fingers (`x` and `y` in mm a frame, nil: the frame they drop out in, together) as
+    /// contacts of this panel, from 0.3 s: ids 1 and 2, then 3 and 4 after the dropout.
+    static func twoFingers(_ a: [(x: Double, y: Double)?], _ b: [(x: Double, y: Double)?]) -> Recording {
+        let drop = a.firstIndex { $0 == nil } ?? a.count
+        let frames: [Contacts] = zip(a, b).enumerated().map { k, pair in
+            guard let p = pair.0, let q = pair.1 else { return [] }
+            let id: Int32 = k < drop ? 1 : 3
+            return [(slot: 0, id: id, x: Int32(p.x * 11), y: Int32(p.y * 11)), (slot: 1, id: id + 1, x: Int32(q.x * 11), y: Int32(q.y * 11))]
+        }
+        return Self.recording(frames + Array(repeating: [], count: 30), start: 300_000_000)
+    }
+
+    /// A two-finger swipe (500 mm/s, 60 Hz, 30 mm apart, ±1.5 mm of noise) whose fingers drop
+    /// out together one report after they landed: one finger's two reports lie 9.8 mm apart, the
+    /// other's 7.5, too few to call it moving. Both are carried on at the hand's mean speed: two
+    /// contacts on the mirror, and a swipe with no pinch (a third contact and a pinch before).
+    @Test func twoFingersDroppingOutAsTheySetOff_areOneSwipe_noPinch() throws {
+        let a: [(x: Double, y: Double)?] = [
+            (59.2, 50.1), (68.9, 48.7), nil, (85.0, 49.2), (95.3, 49.9), (103.3, 51.1), (111.9, 48.7), (119.4, 48.6), (129.2, 51.1),
+            (136.8, 50.9), (146.9, 48.8), (155.7, 49.8), (162.9, 49.7), (171.7, 51.2), (181.1, 51.5),
+        ]
+        let b: [(x: Double, y: Double)?] = [
+            (59.6, 80.3), (67.1, 81.0), nil, (87.2, 79.9), (94.7, 78.9), (102.9, 80.7), (112.2, 80.3), (121.1, 79.9), (129.2, 81.3),
+            (137.0, 81.3), (144.6, 79.1), (154.7, 79.4), (162.4, 80.3), (172.0, 81.3), (180.5, 79.0),
+        ]
+        let rec = Self.twoFingers(a, b)
+        #expect(try Self.mirror(rec).ids.count == 2)
+        let gestures = try Self.gestures(rec)
+        #expect(gestures.contains("swipe") && !gestures.contains { $0.hasPrefix("pinch") }, "\(gestures)")
+    }
+
+    /// A pinch whose fingers (moving apart, 300 mm/s each) drop out together: each is carried on
+    /// at its own speed, not at the hand's (about none): two contacts and a pinch.
+    @Test func aPinchDroppingOut_keepsEachFingersOwnWay() throws {
+        func finger(_ x: Double, _ way: Double) -> [(x: Double, y: Double)?] {
+            (0..<10).map { k in k == 3 ? nil : (x: x + way * 5 * Double(k), y: 100) }
+        }
+        let rec = Self.twoFingers(finger(150, -1), finger(200, 1))
+        #expect(try Self.mirror(rec).ids.count == 2)
+        #expect(try Self.gestures(rec).contains("pinch began"))
+    }
+
     @Test func aChatteringTap_isOneTouch_andOneTap() throws {
         let down = [(slot: Int32(0), id: Int32(1), x: Int32(1920), y: Int32(1080))]
         let again = [(slot: Int32(0), id: Int32(2), x: Int32(1924), y: Int32(1082))]
