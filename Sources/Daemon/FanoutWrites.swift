@@ -13,6 +13,7 @@ extension Fanout {
     /// passed, is what it counts from). The time is the input's (or the end of the pause before
     /// it, if later), else `turnClock` (the turn's, when the loop read it), else the clock read
     /// here, only when a held line needs it.
+    @inline(__always)  // from `endTurn` alone (out of line, its call and spills cost 15 a turn)
     mutating func flush(turnClock: Int64?) -> Int64? {
         // A turn with input after a pause: the pause's end is a later bound of the time than
         // the frames' (the next turn's pause comes from this flush).

@@ -163,6 +163,7 @@ struct RouteDevice {
 
     /// Takes the pipeline's deadline and anomalies after the route ran; whether they (or when a
     /// touch the mirror holds back is due) changed, for the table's totals.
+    @inline(__always)  // once a read, from the end stages (a call cost a tenth of it)
     mutating func refreshDeadline() -> Bool {
         var t = pipeline.nextDeadline
         // A threaded panel's deadlines from its filters' next frame on wait for it (it comes in

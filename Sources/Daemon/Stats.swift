@@ -91,6 +91,7 @@ struct LatencyRing {
     /// Counts per bucket.
     var buckets: [Int64] { (0..<Self.bucketCount).map { counts[$0] } }
 
+    @inline(__always)  // from `Fanout.write` alone, once a written turn
     mutating func add(_ ns: Int64) {
         let us = UInt64(Swift.max(0, ns / 1000))
         let bucket = Swift.min(Self.bucketCount - 1, 64 - us.leadingZeroBitCount)

@@ -127,11 +127,18 @@ public struct Engine {
     /// Works out `nextDeadline` again if a recognizer's status or deadline, or the arena,
     /// changed since the last time. On most frames of a gesture under way nothing did.
     /// Called where every entry point ends, after its last `resolve`.
-    private mutating func settle() {
+    /// (Its check inlined, its work out of line: most frames move no recognizer, and the call
+    /// a frame cost more than the check.)
+    @inline(__always)
+    mutating func settle() {
         // (Debug builds, which the tests run: the bank's kept statuses and deadlines are the
         // recognizers' own.)
         assert(bank.keptMatchesRecognizers(), "a recognizer's kept status or deadline went stale")
-        guard bank.moved || arena.moved else { return }
+        if bank.moved || arena.moved { settleMoved() }
+    }
+
+    @inline(never)
+    private mutating func settleMoved() {
         nextDeadline = earliestDeadline()
         if bank.moved { noteShapeReaders() }
         bank.moved = false
@@ -285,26 +292,10 @@ public struct Engine {
         }
     }
 
-    /// Fires every deadline up to `time`, each at its own time, in order.
+    /// Fires every deadline up to `time`, each at its own time, in order. (The check inlined
+    /// where the engine calls it, at each frame; the firing out of line.)
     public mutating func advance(to time: Timestamp, into out: inout [GestureEvent]) {
-        var guardLoops = 0
-        while let d = nextDeadline, d <= time, guardLoops < 10_000 {
-            guardLoops += 1
-            now = max(now, d)
-            for g in arena.members where isLive(g) {
-                guard let gd = bank.deadline(g), gd <= d else { continue }
-                var none = FrameSummary(time: d)  // (`deliver` changes `self`: not `noFrame`)
-                deliver(.deadline(d), &none, to: g, into: &out)
-                // A recognizer must move past its deadline; one that does not is failed, not looped on.
-                if let again = bank.deadline(g), again <= d {
-                    reject(g, at: d, because: .invalidInput(state: bank.look(g).stateName, input: .deadline), into: &out)
-                }
-            }
-            resolve(at: d, into: &out)
-            if arena.moved { claimContacts() }
-            finish()
-            settle()
-        }
+        if let d = nextDeadline, d <= time { fireDeadlines(upTo: time, into: &out) }
         now = max(now, time)
     }
 

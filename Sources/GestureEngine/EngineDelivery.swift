@@ -1,6 +1,6 @@
 /// The engine's hands: an input to one recognizer, the arena's decisions carried out, claims
 /// taken, what a recognizer emits stamped with its instance, sequence and drag offset, and
-/// which summaries the next frame must give the fingers' shape.
+/// which summaries the next frame must give the fingers' shape; deadlines fired.
 extension Engine {
     /// A new engine for the same panel (a reload that changed its geometry or filters) goes on
     /// numbering gestures and sequences from `old`'s: ids and sequence numbers only grow.
@@ -193,5 +193,28 @@ extension Engine {
         var t = Transition(time: time, gesture: g, from: from, input: input, to: to, reason: to == .failed ? reason : nil)
         t.sequence = sequenceOf[g]
         transitionLog!.append(t)
+    }
+
+    /// `advance`'s work, when a deadline is due: each fired at its own time, in order.
+    @inline(never)
+    mutating func fireDeadlines(upTo time: Timestamp, into out: inout [GestureEvent]) {
+        var guardLoops = 0
+        while let d = nextDeadline, d <= time, guardLoops < 10_000 {
+            guardLoops += 1
+            now = max(now, d)
+            for g in arena.members where isLive(g) {
+                guard let gd = bank.deadline(g), gd <= d else { continue }
+                var none = FrameSummary(time: d)  // (`deliver` changes `self`: not `noFrame`)
+                deliver(.deadline(d), &none, to: g, into: &out)
+                // A recognizer must move past its deadline; one that does not is failed, not looped on.
+                if let again = bank.deadline(g), again <= d {
+                    reject(g, at: d, because: .invalidInput(state: bank.look(g).stateName, input: .deadline), into: &out)
+                }
+            }
+            resolve(at: d, into: &out)
+            if arena.moved { claimContacts() }
+            finish()
+            settle()
+        }
     }
 }

@@ -232,6 +232,7 @@ public struct DevicePipeline {
         nextDeadline = Self.sooner(nextDeadline, tick)
     }
 
+    @inline(__always)  // from `handleFrame` alone
     private mutating func handleDecodedFrame(into out: inout PipelineOutput) {
         if wake.swallowing && !wakeWindowIsOver() {
             // The waking touch stops a kinetic tail as any touch does.

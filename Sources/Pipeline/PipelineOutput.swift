@@ -189,6 +189,7 @@ public struct PipelineOutput {
 
     /// Event `i` of `events`: the item that points to it (its line is `JSONLines`'s), and the
     /// actions it fires. `encoder`: the names and regions of the configuration it ran under.
+    @inline(__always)  // a line a frame, from `DevicePipeline.flush`
     mutating func gesture(_ i: Int, encoder: GestureLineEncoder, configuration: Int, actions: ActionTable) {
         var origin = Origin(configuration: configuration, regionSlot: -1)
         let g = events[i].gesture

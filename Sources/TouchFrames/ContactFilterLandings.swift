@@ -139,8 +139,8 @@ extension ContactFilter {
 }
 
 extension ContactFilter {
-    /// The held lifts of one report (the chatter filter): how many, their raw paths' speeds added
-    /// up, and whether one of them was moving (`ContactFilter.movingAtLift`).
+    /// The held lifts of one report (the chatter filter) whose raw paths went somewhere (`goes`):
+    /// how many, their raw speeds added up, and whether one of them was moving (`isMoving`).
     struct HandLift {
         var at: Int64 = .min
         var count = 0
@@ -149,24 +149,43 @@ extension ContactFilter {
 
         /// Contact `f` lifted at `time`, its lift now held.
         mutating func add(_ f: FilterSlot, _ r: borrowing Rules, _ tally: Tally, at time: Int64) {
-            guard r.settings.dejitter != nil, f.rawAt != 0, time - f.rawAt <= ContactFilter.recentNs(tally) else { return }
             if at != time { self = HandLift(at: time) }
+            guard Self.goes(f, r, tally, lift: time) else { return }
             let v = ContactFilter.rawSpeed(f)
             (count, vx, vy) = (count + 1, vx + v.x, vy + v.y)
             moving = moving || ContactFilter.isMoving(f, r)
         }
 
         /// The hand's mean speed (units/s) for contact `f` lifted at `lift`: two or more lifted
-        /// then, one moving, and `f`'s own raw speed within half the mean's of it (a pinch's
-        /// fingers, going apart, and a finger resting beside a swiping one keep their own).
+        /// then going somewhere, one of them moving, the mean at `snapSpeed` or more, and `f`
+        /// among them, its own raw speed within half the mean's of it (a pinch's fingers, going
+        /// apart, keep their own).
         func speed(of f: FilterSlot, _ r: borrowing Rules, _ tally: Tally, lift: Int64) -> (x: Double, y: Double)? {
-            guard at == lift, count >= 2, moving, f.rawAt != 0, lift - f.rawAt <= ContactFilter.recentNs(tally) else { return nil }
-            let (mx, my) = r.mmPerUnit, n = Double(count)
-            let mean = (x: vx / n, y: vy / n), own = ContactFilter.rawSpeed(f)
-            let (dx, dy) = ((own.x - mean.x) * mx, (own.y - mean.y) * my)
-            let (sx, sy) = (mean.x * mx, mean.y * my)
-            guard 4 * (dx * dx + dy * dy) <= sx * sx + sy * sy else { return nil }
+            guard at == lift, count >= 2, moving, Self.goes(f, r, tally, lift: lift) else { return nil }
+            let n = Double(count), own = ContactFilter.rawSpeed(f)
+            let mean: (x: Double, y: Double) = (vx / n, vy / n)
+            let dx: Double = (own.x - mean.x) * r.mmPerUnit.x, dy: Double = (own.y - mean.y) * r.mmPerUnit.y
+            let sx: Double = mean.x * r.mmPerUnit.x, sy: Double = mean.y * r.mmPerUnit.y
+            let squared = sx * sx + sy * sy
+            guard squared >= ContactFilter.snapSpeed * ContactFilter.snapSpeed, 16 * (dx * dx + dy * dy) <= squared else { return nil }
             return mean
+        }
+
+        /// Contact `f`'s raw path (over `rawSpeed`'s reports, its last one recent at the lift)
+        /// went three quarters of the way that calls a contact moving (`isMoving`: 8 mm, or
+        /// `chatter_distance` where that is more, the panel's noise at 3.5 standard deviations),
+        /// 6 mm at ±1.5 mm of noise, whose two samples lie at most 4.2 mm apart: a finger resting
+        /// beside a swiping hand is no part of it (carried at its speed, its noise pointing that
+        /// way, a resting key's finger took the next key's tap 12 mm on for its bounce; counted
+        /// into the mean, it slowed the swiping fingers' prediction).
+        static func goes(_ f: FilterSlot, _ r: borrowing Rules, _ tally: Tally, lift: Int64) -> Bool {
+            guard r.settings.dejitter != nil, f.rawAt != 0, lift - f.rawAt <= ContactFilter.recentNs(tally) else { return false }
+            let fromFirst = f.firstAt != 0 && f.rawAt - f.firstAt <= 150_000_000
+            let (bx, by, bt) = fromFirst ? (f.firstX, f.firstY, f.firstAt) : (f.priorX, f.priorY, f.priorAt)
+            guard bt != 0, f.rawAt - bt >= 1_000_000, f.rawAt - bt <= 150_000_000 else { return false }
+            let tx = (f.rawX - bx) * r.mmPerUnit.x, ty = (f.rawY - by) * r.mmPerUnit.y
+            let far = 0.75 * max(ContactFilter.restingSpreadMM, r.settings.chatterDistanceMM)
+            return tx * tx + ty * ty >= far * far
         }
     }
 }

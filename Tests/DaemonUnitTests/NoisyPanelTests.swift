@@ -235,6 +235,39 @@ typealias Contacts = [(slot: Int32, id: Int32, x: Int32, y: Int32)]
         #expect(gestures.contains("swipe") && !gestures.contains { $0.hasPrefix("pinch") }, "\(gestures)")
     }
 
+    /// A tester's recording (60 Hz, ±1.5 mm of noise), its contacts on the mirror and its
+    /// gestures with examples/noisy-panel.toml.
+    static func fixture(_ name: String) throws -> (ids: Int, gestures: [String]) {
+        let path = Repository.fixtures + "/" + name
+        let rec = try Evemu.parse(try String(contentsOfFile: path, encoding: .utf8), file: path)
+        let panel = try #require(rec.description)
+        var replay = try MirrorReplay(description: panel, configuration: try Self.config, path: path)
+        replay.play(rec.eventsLiftedAtEnd)
+        let landings = replay.events.filter { $0.type == 3 && $0.code == Evdev.ABS_MT_TRACKING_ID && $0.value >= 0 }
+        let lines = try DevicePipeline.lines(rec, description: panel, configuration: try Self.config)
+        return (Set(landings.map(\.value)).count, lines.split(separator: "\n").compactMap(FilteredGestureTests.name))
+    }
+
+    /// A finger resting on a key lifts in the same report as a scrolling finger beside it (120
+    /// mm/s) ends, and the next key's finger lands 12 mm on, the scroll's way, two reports later:
+    /// a tap of its own, not the resting finger's bounce (carried at the hand's speed, its noise
+    /// pointing that way, it took the tap: two contacts where there were three, and a swipe).
+    @Test func aRestingKeysFingerLiftingWithAScroll_leavesTheNextKeysTap() throws {
+        let (ids, gestures) = try Self.fixture("noisy-key-beside-scroll.events")
+        #expect(ids == 3)
+        #expect(gestures.contains("tap") && !gestures.contains("swipe"), "\(gestures)")
+    }
+
+    /// Two fingers swiping (500 mm/s) beside a resting one, all three dropping out in one report
+    /// for two reports: the swiping fingers land again where their own speed puts them, one
+    /// contact each (the resting finger's noise counted into the hand's mean slowed them, and
+    /// one came back as a new contact).
+    @Test func aRestingFingerBesideASwipe_leavesTheSwipingFingersTheirSpeed() throws {
+        let (ids, gestures) = try Self.fixture("noisy-rest-beside-swipe.events")
+        #expect(ids == 3)
+        #expect(gestures.filter { $0 == "swipe" }.count == 1, "\(gestures)")
+    }
+
     /// A pinch whose fingers (moving apart, 300 mm/s each) drop out together: each is carried on
     /// at its own speed, not at the hand's (about none): two contacts and a pinch.
     @Test func aPinchDroppingOut_keepsEachFingersOwnWay() throws {

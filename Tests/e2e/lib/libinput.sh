@@ -23,11 +23,14 @@ worst_apart() {
 # same corners and the middle (skewed-check.events) land, in the daemon's gestures and in
 # libinput on the mirror, on the corners' pixels and the middle within 1 px. Last, with no
 # daemon, `calibrate --node` reads the same touches from the panel itself and fits the same matrix.
-# Two matrices as the drop-in writes them ("[a, b, c, d, e, f]"), each number within 0.0002 of
-# the other's (0.4 px on a 1920 px screen: the daemon's touch lines give u and v to 5 decimals).
+# Two matrices as the drop-in writes them ("[a, b, c, d, e, f]"), each number within 0.0005 of
+# the other's (1 px on a 1920 px screen). Each corner is the median of its touch's reports, ±1
+# unit of jitter on a 2,160-unit axis: one report more or less in a median (the daemon's touch
+# lines against the node read directly) moves it half a unit, and a fit's numbers by up to about
+# 0.0002 (0.00020000000000000573 in one CI run, which 0.0002 refused).
 same_matrix() {
     [ -n "$1" ] && [ -n "$2" ] && echo "$1 $2" | tr -d '[],' | awk '
-        NF == 12 { for (i = 1; i <= 6; i++) { d = $i - $(i + 6); if (d < 0) d = -d; if (d > 0.0002) exit 1 }; exit 0 }
+        NF == 12 { for (i = 1; i <= 6; i++) { d = $i - $(i + 6); if (d < 0) d = -d; if (d > 0.0005) exit 1 }; exit 0 }
         { exit 1 }'
 }
 
