@@ -150,8 +150,8 @@ extension ContactFilter {
         guard tally.lone, f.rawAt != 0, f.priorAt != 0, f.liftAt - f.segmentAt <= 100_000_000, f.liftAt - f.rawAt <= recentNs(tally) else { return nil }
         guard !r.zones.contains(where: { $0.x.contains(lx) && $0.y.contains(ly) }) else { return nil }
         let (mx, my) = r.mmPerUnit
-        let fromFirst = f.firstAt != 0 && f.rawAt - f.firstAt <= 150_000_000
-        let (bx, by, bt) = fromFirst ? (f.firstX, f.firstY, f.firstAt) : (f.priorX, f.priorY, f.priorAt)
+        let (bx, by, bt) = rawBase(f)
+        let fromFirst = f.firstAt != 0 && bt == f.firstAt
         let (tx, ty) = ((f.rawX - bx) * mx, (f.rawY - by) * my)
         let travel = (tx * tx + ty * ty).squareRoot(), dt = Double(f.rawAt - bt) / 1e9
         guard travel >= alongPathTravelMM, dt >= 0.001, travel >= snapSpeed * dt else { return nil }

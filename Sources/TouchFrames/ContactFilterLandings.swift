@@ -158,8 +158,9 @@ extension ContactFilter {
 
         /// The hand's mean speed (units/s) for contact `f` lifted at `lift`: two or more lifted
         /// then going somewhere, one of them moving, the mean at `snapSpeed` or more, and `f`
-        /// among them, its own raw speed within half the mean's of it (a pinch's fingers, going
-        /// apart, keep their own).
+        /// among them, its own raw speed within a quarter of the mean's of it (a pinch's fingers,
+        /// going apart, keep their own, and so do fingers at 500 and 200 mm/s, both carried at
+        /// 350 within half of it).
         func speed(of f: FilterSlot, _ r: borrowing Rules, _ tally: Tally, lift: Int64) -> (x: Double, y: Double)? {
             guard at == lift, count >= 2, moving, Self.goes(f, r, tally, lift: lift) else { return nil }
             let n = Double(count), own = ContactFilter.rawSpeed(f)
@@ -180,8 +181,7 @@ extension ContactFilter {
         /// into the mean, it slowed the swiping fingers' prediction).
         static func goes(_ f: FilterSlot, _ r: borrowing Rules, _ tally: Tally, lift: Int64) -> Bool {
             guard r.settings.dejitter != nil, f.rawAt != 0, lift - f.rawAt <= ContactFilter.recentNs(tally) else { return false }
-            let fromFirst = f.firstAt != 0 && f.rawAt - f.firstAt <= 150_000_000
-            let (bx, by, bt) = fromFirst ? (f.firstX, f.firstY, f.firstAt) : (f.priorX, f.priorY, f.priorAt)
+            let (bx, by, bt) = ContactFilter.rawBase(f)
             guard bt != 0, f.rawAt - bt >= 1_000_000, f.rawAt - bt <= 150_000_000 else { return false }
             let tx = (f.rawX - bx) * r.mmPerUnit.x, ty = (f.rawY - by) * r.mmPerUnit.y
             let far = 0.75 * max(ContactFilter.restingSpreadMM, r.settings.chatterDistanceMM)

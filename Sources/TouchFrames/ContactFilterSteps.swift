@@ -270,10 +270,17 @@ extension ContactFilter {
     /// sent fewer within 150 ms): a swipe's at once, where the 1€ filter's estimate takes a
     /// tenth of a second; over two intervals, a noisy panel's prediction strays half as far.
     static func rawSpeed(_ f: FilterSlot) -> (x: Double, y: Double) {
-        let base = f.firstAt != 0 && f.rawAt - f.firstAt <= 150_000_000 ? (f.firstX, f.firstY, f.firstAt) : (f.priorX, f.priorY, f.priorAt)
+        let base = rawBase(f)
         let dt = Double(f.rawAt - base.2) / 1e9
         guard base.2 != 0 && dt >= 0.001 && dt <= 0.15 else { return (0, 0) }
         return ((f.rawX - base.0) / dt, (f.rawY - base.1) / dt)
+    }
+
+    /// Where the raw path's speed and travel are measured from: its first kept report, within
+    /// 150 ms of its last, else the one before the last (x, y, ns; at 0 when there is none).
+    @inline(__always)
+    static func rawBase(_ f: FilterSlot) -> (Double, Double, Int64) {
+        f.firstAt != 0 && f.rawAt - f.firstAt <= 150_000_000 ? (f.firstX, f.firstY, f.firstAt) : (f.priorX, f.priorY, f.priorAt)
     }
 
     /// The contact moves: the dejitter filter's speed estimate at least `snapSpeed`, and its
