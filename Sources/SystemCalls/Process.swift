@@ -57,6 +57,12 @@ extension Posix {
         cl_become_subreaper() == 0 ? nil : SystemCallError("prctl(PR_SET_CHILD_SUBREAPER)", errno)
     }
 
+    /// Transparent huge pages off for this process and what it starts (`disabled`), or back to
+    /// the system's setting (PR_SET_THP_DISABLE; a kernel without them refuses, harmlessly).
+    public static func setHugePagesDisabled(_ disabled: Bool) -> SystemCallError? {
+        cl_set_thp_disabled(disabled ? 1 : 0) == 0 ? nil : SystemCallError("prctl(PR_SET_THP_DISABLE)", errno)
+    }
+
     /// A pidfd for `pid` (readable once it has exited).
     public static func processDescriptor(_ pid: Int32) -> Result<Descriptor, SystemCallError> {
         descriptor("pidfd_open(\(pid))") { cl_pidfd_open(pid) }

@@ -11,7 +11,10 @@ extension FrameDecoder {
         // the slots are stepped: a lift in this frame is held by what it taught.
         if fresh {
             var down = false
-            for k in 0..<min(slotsUsed, slots.count) where slots[k].trackingID >= 0 { down = true }
+            for k in 0..<min(slotsUsed, slots.count) where slots[k].trackingID >= 0 {
+                down = true
+                break
+            }
             filter.tally.report(at: time.nanoseconds, down: down)
         }
         var contacts = FrameList<Contact>()

@@ -99,6 +99,11 @@ struct TouchGestured: ParsableCommand {
         JournalLogHandler.bootstrap(verbose: verbose)
         let log = Logger(label: "touchgestured")
         if serveActions != nil || serveActionsFd != nil { return try runActionRunner(log) }
+        // No transparent huge pages for the daemon's memory: where the kernel gives them always
+        // (Debian's default), a first touch of its memory zeroes 2 MB and khugepaged collapses
+        // its pages in a stretch the real-time input thread cannot preempt (a 6 ms stall of a
+        // touch in the guest's trace, docs/BENCHMARKS.md, "The hop's stalls under the hog, traced").
+        if let e = Posix.setHugePagesDisabled(true) { log.debug("transparent huge pages stay as the system sets them: \(e)") }
         var options = Daemon.Options()
         options.configPath = config
         options.socketPath = socket
@@ -118,6 +123,8 @@ struct TouchGestured: ParsableCommand {
 
     /// `--serve-actions`: the action runner (ActionRunnerService), for a daemon's exec actions.
     func runActionRunner(_ log: Logger) throws {
+        // The commands it runs get the system's own setting, not the daemon's (above).
+        _ = Posix.setHugePagesDisabled(false)
         try exit(log, "the action runner cannot start") {
             try ActionRunnerService(log: log, connection: serveActionsFd, path: serveActions).run()
         }

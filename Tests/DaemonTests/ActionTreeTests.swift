@@ -162,4 +162,25 @@ import TestSupport
         #expect(d.log.contains("process(es) of its commands were left, killed now"))
         #expect(!d.log.contains("are ended by it"))
     }
+
+    /// The daemon's memory takes no transparent huge pages (a 2 MB page zeroed at a first touch,
+    /// or collapsed by khugepaged in a stretch its real-time thread cannot preempt), while the
+    /// commands its actions run get the system's own setting: the runner clears what the
+    /// daemon's fork handed it.
+    @Test func theDaemonHasNoHugePages_itsCommandsTheSystems() throws {
+        func thp(_ pid: Int32) -> String? {
+            let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+            return status.split(separator: "\n").first { $0.hasPrefix("THP_enabled:") }.map { $0.split(separator: "\t").last.map(String.init) ?? "" }
+        }
+        // (A kernel before 5.0, or without huge pages, says nothing of them.)
+        guard thp(getpid()) == "1" else { return }
+        let dir = scratch()
+        let s = try DaemonActionTests.script(dir, "thp.sh", "sleep 37.17")
+        let d = try DaemonUnderTest(["--replay", try tapsRecording(count: 3, spacingMs: 400, dir: dir)], config: Self.config(s, timeoutMs: 60_000), dir: dir)
+        #expect(Self.waitFor("37.17", count: 1) >= 1, "no command ran")
+        #expect(thp(d.pid) == "0")
+        let commands = Self.processes("37.17")
+        #expect(!commands.isEmpty && commands.allSatisfy { thp($0) == "1" }, "\(commands.map { thp($0) ?? "gone" })")
+        #expect(d.stop() == 0)
+    }
 }

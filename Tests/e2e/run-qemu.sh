@@ -358,8 +358,8 @@ echo "== initramfs: $(du -h "$work/initrd.gz" | cut -f1)"
 fi
 # This run's parameters, an archive of their own after the kept one (the kernel unpacks both).
 rm -rf "$work/params" && mkdir -p "$work/params/e2e"
-printf 'STORM=%s\nFLOODS=%s\nONLY="%s"\nVARIANTS="%s"\nTRIALS=%s\nPART=%s\nNORMAL_POLICY=%s\nREF_PAGES="%s"\nREF_EPOLL=%s\nREF_BUSY="%s"\nREF_RELAY="%s"\nRT_INPUT_ONLY=%s\n' "${E2E_STORM:-200}" "${E2E_FLOODS:-5}" "${E2E_ONLY:-}" \
-    "${E2E_BENCH_VARIANTS:-one-client no-client swipe-only}" "${E2E_BENCH_TRIALS:-3}" "${E2E_PART:-}" "${E2E_NORMAL_POLICY:-}" "${E2E_REF_PAGES:-}" "${E2E_REF_EPOLL:-}" "${E2E_REF_BUSY:-}" "${E2E_REF_RELAY:-}" "${E2E_RT_INPUT_ONLY:-}" > "$work/params/e2e/params.sh"
+printf 'STORM=%s\nFLOODS=%s\nONLY="%s"\nVARIANTS="%s"\nTRIALS=%s\nPART=%s\nNORMAL_POLICY=%s\nREF_PAGES="%s"\nREF_EPOLL=%s\nREF_BUSY="%s"\nREF_RELAY="%s"\nRT_INPUT_ONLY=%s\nSCHED_TRACE=%s\n' "${E2E_STORM:-200}" "${E2E_FLOODS:-5}" "${E2E_ONLY:-}" \
+    "${E2E_BENCH_VARIANTS:-one-client no-client swipe-only}" "${E2E_BENCH_TRIALS:-3}" "${E2E_PART:-}" "${E2E_NORMAL_POLICY:-}" "${E2E_REF_PAGES:-}" "${E2E_REF_EPOLL:-}" "${E2E_REF_BUSY:-}" "${E2E_REF_RELAY:-}" "${E2E_RT_INPUT_ONLY:-}" "${E2E_SCHED_TRACE:-}" > "$work/params/e2e/params.sh"
 (cd "$work/params" && find . | cpio -o -H newc --quiet | gzip -1 > "$work/params.gz")
 cat "$work/initrd.gz" "$work/params.gz" > "$work/initrd-run.gz"
 

@@ -280,6 +280,10 @@ int cl_spawn_child(const char *path, char *const argv[], pid_t *pid);
 // descendants (PR_SET_CHILD_SUBREAPER): what an action's command leaves running stays in reach.
 static inline int cl_become_subreaper(void) { return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); }
 
+// Transparent huge pages off (1) or back to the system's setting (0) for this process and what
+// it starts (PR_SET_THP_DISABLE: inherited across fork and exec).
+static inline int cl_set_thp_disabled(int disabled) { return prctl(PR_SET_THP_DISABLE, disabled, 0, 0, 0); }
+
 // syscall is variadic: Swift cannot call it. A pidfd for `pid` (readable once it has exited), so
 // the daemon's stop can wait for its action runner without a sleep loop.
 static inline int cl_pidfd_open(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }

@@ -106,6 +106,82 @@ ref_hop() {
     kill $H; wait $H 2>/dev/null
 }
 
+# E2E_SCHED_TRACE=1 (a diagnostic): the kernel's scheduler and interrupt events (ftrace, on the
+# monotonic clock) over the reference's and the traced daemon's runs under the hog. For each
+# wake-up of the hop's reading thread ($2: its comm), the time to the reschedule interrupt on its
+# CPU and from there to its switch in: in the guest an interrupt that finds the reader's CPU
+# running the hog switches to it within microseconds, so milliseconds between the two are a vCPU
+# the emulator did not run (its other CPU silent as long: the whole machine held).
+sched_trace_on() {
+    [ "$SCHED_TRACE" = 1 ] || return 0
+    t=/sys/kernel/tracing
+    [ -d $t/events/sched ] || mount -t tracefs nodev $t 2> /dev/null || { echo "E2E DIAG sched trace: no tracefs"; return 0; }
+    echo 0 > $t/tracing_on; echo > $t/trace
+    echo mono > $t/trace_clock; echo 16384 > $t/buffer_size_kb
+    for e in sched/sched_wakeup sched/sched_switch irq_vectors/reschedule_entry irq_vectors/call_function_single_entry \
+        irq_vectors/local_timer_entry; do
+        echo 1 > $t/events/$e/enable 2> /dev/null || echo "E2E DIAG sched trace: no event $e"
+    done
+    echo 1 > $t/tracing_on
+}
+
+# The trace of run $1 (its reader's comm $2) summed up in an E2E DIAG line: wake-ups, those over
+# 1 ms to their switch, and of those how many waited after the interrupt had come (the vCPU held)
+# with the machine silent (no event on any CPU) for most of it; the slowest three in full.
+sched_trace_off() {
+    [ "$SCHED_TRACE" = 1 ] && [ -d /sys/kernel/tracing/events/sched ] || return 0
+    t=/sys/kernel/tracing
+    echo 0 > $t/tracing_on
+    cat $t/trace > /tmp/sched-$1.txt
+    echo 0 > $t/events/enable; echo > $t/trace
+    # Rows: us from the wake-up to the switch, to the interrupt (-1: none, a wake-up on its own
+    # CPU), from the interrupt to the switch, the machine's silence before the switch, when.
+    awk -v comm="$2" '/^#/ { next }
+        { cpu = -1; ts = -1
+          for (i = 1; i <= NF; i++) {
+              if (cpu < 0 && $i ~ /^\[[0-9]+\]$/) cpu = substr($i, 2, length($i) - 2) + 0
+              if ($i ~ /^[0-9]+\.[0-9]+:$/) { ts = substr($i, 1, length($i) - 1) + 0; ev = $(i + 1); break }
+          }
+          if (ts < 0) next }
+        ev == "sched_wakeup:" && index($0, "comm=" comm " ") {
+            match($0, /pid=[0-9]+/); pid = substr($0, RSTART + 4, RLENGTH - 4)
+            match($0, /target_cpu=[0-9]+/); tgt[pid] = substr($0, RSTART + 11, RLENGTH - 11) + 0
+            woke[pid] = ts; irq[pid] = -1 }
+        ev == "reschedule_entry:" { for (p in woke) if (tgt[p] == cpu && irq[p] < 0) irq[p] = ts }
+        ev == "sched_switch:" && index($0, "next_comm=" comm " ") {
+            match($0, /next_pid=[0-9]+/); pid = substr($0, RSTART + 9, RLENGTH - 9)
+            if (pid in woke) {
+                from = irq[pid] >= 0 ? irq[pid] : woke[pid]
+                printf "%.0f %.0f %.0f %.0f %.6f\n", (ts - woke[pid]) * 1e6, (irq[pid] >= 0 ? (irq[pid] - woke[pid]) * 1e6 : -1), (ts - from) * 1e6, (ts - last) * 1e6, ts
+                delete woke[pid]
+            } }
+        ts != last { last = ts }' /tmp/sched-$1.txt > /tmp/sched-$1-rows.txt
+    cut -d' ' -f1 /tmp/sched-$1-rows.txt | sort -n > /tmp/sched-$1-total.txt
+    summary=$(awk '{ n++ } $2 >= 0 { remote++ } $1 > 1000 { slow++; if ($3 > 0.8 * $1) { held++; if ($4 > 0.8 * $3) silent++ } }
+        END { printf "%d wake-ups (%d on another CPU), %d over 1 ms, of them %d held after the interrupt came, %d of those with no event on any CPU meanwhile", n, remote, slow, held, silent }' /tmp/sched-$1-rows.txt)
+    slowest=$(sort -rn /tmp/sched-$1-rows.txt | head -3 | awk '{ printf "%s us (interrupt +%s, then %s; silent %s) at %s; ", $1, $2, $3, $4, $5 }')
+    echo "E2E DIAG sched $1 ($2; us from wake-up to switch, p50 $(pct /tmp/sched-$1-total.txt 50) p99 $(pct /tmp/sched-$1-total.txt 99)): $summary; slowest: $slowest"
+    # The slowest in full: every event from its wake-up to its switch (at most 40).
+    sort -rn /tmp/sched-$1-rows.txt | head -1 | while read -r total _ _ _ at; do
+        awk -v from="$(awk -v a="$at" -v t="$total" 'BEGIN { printf "%.6f", a - t / 1e6 - 0.00001 }')" -v to="$at" -v name="$1" '/^#/ { next }
+            { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { ts = substr($i, 1, length($i) - 1) + 0; break } }
+            ts >= from && ts <= to && ++n <= 40 { sub(/^ +/, ""); gsub(/  +/, " "); print "E2E DIAG sched " name " slowest: " $0 }' /tmp/sched-$1.txt
+    done
+}
+
+# The traced daemon's slowest frame by its wake-up (from /tmp/parts.txt's rows and the player's
+# writes): every event of the trace $1 from the player's write to the read's return (at most 40).
+sched_trace_frame() {
+    [ -s /tmp/sched-$1.txt ] || return 0
+    awk '{ printf "%d %d\n", $1, NR }' /tmp/parts.txt | sort -rn | head -1 | while read -r wake k; do
+        w=$(sed -n "${k}p" /tmp/load-w.txt)
+        awk -v a="$w" -v b="$wake" -v k="$k" 'BEGIN { from = a - 0.00005; to = a + b / 1e6 + 0.00005 }
+            /^#/ { next }
+            { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { ts = substr($i, 1, length($i) - 1) + 0; break } }
+            ts >= from && ts <= to && ++n <= 40 { sub(/^ +/, ""); gsub(/  +/, " "); printf "E2E DIAG sched frame %d (written %.6f, read +%d us): %s\n", k, a, b, $0 }' /tmp/sched-$1.txt
+    done
+}
+
 hog_start() { hogs=""; for _ in $(seq "$(nproc)"); do sh -c 'while :; do :; done' & hogs="$hogs $!"; done; }
 hog_stop() { kill $hogs 2>/dev/null; for h in $hogs; do wait $h 2>/dev/null; done; }
 
@@ -116,7 +192,9 @@ hop_load() {
     hop_panel; hop_run direct-$1 panel
     normal_hops=""
     [ "$NORMAL_POLICY" = 1 ] && normal_hops=normal
+    [ $1 = hog ] && sched_trace_on
     for policy in $normal_hops fifo; do ref_hop reference-$policy-$1 --policy $policy; done
+    [ $1 = hog ] && sched_trace_off reference reference-hop
     # E2E_REF_PAGES="N ...": the reference again, its working set N pages larger each (a diagnostic).
     for pages in $REF_PAGES; do ref_hop reference-pages$pages-$1 --policy fifo --touch-pages "$pages"; done
     # E2E_REF_EPOLL=1: the reference again, reading as an event loop does (epoll_wait, then read).
@@ -128,10 +206,13 @@ hop_load() {
     for policy in $normal_hops fifo traced; do
         trace=""
         [ $policy = traced ] && trace="--trace-hops /tmp/hops-$1.txt"
+        [ $policy = traced ] && [ $1 = hog ] && sched_trace_on
         daemon_hop load-$policy $policy daemon-$policy-$1 "$trace"
+        [ $policy = traced ] && [ $1 = hog ] && sched_trace_off daemon tg-input
     done
     # (Its parts read this run's write times, which the next run replaces.)
     hop_parts /tmp/hops-$1.txt /tmp/load-daemon-traced-$1.events
+    [ $1 = hog ] && [ "$SCHED_TRACE" = 1 ] && sched_trace_frame daemon
     eval "parts_$1=\"$parts\""
     # The daemon and the reference once more, in the other order (reference, daemon, ..., daemon,
     # reference), each second run's frames pooled with its first's: a drift of the emulator over
