@@ -204,7 +204,7 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
         if batch.resynced { logResync(id, in: state) }
         guard let k = state.devices.index(of: id) else { return false }
         if state.devices.all[k].threaded { return relayed(batch, k, &state) }
-        if let trace { trace.noteRead() }
+        if let trace { trace.noteRead(batch) }
         return route(.read(batch), k, &state)
     }
 

@@ -34,7 +34,7 @@ extension ThreadedPanel {
         do throws(EvdevError) {
             end = try EvdevDevice.readBatch(panelFD, into: buffer, "read(\(node))") { batch in
                 got = true
-                trace?.noteRead()
+                trace?.noteRead(batch)
                 return shared.withLock { s in
                     let lost = s.take(batch, panel: self)
                     going = s.relay(batch, upToTheDrop: lost, panel: self)

@@ -61,7 +61,7 @@ struct TouchGestured: ParsableCommand {
     @Option(help: .hidden)
     var serveActionsFd: Int32?
 
-    @Option(help: "Benchmark mode: for each frame a mirror writes, when its read returned and when the write started and ended (CLOCK_MONOTONIC ns), written to this file at exit (docs/BENCHMARKS.md, \"Under load\").")
+    @Option(help: "Benchmark mode: for each frame a mirror writes, when its read returned, when the write started and ended, and the panel's own timestamp of the frame (CLOCK_MONOTONIC ns), written to this file at exit (docs/BENCHMARKS.md, \"Under load\").")
     var traceHops: String?
 
     @Option(help: "Where a calibration saved by a `calibrate` request is kept (calibration.toml), read after the configuration file, before its drop-ins (default $STATE_DIRECTORY, which systemd's StateDirectory= sets).")

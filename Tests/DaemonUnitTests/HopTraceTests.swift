@@ -3,12 +3,13 @@ import SystemCalls
 import Synchronization
 import Testing
 import TouchFrames
+import TouchInput
 import TouchMirror
 
 @testable import Daemon
 
-/// `--trace-hops`: a row per frame a mirror writes (its read, the write's start and end), kept
-/// within the room made at start, written at exit.
+/// `--trace-hops`: a row per frame a mirror writes (its read, the write's start and end, the
+/// panel's time of the frame), kept within the room made at start, written at exit.
 @Suite struct HopTraceTests {
     final class Screen: TouchSink, Sendable {
         private let count = Mutex(0)
@@ -23,8 +24,9 @@ import TouchMirror
         KernelInputEvent(seconds: 0, microseconds: 0, type: type, code: code, value: value)
     }
 
-    /// Two frames in one write: two rows, each with the read before it and the write's times in
-    /// order; a third frame past the room is counted, not kept.
+    /// Two frames in one write after a read of one: two rows, each with the read before it and
+    /// the write's times in order, the first with the panel's kernel time of the frame read, the
+    /// second with none (0); a third frame past the room is counted, not kept.
     @Test func eachFrameOfAWrite_isARow_withinTheRoomMadeAtStart() throws {
         let path = NSTemporaryDirectory() + "hops-\(getpid()).txt"
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -32,7 +34,8 @@ import TouchMirror
         let screen = Screen()
         let traced = TracedTouchSink(screen, trace: trace)
         let frame = [Self.event(3, 0x35, 100), Self.event(3, 0x36, 200), Self.event(0, 0, 0)]
-        trace.noteRead()
+        let panel = [Self.event(3, 0x35, 100), KernelInputEvent(seconds: 12, microseconds: 345_678, type: 0, code: 0, value: 0)]
+        panel.withUnsafeBufferPointer { trace.noteRead(InputBatch(kernel: $0)) }
         let read = monotonicNanoseconds()
         #expect(traced.send(frame + frame) == nil)
         #expect(traced.send(frame) == nil)
@@ -44,8 +47,9 @@ import TouchMirror
         #expect(lines.first?.hasPrefix("#") == true)
         for line in lines.dropFirst() {
             let t = line.split(separator: " ").compactMap { Int64($0) }
-            #expect(t.count == 3)
+            #expect(t.count == 4)
             #expect(t[0] <= read && read <= t[1] && t[1] <= t[2], "\(line)")
         }
+        #expect(lines.dropFirst().map { $0.split(separator: " ").last.map(String.init) } == ["12345678000", "0"])
     }
 }

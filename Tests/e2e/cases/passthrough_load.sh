@@ -58,19 +58,24 @@ hop_panel() {
 }
 
 # Where the daemon's hop goes, frame by frame (its --trace-hops rows $1 joined with the player's
-# writes and the mirror's recording $2): the panel's event to the read's return (the wake-up),
-# the read to the mirror's write (the loop's work), the write itself; p50/p99 each, in `parts`.
+# writes and the mirror's recording $2): the panel's own timestamp of the frame to the read's
+# return (the wake-up), the read to the mirror's write (the loop's work), the write itself;
+# p50/p99 each, in `parts`; and before the hop, the player's clock read to the panel's
+# timestamp (the player's write: part of neither hop, though the hops' figures count it).
 hop_parts() {
     awk 'FILENAME == ARGV[1] { w[++nw] = $1 * 1e6; next }
-        FILENAME == ARGV[2] { if ($1 !~ /^#/) { r[++nr] = $1 / 1e3; s[nr] = $2 / 1e3; e[nr] = $3 / 1e3 }; next }
+        FILENAME == ARGV[2] { if ($1 !~ /^#/) { r[++nr] = $1 / 1e3; s[nr] = $2 / 1e3; e[nr] = $3 / 1e3; p[nr] = ($4 > 0 ? $4 / 1e3 : 0) }; next }
         /^E: [0-9.]* 0000 0000 0$/ { m[++nm] = $2 * 1e6 }
-        END { for (k = 1; k <= nr && k <= nw; k++) printf "%.0f %.0f %.0f %.0f\n", r[k] - w[k], s[k] - r[k], e[k] - s[k], (k <= nm ? m[k] - s[k] : 0) }' \
+        END { for (k = 1; k <= nr && k <= nw; k++) { at = (p[k] > 0 ? p[k] : w[k])
+            printf "%.0f %.0f %.0f %.0f %.0f\n", r[k] - at, s[k] - r[k], e[k] - s[k], (k <= nm ? m[k] - s[k] : 0), at - w[k] } }' \
         /tmp/load-w.txt "$1" "$2" > /tmp/parts.txt
     parts=""
     for col in 1 2 3; do
         cut -d' ' -f$col /tmp/parts.txt | sort -n > /tmp/part.txt
         parts="$parts $(pct /tmp/part.txt 50)/$(pct /tmp/part.txt 99)"
     done
+    cut -d' ' -f5 /tmp/parts.txt | sort -n > /tmp/part.txt
+    parts="$parts (the player's write to the panel's stamp $(pct /tmp/part.txt 50)/$(pct /tmp/part.txt 99))"
     # The first three frames and the five slowest (frame: wake-up/work/write, us).
     slowest=$(awk '{ printf "%d %d:%s/%s/%s\n", $1 + $2 + $3, NR, $1, $2, $3 }' /tmp/parts.txt | sort -rn | head -5 | cut -d' ' -f2 | tr '\n' ' ')
     parts="$parts (first $(head -3 /tmp/parts.txt | awk '{ printf "%d:%s/%s/%s ", NR, $1, $2, $3 }')slowest $slowest)"
@@ -173,7 +178,7 @@ sched_trace_off() {
 # writes): every event of the trace $1 from the player's write to the read's return (at most 40).
 sched_trace_frame() {
     [ -s /tmp/sched-$1.txt ] || return 0
-    awk '{ printf "%d %d\n", $1, NR }' /tmp/parts.txt | sort -rn | head -1 | while read -r wake k; do
+    awk '{ printf "%d %d\n", $1 + $5, NR }' /tmp/parts.txt | sort -rn | head -1 | while read -r wake k; do
         w=$(sed -n "${k}p" /tmp/load-w.txt)
         awk -v a="$w" -v b="$wake" -v k="$k" 'BEGIN { from = a - 0.00005; to = a + b / 1e6 + 0.00005 }
             /^#/ { next }
@@ -269,7 +274,7 @@ passthrough_load() {
     # shellcheck disable=SC2154
     echo "E2E BENCH pass-through latency under load (us added to the panel's own; TCG guest, $(nproc) CPUs; both hops at SCHED_FIFO 10, as touchgestured.service runs the daemon): quiet: reference $reference_fifo_quiet, daemon $daemon_fifo_quiet; hog: reference $reference_fifo_hog, daemon $daemon_fifo_hog; at the normal policy: quiet: reference $reference_normal_quiet, daemon $daemon_normal_quiet; hog: reference $reference_normal_hog, daemon $daemon_normal_hog; the panel's own: quiet $direct_quiet, hog $direct_hog; the daemon's threads: $threads"
     # shellcheck disable=SC2154
-    echo "E2E BENCH pass-through hop by part (us, p50/p99; SCHED_FIFO 10 with --trace-hops, whose clock reads add to it: quiet $daemon_traced_quiet, hog $daemon_traced_hog): panel -> read, read -> mirror write, the write: quiet$parts_quiet; hog$parts_hog"
+    echo "E2E BENCH pass-through hop by part (us, p50/p99; SCHED_FIFO 10 with --trace-hops, whose clock reads add to it: quiet $daemon_traced_quiet, hog $daemon_traced_hog): the panel's stamp -> read, read -> mirror write, the write: quiet$parts_quiet; hog$parts_hog"
     echo "E2E DIAG pass-through frames over 1 ms, each hop's count and its first twelve (frame:us):$late"
     [ "$REF_EPOLL" = 1 ] && echo "E2E DIAG the reference hop reading through epoll_wait (us added, SCHED_FIFO 10):$epoll_diag"
     [ -n "$REF_BUSY" ] && echo "E2E DIAG the reference hop busy after each write (us added, SCHED_FIFO 10; late: frames over 1 ms):$busy_diag"
