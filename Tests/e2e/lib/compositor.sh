@@ -127,7 +127,8 @@ client_parts() { # client log, writes file, segments file
 # client's window) and `opened` (1 when the compositor had the node open). Set (and unset) by the
 # caller, never as a prefix of the call (busybox sh keeps those after a function returns):
 # RECORD_TARGET, DAEMON_FIFO, REFERENCE_HOP (below), HOP_TRACE (a file: the daemon's
-# --trace-hops, or the reference hop's --trace, rows of read, write start and write end).
+# --trace-hops, or the reference hop's --trace, rows of read, write start and write end; the
+# daemon's with the panel's stamp of the frame after them).
 play_under() {
     comp=$1; rec=$2; config=$3; REF=""
     kiosk_session
