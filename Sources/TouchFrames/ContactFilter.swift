@@ -248,7 +248,8 @@ struct ContactFilter {
         /// where a finger that dropped out would be by now.
         var rawX = 0.0, rawY = 0.0, priorX = 0.0, priorY = 0.0, firstX = 0.0, firstY = 0.0
         var rawAt: Int64 = 0, priorAt: Int64 = 0, firstAt: Int64 = 0
-        /// The panel's reports of it since it landed (as `follow` keeps them; at most 3).
+        /// The panel's reports of it since it landed (as `follow` keeps them; at most 3): how
+        /// many of raw, prior and first hold one (a time of 0 is a time: a recording starts there).
         var reports: Int8 = 0
         var down = false
         var lingerUntil: Int64?

@@ -37,7 +37,7 @@ extension ContactFilter {
         // Where its raw path last was (`follow`), else (no panel frame of it followed yet: its
         // landing, a reload's adopted contact) where it was smoothed to; never the new landing's.
         var last = ds[k]
-        let (x, y) = st[k].rawAt != 0 ? (st[k].rawX, st[k].rawY) : (st[k].x, st[k].y)
+        let (x, y) = st[k].reports > 0 ? (st[k].rawX, st[k].rawY) : (st[k].x, st[k].y)
         (last.x, last.y) = (nearest(x - st[k].offsetX), nearest(y - st[k].offsetY))
         lifted(&st[k], &sh[k], last, r, &tally, at: time)
     }
@@ -113,7 +113,7 @@ extension ContactFilter {
     /// the last) closes nothing: its move would be counted again at the next.
     @inline(never)  // a bounced contact's frames only
     static func closeOffset(_ f: inout FilterSlot, _ s: DecoderSlot, _ r: borrowing Rules, at time: Int64) {
-        guard f.rawAt != 0 && time - f.rawAt >= 1_000_000 && isMoving(f, r) else { return }
+        guard f.reports > 0 && time - f.rawAt >= 1_000_000 && isMoving(f, r) else { return }
         let mx = (Double(s.x) + f.offsetX - f.rawX) * r.mmPerUnit.x, my = (Double(s.y) + f.offsetY - f.rawY) * r.mmPerUnit.y
         let ox = f.offsetX * r.mmPerUnit.x, oy = f.offsetY * r.mmPerUnit.y
         let budget = 0.5 * (mx * mx + my * my).squareRoot(), offset = (ox * ox + oy * oy).squareRoot()
@@ -147,11 +147,11 @@ extension ContactFilter {
     /// place on it the contact goes on from (nil: not on its way).
     @inline(never)  // a landing too far for the other rules only
     static func alongPath(_ f: FilterSlot, _ r: borrowing Rules, _ tally: Tally, lx: Double, ly: Double, at time: Int64) -> (mm: Double, x: Double, y: Double)? {
-        guard tally.lone, f.rawAt != 0, f.priorAt != 0, f.liftAt - f.segmentAt <= 100_000_000, f.liftAt - f.rawAt <= recentNs(tally) else { return nil }
+        guard tally.lone, f.reports >= 2, f.liftAt - f.segmentAt <= 100_000_000, f.liftAt - f.rawAt <= recentNs(tally) else { return nil }
         guard !r.zones.contains(where: { $0.x.contains(lx) && $0.y.contains(ly) }) else { return nil }
         let (mx, my) = r.mmPerUnit
-        let (bx, by, bt) = rawBase(f)
-        let fromFirst = f.firstAt != 0 && bt == f.firstAt
+        let (bx, by, bt, _) = rawBase(f)
+        let fromFirst = fromFirstReport(f)
         let (tx, ty) = ((f.rawX - bx) * mx, (f.rawY - by) * my)
         let travel = (tx * tx + ty * ty).squareRoot(), dt = Double(f.rawAt - bt) / 1e9
         guard travel >= alongPathTravelMM, dt >= 0.001, travel >= snapSpeed * dt else { return nil }

@@ -180,9 +180,9 @@ extension ContactFilter {
         /// way, a resting key's finger took the next key's tap 12 mm on for its bounce; counted
         /// into the mean, it slowed the swiping fingers' prediction).
         static func goes(_ f: FilterSlot, _ r: borrowing Rules, _ tally: Tally, lift: Int64) -> Bool {
-            guard r.settings.dejitter != nil, f.rawAt != 0, lift - f.rawAt <= ContactFilter.recentNs(tally) else { return false }
-            let (bx, by, bt) = ContactFilter.rawBase(f)
-            guard bt != 0, f.rawAt - bt >= 1_000_000, f.rawAt - bt <= 150_000_000 else { return false }
+            guard r.settings.dejitter != nil, f.reports > 0, lift - f.rawAt <= ContactFilter.recentNs(tally) else { return false }
+            let (bx, by, bt, known) = ContactFilter.rawBase(f)
+            guard known, f.rawAt - bt >= 1_000_000, f.rawAt - bt <= 150_000_000 else { return false }
             let tx = (f.rawX - bx) * r.mmPerUnit.x, ty = (f.rawY - by) * r.mmPerUnit.y
             let far = 0.75 * max(ContactFilter.restingSpreadMM, r.settings.chatterDistanceMM)
             return tx * tx + ty * ty >= far * far

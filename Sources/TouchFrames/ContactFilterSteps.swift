@@ -259,7 +259,7 @@ extension ContactFilter {
     /// contact, the others' unchanged). Stores only: the speed is worked out at a bounce.
     @inline(__always)
     static func follow(_ f: inout FilterSlot, _ x: Double, _ y: Double, at time: Int64) {
-        if f.rawAt != 0 && time - f.rawAt < 1_000_000 { return }
+        if f.reports > 0 && time - f.rawAt < 1_000_000 { return }
         (f.firstX, f.firstY, f.firstAt) = (f.priorX, f.priorY, f.priorAt)
         (f.priorX, f.priorY, f.priorAt) = (f.rawX, f.rawY, f.rawAt)
         (f.rawX, f.rawY, f.rawAt) = (x, y, time)
@@ -272,16 +272,21 @@ extension ContactFilter {
     static func rawSpeed(_ f: FilterSlot) -> (x: Double, y: Double) {
         let base = rawBase(f)
         let dt = Double(f.rawAt - base.2) / 1e9
-        guard base.2 != 0 && dt >= 0.001 && dt <= 0.15 else { return (0, 0) }
+        guard base.3 && dt >= 0.001 && dt <= 0.15 else { return (0, 0) }
         return ((f.rawX - base.0) / dt, (f.rawY - base.1) / dt)
     }
 
     /// Where the raw path's speed and travel are measured from: its first kept report, within
-    /// 150 ms of its last, else the one before the last (x, y, ns; at 0 when there is none).
+    /// 150 ms of its last, else the one before the last (x, y, ns, and false when there is none).
     @inline(__always)
-    static func rawBase(_ f: FilterSlot) -> (Double, Double, Int64) {
-        f.firstAt != 0 && f.rawAt - f.firstAt <= 150_000_000 ? (f.firstX, f.firstY, f.firstAt) : (f.priorX, f.priorY, f.priorAt)
+    static func rawBase(_ f: FilterSlot) -> (Double, Double, Int64, Bool) {
+        fromFirstReport(f) ? (f.firstX, f.firstY, f.firstAt, true) : (f.priorX, f.priorY, f.priorAt, f.reports >= 2)
     }
+
+    /// Whether `rawBase` is the first of the three reports kept (`follow`: there are three, and
+    /// the first within 150 ms of the last).
+    @inline(__always)
+    static func fromFirstReport(_ f: FilterSlot) -> Bool { f.reports >= 3 && f.rawAt - f.firstAt <= 150_000_000 }
 
     /// The contact moves: the dejitter filter's speed estimate at least `snapSpeed`, and its
     /// filtered position `movingTravelMM` or more from where it was 100-200 ms ago (on a fast
@@ -300,7 +305,7 @@ extension ContactFilter {
             let tx = (f.x - f.anchorX) * r.mmPerUnit.x, ty = (f.y - f.anchorY) * r.mmPerUnit.y
             if tx * tx + ty * ty >= movingTravelMM * movingTravelMM { return true }
         }
-        guard f.rawAt != 0 else { return false }
+        guard f.reports > 0 else { return false }
         let ux = (f.rawX - f.anchorX) * r.mmPerUnit.x, uy = (f.rawY - f.anchorY) * r.mmPerUnit.y
         let far = max(restingSpreadMM, r.settings.chatterDistanceMM), squared = ux * ux + uy * uy
         guard squared >= far * far else { return false }
@@ -308,7 +313,7 @@ extension ContactFilter {
         // landing (its second report: a flick of one report between landing and lift, as at 30
         // Hz, shown where it landed; not snapped, it was a tap where the user flicked).
         let px = (f.priorX - f.anchorX) * r.mmPerUnit.x, py = (f.priorY - f.anchorY) * r.mmPerUnit.y
-        guard f.priorAt != 0 && (f.reports == 2 || px * ux + py * uy >= 2 * squared.squareRoot()) else { return false }
+        guard f.reports >= 2 && (f.reports == 2 || px * ux + py * uy >= 2 * squared.squareRoot()) else { return false }
         let v = rawSpeed(f), vx = v.x * r.mmPerUnit.x, vy = v.y * r.mmPerUnit.y
         return vx * vx + vy * vy >= snapSpeed * snapSpeed
     }

@@ -241,21 +241,23 @@ import Testing
     /// A swipe still speeding up when it drops out, two reports after landing at 60 Hz (7 mm in
     /// 33 ms, not yet a move for the filter's speed nor 8 mm from its landing), lands again 20 mm
     /// on, where its raw path points: the same contact. One landing as far off to the side of
-    /// that path is another finger.
-    @Test func aSwipeSpeedingUpAsItDropsOut_landsAgainAlongItsWay_asTheSameContact() throws {
+    /// that path is another finger. Also from a recording's time 0, where the raw path's first
+    /// report is one like any (0 once meant "no report yet": the path one report short, the
+    /// landing another touch).
+    @Test(arguments: [0.0, 1.0])
+    func aSwipeSpeedingUpAsItDropsOut_landsAgainAlongItsWay_asTheSameContact(from t0: Double) throws {
         for (side, same) in [(Int32(0), true), (Int32(58), false)] {
             var d = try F.decoder(Self.noisy)
-            // (From 1 s: a time of 0 is the filter's "no report yet".)
-            F.feed(&d, at: 1, F.land(0, id: 1, 100, 200))
-            F.feed(&d, at: 1 + 1.0 / 60, F.at(0, 106, 200))
-            F.feed(&d, at: 1 + 2.0 / 60, F.at(0, 121, 200))
-            _ = d.tick(at: Timestamp(nanoseconds: 1_040_000_000))
+            F.feed(&d, at: t0, F.land(0, id: 1, 100, 200))
+            F.feed(&d, at: t0 + 1.0 / 60, F.at(0, 106, 200))
+            F.feed(&d, at: t0 + 2.0 / 60, F.at(0, 121, 200))
+            _ = d.tick(at: Timestamp(nanoseconds: Int64(t0 * 1e9) + 40_000_000))
             let id = try #require(d.panel.first?.id)
-            F.feed(&d, at: 1 + 3.0 / 60, TimedFilterTests.lift(0))
-            F.feed(&d, at: 1 + 4.0 / 60, F.land(0, id: 2, 179, 200 + side))  // 58 units (20 mm) on
-            #expect((d.panel.map(\.id) == [id]) == same, "side \(side): \(d.panel.map(\.id)) against \(id)")
+            F.feed(&d, at: t0 + 3.0 / 60, TimedFilterTests.lift(0))
+            F.feed(&d, at: t0 + 4.0 / 60, F.land(0, id: 2, 179, 200 + side))  // 58 units (20 mm) on
+            #expect((d.panel.map(\.id) == [id]) == same, "from \(t0) s, side \(side): \(d.panel.map(\.id)) against \(id)")
             #expect(d.filterCounts.chatter == (same ? 1 : 0))
-            for k in 1...3 { F.feed(&d, at: 1 + Double(4 + k) / 60, F.at(0, 179 + Int32(k) * 60, 200 + side)) }
+            for k in 1...3 { F.feed(&d, at: t0 + Double(4 + k) / 60, F.at(0, 179 + Int32(k) * 60, 200 + side)) }
             #expect(d.panel.count == 1 && (d.panel.first?.id == id) == same)
         }
     }
