@@ -25,6 +25,10 @@ public struct DoctorReport: Sendable {
         out += "  report rate    " + (g.reportRateHz.map { "\(f($0, 0)) Hz" } ?? "not measured") + "\n"
         out += "  resting noise  " + (g.noiseMM.map { "\(f($0, 2)) mm (the kernel's fuzz \(f(g.fuzzMM, 2)) mm)" } ?? "not measured") + "\n"
         out += "  bounces \(g.chatters.count), ghosts \(g.ghosts.count), stuck \(g.stuck.count), phantoms \(g.phantoms.count)\n\n"
+        // Nothing measured: no settings, which would read as a panel found sound.
+        guard g.touches > 0 else {
+            return out + "No touch was read: nothing to measure, no settings to suggest. Read the panel again while a finger rests, taps and swipes.\n"
+        }
         for n in advice.notes { out += "- \(n)\n" }
         out += "\nSettings for this panel (a drop-in such as /etc/touchgestured/touchgestured.d/50-panel.toml; check them with\n"
         out += "touchgesturectl replay --config FILE --mirror OUT RECORDING):\n\n"

@@ -25,7 +25,7 @@ public struct PanelAdvice: Sendable {
         }
         if let noise = d.noiseMM {
             let verdict = noise >= 0.3 ? "a resting finger jitters: the dejitter filter holds it still" : "quiet at rest: no dejitter needed"
-            notes.append("resting noise \(Self.fmt(noise, 2)) mm (x \(Self.fmt(d.noiseXMM ?? 0, 2)), y \(Self.fmt(d.noiseYMM ?? 0, 2))) over \(Self.fmt(d.restSeconds, 1)) s, the kernel's fuzz \(Self.fmt(fuzz, 2)) mm: \(verdict)")
+            notes.append("resting noise \(Self.fmt(noise, 2)) mm (x \(Self.fmt(d.noiseXMM ?? 0, 2)), y \(Self.fmt(d.noiseYMM ?? 0, 2))) over \(Self.fmt(d.restSeconds, 1)) s of resting contacts (each finger's counted), the kernel's fuzz \(Self.fmt(fuzz, 2)) mm: \(verdict)")
             if noise >= 0.3 {
                 let speed = Self.restSpeed(noise: noise, rate: d.reportRateHz ?? 60)
                 let rate = d.reportRateHz == nil ? " at an assumed 60 Hz (no rate measured)" : ""

@@ -106,6 +106,11 @@ extension Posix {
         Glibc.unlink(path) == 0 ? nil : SystemCallError("unlink(\(path))", errno)
     }
 
+    /// `from` renamed to `to` (in one file system: at once, replacing `to`).
+    public static func rename(_ from: String, to: String) -> SystemCallError? {
+        Glibc.rename(from, to) == 0 ? nil : SystemCallError("rename(\(from), \(to))", errno)
+    }
+
     public static func removeDirectory(_ path: String) -> SystemCallError? {
         rmdir(path) == 0 ? nil : SystemCallError("rmdir(\(path))", errno)
     }
@@ -149,7 +154,7 @@ extension Posix {
         } catch {
             return error
         }
-        if failure == nil && rename(temporary, path) != 0 { failure = SystemCallError("rename(\(temporary), \(path))", errno) }
+        if failure == nil && Glibc.rename(temporary, path) != 0 { failure = SystemCallError("rename(\(temporary), \(path))", errno) }
         if failure != nil { _ = unlink(temporary) }
         if failure == nil { syncFolder(of: path) }
         return failure

@@ -10,13 +10,17 @@ enum LibinputRecord {
     /// Does `text` start as a `libinput record` file ("# libinput record", or "version: 1"
     /// first)?
     static func recognizes(_ text: Substring) -> Bool {
-        for line in text.split(separator: "\n", maxSplits: 3, omittingEmptySubsequences: true).prefix(3) {
+        for line in text.split(maxSplits: 3, omittingEmptySubsequences: true, whereSeparator: isLineEnd).prefix(3) {
             let l = line.drop { $0 == " " || $0 == "\t" }
             if l.hasPrefix("# libinput record") || l.hasPrefix("version:") || l.hasPrefix("ndevices:") { return true }
             if !l.hasPrefix("#") { return false }
         }
         return false
     }
+
+    /// A line's end: "\n", or "\r\n" (one Character in Swift, so a split on "\n" alone never
+    /// splits a file saved with Windows line ends).
+    private static func isLineEnd(_ c: Character) -> Bool { c == "\n" || c == "\r\n" }
 
     /// One device of the file, as read so far.
     private struct Device {
@@ -33,7 +37,7 @@ enum LibinputRecord {
         var section = Section.other
         var lineNumber = 0
         func fail(_ reason: String) -> RecordingError { RecordingError(file: file, line: lineNumber, reason: reason) }
-        for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        for raw in text.split(omittingEmptySubsequences: false, whereSeparator: isLineEnd) {
             lineNumber += 1
             guard raw.utf8.count <= Evemu.lineBytes else { throw fail("a line of \(raw.utf8.count) bytes; a recording's are \(Evemu.lineBytes) at most") }
             var line = raw.drop { $0 == " " || $0 == "\t" }

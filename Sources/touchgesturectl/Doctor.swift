@@ -52,7 +52,9 @@ struct Doctor: ParsableCommand {
             (events, description) = try readLive()
         }
         guard let tracks = PanelTracks(description: description, events: events, widthMM: widthMM, heightMM: heightMM) else {
-            throw fail("\(description.name): not a touchscreen (no position axes)")
+            // Named by the file it came from (a recording), or the device's name (live).
+            let source = recording.map { "\($0) (\(SafeText.escaped(description.name)))" } ?? SafeText.escaped(description.name)
+            throw fail("\(source): not a touchscreen (no position axes: no ABS_MT_POSITION_X/Y or ABS_X/Y line)")
         }
         let report = DoctorReport(tracks)
         if json {

@@ -335,10 +335,17 @@ struct TraceCommand: ParsableCommand {
             let temporary = output + ".svg.tmp"
             try writeTextFile(temporary, svg)
             defer { _ = Posix.unlink(temporary) }
-            guard let status = runProgram(["rsvg-convert", "--format=png", "--background-color=white", "-o", output, temporary]) else {
+            // Drawn beside the output, then renamed over it: a failure leaves a file of that name as it was.
+            let drawn = output + ".png.tmp"
+            defer { _ = Posix.unlink(drawn) }
+            guard let status = runProgram(["rsvg-convert", "--format=png", "--background-color=white", "-o", drawn, temporary]) else {
                 throw fail("rsvg-convert is not installed (apt-get install librsvg2-bin), or write the SVG with -o OUT.svg")
             }
-            guard status == 0 else { throw fail("rsvg-convert failed with status \(status)") }
+            guard status == 0 else {
+                throw fail(
+                    "rsvg-convert failed with status \(status) (a PNG is at most 32,767 px tall, about 500 touches: write a long recording's trace as an SVG with -o OUT.svg)")
+            }
+            if let e = Posix.rename(drawn, to: output) { throw e }
         } catch let e as SystemCallError {
             throw fail(e.description)
         }

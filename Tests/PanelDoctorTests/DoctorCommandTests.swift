@@ -39,5 +39,10 @@ import TouchFrames
         #expect(short.status != 0 && short.err.contains("10-600"))
         let half = try run(["doctor", "--recording", "x", "--width-mm", "300"])
         #expect(half.status != 0 && half.err.contains("together"))
+        // A recording whose header has no position axes: the file named, not only the device.
+        let axisless = Scratch.directory("doctor") + "/axisless.events"
+        try "N: probe panel\nI: 0003 0001 0002 0001\nE: 0.000000 0000 0000 0000\n".write(toFile: axisless, atomically: true, encoding: .utf8)
+        let none = try run(["doctor", "--recording", axisless])
+        #expect(none.status != 0 && none.err.contains(axisless) && none.err.contains("no position axes"), "\(none.err)")
     }
 }

@@ -331,6 +331,8 @@ struct PanelSimulator {
         let r = try sim.report()
         #expect(r.diagnosis.reportRateHz == nil && r.diagnosis.noiseMM == nil)
         #expect(r.advice.notes.contains { $0.contains("no report rate") })
+        // No settings printed as if the panel had been measured and found sound.
+        #expect(r.text.contains("No touch was read") && !r.text.contains("[[panel]]"))
         guard case .null = r.json["report_rate_hz"] else {
             Issue.record("report_rate_hz should be null")
             return

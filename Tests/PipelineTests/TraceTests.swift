@@ -123,6 +123,24 @@ import TestSupport
         #expect(be32(20) == height)
     }
 
+    /// A trace too tall for a PNG (600 taps: rsvg-convert draws at most 32,767 px) fails with
+    /// what to do instead, and leaves a file already at the output's name as it was.
+    @Test(.enabled(if: hasRenderer, "rsvg-convert is not installed (apt-get install librsvg2-bin)"))
+    func aPNGTooTall_failsWithTheWayOut_andKeepsTheOldFile() throws {
+        let tap = try Evemu.parse(String(contentsOfFile: "\(Paths.fixtures)/tap.events", encoding: .utf8), file: "tap.events")
+        var events: [InputEvent] = []
+        for k in 0..<600 {
+            events += tap.events.map { InputEvent(time: Timestamp(nanoseconds: $0.time.nanoseconds + Int64(k) * 1_000_000_000), type: $0.type, code: $0.code, value: $0.value) }
+        }
+        let dir = Scratch.directory("trace-tall")
+        try Evemu.format(Recording(description: tap.description, events: events)).write(toFile: dir + "/taps.events", atomically: true, encoding: .utf8)
+        try "kept".write(toFile: dir + "/out.png", atomically: true, encoding: .utf8)
+        let r = try CommandLineTests().run(["trace", "-o", dir + "/out.png", dir + "/taps.events"])
+        #expect(r.status == 1 && r.err.contains("32,767") && r.err.contains("-o OUT.svg"), "\(r.err)")
+        #expect(try String(contentsOfFile: dir + "/out.png", encoding: .utf8) == "kept")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/out.png.png.tmp") && !FileManager.default.fileExists(atPath: dir + "/out.png.svg.tmp"))
+    }
+
     /// The tour's crowded middle (eight gestures end within 200 px): no gesture label covers
     /// another, and the strip cuts no reason short: one it has no room for is a numbered note.
     @Test func labelsDoNotOverlap_andNoReasonIsCut() throws {

@@ -199,6 +199,13 @@ extension GeometryTests {
         #expect(throws: RecordingError(file: "rec.yml", line: 55, reason: "expected 5 integers in [...]")) { try Evemu.parse(bad, file: "rec.yml") }
     }
 
+    /// The same file saved with Windows line ends ("\r\n", one Character in Swift) reads the same.
+    @Test func aLibinputRecordFile_withWindowsLineEnds_readsTheSame() throws {
+        let lf = try Evemu.parse(Self.libinputRecord, file: "rec.yml")
+        let crlf = try Evemu.parse(Self.libinputRecord.replacingOccurrences(of: "\n", with: "\r\n"), file: "rec.yml")
+        #expect(crlf.description == lf.description && crlf.events == lf.events && crlf.events.count == 8)
+    }
+
     /// A '#' in a name is the name's ("Touch Panel #2"); elsewhere it starts a comment. A
     /// control character in a name is written as '?' (it would steer the terminal).
     @Test func aNameKeepsItsHash_andIsWrittenWithoutControlCharacters() throws {
