@@ -336,7 +336,10 @@ struct TraceCommand: ParsableCommand {
             try writeTextFile(temporary, svg)
             defer { _ = Posix.unlink(temporary) }
             // Drawn beside the output, then renamed over it: a failure leaves a file of that name as it was.
+            // (Made here first, a regular file of ours: a link planted at its name is refused,
+            // not written through by rsvg-convert.)
             let drawn = output + ".png.tmp"
+            try Posix.replaceFile(drawn, with: []).map { throw $0 }
             defer { _ = Posix.unlink(drawn) }
             guard let status = runProgram(["rsvg-convert", "--format=png", "--background-color=white", "-o", drawn, temporary]) else {
                 throw fail("rsvg-convert is not installed (apt-get install librsvg2-bin), or write the SVG with -o OUT.svg")
