@@ -141,6 +141,18 @@ import TestSupport
         #expect(!FileManager.default.fileExists(atPath: dir + "/out.png.png.tmp") && !FileManager.default.fileExists(atPath: dir + "/out.png.svg.tmp"))
     }
 
+    /// A link planted at the PNG's temporary name (a shared folder) is refused, not written
+    /// through: its target stays as it was.
+    @Test(.enabled(if: hasRenderer, "rsvg-convert is not installed (apt-get install librsvg2-bin)"))
+    func aLinkAtThePNGsTemporaryName_isRefused() throws {
+        let dir = Scratch.directory("trace-link")
+        try "safe".write(toFile: dir + "/victim", atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: dir + "/out.png.png.tmp", withDestinationPath: dir + "/victim")
+        let r = try CommandLineTests().run(["trace", "-o", dir + "/out.png", "\(Paths.fixtures)/tap.events"])
+        #expect(r.status == 1 && r.err.contains("symbolic link"), "\(r.err)")
+        #expect(try String(contentsOfFile: dir + "/victim", encoding: .utf8) == "safe")
+    }
+
     /// The tour's crowded middle (eight gestures end within 200 px): no gesture label covers
     /// another, and the strip cuts no reason short: one it has no room for is a numbered note.
     @Test func labelsDoNotOverlap_andNoReasonIsCut() throws {
