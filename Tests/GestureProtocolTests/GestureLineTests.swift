@@ -11,6 +11,8 @@ import Testing
         0, -0.0, 0.04, -0.04, 0.05, -0.05, 0.95, 1, -1, 12.345678, -12.345678, 1234.56789, 99999.95,
         8.9e14, -8.9e14, 8.9e15, 1e300, -.infinity, .infinity, .nan, 1e-7, 0.0000005, 3.14159265,
         1e15, -1.2345678901234567e16, -.greatestFiniteMagnitude,
+        // Every count of digits a tenth is written with, 2 to 8, and a carry across the point.
+        5.5, -99.99, 123.45, -12345.6, 65535.94, 1919.96, 1234567.8,
     ]
 
     static func configuration() -> CompiledConfiguration {
