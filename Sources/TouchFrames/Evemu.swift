@@ -20,6 +20,8 @@ public enum Evemu {
     /// are read as, in place of the file's own description (`--device DESC`), which its slot
     /// events are checked against.
     public static func parse(_ text: String, file: String, describedAs described: DeviceDescription? = nil) throws(RecordingError) -> Recording {
+        // A byte order mark, which some Windows editors put first, is no part of the first line.
+        if text.utf8.starts(with: [0xEF, 0xBB, 0xBF]) { return try parse(String(decoding: text.utf8.dropFirst(3), as: UTF8.self), file: file, describedAs: described) }
         if LibinputRecord.recognizes(text.prefix(256)) {
             var (recording, slotLines) = try LibinputRecord.parse(text, file: file)
             if let described { recording.description = described }

@@ -36,8 +36,16 @@ enum LibinputRecord {
         var devices: [Device] = []
         var section = Section.other
         var lineNumber = 0
-        func fail(_ reason: String) -> RecordingError { RecordingError(file: file, line: lineNumber, reason: reason) }
-        for raw in text.split(omittingEmptySubsequences: false, whereSeparator: isLineEnd) {
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: isLineEnd)
+        // A file cut short (a recorder stopped mid-write) ends inside its last line, with no line
+        // end after it: an event cut there is left out, as an evemu file's is; any other line
+        // cut there is refused, saying so.
+        let cutLine = (text.last.map(isLineEnd) ?? true) ? nil : lines.count
+        func fail(_ reason: String) -> RecordingError {
+            RecordingError(file: file, line: lineNumber, reason: lineNumber == cutLine ? "\(reason) (the file ends inside this line: cut short?)" : reason)
+        }
+        var cutEventLeftOut = false
+        for raw in lines {
             lineNumber += 1
             guard raw.utf8.count <= Evemu.lineBytes else { throw fail("a line of \(raw.utf8.count) bytes; a recording's are \(Evemu.lineBytes) at most") }
             var line = raw.drop { $0 == " " || $0 == "\t" }
@@ -75,7 +83,15 @@ enum LibinputRecord {
                         devices[k].description.properties.insert(UInt16(p))
                     }
                 } else if section == .events && line.hasPrefix("- [") {
-                    try event(line.dropFirst(2), into: &devices[k], line: lineNumber, fail)
+                    guard lineNumber == cutLine else {
+                        try event(line.dropFirst(2), into: &devices[k], line: lineNumber, fail)
+                        continue
+                    }
+                    do throws(RecordingError) {
+                        try event(line.dropFirst(2), into: &devices[k], line: lineNumber, fail)
+                    } catch {
+                        cutEventLeftOut = true
+                    }
                 } else if section == .codes || section == .absinfo, let colon = line.firstIndex(of: ":"), let key = Int(line[..<colon]) {
                     try entry(key, line[line.index(after: colon)...], absinfo: section == .absinfo, into: &devices[k].description, fail)
                 }
@@ -84,7 +100,9 @@ enum LibinputRecord {
         guard let device = devices.first(where: \.isTouchscreen) ?? devices.first else {
             throw RecordingError(file: file, line: max(lineNumber, 1), reason: "a libinput record file with no device")
         }
-        return (Recording(description: device.description, events: device.events), device.slotLines)
+        var recording = Recording(description: device.description, events: device.events)
+        if cutEventLeftOut { (recording.unterminatedLine, recording.unterminatedLeftOut) = (cutLine, true) }
+        return (recording, device.slotLines)
     }
 
     /// `[a, b, c]`: integers (`count` of them, when given).

@@ -50,6 +50,9 @@ public struct TraceRecording {
     public var start: Timestamp
     public var end: Timestamp
     public var device: String
+    /// What is wrong with the panel's dead zones on its size (`FrameDecoder.deadZoneProblem`),
+    /// for the notice `replay` gives too.
+    public var deadZoneProblem: String?
 
     /// Replays `recording` and keeps what happened.
     public static func record(_ recording: Recording, description: DeviceDescription, configuration: Configuration)
@@ -84,6 +87,7 @@ public struct TraceRecording {
             }, events: events, transitions: transitions,
             start: out.frames.first?.time ?? .zero, end: end, device: description.name)
         trace.shapes = compiled.shapeNames
+        trace.deadZoneProblem = pipeline.decoder.deadZoneProblem
         if pipeline.decoder.isFiltered { trace.rawPaths = Self.rawPaths(recording, description, configuration) }
         return trace
     }

@@ -326,6 +326,8 @@ struct TraceCommand: ParsableCommand {
         } catch {
             throw fail("\(recording): \(error)")
         }
+        // As `replay` and the daemon say it: the panel's size is known only now.
+        if let problem = trace.deadZoneProblem { makeLogger(verbose: false).notice("\(recording): \(problem)") }
         let svg = TraceSVG.render(trace)
         do {
             if !wantsPNG {

@@ -240,7 +240,7 @@ struct RealPanelTests {
     }
 
     /// Dead zones over the whole panel, which only the panel's size shows: `replay` says so, as
-    /// the daemon logs it when such a panel opens, with and without `--mirror`.
+    /// the daemon logs it when such a panel opens, with and without `--mirror`, and `trace` too.
     @Test func deadZonesOverTheWholePanel_areSaid() throws {
         let dir = Scratch.directory("dead-zones")
         let config = dir + "/c.toml", out = dir + "/mirror.events"
@@ -250,6 +250,8 @@ struct RealPanelTests {
             let r = try run(["replay", "--config", config] + args)
             #expect(r.status == 0 && r.err.contains("covers the whole panel"), "\(args): \(r.err)")
         }
+        let traced = try run(["trace", "--config", config, "-o", dir + "/t.svg", recording])
+        #expect(traced.status == 0 && traced.err.contains("covers the whole panel"), "\(traced.err)")
     }
 
     /// `--mirror` never writes over an input of the replay (the recording, `--config`,
