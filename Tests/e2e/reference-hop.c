@@ -14,8 +14,9 @@
 // --relay-us N (a diagnostic, E2E_REF_RELAY): after each write, the frame sent over a socket pair
 // to a second thread (its policy the hop's), which wakes, reads it and works N µs on it: the
 // daemon's shape, an input thread relaying each read to the loop that runs the gestures.
-// --trace FILE (compositor_latency): a line a frame written, the daemon's --trace-hops rows: when
-// the read that brought it returned, when its write started and ended (CLOCK_MONOTONIC ns). The
+// --trace FILE (compositor_latency, passthrough_load): a line a frame written, the daemon's
+// --trace-hops rows: when the read that brought it returned, when its write started and ended,
+// the frame's own kernel stamp (its last event's: CLOCK_MONOTONIC ns). The
 // line is one more write(2) a frame, made after the frame's write: the hop itself carries only
 // the clock's three reads, and the line's write falls before the next read.
 // It runs until the panel goes away or a signal ends it.
@@ -205,7 +206,9 @@ int main(int argc, char **argv) {
                 if (write(out, frame, pending * sizeof frame[0]) < 0) return fail("write");
                 if (trace >= 0) {
                     clock_gettime(CLOCK_MONOTONIC, &te);
-                    dprintf(trace, "%lld %lld %lld\n", ns(tr), ns(ts), ns(te));
+                    // The frame's own kernel stamp last (monotonic: EVIOCSCLOCKID), as --trace-hops writes it.
+                    long long stamp = (long long)e->input_event_sec * 1000000000LL + (long long)e->input_event_usec * 1000LL;
+                    dprintf(trace, "%lld %lld %lld %lld\n", ns(tr), ns(ts), ns(te), stamp);
                 }
                 if (busy_us > 0) busy(busy_us);
                 if (relay_us > 0 && send(pair[0], frame, pending * sizeof frame[0], MSG_DONTWAIT) < 0 && errno != EAGAIN)

@@ -219,6 +219,16 @@ hop_load() {
     hop_parts /tmp/hops-$1.txt /tmp/load-daemon-traced-$1.events
     [ $1 = hog ] && [ "$SCHED_TRACE" = 1 ] && sched_trace_frame daemon
     eval "parts_$1=\"$parts\""
+    # The floor's parts beside them: the reference hop traced the same way (its three clock
+    # reads a frame, as the daemon's), so each part is set against the least it can be.
+    rm -f /tmp/ref-hops-$1.txt
+    ref_hop reference-traced-$1 --policy fifo --trace /tmp/ref-hops-$1.txt
+    if [ -s /tmp/ref-hops-$1.txt ]; then
+        hop_parts /tmp/ref-hops-$1.txt /tmp/load-reference-traced-$1.events
+        eval "ref_parts_$1=\"$parts\""
+    else
+        eval "ref_parts_$1=\" (not traced)\""
+    fi
     # The daemon and the reference once more, in the other order (reference, daemon, ..., daemon,
     # reference), each second run's frames pooled with its first's: a drift of the emulator over
     # the load (its host busier later on) falls on both hops alike, and each quantile reads twice
@@ -274,7 +284,7 @@ passthrough_load() {
     # shellcheck disable=SC2154
     echo "E2E BENCH pass-through latency under load (us added to the panel's own; TCG guest, $(nproc) CPUs; both hops at SCHED_FIFO 10, as touchgestured.service runs the daemon): quiet: reference $reference_fifo_quiet, daemon $daemon_fifo_quiet; hog: reference $reference_fifo_hog, daemon $daemon_fifo_hog; at the normal policy: quiet: reference $reference_normal_quiet, daemon $daemon_normal_quiet; hog: reference $reference_normal_hog, daemon $daemon_normal_hog; the panel's own: quiet $direct_quiet, hog $direct_hog; the daemon's threads: $threads"
     # shellcheck disable=SC2154
-    echo "E2E BENCH pass-through hop by part (us, p50/p99; SCHED_FIFO 10 with --trace-hops, whose clock reads add to it: quiet $daemon_traced_quiet, hog $daemon_traced_hog): the panel's stamp -> read, read -> mirror write, the write: quiet$parts_quiet; hog$parts_hog"
+    echo "E2E BENCH pass-through hop by part (us, p50/p99; SCHED_FIFO 10 with --trace-hops, whose clock reads add to it: quiet $daemon_traced_quiet, hog $daemon_traced_hog): the panel's stamp -> read, read -> mirror write, the write: quiet$parts_quiet; hog$parts_hog; the reference hop (--trace, the same parts): quiet$ref_parts_quiet; hog$ref_parts_hog"
     echo "E2E DIAG pass-through frames over 1 ms, each hop's count and its first twelve (frame:us):$late"
     [ "$REF_EPOLL" = 1 ] && echo "E2E DIAG the reference hop reading through epoll_wait (us added, SCHED_FIFO 10):$epoll_diag"
     [ -n "$REF_BUSY" ] && echo "E2E DIAG the reference hop busy after each write (us added, SCHED_FIFO 10; late: frames over 1 ms):$busy_diag"
