@@ -146,6 +146,9 @@ if ProcessInfo.processInfo.environment["TOUCHGESTURED_BENCHMARKS"] == "1" {
     // The engine's instructions a frame under callgrind: scripts/count-engine.
     package.targets.append(
         .executableTarget(name: "EngineCount", dependencies: ["GestureEngine", "GestureConfig", "SheetStroke"], path: "Benchmarks/EngineCount"))
+    // The input thread's path for a pass-through panel under callgrind: scripts/count-mirror.
+    package.targets.append(
+        .executableTarget(name: "MirrorCount", dependencies: ["GestureConfig", "SystemCalls", "TouchFrames", "TouchMirror"], path: "Benchmarks/MirrorCount"))
     // The scroll chaining workload both run.
     package.targets.append(.target(name: "SheetStroke", dependencies: ["GestureEngine"], path: "Benchmarks/SheetStroke"))
 }

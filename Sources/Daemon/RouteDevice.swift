@@ -57,9 +57,6 @@ struct RouteDevice {
     /// engine runs the last of them. (False for the filters' own frames: the input's end writes
     /// those, however many were due.)
     var endsRead = true
-    /// The contacts the panel's filters ended as stuck in the frame shown ahead (the mirror
-    /// ends them as it ends taken ones); kept, so no frame allocates.
-    private var stuckAhead: [UInt32] = []
 
     init(id: UInt32, source: InputSource, pipeline: DevicePipeline, health: PanelHealth, mirror: Mirror? = nil, thread: ThreadedPanel? = nil) {
         self.id = id
@@ -101,7 +98,9 @@ struct RouteDevice {
         thread.shared.withLock { s in
             thread.ahead.store(ahead, ordering: .relaxed)
             guard ahead, let now = s.lastFrameAt else { return }
-            s.mirror.frame(aheadOf: s.decoder, stuck: &s.stuck, now: now)
+            s.mirror.frameAhead(
+                s.decoder.panel, others: s.decoder.others, discontinuity: s.decoder.frame.discontinuity, stuck: s.decoder.contactsEndedAsStuck,
+                now: now)
             _ = s.mirror.flush()
         }
         return ahead
@@ -218,9 +217,17 @@ struct RouteDevice {
     /// decoder's last frame's contacts, less those the filters ended as stuck.
     mutating func mirrorFrameAhead() {
         let now = source.monotonic(of: pipeline.decoder.frame.time)
-        guard let thread else { return mirror!.frame(aheadOf: pipeline.decoder, stuck: &stuckAhead, now: now) }
+        guard let thread else {
+            return mirror!.frameAhead(
+                pipeline.decoder.panel, others: pipeline.decoder.others, discontinuity: pipeline.decoder.frame.discontinuity,
+                stuck: pipeline.decoder.contactsEndedAsStuck, now: now)
+        }
         loopTouchedMirror = true
-        thread.shared.withLock { $0.mirror.frame(aheadOf: pipeline.decoder, stuck: &stuckAhead, now: now) }
+        thread.shared.withLock {
+            $0.mirror.frameAhead(
+                pipeline.decoder.panel, others: pipeline.decoder.others, discontinuity: pipeline.decoder.frame.discontinuity,
+                stuck: pipeline.decoder.contactsEndedAsStuck, now: now)
+        }
     }
 
     /// The clock reached `now` with no frame: the engine's decisions then (`out`).

@@ -53,8 +53,6 @@ final class ThreadedPanel: Sendable {
         var lastFrameAt: Int64?
         /// The last read ended inside a frame: no frame of the filters' own until it is whole.
         var midFrame = false
-        /// Room for the contacts the filters ended as stuck, kept (no frame allocates).
-        var stuck: [UInt32] = []
         /// A message the loop could not take (its socket full): lost events are owed to it (the
         /// kernel's state, sent once there is room), since when (monotonic ns).
         var owed = false

@@ -187,7 +187,8 @@ extension ThreadedPanel.Shared {
         if decoder.landed { wakeIfAsleep(panel, now: now) }
         lastFrameAt = now
         guard !stopped, panel.ahead.load(ordering: .relaxed) else { return false }
-        mirror.frame(aheadOf: decoder, stuck: &stuck, now: now)
+        mirror.frameAhead(
+            decoder.panel, others: decoder.others, discontinuity: decoder.frame.discontinuity, stuck: decoder.contactsEndedAsStuck, now: now)
         panel.shownThrough.store(decoder.frameCount, ordering: .relaxed)
         return true
     }

@@ -194,7 +194,7 @@ public struct DevicePipeline {
         if excluded.isActive { excluded.frame(decoder, engine.configuration) }
         if decoder.isFiltered {
             includeTick()
-            if passThrough { decoder.contactsEndedAsStuck(into: &out.takenContacts) }
+            if passThrough && !decoder.contactsEndedAsStuck.isEmpty { out.takenContacts += decoder.contactsEndedAsStuck }
         }
     }
 

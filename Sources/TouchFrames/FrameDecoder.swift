@@ -50,6 +50,11 @@ public struct FrameDecoder: Sendable {
     /// The last frame's events that are no contact's (a key other than the touch keys, a switch,
     /// MSC_TIMESTAMP), in order (while `keepsPanel`), for the mirror; and the frame being read's.
     public private(set) var others = FrameList<PanelEvent>()
+    /// The contacts the stuck filter ended in the last frame (the mirror ends each as `[device]
+    /// cancel` says, as a touch a system gesture takes; the gestures see it lift). Stored, not
+    /// asked of the decoder: a call lent the whole decoder (1,152 bytes), which a caller holding
+    /// the decoder beside what it writes into copied at every frame.
+    public internal(set) var contactsEndedAsStuck: [UInt32] = []
     private var pendingOthers = FrameList<PanelEvent>()
 
     // Single-touch state.
@@ -353,6 +358,7 @@ public struct FrameDecoder: Sendable {
             filter.startFrame()
             if multitouch { runFilterCollecting(at: time, fresh: fresh) } else { runFilterSingle(at: time, fresh: fresh) }
             nextTick = filterTick()
+            noteContactsEndedAsStuck()
         }
         if keepsPanel {
             swap(&others, &pendingOthers)

@@ -105,12 +105,13 @@ extension FrameDecoder {
         return ContactFilterSettings.deadZoneProblem(filter.settings.deadZones, width: geometry.sizeMM.width, height: geometry.sizeMM.height)
     }
 
-    /// The contacts the stuck filter ended in this frame, into `ids` (the mirror ends each as
-    /// `[device] cancel` says, as a touch a system gesture takes; the gestures see it lift).
-    public func contactsEndedAsStuck(into ids: inout [UInt32]) {
-        guard isFiltered, filter.tally.stuckNow, case let bits = filter.endedAsStuck, bits != 0 else { return }
-        if !multitouch { return ids.append(single.contact) }
-        for k in 0..<min(slots.count, 64) where bits & (1 << UInt64(k)) != 0 { ids.append(slots[k].contact) }
+    /// The frame's filters done: the contacts the stuck filter ended in it, into
+    /// `contactsEndedAsStuck` (emptied first when it holds any).
+    mutating func noteContactsEndedAsStuck() {
+        if !contactsEndedAsStuck.isEmpty { contactsEndedAsStuck.removeAll(keepingCapacity: true) }
+        guard filter.tally.stuckNow, case let bits = filter.endedAsStuck, bits != 0 else { return }
+        if !multitouch { return contactsEndedAsStuck.append(single.contact) }
+        for k in 0..<min(slots.count, 64) where bits & (1 << UInt64(k)) != 0 { contactsEndedAsStuck.append(slots[k].contact) }
     }
 
     /// What the panel's filters did since it was opened (none without filters).

@@ -40,14 +40,16 @@ public struct Mirror {
         contacts.frame(panel, others: others, discontinuity: discontinuity, taken: taken, hold: hold, bound: bound, now: now)
     }
 
-    /// A frame ahead of the engine, which decides nothing of it: `decoder`'s last frame's
-    /// contacts, less those its filters ended as stuck (the mirror ends them as it ends taken
-    /// ones). `stuck` is the caller's room, kept so that no frame allocates.
-    public mutating func frame(aheadOf decoder: borrowing FrameDecoder, stuck: inout [UInt32], now: Int64) {
-        stuck.removeAll(keepingCapacity: true)
-        decoder.contactsEndedAsStuck(into: &stuck)
-        contacts.frame(
-            decoder.panel, others: decoder.others, discontinuity: decoder.frame.discontinuity, taken: stuck, hold: [], bound: 0, now: now)
+    /// A frame ahead of the engine, which decides nothing of it: the decoder's last frame
+    /// (`FrameDecoder.panel`, `others`, its discontinuity), less the contacts its filters ended
+    /// as stuck (`contactsEndedAsStuck`: the mirror ends them as it ends taken ones). Given its
+    /// parts, not the decoder: lent whole, the decoder was copied at every frame by a caller
+    /// holding it beside this mirror.
+    public mutating func frameAhead(
+        _ panel: borrowing FrameList<PanelContact>, others: borrowing FrameList<PanelEvent>, discontinuity: Bool, stuck: borrowing [UInt32],
+        now: Int64
+    ) {
+        contacts.frame(panel, others: others, discontinuity: discontinuity, taken: stuck, hold: [], bound: 0, now: now)
     }
 
     /// The clock reached `now` with no frame (`MirrorContacts.advance`); written at `flush`.
