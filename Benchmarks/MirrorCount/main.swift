@@ -33,6 +33,7 @@ for e in recording.events {
 }
 var decoder = FrameDecoder(description: description, geometry: Configuration.standard.geometry)!
 decoder.keepsPanel = true
+decoder.feedsEngine = false
 let sink = DroppedWrites()
 var thread = ThreadPath(
     decoder: decoder, mirror: Mirror(screen: sink, described: VirtualTouchscreen.description(mirroring: description), cancel: .lift))

@@ -226,7 +226,9 @@ final class DeviceLifecycle<Owner: DeviceOwner> {
             logResync(state.devices.all[k].id, in: state)
             // From where the thread's decoder stood: this one may be behind (messages it lost;
             // a reload's mark comes after, in order, and its pipeline waits for it).
-            if let snapshot = state.devices.all[k].thread?.shared.withLock({ $0.takeSnapshot(number) }) {
+            if var snapshot = state.devices.all[k].thread?.shared.withLock({ $0.takeSnapshot(number) }) {
+                // The thread's decoder fed the mirror alone; this one feeds the engine too.
+                snapshot.feedsEngine = true
                 state.devices.all[k].pipeline.decoder = snapshot
             }
             return Relay.state(of: batch) { route(.read($0), k, &state) }

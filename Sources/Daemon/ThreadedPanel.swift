@@ -98,6 +98,7 @@ final class ThreadedPanel: Sendable {
         panelFD = own.release()
         var decoder = decoder
         decoder.keepsPanel = true
+        decoder.feedsEngine = false
         shared = Mutex(Shared(decoder: decoder, mirror: Mirror(parts)))
         self.ahead.store(ahead, ordering: .relaxed)
         self.wake = wake
@@ -124,6 +125,7 @@ final class ThreadedPanel: Sendable {
         shared.withLock {
             var decoder = fresh
             decoder.keepsPanel = true
+            decoder.feedsEngine = false
             decoder.continueFrom($0.decoder)
             $0.decoder = decoder
             guard !$0.owed else { return false }

@@ -44,16 +44,16 @@ public struct FrameDecoder: Sendable {
     /// Fill `panel` with each frame (a consumer writes the panel's touches on: the mirror, touch
     /// lines' panel positions). Off, a frame costs nothing more.
     public var keepsPanel = false
+    /// Make the engine's contacts (`frame.contacts`) at each frame. Off in a decoder that only
+    /// feeds the mirror (the input thread's): an unfiltered multitouch frame then skips them.
+    public var feedsEngine = true
     /// The last frame's contacts as the panel reports them, in the order of `frame.contacts`
     /// (filled only while `keepsPanel`).
     public internal(set) var panel = FrameList<PanelContact>()
     /// The last frame's events that are no contact's (a key other than the touch keys, a switch,
     /// MSC_TIMESTAMP), in order (while `keepsPanel`), for the mirror; and the frame being read's.
     public private(set) var others = FrameList<PanelEvent>()
-    /// The contacts the stuck filter ended in the last frame (the mirror ends each as `[device]
-    /// cancel` says, as a touch a system gesture takes; the gestures see it lift). Stored, not
-    /// asked of the decoder: a call lent the whole decoder (1,152 bytes), which a caller holding
-    /// the decoder beside what it writes into copied at every frame.
+    /// The contacts the stuck filter ended in the last frame (`noteContactsEndedAsStuck`).
     public internal(set) var contactsEndedAsStuck: [UInt32] = []
     private var pendingOthers = FrameList<PanelEvent>()
 
@@ -312,22 +312,6 @@ public struct FrameDecoder: Sendable {
         }
     }
 
-    private mutating func st(_ code: UInt16, _ value: Int32) {
-        let e = (code: code, value: value)
-        switch e.code {
-        case Evdev.ABS_X:
-            single.x = e.value
-            single.hasX = true
-        case Evdev.ABS_Y:
-            single.y = e.value
-            single.hasY = true
-        case Evdev.ABS_PRESSURE:
-            single.axes[Evdev.ABS_MT_PRESSURE] = e.value
-        default:
-            return
-        }
-    }
-
     /// The contacts of the slots below `used` that are down and placed, into `list`.
     @inline(__always)
     private static func collect(
@@ -352,7 +336,7 @@ public struct FrameDecoder: Sendable {
     /// no new position).
     mutating func makeFrame(at time: Timestamp, fresh: Bool = true) {
         if zeroSeeded && nextContact != lastNextContact { placeSeededLandings() }
-        hadContacts = !frame.contacts.isEmpty
+        hadContacts = feedsEngine ? !frame.contacts.isEmpty : !panel.isEmpty
         if isFiltered {
             // A multitouch panel's contacts are collected by the filters' pass.
             filter.startFrame()
@@ -381,7 +365,7 @@ public struct FrameDecoder: Sendable {
             swap(&contacts, &frame.contacts)
             let filler = Contact(id: 0, position: PixelPoint(x: 0, y: 0))
             if multitouch {
-                Self.collect(slots, used: slotsUsed, geometry, majorScale, palmSize, filler, into: &contacts)
+                if feedsEngine { Self.collect(slots, used: slotsUsed, geometry, majorScale, palmSize, filler, into: &contacts) }
             } else {
                 let down = touching && single.hasX && single.hasY
                 let c = down ? Contact(id: single.contact, position: geometry.map(x: single.x, y: single.y)) : filler

@@ -106,7 +106,10 @@ extension FrameDecoder {
     }
 
     /// The frame's filters done: the contacts the stuck filter ended in it, into
-    /// `contactsEndedAsStuck` (emptied first when it holds any).
+    /// `contactsEndedAsStuck` (emptied first when it holds any). The mirror ends each as
+    /// `[device] cancel` says, as a touch a system gesture takes; the gestures see it lift.
+    /// Stored, not asked of the decoder: a call lent the whole decoder (1,152 bytes), which a
+    /// caller holding the decoder beside what it writes into copied at every frame.
     mutating func noteContactsEndedAsStuck() {
         if !contactsEndedAsStuck.isEmpty { contactsEndedAsStuck.removeAll(keepingCapacity: true) }
         guard filter.tally.stuckNow, case let bits = filter.endedAsStuck, bits != 0 else { return }

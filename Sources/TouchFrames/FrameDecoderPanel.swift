@@ -39,3 +39,22 @@ extension FrameDecoder {
         slotsUsed = used
     }
 }
+
+/// A single-touch panel's axes (ABS_X, ABS_Y, ABS_PRESSURE), into its one slot.
+extension FrameDecoder {
+    mutating func st(_ code: UInt16, _ value: Int32) {
+        let e = (code: code, value: value)
+        switch e.code {
+        case Evdev.ABS_X:
+            single.x = e.value
+            single.hasX = true
+        case Evdev.ABS_Y:
+            single.y = e.value
+            single.hasY = true
+        case Evdev.ABS_PRESSURE:
+            single.axes[Evdev.ABS_MT_PRESSURE] = e.value
+        default:
+            return
+        }
+    }
+}

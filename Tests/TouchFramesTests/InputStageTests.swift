@@ -26,6 +26,39 @@ import TouchFrames
         #expect(d.hadContacts)
     }
 
+    /// A decoder that feeds the mirror alone (`feedsEngine` off: the input thread's) makes no
+    /// engine contacts on a multitouch panel, and agrees with one that does on all the mirror and
+    /// the thread read: the panel's contacts, landings, the contacts before, time, lost events.
+    @Test func aDecoderForTheMirrorAlone_agreesOnWhatTheMirrorReads() throws {
+        var full = try #require(FrameDecoder(description: Self.panel, geometry: GeometryConfiguration()))
+        full.keepsPanel = true
+        var mirrorOnly = full
+        mirrorOnly.feedsEngine = false
+        // Two fingers land one after the other, move, one lifts, then the other; a lost stretch.
+        var batch: [KernelInputEvent] = []
+        for e in RehearsalStroke.events(for: Self.panel, from: Timestamp(nanoseconds: 1_000_000)) {
+            let us = Int(e.time.nanoseconds / 1000)
+            batch.append(KernelInputEvent(seconds: us / 1_000_000, microseconds: us % 1_000_000, type: e.type, code: e.code, value: e.value))
+        }
+        let lost: [(UInt16, UInt16, Int32)] = [
+            (Evdev.EV_SYN, Evdev.SYN_DROPPED, 0), (Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, 40), (Evdev.EV_ABS, Evdev.ABS_MT_POSITION_X, 5),
+            (Evdev.EV_ABS, Evdev.ABS_MT_POSITION_Y, 6), (Evdev.EV_SYN, Evdev.SYN_REPORT, 0),
+        ]
+        for e in lost { batch.append(KernelInputEvent(seconds: 9, microseconds: 10, type: e.0, code: e.1, value: e.2)) }
+        var i = 0, j = 0, frames = 0, withContacts = 0
+        while i < batch.count {
+            let a = full.feed(batch.span, from: &i), b = mirrorOnly.feed(batch.span, from: &j)
+            #expect(a == b && i == j)
+            guard a else { continue }
+            frames += 1
+            if !full.frame.contacts.isEmpty { withContacts += 1 }
+            #expect(mirrorOnly.frame.contacts.isEmpty, "no engine contacts made")
+            #expect(Array(mirrorOnly.panel) == Array(full.panel) && mirrorOnly.landed == full.landed && mirrorOnly.hadContacts == full.hadContacts)
+            #expect(mirrorOnly.frame.time == full.frame.time && mirrorOnly.frame.discontinuity == full.frame.discontinuity)
+        }
+        #expect(frames > 10 && withContacts > 5 && full.frame.discontinuity)
+    }
+
     @Test func aFrameThatNeverEnds_keepsAtMostItsCapOfOtherEvents() throws {
         var d = try #require(FrameDecoder(description: Self.panel, geometry: GeometryConfiguration()))
         d.keepsPanel = true
