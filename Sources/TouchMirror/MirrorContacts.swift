@@ -17,7 +17,12 @@ public struct MirrorContacts {
     /// What the mirror device advertises (`MirrorDevice`).
     let device: MirrorDevice
     /// The panel's calibration and rotation, applied to every position written (nil: none).
-    public private(set) var mapping: MirrorGeometry?
+    public private(set) var mapping: MirrorGeometry? {
+        didSet { mapped = mapping != nil }
+    }
+    /// `mapping` is set: asked per contact, where unwrapping the geometry itself cost a call
+    /// given all of it on the stack.
+    private var mapped = false
     let cancelStyle: MirrorCancel
 
     /// Per mirror slot: the contact shown there (0: none), the tracking id written (-1: none),
@@ -64,6 +69,7 @@ public struct MirrorContacts {
     public init(device: MirrorDevice, mapping: MirrorGeometry? = nil, cancel: MirrorCancel = .lift, valuesUnknown: Bool = false) {
         self.device = device
         self.mapping = mapping
+        mapped = mapping != nil
         cancelStyle = cancel
         let n = device.slots
         // A new device's values are the kernel's 0; an unknown one, a value no panel sends.
@@ -128,7 +134,15 @@ public struct MirrorContacts {
     /// moves, as one frame.
     mutating func show(_ contacts: borrowing FrameList<PanelContact>, _ others: borrowing FrameList<PanelEvent> = FrameList()) {
         var start = out.count
-        for s in shown.indices where shown[s] != 0 && !Self.contains(contacts, shown[s]) { lift(s) }
+        // The slots shown, up to the last of them (most touches are in the lowest slots).
+        var left = shownCount, s = 0
+        while left > 0 && s < shown.count {
+            if shown[s] != 0 {
+                left -= 1
+                if !Self.contains(contacts, shown[s]) { lift(s) }
+            }
+            s += 1
+        }
         // A lift and a landing never share a frame: a reader that sees a slot end and begin in
         // one frame (libinput) drops the second touch and keeps the first.
         if out.count > start && lands(contacts) {
@@ -200,7 +214,8 @@ public struct MirrorContacts {
     /// Slot `s`'s values that differ from `c`'s (multitouch mirrors; a single-touch mirror's
     /// come from `endFrame`).
     private mutating func write(_ c: PanelContact, in s: Int) {
-        let m: (x: Int32, y: Int32) = mapping.map { $0.map(x: c.x, y: c.y) } ?? (c.x, c.y)
+        var m = (x: c.x, y: c.y)
+        if mapped, let g = mapping { m = g.map(x: c.x, y: c.y) }
         let p = (x: min(max(m.x, device.xRange.lowerBound), device.xRange.upperBound), y: min(max(m.y, device.yRange.lowerBound), device.yRange.upperBound))
         guard device.multitouch else {
             positions[s] = p

@@ -35,7 +35,9 @@ public struct MirrorGeometry: Hashable, Sendable {
     }
 
     /// The mirror's position for the panel's `x`, `y` (values outside the panel's axes are
-    /// clamped to them first, as the daemon's gestures see them).
+    /// clamped to them first, as the daemon's gestures see them). Inlined: a call was given the
+    /// whole geometry (~130 bytes) on the stack, for every contact of every frame.
+    @inline(__always)
     public func map(x: Int32, y: Int32) -> (x: Int32, y: Int32) {
         let u = Double(max(0, min(Int64(x) - xMinimum, Int64(xSize) - 1))) / xSize
         let v = Double(max(0, min(Int64(y) - yMinimum, Int64(ySize) - 1))) / ySize
