@@ -329,8 +329,11 @@ PY
 # The benchmark streams (scripts/bench-stream, which scripts/count-daemon also reads): bench.events,
 # $E2E_BENCH_FRAMES frames at 1 kHz (default 10,000); count.events, for the instruction counts under
 # valgrind (which cannot read 1 kHz under the emulator, whose translation stalls would overrun evdev's
-# buffer), $E2E_COUNT_FRAMES frames at 50 Hz (default 1,000, so each finger count strokes 10 times).
+# buffer), $E2E_COUNT_FRAMES frames at 50 Hz (default 1,000, so each finger count strokes 10 times);
+# panel.events, bench.events with the single-touch emulation a kernel driver adds to each frame, as
+# a real panel sends it (the pass-through cases': the mirror writes it, the reference hop passes it on).
 scripts/bench-stream bench "$work/root/e2e/rec/bench.events" "${E2E_BENCH_FRAMES:-10000}"
+scripts/bench-stream panel "$work/root/e2e/rec/panel.events" "${E2E_BENCH_FRAMES:-10000}"
 scripts/bench-stream count "$work/root/e2e/rec/count.events" "${E2E_COUNT_FRAMES:-1000}"
 
 cat > "$work/root/init" <<'INIT'

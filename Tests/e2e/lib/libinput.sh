@@ -108,11 +108,13 @@ frame_latency() { # write times, recording -> each frame's latency (us), sorted
     awk 'NR == FNR { w[++n] = $1; next } /^E: [0-9.]* 0000 0000 0$/ { if (++k <= n) printf "%.0f\n", ($2 - w[k]) * 1e6 }' "$1" "$2" | sort -n
 }
 
-# The pass-through config, and the first ten strokes of the 1 kHz benchmark stream (about 2,000
-# frames, through the frame of the tenth one's lift) in /tmp/pt-bench.events; `frames` their count.
+# The pass-through config, and the first ten strokes of the 1 kHz benchmark stream as a real panel
+# sends it (panel.events: with the kernel's single-touch emulation, which the mirror writes too;
+# about 2,000 frames, through the frame of the tenth one's lift) in /tmp/pt-bench.events; `frames`
+# their count.
 bench_stream() {
     printf '[device]\nmode = "passthrough"\n' > /tmp/passthrough.toml
-    awk '{ print } / 0001 014a 0$/ { lifts++ } lifts == 10 && / 0000 0000 0$/ { exit }' $E/rec/bench.events > /tmp/pt-bench.events
+    awk '{ print } / 0001 014a 0$/ { lifts++ } lifts == 10 && / 0000 0000 0$/ { exit }' $E/rec/panel.events > /tmp/pt-bench.events
     frames=$(grep -c '^E: [0-9.]* 0000 0000 0$' /tmp/pt-bench.events)
 }
 
