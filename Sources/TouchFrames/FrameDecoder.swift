@@ -39,7 +39,7 @@ public struct FrameDecoder: Sendable {
     /// from another module, where a computed property copied the decoder.
     public internal(set) var landed = false
     /// The last frame's contacts before it (some were down): read by the wake check.
-    public private(set) var hadContacts = false
+    public internal(set) var hadContacts = false
 
     /// Fill `panel` with each frame (a consumer writes the panel's touches on: the mirror, touch
     /// lines' panel positions). Off, a frame costs nothing more.
@@ -336,7 +336,7 @@ public struct FrameDecoder: Sendable {
     /// no new position).
     mutating func makeFrame(at time: Timestamp, fresh: Bool = true) {
         if zeroSeeded && nextContact != lastNextContact { placeSeededLandings() }
-        hadContacts = feedsEngine ? !frame.contacts.isEmpty : !panel.isEmpty
+        hadContacts = !frame.contacts.isEmpty
         if isFiltered {
             // A multitouch panel's contacts are collected by the filters' pass.
             filter.startFrame()
@@ -365,7 +365,8 @@ public struct FrameDecoder: Sendable {
             swap(&contacts, &frame.contacts)
             let filler = Contact(id: 0, position: PixelPoint(x: 0, y: 0))
             if multitouch {
-                if feedsEngine { Self.collect(slots, used: slotsUsed, geometry, majorScale, palmSize, filler, into: &contacts) }
+                // (None for the mirror alone: `collectPanel` says whether contacts were down.)
+                Self.collect(slots, used: feedsEngine ? slotsUsed : 0, geometry, majorScale, palmSize, filler, into: &contacts)
             } else {
                 let down = touching && single.hasX && single.hasY
                 let c = down ? Contact(id: single.contact, position: geometry.map(x: single.x, y: single.y)) : filler

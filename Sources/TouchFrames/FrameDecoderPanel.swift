@@ -16,6 +16,8 @@ extension FrameDecoder {
             }
             return
         }
+        // A decoder for the mirror alone makes no engine contacts: the last frame's panel says.
+        if !feedsEngine { hadContacts = !panel.isEmpty }
         let used = slotsUsed
         panel.refill(capacity: max(1, slots.count), filler: filler) { [slots] out in
             var n = 0
