@@ -366,7 +366,7 @@ public struct FrameDecoder: Sendable {
             let filler = Contact(id: 0, position: PixelPoint(x: 0, y: 0))
             if multitouch {
                 // (None for the mirror alone: `collectPanel` says whether contacts were down.)
-                Self.collect(slots, used: feedsEngine ? slotsUsed : 0, geometry, majorScale, palmSize, filler, into: &contacts)
+                if feedsEngine { Self.collect(slots, used: slotsUsed, geometry, majorScale, palmSize, filler, into: &contacts) }
             } else {
                 let down = touching && single.hasX && single.hasY
                 let c = down ? Contact(id: single.contact, position: geometry.map(x: single.x, y: single.y)) : filler
