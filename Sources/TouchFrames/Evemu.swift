@@ -20,8 +20,13 @@ public enum Evemu {
     /// are read as, in place of the file's own description (`--device DESC`), which its slot
     /// events are checked against.
     public static func parse(_ text: String, file: String, describedAs described: DeviceDescription? = nil) throws(RecordingError) -> Recording {
-        // A byte order mark, which some Windows editors put first, is no part of the first line.
-        if text.utf8.starts(with: [0xEF, 0xBB, 0xBF]) { return try parse(String(decoding: text.utf8.dropFirst(3), as: UTF8.self), file: file, describedAs: described) }
+        // A byte order mark, which some Windows editors put first, is no part of the first line
+        // (one: a second is the file's own, and refused as any stray character).
+        let marked = text.utf8.starts(with: [0xEF, 0xBB, 0xBF])
+        return try parseUnmarked(marked ? String(decoding: text.utf8.dropFirst(3), as: UTF8.self) : text, file: file, describedAs: described)
+    }
+
+    private static func parseUnmarked(_ text: String, file: String, describedAs described: DeviceDescription?) throws(RecordingError) -> Recording {
         if LibinputRecord.recognizes(text.prefix(256)) {
             var (recording, slotLines) = try LibinputRecord.parse(text, file: file)
             if let described { recording.description = described }

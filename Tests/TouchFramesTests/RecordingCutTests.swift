@@ -50,5 +50,9 @@ import Testing
             let marked = try Evemu.parse("\u{FEFF}" + text, file: "marked")
             #expect(marked.description == plain.description && marked.events == plain.events && !plain.events.isEmpty)
         }
+        // One mark is passed over, no more: a file of marks is refused at its first line, and
+        // reading it goes no deeper for each (a recursion a mark would overflow the stack).
+        let marks = String(repeating: "\u{FEFF}", count: 200_000) + evemu
+        #expect(throws: RecordingError.self) { try Evemu.parse(marks, file: "marks") }
     }
 }
