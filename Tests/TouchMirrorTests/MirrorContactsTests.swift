@@ -267,6 +267,21 @@ struct MirrorRig {
         #expect(m.written.contains { $0.code == Evdev.ABS_X && $0.value == 999 })
     }
 
+    /// A reload's new calibration on the same axes (`remap`): the touch down goes on from its
+    /// next move mapped, and a later one back to none leaves positions as the panel sends them.
+    @Test func aRemapMidTouch_mapsTheNextMove_andBackToNone() {
+        let d = R.panel
+        let g = MirrorGeometry(x: d.axes[Evdev.ABS_MT_POSITION_X]!, y: d.axes[Evdev.ABS_MT_POSITION_Y]!, calibration: [1, 0, 0, 0, 1, 0], rotation: 180)!
+        var m = R()
+        m.frame(R.down(0, 5, 100, 100))
+        m.mirror.remap(g)
+        m.frame([(Evdev.EV_ABS, Evdev.ABS_MT_POSITION_X, 110)])
+        #expect(m.written.last { $0.code == Evdev.ABS_MT_POSITION_X }?.value == g.map(x: 110, y: 100).x && g.map(x: 110, y: 100).x != 110, "mapped from the next move")
+        m.mirror.remap(nil)
+        m.frame([(Evdev.EV_ABS, Evdev.ABS_MT_POSITION_X, 120)])
+        #expect(m.written.last { $0.code == Evdev.ABS_MT_POSITION_X }?.value == 120, "as the panel sends it again")
+    }
+
     @Test func singleTouchPanel_getsItsAxesAndKeys() {
         var d = DeviceDescription(name: "resistive")
         d.codes[Evdev.EV_KEY] = [Evdev.BTN_TOUCH]  // (with BTN_TOOL_FINGER it would be a touchpad)
